@@ -1,0 +1,31 @@
+import { RpcClientModule } from '@cp/messaging';
+import { ServiceKitModule } from '@cp/runtime';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from './accounts/accounts.module';
+import { GATEWAY_ENTITIES, GATEWAY_SCHEMA } from './database/entities';
+import { GATEWAY_MIGRATIONS } from './database/migrations';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
+import { OrdersController } from './orders/orders.controller';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ServiceKitModule.forRoot({
+          name: 'api-gateway',
+          schema: GATEWAY_SCHEMA,
+          core: config,
+          entities: GATEWAY_ENTITIES,
+          migrations: GATEWAY_MIGRATIONS,
+        }),
+        RpcClientModule.register(config.nats.url, 'api-gateway'),
+        AccountsModule,
+      ],
+      controllers: [OrdersController],
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, RateLimiterService],
+    };
+  }
+}

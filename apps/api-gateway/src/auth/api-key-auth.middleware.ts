@@ -1,0 +1,55 @@
+import { ErrorCode } from '@cp/contracts';
+import { AccountsRepository, looksLikeApiKey } from '@cp/gateway-data-access';
+import { Logger } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { sendError } from '../http/error-response';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { AuthenticatedRequest } from './caller';
+
+/** Routes that carry their own authorisation or are for operators, not API clients. */
+const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/api\/docs(-json)?(\/.*)?$/, /^\/api\/v2\/test-uploads\/[^/]+$/];
+
+export function isPublicPath(path: string): boolean {
+  return PUBLIC_PATHS.some((pattern) => pattern.test(path));
+}
+
+/**
+ * First step of every API request, before body parsing and routing: Bearer key → account, then the
+ * per-plan rate limit. 401 for a missing, malformed, unknown or revoked key on every route.
+ */
+export function apiKeyAuthMiddleware(accounts: AccountsRepository, rateLimiter: RateLimiterService) {
+  const logger = new Logger('Auth');
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (isPublicPath(request.path)) {
+      next();
+      return;
+    }
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null;
+    if (!match || !looksLikeApiKey(match[1])) {
+      sendError(response, ErrorCode.AUTH_NOT_AUTHENTICATED);
+      return;
+    }
+    void (async () => {
+      const caller = await accounts.authenticate(match[1]);
+      if (!caller) {
+        sendError(response, ErrorCode.AUTH_NOT_AUTHENTICATED);
+        return;
+      }
+      (request as AuthenticatedRequest).caller = caller;
+      const decision = await rateLimiter.consume(caller.accountId, caller.plan);
+      response.setHeader('RateLimit-Limit', String(decision.limit));
+      response.setHeader('RateLimit-Remaining', String(decision.remaining));
+      response.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+      if (!decision.allowed) {
+        response.setHeader('Retry-After', String(decision.resetSeconds));
+        sendError(response, ErrorCode.RATE_LIMIT_EXCEEDED);
+        return;
+      }
+      next();
+    })().catch((error: unknown) => {
+      logger.error({ err: error }, 'authentication failed unexpectedly');
+      sendError(response, ErrorCode.SERVER_INTERNAL_ERROR);
+    });
+  };
+}

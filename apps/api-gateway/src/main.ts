@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { runService } from '@cp/runtime';
+import { AppModule } from './app.module';
+import { loadGatewayConfig } from './gateway.config';
+import { configureGatewayPipeline } from './http/http-pipeline';
+
+void runService({
+  name: 'api-gateway',
+  loadConfig: () => loadGatewayConfig(),
+  module: (config) => AppModule.forRoot(config),
+  port: (config) => config.http.port,
+  natsUrl: (config) => config.nats.url,
+  rpc: false,
+  configure: configureGatewayPipeline,
+});

@@ -1,0 +1,27 @@
+import { CreditsGrantedEvent, EventSubjects, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { CreditLedgerRepository } from './credit-ledger.repository';
+
+/** Credits granted by an operator (admin CLI → gateway outbox) land in the ledger once per grant. */
+@Injectable()
+export class CreditsGrantedConsumer implements OnModuleInit {
+  constructor(
+    private readonly messaging: MessagingRuntime,
+    private readonly ledger: CreditLedgerRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: 'orders-credits-granted',
+      stream: Streams.events.name,
+      filterSubject: EventSubjects.creditsGranted,
+      payload: CreditsGrantedEvent,
+      handle: async (event, context) => {
+        await context.transaction(async (manager) => {
+          await this.ledger.apply(manager, event.accountId, event.amount, `grant:${event.grantId}`, event.reason);
+        });
+      },
+    });
+  }
+}

@@ -1,0 +1,13 @@
+import 'reflect-metadata';
+import { runService } from '@cp/runtime';
+import { AppModule } from './app.module';
+import { loadOrdersConfig } from './orders.config';
+
+void runService({
+  name: 'orders',
+  loadConfig: () => loadOrdersConfig(),
+  module: (config) => AppModule.forRoot(config),
+  port: (config) => config.http.port,
+  natsUrl: (config) => config.nats.url,
+  rpc: true,
+});

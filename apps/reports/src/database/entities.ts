@@ -1,0 +1,3 @@
+export const REPORTS_SCHEMA = 'reports';
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const REPORTS_ENTITIES: Function[] = [];

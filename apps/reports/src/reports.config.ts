@@ -1,0 +1,12 @@
+import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+
+export class ReportsEnv extends StorageEnv {
+  override PORT = 3105;
+}
+
+export type ReportsConfig = CoreConfig & { storage: StorageConfig };
+
+export function loadReportsConfig(source: NodeJS.ProcessEnv = process.env): ReportsConfig {
+  const env = validateEnv(ReportsEnv, source);
+  return { ...toCoreConfig(env), storage: toStorageConfig(env) };
+}

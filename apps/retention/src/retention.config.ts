@@ -1,0 +1,12 @@
+import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+
+export class RetentionEnv extends StorageEnv {
+  override PORT = 3107;
+}
+
+export type RetentionConfig = CoreConfig & { storage: StorageConfig };
+
+export function loadRetentionConfig(source: NodeJS.ProcessEnv = process.env): RetentionConfig {
+  const env = validateEnv(RetentionEnv, source);
+  return { ...toCoreConfig(env), storage: toStorageConfig(env) };
+}

@@ -1,0 +1,13 @@
+import 'reflect-metadata';
+import { runService } from '@cp/runtime';
+import { AppModule } from './app.module';
+import { loadWebhooksConfig } from './webhooks.config';
+
+void runService({
+  name: 'webhooks',
+  loadConfig: () => loadWebhooksConfig(),
+  module: (config) => AppModule.forRoot(config),
+  port: (config) => config.http.port,
+  natsUrl: (config) => config.nats.url,
+  rpc: false,
+});

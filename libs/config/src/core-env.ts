@@ -1,0 +1,120 @@
+import { ConfigValidationError } from './validate-env';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value;
+
+/** Variables every service reads. */
+export class CoreEnv {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT!: number;
+
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// connection URL' })
+  DATABASE_URL!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_POOL_SIZE = 10;
+
+  @Matches(/^nats:\/\/.+/, { message: 'must be a nats:// URL' })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Test-only: a file holding a clock offset in ms, shared by all processes of an e2e run. */
+  @IsOptional()
+  @IsString()
+  CLOCK_OFFSET_FILE?: string;
+
+  @IsInt()
+  @Min(50)
+  OUTBOX_POLL_INTERVAL_MS = 250;
+}
+
+/** Variables of services that use object storage. */
+export class StorageEnv extends CoreEnv {
+  /** Endpoint the services use, e.g. http://minio.storage:9000 */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  S3_ENDPOINT = 'http://127.0.0.1:9000';
+
+  /** Endpoint presigned URLs are made for: what an external client can reach. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  S3_PUBLIC_ENDPOINT = 'http://127.0.0.1:9000';
+
+  @IsString()
+  S3_ACCESS_KEY = 'S3RVER';
+
+  @IsString()
+  S3_SECRET_KEY = 'S3RVER';
+
+  @IsString()
+  S3_REGION = 'us-east-1';
+
+  @IsString()
+  S3_BUCKET_INPUTS = 'cp-inputs';
+
+  @IsString()
+  S3_BUCKET_OUTPUTS = 'cp-outputs';
+
+  @IsString()
+  S3_BUCKET_REPORTS = 'cp-reports';
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  S3_CREATE_BUCKETS = true;
+}
+
+export interface CoreConfig {
+  env: CoreEnv['NODE_ENV'];
+  http: { port: number };
+  database: { url: string; poolSize: number };
+  nats: { url: string };
+  log: { level: string };
+  clock: { offsetFile: string | undefined };
+  outbox: { pollIntervalMs: number };
+}
+
+export function toCoreConfig(env: CoreEnv): CoreConfig {
+  if (env.NODE_ENV === 'production' && env.CLOCK_OFFSET_FILE) {
+    throw new ConfigValidationError(['CLOCK_OFFSET_FILE'], ['CLOCK_OFFSET_FILE: is not allowed in production']);
+  }
+  return {
+    env: env.NODE_ENV,
+    http: { port: env.PORT },
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    nats: { url: env.NATS_URL },
+    log: { level: env.LOG_LEVEL },
+    clock: { offsetFile: env.CLOCK_OFFSET_FILE },
+    outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
+  };
+}
+
+export interface StorageConfig {
+  endpoint: string;
+  publicEndpoint: string;
+  accessKey: string;
+  secretKey: string;
+  region: string;
+  buckets: { inputs: string; outputs: string; reports: string };
+  createBuckets: boolean;
+}
+
+export function toStorageConfig(env: StorageEnv): StorageConfig {
+  return {
+    endpoint: env.S3_ENDPOINT,
+    publicEndpoint: env.S3_PUBLIC_ENDPOINT,
+    accessKey: env.S3_ACCESS_KEY,
+    secretKey: env.S3_SECRET_KEY,
+    region: env.S3_REGION,
+    buckets: { inputs: env.S3_BUCKET_INPUTS, outputs: env.S3_BUCKET_OUTPUTS, reports: env.S3_BUCKET_REPORTS },
+    createBuckets: env.S3_CREATE_BUCKETS,
+  };
+}

@@ -1,0 +1,38 @@
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
+
+export class ConfigValidationError extends Error {
+  constructor(readonly variables: string[], details: string[]) {
+    super(`Invalid configuration: ${details.join('; ')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+function describe(errors: ValidationError[]): { variables: string[]; details: string[] } {
+  const variables = errors.map((error) => error.property);
+  const details = errors.map(
+    (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ') || 'invalid'}`,
+  );
+  return { variables, details };
+}
+
+/**
+ * Validates the environment against a class-validator schema at boot. Property initialisers are the
+ * defaults; the error names every variable that is missing or wrong, and never echoes its value.
+ */
+export function validateEnv<T extends object>(
+  schema: ClassConstructor<T>,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const instance = plainToInstance(schema, defined, {
+    enableImplicitConversion: true,
+    exposeDefaultValues: true,
+  });
+  const errors = validateSync(instance, { whitelist: false, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    const { variables, details } = describe(errors);
+    throw new ConfigValidationError(variables, details);
+  }
+  return instance;
+}

@@ -1,0 +1,57 @@
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { EventSubjects } from './subjects';
+
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Requests per minute by plan (spec section 8). */
+export const PLAN_REQUESTS_PER_MINUTE: Record<Plan, number> = {
+  free: 60,
+  pro: 300,
+  enterprise: 1000,
+};
+
+export type KeyMode = 'live' | 'test';
+
+/** Who is calling: resolved by the gateway from the API key and passed with every command and query. */
+export class CallerContext {
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsIn(['live', 'test'])
+  mode!: KeyMode;
+}
+
+/** `evt.gateway.account.created` */
+export class AccountCreatedEvent {
+  static readonly subject = EventSubjects.accountCreated;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  name!: string;
+
+  @IsIn(PLANS)
+  plan!: Plan;
+}
+
+/** `evt.gateway.credits.granted`: the orders service adds `amount` to the account's ledger once per `grantId`. */
+export class CreditsGrantedEvent {
+  static readonly subject = EventSubjects.creditsGranted;
+
+  @Matches(/^[0-9a-f-]{36}$/)
+  grantId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsInt()
+  @Min(-1_000_000_000)
+  @Max(1_000_000_000)
+  amount!: number;
+
+  @IsString()
+  reason!: string;
+}

@@ -1,0 +1,51 @@
+/**
+ * Public error codes (spec section 7 plus the codes the spec leaves to us, see docs/api-decisions.md).
+ * Domain code throws DomainException with one of these; each transport maps them exhaustively.
+ */
+export enum ErrorCode {
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  ORDER_EXPIRED = 'ORDER_EXPIRED',
+  AUTH_NOT_AUTHENTICATED = 'AUTH_NOT_AUTHENTICATED',
+  REPORT_NOT_FOUND = 'REPORT_NOT_FOUND',
+  RESOURCE_NOT_FOUND = 'RESOURCE_NOT_FOUND',
+  ROUTE_NOT_FOUND = 'ROUTE_NOT_FOUND',
+  WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
+  WATERMARK_V2_CONFLICT = 'WATERMARK_V2_CONFLICT',
+  WATERMARK_V2_API_SUNSET = 'WATERMARK_V2_API_SUNSET',
+  USAGE_LIMIT_EXCEEDED = 'USAGE_LIMIT_EXCEEDED',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
+  SERVER_INTERNAL_ERROR = 'SERVER_INTERNAL_ERROR',
+  WATERMARK_V2_UNAVAILABLE = 'WATERMARK_V2_UNAVAILABLE',
+}
+
+/** Codes an order can fail with (v2 `errors.errorCode`, failed webhooks). */
+export enum OrderFailureCode {
+  WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED = 'WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED',
+  WATERMARK_FILE_INVALID = 'WATERMARK_FILE_INVALID',
+  WATERMARK_FILE_TOO_LARGE = 'WATERMARK_FILE_TOO_LARGE',
+  WATERMARK_SOURCE_URL_FAILED = 'WATERMARK_SOURCE_URL_FAILED',
+  ORDER_TIMEOUT = 'ORDER_TIMEOUT',
+  PROCESSING_ERROR = 'PROCESSING_ERROR',
+  WATERMARK_V2_API_SUNSET = 'WATERMARK_V2_API_SUNSET',
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (Object.values(ErrorCode) as string[]).includes(value);
+}
+
+/** A business rule was violated; `code` is public, `message` is for logs only and never sent to clients. */
+export class DomainException extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string = code,
+  ) {
+    super(message);
+    this.name = 'DomainException';
+  }
+}
+
+/** Shape of an error crossing NATS request/reply. */
+export interface RpcErrorBody {
+  code: ErrorCode;
+}

@@ -1,0 +1,8 @@
+// The DTOs use decorator metadata (class-transformer, class-validator).
+import 'reflect-metadata';
+
+export * from './accounts';
+export * from './envelope';
+export * from './errors';
+export * from './orders';
+export * from './subjects';

@@ -1,0 +1,73 @@
+/**
+ * Every NATS subject the services use. Request/reply patterns are `<service>.<verb>`;
+ * events are `evt.<service>.<entity>.<past-tense>`; work items are `job.<worker>.<kind>`.
+ * Payload types live next to their subject in the feature files of this library.
+ */
+export const RpcPatterns = {
+  ordersGet: 'orders.get',
+  ordersCreateEmbed: 'orders.create-embed',
+  ordersCreateExtract: 'orders.create-extract',
+  ordersDownload: 'orders.download',
+  ordersDownloadOutput: 'orders.download-output',
+  ordersCreditBalance: 'orders.credit-balance',
+} as const;
+
+export const EventSubjects = {
+  accountCreated: 'evt.gateway.account.created',
+  creditsGranted: 'evt.gateway.credits.granted',
+  orderCreated: 'evt.orders.order.created',
+  orderStatusChanged: 'evt.orders.order.status-changed',
+  fileUploaded: 'evt.uploads.file.uploaded',
+} as const;
+
+export const JobSubjects = {
+  watermarkEmbed: 'job.watermark.embed',
+  watermarkExtract: 'job.watermark.extract',
+} as const;
+
+/** Subject that MinIO's bucket notification target (and the local S3 bridge) publishes to. */
+export const STORAGE_EVENTS_SUBJECT = 'storage.events';
+
+/** Prefix of the subjects that hold messages a consumer gave up on (`parked.<durable>`). */
+export const PARKED_SUBJECT_PREFIX = 'parked';
+
+export interface StreamDefinition {
+  name: string;
+  subjects: string[];
+  retention: 'limits' | 'workqueue';
+  maxAgeSeconds: number;
+  duplicateWindowSeconds: number;
+}
+
+export const Streams = {
+  events: {
+    name: 'EVENTS',
+    subjects: ['evt.>'],
+    retention: 'limits',
+    maxAgeSeconds: 7 * 24 * 3600,
+    duplicateWindowSeconds: 3600,
+  },
+  jobs: {
+    name: 'JOBS',
+    subjects: ['job.>'],
+    retention: 'workqueue',
+    maxAgeSeconds: 7 * 24 * 3600,
+    duplicateWindowSeconds: 3600,
+  },
+  storage: {
+    name: 'STORAGE_EVENTS',
+    subjects: [STORAGE_EVENTS_SUBJECT],
+    retention: 'limits',
+    maxAgeSeconds: 7 * 24 * 3600,
+    duplicateWindowSeconds: 120,
+  },
+  parked: {
+    name: 'PARKED',
+    subjects: [`${PARKED_SUBJECT_PREFIX}.>`],
+    retention: 'limits',
+    maxAgeSeconds: 30 * 24 * 3600,
+    duplicateWindowSeconds: 120,
+  },
+} as const satisfies Record<string, StreamDefinition>;
+
+export const ALL_STREAMS: StreamDefinition[] = Object.values(Streams);

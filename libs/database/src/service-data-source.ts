@@ -1,0 +1,72 @@
+import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
+
+export interface ServiceDatabaseOptions {
+  url: string;
+  /** The PostgreSQL schema this service owns (named after the service). */
+  schema: string;
+  // TypeORM's own option types: classes of entities and migrations.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function>;
+  poolSize?: number;
+  applicationName: string;
+}
+
+export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    applicationName: options.applicationName,
+    poolSize: options.poolSize ?? 10,
+    // Raw SQL resolves unqualified table names in the service's own schema.
+    extra: { connectionTimeoutMillis: 5000, options: `-c search_path=${quoteIdentifier(options.schema)}` },
+  };
+}
+
+function quoteIdentifier(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
+    throw new Error(`Invalid schema name: ${name}`);
+  }
+  return `"${name}"`;
+}
+
+/**
+ * Opens the service's DataSource, creates its schema and runs its committed migrations.
+ * An advisory lock serialises replicas that start at the same time.
+ */
+export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<DataSource> {
+  const dataSource = new DataSource(serviceDataSourceOptions(options));
+  await dataSource.initialize();
+  try {
+    await migrateServiceDatabase(dataSource, options.schema);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return dataSource;
+}
+
+export async function migrateServiceDatabase(dataSource: DataSource, schema: string): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    try {
+      // TypeORM creates its migrations table inside the schema before the first migration runs.
+      await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+      await dataSource.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
+    }
+  } finally {
+    await runner.release();
+  }
+}

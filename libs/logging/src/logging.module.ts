@@ -1,0 +1,45 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+export interface LoggingOptions {
+  service: string;
+  level: string;
+}
+
+/** Accept the caller's request id when it looks like one, otherwise make one; echo it on the response. */
+export function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+  const incoming = request.headers[REQUEST_ID_HEADER];
+  const id = typeof incoming === 'string' && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  response.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** JSON logs (pino) with the service name, the request id and, on order routes, the order id. */
+@Module({})
+export class LoggingModule {
+  static forRoot(options: LoggingOptions): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: options.level,
+            base: { service: options.service },
+            genReqId: requestIdFor,
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            customProps: (request: IncomingMessage) => {
+              const params = (request as IncomingMessage & { params?: Record<string, string> }).params;
+              return params?.orderId ? { orderId: params.orderId } : {};
+            },
+            autoLogging: { ignore: (request) => ['/health', '/ready', '/metrics'].includes(request.url ?? '') },
+          },
+        }),
+      ],
+    };
+  }
+}

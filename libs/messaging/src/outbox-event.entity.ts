@@ -1,0 +1,25 @@
+import { Column, CreateDateColumn, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
+
+/** An event written in the same transaction as the state change it describes; relayed to JetStream later. */
+@Entity({ name: 'outbox_event' })
+@Index('idx_outbox_event_unpublished', ['seq'], { where: 'published_at IS NULL' })
+export class OutboxEventEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ type: 'bigint' })
+  @Generated('increment')
+  seq!: string;
+
+  @Column({ type: 'text' })
+  subject!: string;
+
+  @Column({ type: 'jsonb' })
+  envelope!: object;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
+  publishedAt!: Date | null;
+}

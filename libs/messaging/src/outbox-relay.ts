@@ -1,0 +1,138 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { headers as natsHeaders, JetStreamClient } from 'nats';
+import { DataSource, LessThan } from 'typeorm';
+import { messagingMetrics } from './messaging-metrics';
+import { OutboxEventEntity } from './outbox-event.entity';
+
+export interface OutboxRelayOptions {
+  pollIntervalMs: number;
+  batchSize?: number;
+  /** Published rows are kept this long for inspection, then deleted. */
+  retainPublishedMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Publishes committed outbox rows to JetStream. Rows are claimed with FOR UPDATE SKIP LOCKED, so any
+ * number of replicas can relay; a crash between publish and marking re-publishes the same `Nats-Msg-Id`,
+ * which JetStream de-duplicates (and consumers' inboxes catch what falls outside the window).
+ */
+@Injectable()
+export class OutboxRelay {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = true;
+  private wakeUpRequested = false;
+  private lastCleanup = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly js: () => JetStreamClient,
+    private readonly options: OutboxRelayOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Ask for a relay pass now (after a commit), instead of waiting for the next poll. */
+  kick(): void {
+    if (this.stopped) {
+      return;
+    }
+    if (this.running) {
+      this.wakeUpRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    await this.running;
+  }
+
+  /** Relays one batch; returns how many events were published. */
+  async relayBatch(): Promise<number> {
+    const batchSize = this.options.batchSize ?? 100;
+    const published = await this.dataSource.transaction(async (manager) => {
+      const rows = await manager
+        .getRepository(OutboxEventEntity)
+        .createQueryBuilder('event')
+        .where('event.publishedAt IS NULL')
+        .orderBy('event.seq', 'ASC')
+        .limit(batchSize)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      for (const row of rows) {
+        const headers = natsHeaders();
+        headers.set('Content-Type', 'application/json');
+        await this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), {
+          msgID: row.id,
+          headers,
+        });
+      }
+      if (rows.length > 0) {
+        await manager.update(
+          OutboxEventEntity,
+          rows.map((row) => row.id),
+          { publishedAt: new Date() },
+        );
+      }
+      return rows.length;
+    });
+    messagingMetrics.outboxPublished.inc(published);
+    return published;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.running = this.pass().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) {
+          const again = this.wakeUpRequested;
+          this.wakeUpRequested = false;
+          this.schedule(again ? 0 : this.options.pollIntervalMs);
+        }
+      });
+    }, delayMs);
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      let published: number;
+      do {
+        published = await this.relayBatch();
+      } while (published > 0 && !this.stopped);
+      await this.cleanupPublished();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'outbox relay pass failed; retrying on the next poll');
+    }
+  }
+
+  private async cleanupPublished(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastCleanup < 10 * 60_000) {
+      return;
+    }
+    this.lastCleanup = now;
+    const retainMs = this.options.retainPublishedMs ?? 24 * 3600_000;
+    await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: LessThan(new Date(now - retainMs)) });
+    const pending = await this.dataSource
+      .getRepository(OutboxEventEntity)
+      .createQueryBuilder('event')
+      .where('event.publishedAt IS NULL')
+      .getCount();
+    messagingMetrics.outboxPending.set(pending);
+  }
+}

@@ -1,0 +1,48 @@
+import { DomainException, ErrorCode, isErrorCode } from '@cp/contracts';
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ClientProxy, ClientsModule, Transport } from '@nestjs/microservices';
+import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+
+export const RPC_CLIENT = Symbol('RPC_CLIENT');
+
+/** Commands and queries over NATS request/reply; errors come back as DomainException with the public code. */
+@Injectable()
+export class RpcClient implements OnApplicationShutdown {
+  constructor(@Inject(RPC_CLIENT) private readonly client: ClientProxy) {}
+
+  async request<TResponse>(pattern: string, payload: object, timeoutMs = 15_000): Promise<TResponse> {
+    try {
+      return await firstValueFrom(this.client.send<TResponse>(pattern, payload).pipe(timeout(timeoutMs)));
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (isErrorCode(code)) {
+        throw new DomainException(code, `${pattern} answered ${code}`);
+      }
+      if (error instanceof TimeoutError || /no subscribers|no responders/i.test(String((error as Error)?.message))) {
+        throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, `${pattern} is unavailable`);
+      }
+      throw error;
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+@Global()
+@Module({})
+export class RpcClientModule {
+  static register(natsUrl: string, name: string): DynamicModule {
+    return {
+      module: RpcClientModule,
+      imports: [
+        ClientsModule.register([
+          { name: RPC_CLIENT, transport: Transport.NATS, options: { servers: [natsUrl], name: `${name}-rpc` } },
+        ]),
+      ],
+      providers: [RpcClient],
+      exports: [RpcClient],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './service-kit.module';
+export * from './run-service';
+export * from './cli-data-source';

@@ -1,0 +1,79 @@
+import { Clock, createClock } from '@cp/clock';
+import { CoreConfig, StorageConfig } from '@cp/config';
+import { DatabaseModule } from '@cp/database';
+import { HealthModule, ReadinessRegistry } from '@cp/health';
+import { LoggingModule } from '@cp/logging';
+import { MESSAGING_ENTITIES, MessagingModule, NatsConnectionService } from '@cp/messaging';
+import { ObjectStorage, StorageModule } from '@cp/storage';
+import { DynamicModule, Global, Inject, Injectable, Module, OnModuleInit, Optional } from '@nestjs/common';
+import { DataSource, MixedList } from 'typeorm';
+
+export interface ServiceKitOptions {
+  /** Service name: logs, NATS connection name, RPC queue group. */
+  name: string;
+  /** PostgreSQL schema the service owns. */
+  schema: string;
+  core: CoreConfig;
+  storage?: StorageConfig;
+  // TypeORM's own option types: classes of entities and migrations.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function>;
+}
+
+@Injectable()
+class ReadinessWiring implements OnModuleInit {
+  constructor(
+    private readonly registry: ReadinessRegistry,
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly nats: NatsConnectionService,
+    @Optional() private readonly storage?: ObjectStorage,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('postgres', async () => {
+      await this.dataSource.query('SELECT 1');
+    });
+    this.registry.register('nats', () => this.nats.ping());
+    if (this.storage) {
+      const storage = this.storage;
+      this.registry.register('storage', () => storage.ping());
+    }
+  }
+}
+
+/**
+ * Everything a service process needs besides its features: JSON logs, its migrated schema, NATS with
+ * outbox and consumers, storage when used, the clock, /health, /ready and /metrics.
+ */
+@Global()
+@Module({})
+export class ServiceKitModule {
+  static forRoot(options: ServiceKitOptions): DynamicModule {
+    const entities = [...(Array.isArray(options.entities) ? options.entities : []), ...MESSAGING_ENTITIES];
+    return {
+      module: ServiceKitModule,
+      imports: [
+        LoggingModule.forRoot({ service: options.name, level: options.core.log.level }),
+        DatabaseModule.forService({
+          url: options.core.database.url,
+          schema: options.schema,
+          entities,
+          migrations: options.migrations,
+          poolSize: options.core.database.poolSize,
+          applicationName: options.name,
+        }),
+        MessagingModule.forRoot({
+          url: options.core.nats.url,
+          name: options.name,
+          outboxPollIntervalMs: options.core.outbox.pollIntervalMs,
+        }),
+        HealthModule,
+        ...(options.storage ? [StorageModule.forRoot(options.storage)] : []),
+      ],
+      providers: [{ provide: Clock, useValue: createClock(options.core.clock.offsetFile) }, ReadinessWiring],
+      exports: [Clock],
+    };
+  }
+}

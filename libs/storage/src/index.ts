@@ -1,0 +1,3 @@
+export * from './object-storage';
+export * from './storage.module';
+export * from './storage-event';

@@ -1,0 +1,138 @@
+import { StorageConfig } from '@cp/config';
+import { Client } from 'minio';
+import { Readable } from 'node:stream';
+
+export interface ObjectInfo {
+  size: number;
+  etag: string;
+}
+
+function clientFor(endpoint: string, config: StorageConfig): Client {
+  const url = new URL(endpoint);
+  const useSSL = url.protocol === 'https:';
+  return new Client({
+    endPoint: url.hostname,
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: config.accessKey,
+    secretKey: config.secretKey,
+    // A fixed region stops the client from asking the server for bucket locations.
+    region: config.region,
+    pathStyle: true,
+  });
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'NotFound' || code === 'NoSuchKey' || code === 'NoSuchBucket';
+}
+
+/**
+ * S3 object storage through the minio client. Services talk to `endpoint`; presigned URLs are made for
+ * `publicEndpoint`, the address an external client reaches (the signature covers the host).
+ */
+export class ObjectStorage {
+  private readonly internal: Client;
+  private readonly external: Client;
+
+  constructor(readonly config: StorageConfig) {
+    this.internal = clientFor(config.endpoint, config);
+    this.external = clientFor(config.publicEndpoint, config);
+  }
+
+  get buckets(): StorageConfig['buckets'] {
+    return this.config.buckets;
+  }
+
+  async ensureBuckets(): Promise<void> {
+    for (const bucket of Object.values(this.config.buckets)) {
+      const exists = await this.internal.bucketExists(bucket);
+      if (!exists) {
+        try {
+          await this.internal.makeBucket(bucket, this.config.region);
+        } catch (error) {
+          // Another replica created it between the check and the call.
+          const code = (error as { code?: string }).code;
+          if (code !== 'BucketAlreadyOwnedByYou' && code !== 'BucketAlreadyExists') {
+            throw error;
+          }
+        }
+      }
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.internal.bucketExists(this.config.buckets.inputs);
+  }
+
+  presignPut(bucket: string, key: string, expirySeconds: number): Promise<string> {
+    return this.external.presignedPutObject(bucket, key, expirySeconds);
+  }
+
+  presignGet(bucket: string, key: string, expirySeconds: number, downloadName?: string): Promise<string> {
+    const headers: Record<string, string> = {};
+    if (downloadName) {
+      headers['response-content-disposition'] = `attachment; filename="${downloadName.replace(/["\\\r\n]/g, '_')}"`;
+    }
+    return this.external.presignedGetObject(bucket, key, expirySeconds, headers);
+  }
+
+  async put(bucket: string, key: string, body: Buffer | Readable, contentType?: string, size?: number): Promise<void> {
+    const metadata = contentType ? { 'Content-Type': contentType } : {};
+    if (Buffer.isBuffer(body)) {
+      await this.internal.putObject(bucket, key, body, body.length, metadata);
+    } else {
+      await this.internal.putObject(bucket, key, body, size, metadata);
+    }
+  }
+
+  get(bucket: string, key: string): Promise<Readable> {
+    return this.internal.getObject(bucket, key);
+  }
+
+  /** Reads a whole object, refusing one larger than `maxBytes`. */
+  async getBuffer(bucket: string, key: string, maxBytes: number): Promise<Buffer> {
+    const stream = await this.internal.getObject(bucket, key);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of stream) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      total += buffer.length;
+      if (total > maxBytes) {
+        stream.destroy();
+        throw new Error(`object ${bucket}/${key} is larger than ${maxBytes} bytes`);
+      }
+      chunks.push(buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async stat(bucket: string, key: string): Promise<ObjectInfo | null> {
+    try {
+      const info = await this.internal.statObject(bucket, key);
+      return { size: info.size, etag: info.etag };
+    } catch (error) {
+      if (isNotFound(error)) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  async remove(bucket: string, keys: string[]): Promise<void> {
+    if (keys.length > 0) {
+      await this.internal.removeObjects(bucket, keys);
+    }
+  }
+
+  async listKeys(bucket: string, prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    const stream = this.internal.listObjectsV2(bucket, prefix, true);
+    for await (const item of stream as AsyncIterable<{ name?: string }>) {
+      if (item.name) {
+        keys.push(item.name);
+      }
+    }
+    return keys;
+  }
+}

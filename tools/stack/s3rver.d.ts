@@ -1,0 +1,31 @@
+// Minimal typings for s3rver (the package ships none): the parts the local S3 bridge uses.
+declare module 's3rver' {
+  import { EventEmitter } from 'node:events';
+  import type { Server } from 'node:http';
+
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    directory: string;
+    silent?: boolean;
+    resetOnClose?: boolean;
+    allowMismatchedSignatures?: boolean;
+    vhostBuckets?: boolean;
+  }
+
+  interface S3rverEvent {
+    Records: Array<{
+      eventName: string;
+      s3: { bucket: { name: string }; object: { key: string; size?: number; eTag?: string; sequencer?: string } };
+    }>;
+  }
+
+  class S3rver extends EventEmitter {
+    constructor(options: S3rverOptions);
+    run(): Promise<Server>;
+    close(): Promise<void>;
+    on(event: 'event', listener: (event: S3rverEvent) => void): this;
+  }
+
+  export = S3rver;
+}

@@ -1,0 +1,363 @@
+// Brings the platform up on one machine: PostgreSQL and NATS (started if down and installed), the
+// local S3 server, and the eight services as separate processes. Used by `npm start`, `npm test` and
+// the e2e suite. Process ids and each service's environment are kept in a state file so a test can
+// kill and restart one service.
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import path from 'node:path';
+import { Client } from 'pg';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export const SERVICE_NAMES = [
+  'api-gateway',
+  'orders',
+  'uploads',
+  'watermark-processor',
+  'ai-detector',
+  'reports',
+  'webhooks',
+  'retention',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const USES_STORAGE: ReadonlySet<ServiceName> = new Set([
+  'uploads',
+  'watermark-processor',
+  'ai-detector',
+  'reports',
+  'retention',
+]);
+
+export interface StackLayout {
+  /** Short name used for log and state folders (`dev`, `e2e`). */
+  name: string;
+  adminDatabaseUrl: string;
+  database: string;
+  natsUrl: string;
+  s3Port: number;
+  /** Port of each service process; `api-gateway` may run as several replicas. */
+  ports: Record<ServiceName, number[]>;
+  logLevel: string;
+  clockOffsetFile?: string;
+  extraEnv?: Record<string, string>;
+}
+
+export interface ProcessRecord {
+  key: string;
+  pid: number;
+  port: number;
+  env: Record<string, string>;
+  args: string[];
+  log: string;
+}
+
+export interface StackState {
+  layout: StackLayout;
+  processes: Record<string, ProcessRecord>;
+}
+
+export function stackDir(layout: Pick<StackLayout, 'name'>): string {
+  return path.join(ROOT, 'tmp', layout.name);
+}
+
+export function databaseUrl(layout: StackLayout): string {
+  const url = new URL(layout.adminDatabaseUrl);
+  url.pathname = `/${layout.database}`;
+  return url.toString();
+}
+
+export function gatewayUrl(layout: StackLayout, replica = 0): string {
+  return `http://127.0.0.1:${layout.ports['api-gateway'][replica]}`;
+}
+
+function log(message: string): void {
+  process.stdout.write(`[stack] ${message}\n`);
+}
+
+export function portOpen(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    const done = (open: boolean): void => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+function which(command: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/lib/postgresql'])) {
+    const candidate = path.join(dir, command);
+    if (existsSync(candidate)) {
+      return candidate;
+    }
+  }
+  return null;
+}
+
+/** PostgreSQL on the admin URL's host and port; started through pg_ctlcluster when installed but down. */
+export async function ensurePostgres(adminUrl: string): Promise<void> {
+  const url = new URL(adminUrl);
+  const port = Number(url.port || 5432);
+  if (await portOpen(url.hostname, port)) {
+    return;
+  }
+  const ctl = which('pg_ctlcluster');
+  if (!ctl || !existsSync('/etc/postgresql')) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${url.hostname}:${port} and is not installed here. Install it (Debian: apt-get install postgresql) ` +
+        'or point DATABASE_ADMIN_URL at a running server.',
+    );
+  }
+  const version = execFileSync('ls', ['/etc/postgresql']).toString().trim().split('\n')[0];
+  log(`starting PostgreSQL ${version}`);
+  execFileSync(ctl, ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'inherit' });
+  await waitFor(() => portOpen(url.hostname, port), 30_000, 'PostgreSQL');
+}
+
+/** NATS with JetStream at the URL; the machine's nats-server is started when it is installed but down. */
+export async function ensureNats(natsUrl: string): Promise<void> {
+  const url = new URL(natsUrl);
+  const port = Number(url.port || 4222);
+  if (await portOpen(url.hostname, port)) {
+    return;
+  }
+  const binary = which('nats-server');
+  if (!binary) {
+    throw new Error(
+      `NATS is not reachable at ${url.hostname}:${port} and nats-server is not installed. Install it (Debian: apt-get install nats-server) ` +
+        'or point NATS_URL at a running server with JetStream enabled.',
+    );
+  }
+  log(`starting nats-server with JetStream on ${url.hostname}:${port}`);
+  const storeDir = path.join(ROOT, 'tmp', 'nats', String(port));
+  mkdirSync(storeDir, { recursive: true });
+  const child = spawn(binary, ['-a', url.hostname, '-p', String(port), '-js', '-sd', storeDir], {
+    detached: true,
+    stdio: ['ignore', openSync(path.join(storeDir, 'nats.log'), 'a'), openSync(path.join(storeDir, 'nats.log'), 'a')],
+  });
+  child.unref();
+  await waitFor(() => portOpen(url.hostname, port), 15_000, 'nats-server');
+}
+
+/** A NATS server of the test run's own (fresh JetStream store), so tests never share streams with a dev stack. */
+export async function startPrivateNats(port: number, storeDir: string): Promise<number> {
+  const binary = which('nats-server');
+  if (!binary) {
+    throw new Error('nats-server is not installed (Debian: apt-get install nats-server)');
+  }
+  mkdirSync(storeDir, { recursive: true });
+  const logFile = openSync(path.join(storeDir, 'nats.log'), 'a');
+  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    detached: true,
+    stdio: ['ignore', logFile, logFile],
+  });
+  child.unref();
+  await waitFor(() => portOpen('127.0.0.1', port), 15_000, `private nats-server on ${port}`);
+  return child.pid ?? 0;
+}
+
+export async function createDatabase(adminUrl: string, name: string, reset: boolean): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
+    throw new Error(`invalid database name ${name}`);
+  }
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    if (reset) {
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function serviceEnv(layout: StackLayout, service: ServiceName, port: number): Record<string, string> {
+  const s3 = `http://127.0.0.1:${layout.s3Port}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'development',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl(layout),
+    NATS_URL: layout.natsUrl,
+    LOG_LEVEL: layout.logLevel,
+    ...(layout.clockOffsetFile ? { CLOCK_OFFSET_FILE: layout.clockOffsetFile } : {}),
+    ...(layout.extraEnv ?? {}),
+  };
+  if (USES_STORAGE.has(service)) {
+    Object.assign(env, { S3_ENDPOINT: s3, S3_PUBLIC_ENDPOINT: s3 });
+  }
+  if (service === 'api-gateway') {
+    env.PUBLIC_BASE_URL = `http://127.0.0.1:${layout.ports['api-gateway'][0]}`;
+  }
+  return env;
+}
+
+function spawnRecorded(record: Omit<ProcessRecord, 'pid'>, detached: boolean): ChildProcess {
+  const out = openSync(record.log, 'a');
+  const child = spawn(process.execPath, record.args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...record.env },
+    stdio: ['ignore', out, out],
+    detached,
+  });
+  if (detached) {
+    child.unref();
+  }
+  return child;
+}
+
+export async function waitReady(port: number, timeoutMs: number, child?: ChildProcess, what = `port ${port}`): Promise<void> {
+  let exited: number | null = null;
+  child?.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+  await waitFor(
+    async () => {
+      if (exited !== null) {
+        throw new Error(`${what} exited with code ${exited} before it was ready`);
+      }
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/ready`);
+        return response.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    timeoutMs,
+    `${what} to be ready`,
+  );
+}
+
+/** Starts (or restarts) the processes of a stack and keeps their records in a state file. */
+export class StackProcesses {
+  readonly children = new Map<string, ChildProcess>();
+
+  constructor(
+    readonly state: StackState,
+    private readonly detached: boolean,
+  ) {}
+
+  static stateFile(layout: Pick<StackLayout, 'name'>): string {
+    return path.join(stackDir(layout), 'stack.json');
+  }
+
+  static load(layout: Pick<StackLayout, 'name'>): StackProcesses {
+    const state = JSON.parse(readFileSync(StackProcesses.stateFile(layout), 'utf8')) as StackState;
+    return new StackProcesses(state, true);
+  }
+
+  save(): void {
+    writeFileSync(StackProcesses.stateFile(this.state.layout), JSON.stringify(this.state, null, 2));
+  }
+
+  async startAll(): Promise<void> {
+    const layout = this.state.layout;
+    mkdirSync(path.join(stackDir(layout), 'logs'), { recursive: true });
+    await this.launch({
+      key: 's3',
+      port: layout.s3Port,
+      env: {
+        S3_PORT: String(layout.s3Port),
+        S3_DIRECTORY: path.join(stackDir(layout), 's3'),
+        NATS_URL: layout.natsUrl,
+      },
+      args: ['-r', path.join(ROOT, 'tools/register.js'), path.join(ROOT, 'tools/stack/s3-server.ts')],
+      log: path.join(stackDir(layout), 'logs', 's3.log'),
+    });
+    await waitFor(() => portOpen('127.0.0.1', layout.s3Port), 30_000, 'the S3 server');
+    // The gateway first: it owns the accounts schema the admin CLI writes to.
+    const launches: Array<Promise<void>> = [];
+    for (const service of SERVICE_NAMES) {
+      layout.ports[service].forEach((port, replica) => {
+        const key = replica === 0 ? service : `${service}#${replica}`;
+        launches.push(this.startService(service, key, port));
+      });
+    }
+    await Promise.all(launches);
+    this.save();
+  }
+
+  async startService(service: ServiceName, key: string = service, port?: number): Promise<void> {
+    const layout = this.state.layout;
+    const servicePort = port ?? this.state.processes[key].port;
+    const record = {
+      key,
+      port: servicePort,
+      env: serviceEnv(layout, service, servicePort),
+      args: ['-r', path.join(ROOT, 'tools/register.js'), path.join(ROOT, 'apps', service, 'src', 'main.ts')],
+      log: path.join(stackDir(layout), 'logs', `${key.replace('#', '-')}.log`),
+    };
+    const child = await this.launch(record);
+    await waitReady(servicePort, 90_000, child, key);
+    this.save();
+  }
+
+  private async launch(record: Omit<ProcessRecord, 'pid'>): Promise<ChildProcess> {
+    const child = spawnRecorded(record, this.detached);
+    if (!child.pid) {
+      throw new Error(`could not start ${record.key}`);
+    }
+    this.children.set(record.key, child);
+    this.state.processes[record.key] = { ...record, pid: child.pid };
+    return child;
+  }
+
+  /** Sends a signal to one process and waits until it is gone. */
+  async stop(key: string, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<void> {
+    const record = this.state.processes[key];
+    if (!record) {
+      return;
+    }
+    const pid = record.pid;
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!alive()) {
+      return;
+    }
+    process.kill(pid, signal);
+    try {
+      await waitFor(async () => !alive(), timeoutMs, `${key} to stop`);
+    } catch {
+      process.kill(pid, 'SIGKILL');
+      await waitFor(async () => !alive(), 5000, `${key} to be killed`);
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    // Services first (they drain NATS and close their pools), then the S3 server.
+    const keys = Object.keys(this.state.processes).filter((key) => key !== 's3');
+    await Promise.all(keys.map((key) => this.stop(key)));
+    await this.stop('s3');
+  }
+}
+
+export function newStack(layout: StackLayout, detached: boolean): StackProcesses {
+  mkdirSync(stackDir(layout), { recursive: true });
+  return new StackProcesses({ layout, processes: {} }, detached);
+}
