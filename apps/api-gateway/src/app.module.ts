@@ -20,6 +20,7 @@ export class AppModule {
           core: config,
           entities: GATEWAY_ENTITIES,
           migrations: GATEWAY_MIGRATIONS,
+          httpLoggerInstalledByApp: true,
         }),
         RpcClientModule.register(config.nats.url, 'api-gateway'),
         AccountsModule,

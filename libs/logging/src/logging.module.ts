@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
+import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -19,26 +20,38 @@ export function requestIdFor(request: IncomingMessage, response: ServerResponse)
   return id;
 }
 
+function httpLoggerOptions(options: LoggingOptions): Options {
+  return {
+    level: options.level,
+    base: { service: options.service },
+    genReqId: requestIdFor,
+    redact: ['req.headers.authorization', 'req.headers.cookie'],
+    customProps: (request: IncomingMessage) => {
+      const params = (request as IncomingMessage & { params?: Record<string, string> }).params;
+      return params?.orderId ? { orderId: params.orderId } : {};
+    },
+    autoLogging: { ignore: (request) => ['/health', '/ready', '/metrics'].includes(request.url ?? '') },
+  };
+}
+
+/**
+ * The HTTP logger as a plain middleware, for an app that must log (and give a request id to) requests
+ * its own earlier middleware rejects; pair it with `LoggingModule.forRoot({ …, installedByApp: true })`.
+ */
+export function createHttpLogger(options: LoggingOptions): HttpLogger {
+  return pinoHttp(httpLoggerOptions(options));
+}
+
 /** JSON logs (pino) with the service name, the request id and, on order routes, the order id. */
 @Module({})
 export class LoggingModule {
-  static forRoot(options: LoggingOptions): DynamicModule {
+  static forRoot(options: LoggingOptions & { installedByApp?: boolean }): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: options.level,
-            base: { service: options.service },
-            genReqId: requestIdFor,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
-            customProps: (request: IncomingMessage) => {
-              const params = (request as IncomingMessage & { params?: Record<string, string> }).params;
-              return params?.orderId ? { orderId: params.orderId } : {};
-            },
-            autoLogging: { ignore: (request) => ['/health', '/ready', '/metrics'].includes(request.url ?? '') },
-          },
-        }),
+        options.installedByApp
+          ? LoggerModule.forRoot({ pinoHttp: httpLoggerOptions(options), useExisting: true })
+          : LoggerModule.forRoot({ pinoHttp: httpLoggerOptions(options) }),
       ],
     };
   }

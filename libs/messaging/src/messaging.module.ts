@@ -35,7 +35,7 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   ) {}
 
   register<TData extends object>(definition: ConsumerDefinition<TData>): void {
-    this.definitions.push(definition as unknown as ConsumerDefinition<object>);
+    this.definitions.push(definition);
   }
 
   async onModuleInit(): Promise<void> {

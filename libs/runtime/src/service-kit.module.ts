@@ -20,6 +20,8 @@ export interface ServiceKitOptions {
   entities: MixedList<Function>;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
+  /** The app installs the HTTP logger itself as its first middleware (see createHttpLogger). */
+  httpLoggerInstalledByApp?: boolean;
 }
 
 @Injectable()
@@ -55,7 +57,11 @@ export class ServiceKitModule {
     return {
       module: ServiceKitModule,
       imports: [
-        LoggingModule.forRoot({ service: options.name, level: options.core.log.level }),
+        LoggingModule.forRoot({
+          service: options.name,
+          level: options.core.log.level,
+          installedByApp: options.httpLoggerInstalledByApp,
+        }),
         DatabaseModule.forService({
           url: options.core.database.url,
           schema: options.schema,

@@ -1,7 +1,16 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { sendError } from './error-response';
+
+/** Errors raised by the framework itself (unknown route, parsers) by HTTP status. */
+const FRAMEWORK_STATUS_CODES = new Map<number, ErrorCode>([
+  [404, ErrorCode.ROUTE_NOT_FOUND],
+  [405, ErrorCode.ROUTE_NOT_FOUND],
+  [413, ErrorCode.PAYLOAD_TOO_LARGE],
+  [400, ErrorCode.VALIDATION_FAILED],
+  [415, ErrorCode.VALIDATION_FAILED],
+]);
 
 /** Every error path of the HTTP API ends here as `{ code }`; internal messages are only logged. */
 export function errorCodeFor(exception: unknown): ErrorCode {
@@ -9,18 +18,7 @@ export function errorCodeFor(exception: unknown): ErrorCode {
     return exception.code;
   }
   if (exception instanceof HttpException) {
-    switch (exception.getStatus()) {
-      case HttpStatus.NOT_FOUND:
-      case HttpStatus.METHOD_NOT_ALLOWED:
-        return ErrorCode.ROUTE_NOT_FOUND;
-      case HttpStatus.PAYLOAD_TOO_LARGE:
-        return ErrorCode.PAYLOAD_TOO_LARGE;
-      case HttpStatus.BAD_REQUEST:
-      case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
-        return ErrorCode.VALIDATION_FAILED;
-      default:
-        return ErrorCode.SERVER_INTERNAL_ERROR;
-    }
+    return FRAMEWORK_STATUS_CODES.get(exception.getStatus()) ?? ErrorCode.SERVER_INTERNAL_ERROR;
   }
   return ErrorCode.SERVER_INTERNAL_ERROR;
 }

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@cp/contracts';
 import { AccountsRepository } from '@cp/gateway-data-access';
+import { createHttpLogger } from '@cp/logging';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
@@ -24,10 +25,11 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
   }
 }
 
-/** Order matters: auth and rate limit, then body parsing, then routing with validation and envelopes. */
+/** Order matters: request id and access log, auth and rate limit, then body parsing, then routing with validation and envelopes. */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
   app.set('trust proxy', true);
+  app.use(createHttpLogger({ service: 'api-gateway', level: config.log.level }));
   app.use(apiKeyAuthMiddleware(app.get(AccountsRepository), app.get(RateLimiterService)));
   app.use(json({ limit: config.bodyLimitBytes, strict: true }));
   app.use(bodyParserErrors);

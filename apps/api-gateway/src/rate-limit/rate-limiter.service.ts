@@ -30,12 +30,12 @@ export class RateLimiterService {
     const now = this.clock.nowMs();
     const windowStart = new Date(Math.floor(now / WINDOW_MS) * WINDOW_MS);
     const limit = PLAN_REQUESTS_PER_MINUTE[plan];
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<Array<{ request_count: number }>>(
       `INSERT INTO rate_limit_window (account_id, window_start, request_count) VALUES ($1, $2, 1)
        ON CONFLICT (account_id, window_start) DO UPDATE SET request_count = rate_limit_window.request_count + 1
        RETURNING request_count`,
       [accountId, windowStart],
-    )) as Array<{ request_count: number }>;
+    );
     const count = rows[0].request_count;
     this.pruneOccasionally(now);
     return {

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { AccountCreatedConsumer } from './account-created.consumer';
 import { CreditLedgerRepository } from './credit-ledger.repository';
 import { CreditsGrantedConsumer } from './credits-granted.consumer';
 
 @Module({
-  providers: [CreditLedgerRepository, CreditsGrantedConsumer],
+  providers: [CreditLedgerRepository, CreditsGrantedConsumer, AccountCreatedConsumer],
   exports: [CreditLedgerRepository],
 })
 export class CreditsModule {}

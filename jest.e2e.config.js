@@ -1,9 +1,8 @@
 // End-to-end suite: starts every service as its own process (global setup) and talks HTTP to the gateway.
-import type { Config } from 'jest';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const preset = require('./jest.preset.js') as Config;
+const preset = require('./jest.preset.js');
 
-const config: Config = {
+/** @type {import('jest').Config} */
+module.exports = {
   ...preset,
   rootDir: '.',
   roots: ['<rootDir>/e2e'],
@@ -12,5 +11,3 @@ const config: Config = {
   globalTeardown: '<rootDir>/e2e/setup/global-teardown.ts',
   testTimeout: 120_000,
 };
-
-export default config;

@@ -1,0 +1,203 @@
+// The platform foundation over HTTP against all eight services, each its own process.
+import { DataSource } from 'typeorm';
+import { SERVICE_NAMES } from '../tools/stack/stack';
+import { accountsRepository, api, createAccount, eventually, layout, openSchema, stack, TestAccount } from './support/e2e-stack';
+
+describe('platform foundation', () => {
+  let gateway: DataSource;
+  let orders: DataSource;
+  let pro: TestAccount;
+
+  const creditBalance = async (accountId: string): Promise<number | null> => {
+    const rows = await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]);
+    return rows[0]?.balance ?? null;
+  };
+
+  beforeAll(async () => {
+    gateway = await openSchema('gateway');
+    orders = await openSchema('orders');
+    pro = await createAccount(gateway, 'pro', 100);
+  });
+
+  afterAll(async () => {
+    await gateway.destroy();
+    await orders.destroy();
+  });
+
+  describe('authentication comes first, on every route', () => {
+    it.each([
+      ['no header', undefined],
+      ['not a bearer scheme', 'Basic abc'],
+      ['malformed key', 'Bearer not-a-key'],
+      ['unknown live key', 'Bearer sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+      ['unknown test key', 'Bearer sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ])('401 AUTH_NOT_AUTHENTICATED with %s', async (_case, authorization) => {
+      for (const path of ['/api/v3/orders/1', '/api/v3/no-such-route', '/api/v2/orders/webhooks']) {
+        const response = await api(path, { headers: authorization ? { Authorization: authorization } : {} });
+        expect({ path, status: response.status, body: response.body }).toEqual({ path, status: 401, body: { code: 'AUTH_NOT_AUTHENTICATED' } });
+      }
+    });
+
+    it('401 before the body is even parsed', async () => {
+      const response = await api('/api/v3/orders/wtr-embed', { method: 'POST', rawBody: '{not json' });
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ code: 'AUTH_NOT_AUTHENTICATED' });
+    });
+
+    it('a revoked key stops working at once', async () => {
+      const account = await createAccount(gateway, 'free', 0);
+      expect((await api('/api/v3/orders/1', { key: account.liveKey })).status).toBe(404);
+      await accountsRepository(gateway).revokeKey(account.liveKeyId, new Date());
+      const response = await api('/api/v3/orders/1', { key: account.liveKey });
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ code: 'AUTH_NOT_AUTHENTICATED' });
+    });
+  });
+
+  describe('envelopes and error codes', () => {
+    it('an unknown order is a 404 with a code, for live and test keys', async () => {
+      for (const key of [pro.liveKey, pro.testKey]) {
+        const response = await api('/api/v3/orders/1', { key });
+        expect(response.status).toBe(404);
+        expect(response.body).toEqual({ code: 'RESOURCE_NOT_FOUND' });
+      }
+    });
+
+    it('an unknown route is a 404 with a code', async () => {
+      const response = await api('/api/v3/nothing/here', { key: pro.liveKey });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ code: 'ROUTE_NOT_FOUND' });
+    });
+
+    it('invalid JSON is VALIDATION_FAILED and a body over the limit is PAYLOAD_TOO_LARGE', async () => {
+      const invalid = await api('/api/v3/orders/wtr-embed', { key: pro.liveKey, method: 'POST', rawBody: '{"files": [' });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body).toEqual({ code: 'VALIDATION_FAILED' });
+      const large = await api('/api/v3/orders/wtr-embed', { key: pro.liveKey, method: 'POST', rawBody: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }) });
+      expect(large.status).toBe(413);
+      expect(large.body).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+    });
+
+    it('every response carries a request id, and a sensible one sent by the client is kept', async () => {
+      const generated = await api('/api/v3/orders/1', { key: pro.liveKey });
+      expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const kept = await api('/api/v3/orders/1', { key: pro.liveKey, headers: { 'X-Request-Id': 'client-trace-0001' } });
+      expect(kept.headers.get('x-request-id')).toBe('client-trace-0001');
+      const unauthenticated = await api('/api/v3/orders/1');
+      expect(unauthenticated.headers.get('x-request-id')).toBeTruthy();
+    });
+
+    it('serves the OpenAPI document and its UI', async () => {
+      const json = await api<{ openapi: string; paths: Record<string, unknown> }>('/api/docs-json');
+      expect(json.status).toBe(200);
+      expect(json.body.openapi).toMatch(/^3\./);
+      expect(Object.keys(json.body.paths)).toContain('/api/v3/orders/{orderId}');
+      const ui = await api<string>('/api/docs');
+      expect(ui.status).toBe(200);
+      expect(ui.body).toContain('swagger');
+    });
+  });
+
+  describe('rate limit per account and plan, shared by gateway replicas', () => {
+    it('allows 60 requests a minute on Free across both replicas, then 429 with Retry-After', async () => {
+      const account = await createAccount(gateway, 'free', 0);
+      // Start at the beginning of a fresh window so the 61 requests fall into one minute.
+      const secondsIntoMinute = new Date().getUTCSeconds();
+      if (secondsIntoMinute > 40) {
+        await new Promise((resolve) => setTimeout(resolve, (61 - secondsIntoMinute) * 1000));
+      }
+      const statuses: number[] = [];
+      let last = await api('/api/v3/orders/1', { key: account.liveKey });
+      statuses.push(last.status);
+      expect(last.headers.get('ratelimit-limit')).toBe('60');
+      expect(last.headers.get('ratelimit-remaining')).toBe('59');
+      for (let request = 2; request <= 61; request += 1) {
+        last = await api('/api/v3/orders/1', { key: account.liveKey, replica: request % 2 });
+        statuses.push(last.status);
+      }
+      expect(statuses.slice(0, 60).every((status) => status === 404)).toBe(true);
+      expect(last.status).toBe(429);
+      expect(last.body).toEqual({ code: 'RATE_LIMIT_EXCEEDED' });
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(last.headers.get('ratelimit-remaining')).toBe('0');
+      // Another account is not affected.
+      expect((await api('/api/v3/orders/1', { key: pro.liveKey })).status).toBe(404);
+    });
+  });
+
+  describe('operations', () => {
+    it('every service answers /health, /ready (its dependencies up) and /metrics', async () => {
+      for (const service of SERVICE_NAMES) {
+        const port = layout.ports[service][0];
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(health.status).toBe(200);
+        const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as { status: string; checks: Record<string, string> };
+        expect({ service, ...ready }).toMatchObject({ service, status: 'ready', checks: { postgres: 'up', nats: 'up' } });
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        expect(metrics).toContain('process_cpu_user_seconds_total');
+        expect(metrics).toContain('outbox_events_published_total');
+      }
+    });
+
+    it('each service owns its schema with its own migrations table', async () => {
+      const rows = await gateway.query<Array<{ table_schema: string }>>(
+        "SELECT table_schema FROM information_schema.tables WHERE table_name = 'migrations' ORDER BY table_schema",
+      );
+      expect(rows.map((row) => row.table_schema)).toEqual(['aidetect', 'gateway', 'orders', 'reports', 'retention', 'uploads', 'watermark', 'webhooks']);
+    });
+
+    it('shuts a service down gracefully on SIGTERM, and it comes back', async () => {
+      const processes = stack();
+      const pid = processes.state.processes.webhooks.pid;
+      await processes.stop('webhooks', 'SIGTERM', 15_000);
+      expect(() => process.kill(pid, 0)).toThrow();
+      const log = await import('node:fs').then((fs) => fs.readFileSync(processes.state.processes.webhooks.log, 'utf8'));
+      expect(log).not.toMatch(/"level":(50|60)/);
+      await processes.startService('webhooks');
+      expect((await fetch(`http://127.0.0.1:${layout.ports.webhooks[0]}/ready`)).status).toBe(200);
+    });
+  });
+
+  describe('no committed event is lost when a service is killed', () => {
+    it('credits granted while the consuming service (orders) is dead arrive after its restart', async () => {
+      const processes = stack();
+      await eventually(() => creditBalance(pro.accountId), (balance) => balance === 100);
+      await processes.stop('orders', 'SIGKILL');
+      const grants = accountsRepository(gateway);
+      await grants.grantCredits(pro.accountId, 25, 'while orders is down');
+      await grants.grantCredits(pro.accountId, 5, 'while orders is down, again');
+      // The gateway relays both events to JetStream while orders is down.
+      await eventually(
+        async () => (await gateway.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM outbox_event WHERE published_at IS NULL'))[0].n,
+        (pending) => pending === 0,
+      );
+      expect(await creditBalance(pro.accountId)).toBe(100);
+      await processes.startService('orders');
+      await eventually(() => creditBalance(pro.accountId), (balance) => balance === 130);
+    });
+
+    it('events committed while the publishing service (gateway) is dead are relayed after its restart', async () => {
+      const processes = stack();
+      const account = await createAccount(gateway, 'pro', 0);
+      await eventually(() => creditBalance(account.accountId), (balance) => balance === 0);
+      await Promise.all([processes.stop('api-gateway', 'SIGKILL'), processes.stop('api-gateway#1', 'SIGKILL')]);
+      await accountsRepository(gateway).grantCredits(account.accountId, 40, 'committed while no relay runs');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await creditBalance(account.accountId)).toBe(0);
+      await Promise.all([processes.startService('api-gateway'), processes.startService('api-gateway', 'api-gateway#1')]);
+      await eventually(() => creditBalance(account.accountId), (balance) => balance === 40);
+    });
+
+    it('the ledger always sums to the balance', async () => {
+      const rows = await orders.query<Array<{ account_id: string; balance: number; ledger: number }>>(
+        `SELECT b.account_id, b.balance, COALESCE(SUM(l.amount), 0)::int AS ledger
+           FROM credit_balance b LEFT JOIN credit_ledger_entry l ON l.account_id = b.account_id
+          GROUP BY b.account_id, b.balance`,
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.ledger).toBe(row.balance);
+      }
+    });
+  });
+});

@@ -1,0 +1,24 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createDatabase, ensureNats, ensurePostgres, newStack, StackProcesses } from '../../tools/stack/stack';
+import { e2eLayout } from './e2e-layout';
+
+export default async function globalSetup(): Promise<void> {
+  const layout = e2eLayout();
+  if (existsSync(StackProcesses.stateFile(layout))) {
+    // A previous run that did not tear down: stop what it left behind.
+    await StackProcesses.load(layout).stopAll();
+  }
+  await ensurePostgres(layout.adminDatabaseUrl);
+  await ensureNats(layout.natsUrl);
+  await createDatabase(layout.adminDatabaseUrl, layout.database, true);
+  mkdirSync(path.dirname(layout.clockOffsetFile ?? ''), { recursive: true });
+  writeFileSync(layout.clockOffsetFile ?? '', '0');
+  const stack = newStack(layout, true);
+  try {
+    await stack.startAll();
+  } catch (error) {
+    await stack.stopAll();
+    throw error;
+  }
+}

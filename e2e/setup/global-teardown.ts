@@ -1,0 +1,12 @@
+import { existsSync, rmSync } from 'node:fs';
+import { StackProcesses } from '../../tools/stack/stack';
+import { e2eLayout } from './e2e-layout';
+
+export default async function globalTeardown(): Promise<void> {
+  const layout = e2eLayout();
+  if (!existsSync(StackProcesses.stateFile(layout))) {
+    return;
+  }
+  await StackProcesses.load(layout).stopAll();
+  rmSync(StackProcesses.stateFile(layout));
+}

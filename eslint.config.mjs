@@ -1,0 +1,48 @@
+// Lint: strict TypeScript (no any, no floating promises, no console in services) and Nx module
+// boundaries: apps depend on libs, a service's data-access lib only on that service, libs never on apps.
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const services = ['api-gateway', 'orders', 'uploads', 'watermark-processor', 'ai-detector', 'reports', 'webhooks', 'retention'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'tmp/**', 'bench-results/**', '**/*.js', '**/*.mjs', '**/*.d.ts', 'jest.*.ts'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+      'no-console': 'error',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:data-access'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:data-access'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:data-access', 'type:tool'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            ...services.map((service) => ({
+              sourceTag: `scope:${service}`,
+              onlyDependOnLibsWithTags: ['scope:shared', `scope:${service}`],
+            })),
+            { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:api-gateway', 'scope:tools'] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:api-gateway', 'scope:tools'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['tools/**/*.ts', 'e2e/**/*.ts', '**/*.spec.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

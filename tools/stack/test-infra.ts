@@ -1,0 +1,60 @@
+// Infrastructure of one `npm test` run: PostgreSQL (started if down), a private NATS server with a
+// fresh JetStream store on its own port, and fresh test databases.
+//   node -r ./tools/register.js tools/stack/test-infra.ts up    → prints `export …` lines for the shell
+//   node -r ./tools/register.js tools/stack/test-infra.ts down
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createDatabase, ensurePostgres, portOpen, ROOT, startPrivateNats } from './stack';
+
+const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const stateDir = path.join(ROOT, 'tmp', 'test-nats');
+const pidFile = path.join(ROOT, 'tmp', 'test-nats.pid');
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function up(): Promise<void> {
+  await down();
+  await ensurePostgres(adminUrl);
+  await createDatabase(adminUrl, 'cp_test', true);
+  await createDatabase(adminUrl, 'cp_e2e', true);
+  let port = Number(process.env.TEST_NATS_PORT ?? 4223);
+  while (await portOpen('127.0.0.1', port)) {
+    port += 1;
+  }
+  rmSync(stateDir, { recursive: true, force: true });
+  const pid = await startPrivateNats(port, stateDir);
+  writeFileSync(pidFile, String(pid));
+  process.stdout.write(
+    [
+      `export DATABASE_ADMIN_URL='${adminUrl}'`,
+      `export TEST_DATABASE_URL='${withDatabase(adminUrl, 'cp_test')}'`,
+      `export E2E_DATABASE='cp_e2e'`,
+      `export TEST_NATS_URL='nats://127.0.0.1:${port}'`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function down(): Promise<void> {
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    rmSync(pidFile, { force: true });
+  }
+}
+
+const command = process.argv[2];
+(command === 'up' ? up() : command === 'down' ? down() : Promise.reject(new Error('usage: test-infra.ts up|down'))).catch(
+  (error: unknown) => {
+    process.stderr.write(`[test-infra] ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
