@@ -1,18 +1,23 @@
 import path from 'node:path';
 import { ROOT, SERVICE_NAMES, ServiceName, StackLayout } from '../../tools/stack/stack';
 
-/** The e2e stack: its own database, the test run's NATS, ports apart from `npm start`'s, two gateway replicas. */
+/**
+ * The e2e stack: its own database, the test run's NATS, ports apart from `npm start`'s, two gateway
+ * replicas. E2E_NAME and E2E_PORT_BASE let several stacks run side by side on one machine.
+ */
 export function e2eLayout(): StackLayout {
-  const ports = Object.fromEntries(SERVICE_NAMES.map((service, index) => [service, [4100 + index]])) as Record<ServiceName, number[]>;
-  ports['api-gateway'] = [4000, 4010];
+  const name = process.env.E2E_NAME ?? 'e2e';
+  const base = Number(process.env.E2E_PORT_BASE ?? 4000);
+  const ports = Object.fromEntries(SERVICE_NAMES.map((service, index) => [service, [base + 100 + index]])) as Record<ServiceName, number[]>;
+  ports['api-gateway'] = [base, base + 10];
   return {
-    name: 'e2e',
+    name,
     adminDatabaseUrl: process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    database: process.env.E2E_DATABASE ?? 'cp_e2e',
+    database: process.env.E2E_DATABASE ?? `cp_${name.replace(/[^a-z0-9_]/g, '_')}`,
     natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-    s3Port: 4900,
+    s3Port: base + 900,
     ports,
     logLevel: 'info',
-    clockOffsetFile: path.join(ROOT, 'tmp', 'e2e', 'clock-offset-ms'),
+    clockOffsetFile: path.join(ROOT, 'tmp', name, 'clock-offset-ms'),
   };
 }

@@ -7,8 +7,12 @@ import path from 'node:path';
 import { createDatabase, ensurePostgres, portOpen, ROOT, startPrivateNats } from './stack';
 
 const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const stateDir = path.join(ROOT, 'tmp', 'test-nats');
-const pidFile = path.join(ROOT, 'tmp', 'test-nats.pid');
+// E2E_NAME keeps the infrastructure of parallel runs apart (its own NATS and databases).
+const runName = (process.env.E2E_NAME ?? 'e2e').replace(/[^a-z0-9_]/g, '_');
+const stateDir = path.join(ROOT, 'tmp', `${runName}-nats`);
+const pidFile = path.join(ROOT, 'tmp', `${runName}-nats.pid`);
+const testDatabase = runName === 'e2e' ? 'cp_test' : `cp_${runName}_test`;
+const e2eDatabase = `cp_${runName}`;
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -19,8 +23,8 @@ function withDatabase(url: string, database: string): string {
 async function up(): Promise<void> {
   await down();
   await ensurePostgres(adminUrl);
-  await createDatabase(adminUrl, 'cp_test', true);
-  await createDatabase(adminUrl, 'cp_e2e', true);
+  await createDatabase(adminUrl, testDatabase, true);
+  await createDatabase(adminUrl, e2eDatabase, true);
   let port = Number(process.env.TEST_NATS_PORT ?? 4223);
   while (await portOpen('127.0.0.1', port)) {
     port += 1;
@@ -31,8 +35,8 @@ async function up(): Promise<void> {
   process.stdout.write(
     [
       `export DATABASE_ADMIN_URL='${adminUrl}'`,
-      `export TEST_DATABASE_URL='${withDatabase(adminUrl, 'cp_test')}'`,
-      `export E2E_DATABASE='cp_e2e'`,
+      `export TEST_DATABASE_URL='${withDatabase(adminUrl, testDatabase)}'`,
+      `export E2E_DATABASE='${e2eDatabase}'`,
       `export TEST_NATS_URL='nats://127.0.0.1:${port}'`,
       '',
     ].join('\n'),

@@ -7,6 +7,7 @@ import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { WebhooksHttpModule } from './webhooks/webhooks-http.module';
 
 @Module({})
 export class AppModule {
@@ -24,6 +25,7 @@ export class AppModule {
         }),
         RpcClientModule.register(config.nats.url, 'api-gateway'),
         AccountsModule,
+        WebhooksHttpModule,
       ],
       controllers: [OrdersController],
       providers: [{ provide: GATEWAY_CONFIG, useValue: config }, RateLimiterService],

@@ -5,4 +5,6 @@ export * from './accounts';
 export * from './envelope';
 export * from './errors';
 export * from './orders';
+export * from './order-events';
+export * from './webhooks';
 export * from './subjects';

@@ -16,7 +16,8 @@ export const EventSubjects = {
   accountCreated: 'evt.gateway.account.created',
   creditsGranted: 'evt.gateway.credits.granted',
   orderCreated: 'evt.orders.order.created',
-  orderStatusChanged: 'evt.orders.order.status-changed',
+  orderCompleted: 'evt.orders.order.completed',
+  orderFailed: 'evt.orders.order.failed',
   fileUploaded: 'evt.uploads.file.uploaded',
 } as const;
 

@@ -46,6 +46,11 @@ export interface ConsumerDefinition<TData extends object> {
   backoffMs?: number[];
   ackWaitMs?: number;
   concurrency?: number;
+  /**
+   * Called once when a valid message failed its last attempt, before it is parked (for example to mark
+   * an order `processingDelayed`). Its own failure is logged and does not prevent parking.
+   */
+  onExhausted?: (data: TData, eventId: string, error: unknown) => Promise<void>;
   /** Messages that are not event envelopes (for example storage notifications) bring their own decoder. */
   decode?: (raw: unknown, message: JsMsg) => DecodedMessage<unknown>;
 }
@@ -138,12 +143,12 @@ export class EventConsumer<TData extends object> {
   private async process(message: JsMsg): Promise<void> {
     const deliveryCount = message.info.redeliveryCount;
     const heartbeat = setInterval(() => message.working(), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
+    let decoded: DecodedMessage<TData> | undefined;
     try {
       if (deliveryCount > this.maxAttempts) {
         await this.park(message, 'attempts exhausted (handler crashed or timed out)');
         return;
       }
-      let decoded: DecodedMessage<TData>;
       try {
         decoded = this.decode(message);
       } catch (error) {
@@ -157,6 +162,11 @@ export class EventConsumer<TData extends object> {
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'error' });
       if (deliveryCount >= this.maxAttempts) {
         this.logger.error({ err: error, deliveryCount }, 'handler failed; attempts exhausted, parking the message');
+        if (decoded && this.definition.onExhausted) {
+          await this.definition.onExhausted(decoded.data, decoded.eventId, error).catch((hookError: unknown) => {
+            this.logger.error({ err: hookError }, 'onExhausted hook failed');
+          });
+        }
         await this.park(message, error instanceof Error ? error.message : 'handler failed');
         return;
       }

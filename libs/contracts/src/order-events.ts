@@ -1,0 +1,95 @@
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { EventSubjects } from './subjects';
+
+export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract'] as const;
+export type WatermarkOrderType = (typeof ORDER_TYPES)[number];
+
+/** Where a finished order's result can be downloaded (the webhooks service presigns it for 1 hour). */
+export class StoredObjectRef {
+  @IsString()
+  bucket!: string;
+
+  @IsString()
+  key!: string;
+
+  /** File name the download should carry. */
+  @IsString()
+  fileName!: string;
+}
+
+/** Extract outcome carried by the completed event (spec 6.2). */
+export class ExtractOutcome {
+  @IsIn(['detected', 'undetected'])
+  statusCode!: 'detected' | 'undetected';
+
+  @IsBoolean()
+  watermarkFound!: boolean;
+
+  /** Only when found and the caller's own account made the issuance. */
+  @IsOptional()
+  @IsString()
+  watermarkText?: string | null;
+}
+
+class OrderEventBase {
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsIn(['live', 'test'])
+  mode!: 'live' | 'test';
+
+  @IsIn(ORDER_TYPES)
+  orderType!: WatermarkOrderType;
+
+  @IsIn(['v2', 'v3'])
+  apiVersion!: 'v2' | 'v3';
+
+  @IsString()
+  orderName!: string;
+
+  @IsISO8601()
+  createdAt!: string;
+
+  @IsISO8601()
+  updatedAt!: string;
+}
+
+/** `evt.orders.order.completed`: an order reached `complete`. */
+export class OrderCompletedEvent extends OrderEventBase {
+  static readonly subject = EventSubjects.orderCompleted;
+
+  @IsISO8601()
+  completedAt!: string;
+
+  @IsInt()
+  @Min(0)
+  fileCount!: number;
+
+  /** Embed orders: the result file or ZIP (null for test orders' sample files is not used: a sample is given). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  download?: StoredObjectRef | null;
+
+  /** Extract orders. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExtractOutcome)
+  extract?: ExtractOutcome | null;
+}
+
+/** `evt.orders.order.failed`: an order reached `failed`. */
+export class OrderFailedEvent extends OrderEventBase {
+  static readonly subject = EventSubjects.orderFailed;
+
+  @IsISO8601()
+  failedAt!: string;
+
+  /** A public order failure code (OrderFailureCode). */
+  @IsString()
+  errorCode!: string;
+}
