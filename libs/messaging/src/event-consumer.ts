@@ -50,7 +50,7 @@ export interface ConsumerDefinition<TData extends object> {
    * Called once when a valid message failed its last attempt, before it is parked (for example to mark
    * an order `processingDelayed`). Its own failure is logged and does not prevent parking.
    */
-  onExhausted?: (data: TData, eventId: string, error: unknown) => Promise<void>;
+  onExhausted?(data: TData, eventId: string, error: unknown): Promise<void>;
   /** Messages that are not event envelopes (for example storage notifications) bring their own decoder. */
   decode?: (raw: unknown, message: JsMsg) => DecodedMessage<unknown>;
 }
