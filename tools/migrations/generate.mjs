@@ -21,7 +21,8 @@ if (!existsSync(dataSourceFile)) {
   process.exit(2);
 }
 const adminUrl = process.env.MIGRATION_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = 'cp_migrations';
+// One scratch database per service, so two services can be generated at the same time.
+const scratch = `cp_migrations_${service.replace(/-/g, '_')}`;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);

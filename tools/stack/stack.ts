@@ -27,6 +27,7 @@ const USES_STORAGE: ReadonlySet<ServiceName> = new Set([
   'watermark-processor',
   'ai-detector',
   'reports',
+  'webhooks',
   'retention',
 ]);
 

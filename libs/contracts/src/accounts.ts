@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EventSubjects } from './subjects';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -35,6 +35,11 @@ export class AccountCreatedEvent {
 
   @IsIn(PLANS)
   plan!: Plan;
+
+  /** Where failure notifications go; null when the account has none. */
+  @IsOptional()
+  @IsEmail()
+  ownerEmail?: string | null;
 }
 
 /** `evt.gateway.credits.granted`: the orders service adds `amount` to the account's ledger once per `grantId`. */

@@ -33,7 +33,7 @@ export class AccountsRepository {
   async createAccount(name: string, plan: Plan, ownerEmail: string | null, initialCredits: number): Promise<AccountEntity> {
     return this.dataSource.transaction(async (manager) => {
       const account = await manager.save(manager.create(AccountEntity, { name, plan, ownerEmail }));
-      const created: AccountCreatedEvent = { accountId: account.id, name, plan };
+      const created: AccountCreatedEvent = { accountId: account.id, name, plan, ownerEmail };
       await this.outbox.add(manager, EventSubjects.accountCreated, created);
       if (initialCredits !== 0) {
         const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId: account.id, amount: initialCredits, reason: 'initial credits' };
