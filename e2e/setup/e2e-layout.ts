@@ -19,5 +19,11 @@ export function e2eLayout(): StackLayout {
     ports,
     logLevel: 'info',
     clockOffsetFile: path.join(ROOT, 'tmp', name, 'clock-offset-ms'),
+    // Webhooks: the test receivers listen on plain HTTP on loopback; failure e-mails land in files.
+    extraEnv: {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
+      MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', name, 'mail'),
+    },
   };
 }

@@ -20,6 +20,12 @@ if (!existsSync(dataSourceFile)) {
   console.error(`no data source at ${path.relative(root, dataSourceFile)}`);
   process.exit(2);
 }
+const indexSource = readFileSync(path.join(serviceDir, 'migrations', 'index.ts'), 'utf8');
+if (!/export const \w+ = \[/.test(indexSource)) {
+  // Without the list of committed migrations the diff would be taken against an empty schema.
+  console.error('the migrations index.ts does not export its list (export const X_MIGRATIONS = [...])');
+  process.exit(2);
+}
 const adminUrl = process.env.MIGRATION_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 // One scratch database per service, so two services can be generated at the same time.
 const scratch = `cp_migrations_${service.replace(/-/g, '_')}`;

@@ -20,8 +20,18 @@ declare module 's3rver' {
     }>;
   }
 
+  interface KoaContext {
+    method: string;
+    path: string;
+    query: Record<string, string | string[] | undefined>;
+    type: string;
+    body: unknown;
+  }
+
   class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
+    /** Koa's middleware list (s3rver is a Koa app); composed when the server starts. */
+    middleware: Array<(context: KoaContext, next: () => Promise<void>) => Promise<void>>;
     run(): Promise<Server>;
     close(): Promise<void>;
     on(event: 'event', listener: (event: S3rverEvent) => void): this;

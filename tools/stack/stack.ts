@@ -23,6 +23,7 @@ export const SERVICE_NAMES = [
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const USES_STORAGE: ReadonlySet<ServiceName> = new Set([
+  'orders',
   'uploads',
   'watermark-processor',
   'ai-detector',
@@ -207,7 +208,7 @@ function serviceEnv(layout: StackLayout, service: ServiceName, port: number): Re
   if (USES_STORAGE.has(service)) {
     Object.assign(env, { S3_ENDPOINT: s3, S3_PUBLIC_ENDPOINT: s3 });
   }
-  if (service === 'api-gateway') {
+  if (service === 'api-gateway' || service === 'uploads') {
     env.PUBLIC_BASE_URL = `http://127.0.0.1:${layout.ports['api-gateway'][0]}`;
   }
   return env;

@@ -30,6 +30,12 @@ function devLayout(): StackLayout {
     s3Port: Number(process.env.S3_PORT ?? 9000),
     ports,
     logLevel: process.env.LOG_LEVEL ?? 'info',
+    // Webhooks in local development: plain HTTP receivers on this machine; failure e-mails as files.
+    extraEnv: {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
+      MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', 'dev', 'mail'),
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { WebhooksHttpModule } from './webhooks/webhooks-http.module';
 
 @Module({})
@@ -27,7 +28,7 @@ export class AppModule {
         AccountsModule,
         WebhooksHttpModule,
       ],
-      controllers: [OrdersController],
+      controllers: [OrdersController, TestUploadsController],
       providers: [{ provide: GATEWAY_CONFIG, useValue: config }, RateLimiterService],
     };
   }

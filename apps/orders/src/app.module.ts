@@ -1,10 +1,19 @@
+import { RpcClientModule } from '@cp/messaging';
 import { ServiceKitModule } from '@cp/runtime';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CreditsModule } from './credits/credits.module';
 import { ORDERS_ENTITIES, ORDERS_SCHEMA } from './database/entities';
 import { ORDERS_MIGRATIONS } from './database/migrations';
-import { OrdersConfig } from './orders.config';
+import { ORDERS_CONFIG, OrdersConfig } from './orders.config';
 import { OrdersModule } from './orders/orders.module';
+
+@Global()
+@Module({})
+class OrdersConfigModule {
+  static forRoot(config: OrdersConfig): DynamicModule {
+    return { module: OrdersConfigModule, providers: [{ provide: ORDERS_CONFIG, useValue: config }], exports: [ORDERS_CONFIG] };
+  }
+}
 
 @Module({})
 export class AppModule {
@@ -16,9 +25,12 @@ export class AppModule {
           name: 'orders',
           schema: ORDERS_SCHEMA,
           core: config,
+          storage: config.storage,
           entities: ORDERS_ENTITIES,
           migrations: ORDERS_MIGRATIONS,
         }),
+        OrdersConfigModule.forRoot(config),
+        RpcClientModule.register(config.nats.url, 'orders'),
         CreditsModule,
         OrdersModule,
       ],

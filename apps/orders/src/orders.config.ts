@@ -1,11 +1,41 @@
-import { CoreConfig, CoreEnv, toCoreConfig, validateEnv } from '@cp/config';
+import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { IsInt, Max, Min } from 'class-validator';
 
-export class OrdersEnv extends CoreEnv {
+export class OrdersEnv extends StorageEnv {
   override PORT = 3101;
+
+  /** Time from creation to `expiresAt` (default 30 days). */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  ORDER_RETENTION_HOURS = 720;
+
+  /** Orders whose files are not all uploaded within this window fail with ORDER_TIMEOUT (spec: 12 hours). */
+  @IsInt()
+  @Min(1)
+  UPLOAD_WINDOW_HOURS = 12;
+
+  @IsInt()
+  @Min(200)
+  UPLOAD_WINDOW_SWEEP_INTERVAL_MS = 60_000;
 }
 
-export type OrdersConfig = CoreConfig;
-
-export function loadOrdersConfig(env: NodeJS.ProcessEnv = process.env): OrdersConfig {
-  return toCoreConfig(validateEnv(OrdersEnv, env));
+export interface OrdersConfig extends CoreConfig {
+  storage: StorageConfig;
+  retentionMs: number;
+  uploadWindowMs: number;
+  uploadWindowSweepIntervalMs: number;
 }
+
+export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): OrdersConfig {
+  const env = validateEnv(OrdersEnv, source);
+  return {
+    ...toCoreConfig(env),
+    storage: toStorageConfig(env),
+    retentionMs: env.ORDER_RETENTION_HOURS * 3600_000,
+    uploadWindowMs: env.UPLOAD_WINDOW_HOURS * 3600_000,
+    uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
+  };
+}
+
+export const ORDERS_CONFIG = Symbol('ORDERS_CONFIG');

@@ -2,7 +2,16 @@ import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { UPLOADS_ENTITIES, UPLOADS_SCHEMA } from './database/entities';
 import { UPLOADS_MIGRATIONS } from './database/migrations';
-import { UploadsConfig } from './uploads.config';
+import { ReconcileUploadsUseCase } from './detection/reconcile-uploads.use-case';
+import { ReconcileScheduler } from './detection/reconcile.scheduler';
+import { StorageEventsConsumer } from './detection/storage-events.consumer';
+import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
+import { SourceFetcher } from './fetch/source-fetcher';
+import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
+import { SlotsRpcController } from './slots/slots.controller';
+import { SlotsService } from './slots/slots.service';
+import { UploadUrlsService } from './slots/upload-urls.service';
+import { UPLOADS_CONFIG, UploadsConfig } from './uploads.config';
 
 @Module({})
 export class AppModule {
@@ -18,6 +27,18 @@ export class AppModule {
           entities: UPLOADS_ENTITIES,
           migrations: UPLOADS_MIGRATIONS,
         }),
+      ],
+      controllers: [SlotsRpcController],
+      providers: [
+        { provide: UPLOADS_CONFIG, useValue: config },
+        SlotsService,
+        UploadUrlsService,
+        MarkUploadedUseCase,
+        StorageEventsConsumer,
+        ReconcileUploadsUseCase,
+        ReconcileScheduler,
+        SourceFetcher,
+        FetchSourceConsumer,
       ],
     };
   }

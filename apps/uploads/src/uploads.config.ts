@@ -1,12 +1,86 @@
-import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
+
+const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
 export class UploadsEnv extends StorageEnv {
   override PORT = 3102;
+
+  /** Base address of the public API: test-key upload URLs point at its sink. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  PUBLIC_BASE_URL = 'http://127.0.0.1:3000';
+
+  /** Signs and verifies test-key upload tokens. Required in production. */
+  @IsString()
+  @MinLength(16)
+  TEST_UPLOAD_SECRET = DEV_TEST_UPLOAD_SECRET;
+
+  @IsInt()
+  @Min(60)
+  UPLOAD_URL_SECONDS = 900;
+
+  @IsInt()
+  @Min(1024)
+  SOURCE_FETCH_MAX_BYTES = 32 * 1024 * 1024;
+
+  @IsInt()
+  @Min(1000)
+  SOURCE_FETCH_TIMEOUT_MS = 30_000;
+
+  /** Test only: let the URL fetcher reach private addresses (never in production). */
+  @Transform(({ value }: { value: unknown }) => value === true || value === 'true')
+  @IsBoolean()
+  SOURCE_FETCH_ALLOW_PRIVATE = false;
+
+  @IsOptional()
+  @IsString()
+  SOURCE_FETCH_EXTRA_CA_FILE?: string;
+
+  @IsInt()
+  @Min(500)
+  RECONCILE_INTERVAL_MS = 30_000;
+
+  /** A slot is checked against storage once it has waited this long without a notification. */
+  @IsInt()
+  @Min(0)
+  RECONCILE_MIN_AGE_MS = 10_000;
 }
 
-export type UploadsConfig = CoreConfig & { storage: StorageConfig };
+export interface UploadsConfig extends CoreConfig {
+  storage: StorageConfig;
+  publicBaseUrl: string;
+  testUploadSecret: string;
+  uploadUrlSeconds: number;
+  sourceFetch: { maxBytes: number; timeoutMs: number; allowPrivate: boolean; extraCaFile?: string };
+  reconcile: { intervalMs: number; minAgeMs: number };
+}
 
 export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): UploadsConfig {
   const env = validateEnv(UploadsEnv, source);
-  return { ...toCoreConfig(env), storage: toStorageConfig(env) };
+  if (env.NODE_ENV === 'production') {
+    const unsafe = [
+      ...(env.TEST_UPLOAD_SECRET === DEV_TEST_UPLOAD_SECRET ? ['TEST_UPLOAD_SECRET'] : []),
+      ...(env.SOURCE_FETCH_ALLOW_PRIVATE ? ['SOURCE_FETCH_ALLOW_PRIVATE'] : []),
+    ];
+    if (unsafe.length > 0) {
+      throw new ConfigValidationError(unsafe, unsafe.map((name) => `${name}: must be set to a production value`));
+    }
+  }
+  return {
+    ...toCoreConfig(env),
+    storage: toStorageConfig(env),
+    publicBaseUrl: env.PUBLIC_BASE_URL,
+    testUploadSecret: env.TEST_UPLOAD_SECRET,
+    uploadUrlSeconds: env.UPLOAD_URL_SECONDS,
+    sourceFetch: {
+      maxBytes: env.SOURCE_FETCH_MAX_BYTES,
+      timeoutMs: env.SOURCE_FETCH_TIMEOUT_MS,
+      allowPrivate: env.SOURCE_FETCH_ALLOW_PRIVATE,
+      extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,
+    },
+    reconcile: { intervalMs: env.RECONCILE_INTERVAL_MS, minAgeMs: env.RECONCILE_MIN_AGE_MS },
+  };
 }
+
+export const UPLOADS_CONFIG = Symbol('UPLOADS_CONFIG');

@@ -2,7 +2,13 @@ import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { WATERMARK_ENTITIES, WATERMARK_SCHEMA } from './database/entities';
 import { WATERMARK_MIGRATIONS } from './database/migrations';
-import { WatermarkProcessorConfig } from './watermark-processor.config';
+import { EmbedJobConsumer } from './embed/embed-job.consumer';
+import { EmbedOutputUseCase } from './embed/embed-output.use-case';
+import { WatermarkEngine } from './engine/watermark-engine';
+import { IssuanceRepository } from './issuance/issuance.repository';
+import { PackageJobConsumer } from './package/package-job.consumer';
+import { PackageOrderUseCase } from './package/package-order.use-case';
+import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from './watermark-processor.config';
 
 @Module({})
 export class AppModule {
@@ -18,6 +24,15 @@ export class AppModule {
           entities: WATERMARK_ENTITIES,
           migrations: WATERMARK_MIGRATIONS,
         }),
+      ],
+      providers: [
+        { provide: PROCESSOR_CONFIG, useValue: config },
+        IssuanceRepository,
+        WatermarkEngine,
+        EmbedOutputUseCase,
+        EmbedJobConsumer,
+        PackageOrderUseCase,
+        PackageJobConsumer,
       ],
     };
   }

@@ -2,7 +2,11 @@ import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOKS_ENTITIES, WEBHOOKS_SCHEMA } from './database/entities';
 import { WEBHOOKS_MIGRATIONS } from './database/migrations';
+import { DeliveriesModule } from './deliveries/deliveries.module';
+import { ManagementModule } from './management/management.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { WebhooksConfig } from './webhooks.config';
+import { WebhooksSettingsModule } from './webhooks-settings.module';
 
 @Module({})
 export class AppModule {
@@ -14,9 +18,14 @@ export class AppModule {
           name: 'webhooks',
           schema: WEBHOOKS_SCHEMA,
           core: config,
+          storage: config.storage,
           entities: WEBHOOKS_ENTITIES,
           migrations: WEBHOOKS_MIGRATIONS,
         }),
+        WebhooksSettingsModule.forRoot(config),
+        NotificationsModule,
+        DeliveriesModule,
+        ManagementModule,
       ],
     };
   }

@@ -9,5 +9,5 @@ void runService({
   module: (config) => AppModule.forRoot(config),
   port: (config) => config.http.port,
   natsUrl: (config) => config.nats.url,
-  rpc: false,
+  rpc: true,
 });

@@ -1,12 +1,133 @@
-import { CoreConfig, CoreEnv, toCoreConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { isIP } from 'node:net';
+import path from 'node:path';
 
-export class WebhooksEnv extends CoreEnv {
+const toBoolean = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value;
+
+/**
+ * Development-only key for webhook secrets at rest. Production refuses to start without its own key, so a
+ * database dump together with this public value never reveals a production secret.
+ */
+const DEV_SECRET_ENCRYPTION_KEY = 'ZGV2LW9ubHktd2ViaG9vay1zZWNyZXQta2V5LTMyYiE=';
+
+export class WebhooksEnv extends StorageEnv {
   override PORT = 3106;
+
+  /** AES-256-GCM key for webhook secrets: 32 bytes, base64 (or 64 hex characters). Required in production. */
+  @IsOptional()
+  @Matches(/^([A-Za-z0-9+/]{43}=|[0-9a-fA-F]{64})$/, { message: 'must be 32 bytes as base64 or 64 hex characters' })
+  WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
+
+  /** Local development only: accept plain http:// webhook URLs (refused in production). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOK_ALLOW_HTTP = false;
+
+  /** Comma-separated IP addresses that deliveries may reach although private/loopback (e.g. 127.0.0.1,::1 locally). */
+  @IsString()
+  WEBHOOK_ALLOWED_TARGET_IPS = '';
+
+  /** How often the scheduler looks for due deliveries. */
+  @IsInt()
+  @Min(50)
+  @Max(10_000)
+  WEBHOOK_DISPATCH_INTERVAL_MS = 250;
+
+  /** Deliveries in flight per service replica, over all endpoints. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_CONCURRENCY = 32;
+
+  /** Deliveries in flight per endpoint and replica, so one slow receiver cannot take every slot. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT = 4;
+
+  /** SMTP connection URL for failure e-mails (smtp:// or smtps://); without it mails are written to MAIL_OUTBOX_DIR. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsString()
+  MAIL_FROM = 'Content Protection <no-reply@content-protection.local>';
+
+  /** Directory the local file transport writes .eml files to (relative to the working directory). */
+  @IsString()
+  MAIL_OUTBOX_DIR = path.join('tmp', 'mail');
 }
 
-export type WebhooksConfig = CoreConfig;
+export interface WebhooksSettings {
+  secretEncryptionKey: Buffer;
+  allowHttp: boolean;
+  allowedTargetIps: string[];
+  dispatchIntervalMs: number;
+  maxConcurrency: number;
+  maxConcurrencyPerEndpoint: number;
+}
+
+export interface MailSettings {
+  smtpUrl: string | undefined;
+  from: string;
+  outboxDir: string;
+}
+
+export interface WebhooksConfig extends CoreConfig {
+  storage: StorageConfig;
+  webhooks: WebhooksSettings;
+  mail: MailSettings;
+}
+
+/** Injection token of the webhooks-specific settings. */
+export const WEBHOOKS_SETTINGS = Symbol('WEBHOOKS_SETTINGS');
+export const MAIL_SETTINGS = Symbol('MAIL_SETTINGS');
+
+function decodeKey(value: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+}
 
 export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): WebhooksConfig {
   const env = validateEnv(WebhooksEnv, source);
-  return toCoreConfig(env);
+  const problems: string[] = [];
+  const variables: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  if (production && !env.WEBHOOK_SECRET_ENCRYPTION_KEY) {
+    variables.push('WEBHOOK_SECRET_ENCRYPTION_KEY');
+    problems.push('WEBHOOK_SECRET_ENCRYPTION_KEY: is required in production');
+  }
+  if (production && env.WEBHOOK_ALLOW_HTTP) {
+    variables.push('WEBHOOK_ALLOW_HTTP');
+    problems.push('WEBHOOK_ALLOW_HTTP: is not allowed in production');
+  }
+  if (production && !env.SMTP_URL) {
+    variables.push('SMTP_URL');
+    problems.push('SMTP_URL: is required in production');
+  }
+  const allowedTargetIps = env.WEBHOOK_ALLOWED_TARGET_IPS.split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  if (allowedTargetIps.some((entry) => isIP(entry) === 0)) {
+    variables.push('WEBHOOK_ALLOWED_TARGET_IPS');
+    problems.push('WEBHOOK_ALLOWED_TARGET_IPS: must be a comma-separated list of IP addresses');
+  }
+  if (problems.length > 0) {
+    throw new ConfigValidationError(variables, problems);
+  }
+  return {
+    ...toCoreConfig(env),
+    storage: toStorageConfig(env),
+    webhooks: {
+      secretEncryptionKey: decodeKey(env.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_SECRET_ENCRYPTION_KEY),
+      allowHttp: env.WEBHOOK_ALLOW_HTTP,
+      allowedTargetIps,
+      dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
+      maxConcurrency: env.WEBHOOK_MAX_CONCURRENCY,
+      maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },
+  };
 }

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { OrderStatus } from './orders';
 import { EventSubjects } from './subjects';
 
 export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract'] as const;
@@ -92,4 +93,24 @@ export class OrderFailedEvent extends OrderEventBase {
   /** A public order failure code (OrderFailureCode). */
   @IsString()
   errorCode!: string;
+}
+
+/** `evt.orders.order.status-changed`: every change of an order's status. */
+export class OrderStatusChangedEvent {
+  static readonly subject = EventSubjects.orderStatusChanged;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsIn(['live', 'test'])
+  mode!: 'live' | 'test';
+
+  @IsIn(ORDER_TYPES)
+  orderType!: WatermarkOrderType;
+
+  @IsIn(['pending', 'inProgress', 'complete', 'failed', 'expired'])
+  status!: OrderStatus;
 }

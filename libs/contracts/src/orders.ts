@@ -57,16 +57,3 @@ export class GetOrderQuery {
   @Matches(ORDER_ID_PATTERN)
   orderId!: string;
 }
-
-/** `orders.credit-balance` */
-export class GetCreditBalanceQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-}
-
-export interface CreditBalanceView {
-  accountId: string;
-  balance: number;
-}

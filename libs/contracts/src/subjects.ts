@@ -8,22 +8,28 @@ export const RpcPatterns = {
   ordersCreateEmbed: 'orders.create-embed',
   ordersCreateExtract: 'orders.create-extract',
   ordersDownload: 'orders.download',
-  ordersDownloadOutput: 'orders.download-output',
-  ordersCreditBalance: 'orders.credit-balance',
 } as const;
 
 export const EventSubjects = {
   accountCreated: 'evt.gateway.account.created',
   creditsGranted: 'evt.gateway.credits.granted',
-  orderCreated: 'evt.orders.order.created',
+  orderStatusChanged: 'evt.orders.order.status-changed',
   orderCompleted: 'evt.orders.order.completed',
   orderFailed: 'evt.orders.order.failed',
   fileUploaded: 'evt.uploads.file.uploaded',
+  fileFailed: 'evt.uploads.file.failed',
+  outputProcessing: 'evt.watermark.output.processing',
+  outputCompleted: 'evt.watermark.output.completed',
+  outputFailed: 'evt.watermark.output.failed',
+  outputDelayed: 'evt.watermark.output.delayed',
+  packageCompleted: 'evt.watermark.package.completed',
 } as const;
 
 export const JobSubjects = {
   watermarkEmbed: 'job.watermark.embed',
   watermarkExtract: 'job.watermark.extract',
+  watermarkPackage: 'job.watermark.package',
+  uploadsFetch: 'job.uploads.fetch',
 } as const;
 
 /** Subject that MinIO's bucket notification target (and the local S3 bridge) publishes to. */

@@ -1,2 +1,254 @@
 // Webhook management commands and queries (request/reply between the gateway and the webhooks service).
-export {};
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { CallerContext } from './accounts';
+
+/** Request/reply subjects served by the webhooks service. */
+export const WebhookRpcPatterns = {
+  create: 'webhooks.create',
+  update: 'webhooks.update',
+  list: 'webhooks.list',
+  get: 'webhooks.get',
+  delete: 'webhooks.delete',
+  listEvents: 'webhooks.list-events',
+  retryEvent: 'webhooks.retry-event',
+  retryFailed: 'webhooks.retry-failed',
+} as const;
+
+export const WEBHOOK_NAME_MAX_LENGTH = 100;
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+/** Largest id a webhook or delivery event path segment may carry (PostgreSQL int4 / safe integers). */
+export const WEBHOOK_ID_MAX = 2_147_483_647;
+export const WEBHOOK_ID_PATTERN = /^[1-9][0-9]{0,9}$/;
+export const WEBHOOK_EVENT_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+
+/** Dates of the bulk retry: `YYYY-MM-DD` or an ISO 8601 date-time with offset. */
+export const WEBHOOK_RANGE_DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const WEBHOOK_EVENT_TYPES = [
+  'order.antiAi.completed',
+  'order.antiAi.failed',
+  'order.watermarkEmbed.completed',
+  'order.watermarkEmbed.failed',
+  'order.watermarkExtract.completed',
+  'order.watermarkExtract.failed',
+  'order.aiDetection.completed',
+  'order.aiDetection.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+// ---- HTTP bodies and queries (validated by the gateway) ----
+
+/** `POST /api/v2/orders/webhooks` */
+export class CreateWebhookBody {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  name!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  url!: string;
+}
+
+/** `PUT /api/v2/orders/webhooks/{webhookId}`; `isActive` is our addition (pause without deleting). */
+export class UpdateWebhookBody extends CreateWebhookBody {
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** `POST /api/v2/orders/webhooks/{webhookId}/events/retry-failed` */
+export class RetryFailedWebhookEventsBody {
+  @IsString()
+  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  fromDate!: string;
+
+  @IsString()
+  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  toDate!: string;
+}
+
+/** Query of `GET /api/v2/orders/webhooks/{webhookId}/events`. */
+export class ListWebhookEventsParams {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  page?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @IsOptional()
+  @IsIn(WEBHOOK_DELIVERY_STATUSES)
+  status?: WebhookDeliveryStatus;
+}
+
+// ---- RPC commands and queries ----
+
+class WebhookCallerPayload {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+}
+
+/** `webhooks.list` */
+export class ListWebhooksQuery extends WebhookCallerPayload {}
+
+/** `webhooks.get`, `webhooks.delete` */
+export class WebhookRefQuery extends WebhookCallerPayload {
+  @IsInt()
+  @Min(1)
+  @Max(WEBHOOK_ID_MAX)
+  webhookId!: number;
+}
+
+/** `webhooks.create` */
+export class CreateWebhookCommand extends WebhookCallerPayload {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  name!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  url!: string;
+}
+
+/** `webhooks.update` */
+export class UpdateWebhookCommand extends WebhookRefQuery {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  name!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  url!: string;
+
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** `webhooks.list-events` */
+export class ListWebhookEventsQuery extends WebhookRefQuery {
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  page!: number;
+
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit!: number;
+
+  @IsOptional()
+  @IsIn(WEBHOOK_DELIVERY_STATUSES)
+  status?: WebhookDeliveryStatus;
+}
+
+/** `webhooks.retry-event`: one delivery event, attempted at once. */
+export class RetryWebhookEventCommand extends WebhookRefQuery {
+  /** The delivery event's integer id, as a string (bigint). */
+  @Matches(WEBHOOK_EVENT_ID_PATTERN)
+  eventId!: string;
+}
+
+/** `webhooks.retry-failed`: every FAILED event created in the range is queued again. */
+export class RetryFailedWebhookEventsCommand extends WebhookRefQuery {
+  @IsString()
+  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  fromDate!: string;
+
+  @IsString()
+  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  toDate!: string;
+}
+
+// ---- Views ----
+
+/** Spec 2.8 without the secret. */
+export interface WebhookView {
+  id: number;
+  name: string;
+  url: string;
+  isActive: boolean;
+  updatedAt: string;
+}
+
+/** The create response: the only time the secret is shown. */
+export interface CreatedWebhookView extends WebhookView {
+  secret: string;
+}
+
+export interface DeletedWebhookView {
+  id: number;
+  deleted: true;
+}
+
+/** One entry of the delivery event list. */
+export interface WebhookEventView {
+  /** Integer id used in the retry path. */
+  id: number;
+  /** The payload's `eventId` (UUID, the same on every attempt). */
+  eventId: string;
+  eventType: WebhookEventType;
+  orderId: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  error: string | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface WebhookEventPageView {
+  items: WebhookEventView[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+/** Spec 4.16 retry-one response (snake_case as published). */
+export interface WebhookEventRetryView {
+  event_id: string;
+  success: boolean;
+  status_code: number | null;
+  status: WebhookDeliveryStatus;
+  error: string | null;
+}
+
+export interface WebhookRetryFailedView {
+  fromDate: string;
+  toDate: string;
+  /** FAILED events queued for delivery again. */
+  retried: number;
+}

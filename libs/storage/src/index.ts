@@ -1,3 +1,4 @@
 export * from './object-storage';
 export * from './storage.module';
 export * from './storage-event';
+export * from './upload-token';

@@ -19,6 +19,8 @@ function clientFor(endpoint: string, config: StorageConfig): Client {
     // A fixed region stops the client from asking the server for bucket locations.
     region: config.region,
     pathStyle: true,
+    // Streams of unknown length go up in parts of this size: bounded memory for large ZIPs.
+    partSize: 16 * 1024 * 1024,
   });
 }
 

@@ -7,7 +7,12 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { AuthenticatedRequest } from './caller';
 
 /** Routes that carry their own authorisation or are for operators, not API clients. */
-const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/api\/docs(-json)?(\/.*)?$/, /^\/api\/v2\/test-uploads\/[^/]+$/];
+const TEST_UPLOAD_PATH = /^\/api\/v2\/test-uploads\/[^/]+$/;
+const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/api\/docs(-json)?(\/.*)?$/, TEST_UPLOAD_PATH];
+
+export function isTestUploadPath(path: string): boolean {
+  return TEST_UPLOAD_PATH.test(path);
+}
 
 export function isPublicPath(path: string): boolean {
   return PUBLIC_PATHS.some((pattern) => pattern.test(path));

@@ -5,7 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
-import { apiKeyAuthMiddleware } from '../auth/api-key-auth.middleware';
+import { apiKeyAuthMiddleware, isTestUploadPath } from '../auth/api-key-auth.middleware';
 import { GatewayConfig } from '../gateway.config';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { EnvelopeInterceptor } from './envelope.interceptor';
@@ -31,7 +31,11 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.set('trust proxy', true);
   app.use(createHttpLogger({ service: 'api-gateway', level: config.log.level }));
   app.use(apiKeyAuthMiddleware(app.get(AccountsRepository), app.get(RateLimiterService)));
-  app.use(json({ limit: config.bodyLimitBytes, strict: true }));
+  const parseJson = json({ limit: config.bodyLimitBytes, strict: true });
+  // The test-upload sink streams raw file bytes, whatever their declared type.
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    isTestUploadPath(request.path) ? next() : parseJson(request, response, next),
+  );
   app.use(bodyParserErrors);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -1,22 +1,66 @@
-import { CallerContext, ErrorCode, DomainException, GetOrderQuery, ORDER_ID_PATTERN, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
+import {
+  CallerContext,
+  CreateEmbedOrderCommand,
+  CreateEmbedOrderDto,
+  DomainException,
+  DownloadQuery,
+  DownloadView,
+  ErrorCode,
+  GetOrderQuery,
+  ORDER_ID_PATTERN,
+  OUTPUT_FILE_ID_PATTERN,
+  RpcPatterns,
+  WatermarkOrderView,
+} from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Controller, Get, Param } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../auth/caller';
 
+function checked(value: string, pattern: RegExp, code: ErrorCode): string {
+  if (!pattern.test(value)) {
+    throw new DomainException(code, `path id ${value} does not match ${pattern.source}`);
+  }
+  return value;
+}
+
+/** v3 watermark orders: thin HTTP layer; the orders service holds the rules. */
 @ApiTags('orders (v3)')
 @Controller('api/v3/orders')
 export class OrdersController {
   constructor(private readonly rpc: RpcClient) {}
 
+  @Post('wtr-embed')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a watermark embed order (spec 4.1)' })
+  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateEmbedOrderDto): Promise<WatermarkOrderView> {
+    const command: CreateEmbedOrderCommand = { caller, request };
+    return this.rpc.request<WatermarkOrderView>(RpcPatterns.ordersCreateEmbed, command);
+  }
+
   @Get(':orderId')
   @ApiOperation({ summary: 'Get a watermark order (spec 4.3)' })
-  async get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<WatermarkOrderView> {
-    if (!ORDER_ID_PATTERN.test(orderId)) {
-      // Not an order id at all: there is no such order.
-      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
-    }
-    const query: GetOrderQuery = { caller, orderId };
+  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<WatermarkOrderView> {
+    // Not an order id at all: there is no such order.
+    const query: GetOrderQuery = { caller, orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
     return this.rpc.request<WatermarkOrderView>(RpcPatterns.ordersGet, query);
+  }
+
+  @Get(':orderId/download')
+  @ApiOperation({ summary: 'Download URL for the results of a completed embed order (spec 4.4)' })
+  download(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DownloadView> {
+    const query: DownloadQuery = { caller, orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
+    return this.rpc.request<DownloadView>(RpcPatterns.ordersDownload, query);
+  }
+
+  @Get(':orderId/files/:fileId/download')
+  @ApiOperation({ summary: 'Download URL for one output of a completed embed order (spec 4.5)' })
+  downloadOutput(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('fileId') fileId: string): Promise<DownloadView> {
+    const query: DownloadQuery = {
+      caller,
+      orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
+      outputFileId: checked(fileId, OUTPUT_FILE_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
+    };
+    return this.rpc.request<DownloadView>(RpcPatterns.ordersDownload, query);
   }
 }

@@ -1,6 +1,16 @@
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
 import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
+import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
+import { OrderFileEntity } from '../orders/order-file.entity';
+import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
 
 export const ORDERS_SCHEMA = 'orders';
-export const ORDERS_ENTITIES = [OrderEntity, CreditLedgerEntryEntity, CreditBalanceEntity];
+export const ORDERS_ENTITIES = [
+  OrderEntity,
+  OrderFileEntity,
+  OrderOutputEntity,
+  IdempotencyRecordEntity,
+  CreditLedgerEntryEntity,
+  CreditBalanceEntity,
+];

@@ -1,11 +1,19 @@
-import { KeyMode, OrderStatus } from '@cp/contracts';
+import { ExtractResultView, KeyMode, OrderStatus } from '@cp/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export type OrderType = 'watermarkEmbed' | 'watermarkExtract';
 export type ApiVersion = 'v2' | 'v3';
 
+const NAME_PREFIX: Record<OrderType, string> = { watermarkEmbed: 'watermark-embed', watermarkExtract: 'watermark-extract' };
+
+/** The order name of events, reports and v2 details; derived from type and id. */
+export function orderNameOf(order: Pick<OrderEntity, 'type' | 'id'>): string {
+  return `${NAME_PREFIX[order.type]}-${order.id}`;
+}
+
 @Entity({ name: 'order' })
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
+@Index('idx_order_pending_created', ['createdAt'], { where: `status = 'pending'` })
 export class OrderEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -23,9 +31,6 @@ export class OrderEntity {
   apiVersion!: ApiVersion;
 
   @Column({ type: 'text' })
-  name!: string;
-
-  @Column({ type: 'text' })
   status!: OrderStatus;
 
   @Column({ name: 'processing_delayed', type: 'boolean', default: false })
@@ -34,8 +39,26 @@ export class OrderEntity {
   @Column({ name: 'failure_code', type: 'text', nullable: true })
   failureCode!: string | null;
 
+  /** Credits charged at creation (0 for test orders); restored once if the order fails. */
+  @Column({ name: 'credits_charged', type: 'integer', default: 0 })
+  creditsCharged!: number;
+
+  /** Embed: the single output or the ZIP that `download` hands out. */
+  @Column({ name: 'package_key', type: 'text', nullable: true })
+  packageKey!: string | null;
+
+  /** Extract: the result summary (spec 2.4). */
+  @Column({ type: 'jsonb', nullable: true })
+  result!: ExtractResultView | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt!: Date | null;
+
+  @Column({ name: 'failed_at', type: 'timestamptz', nullable: true })
+  failedAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

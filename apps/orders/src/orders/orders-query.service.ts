@@ -1,29 +1,24 @@
+import { Clock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, WatermarkOrderView } from '@cp/contracts';
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { OrderEntity } from './order.entity';
+import { Injectable } from '@nestjs/common';
+import { toWatermarkOrderView } from './order-view.mapper';
+import { OrdersRepository } from './orders.repository';
+import { UploadsClient } from './uploads.client';
 
 /** The read model of `GET /api/v3/orders/{orderId}`: only the caller's orders of the key's mode. */
 @Injectable()
 export class OrdersQueryService {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly repository: OrdersRepository,
+    private readonly uploads: UploadsClient,
+    private readonly clock: Clock,
+  ) {}
 
   async get(caller: CallerContext, orderId: string): Promise<WatermarkOrderView> {
-    const order = await this.dataSource
-      .getRepository(OrderEntity)
-      .findOneBy({ id: orderId, accountId: caller.accountId, mode: caller.mode });
-    if (!order) {
+    const aggregate = await this.repository.findOwned(orderId, caller.accountId, caller.mode);
+    if (!aggregate) {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `order ${orderId} not found for the caller`);
     }
-    return {
-      orderId: order.id,
-      status: order.status,
-      processingDelayed: order.processingDelayed,
-      expiresAt: order.expiresAt.toISOString(),
-      files: [],
-      outputs: [],
-      result: null,
-      reports: [],
-    };
+    return toWatermarkOrderView(aggregate, await this.uploads.urlsFor(aggregate, this.clock.now()));
   }
 }

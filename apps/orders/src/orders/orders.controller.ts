@@ -1,16 +1,32 @@
-import { GetOrderQuery, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
+import { CreateEmbedOrderCommand, DownloadQuery, DownloadView, GetOrderQuery, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DownloadsService } from '../downloads/downloads.service';
+import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
 import { OrdersQueryService } from './orders-query.service';
 
 @RpcHandlers()
 @Controller()
 export class OrdersRpcController {
-  constructor(private readonly queries: OrdersQueryService) {}
+  constructor(
+    private readonly queries: OrdersQueryService,
+    private readonly createEmbedOrder: CreateEmbedOrderUseCase,
+    private readonly downloads: DownloadsService,
+  ) {}
 
   @MessagePattern(RpcPatterns.ordersGet)
   get(@Payload() query: GetOrderQuery): Promise<WatermarkOrderView> {
     return this.queries.get(query.caller, query.orderId);
+  }
+
+  @MessagePattern(RpcPatterns.ordersCreateEmbed)
+  createEmbed(@Payload() command: CreateEmbedOrderCommand): Promise<WatermarkOrderView> {
+    return this.createEmbedOrder.execute(command);
+  }
+
+  @MessagePattern(RpcPatterns.ordersDownload)
+  download(@Payload() query: DownloadQuery): Promise<DownloadView> {
+    return this.downloads.download(query);
   }
 }

@@ -1,3 +1,4 @@
+import { UploadSlotEntity } from '../slots/upload-slot.entity';
+
 export const UPLOADS_SCHEMA = 'uploads';
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const UPLOADS_ENTITIES: Function[] = [];
+export const UPLOADS_ENTITIES = [UploadSlotEntity];

@@ -1,3 +1,4 @@
+import { IssuanceEntity } from '../issuance/issuance.entity';
+
 export const WATERMARK_SCHEMA = 'watermark';
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const WATERMARK_ENTITIES: Function[] = [];
+export const WATERMARK_ENTITIES = [IssuanceEntity];

@@ -1,3 +1,6 @@
+import { WebhookDeliveryEntity } from '../deliveries/webhook-delivery.entity';
+import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
+import { AccountContactEntity } from '../notifications/account-contact.entity';
+
 export const WEBHOOKS_SCHEMA = 'webhooks';
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const WEBHOOKS_ENTITIES: Function[] = [];
+export const WEBHOOKS_ENTITIES = [WebhookEndpointEntity, WebhookDeliveryEntity, AccountContactEntity];

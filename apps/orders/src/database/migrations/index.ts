@@ -1,4 +1,5 @@
 import { Init1795310292846 } from './1795310292846-Init';
+import { EmbedOrders1795311403465 } from './1795311403465-EmbedOrders';
 
 /** Committed migrations, in order; run at start by the service. */
-export const ORDERS_MIGRATIONS = [Init1795310292846];
+export const ORDERS_MIGRATIONS = [Init1795310292846, EmbedOrders1795311403465];

@@ -1,4 +1,5 @@
 import { Init1795310371741 } from './1795310371741-Init';
+import { UploadSlots1795311255570 } from './1795311255570-UploadSlots';
 
 /** Committed migrations, in order; run at start by the service. */
-export const UPLOADS_MIGRATIONS = [Init1795310371741];
+export const UPLOADS_MIGRATIONS = [Init1795310371741, UploadSlots1795311255570];

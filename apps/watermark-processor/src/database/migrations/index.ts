@@ -1,4 +1,5 @@
 import { Init1795310374067 } from './1795310374067-Init';
+import { Issuance1795311299226 } from './1795311299226-Issuance';
 
 /** Committed migrations, in order; run at start by the service. */
-export const WATERMARK_MIGRATIONS = [Init1795310374067];
+export const WATERMARK_MIGRATIONS = [Init1795310374067, Issuance1795311299226];

@@ -1,0 +1,24 @@
+import { RegisterSlotsCommand, UploadRpcPatterns, UploadUrlsQuery, UploadUrlsView } from '@cp/contracts';
+import { RpcClient } from '@cp/messaging';
+import { Injectable } from '@nestjs/common';
+import { OrderAggregate } from './orders.repository';
+
+/** The uploads service owns upload slots and upload URLs; orders asks it over request/reply. */
+@Injectable()
+export class UploadsClient {
+  constructor(private readonly rpc: RpcClient) {}
+
+  async registerSlots(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
+    return this.rpc.request<UploadUrlsView>(UploadRpcPatterns.registerSlots, command);
+  }
+
+  /** Fresh upload URLs, only while the order is pending and not expired (spec 2.2). */
+  async urlsFor(aggregate: OrderAggregate, now: Date): Promise<Record<string, string>> {
+    const waiting = aggregate.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl).map((file) => file.id);
+    if (aggregate.order.status !== 'pending' || aggregate.order.expiresAt <= now || waiting.length === 0) {
+      return {};
+    }
+    const query: UploadUrlsQuery = { orderId: aggregate.order.id, fileIds: waiting };
+    return (await this.rpc.request<UploadUrlsView>(UploadRpcPatterns.uploadUrls, query)).urls;
+  }
+}

@@ -1,0 +1,54 @@
+import { EmbedJob, JobSubjects, ObjectKeys, outputFileName } from '@cp/contracts';
+import { OutboxWriter } from '@cp/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { SampleFiles } from '../downloads/sample-files';
+import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
+import { OrderOutputEntity } from '../orders/order-output.entity';
+import { OrderLifecycle } from '../orders/order-lifecycle.service';
+import { OrderAggregate } from '../orders/orders.repository';
+
+/**
+ * Every file is in: the order moves to inProgress and one job per output goes to the processor's work
+ * queue. Test orders get simulated outputs at once (no processor, no result files).
+ */
+@Injectable()
+export class StartProcessingUseCase {
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    private readonly outbox: OutboxWriter,
+    private readonly lifecycle: OrderLifecycle,
+    private readonly samples: SampleFiles,
+  ) {}
+
+  async execute(manager: EntityManager, aggregate: OrderAggregate): Promise<void> {
+    const { order, files, outputs } = aggregate;
+    await this.lifecycle.startProcessing(manager, order);
+    if (order.mode === 'test') {
+      await manager.update(OrderOutputEntity, { orderId: order.id }, { status: 'completed' });
+      outputs.forEach((output) => (output.status = 'completed'));
+      await this.lifecycle.complete(manager, aggregate, { download: this.samples.forOrder(outputs.length) });
+      return;
+    }
+    await manager.update(OrderOutputEntity, { orderId: order.id }, { status: 'queued' });
+    const buckets = this.config.storage.buckets;
+    for (const output of outputs) {
+      output.status = 'queued';
+      const input = files.find((file) => file.id === output.inputFileId);
+      if (!input) {
+        throw new Error(`output ${output.fileId} has no input file`);
+      }
+      const name = outputFileName(input.fileName, output.fileId);
+      const job: EmbedJob = {
+        orderId: order.id,
+        accountId: order.accountId,
+        outputFileId: output.fileId,
+        text: output.watermarkText,
+        mediaKind: output.mediaKind,
+        input: { bucket: buckets.inputs, key: ObjectKeys.input(order.accountId, order.id, input.id, input.fileName), fileName: input.fileName },
+        output: { bucket: buckets.outputs, key: ObjectKeys.output(order.accountId, order.id, output.fileId, name), fileName: name },
+      };
+      await this.outbox.add(manager, JobSubjects.watermarkEmbed, job);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { EventSubjects, FileFailedEvent, FileUploadedEvent, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { OrderFileEntity } from '../orders/order-file.entity';
+import { OrderLifecycle } from '../orders/order-lifecycle.service';
+import { OrdersRepository } from '../orders/orders.repository';
+import { StartProcessingUseCase } from './start-processing.use-case';
+
+/** Uploads detected (or URL fetches finished) move files, and then orders, forward by themselves. */
+@Injectable()
+export class UploadEventsConsumer implements OnModuleInit {
+  constructor(
+    private readonly messaging: MessagingRuntime,
+    private readonly repository: OrdersRepository,
+    private readonly lifecycle: OrderLifecycle,
+    private readonly startProcessing: StartProcessingUseCase,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: 'orders-file-uploaded',
+      stream: Streams.events.name,
+      filterSubject: EventSubjects.fileUploaded,
+      payload: FileUploadedEvent,
+      handle: (event, context) =>
+        context.transaction(async (manager) => {
+          const aggregate = await this.repository.lock(manager, event.orderId);
+          const file = aggregate?.files.find((candidate) => candidate.id === event.fileId);
+          if (!aggregate || !file || file.status !== 'awaiting_upload' || aggregate.order.status !== 'pending') {
+            return;
+          }
+          file.status = 'uploaded';
+          file.size = String(event.size);
+          await manager.update(OrderFileEntity, file.id, { status: 'uploaded', size: file.size });
+          if (aggregate.files.every((candidate) => candidate.status === 'uploaded')) {
+            await this.startProcessing.execute(manager, aggregate);
+          }
+        }).then(() => undefined),
+    });
+    this.messaging.register({
+      durable: 'orders-file-failed',
+      stream: Streams.events.name,
+      filterSubject: EventSubjects.fileFailed,
+      payload: FileFailedEvent,
+      handle: (event, context) =>
+        context.transaction(async (manager) => {
+          const aggregate = await this.repository.lock(manager, event.orderId);
+          if (aggregate && aggregate.order.status === 'pending') {
+            await manager.update(OrderFileEntity, event.fileId, { status: 'failed' });
+            await this.lifecycle.fail(manager, aggregate, event.code);
+          }
+        }).then(() => undefined),
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { KeyMode } from '@cp/contracts';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export type UploadSlotStatus = 'awaiting' | 'fetching' | 'uploaded' | 'failed';
+
+/** Where one input file of an order is expected, and whether it has arrived. */
+@Entity({ name: 'upload_slot' })
+@Index('uq_upload_slot_object', ['bucket', 'objectKey'], { unique: true })
+@Index('idx_upload_slot_awaiting', ['lastCheckedAt'], { where: `status = 'awaiting'` })
+export class UploadSlotEntity {
+  @PrimaryColumn({ name: 'file_id', type: 'bigint' })
+  fileId!: string;
+
+  @Column({ name: 'order_id', type: 'bigint' })
+  orderId!: string;
+
+  @Column({ name: 'account_id', type: 'bigint' })
+  accountId!: string;
+
+  @Column({ type: 'text' })
+  mode!: KeyMode;
+
+  @Column({ type: 'text' })
+  bucket!: string;
+
+  @Column({ name: 'object_key', type: 'text' })
+  objectKey!: string;
+
+  @Column({ name: 'source_url', type: 'text', nullable: true })
+  sourceUrl!: string | null;
+
+  @Column({ type: 'text' })
+  status!: UploadSlotStatus;
+
+  @Column({ type: 'bigint', nullable: true })
+  size!: string | null;
+
+  @Column({ name: 'failure_reason', type: 'text', nullable: true })
+  failureReason!: string | null;
+
+  @Column({ name: 'last_checked_at', type: 'timestamptz', nullable: true })
+  lastCheckedAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

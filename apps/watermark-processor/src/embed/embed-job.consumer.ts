@@ -1,0 +1,30 @@
+import { EmbedJob, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
+import { EmbedOutputUseCase } from './embed-output.use-case';
+
+/** The embed work queue, shared by every processor replica (one durable pull consumer). */
+@Injectable()
+export class EmbedJobConsumer implements OnModuleInit {
+  constructor(
+    @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
+    private readonly messaging: MessagingRuntime,
+    private readonly embedOutput: EmbedOutputUseCase,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: 'watermark-embed',
+      stream: Streams.jobs.name,
+      filterSubject: EmbedJob.subject,
+      payload: EmbedJob,
+      concurrency: this.config.watermark.concurrency,
+      maxAttempts: this.config.watermark.maxAttempts,
+      backoffMs: [2000, 10_000, 60_000],
+      ackWaitMs: 120_000,
+      handle: (job, context) => this.embedOutput.execute(job, context),
+      onExhausted: (job) => this.embedOutput.delayed(job),
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { Clock } from '@cp/clock';
+import { WebhookDeliveryStatus } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
+import { Injectable, Logger } from '@nestjs/common';
+import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
+import { SecretCipher } from '../endpoints/secret-cipher';
+import { NotifyDeliveryFailureUseCase } from '../notifications/notify-delivery-failure.use-case';
+import { deliveryMetrics } from './delivery-metrics';
+import { initialDeliveryJustFailed, nextRetryDelayMs } from './retry-schedule';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { SendOutcome, WebhookHttpSender } from './webhook-http-sender';
+import { renderPayload } from './webhook-payload';
+import { signatureHeaders } from './webhook-signer';
+
+/** Spec 8: the webhook `downloadUrl` is valid 1 hour. */
+export const DOWNLOAD_URL_SECONDS = 3600;
+
+export type AttemptTrigger = 'automatic' | 'manual';
+
+export interface AttemptResult {
+  outcome: SendOutcome;
+  status: WebhookDeliveryStatus;
+  /** False when the endpoint is gone or the lease was lost, so nothing was recorded. */
+  recorded: boolean;
+}
+
+/**
+ * One delivery attempt of a claimed delivery: render and sign the body, POST it, record the outcome and the
+ * next step of the retry schedule, and tell the owner when the initial delivery failed.
+ */
+@Injectable()
+export class DeliverEventUseCase {
+  private readonly logger = new Logger(DeliverEventUseCase.name);
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly cipher: SecretCipher,
+    private readonly sender: WebhookHttpSender,
+    private readonly storage: ObjectStorage,
+    private readonly notifier: NotifyDeliveryFailureUseCase,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(claim: ClaimedDelivery, trigger: AttemptTrigger): Promise<AttemptResult> {
+    const endpoint = await this.endpoints.findById(claim.webhookId);
+    if (!endpoint) {
+      await this.deliveries.release(claim);
+      return {
+        outcome: { success: false, statusCode: null, error: 'webhook deleted', durationMs: 0, kind: 'network_error' },
+        status: claim.status,
+        recorded: false,
+      };
+    }
+    const secret = this.cipher.decrypt(endpoint.secretCiphertext, endpoint.accountId);
+    const body = renderPayload(claim, await this.downloadUrl(claim));
+    const headers = signatureHeaders(secret, claim.eventId, this.clock.now(), body);
+    const outcome = await this.sender.send({ url: endpoint.url, body, headers: { ...headers } });
+    deliveryMetrics.attempts.inc({ outcome: outcome.kind, trigger });
+
+    const at = this.clock.now();
+    const { status, nextAttemptAt } = this.nextState(claim, trigger, outcome, at);
+    const recorded = await this.deliveries.recordAttempt(claim, {
+      status,
+      nextAttemptAt,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      at,
+      countsForRound: trigger === 'automatic',
+    });
+    if (!recorded) {
+      this.logger.warn({ deliveryId: claim.id }, 'lease lost or delivery deleted during the attempt; outcome not recorded');
+      return { outcome, status, recorded };
+    }
+    if (status !== 'PENDING' && status !== claim.status) {
+      deliveryMetrics.deliveries.inc({ outcome: status === 'SUCCESS' ? 'success' : 'failed' });
+    }
+    this.logger.log(
+      { deliveryId: claim.id, webhookId: claim.webhookId, eventId: claim.eventId, trigger, outcome: outcome.kind, statusCode: outcome.statusCode, status },
+      'webhook attempt',
+    );
+    if (trigger === 'automatic' && !outcome.success && claim.round === 0 && initialDeliveryJustFailed(claim.roundAttempts + 1)) {
+      await this.notifier.execute({
+        accountId: claim.accountId,
+        webhookId: endpoint.id,
+        webhookName: endpoint.name,
+        webhookUrl: endpoint.url,
+        eventId: claim.eventId,
+        eventType: claim.eventType,
+        error: outcome.error,
+        statusCode: outcome.statusCode,
+      });
+    }
+    return { outcome, status, recorded };
+  }
+
+  private nextState(
+    claim: ClaimedDelivery,
+    trigger: AttemptTrigger,
+    outcome: SendOutcome,
+    at: Date,
+  ): { status: WebhookDeliveryStatus; nextAttemptAt: Date | null | 'keep' } {
+    if (outcome.success) {
+      return { status: 'SUCCESS', nextAttemptAt: null };
+    }
+    if (trigger === 'manual') {
+      // A failed manual attempt leaves an automatic schedule in place; otherwise the event is FAILED.
+      return claim.status === 'PENDING' ? { status: 'PENDING', nextAttemptAt: 'keep' } : { status: 'FAILED', nextAttemptAt: null };
+    }
+    const delay = nextRetryDelayMs(claim.roundAttempts + 1);
+    return delay === null ? { status: 'FAILED', nextAttemptAt: null } : { status: 'PENDING', nextAttemptAt: new Date(at.getTime() + delay) };
+  }
+
+  /** Embed completions carry a fresh 1-hour URL at every attempt; other events have no `downloadUrl`. */
+  private async downloadUrl(claim: ClaimedDelivery): Promise<string | null | undefined> {
+    if (claim.eventType !== 'order.watermarkEmbed.completed' && claim.eventType !== 'order.antiAi.completed') {
+      return undefined;
+    }
+    if (!claim.download) {
+      return null;
+    }
+    return this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName);
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { EndpointsModule } from '../endpoints/endpoints.module';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { DeliverEventUseCase } from './deliver-event.use-case';
+import { DeliveryDispatcher } from './delivery-dispatcher';
+import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
+import { OrderEventsConsumer } from './order-events.consumer';
+import { RetryEventUseCase } from './retry-event.use-case';
+import { RetryFailedRangeUseCase } from './retry-failed-range.use-case';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookHttpSender } from './webhook-http-sender';
+
+@Module({
+  imports: [EndpointsModule, NotificationsModule],
+  providers: [
+    WebhookDeliveriesRepository,
+    WebhookHttpSender,
+    DeliverEventUseCase,
+    DeliveryDispatcher,
+    EnqueueOrderEventUseCase,
+    OrderEventsConsumer,
+    RetryEventUseCase,
+    RetryFailedRangeUseCase,
+  ],
+  exports: [WebhookDeliveriesRepository, RetryEventUseCase, RetryFailedRangeUseCase],
+})
+export class DeliveriesModule {}

@@ -1,0 +1,120 @@
+import { Clock } from '@cp/clock';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
+import { DeliverEventUseCase } from './deliver-event.use-case';
+import { deliveryMetrics } from './delivery-metrics';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+
+const GAUGE_REFRESH_MS = 5000;
+
+/**
+ * The scheduler loop: every tick it claims due deliveries from PostgreSQL (the retry queue survives any
+ * restart) and runs each attempt concurrently, bounded overall and per endpoint, so a slow or failing
+ * receiver never holds up the others.
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(DeliveryDispatcher.name);
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly busyByEndpoint = new Map<number, number>();
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  private tickAgain = false;
+  private stopping = false;
+  private gaugeRefreshedAt = 0;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliver: DeliverEventUseCase,
+    private readonly clock: Clock,
+    @Inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  /** Look for due work now (a new event arrived, an attempt finished). */
+  wake(): void {
+    if (!this.stopping) {
+      this.schedule(0);
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    // Attempts in flight finish (at most the 5-second timeout); anything else stays due in the table.
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      await this.claimAndStart();
+      await this.refreshGauge();
+    } catch (error) {
+      this.logger.error({ err: error }, 'dispatch tick failed');
+    } finally {
+      this.ticking = false;
+      if (!this.stopping) {
+        this.schedule(this.tickAgain ? 0 : this.settings.dispatchIntervalMs);
+      }
+      this.tickAgain = false;
+    }
+  }
+
+  private async claimAndStart(): Promise<void> {
+    const free = this.settings.maxConcurrency - this.inFlight.size;
+    if (free <= 0) {
+      return;
+    }
+    const claims = await this.deliveries.claimDue(this.clock.now(), this.busyByEndpoint, this.settings.maxConcurrencyPerEndpoint, free);
+    for (const claim of claims) {
+      this.start(claim);
+    }
+  }
+
+  private start(claim: ClaimedDelivery): void {
+    this.busyByEndpoint.set(claim.webhookId, (this.busyByEndpoint.get(claim.webhookId) ?? 0) + 1);
+    deliveryMetrics.inFlight.inc();
+    const task = this.deliver
+      .execute(claim, 'automatic')
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // The lease runs out and the delivery is claimed again.
+        this.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt crashed');
+      })
+      .finally(() => {
+        this.inFlight.delete(claim.id);
+        const busy = (this.busyByEndpoint.get(claim.webhookId) ?? 1) - 1;
+        if (busy <= 0) {
+          this.busyByEndpoint.delete(claim.webhookId);
+        } else {
+          this.busyByEndpoint.set(claim.webhookId, busy);
+        }
+        deliveryMetrics.inFlight.dec();
+        this.wake();
+      });
+    this.inFlight.set(claim.id, task);
+  }
+
+  private async refreshGauge(): Promise<void> {
+    const now = Date.now();
+    if (now - this.gaugeRefreshedAt < GAUGE_REFRESH_MS) {
+      return;
+    }
+    this.gaugeRefreshedAt = now;
+    const oldest = await this.deliveries.oldestPendingCreatedAt();
+    deliveryMetrics.oldestPendingAge.set(oldest ? Math.max(0, (this.clock.nowMs() - oldest.getTime()) / 1000) : 0);
+  }
+}

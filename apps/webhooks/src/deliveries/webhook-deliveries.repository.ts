@@ -1,0 +1,238 @@
+import { WebhookDeliveryStatus } from '@cp/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { StoredEvent } from './webhook-payload';
+
+/** Seconds an attempt may hold a delivery before another worker may take it (covers a crashed process). */
+export const LEASE_SECONDS = 60;
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: number;
+  accountId: string;
+  eventId: string;
+  eventType: WebhookDeliveryEntity['eventType'];
+  occurredAt: string;
+  data: Record<string, unknown>;
+  download: WebhookDeliveryEntity['download'];
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  roundAttempts: number;
+  round: number;
+  leaseToken: string;
+}
+
+export interface AttemptRecord {
+  status: WebhookDeliveryStatus;
+  /** `keep`: a manual attempt leaves the automatic schedule as it is. */
+  nextAttemptAt: Date | null | 'keep';
+  statusCode: number | null;
+  error: string | null;
+  at: Date;
+  /** Automatic attempts advance the retry schedule; manual ones do not. */
+  countsForRound: boolean;
+}
+
+interface ClaimRow {
+  id: string;
+  webhook_id: number;
+  account_id: string;
+  event_id: string;
+  event_type: WebhookDeliveryEntity['eventType'];
+  occurred_at: Date;
+  data: Record<string, unknown>;
+  download: WebhookDeliveryEntity['download'];
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  round_attempts: number;
+  round: number;
+  lease_token: string;
+}
+
+function toClaim(row: ClaimRow): ClaimedDelivery {
+  return {
+    id: String(row.id),
+    webhookId: row.webhook_id,
+    accountId: String(row.account_id),
+    eventId: row.event_id,
+    eventType: row.event_type,
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    data: row.data,
+    download: row.download,
+    status: row.status,
+    attempts: row.attempts,
+    roundAttempts: row.round_attempts,
+    round: row.round,
+    leaseToken: row.lease_token,
+  };
+}
+
+const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, status, attempts,
+  round_attempts, round, lease_token`;
+
+/** The delivery log and the durable retry queue in one table. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  /** One PENDING delivery per endpoint, due at once; a redelivered source event adds nothing. */
+  async enqueue(manager: EntityManager, accountId: string, sourceEventId: string, event: StoredEvent, webhookIds: number[], at: Date): Promise<number> {
+    if (webhookIds.length === 0) {
+      return 0;
+    }
+    const inserted = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(WebhookDeliveryEntity)
+      .values(
+        webhookIds.map((webhookId) => ({
+          webhookId,
+          accountId,
+          sourceEventId,
+          eventId: event.eventId,
+          eventType: event.eventType,
+          orderId: event.orderId,
+          occurredAt: new Date(event.occurredAt),
+          // jsonb: TypeORM's deep-partial type does not model free-form JSON.
+          data: event.data as QueryDeepPartialEntity<Record<string, unknown>>,
+          download: event.download,
+          status: 'PENDING' as const,
+          nextAttemptAt: at,
+          createdAt: at,
+        })),
+      )
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (inserted.raw as unknown[]).length;
+  }
+
+  /**
+   * Claims due deliveries of active endpoints (FOR UPDATE SKIP LOCKED, so replicas never take the same one)
+   * and leases them. Per endpoint at most `perEndpoint` minus what this replica already runs there, so one
+   * slow receiver never takes the slots of the others.
+   */
+  async claimDue(now: Date, busy: Map<number, number>, perEndpoint: number, limit: number): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) {
+      return [];
+    }
+    const rows = await this.dataSource.query<[ClaimRow[], number]>(
+      `WITH candidates AS (
+         SELECT id FROM (
+           SELECT d.id, d.next_attempt_at,
+                  row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rank,
+                  coalesce(f.busy, 0) AS busy
+           FROM webhook_delivery d
+           JOIN webhook_endpoint e ON e.id = d.webhook_id AND e.is_active
+           LEFT JOIN unnest($2::int[], $3::int[]) AS f(webhook_id, busy) ON f.webhook_id = d.webhook_id
+           WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
+             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+         ) ranked
+         WHERE rank + busy <= $4
+         ORDER BY next_attempt_at, id
+         LIMIT $5
+       ), locked AS (
+         SELECT d.id FROM webhook_delivery d
+         WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'PENDING'
+           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_delivery d
+       SET lease_token = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $6)
+       FROM locked WHERE d.id = locked.id
+       RETURNING ${CLAIM_COLUMNS.split(',').map((column) => `d.${column.trim()}`).join(', ')}`,
+      [now, [...busy.keys()], [...busy.values()], perEndpoint, limit, LEASE_SECONDS],
+    );
+    return rows[0].map(toClaim);
+  }
+
+  /** Leases one delivery of the endpoint for a manual attempt, whatever its status; null when unknown or busy. */
+  async claimOne(webhookId: number, id: string): Promise<ClaimedDelivery | null | 'busy'> {
+    const rows = await this.dataSource.query<[ClaimRow[], number]>(
+      `UPDATE webhook_delivery
+       SET lease_token = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $3)
+       WHERE id = $1 AND webhook_id = $2 AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+       RETURNING ${CLAIM_COLUMNS}`,
+      [id, webhookId, LEASE_SECONDS],
+    );
+    const row = rows[0][0];
+    if (row) {
+      return toClaim(row);
+    }
+    const exists = await this.dataSource.getRepository(WebhookDeliveryEntity).existsBy({ id, webhookId });
+    return exists ? 'busy' : null;
+  }
+
+  /** Records an attempt; ignored when the lease was lost (another worker took over). */
+  async recordAttempt(claim: ClaimedDelivery, record: AttemptRecord): Promise<boolean> {
+    const result = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE webhook_delivery
+       SET attempts = attempts + 1,
+           round_attempts = round_attempts + $3,
+           status = $4,
+           next_attempt_at = CASE WHEN $9 THEN next_attempt_at ELSE $5::timestamptz END,
+           last_status_code = $6,
+           last_error = $7,
+           last_attempt_at = $8,
+           completed_at = CASE WHEN $4 = 'PENDING' THEN NULL ELSE $8::timestamptz END,
+           lease_token = NULL,
+           lease_expires_at = NULL
+       WHERE id = $1 AND lease_token = $2
+       RETURNING id`,
+      [
+        claim.id,
+        claim.leaseToken,
+        record.countsForRound ? 1 : 0,
+        record.status,
+        record.nextAttemptAt === 'keep' ? null : record.nextAttemptAt,
+        record.statusCode,
+        record.error,
+        record.at,
+        record.nextAttemptAt === 'keep',
+      ],
+    );
+    return result[1] > 0;
+  }
+
+  /** Gives a lease back without recording an attempt (e.g. the endpoint vanished mid-flight). */
+  async release(claim: ClaimedDelivery): Promise<void> {
+    await this.dataSource.query('UPDATE webhook_delivery SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_token = $2', [
+      claim.id,
+      claim.leaseToken,
+    ]);
+  }
+
+  async page(webhookId: number, page: number, limit: number, status?: WebhookDeliveryStatus): Promise<[WebhookDeliveryEntity[], number]> {
+    return this.dataSource.getRepository(WebhookDeliveryEntity).findAndCount({
+      where: status ? { webhookId, status } : { webhookId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+  }
+
+  find(webhookId: number, id: string): Promise<WebhookDeliveryEntity | null> {
+    return this.dataSource.getRepository(WebhookDeliveryEntity).findOneBy({ webhookId, id });
+  }
+
+  /** FAILED deliveries created in [from, to] start a new automatic round, due now. */
+  async requeueFailed(webhookId: number, from: Date, to: Date, now: Date): Promise<number> {
+    const result = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE webhook_delivery
+       SET status = 'PENDING', round = round + 1, round_attempts = 0, next_attempt_at = $4, completed_at = NULL
+       WHERE webhook_id = $1 AND status = 'FAILED' AND created_at >= $2 AND created_at <= $3
+       RETURNING id`,
+      [webhookId, from, to, now],
+    );
+    return result[1];
+  }
+
+  async oldestPendingCreatedAt(): Promise<Date | null> {
+    const rows = await this.dataSource.query<Array<{ oldest: Date | null }>>(
+      `SELECT min(created_at) AS oldest FROM webhook_delivery WHERE status = 'PENDING'`,
+    );
+    return rows[0]?.oldest ? new Date(rows[0].oldest) : null;
+  }
+}

@@ -1,0 +1,138 @@
+import { Clock } from '@cp/clock';
+import {
+  CallerContext,
+  CreatedWebhookView,
+  DeletedWebhookView,
+  DomainException,
+  ErrorCode,
+  WebhookDeliveryStatus,
+  WebhookEventPageView,
+  WebhookEventRetryView,
+  WebhookRetryFailedView,
+  WebhookView,
+} from '@cp/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
+import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
+import { WebhookDeliveriesRepository } from '../deliveries/webhook-deliveries.repository';
+import { WebhookDeliveryEntity } from '../deliveries/webhook-delivery.entity';
+import { generateWebhookSecret, SecretCipher } from '../endpoints/secret-cipher';
+import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
+import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
+import { checkWebhookUrl } from '../endpoints/webhook-url-policy';
+import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
+
+function toView(endpoint: WebhookEndpointEntity): WebhookView {
+  return { id: endpoint.id, name: endpoint.name, url: endpoint.url, isActive: endpoint.isActive, updatedAt: endpoint.updatedAt.toISOString() };
+}
+
+function toEventView(delivery: WebhookDeliveryEntity) {
+  return {
+    id: Number(delivery.id),
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    orderId: delivery.orderId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastStatusCode: delivery.lastStatusCode,
+    error: delivery.lastError,
+    createdAt: delivery.createdAt.toISOString(),
+    lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: delivery.status === 'PENDING' ? (delivery.nextAttemptAt?.toISOString() ?? null) : null,
+  };
+}
+
+/** Spec 4.16, scoped to the caller's account (live and test keys of an account share its webhooks). */
+@Injectable()
+export class WebhookManagementService {
+  private readonly logger = new Logger(WebhookManagementService.name);
+
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly cipher: SecretCipher,
+    private readonly retryEvent: RetryEventUseCase,
+    private readonly retryFailedRange: RetryFailedRangeUseCase,
+    private readonly clock: Clock,
+    @Inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
+  ) {}
+
+  async create(caller: CallerContext, name: string, url: string): Promise<CreatedWebhookView> {
+    const target = this.validUrl(url);
+    const secret = generateWebhookSecret();
+    const endpoint = await this.endpoints.create({
+      accountId: caller.accountId,
+      name: name.trim(),
+      url: target,
+      secretCiphertext: this.cipher.encrypt(secret, caller.accountId),
+      at: this.clock.now(),
+    });
+    this.logger.log({ accountId: caller.accountId, webhookId: endpoint.id }, 'webhook created');
+    return { ...toView(endpoint), secret };
+  }
+
+  async update(caller: CallerContext, webhookId: number, changes: { name: string; url: string; isActive?: boolean }): Promise<WebhookView> {
+    const url = this.validUrl(changes.url);
+    const updated = await this.endpoints.update(caller.accountId, webhookId, {
+      name: changes.name.trim(),
+      url,
+      isActive: changes.isActive,
+      at: this.clock.now(),
+    });
+    if (!updated) {
+      throw this.notFound(webhookId);
+    }
+    return toView(updated);
+  }
+
+  async list(caller: CallerContext): Promise<WebhookView[]> {
+    return (await this.endpoints.listForAccount(caller.accountId)).map(toView);
+  }
+
+  async get(caller: CallerContext, webhookId: number): Promise<WebhookView> {
+    return toView(await this.owned(caller, webhookId));
+  }
+
+  async delete(caller: CallerContext, webhookId: number): Promise<DeletedWebhookView> {
+    if (!(await this.endpoints.delete(caller.accountId, webhookId))) {
+      throw this.notFound(webhookId);
+    }
+    return { id: webhookId, deleted: true };
+  }
+
+  async listEvents(caller: CallerContext, webhookId: number, page: number, limit: number, status?: WebhookDeliveryStatus): Promise<WebhookEventPageView> {
+    await this.owned(caller, webhookId);
+    const [rows, total] = await this.deliveries.page(webhookId, page, limit, status);
+    return { items: rows.map(toEventView), page, limit, total };
+  }
+
+  async retry(caller: CallerContext, webhookId: number, eventId: string): Promise<WebhookEventRetryView> {
+    await this.owned(caller, webhookId);
+    return this.retryEvent.execute(webhookId, eventId);
+  }
+
+  async retryFailed(caller: CallerContext, webhookId: number, fromDate: string, toDate: string): Promise<WebhookRetryFailedView> {
+    await this.owned(caller, webhookId);
+    return this.retryFailedRange.execute(webhookId, fromDate, toDate);
+  }
+
+  private async owned(caller: CallerContext, webhookId: number): Promise<WebhookEndpointEntity> {
+    const endpoint = await this.endpoints.findForAccount(caller.accountId, webhookId);
+    if (!endpoint) {
+      throw this.notFound(webhookId);
+    }
+    return endpoint;
+  }
+
+  private validUrl(raw: string): string {
+    const check = checkWebhookUrl(raw.trim(), this.settings);
+    if (!check.ok) {
+      throw new DomainException(ErrorCode.VALIDATION_FAILED, `webhook url refused: ${check.reason}`);
+    }
+    return check.url.toString();
+  }
+
+  private notFound(webhookId: number): DomainException {
+    return new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `webhook ${webhookId} not found for the caller`);
+  }
+}

@@ -1,0 +1,25 @@
+import { AccountCreatedEvent, EventSubjects, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountContactsRepository } from './account-contacts.repository';
+
+/** Keeps the owner's address, where failure e-mails go. */
+@Injectable()
+export class AccountCreatedConsumer implements OnModuleInit {
+  constructor(
+    private readonly messaging: MessagingRuntime,
+    private readonly contacts: AccountContactsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: 'webhooks-account-created',
+      stream: Streams.events.name,
+      filterSubject: EventSubjects.accountCreated,
+      payload: AccountCreatedEvent,
+      handle: async (event, context) => {
+        await context.transaction((manager) => this.contacts.remember(manager, event.accountId, event.ownerEmail ?? null));
+      },
+    });
+  }
+}

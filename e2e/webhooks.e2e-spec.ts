@@ -1,0 +1,429 @@
+// Webhooks end to end: management over the gateway, order events published on the stack's JetStream (as
+// the orders service will), deliveries to a real receiver on localhost, retries with a moved clock, a
+// killed service, manual and range retries, and the failure e-mail.
+import { EventEnvelope, EventSubjects, OrderCompletedEvent, OrderFailedEvent, WebhookEventPageView } from '@cp/contracts';
+import { connect, NatsConnection } from 'nats';
+import { createHmac, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import { accountsRepository, api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
+import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+interface CreatedWebhook {
+  id: number;
+  name: string;
+  secret: string;
+}
+
+interface WebhookBody {
+  eventId: string;
+  eventType: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+describe('webhooks', () => {
+  let gateway: DataSource;
+  let webhooksDb: DataSource;
+  let nats: NatsConnection;
+  const receivers: WebhookReceiver[] = [];
+  const mailDir = layout.extraEnv?.MAIL_OUTBOX_DIR ?? path.join('tmp', layout.name, 'mail');
+
+  const receiver = async (behaviour?: Parameters<typeof WebhookReceiver.start>[0]): Promise<WebhookReceiver> => {
+    const started = await WebhookReceiver.start(behaviour);
+    receivers.push(started);
+    return started;
+  };
+
+  const createWebhook = async (key: string, url: string, name = 'orders'): Promise<CreatedWebhook> => {
+    const response = await api<{ data: CreatedWebhook }>('/api/v2/orders/webhooks', { key, method: 'POST', body: { name, url } });
+    expect(response.status).toBe(201);
+    return response.body.data;
+  };
+
+  const accountWithOwner = async (): Promise<TestAccount & { email: string }> => {
+    const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
+    const accounts = accountsRepository(gateway);
+    const account = await accounts.createAccount(`wh-${randomUUID().slice(0, 8)}`, 'pro', email, 0);
+    const live = await accounts.issueKey(account.id, 'live');
+    const test = await accounts.issueKey(account.id, 'test');
+    // The webhooks service learns the owner's address from evt.gateway.account.created.
+    await eventually(
+      () => webhooksDb.query<Array<{ owner_email: string }>>('SELECT owner_email FROM account_contact WHERE account_id = $1', [account.id]),
+      (rows) => rows[0]?.owner_email === email,
+    );
+    return { accountId: account.id, liveKey: live.key, testKey: test.key, liveKeyId: live.id, email };
+  };
+
+  const publish = async (subject: string, data: OrderCompletedEvent | OrderFailedEvent): Promise<string> => {
+    const eventId = randomUUID();
+    const envelope: EventEnvelope<typeof data> = { eventId, subject, occurredAt: new Date().toISOString(), data };
+    await nats.jetstream().publish(subject, JSON.stringify(envelope), { msgID: eventId });
+    return eventId;
+  };
+
+  let orderSeq = 1000;
+  const orderBase = (accountId: string, mode: 'live' | 'test' = 'live') => {
+    orderSeq += 1;
+    return {
+      orderId: String(Date.now() * 10 + (orderSeq % 10)),
+      accountId,
+      mode,
+      apiVersion: 'v3' as const,
+      orderName: `order-${orderSeq}`,
+      createdAt: new Date(Date.now() - MINUTE).toISOString(),
+      updatedAt: new Date().toISOString(),
+    };
+  };
+
+  const publishEmbedCompleted = (accountId: string, mode: 'live' | 'test' = 'live'): Promise<string> =>
+    publish(EventSubjects.orderCompleted, {
+      ...orderBase(accountId, mode),
+      orderType: 'watermarkEmbed',
+      completedAt: new Date().toISOString(),
+      fileCount: 1,
+      download: { bucket: 'cp-outputs', key: `${accountId}/1/out.png`, fileName: 'photo-watermarked-1-1.png' },
+    });
+
+  const publishFailed = (accountId: string): Promise<string> =>
+    publish(EventSubjects.orderFailed, {
+      ...orderBase(accountId),
+      orderType: 'watermarkEmbed',
+      failedAt: new Date().toISOString(),
+      errorCode: 'PROCESSING_ERROR',
+    });
+
+  const events = async (key: string, webhookId: number, query = ''): Promise<WebhookEventPageView> => {
+    const response = await api<{ data: WebhookEventPageView }>(`/api/v2/orders/webhooks/${webhookId}/events${query}`, { key });
+    expect(response.status).toBe(200);
+    return response.body.data;
+  };
+
+  const eventOf = async (key: string, webhookId: number, eventId: string) =>
+    (await events(key, webhookId, '?limit=100')).items.find((item) => item.eventId === eventId);
+
+  const mailsTo = (email: string): string[] =>
+    existsSync(mailDir)
+      ? readdirSync(mailDir)
+          .map((file) => readFileSync(path.join(mailDir, file), 'utf8'))
+          .filter((mail) => mail.includes(`To: ${email}`))
+      : [];
+
+  const body = (request: ReceivedRequest): WebhookBody => JSON.parse(request.rawBody.toString('utf8')) as WebhookBody;
+
+  beforeAll(async () => {
+    gateway = await openSchema('gateway');
+    webhooksDb = await openSchema('webhooks');
+    nats = await connect({ servers: layout.natsUrl });
+  });
+
+  afterAll(async () => {
+    setClockOffset(0);
+    await Promise.all(receivers.map((started) => started.stop()));
+    await nats.drain();
+    await gateway.destroy();
+    await webhooksDb.destroy();
+  });
+
+  describe('management (spec 4.16)', () => {
+    it('creates, reads, updates, lists and deletes, scoped to the account; the secret is shown once', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const other = await createAccount(gateway, 'pro', 0);
+      const created = await api<{ data: Record<string, unknown> }>('/api/v2/orders/webhooks', {
+        key: account.liveKey,
+        method: 'POST',
+        body: { name: 'main', url: 'https://hooks.example.com/cp' },
+      });
+      expect(created.status).toBe(201);
+      const webhook = created.body.data;
+      expect(webhook).toMatchObject({ name: 'main', url: 'https://hooks.example.com/cp', isActive: true });
+      expect(Number.isInteger(webhook.id)).toBe(true);
+      expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+
+      const got = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.testKey });
+      expect(got.status).toBe(200);
+      expect(got.body.data).toEqual({ id: webhook.id, name: 'main', url: 'https://hooks.example.com/cp', isActive: true, updatedAt: expect.any(String) });
+
+      // Not readable from a database dump either.
+      const rows = await webhooksDb.query<Array<{ secret_ciphertext: string }>>('SELECT secret_ciphertext FROM webhook_endpoint WHERE id = $1', [webhook.id]);
+      expect(rows[0].secret_ciphertext).not.toContain(String(webhook.secret).slice('whsec_'.length, 30));
+
+      const updated = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${String(webhook.id)}`, {
+        key: account.liveKey,
+        method: 'PUT',
+        body: { name: 'renamed', url: 'https://hooks.example.com/v2' },
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body.data).toEqual({ id: webhook.id, name: 'renamed', url: 'https://hooks.example.com/v2', isActive: true, updatedAt: expect.any(String) });
+      expect(updated.body.data).not.toHaveProperty('secret');
+
+      const listed = await api<{ data: Array<Record<string, unknown>> }>('/api/v2/orders/webhooks', { key: account.liveKey });
+      expect(listed.body.data.map((item) => item.id)).toEqual([webhook.id]);
+      expect((await api<{ data: unknown[] }>('/api/v2/orders/webhooks', { key: other.liveKey })).body.data).toEqual([]);
+
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['PUT', ''],
+        ['DELETE', ''],
+        ['GET', '/events'],
+        ['POST', '/events/1/retry'],
+      ] as const) {
+        const response = await api(`/api/v2/orders/webhooks/${String(webhook.id)}${suffix}`, {
+          key: other.liveKey,
+          method,
+          ...(method === 'PUT' ? { body: { name: 'x', url: 'https://example.com/' } } : {}),
+        });
+        expect({ method, suffix, status: response.status, body: response.body }).toEqual({ method, suffix, status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+      }
+
+      const deleted = await api(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.liveKey, method: 'DELETE' });
+      expect(deleted.status).toBe(200);
+      expect((await api(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.liveKey })).status).toBe(404);
+    });
+
+    it('refuses invalid bodies and URLs with 400 VALIDATION_FAILED, unknown ids with 404', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      for (const invalid of [
+        {},
+        { name: 'x' },
+        { name: '', url: 'https://example.com/' },
+        { name: 'x', url: 'ftp://example.com/' },
+        { name: 'x', url: 'not a url' },
+        { name: 'x', url: 'https://169.254.169.254/latest/meta-data' },
+        { name: 'x', url: 'http://10.0.0.8/hook' },
+        { name: 'x', url: 'https://localhost/hook' },
+        { name: 'x', url: 'https://example.com/', extra: true },
+      ]) {
+        const response = await api('/api/v2/orders/webhooks', { key: account.liveKey, method: 'POST', body: invalid });
+        expect({ invalid, status: response.status, body: response.body }).toEqual({ invalid, status: 400, body: { code: 'VALIDATION_FAILED' } });
+      }
+      for (const id of ['999999', 'abc', '0', '99999999999999']) {
+        const response = await api(`/api/v2/orders/webhooks/${id}`, { key: account.liveKey });
+        expect({ id, status: response.status, body: response.body }).toEqual({ id, status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+      }
+      const webhook = await createWebhook(account.liveKey, 'https://hooks.example.com/x');
+      const unknownEvent = await api(`/api/v2/orders/webhooks/${webhook.id}/events/123456789/retry`, { key: account.liveKey, method: 'POST' });
+      expect(unknownEvent.status).toBe(404);
+      expect(unknownEvent.body).toEqual({ code: 'RESOURCE_NOT_FOUND' });
+      const badPage = await api(`/api/v2/orders/webhooks/${webhook.id}/events?limit=1000`, { key: account.liveKey });
+      expect(badPage.status).toBe(400);
+    });
+
+    it('retry-failed accepts up to 7 days and refuses a wider range with 400 VALIDATION_FAILED', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const webhook = await createWebhook(account.liveKey, 'https://hooks.example.com/x');
+      const retry = (fromDate: string, toDate: string) =>
+        api<{ data: { retried: number } }>(`/api/v2/orders/webhooks/${webhook.id}/events/retry-failed`, { key: account.liveKey, method: 'POST', body: { fromDate, toDate } });
+      const ok = await retry('2026-03-01', '2026-03-07');
+      expect(ok.status).toBe(200);
+      expect(ok.body.data.retried).toBe(0);
+      for (const [fromDate, toDate] of [
+        ['2026-03-01', '2026-03-08'],
+        ['2026-03-01T00:00:00Z', '2026-03-08T00:00:01Z'],
+        ['2026-03-05', '2026-03-01'],
+        ['2026-02-30', '2026-03-01'],
+        ['March', '2026-03-01'],
+      ]) {
+        const response = await retry(fromDate, toDate);
+        expect({ fromDate, toDate, status: response.status, body: response.body }).toEqual({ fromDate, toDate, status: 400, body: { code: 'VALIDATION_FAILED' } });
+      }
+    });
+  });
+
+  describe('delivery', () => {
+    it('POSTs a signed payload that verifies against the raw bytes with both schemes', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const hook = await receiver();
+      const webhook = await createWebhook(account.liveKey, hook.url());
+      const eventId = await publishEmbedCompleted(account.accountId);
+      const [request] = await eventually(async () => hook.forEvent(eventId), (found) => found.length === 1);
+
+      expect(request.method).toBe('POST');
+      expect(request.headers['content-type']).toBe('application/json');
+      const expectedHex = createHmac('sha256', webhook.secret).update(request.rawBody).digest('hex');
+      expect(request.headers['x-service-signature']).toBe(expectedHex);
+      const id = String(request.headers['webhook-id']);
+      const timestamp = String(request.headers['webhook-timestamp']);
+      const key = Buffer.from(webhook.secret.slice('whsec_'.length), 'base64');
+      const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), request.rawBody]);
+      expect(request.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
+      expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
+      // A signature over anything but the exact bytes does not match.
+      expect(createHmac('sha256', webhook.secret).update(`${request.rawBody.toString('utf8')} `).digest('hex')).not.toBe(expectedHex);
+
+      const payload = body(request);
+      expect(id).toBe(eventId);
+      expect(payload).toMatchObject({ eventId, eventType: 'order.watermarkEmbed.completed', occurredAt: expect.any(String) });
+      expect(payload.data).toMatchObject({ status: 'complete', fileCount: 1, testMode: false, orderName: expect.any(String), completedAt: expect.any(String) });
+      expect(String(payload.data.downloadUrl)).toMatch(/X-Amz-Expires=3600/);
+
+      const logged = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
+      expect(logged).toMatchObject({ status: 'SUCCESS', attempts: 1, lastStatusCode: 200, error: null, eventType: 'order.watermarkEmbed.completed' });
+    });
+
+    it('delivers failed orders and test-key orders too (testMode: true)', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const hook = await receiver();
+      await createWebhook(account.liveKey, hook.url());
+      const failedId = await publishFailed(account.accountId);
+      const testId = await publishEmbedCompleted(account.accountId, 'test');
+      const [failed] = await eventually(async () => hook.forEvent(failedId), (found) => found.length === 1);
+      expect(body(failed)).toMatchObject({
+        eventType: 'order.watermarkEmbed.failed',
+        data: { status: 'failed', errorCode: 'PROCESSING_ERROR', errorMessage: expect.any(String), failedAt: expect.any(String) },
+      });
+      const [test] = await eventually(async () => hook.forEvent(testId), (found) => found.length === 1);
+      expect(body(test).data.testMode).toBe(true);
+    });
+
+    it('a receiver that fails twice gets the event on the third attempt, about 1 s and 2 s later', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const hook = await receiver((attempt) => (attempt <= 2 ? 503 : 200));
+      const webhook = await createWebhook(account.liveKey, hook.url());
+      const eventId = await publishEmbedCompleted(account.accountId);
+      const attempts = await eventually(async () => hook.forEvent(eventId), (found) => found.length >= 3);
+      const gap1 = attempts[1].receivedAt - attempts[0].receivedAt;
+      const gap2 = attempts[2].receivedAt - attempts[1].receivedAt;
+      expect(gap1).toBeGreaterThanOrEqual(800);
+      expect(gap1).toBeLessThan(3000);
+      expect(gap2).toBeGreaterThanOrEqual(1600);
+      expect(gap2).toBeLessThan(4000);
+      // Same event, same id on every attempt.
+      expect(new Set(attempts.map((request) => body(request).eventId))).toEqual(new Set([eventId]));
+      const logged = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
+      expect(logged).toMatchObject({ attempts: 3, lastStatusCode: 200 });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(hook.forEvent(eventId)).toHaveLength(3);
+    });
+
+    it('a receiver that does not answer within 5 s is timed out and retried', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const hook = await receiver((attempt) => (attempt === 1 ? 'hang' : 200));
+      const webhook = await createWebhook(account.liveKey, hook.url());
+      const eventId = await publishEmbedCompleted(account.accountId);
+      const attempts = await eventually(async () => hook.forEvent(eventId), (found) => found.length >= 2, 30_000);
+      const gap = attempts[1].receivedAt - attempts[0].receivedAt;
+      // 5 s timeout, then the 1 s retry delay.
+      expect(gap).toBeGreaterThanOrEqual(5500);
+      expect(gap).toBeLessThan(9000);
+      const logged = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
+      expect(logged).toMatchObject({ attempts: 2, lastStatusCode: 200 });
+    });
+
+    it('a stuck endpoint does not delay deliveries to a healthy one', async () => {
+      const slowAccount = await createAccount(gateway, 'pro', 0);
+      const fastAccount = await createAccount(gateway, 'pro', 0);
+      const slow = await receiver(() => 'hang');
+      const fast = await receiver();
+      const slowWebhook = await createWebhook(slowAccount.liveKey, slow.url());
+      await createWebhook(fastAccount.liveKey, fast.url());
+      for (let index = 0; index < 8; index += 1) {
+        await publishEmbedCompleted(slowAccount.accountId);
+      }
+      await eventually(async () => slow.received.length, (count) => count >= 1);
+      const firstSlowAt = slow.received[0].receivedAt;
+      const sentAt = Date.now();
+      const eventId = await publishEmbedCompleted(fastAccount.accountId);
+      const [request] = await eventually(async () => fast.forEvent(eventId), (found) => found.length === 1, 10_000);
+      expect(request.receivedAt - sentAt).toBeLessThan(3000);
+      // Deliveries to one endpoint are bounded (4 per endpoint by default), however many are due: until the
+      // first ones time out after 5 s, no fifth request arrives.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstSlowAt + 4000 - Date.now())));
+      expect(slow.received.filter((request) => request.receivedAt < firstSlowAt + 4000).length).toBe(4);
+      expect((await api(`/api/v2/orders/webhooks/${slowWebhook.id}`, { key: slowAccount.liveKey, method: 'DELETE' })).status).toBe(200);
+    });
+  });
+
+  describe('retries over hours, restarts, manual retries and the failure e-mail', () => {
+    it('scheduled retries at 30 min, 2 h and 4 h survive a killed service, then FAILED; e-mail once a day; manual and range retries re-deliver', async () => {
+      const account = await accountWithOwner();
+      let healthy = false;
+      const hook = await receiver(() => (healthy ? 200 : 500));
+      const webhook = await createWebhook(account.liveKey, hook.url());
+      const first = await publishFailed(account.accountId);
+      const second = await publishEmbedCompleted(account.accountId);
+
+      // Initial delivery: the first attempt and three immediate retries, all failing.
+      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 4 && b === 4, 30_000);
+      const afterInitial = await eventually(() => eventOf(account.liveKey, webhook.id, first), (entry) => entry?.attempts === 4);
+      expect(afterInitial).toMatchObject({ status: 'PENDING', lastStatusCode: 500 });
+      const wait = Date.parse(afterInitial?.nextAttemptAt ?? '') - Date.parse(afterInitial?.lastAttemptAt ?? '');
+      expect(wait).toBe(30 * MINUTE);
+
+      // One e-mail for the account, although two initial deliveries failed.
+      await eventually(async () => mailsTo(account.email).length, (count) => count === 1);
+      const mail = mailsTo(account.email)[0];
+      expect(mail).toContain('Subject: Webhook delivery failing');
+      expect(mail).toContain('Last result: HTTP 500');
+
+      // Nothing is lost when the service dies between attempts.
+      const processes = stack();
+      await processes.stop('webhooks', 'SIGKILL');
+      await processes.startService('webhooks');
+
+      setClockOffset(29 * MINUTE);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(hook.forEvent(first)).toHaveLength(4);
+
+      setClockOffset(31 * MINUTE);
+      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 5 && b === 5);
+
+      setClockOffset(31 * MINUTE + 2 * HOUR - MINUTE);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(hook.forEvent(first)).toHaveLength(5);
+      setClockOffset(31 * MINUTE + 2 * HOUR + MINUTE);
+      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 6 && b === 6);
+
+      setClockOffset(32 * MINUTE + 6 * HOUR + MINUTE);
+      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 7 && b === 7);
+      const failed = await eventually(() => eventOf(account.liveKey, webhook.id, first), (entry) => entry?.status === 'FAILED');
+      expect(failed).toMatchObject({ status: 'FAILED', attempts: 7, lastStatusCode: 500, error: 'HTTP 500', nextAttemptAt: null });
+      expect((await events(account.liveKey, webhook.id, '?status=FAILED')).total).toBe(2);
+      // No attempt after the last one.
+      setClockOffset(40 * HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(hook.forEvent(first)).toHaveLength(7);
+
+      // Still within a day of the first e-mail? No: 40 h later, a new failing initial delivery mails again, once.
+      const third = await publishFailed(account.accountId);
+      await eventually(async () => hook.forEvent(third).length, (count) => count === 4, 30_000);
+      await eventually(async () => mailsTo(account.email).length, (count) => count === 2);
+      const fourth = await publishFailed(account.accountId);
+      await eventually(async () => hook.forEvent(fourth).length, (count) => count === 4, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(mailsTo(account.email)).toHaveLength(2);
+
+      // Manual retry of one FAILED event: one attempt now, answered with its outcome.
+      healthy = true;
+      const firstEntry = await eventOf(account.liveKey, webhook.id, first);
+      const retried = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${webhook.id}/events/${firstEntry?.id}/retry`, {
+        key: account.liveKey,
+        method: 'POST',
+      });
+      expect(retried.status).toBe(200);
+      expect(retried.body.data).toEqual({ event_id: first, success: true, status_code: 200, status: 'SUCCESS', error: null });
+      expect(hook.forEvent(first)).toHaveLength(8);
+      expect(body(hook.forEvent(first)[7]).eventId).toBe(first);
+
+      // Range retry: the other FAILED event is queued again and delivered.
+      const today = new Date();
+      const fromDate = new Date(today.getTime() - 2 * 24 * HOUR).toISOString().slice(0, 10);
+      const toDate = new Date(today.getTime() + 2 * 24 * HOUR).toISOString().slice(0, 10);
+      const range = await api<{ data: { retried: number } }>(`/api/v2/orders/webhooks/${webhook.id}/events/retry-failed`, {
+        key: account.liveKey,
+        method: 'POST',
+        body: { fromDate, toDate },
+      });
+      expect(range.status).toBe(200);
+      expect(range.body.data.retried).toBe(1);
+      await eventually(async () => hook.forEvent(second).length, (count) => count === 8);
+      const redelivered = await eventually(() => eventOf(account.liveKey, webhook.id, second), (entry) => entry?.status === 'SUCCESS');
+      expect(redelivered).toMatchObject({ attempts: 8, lastStatusCode: 200 });
+      expect((await events(account.liveKey, webhook.id, '?status=FAILED')).total).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,86 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { CallerContext } from './accounts';
+import { CodePointLength, IsPublicHttpsUrl } from './validators';
+
+export const EMBED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff', 'pdf'] as const;
+export const EMBED_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff|pdf)$/i;
+
+export class WatermarkTextDto {
+  @ApiProperty({ minLength: 1, maxLength: 1000, example: 'recipient-0042' })
+  @IsString()
+  @CodePointLength(1, 1000)
+  text!: string;
+}
+
+export class EmbedFileDto {
+  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: `extension one of ${EMBED_EXTENSIONS.join(', ')}` })
+  @IsString()
+  @MaxLength(255)
+  @Matches(EMBED_FILE_NAME_PATTERN)
+  fileName!: string;
+
+  @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service (32 MiB, no redirects)' })
+  @IsOptional()
+  @IsPublicHttpsUrl()
+  originalFileUrl?: string;
+
+  @ApiProperty({ type: [WatermarkTextDto], minItems: 1, maxItems: 10 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => WatermarkTextDto)
+  watermarks!: WatermarkTextDto[];
+}
+
+/** Body of `POST /api/v3/orders/wtr-embed` (spec 4.1). */
+export class CreateEmbedOrderDto {
+  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11' })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: [EmbedFileDto], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => EmbedFileDto)
+  files!: EmbedFileDto[];
+}
+
+/** `orders.create-embed` */
+export class CreateEmbedOrderCommand {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateEmbedOrderDto)
+  request!: CreateEmbedOrderDto;
+}
+
+/** `orders.download` (whole order) and `orders.download-output` (one output). */
+export class DownloadQuery {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsOptional()
+  @Matches(/^[0-9]+-[0-9]+$/)
+  outputFileId?: string;
+}
+
+/** Spec 2.9 */
+export interface DownloadView {
+  downloadUrl: string;
+  expiresInSeconds: number;
+}

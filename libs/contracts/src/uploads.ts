@@ -1,0 +1,113 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { KeyMode } from './accounts';
+import { EventSubjects, JobSubjects } from './subjects';
+
+export const UploadRpcPatterns = {
+  registerSlots: 'uploads.register-slots',
+  uploadUrls: 'uploads.upload-urls',
+  recordTestUpload: 'uploads.record-test-upload',
+} as const;
+
+export class UploadSlotSpec {
+  @Matches(/^[0-9]{1,20}$/)
+  fileId!: string;
+
+  @IsString()
+  fileName!: string;
+
+  @IsString()
+  objectKey!: string;
+
+  /** Fetched by the service instead of uploaded by the client. */
+  @IsOptional()
+  @IsString()
+  sourceUrl?: string;
+}
+
+/** `uploads.register-slots`: called while the order is being created; idempotent per file id. */
+export class RegisterSlotsCommand {
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsIn(['live', 'test'])
+  mode!: KeyMode;
+
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => UploadSlotSpec)
+  files!: UploadSlotSpec[];
+}
+
+/** `uploads.upload-urls`: fresh upload URLs for files still waiting for their upload. */
+export class UploadUrlsQuery {
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsArray()
+  @ArrayMaxSize(100)
+  @Matches(/^[0-9]{1,20}$/, { each: true })
+  fileIds!: string[];
+}
+
+export interface UploadUrlsView {
+  /** fileId → URL; files that are no longer waiting are absent. */
+  urls: Record<string, string>;
+}
+
+/** `uploads.record-test-upload`: the gateway's test-upload sink received a body for this token. */
+export class RecordTestUploadCommand {
+  @IsString()
+  token!: string;
+
+  @IsInt()
+  @Min(0)
+  size!: number;
+}
+
+export interface TestUploadView {
+  fileId: string;
+  size: number;
+}
+
+/** `evt.uploads.file.uploaded` */
+export class FileUploadedEvent {
+  static readonly subject = EventSubjects.fileUploaded;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  fileId!: string;
+
+  @IsInt()
+  @Min(0)
+  size!: number;
+}
+
+/** `evt.uploads.file.failed`: a file given by URL could not be fetched. */
+export class FileFailedEvent {
+  static readonly subject = EventSubjects.fileFailed;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  fileId!: string;
+
+  /** OrderFailureCode */
+  @IsString()
+  code!: string;
+}
+
+/** `job.uploads.fetch`: fetch one file given by `originalFileUrl`. */
+export class FetchSourceJob {
+  static readonly subject = JobSubjects.uploadsFetch;
+
+  @Matches(/^[0-9]{1,20}$/)
+  fileId!: string;
+}

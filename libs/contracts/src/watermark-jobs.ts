@@ -1,0 +1,101 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsInt, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { MediaKind } from './orders';
+import { StoredObjectRef } from './order-events';
+import { EventSubjects, JobSubjects } from './subjects';
+
+/** `job.watermark.embed`: one output of an embed order. */
+export class EmbedJob {
+  static readonly subject = JobSubjects.watermarkEmbed;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @Matches(/^[0-9]+-[0-9]+$/)
+  outputFileId!: string;
+
+  @IsString()
+  text!: string;
+
+  @IsIn(['image', 'pdf'])
+  mediaKind!: MediaKind;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  input!: StoredObjectRef;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  output!: StoredObjectRef;
+}
+
+/** `job.watermark.package`: the ZIP of an order with two or more outputs, streamed into storage. */
+export class PackageJob {
+  static readonly subject = JobSubjects.watermarkPackage;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  /** `fileName` is the entry name inside the archive. */
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => StoredObjectRef)
+  entries!: StoredObjectRef[];
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  output!: StoredObjectRef;
+}
+
+export class OutputRef {
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]+-[0-9]+$/)
+  outputFileId!: string;
+}
+
+/** `evt.watermark.output.processing` */
+export class OutputProcessingEvent extends OutputRef {
+  static readonly subject = EventSubjects.outputProcessing;
+}
+
+/** `evt.watermark.output.completed` */
+export class OutputCompletedEvent extends OutputRef {
+  static readonly subject = EventSubjects.outputCompleted;
+
+  @IsString()
+  objectKey!: string;
+
+  @IsInt()
+  @Min(0)
+  size!: number;
+}
+
+/** `evt.watermark.output.failed`: a permanent failure (the file can never be processed). */
+export class OutputFailedEvent extends OutputRef {
+  static readonly subject = EventSubjects.outputFailed;
+
+  /** OrderFailureCode */
+  @IsString()
+  code!: string;
+}
+
+/** `evt.watermark.output.delayed`: automatic retries are exhausted; the order waits for recovery. */
+export class OutputDelayedEvent extends OutputRef {
+  static readonly subject = EventSubjects.outputDelayed;
+}
+
+/** `evt.watermark.package.completed` */
+export class PackageCompletedEvent {
+  static readonly subject = EventSubjects.packageCompleted;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsString()
+  objectKey!: string;
+}

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { embedImage, extractImage, inspectImage, WatermarkError, WatermarkErrorCode } from './index';
+import { readBmp, writeBmp } from './bmp';
+import { parseBmpHeader } from './format';
+
+const CORPUS = join(__dirname, '../../../../shared/corpus');
+const read = (p: string): Buffer => readFileSync(join(CORPUS, p));
+const key = { secret: 'format-spec', version: 'v3' as const };
+
+const SUPPORTED = [
+  'bmp-24bit-rgb.bmp', 'bmp-8bit-gray.bmp', 'bmp-1bit.bmp', 'tif-8bit-rgb.tif', 'tiff-8bit-rgb-lzw.tiff', 'tif-8bit-gray.tif', 'tif-1bit.tif',
+  'webp-lossy.webp', 'webp-lossless.webp', 'jpeg-progressive.jpeg', 'jpg-cmyk.jpg', 'png-rgba.png', 'png-16bit.png',
+];
+const UNSUPPORTED = [
+  'bmp-8bit-palette-color.bmp', 'bmp-32bit-alpha.bmp', 'bmp-rle-compressed.bmp', 'tif-16bit-rgb.tif', 'tif-multipage.tif', 'tif-cmyk.tif', 'tif-rgba.tif', 'tif-palette.tif',
+];
+
+async function expectCode(p: Promise<unknown>, code: WatermarkErrorCode): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(WatermarkError);
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+describe('format rules (corpus)', () => {
+  it.each(SUPPORTED)('%s embeds, keeps format and size, and extracts', async (file) => {
+    const input = read(`formats/${file}`);
+    const info = await inspectImage(input);
+    const out = await embedImage(input, 0x0123456789abcdefn, { key });
+    expect(out.format).toBe(info.format);
+    expect([out.width, out.height]).toEqual([info.width, info.height]);
+    const again = await inspectImage(out.data);
+    expect(again.format).toBe(info.format);
+    if (file.includes('1bit') || file.includes('gray')) expect(again.channels).toBe(1);
+    const res = await extractImage(out.data, input, { key });
+    expect(res.status).toBe('detected');
+    expect(res.payload).toBe(0x0123456789abcdefn);
+  });
+
+  it.each(UNSUPPORTED)('%s is refused with UNSUPPORTED_COLOR_MODE and extract says unsupported', async (file) => {
+    const input = read(`formats/${file}`);
+    await expectCode(embedImage(input, 1n, { key }), WatermarkErrorCode.UNSUPPORTED_COLOR_MODE);
+    const res = await extractImage(input, null, { key });
+    expect(res.status).toBe('unsupported');
+  });
+
+  it.each(['truncated.jpg', 'not-an-image.png', 'empty.jpg'])('broken %s: embed CORRUPT_IMAGE/UNSUPPORTED_FORMAT, extract unsupported', async (file) => {
+    const input = read(`broken/${file}`);
+    await expect(embedImage(input, 1n, { key })).rejects.toBeInstanceOf(WatermarkError);
+    const err = await embedImage(input, 1n, { key }).catch((e: unknown) => e);
+    expect([WatermarkErrorCode.CORRUPT_IMAGE, WatermarkErrorCode.UNSUPPORTED_FORMAT]).toContain((err as WatermarkError).code);
+    if (file !== 'not-an-image.png') expect((err as WatermarkError).code).toBe(WatermarkErrorCode.CORRUPT_IMAGE);
+    expect((await extractImage(input, null, { key })).status).toBe('unsupported');
+  });
+
+  it('a corrupt original gives status error', async () => {
+    const res = await extractImage(read('photos/camera.png'), read('broken/truncated.jpg'), { key });
+    expect(res.status).toBe('error');
+  });
+
+  it('sniffs content, not the extension (PNG named .jpg stays PNG)', async () => {
+    const input = read('broken/wrong-extension-really-png.jpg');
+    const out = await embedImage(input, 5n, { key });
+    expect(out.format).toBe('png');
+    expect((await sharp(out.data).metadata()).format).toBe('png');
+  });
+
+  it('refuses pixel bombs before decoding and honours maxPixels', async () => {
+    const bomb = read('broken/huge-dimensions-bomb.png');
+    await expectCode(embedImage(bomb, 1n, { key }), WatermarkErrorCode.TOO_MANY_PIXELS);
+    await expectCode(inspectImage(bomb), WatermarkErrorCode.TOO_MANY_PIXELS);
+    expect((await extractImage(bomb, null, { key })).status).toBe('unsupported');
+    await expectCode(embedImage(read('photos/camera.png'), 1n, { key, maxPixels: 1000 }), WatermarkErrorCode.TOO_MANY_PIXELS);
+  });
+
+  it('BMP reader/writer round-trips 24-bit, 8-bit gray and 1-bit files', () => {
+    for (const f of ['bmp-24bit-rgb.bmp', 'bmp-8bit-gray.bmp', 'bmp-1bit.bmp']) {
+      const buf = read(`formats/${f}`);
+      const img = readBmp(buf);
+      const out = writeBmp(img.header, img.width, img.height, img.channels, img.data);
+      const back = readBmp(out);
+      expect(parseBmpHeader(out).bpp).toBe(img.header.bpp);
+      expect(Buffer.from(back.data).equals(Buffer.from(img.data))).toBe(true);
+    }
+  });
+
+  it('keeps the alpha channel untouched', async () => {
+    const input = read('formats/png-rgba.png');
+    const out = await embedImage(input, 9n, { key });
+    const a = await sharp(input).extractChannel(3).raw().toBuffer();
+    const b = await sharp(out.data).extractChannel(3).raw().toBuffer();
+    expect(a.equals(b)).toBe(true);
+  });
+});

@@ -1,0 +1,115 @@
+/** Small float-image helpers (luma planes). */
+export interface Plane {
+  w: number;
+  h: number;
+  d: Float32Array;
+}
+
+/** Area-average downscale (or bilinear upscale) to tw x th. */
+export function resize(src: Plane, tw: number, th: number): Plane {
+  const out = new Float32Array(tw * th);
+  const sx = src.w / tw;
+  const sy = src.h / th;
+  if (sx <= 1 && sy <= 1) {
+    for (let y = 0; y < th; y++) for (let x = 0; x < tw; x++) out[y * tw + x] = sample(src, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5);
+    return { w: tw, h: th, d: out };
+  }
+  // box filter via separable accumulation
+  const tmp = new Float32Array(tw * src.h);
+  for (let x = 0; x < tw; x++) {
+    const a = x * sx;
+    const b = Math.min(src.w, (x + 1) * sx);
+    for (let y = 0; y < src.h; y++) {
+      let acc = 0;
+      let wsum = 0;
+      for (let i = Math.floor(a); i < b; i++) {
+        const wgt = Math.min(i + 1, b) - Math.max(i, a);
+        acc += src.d[y * src.w + i] * wgt;
+        wsum += wgt;
+      }
+      tmp[y * tw + x] = acc / wsum;
+    }
+  }
+  for (let y = 0; y < th; y++) {
+    const a = y * sy;
+    const b = Math.min(src.h, (y + 1) * sy);
+    for (let x = 0; x < tw; x++) {
+      let acc = 0;
+      let wsum = 0;
+      for (let i = Math.floor(a); i < b; i++) {
+        const wgt = Math.min(i + 1, b) - Math.max(i, a);
+        acc += tmp[i * tw + x] * wgt;
+        wsum += wgt;
+      }
+      out[y * tw + x] = acc / wsum;
+    }
+  }
+  return { w: tw, h: th, d: out };
+}
+
+/** Bilinear sample with edge clamping. */
+export function sample(p: Plane, x: number, y: number): number {
+  const xc = x < 0 ? 0 : x > p.w - 1 ? p.w - 1 : x;
+  const yc = y < 0 ? 0 : y > p.h - 1 ? p.h - 1 : y;
+  const x0 = Math.min(p.w - 2, Math.floor(xc));
+  const y0 = Math.min(p.h - 2, Math.floor(yc));
+  if (x0 < 0 || y0 < 0) return p.d[0];
+  const fx = xc - x0;
+  const fy = yc - y0;
+  const i = y0 * p.w + x0;
+  const a = p.d[i] + (p.d[i + 1] - p.d[i]) * fx;
+  const b = p.d[i + p.w] + (p.d[i + p.w + 1] - p.d[i + p.w]) * fx;
+  return a + (b - a) * fy;
+}
+
+/** 3x3 homography (row-major), maps inspected pixel coordinates to original pixel coordinates. */
+export type Homography = Float64Array;
+
+export function applyH(H: Homography, x: number, y: number): [number, number] {
+  const z = H[6] * x + H[7] * y + H[8];
+  return [(H[0] * x + H[1] * y + H[2]) / z, (H[3] * x + H[4] * y + H[5]) / z];
+}
+
+export function mulH(A: Homography, B: Homography): Homography {
+  const out = new Float64Array(9);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) out[i * 3 + j] = A[i * 3] * B[j] + A[i * 3 + 1] * B[3 + j] + A[i * 3 + 2] * B[6 + j];
+  return out;
+}
+
+export function scaleH(sx: number, sy: number): Homography {
+  return Float64Array.from([sx, 0, 0, 0, sy, 0, 0, 0, 1]);
+}
+
+/** Solves A x = b (n x n, Gaussian elimination with partial pivoting); null when singular. */
+export function solve(A: Float64Array, b: Float64Array, n: number): Float64Array | null {
+  const M = Float64Array.from(A);
+  const v = Float64Array.from(b);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r * n + c]) > Math.abs(M[p * n + c])) p = r;
+    if (Math.abs(M[p * n + c]) < 1e-12) return null;
+    if (p !== c) {
+      for (let k = 0; k < n; k++) {
+        const t = M[c * n + k];
+        M[c * n + k] = M[p * n + k];
+        M[p * n + k] = t;
+      }
+      const t = v[c];
+      v[c] = v[p];
+      v[p] = t;
+    }
+    for (let r = c + 1; r < n; r++) {
+      const f = M[r * n + c] / M[c * n + c];
+      if (f === 0) continue;
+      for (let k = c; k < n; k++) M[r * n + k] -= f * M[c * n + k];
+      v[r] -= f * v[c];
+    }
+  }
+  const x = new Float64Array(n);
+  for (let r = n - 1; r >= 0; r--) {
+    let s = v[r];
+    for (let k = r + 1; k < n; k++) s -= M[r * n + k] * x[k];
+    x[r] = s / M[r * n + r];
+  }
+  return x;
+}

@@ -1,0 +1,232 @@
+/* Watermark benchmark: imperceptibility, robustness, false positives, speed. Prints a table, writes bench-results/watermark.json. */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
+import { ATTACKS, BLIND_ATTACKS, crop, rng } from './attacks';
+
+const QUICK = process.argv.includes('--quick');
+const PHOTOS = '/work/shared/corpus/photos';
+const OUT = 'bench-results';
+const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
+
+let peakRss = 0;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 20);
+
+function randomId(r: () => number): bigint {
+  return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
+}
+
+async function lumaOf(img: Buffer): Promise<{ d: Float64Array; w: number; h: number; rgb: Buffer }> {
+  const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const d = new Float64Array(info.width * info.height);
+  const c = info.channels;
+  for (let i = 0; i < d.length; i++) d[i] = c === 1 ? data[i] : 0.299 * data[i * c] + 0.587 * data[i * c + 1] + 0.114 * data[i * c + 2];
+  return { d, w: info.width, h: info.height, rgb: data };
+}
+
+function psnr(a: Buffer, b: Buffer): number {
+  let mse = 0;
+  for (let i = 0; i < a.length; i++) mse += (a[i] - b[i]) ** 2;
+  mse /= a.length;
+  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** Mean SSIM on luma, 8x8 windows with stride 4. */
+function ssim(a: Float64Array, b: Float64Array, w: number, h: number): number {
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  let sum = 0;
+  let n = 0;
+  for (let y = 0; y + 8 <= h; y += 4) {
+    for (let x = 0; x + 8 <= w; x += 4) {
+      let ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
+        const k = (y + j) * w + x + i;
+        ma += a[k];
+        mb += b[k];
+      }
+      ma /= 64;
+      mb /= 64;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
+        const k = (y + j) * w + x + i;
+        va += (a[k] - ma) ** 2;
+        vb += (b[k] - mb) ** 2;
+        cov += (a[k] - ma) * (b[k] - mb);
+      }
+      va /= 63;
+      vb /= 63;
+      cov /= 63;
+      sum += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+      n++;
+    }
+  }
+  return sum / n;
+}
+
+interface Row {
+  name: string;
+  ok: number;
+  total: number;
+  detected: number;
+  perPhoto: Record<string, string>;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort();
+  const payloadsPerPhoto = QUICK ? 2 : 5;
+  const quality: { photo: string; psnr: number; ssim: number; embedMs: number }[] = [];
+  const rows = new Map<string, Row>();
+  const addRow = (name: string, photo: string, ok: boolean, detected: boolean): void => {
+    const r = rows.get(name) ?? { name, ok: 0, total: 0, detected: 0, perPhoto: {} };
+    r.total++;
+    if (ok) r.ok++;
+    if (detected) r.detected++;
+    const [o, t] = (r.perPhoto[photo] ?? '0/0').split('/').map(Number);
+    r.perPhoto[photo] = `${o + (ok ? 1 : 0)}/${t + 1}`;
+    rows.set(name, r);
+  };
+  const marked: { photo: string; orig: Buffer; data: Buffer; id: bigint }[] = [];
+  for (const photo of photos) {
+    const orig = readFileSync(join(PHOTOS, photo));
+    const r = rng(photo.length * 7919 + photo.charCodeAt(0));
+    const base = await lumaOf(orig);
+    for (let k = 0; k < payloadsPerPhoto; k++) {
+      const id = randomId(r);
+      const t0 = performance.now();
+      const e = await embedImage(orig, id, { key: KEY });
+      const embedMs = performance.now() - t0;
+      const m = await lumaOf(e.data);
+      quality.push({ photo, psnr: psnr(base.rgb, m.rgb), ssim: ssim(base.d, m.d, base.w, base.h), embedMs });
+      marked.push({ photo, orig, data: e.data, id });
+      if (k === 0 && photo.startsWith('rocket')) {
+        // magnified difference image (x16 around mid-gray)
+        const diff = Buffer.alloc(base.w * base.h);
+        for (let i = 0; i < diff.length; i++) diff[i] = Math.max(0, Math.min(255, Math.round(128 + 16 * (m.d[i] - base.d[i]))));
+        await sharp(diff, { raw: { width: base.w, height: base.h, channels: 1 } }).png().toFile(join(OUT, 'watermark-diff-rocket-x16.png'));
+      }
+    }
+    process.stdout.write(`embedded ${photo}\n`);
+  }
+  // robustness (original given) and blind rows
+  let seed = 1;
+  for (const m of marked) {
+    for (const [name, attack] of ATTACKS) {
+      const r = rng(seed++);
+      const attacked = await attack(m.data, r);
+      const res = await extractImage(attacked, m.orig, { key: KEY });
+      addRow(name, m.photo, res.status === 'detected' && res.payload === m.id, res.status === 'detected');
+      if (res.status === 'detected' && res.payload !== m.id) throw new Error(`wrong payload detected: ${name} ${m.photo}`);
+    }
+    for (const [name, attack] of BLIND_ATTACKS) {
+      const attacked = await attack(m.data, rng(seed++));
+      const res = await extractImage(attacked, null, { key: KEY });
+      addRow(name, m.photo, res.status === 'detected' && res.payload === m.id, res.status === 'detected');
+      if (res.status === 'detected' && res.payload !== m.id) throw new Error(`wrong payload detected: ${name} ${m.photo}`);
+    }
+    process.stdout.write(`attacked ${m.photo} ${m.id.toString(16)}\n`);
+  }
+  // false positives: unmarked crops, other payload/key/version v2
+  const fpTarget = QUICK ? 1000 : 10000;
+  let fpRuns = 0;
+  let fpDetected = 0;
+  let fpInconclusive = 0;
+  const fpKinds: Record<string, number> = {};
+  const fr = rng(4242);
+  const otherKey: WatermarkKey = { secret: 'another-tenant', version: 'v3' };
+  const v2Key: WatermarkKey = { secret: 'bench-secret', version: 'v2' };
+  const sources: { kind: string; data: Buffer; orig: Buffer }[] = [];
+  for (const photo of photos) {
+    const orig = readFileSync(join(PHOTOS, photo));
+    const small = await sharp(orig).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+    sources.push({ kind: 'unmarked', data: small, orig: small });
+    sources.push({ kind: 'other-key', data: (await embedImage(small, randomId(fr), { key: otherKey })).data, orig: small });
+    sources.push({ kind: 'v2-mark', data: (await embedImage(small, randomId(fr), { key: v2Key })).data, orig: small });
+  }
+  const fpStart = performance.now();
+  while (fpRuns < fpTarget) {
+    const s = sources[Math.floor(fr() * sources.length)];
+    const registered = fpRuns % 50 === 0;
+    const area = 0.05 + fr() * 0.5;
+    const img = fpRuns % 10 === 0 ? s.data : await crop(s.data, area, fr);
+    const res = await extractImage(img, registered ? s.orig : null, { key: KEY });
+    fpRuns++;
+    const kind = `${s.kind}${registered ? ' (registered)' : ''}`;
+    fpKinds[kind] = (fpKinds[kind] ?? 0) + 1;
+    if (res.status === 'detected') fpDetected++;
+    if (res.status === 'inconclusive') fpInconclusive++;
+  }
+  const fpSeconds = (performance.now() - fpStart) / 1000;
+  // speed on a 12 MP JPEG
+  const kite = readFileSync(join(PHOTOS, 'kite-2560x1600.jpg'));
+  const big = await sharp(kite).resize(4240, 2832).jpeg({ quality: 90 }).toBuffer();
+  const reps = QUICK ? 2 : 3;
+  let plain = Infinity;
+  let embedT = Infinity;
+  let extractT = Infinity;
+  let decodeBoth = Infinity;
+  let bigMarked: Buffer = big;
+  for (let i = 0; i < reps; i++) {
+    let t = performance.now();
+    await sharp(big).jpeg({ quality: 90 }).toBuffer();
+    plain = Math.min(plain, performance.now() - t);
+    t = performance.now();
+    bigMarked = (await embedImage(big, 0xfeedfacecafebeefn, { key: KEY })).data;
+    embedT = Math.min(embedT, performance.now() - t);
+    t = performance.now();
+    await sharp(bigMarked).raw().toBuffer();
+    await sharp(big).raw().toBuffer();
+    decodeBoth = Math.min(decodeBoth, performance.now() - t);
+    t = performance.now();
+    const res = await extractImage(bigMarked, big, { key: KEY });
+    extractT = Math.min(extractT, performance.now() - t);
+    if (res.payload !== 0xfeedfacecafebeefn) process.stdout.write(`12MP extract failed: ${res.status}\n`);
+  }
+  clearInterval(sampler);
+  // report
+  const avgPsnr = quality.reduce((s, q) => s + q.psnr, 0) / quality.length;
+  const minPsnr = Math.min(...quality.map((q) => q.psnr));
+  const avgSsim = quality.reduce((s, q) => s + q.ssim, 0) / quality.length;
+  const minSsim = Math.min(...quality.map((q) => q.ssim));
+  const lines: string[] = [];
+  lines.push(`Watermark benchmark ${QUICK ? '(quick)' : '(full)'}: ${photos.length} photos x ${payloadsPerPhoto} payloads`);
+  lines.push('');
+  lines.push('| photo | PSNR dB (min) | SSIM (min) |');
+  lines.push('|---|---|---|');
+  for (const photo of photos) {
+    const q = quality.filter((x) => x.photo === photo);
+    lines.push(`| ${photo} | ${Math.min(...q.map((x) => x.psnr)).toFixed(2)} | ${Math.min(...q.map((x) => x.ssim)).toFixed(4)} |`);
+  }
+  lines.push(`| all | avg ${avgPsnr.toFixed(2)} / min ${minPsnr.toFixed(2)} | avg ${avgSsim.toFixed(4)} / min ${minSsim.toFixed(4)} |`);
+  lines.push('');
+  lines.push(`| attack | exact payload | rate | failures by photo |`);
+  lines.push('|---|---|---|---|');
+  for (const r of rows.values()) {
+    const fails = Object.entries(r.perPhoto).filter(([, v]) => v.split('/')[0] !== v.split('/')[1]).map(([p, v]) => `${p} ${v}`).join(', ');
+    lines.push(`| ${r.name} | ${r.ok}/${r.total} | ${((100 * r.ok) / r.total).toFixed(1)}% | ${fails || '-'} |`);
+  }
+  lines.push('');
+  lines.push(`False positives: ${fpDetected} detected / ${fpRuns} extractions (${fpInconclusive} inconclusive) in ${fpSeconds.toFixed(1)} s; ${JSON.stringify(fpKinds)}`);
+  lines.push(`Speed 12 MP JPEG (4240x2832): embed ${embedT.toFixed(0)} ms / plain decode+encode ${plain.toFixed(0)} ms = ${(embedT / plain).toFixed(2)} (target <= 1.5); extract ${extractT.toFixed(0)} ms / decode both ${decodeBoth.toFixed(0)} ms = ${(extractT / decodeBoth).toFixed(2)} (target <= 3)`);
+  lines.push(`Peak RSS: ${(peakRss / 1048576).toFixed(0)} MB`);
+  process.stdout.write(lines.join('\n') + '\n');
+  const json = {
+    quick: QUICK,
+    photos,
+    payloadsPerPhoto,
+    imperceptibility: { avgPsnr, minPsnr, avgSsim, minSsim, perImage: quality },
+    robustness: [...rows.values()].map((r) => ({ attack: r.name, ok: r.ok, total: r.total, rate: r.ok / r.total, perPhoto: r.perPhoto })),
+    falsePositives: { runs: fpRuns, detected: fpDetected, inconclusive: fpInconclusive, kinds: fpKinds },
+    speed: { embedMs: embedT, plainMs: plain, embedRatio: embedT / plain, extractMs: extractT, decodeBothMs: decodeBoth, extractRatio: extractT / decodeBoth },
+    peakRssMb: peakRss / 1048576,
+  };
+  writeFileSync(join(OUT, 'watermark.json'), JSON.stringify(json, null, 2));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});
