@@ -24,6 +24,11 @@ export function e2eLayout(): StackLayout {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
       MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', name, 'mail'),
+      // Orders and uploads sweep often, so tests with a moved clock do not wait a minute.
+      UPLOAD_WINDOW_SWEEP_INTERVAL_MS: '1000',
+      RECONCILE_INTERVAL_MS: '2000',
+      // Tests read marks back with the same key the processor embeds with.
+      WATERMARK_SECRET: 'e2e-watermark-secret-0001',
     },
   };
 }

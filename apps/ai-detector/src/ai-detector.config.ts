@@ -1,7 +1,7 @@
 import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 
 export class AiDetectorEnv extends StorageEnv {
-  override PORT = 3104;
+  override PORT: number = 3104;
 }
 
 export type AiDetectorConfig = CoreConfig & { storage: StorageConfig };

@@ -2,22 +2,22 @@ import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, v
 import { IsInt, Max, Min } from 'class-validator';
 
 export class OrdersEnv extends StorageEnv {
-  override PORT = 3101;
+  override PORT: number = 3101;
 
   /** Time from creation to `expiresAt` (default 30 days). */
   @IsInt()
   @Min(1)
   @Max(24 * 365)
-  ORDER_RETENTION_HOURS = 720;
+  ORDER_RETENTION_HOURS: number = 720;
 
   /** Orders whose files are not all uploaded within this window fail with ORDER_TIMEOUT (spec: 12 hours). */
   @IsInt()
   @Min(1)
-  UPLOAD_WINDOW_HOURS = 12;
+  UPLOAD_WINDOW_HOURS: number = 12;
 
   @IsInt()
   @Min(200)
-  UPLOAD_WINDOW_SWEEP_INTERVAL_MS = 60_000;
+  UPLOAD_WINDOW_SWEEP_INTERVAL_MS: number = 60_000;
 }
 
 export interface OrdersConfig extends CoreConfig {

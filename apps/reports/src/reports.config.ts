@@ -1,7 +1,7 @@
 import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 
 export class ReportsEnv extends StorageEnv {
-  override PORT = 3105;
+  override PORT: number = 3105;
 }
 
 export type ReportsConfig = CoreConfig & { storage: StorageConfig };

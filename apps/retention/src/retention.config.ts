@@ -1,7 +1,7 @@
 import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 
 export class RetentionEnv extends StorageEnv {
-  override PORT = 3107;
+  override PORT: number = 3107;
 }
 
 export type RetentionConfig = CoreConfig & { storage: StorageConfig };

@@ -1,15 +1,15 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
 
 const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
 export class UploadsEnv extends StorageEnv {
-  override PORT = 3102;
+  override PORT: number = 3102;
 
   /** Base address of the public API: test-key upload URLs point at its sink. */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
-  PUBLIC_BASE_URL = 'http://127.0.0.1:3000';
+  PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 
   /** Signs and verifies test-key upload tokens. Required in production. */
   @IsString()
@@ -18,20 +18,20 @@ export class UploadsEnv extends StorageEnv {
 
   @IsInt()
   @Min(60)
-  UPLOAD_URL_SECONDS = 900;
+  UPLOAD_URL_SECONDS: number = 900;
 
   @IsInt()
   @Min(1024)
-  SOURCE_FETCH_MAX_BYTES = 32 * 1024 * 1024;
+  SOURCE_FETCH_MAX_BYTES: number = 32 * 1024 * 1024;
 
   @IsInt()
   @Min(1000)
-  SOURCE_FETCH_TIMEOUT_MS = 30_000;
+  SOURCE_FETCH_TIMEOUT_MS: number = 30_000;
 
   /** Test only: let the URL fetcher reach private addresses (never in production). */
-  @Transform(({ value }: { value: unknown }) => value === true || value === 'true')
+  @Transform(toBoolean)
   @IsBoolean()
-  SOURCE_FETCH_ALLOW_PRIVATE = false;
+  SOURCE_FETCH_ALLOW_PRIVATE: boolean = false;
 
   @IsOptional()
   @IsString()
@@ -39,12 +39,12 @@ export class UploadsEnv extends StorageEnv {
 
   @IsInt()
   @Min(500)
-  RECONCILE_INTERVAL_MS = 30_000;
+  RECONCILE_INTERVAL_MS: number = 30_000;
 
   /** A slot is checked against storage once it has waited this long without a notification. */
   @IsInt()
   @Min(0)
-  RECONCILE_MIN_AGE_MS = 10_000;
+  RECONCILE_MIN_AGE_MS: number = 10_000;
 }
 
 export interface UploadsConfig extends CoreConfig {

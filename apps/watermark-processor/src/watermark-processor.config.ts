@@ -4,7 +4,7 @@ import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 const DEV_WATERMARK_SECRET = 'dev-only-watermark-secret';
 
 export class WatermarkProcessorEnv extends StorageEnv {
-  override PORT = 3103;
+  override PORT: number = 3103;
 
   /** Keys the watermark pattern and the payload check; changing it makes existing marks unreadable. */
   @IsString()
@@ -14,22 +14,22 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @IsInt()
   @Min(1_000_000)
   @Max(1_000_000_000)
-  WATERMARK_MAX_PIXELS = 100_000_000;
+  WATERMARK_MAX_PIXELS: number = 100_000_000;
 
   @IsInt()
   @Min(1024)
-  WATERMARK_MAX_INPUT_BYTES = 200 * 1024 * 1024;
+  WATERMARK_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
 
   /** Jobs processed at once by one replica (image work is CPU-bound). */
   @IsInt()
   @Min(1)
   @Max(16)
-  WATERMARK_CONCURRENCY = 1;
+  WATERMARK_CONCURRENCY: number = 1;
 
   @IsInt()
   @Min(1)
   @Max(20)
-  WATERMARK_MAX_ATTEMPTS = 4;
+  WATERMARK_MAX_ATTEMPTS: number = 4;
 }
 
 export interface WatermarkProcessorConfig extends CoreConfig {

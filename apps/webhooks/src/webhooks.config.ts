@@ -13,8 +13,9 @@ const toBoolean = ({ value }: { value: unknown }): unknown =>
  */
 const DEV_SECRET_ENCRYPTION_KEY = 'ZGV2LW9ubHktd2ViaG9vay1zZWNyZXQta2V5LTMyYiE=';
 
+// Explicit property types: decorator metadata (and so the env string → number conversion) needs them.
 export class WebhooksEnv extends StorageEnv {
-  override PORT = 3106;
+  override PORT: number = 3106;
 
   /** AES-256-GCM key for webhook secrets: 32 bytes, base64 (or 64 hex characters). Required in production. */
   @IsOptional()
@@ -24,29 +25,29 @@ export class WebhooksEnv extends StorageEnv {
   /** Local development only: accept plain http:// webhook URLs (refused in production). */
   @Transform(toBoolean)
   @IsBoolean()
-  WEBHOOK_ALLOW_HTTP = false;
+  WEBHOOK_ALLOW_HTTP: boolean = false;
 
   /** Comma-separated IP addresses that deliveries may reach although private/loopback (e.g. 127.0.0.1,::1 locally). */
   @IsString()
-  WEBHOOK_ALLOWED_TARGET_IPS = '';
+  WEBHOOK_ALLOWED_TARGET_IPS: string = '';
 
   /** How often the scheduler looks for due deliveries. */
   @IsInt()
   @Min(50)
   @Max(10_000)
-  WEBHOOK_DISPATCH_INTERVAL_MS = 250;
+  WEBHOOK_DISPATCH_INTERVAL_MS: number = 250;
 
   /** Deliveries in flight per service replica, over all endpoints. */
   @IsInt()
   @Min(1)
   @Max(1000)
-  WEBHOOK_MAX_CONCURRENCY = 32;
+  WEBHOOK_MAX_CONCURRENCY: number = 32;
 
   /** Deliveries in flight per endpoint and replica, so one slow receiver cannot take every slot. */
   @IsInt()
   @Min(1)
   @Max(100)
-  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT = 4;
+  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: number = 4;
 
   /** SMTP connection URL for failure e-mails (smtp:// or smtps://); without it mails are written to MAIL_OUTBOX_DIR. */
   @IsOptional()
@@ -54,11 +55,11 @@ export class WebhooksEnv extends StorageEnv {
   SMTP_URL?: string;
 
   @IsString()
-  MAIL_FROM = 'Content Protection <no-reply@content-protection.local>';
+  MAIL_FROM: string = 'Content Protection <no-reply@content-protection.local>';
 
   /** Directory the local file transport writes .eml files to (relative to the working directory). */
   @IsString()
-  MAIL_OUTBOX_DIR = path.join('tmp', 'mail');
+  MAIL_OUTBOX_DIR: string = path.join('tmp', 'mail');
 }
 
 export interface WebhooksSettings {

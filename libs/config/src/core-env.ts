@@ -2,8 +2,11 @@ import { ConfigValidationError } from './validate-env';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
-const toBoolean = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value;
+/** Reads the raw string: implicit conversion would already have made "false" truthy. */
+export const toBoolean = ({ key, obj }: { key: string; obj: Record<string, unknown> }): unknown => {
+  const raw = obj[key];
+  return typeof raw === 'string' ? ['1', 'true', 'yes'].includes(raw.toLowerCase()) : raw;
+};
 
 /** Variables every service reads. */
 export class CoreEnv {
@@ -21,13 +24,13 @@ export class CoreEnv {
   @IsInt()
   @Min(1)
   @Max(100)
-  DATABASE_POOL_SIZE = 10;
+  DATABASE_POOL_SIZE: number = 10;
 
   @Matches(/^nats:\/\/.+/, { message: 'must be a nats:// URL' })
-  NATS_URL = 'nats://127.0.0.1:4222';
+  NATS_URL: string = 'nats://127.0.0.1:4222';
 
   @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
-  LOG_LEVEL = 'info';
+  LOG_LEVEL: string = 'info';
 
   /** Test-only: a file holding a clock offset in ms, shared by all processes of an e2e run. */
   @IsOptional()
@@ -36,40 +39,40 @@ export class CoreEnv {
 
   @IsInt()
   @Min(50)
-  OUTBOX_POLL_INTERVAL_MS = 250;
+  OUTBOX_POLL_INTERVAL_MS: number = 250;
 }
 
 /** Variables of services that use object storage. */
 export class StorageEnv extends CoreEnv {
   /** Endpoint the services use, e.g. http://minio.storage:9000 */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
-  S3_ENDPOINT = 'http://127.0.0.1:9000';
+  S3_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   /** Endpoint presigned URLs are made for: what an external client can reach. */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
-  S3_PUBLIC_ENDPOINT = 'http://127.0.0.1:9000';
+  S3_PUBLIC_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   @IsString()
-  S3_ACCESS_KEY = 'S3RVER';
+  S3_ACCESS_KEY: string = 'S3RVER';
 
   @IsString()
-  S3_SECRET_KEY = 'S3RVER';
+  S3_SECRET_KEY: string = 'S3RVER';
 
   @IsString()
-  S3_REGION = 'us-east-1';
+  S3_REGION: string = 'us-east-1';
 
   @IsString()
-  S3_BUCKET_INPUTS = 'cp-inputs';
+  S3_BUCKET_INPUTS: string = 'cp-inputs';
 
   @IsString()
-  S3_BUCKET_OUTPUTS = 'cp-outputs';
+  S3_BUCKET_OUTPUTS: string = 'cp-outputs';
 
   @IsString()
-  S3_BUCKET_REPORTS = 'cp-reports';
+  S3_BUCKET_REPORTS: string = 'cp-reports';
 
   @Transform(toBoolean)
   @IsBoolean()
-  S3_CREATE_BUCKETS = true;
+  S3_CREATE_BUCKETS: boolean = true;
 }
 
 export interface CoreConfig {

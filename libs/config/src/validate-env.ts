@@ -1,3 +1,5 @@
+// Decorator metadata drives the implicit conversion of variables (class-transformer).
+import 'reflect-metadata';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 

@@ -1,0 +1,46 @@
+import { IsInt, Min } from 'class-validator';
+import { CoreEnv, StorageEnv, toCoreConfig } from './core-env';
+import { ConfigValidationError, validateEnv } from './validate-env';
+
+class SampleEnv extends CoreEnv {
+  @IsInt()
+  @Min(500)
+  SWEEP_INTERVAL_MS: number = 30_000;
+}
+
+const base = { PORT: '3000', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+describe('validateEnv', () => {
+  it('converts numbers and booleans from their string form and keeps defaults', () => {
+    const env = validateEnv(SampleEnv, { ...base, SWEEP_INTERVAL_MS: '2000' });
+    expect(env.PORT).toBe(3000);
+    expect(env.SWEEP_INTERVAL_MS).toBe(2000);
+    expect(env.NATS_URL).toBe('nats://127.0.0.1:4222');
+    const storage = validateEnv(StorageEnv, { ...base, S3_CREATE_BUCKETS: 'false' });
+    expect(storage.S3_CREATE_BUCKETS).toBe(false);
+  });
+
+  it('names every missing or invalid variable, without echoing values', () => {
+    let caught: unknown;
+    try {
+      validateEnv(SampleEnv, { PORT: 'http', DATABASE_URL: 'mysql://secret-password@db', SWEEP_INTERVAL_MS: '10' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigValidationError);
+    const error = caught as ConfigValidationError;
+    expect(error.variables.sort()).toEqual(['DATABASE_URL', 'PORT', 'SWEEP_INTERVAL_MS']);
+    expect(error.message).toContain('DATABASE_URL');
+    expect(error.message).not.toContain('secret-password');
+  });
+
+  it('reports a required variable that is absent', () => {
+    expect(() => validateEnv(CoreEnv, { PORT: '1' })).toThrow(/DATABASE_URL/);
+  });
+
+  it('refuses the test clock in production', () => {
+    const env = validateEnv(CoreEnv, { ...base, NODE_ENV: 'production', CLOCK_OFFSET_FILE: '/tmp/offset' });
+    expect(() => toCoreConfig(env)).toThrow(/CLOCK_OFFSET_FILE/);
+    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, CLOCK_OFFSET_FILE: '/tmp/offset' })).clock.offsetFile).toBe('/tmp/offset');
+  });
+});

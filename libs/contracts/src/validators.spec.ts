@@ -1,0 +1,56 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { CreateEmbedOrderDto } from './embed-orders';
+import { outputFileName, packageFileName, safeObjectName } from './object-keys';
+import { isPrivateAddress, isPublicHttpsUrl } from './validators';
+
+describe('public URL rules', () => {
+  it.each([
+    ['https://images.example.com/a.jpg', true],
+    ['https://8.8.8.8/a.jpg', true],
+    ['http://images.example.com/a.jpg', false],
+    ['https://user:pass@images.example.com/a.jpg', false],
+    ['https://localhost/a.jpg', false],
+    ['https://printer.local/a.jpg', false],
+    ['https://127.0.0.1/a.jpg', false],
+    ['https://10.1.2.3/a.jpg', false],
+    ['https://172.20.0.1/a.jpg', false],
+    ['https://192.168.1.1/a.jpg', false],
+    ['https://169.254.169.254/latest/meta-data', false],
+    ['https://[::1]/a.jpg', false],
+    ['https://[fd00::1]/a.jpg', false],
+    ['ftp://example.com/a.jpg', false],
+    ['not a url', false],
+  ])('%s → %s', (url, expected) => {
+    expect(isPublicHttpsUrl(url)).toBe(expected);
+  });
+
+  it('classifies addresses', () => {
+    expect(['127.0.0.1', '::1', '100.64.0.1', '::ffff:10.0.0.1', 'fe80::1', '0.0.0.0'].map(isPrivateAddress)).toEqual([true, true, true, true, true, true]);
+    expect(['1.1.1.1', '2606:4700::1111'].map(isPrivateAddress)).toEqual([false, false]);
+  });
+});
+
+describe('embed order body', () => {
+  const validate = (body: unknown): string[] =>
+    validateSync(plainToInstance(CreateEmbedOrderDto, body), { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property);
+
+  it('accepts a valid body and counts text length in characters, not UTF-16 units', () => {
+    const emoji = '😀'.repeat(1000);
+    expect(validate({ idempotencyKey: 'k', files: [{ fileName: 'A.JPEG', watermarks: [{ text: emoji }] }] })).toEqual([]);
+    expect(validate({ idempotencyKey: 'k', files: [{ fileName: 'a.jpeg', watermarks: [{ text: `${emoji}😀` }] }] })).toEqual(['files']);
+  });
+
+  it('refuses path separators in file names', () => {
+    expect(validate({ idempotencyKey: 'k', files: [{ fileName: '../a.png', watermarks: [{ text: 'x' }] }] })).toEqual(['files']);
+  });
+});
+
+describe('object and file names', () => {
+  it('names outputs and archives as the spec says', () => {
+    expect(outputFileName('holiday.photo.jpg', '12-3')).toBe('holiday.photo-watermarked-12-3.jpg');
+    expect(outputFileName('README', '1-1')).toBe('README-watermarked-1-1');
+    expect(packageFileName('42')).toBe('42-watermarked.zip');
+    expect(safeObjectName('a/b\\c\u0001.png')).toBe('a_b_c_.png');
+  });
+});

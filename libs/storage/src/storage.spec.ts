@@ -1,0 +1,36 @@
+import { objectKeyOf, toStorageNotification } from './storage-event';
+import { signUploadToken, verifyUploadToken } from './upload-token';
+
+describe('storage notifications', () => {
+  const record = (key: string) => ({ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'cp-inputs' }, object: { key, size: 3 } } });
+
+  it('decodes MinIO-encoded keys and leaves plain keys alone', () => {
+    expect(objectKeyOf(record('1/2/inputs/3/my+photo%20%28final%29.jpg'))).toBe('1/2/inputs/3/my photo (final).jpg');
+    expect(objectKeyOf(record('1/2/inputs/3/photo.jpg'))).toBe('1/2/inputs/3/photo.jpg');
+    expect(objectKeyOf(record('1/2/inputs/3/100%.jpg'))).toBe('1/2/inputs/3/100%.jpg');
+  });
+
+  it('wraps a record in the MinIO notification shape', () => {
+    expect(toStorageNotification(record('k'))).toEqual({ EventName: 's3:ObjectCreated:Put', Key: 'cp-inputs/k', Records: [record('k')] });
+  });
+});
+
+describe('test upload tokens', () => {
+  const claims = { orderId: '12', fileId: '34', expiresAt: 10_000 };
+
+  it('verifies its own tokens until they expire', () => {
+    const token = signUploadToken(claims, 'secret-secret-secret');
+    expect(verifyUploadToken(token, 'secret-secret-secret', 9_999)).toEqual(claims);
+    expect(verifyUploadToken(token, 'secret-secret-secret', 10_001)).toBeNull();
+  });
+
+  it('refuses another secret, tampering and garbage', () => {
+    const token = signUploadToken(claims, 'secret-secret-secret');
+    expect(verifyUploadToken(token, 'other-secret-secret', 0)).toBeNull();
+    const [body, signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify(['12', '35', 10_000])).toString('base64url');
+    expect(verifyUploadToken(`${forged}.${signature}`, 'secret-secret-secret', 0)).toBeNull();
+    expect(verifyUploadToken(`${body}.${signature}.x`, 'secret-secret-secret', 0)).toBeNull();
+    expect(verifyUploadToken('', 'secret-secret-secret', 0)).toBeNull();
+  });
+});
