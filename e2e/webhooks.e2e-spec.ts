@@ -12,6 +12,8 @@ import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+// Typed as unknown so the matcher's `any` does not spread into the expected objects.
+const anyString: unknown = expect.any(String);
 
 interface CreatedWebhook {
   id: number;
@@ -146,7 +148,7 @@ describe('webhooks', () => {
 
       const got = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.testKey });
       expect(got.status).toBe(200);
-      expect(got.body.data).toEqual({ id: webhook.id, name: 'main', url: 'https://hooks.example.com/cp', isActive: true, updatedAt: expect.any(String) });
+      expect(got.body.data).toEqual({ id: webhook.id, name: 'main', url: 'https://hooks.example.com/cp', isActive: true, updatedAt: anyString });
 
       // Not readable from a database dump either.
       const rows = await webhooksDb.query<Array<{ secret_ciphertext: string }>>('SELECT secret_ciphertext FROM webhook_endpoint WHERE id = $1', [webhook.id]);
@@ -158,7 +160,7 @@ describe('webhooks', () => {
         body: { name: 'renamed', url: 'https://hooks.example.com/v2' },
       });
       expect(updated.status).toBe(200);
-      expect(updated.body.data).toEqual({ id: webhook.id, name: 'renamed', url: 'https://hooks.example.com/v2', isActive: true, updatedAt: expect.any(String) });
+      expect(updated.body.data).toEqual({ id: webhook.id, name: 'renamed', url: 'https://hooks.example.com/v2', isActive: true, updatedAt: anyString });
       expect(updated.body.data).not.toHaveProperty('secret');
 
       const listed = await api<{ data: Array<Record<string, unknown>> }>('/api/v2/orders/webhooks', { key: account.liveKey });
@@ -257,12 +259,17 @@ describe('webhooks', () => {
 
       const payload = body(request);
       expect(id).toBe(eventId);
-      expect(payload).toMatchObject({ eventId, eventType: 'order.watermarkEmbed.completed', occurredAt: expect.any(String) });
-      expect(payload.data).toMatchObject({ status: 'complete', fileCount: 1, testMode: false, orderName: expect.any(String), completedAt: expect.any(String) });
+      expect(payload).toMatchObject({ eventId, eventType: 'order.watermarkEmbed.completed', occurredAt: anyString });
+      expect(payload.data).toMatchObject({ status: 'complete', fileCount: 1, testMode: false, orderName: anyString, completedAt: anyString });
       expect(String(payload.data.downloadUrl)).toMatch(/X-Amz-Expires=3600/);
 
       const logged = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
       expect(logged).toMatchObject({ status: 'SUCCESS', attempts: 1, lastStatusCode: 200, error: null, eventType: 'order.watermarkEmbed.completed' });
+
+      const metrics = await (await fetch(`http://127.0.0.1:${layout.ports.webhooks[0]}/metrics`)).text();
+      expect(metrics).toMatch(/webhook_delivery_attempts_total\{outcome="success",trigger="automatic"\} [1-9]/);
+      expect(metrics).toMatch(/webhook_deliveries_total\{outcome="success"\} [1-9]/);
+      expect(metrics).toContain('webhook_oldest_pending_delivery_age_seconds');
     });
 
     it('delivers failed orders and test-key orders too (testMode: true)', async () => {
@@ -274,7 +281,7 @@ describe('webhooks', () => {
       const [failed] = await eventually(async () => hook.forEvent(failedId), (found) => found.length === 1);
       expect(body(failed)).toMatchObject({
         eventType: 'order.watermarkEmbed.failed',
-        data: { status: 'failed', errorCode: 'PROCESSING_ERROR', errorMessage: expect.any(String), failedAt: expect.any(String) },
+        data: { status: 'failed', errorCode: 'PROCESSING_ERROR', errorMessage: anyString, failedAt: anyString },
       });
       const [test] = await eventually(async () => hook.forEvent(testId), (found) => found.length === 1);
       expect(body(test).data.testMode).toBe(true);

@@ -1,11 +1,8 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { isIP } from 'node:net';
 import path from 'node:path';
-
-const toBoolean = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value;
 
 /**
  * Development-only key for webhook secrets at rest. Production refuses to start without its own key, so a

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { ConfigValidationError } from '@cp/config';
+import { loadWebhooksConfig } from './webhooks.config';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+const key = Buffer.alloc(32, 7).toString('base64');
+
+describe('webhooks configuration', () => {
+  it('has development defaults', () => {
+    const config = loadWebhooksConfig(base);
+    expect(config.http.port).toBe(3106);
+    expect(config.webhooks).toMatchObject({ allowHttp: false, allowedTargetIps: [], maxConcurrencyPerEndpoint: 4 });
+    expect(config.webhooks.secretEncryptionKey).toHaveLength(32);
+    expect(config.mail.smtpUrl).toBeUndefined();
+  });
+
+  it('reads the switches and the allow-list', () => {
+    const config = loadWebhooksConfig({
+      ...base,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1, ::1',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: key,
+      WEBHOOK_MAX_CONCURRENCY: '8',
+      WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '2',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '100',
+    });
+    expect(config.webhooks).toMatchObject({ maxConcurrency: 8, maxConcurrencyPerEndpoint: 2, dispatchIntervalMs: 100 });
+    expect(config.webhooks.allowHttp).toBe(true);
+    expect(config.webhooks.allowedTargetIps).toEqual(['127.0.0.1', '::1']);
+    expect(config.webhooks.secretEncryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('production requires its own key and SMTP, and refuses plain HTTP', () => {
+    const attempt = (env: Record<string, string>) => () => loadWebhooksConfig({ ...base, NODE_ENV: 'production', ...env });
+    expect(attempt({ SMTP_URL: 'smtp://mail:25' })).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY/);
+    expect(attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: key })).toThrow(/SMTP_URL/);
+    expect(attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: key, SMTP_URL: 'smtp://mail:25', WEBHOOK_ALLOW_HTTP: 'true' })).toThrow(/WEBHOOK_ALLOW_HTTP/);
+    expect(attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: key, SMTP_URL: 'smtp://mail:25' })()).toMatchObject({ env: 'production' });
+  });
+
+  it('names a malformed key or allow-list without echoing it', () => {
+    expect(() => loadWebhooksConfig({ ...base, WEBHOOK_SECRET_ENCRYPTION_KEY: 'short' })).toThrow(ConfigValidationError);
+    expect(() => loadWebhooksConfig({ ...base, WEBHOOK_ALLOWED_TARGET_IPS: 'intranet.local' })).toThrow(/WEBHOOK_ALLOWED_TARGET_IPS/);
+  });
+});
