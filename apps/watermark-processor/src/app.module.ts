@@ -4,6 +4,9 @@ import { WATERMARK_ENTITIES, WATERMARK_SCHEMA } from './database/entities';
 import { WATERMARK_MIGRATIONS } from './database/migrations';
 import { EmbedJobConsumer } from './embed/embed-job.consumer';
 import { EmbedOutputUseCase } from './embed/embed-output.use-case';
+import { ProcessingDelays } from './embed/processing-delays.service';
+import { ExtractJobConsumer } from './extract/extract-job.consumer';
+import { ExtractWatermarkUseCase } from './extract/extract-watermark.use-case';
 import { WatermarkEngine } from './engine/watermark-engine';
 import { IssuanceRepository } from './issuance/issuance.repository';
 import { PackageJobConsumer } from './package/package-job.consumer';
@@ -31,6 +34,9 @@ export class AppModule {
         WatermarkEngine,
         EmbedOutputUseCase,
         EmbedJobConsumer,
+        ProcessingDelays,
+        ExtractWatermarkUseCase,
+        ExtractJobConsumer,
         PackageOrderUseCase,
         PackageJobConsumer,
       ],

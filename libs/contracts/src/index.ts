@@ -6,6 +6,7 @@ export * from './envelope';
 export * from './errors';
 export * from './orders';
 export * from './embed-orders';
+export * from './extract-orders';
 export * from './object-keys';
 export * from './uploads';
 export * from './validators';

@@ -22,7 +22,9 @@ export const EventSubjects = {
   outputCompleted: 'evt.watermark.output.completed',
   outputFailed: 'evt.watermark.output.failed',
   outputDelayed: 'evt.watermark.output.delayed',
+  orderDelayed: 'evt.watermark.order.delayed',
   packageCompleted: 'evt.watermark.package.completed',
+  extractCompleted: 'evt.watermark.extract.completed',
 } as const;
 
 export const JobSubjects = {

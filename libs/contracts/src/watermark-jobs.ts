@@ -89,6 +89,14 @@ export class OutputDelayedEvent extends OutputRef {
   static readonly subject = EventSubjects.outputDelayed;
 }
 
+/** `evt.watermark.order.delayed`: a whole-order job (extract) exhausted its automatic retries. */
+export class OrderDelayedEvent {
+  static readonly subject = EventSubjects.orderDelayed;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+}
+
 /** `evt.watermark.package.completed` */
 export class PackageCompletedEvent {
   static readonly subject = EventSubjects.packageCompleted;

@@ -2,6 +2,8 @@ import {
   CallerContext,
   CreateEmbedOrderCommand,
   CreateEmbedOrderDto,
+  CreateExtractOrderCommand,
+  CreateExtractOrderDto,
   DomainException,
   DownloadQuery,
   DownloadView,
@@ -36,6 +38,14 @@ export class OrdersController {
   createEmbed(@Caller() caller: CallerContext, @Body() request: CreateEmbedOrderDto): Promise<WatermarkOrderView> {
     const command: CreateEmbedOrderCommand = { caller, request };
     return this.rpc.request<WatermarkOrderView>(RpcPatterns.ordersCreateEmbed, command);
+  }
+
+  @Post('wtr-extract')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a watermark extract order (spec 4.2): files[0] original, files[1] the file to inspect' })
+  createExtract(@Caller() caller: CallerContext, @Body() request: CreateExtractOrderDto): Promise<WatermarkOrderView> {
+    const command: CreateExtractOrderCommand = { caller, request };
+    return this.rpc.request<WatermarkOrderView>(RpcPatterns.ordersCreateExtract, command);
   }
 
   @Get(':orderId')

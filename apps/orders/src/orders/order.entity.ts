@@ -51,6 +51,10 @@ export class OrderEntity {
   @Column({ type: 'jsonb', nullable: true })
   result!: ExtractResultView | null;
 
+  /** Extract: how the result was reached (confidence, method), for reports; not part of `result`. */
+  @Column({ name: 'result_details', type: 'jsonb', nullable: true })
+  resultDetails!: { confidence: number; method: string } | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;
 

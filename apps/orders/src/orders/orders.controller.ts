@@ -1,9 +1,10 @@
-import { CreateEmbedOrderCommand, DownloadQuery, DownloadView, GetOrderQuery, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
+import { CreateEmbedOrderCommand, CreateExtractOrderCommand, DownloadQuery, DownloadView, GetOrderQuery, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DownloadsService } from '../downloads/downloads.service';
 import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
+import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
 import { OrdersQueryService } from './orders-query.service';
 
 @RpcHandlers()
@@ -12,6 +13,7 @@ export class OrdersRpcController {
   constructor(
     private readonly queries: OrdersQueryService,
     private readonly createEmbedOrder: CreateEmbedOrderUseCase,
+    private readonly createExtractOrder: CreateExtractOrderUseCase,
     private readonly downloads: DownloadsService,
   ) {}
 
@@ -23,6 +25,11 @@ export class OrdersRpcController {
   @MessagePattern(RpcPatterns.ordersCreateEmbed)
   createEmbed(@Payload() command: CreateEmbedOrderCommand): Promise<WatermarkOrderView> {
     return this.createEmbedOrder.execute(command);
+  }
+
+  @MessagePattern(RpcPatterns.ordersCreateExtract)
+  createExtract(@Payload() command: CreateExtractOrderCommand): Promise<WatermarkOrderView> {
+    return this.createExtractOrder.execute(command);
   }
 
   @MessagePattern(RpcPatterns.ordersDownload)

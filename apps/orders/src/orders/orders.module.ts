@@ -7,7 +7,10 @@ import { StartProcessingUseCase } from '../processing/start-processing.use-case'
 import { UploadEventsConsumer } from '../processing/upload-events.consumer';
 import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
 import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
+import { ExtractResults } from '../processing/extract-results.service';
 import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
+import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
+import { OrderCreation } from './order-creation.service';
 import { OrderLifecycle } from './order-lifecycle.service';
 import { OrdersRpcController } from './orders.controller';
 import { OrdersQueryService } from './orders-query.service';
@@ -22,7 +25,10 @@ import { UploadsClient } from './uploads.client';
     OrdersQueryService,
     OrderLifecycle,
     UploadsClient,
+    OrderCreation,
     CreateEmbedOrderUseCase,
+    CreateExtractOrderUseCase,
+    ExtractResults,
     StartProcessingUseCase,
     UploadEventsConsumer,
     ProcessorEventsConsumer,

@@ -1,8 +1,10 @@
 import {
   EventSubjects,
+  ExtractCompletedEvent,
   JobSubjects,
   ObjectKeys,
   OutputCompletedEvent,
+  OrderDelayedEvent,
   OutputDelayedEvent,
   OutputFailedEvent,
   OutputProcessingEvent,
@@ -20,6 +22,7 @@ import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderLifecycle } from '../orders/order-lifecycle.service';
 import { OrderAggregate, OrdersRepository } from '../orders/orders.repository';
+import { ExtractResults } from './extract-results.service';
 
 /** Progress of the processor's jobs, reflected on outputs and orders. */
 @Injectable()
@@ -30,6 +33,7 @@ export class ProcessorEventsConsumer implements OnModuleInit {
     private readonly repository: OrdersRepository,
     private readonly lifecycle: OrderLifecycle,
     private readonly outbox: OutboxWriter,
+    private readonly extractResults: ExtractResults,
   ) {}
 
   onModuleInit(): void {
@@ -59,9 +63,20 @@ export class ProcessorEventsConsumer implements OnModuleInit {
       }
       await this.lifecycle.fail(manager, aggregate, event.code);
     });
-    this.on('orders-output-delayed', EventSubjects.outputDelayed, OutputDelayedEvent, async (manager, aggregate) => {
+    const markDelayed = async (manager: EntityManager, aggregate: OrderAggregate): Promise<void> => {
       aggregate.order.processingDelayed = true;
       await manager.save(aggregate.order);
+    };
+    this.on('orders-output-delayed', EventSubjects.outputDelayed, OutputDelayedEvent, markDelayed);
+    this.on('orders-order-delayed', EventSubjects.orderDelayed, OrderDelayedEvent, markDelayed);
+    this.on('orders-extract-completed', EventSubjects.extractCompleted, ExtractCompletedEvent, async (manager, aggregate, event) => {
+      await this.extractResults.record(manager, aggregate, {
+        detectionStatus: event.detectionStatus,
+        reportSupported: event.reportSupported,
+        watermarkText: event.watermarkText ?? null,
+        confidence: event.confidence,
+        method: event.method,
+      });
     });
     this.on('orders-package-completed', EventSubjects.packageCompleted, PackageCompletedEvent, async (manager, aggregate, event) => {
       aggregate.order.packageKey = event.objectKey;

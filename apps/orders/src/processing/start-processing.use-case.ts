@@ -1,16 +1,20 @@
-import { EmbedJob, JobSubjects, ObjectKeys, outputFileName } from '@cp/contracts';
+import { EmbedJob, ExtractJob, JobSubjects, ObjectKeys, outputFileName } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SampleFiles } from '../downloads/sample-files';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
+import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderLifecycle } from '../orders/order-lifecycle.service';
 import { OrderAggregate } from '../orders/orders.repository';
+import { ExtractResults } from './extract-results.service';
+import { simulatedExtractResult } from './simulated-extract-result';
 
 /**
- * Every file is in: the order moves to inProgress and one job per output goes to the processor's work
- * queue. Test orders get simulated outputs at once (no processor, no result files).
+ * Every file is in: the order moves to inProgress and its jobs go to the processor's work queue (one per
+ * output for embed, one per order for extract). Test orders get simulated results at once (no processor,
+ * no result files).
  */
 @Injectable()
 export class StartProcessingUseCase {
@@ -19,11 +23,34 @@ export class StartProcessingUseCase {
     private readonly outbox: OutboxWriter,
     private readonly lifecycle: OrderLifecycle,
     private readonly samples: SampleFiles,
+    private readonly extractResults: ExtractResults,
   ) {}
 
   async execute(manager: EntityManager, aggregate: OrderAggregate): Promise<void> {
+    await this.lifecycle.startProcessing(manager, aggregate.order);
+    if (aggregate.order.type === 'watermarkExtract') {
+      await this.startExtract(manager, aggregate);
+    } else {
+      await this.startEmbed(manager, aggregate);
+    }
+  }
+
+  private async startExtract(manager: EntityManager, aggregate: OrderAggregate): Promise<void> {
+    const { order, files } = aggregate;
+    const [original, inspected] = files;
+    if (order.mode === 'test') {
+      const result = simulatedExtractResult(inspected.fileName, original.mediaKind === 'pdf', inspected.mediaKind === 'image');
+      await this.extractResults.record(manager, aggregate, { ...result, confidence: result.detectionStatus === 'detected' ? 1 : 0, method: 'simulated' });
+      return;
+    }
+    const bucket = this.config.storage.buckets.inputs;
+    const ref = (file: OrderFileEntity) => ({ bucket, key: ObjectKeys.input(order.accountId, order.id, file.id, file.fileName), fileName: file.fileName });
+    const job: ExtractJob = { orderId: order.id, accountId: order.accountId, original: ref(original), inspected: ref(inspected) };
+    await this.outbox.add(manager, JobSubjects.watermarkExtract, job);
+  }
+
+  private async startEmbed(manager: EntityManager, aggregate: OrderAggregate): Promise<void> {
     const { order, files, outputs } = aggregate;
-    await this.lifecycle.startProcessing(manager, order);
     if (order.mode === 'test') {
       await manager.update(OrderOutputEntity, { orderId: order.id }, { status: 'completed' });
       outputs.forEach((output) => (output.status = 'completed'));

@@ -78,7 +78,7 @@ export class SourceFetcher {
       throw new SourceFetchError(`declares ${declared} bytes, more than allowed`, true);
     }
     const limit = new SizeLimit(this.config.sourceFetch.maxBytes);
-    let failure: unknown;
+    let failure: Error | undefined;
     response.on('error', (error) => limit.destroy(error));
     limit.on('error', (error) => {
       failure = error;
@@ -87,7 +87,10 @@ export class SourceFetcher {
     try {
       await this.storage.put(bucket, key, response.pipe(limit), response.headers['content-type']);
     } catch (error) {
-      throw failure ?? error;
+      if (failure) {
+        throw failure;
+      }
+      throw error;
     }
     if (failure) {
       throw failure;

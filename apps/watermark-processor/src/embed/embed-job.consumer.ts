@@ -3,6 +3,7 @@ import { MessagingRuntime } from '@cp/messaging';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { EmbedOutputUseCase } from './embed-output.use-case';
+import { ProcessingDelays } from './processing-delays.service';
 
 /** The embed work queue, shared by every processor replica (one durable pull consumer). */
 @Injectable()
@@ -11,6 +12,7 @@ export class EmbedJobConsumer implements OnModuleInit {
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly messaging: MessagingRuntime,
     private readonly embedOutput: EmbedOutputUseCase,
+    private readonly delays: ProcessingDelays,
   ) {}
 
   onModuleInit(): void {
@@ -24,7 +26,7 @@ export class EmbedJobConsumer implements OnModuleInit {
       backoffMs: [2000, 10_000, 60_000],
       ackWaitMs: 120_000,
       handle: (job, context) => this.embedOutput.execute(job, context),
-      onExhausted: (job) => this.embedOutput.delayed(job),
+      onExhausted: (job) => this.delays.outputDelayed(job),
     });
   }
 }

@@ -1,4 +1,4 @@
-import { EmbedJob, EventSubjects, OrderFailureCode, OutputCompletedEvent, OutputDelayedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
+import { EmbedJob, EventSubjects, OrderFailureCode, OutputCompletedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -67,11 +67,5 @@ export class EmbedOutputUseCase {
       size: result.data.length,
     };
     await context.transaction((manager) => this.outbox.add(manager, EventSubjects.outputCompleted, completed).then(() => undefined));
-  }
-
-  /** Attempts exhausted: the order shows `processingDelayed` and waits for manual recovery. */
-  async delayed(job: EmbedJob): Promise<void> {
-    const delayed: OutputDelayedEvent = { orderId: job.orderId, outputFileId: job.outputFileId };
-    await this.dataSource.transaction((manager) => this.outbox.add(manager, EventSubjects.outputDelayed, delayed));
   }
 }

@@ -1,7 +1,17 @@
 import { MediaKind, OrderFailureCode } from '@cp/contracts';
-import { embedImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
+import { DetectionStatus } from '@cp/contracts';
+import { embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
 import { Inject, Injectable } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
+
+export interface Detection {
+  status: DetectionStatus;
+  payload?: bigint;
+  confidence: number;
+  method: string;
+  /** The inspected file is an image of a PDF original's page (no report for those). */
+  capturedFromPdf: boolean;
+}
 
 /** The input can never be processed: the output fails with this public code (no retry). */
 export class InputRejected extends Error {
@@ -35,6 +45,19 @@ export class WatermarkEngine {
 
   constructor(@Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig) {
     this.key = { secret: config.watermark.secret, version: 'v3' };
+  }
+
+  /**
+   * Looks for a v3 mark in `inspected`, registered against `original`. Never throws for bad input:
+   * files outside the supported range are `unsupported`, a real failure is `error`.
+   */
+  async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind): Promise<Detection> {
+    if (originalKind === 'pdf') {
+      // PDF originals need the PDF engine (not built yet): the check cannot be made, and is refunded.
+      return { status: 'unsupported', confidence: 0, method: 'none', capturedFromPdf: false };
+    }
+    const result = await extractImage(inspected, original, { key: this.key, maxPixels: this.config.watermark.maxPixels });
+    return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, capturedFromPdf: false };
   }
 
   async embed(input: Buffer, payload: bigint, mediaKind: MediaKind): Promise<{ data: Buffer; contentType: string }> {

@@ -1,0 +1,157 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  registerDecorator,
+  ValidateNested,
+  ValidationOptions,
+} from 'class-validator';
+import { CallerContext } from './accounts';
+import { DetectionStatus, MediaKind } from './orders';
+import { StoredObjectRef } from './order-events';
+import { EventSubjects, JobSubjects } from './subjects';
+
+export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff'] as const;
+/** Spec 4.2 rule 1: what may be inspected against an original of each kind. */
+const INSPECTABLE: Record<'image' | 'pdf', readonly string[]> = {
+  image: IMAGE_EXTENSIONS,
+  pdf: ['pdf', 'png', 'jpg', 'jpeg'],
+};
+const FILE_NAME = /^[^/\\\u0000-\u001f]+\.[A-Za-z0-9]+$/;
+
+export function extensionOf(fileName: string): string {
+  return fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase();
+}
+
+export function mediaKindOf(fileName: string): MediaKind {
+  return extensionOf(fileName) === 'pdf' ? 'pdf' : 'image';
+}
+
+export class OriginalFileDto {
+  @ApiProperty({ maxLength: 255, example: 'photo.png', description: `extension one of ${IMAGE_EXTENSIONS.join(', ')}, pdf` })
+  @IsString()
+  @MaxLength(255)
+  @Matches(FILE_NAME)
+  @Matches(/\.(jpg|jpeg|png|webp|bmp|tif|tiff|pdf)$/i)
+  fileName!: string;
+}
+
+/** The inspected file's extension must suit the original's kind (spec 4.2 rule 1). */
+function InspectableAgainstOriginal(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'inspectableAgainstOriginal',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (fileName: unknown, args) => {
+          const original = (args?.object as ExtractFileDto | undefined)?.originalFile?.fileName;
+          if (typeof fileName !== 'string' || typeof original !== 'string') {
+            return false;
+          }
+          return INSPECTABLE[mediaKindOf(original)].includes(extensionOf(fileName));
+        },
+      },
+    });
+}
+
+export class ExtractFileDto {
+  @ApiProperty({ maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect' })
+  @IsString()
+  @MaxLength(255)
+  @Matches(FILE_NAME)
+  @InspectableAgainstOriginal()
+  fileName!: string;
+
+  @ApiProperty({ type: OriginalFileDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => OriginalFileDto)
+  originalFile!: OriginalFileDto;
+}
+
+/** Body of `POST /api/v3/orders/wtr-extract` (spec 4.2); every field is required. */
+export class CreateExtractOrderDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: ExtractFileDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => ExtractFileDto)
+  file!: ExtractFileDto;
+}
+
+/** `orders.create-extract` */
+export class CreateExtractOrderCommand {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateExtractOrderDto)
+  request!: CreateExtractOrderDto;
+}
+
+/** `job.watermark.extract` */
+export class ExtractJob {
+  static readonly subject = JobSubjects.watermarkExtract;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  /** The account that ordered the check: only its own issuances show their text. */
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  original!: StoredObjectRef;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  inspected!: StoredObjectRef;
+}
+
+/** `evt.watermark.extract.completed`: the detection outcome of one extract order. */
+export class ExtractCompletedEvent {
+  static readonly subject = EventSubjects.extractCompleted;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsIn(['detected', 'not_detected', 'inconclusive', 'unsupported', 'error'])
+  detectionStatus!: DetectionStatus;
+
+  @IsBoolean()
+  reportSupported!: boolean;
+
+  /** Only when detected, issued by the same account, and exactly one issuance matches. */
+  @IsOptional()
+  @IsString()
+  watermarkText?: string | null;
+
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  confidence!: number;
+
+  /** How the decision was reached (for reports): registered against the original, blind, or none. */
+  @IsString()
+  method!: string;
+}
