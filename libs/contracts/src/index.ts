@@ -8,6 +8,7 @@ export * from './orders';
 export * from './embed-orders';
 export * from './extract-orders';
 export * from './object-keys';
+export * from './reports';
 export * from './uploads';
 export * from './validators';
 export * from './watermark-jobs';

@@ -11,6 +11,7 @@ export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'un
 export type ReportLocale = 'ko-KR' | 'en-US' | 'ja-JP';
 export type ReportStatus = 'queued' | 'processing' | 'completed' | 'failed';
 export type MediaKind = 'image' | 'pdf';
+export type KeyModeLike = 'live' | 'test';
 
 /** Spec 2.2 */
 export interface InputFileView {

@@ -8,6 +8,7 @@ export const RpcPatterns = {
   ordersCreateEmbed: 'orders.create-embed',
   ordersCreateExtract: 'orders.create-extract',
   ordersDownload: 'orders.download',
+  ordersReportContext: 'orders.report-context',
 } as const;
 
 export const EventSubjects = {
@@ -25,6 +26,7 @@ export const EventSubjects = {
   orderDelayed: 'evt.watermark.order.delayed',
   packageCompleted: 'evt.watermark.package.completed',
   extractCompleted: 'evt.watermark.extract.completed',
+  reportStatusChanged: 'evt.reports.report.status-changed',
 } as const;
 
 export const JobSubjects = {

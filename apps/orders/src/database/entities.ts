@@ -4,12 +4,14 @@ import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
+import { OrderReportEntity } from '../reports/order-report.entity';
 
 export const ORDERS_SCHEMA = 'orders';
 export const ORDERS_ENTITIES = [
   OrderEntity,
   OrderFileEntity,
   OrderOutputEntity,
+  OrderReportEntity,
   IdempotencyRecordEntity,
   CreditLedgerEntryEntity,
   CreditBalanceEntity,

@@ -105,7 +105,7 @@ export class OrderCreation {
           ...(file.sourceUrl ? { sourceUrl: file.sourceUrl } : {}),
         })),
       });
-      return toWatermarkOrderView({ order, files, outputs }, urls);
+      return toWatermarkOrderView({ order, files, outputs, reports: [] }, urls);
     });
   }
 

@@ -2,7 +2,7 @@ import { WatermarkOrderView } from '@cp/contracts';
 import { OrderAggregate } from './orders.repository';
 
 /** Spec 2.1. `uploadUrls` holds fresh URLs for the files that may still be uploaded. */
-export function toWatermarkOrderView({ order, files, outputs }: OrderAggregate, uploadUrls: Record<string, string>): WatermarkOrderView {
+export function toWatermarkOrderView({ order, files, outputs, reports }: OrderAggregate, uploadUrls: Record<string, string>): WatermarkOrderView {
   return {
     orderId: order.id,
     status: order.status,
@@ -18,6 +18,6 @@ export function toWatermarkOrderView({ order, files, outputs }: OrderAggregate, 
       mediaKind: output.mediaKind,
     })),
     result: order.result,
-    reports: [],
+    reports: reports.map((report) => ({ locale: report.locale, status: report.status })),
   };
 }

@@ -1,8 +1,19 @@
-import { CreateEmbedOrderCommand, CreateExtractOrderCommand, DownloadQuery, DownloadView, GetOrderQuery, RpcPatterns, WatermarkOrderView } from '@cp/contracts';
+import {
+  CreateEmbedOrderCommand,
+  CreateExtractOrderCommand,
+  DownloadQuery,
+  DownloadView,
+  GetOrderQuery,
+  ReportContextQuery,
+  ReportContextView,
+  RpcPatterns,
+  WatermarkOrderView,
+} from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DownloadsService } from '../downloads/downloads.service';
+import { ReportContextService } from '../reports/report-context.service';
 import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
 import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
 import { OrdersQueryService } from './orders-query.service';
@@ -15,6 +26,7 @@ export class OrdersRpcController {
     private readonly createEmbedOrder: CreateEmbedOrderUseCase,
     private readonly createExtractOrder: CreateExtractOrderUseCase,
     private readonly downloads: DownloadsService,
+    private readonly reportContexts: ReportContextService,
   ) {}
 
   @MessagePattern(RpcPatterns.ordersGet)
@@ -30,6 +42,11 @@ export class OrdersRpcController {
   @MessagePattern(RpcPatterns.ordersCreateExtract)
   createExtract(@Payload() command: CreateExtractOrderCommand): Promise<WatermarkOrderView> {
     return this.createExtractOrder.execute(command);
+  }
+
+  @MessagePattern(RpcPatterns.ordersReportContext)
+  reportContext(@Payload() query: ReportContextQuery): Promise<ReportContextView> {
+    return this.reportContexts.get(query);
   }
 
   @MessagePattern(RpcPatterns.ordersDownload)

@@ -8,6 +8,8 @@ import { UploadEventsConsumer } from '../processing/upload-events.consumer';
 import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
 import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
 import { ExtractResults } from '../processing/extract-results.service';
+import { ReportContextService } from '../reports/report-context.service';
+import { ReportStatusConsumer } from '../reports/report-status.consumer';
 import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
 import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
 import { OrderCreation } from './order-creation.service';
@@ -29,6 +31,8 @@ import { UploadsClient } from './uploads.client';
     CreateEmbedOrderUseCase,
     CreateExtractOrderUseCase,
     ExtractResults,
+    ReportContextService,
+    ReportStatusConsumer,
     StartProcessingUseCase,
     UploadEventsConsumer,
     ProcessorEventsConsumer,

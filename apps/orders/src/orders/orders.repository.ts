@@ -1,6 +1,7 @@
 import { KeyMode } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { OrderReportEntity } from '../reports/order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';
@@ -9,6 +10,7 @@ export interface OrderAggregate {
   order: OrderEntity;
   files: OrderFileEntity[];
   outputs: OrderOutputEntity[];
+  reports: OrderReportEntity[];
 }
 
 /** TypeORM access to orders, their files and outputs. */
@@ -28,10 +30,11 @@ export class OrdersRepository {
   }
 
   async withChildren(order: OrderEntity, manager: EntityManager): Promise<OrderAggregate> {
-    const [files, outputs] = await Promise.all([
+    const [files, outputs, reports] = await Promise.all([
       manager.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }),
       manager.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }),
+      manager.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }),
     ]);
-    return { order, files, outputs };
+    return { order, files, outputs, reports };
   }
 }
