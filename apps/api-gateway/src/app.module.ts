@@ -8,6 +8,8 @@ import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { TestUploadsController } from './test-uploads/test-uploads.controller';
+import { ReportsHttpModule } from './reports/reports-http.module';
+import { V2HttpModule } from './v2/v2-http.module';
 import { WebhooksHttpModule } from './webhooks/webhooks-http.module';
 
 @Module({})
@@ -27,6 +29,9 @@ export class AppModule {
         RpcClientModule.register(config.nats.url, 'api-gateway'),
         AccountsModule,
         WebhooksHttpModule,
+        ReportsHttpModule,
+        // After the webhooks module (route order).
+        V2HttpModule,
       ],
       controllers: [OrdersController, TestUploadsController],
       providers: [{ provide: GATEWAY_CONFIG, useValue: config }, RateLimiterService],
