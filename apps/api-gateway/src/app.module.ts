@@ -26,7 +26,7 @@ export class AppModule {
           migrations: GATEWAY_MIGRATIONS,
           httpLoggerInstalledByApp: true,
         }),
-        RpcClientModule.register(config.nats.url, 'api-gateway'),
+        RpcClientModule.register(config.nats.url, 'api-gateway', config.rpcTimeoutMs),
         AccountsModule,
         WebhooksHttpModule,
         ReportsHttpModule,

@@ -8,7 +8,7 @@ void runService({
   name: 'api-gateway',
   loadConfig: () => loadGatewayConfig(),
   module: (config) => AppModule.forRoot(config),
-  port: (config) => config.http.port,
+  http: (config) => config.http,
   natsUrl: (config) => config.nats.url,
   rpc: false,
   configure: configureGatewayPipeline,

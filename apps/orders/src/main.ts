@@ -7,7 +7,7 @@ void runService({
   name: 'orders',
   loadConfig: () => loadOrdersConfig(),
   module: (config) => AppModule.forRoot(config),
-  port: (config) => config.http.port,
+  http: (config) => config.http,
   natsUrl: (config) => config.nats.url,
   rpc: true,
 });

@@ -18,6 +18,10 @@ export class CoreEnv {
   @Max(65535)
   PORT!: number;
 
+  /** Interface the HTTP server binds to. */
+  @IsString()
+  HOST: string = '0.0.0.0';
+
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// connection URL' })
   DATABASE_URL!: string;
 
@@ -77,7 +81,7 @@ export class StorageEnv extends CoreEnv {
 
 export interface CoreConfig {
   env: CoreEnv['NODE_ENV'];
-  http: { port: number };
+  http: { host: string; port: number };
   database: { url: string; poolSize: number };
   nats: { url: string };
   log: { level: string };
@@ -91,7 +95,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
   }
   return {
     env: env.NODE_ENV,
-    http: { port: env.PORT },
+    http: { host: env.HOST, port: env.PORT },
     database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
     nats: { url: env.NATS_URL },
     log: { level: env.LOG_LEVEL },

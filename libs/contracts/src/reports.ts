@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsISO8601, Matches, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsISO8601, Matches, Min, ValidateNested } from 'class-validator';
 import { CallerContext } from './accounts';
 import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
 import { WatermarkOrderType } from './order-events';
@@ -62,4 +62,77 @@ export interface ReportContextView {
   method: string | null;
   detectionStatus: DetectionStatus | null;
   files: ReportContextFile[];
+}
+
+/** Request/reply patterns of the reports service (gateway → reports). */
+export const ReportRpcPatterns = {
+  request: 'reports.request',
+  get: 'reports.get',
+} as const;
+
+/** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
+export const REPORT_GENERATE_JOB_SUBJECT = 'job.reports.generate';
+
+export type ReportType = 'watermarkDetection' | 'aiDetection';
+
+export type ReportFailureCode = 'REPORT_GENERATION_FAILED' | 'REPORT_NOT_AVAILABLE';
+
+/** Report download URLs are valid this long (spec 2.6, section 8). */
+export const REPORT_DOWNLOAD_EXPIRY_SECONDS = 300;
+
+/** Body of `POST /api/v3/orders/{orderId}/reports`. */
+export class RequestReportBody {
+  @IsIn(REPORT_LOCALES)
+  locale!: ReportLocale;
+}
+
+/** `reports.request`: create a report for the caller's order and locale, or return the current one. */
+export class RequestReportCommand {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsIn(REPORT_LOCALES)
+  locale!: ReportLocale;
+}
+
+/** `reports.get`: the report resource of spec 2.6 with a fresh download URL. */
+export class GetReportQuery extends RequestReportCommand {}
+
+/** Report resource (spec 2.6). */
+export interface ReportView {
+  orderId: string;
+  reportType: ReportType;
+  locale: ReportLocale;
+  status: ReportStatus;
+  /** Only when `completed`: a presigned URL, new on every call. */
+  download: { url: string; expiresInSeconds: number } | null;
+  /** Only when `failed`: `retryable` says whether POSTing again starts a new attempt. */
+  failure: { code: ReportFailureCode; retryable: boolean } | null;
+}
+
+/** Answer of `reports.request`: `started` tells the gateway whether this call queued a new attempt (202) or not (200). */
+export interface RequestReportResult {
+  started: boolean;
+  report: ReportView;
+}
+
+/** Payload of `job.reports.generate`: one attempt of one report. */
+export class GenerateReportJob {
+  static readonly subject = REPORT_GENERATE_JOB_SUBJECT;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @IsIn(REPORT_LOCALES)
+  locale!: ReportLocale;
+
+  /** The attempt the job belongs to; a job of an older attempt is dropped. */
+  @IsInt()
+  @Min(1)
+  attempt!: number;
 }

@@ -4,13 +4,17 @@ import { ClientProxy, ClientsModule, Transport } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 
 export const RPC_CLIENT = Symbol('RPC_CLIENT');
+export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
 
 /** Commands and queries over NATS request/reply; errors come back as DomainException with the public code. */
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
-  constructor(@Inject(RPC_CLIENT) private readonly client: ClientProxy) {}
+  constructor(
+    @Inject(RPC_CLIENT) private readonly client: ClientProxy,
+    @Inject(RPC_TIMEOUT_MS) private readonly defaultTimeoutMs: number,
+  ) {}
 
-  async request<TResponse>(pattern: string, payload: object, timeoutMs = 15_000): Promise<TResponse> {
+  async request<TResponse>(pattern: string, payload: object, timeoutMs: number = this.defaultTimeoutMs): Promise<TResponse> {
     try {
       return await firstValueFrom(this.client.send<TResponse>(pattern, payload).pipe(timeout(timeoutMs)));
     } catch (error) {
@@ -33,7 +37,7 @@ export class RpcClient implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class RpcClientModule {
-  static register(natsUrl: string, name: string): DynamicModule {
+  static register(natsUrl: string, name: string, timeoutMs = 15_000): DynamicModule {
     return {
       module: RpcClientModule,
       imports: [
@@ -41,7 +45,7 @@ export class RpcClientModule {
           { name: RPC_CLIENT, transport: Transport.NATS, options: { servers: [natsUrl], name: `${name}-rpc` } },
         ]),
       ],
-      providers: [RpcClient],
+      providers: [RpcClient, { provide: RPC_TIMEOUT_MS, useValue: timeoutMs }],
       exports: [RpcClient],
     };
   }

@@ -11,7 +11,7 @@ export interface RunServiceOptions<TConfig> {
   name: string;
   loadConfig: () => TConfig;
   module: (config: TConfig) => DynamicModule;
-  port: (config: TConfig) => number;
+  http: (config: TConfig) => { host: string; port: number };
   natsUrl: (config: TConfig) => string;
   /** Serve `@MessagePattern` handlers (controllers marked `@RpcHandlers()`) over NATS request/reply. */
   rpc: boolean;
@@ -63,6 +63,7 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
     });
     await app.startAllMicroservices();
   }
-  await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
+  const { host, port } = options.http(config);
+  await app.listen(port, host);
   return app;
 }

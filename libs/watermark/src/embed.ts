@@ -7,6 +7,7 @@ import { DEFAULT_MAX_PIXELS, EmbedOptions, EmbedResult, WatermarkKey } from './t
 export const TARGET_MSE = 3.2;
 /** Mean bilinear-interpolation energy factor of a random-sign cell field ((2/3)^2). */
 const INTERP_ENERGY = 4 / 9;
+const COARSE_SHARE = Number(process.env.WM_COARSE ?? 0.5);
 
 /** Per-cell activity (mean |dx|+|dy| of the luma) of an interleaved raster on an nx x ny grid. */
 function rasterActivity(r: Raster, nx: number, ny: number): Float32Array {
@@ -47,7 +48,8 @@ export function markCells(r: Raster, payload: bigint, key: WatermarkKey): { dims
     let ms = 0;
     for (let i = 0; i < a.length; i++) ms += a[i] * a[i];
     ms /= a.length;
-    const gain = Math.sqrt(TARGET_MSE / layers.length / (INTERP_ENERGY * ms)) * (r.bilevel ? 12 : 1);
+    const share = l === 0 ? 1 - COARSE_SHARE : COARSE_SHARE;
+    const gain = Math.sqrt((TARGET_MSE * share) / (INTERP_ENERGY * ms)) * (r.bilevel ? 12 : 1);
     const v = new Float32Array(a.length);
     for (let c = 0; c < v.length; c++) v[c] = a[c] * gain * layer.chip[c] * (coded[layer.bit[c]] ? 1 : -1);
     return v;
@@ -61,27 +63,66 @@ export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
   const { dims, values } = markCells(r, payload, key);
   const xt = dims.map(([nx]) => axisTable(w, nx));
   const yt = dims.map(([, ny]) => axisTable(h, ny));
-  const rowVals = dims.map(([nx]) => new Float32Array(nx));
+  const L = dims.length;
+  // x-interpolated cell-row profiles: A = profile of cell row iy, B = profile(iy + 1) - A, per layer
+  const A = dims.map(() => new Float32Array(w));
+  const B = dims.map(() => new Float32Array(w));
+  const bandOf = new Int32Array(L).fill(-1);
+  const prevF = new Float64Array(L);
+  const dF = new Float64Array(L);
   const delta = new Float32Array(w);
+  const slope = new Float32Array(w);
+  const profile = (l: number, iy: number, out: Float32Array): void => {
+    const nx = dims[l][0];
+    const v = values[l];
+    const { i0, f } = xt[l];
+    const o = iy * nx;
+    for (let x = 0; x < w; x++) {
+      const i = o + i0[x];
+      out[x] = v[i] + (v[i + 1] - v[i]) * f[x];
+    }
+  };
   const deep = data instanceof Uint16Array;
   const maxV = deep ? 65535 : 255;
   const unit = deep ? 257 : 1;
   const clamped = deep ? null : new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
   const bi = r.bilevel ? new Uint8Array(data as Uint8Array) : null;
   for (let y = 0; y < h; y++) {
-    delta.fill(0);
-    for (let l = 0; l < dims.length; l++) {
-      const nx = dims[l][0];
+    // the mark is linear in y inside a band of cell rows: add a constant slope row by row, recompute at band changes
+    let exact = y === 0;
+    for (let l = 0; l < L; l++) {
       const iy = yt[l].i0[y];
-      const fy = yt[l].f[y];
-      const v = values[l];
-      const rv = rowVals[l];
-      for (let i = 0; i < nx; i++) rv[i] = v[iy * nx + i] * (1 - fy) + v[(iy + 1) * nx + i] * fy;
-      const { i0, f } = xt[l];
-      for (let x = 0; x < w; x++) {
-        const i = i0[x];
-        delta[x] += rv[i] + (rv[i + 1] - rv[i]) * f[x];
+      if (iy !== bandOf[l]) {
+        profile(l, iy, A[l]);
+        profile(l, iy + 1, B[l]);
+        const a = A[l];
+        const b = B[l];
+        for (let x = 0; x < w; x++) b[x] -= a[x];
+        bandOf[l] = iy;
+        exact = true;
       }
+      const fy = yt[l].f[y];
+      const step = y > 0 ? fy - prevF[l] : 0;
+      if (Math.abs(step - dF[l]) > 1e-5) exact = true;
+      dF[l] = step;
+      prevF[l] = fy;
+    }
+    if (exact) {
+      delta.fill(0);
+      slope.fill(0);
+      for (let l = 0; l < L; l++) {
+        const a = A[l];
+        const b = B[l];
+        const fy = yt[l].f[y];
+        const sl = yt[l].f[Math.min(h - 1, y + 1)] - fy;
+        for (let x = 0; x < w; x++) {
+          delta[x] += a[x] + b[x] * fy;
+          slope[x] += b[x] * sl;
+        }
+      }
+      // the slope is used only while no layer changes band; a change forces an exact row
+    } else {
+      for (let x = 0; x < w; x++) delta[x] += slope[x];
     }
     const row = y * w * ch;
     if (bi) {

@@ -1,6 +1,6 @@
 import { checkInput, decodeLuma, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
-import { applyH, Homography, Plane } from './image';
+import { applyH, Homography, Plane, resize, solve } from './image';
 import { CODED_BITS, decodeSoft, DecodedPayload } from './payload';
 import { amplitudeMaps, axisTable, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { register } from './register';
@@ -53,32 +53,98 @@ interface CellSums {
   r2: Float32Array; // sum w*r^2
 }
 
-/** Accumulates bilinear cell projections of values r (NaN = skip) at normalised positions (u, v) in [0,1]. */
-function accumulate(nx: number, ny: number, count: number, pos: (k: number) => [number, number], r: Float32Array): CellSums {
+/** Accumulates bilinear cell projections of values r (NaN = skip) at normalised positions (u[k], v[k]) in [0,1]. */
+function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Array, r: Float32Array): CellSums {
   const s: CellSums = { p: new Float32Array(nx * ny), w1: new Float32Array(nx * ny), w2: new Float32Array(nx * ny), r2: new Float32Array(nx * ny) };
+  const { p, w1, w2, r2 } = s;
+  const count = r.length;
   for (let k = 0; k < count; k++) {
     const val = r[k];
-    if (Number.isNaN(val)) continue;
-    const [u, v] = pos(k);
-    let fx = u * nx - 0.5;
-    let fy = v * ny - 0.5;
+    if (val !== val) continue;
+    let fx = u[k] * nx - 0.5;
+    let fy = v[k] * ny - 0.5;
     let ix = Math.floor(fx);
     let iy = Math.floor(fy);
     if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
     if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
     const c = iy * nx + ix;
-    const ws = [(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy];
-    const cs = [c, c + 1, c + nx, c + nx + 1];
-    for (let j = 0; j < 4; j++) {
-      const w = ws[j];
-      if (w === 0) continue;
-      s.p[cs[j]] += w * val;
-      s.w1[cs[j]] += w;
-      s.w2[cs[j]] += w * w;
-      s.r2[cs[j]] += w * val * val;
-    }
+    const vv = val * val;
+    const a = (1 - fx) * (1 - fy);
+    const b = fx * (1 - fy);
+    const cc = (1 - fx) * fy;
+    const d = fx * fy;
+    p[c] += a * val; w1[c] += a; w2[c] += a * a; r2[c] += a * vv;
+    p[c + 1] += b * val; w1[c + 1] += b; w2[c + 1] += b * b; r2[c + 1] += b * vv;
+    p[c + nx] += cc * val; w1[c + nx] += cc; w2[c + nx] += cc * cc; r2[c + nx] += cc * vv;
+    p[c + nx + 1] += d * val; w1[c + nx + 1] += d; w2[c + nx + 1] += d * d; r2[c + nx + 1] += d * vv;
   }
   return s;
+}
+
+/** Bilinear taps of n pixels onto `cells` cell centres (the same convention as `accumulate`). */
+function taps(n: number, cells: number): { i0: Int32Array; f: Float32Array } {
+  const i0 = new Int32Array(n);
+  const f = new Float32Array(n);
+  for (let x = 0; x < n; x++) {
+    let fx = ((x + 0.5) / n) * cells - 0.5;
+    let ix = Math.floor(fx);
+    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= cells - 1) { ix = cells - 2; fx = 1; } else fx -= ix;
+    i0[x] = ix;
+    f[x] = fx;
+  }
+  return { i0, f };
+}
+
+/** Bilinear cell means of a whole plane on an nx x ny grid (separable, for blind decoding). */
+function cellMeans(d: Float32Array, w: number, h: number, nx: number, ny: number): Float32Array {
+  const tx = taps(w, nx);
+  const ty = taps(h, ny);
+  const p = new Float64Array(nx * ny);
+  const wsum = new Float64Array(nx * ny);
+  const row = new Float64Array(nx);
+  const roww = new Float64Array(nx);
+  for (let x = 0; x < w; x++) {
+    roww[tx.i0[x]] += 1 - tx.f[x];
+    roww[tx.i0[x] + 1] += tx.f[x];
+  }
+  for (let y = 0; y < h; y++) {
+    row.fill(0);
+    const base = y * w;
+    for (let x = 0; x < w; x++) {
+      const v = d[base + x];
+      const i = tx.i0[x];
+      const f = tx.f[x];
+      row[i] += v * (1 - f);
+      row[i + 1] += v * f;
+    }
+    const cy = ty.i0[y];
+    const fy = ty.f[y];
+    const o0 = cy * nx;
+    const o1 = o0 + nx;
+    for (let i = 0; i < nx; i++) {
+      p[o0 + i] += row[i] * (1 - fy);
+      p[o1 + i] += row[i] * fy;
+      wsum[o0 + i] += roww[i] * (1 - fy);
+      wsum[o1 + i] += roww[i] * fy;
+    }
+  }
+  const m = new Float32Array(nx * ny);
+  for (let c = 0; c < m.length; c++) m[c] = wsum[c] > 0 ? p[c] / wsum[c] : 0;
+  return m;
+}
+
+/** Normalised pixel-centre positions of a w x h grid. */
+function gridPositions(w: number, h: number): { u: Float32Array; v: Float32Array } {
+  const u = new Float32Array(w * h);
+  const v = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const vy = (y + 0.5) / h;
+    for (let x = 0; x < w; x++) {
+      u[y * w + x] = (x + 0.5) / w;
+      v[y * w + x] = vy;
+    }
+  }
+  return { u, v };
 }
 
 function decodeLayers(zs: Float64Array[], key: WatermarkKey): DecodedPayload | null {
@@ -99,41 +165,124 @@ export function confidenceOf(d: DecodedPayload): number {
   return Math.max(0, Math.min(1, d.agreement));
 }
 
-/** Registered decoding: residual against the aligned original, projected on the cells of each layer. */
-function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: WatermarkKey): DecodedPayload | null {
-  const n = I.width * I.height;
-  const oPlane: Plane = { w: O.width, h: O.height, d: O.data };
-  const qx = new Float32Array(n);
-  const qy = new Float32Array(n);
-  const ov = new Float32Array(n).fill(Number.NaN);
+/** Bilinear sample of plane p at index coordinates (x, y); NaN outside. */
+function sampleOrNaN(d: Float32Array, w: number, h: number, x: number, y: number): number {
+  if (!(x >= 0 && y >= 0 && x <= w - 1 && y <= h - 1)) return Number.NaN;
+  const x0 = Math.min(w - 2, Math.floor(x));
+  const y0 = Math.min(h - 2, Math.floor(y));
+  const fx = x - x0;
+  const fy = y - y0;
+  const i = y0 * w + x0;
+  const top = d[i] + (d[i + 1] - d[i]) * fx;
+  const bot = d[i + w] + (d[i + w + 1] - d[i + w]) * fx;
+  return top + (bot - top) * fy;
+}
+
+/** Local scale (original pixels per inspected pixel) of H around the inspected centre. */
+function localScale(H: Homography, w: number, h: number): number {
+  const cx = w / 2;
+  const cy = h / 2;
+  const [a0, b0] = applyH(H, cx, cy);
+  const [a1, b1] = applyH(H, cx + 1, cy);
+  const [a2, b2] = applyH(H, cx, cy + 1);
+  return Math.sqrt(Math.abs((a1 - a0) * (b2 - b0) - (a2 - a0) * (b1 - b0)));
+}
+
+const FIR_R = 2;
+
+/**
+ * Least-squares FIR filter (5x5 + bias) mapping the warped original onto the inspected image: it absorbs blur,
+ * resampling kernels and JPEG smoothing, so the residual holds the mark and little of the host. Returns null when
+ * there are too few samples.
+ */
+function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64Array | null {
+  const R = FIR_R;
+  const S = 2 * R + 1;
+  const n = S * S + 1;
+  const A = new Float64Array(n * n);
+  const b = new Float64Array(n);
+  const row = new Float64Array(n);
+  const step = Math.max(1, Math.round(Math.sqrt((w * h) / 16_000)));
+  let cnt = 0;
+  for (let y = R; y < h - R; y += step) {
+    for (let x = R; x < w - R; x += step) {
+      let ok = true;
+      let j = 0;
+      for (let dy = -R; dy <= R && ok; dy++) {
+        const base = (y + dy) * w + x;
+        for (let dx = -R; dx <= R; dx++) {
+          const v = W[base + dx];
+          if (Number.isNaN(v)) {
+            ok = false;
+            break;
+          }
+          row[j++] = v - 128;
+        }
+      }
+      if (!ok) continue;
+      row[n - 1] = 1;
+      const t = I[y * w + x] - 128;
+      for (let i = 0; i < n; i++) {
+        const ri = row[i];
+        if (ri === 0) continue;
+        b[i] += ri * t;
+        const off = i * n;
+        for (let k = i; k < n; k++) A[off + k] += ri * row[k];
+      }
+      cnt++;
+    }
+  }
+  if (cnt < 4 * n) return null;
+  for (let i = 0; i < n; i++) for (let k = 0; k < i; k++) A[i * n + k] = A[k * n + i];
+  let tr = 0;
+  for (let i = 0; i < n - 1; i++) tr += A[i * n + i];
+  const ridge = (1e-4 * tr) / (n - 1) + 1e-6;
+  for (let i = 0; i < n - 1; i++) A[i * n + i] += ridge;
+  return solve(A, b, n);
+}
+
+function applyFir(W: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
+  const R = FIR_R;
+  const S = 2 * R + 1;
+  const out = new Float32Array(w * h).fill(Number.NaN);
+  const bias = flip ? 0 : k[S * S];
+  const off = flip ? 0 : 128;
+  const offs = new Int32Array(S * S);
+  const coef = new Float64Array(S * S);
+  let j = 0;
+  for (let dy = -R; dy <= R; dy++) {
+    for (let dx = -R; dx <= R; dx++) {
+      offs[j] = flip ? -(dy * w + dx) : dy * w + dx;
+      coef[j] = k[j];
+      j++;
+    }
+  }
+  let sumK = 0;
+  for (let t = 0; t < S * S; t++) sumK += coef[t];
+  const m = S * S;
+  for (let y = R; y < h - R; y++) {
+    for (let x = R; x < w - R; x++) {
+      const c = y * w + x;
+      let acc = 0;
+      for (let t = 0; t < m; t++) acc += coef[t] * W[c + offs[t]];
+      out[c] = acc - off * sumK + bias + off;
+    }
+  }
+  return out;
+}
+
+/** Photometric LUT (64 bins, interpolated) mapping predicted values onto inspected values. */
+function fitLut(P: Float32Array, I: Float32Array): Float64Array | null {
   const bins = 64;
   const bs = new Float64Array(bins);
   const bc = new Float64Array(bins);
-  for (let y = 0; y < I.height; y++) {
-    for (let x = 0; x < I.width; x++) {
-      const k = y * I.width + x;
-      const [a, b] = applyH(H, x + 0.5, y + 0.5);
-      qx[k] = a;
-      qy[k] = b;
-      const sx = a - 0.5;
-      const sy = b - 0.5;
-      if (sx < 0 || sy < 0 || sx > O.width - 1 || sy > O.height - 1) continue;
-      const x0 = Math.min(O.width - 2, Math.floor(sx));
-      const y0 = Math.min(O.height - 2, Math.floor(sy));
-      const fx = sx - x0;
-      const fy = sy - y0;
-      const i = y0 * O.width + x0;
-      const d = oPlane.d;
-      const top = d[i] + (d[i + 1] - d[i]) * fx;
-      const bot = d[i + O.width] + (d[i + O.width + 1] - d[i + O.width]) * fx;
-      const o = top + (bot - top) * fy;
-      ov[k] = o;
-      const bin = Math.min(bins - 1, Math.max(0, Math.floor((o / 256) * bins)));
-      bs[bin] += I.data[k];
-      bc[bin] += 1;
-    }
+  for (let k = 0; k < P.length; k++) {
+    const o = P[k];
+    if (Number.isNaN(o)) continue;
+    const bin = Math.min(bins - 1, Math.max(0, Math.floor((o / 256) * bins)));
+    bs[bin] += I[k];
+    bc[bin] += 1;
   }
-  // photometric mapping original -> inspected (brightness, contrast, gamma, grayscale)
   const lut = new Float64Array(bins).fill(Number.NaN);
   for (let b = 0; b < bins; b++) if (bc[b] >= 4) lut[b] = bs[b] / bc[b];
   let last = -1;
@@ -145,32 +294,99 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
   }
   if (last < 0) return null;
   for (let j = last + 1; j < bins; j++) lut[j] = lut[last];
-  const r = new Float32Array(n);
+  return lut;
+}
+
+function lutAt(lut: Float64Array, o: number): number {
+  const bins = lut.length;
+  const t = (o / 256) * bins - 0.5;
+  const b0 = Math.max(0, Math.min(bins - 2, Math.floor(t)));
+  const f = Math.max(0, Math.min(1, t - b0));
+  return lut[b0] + (lut[b0 + 1] - lut[b0]) * f;
+}
+
+/** Diagnostics of the last registered decoding (for the benchmark's probes). */
+export interface RegisteredDiag {
+  H: Homography;
+  scale: number;
+  fir: boolean;
+  zs: Float64Array[];
+}
+let lastDiag: RegisteredDiag | null = null;
+let lastReg: { H: Homography; ncc: number } | null = null;
+export function lastRegistration(): { H: Homography; ncc: number } | null {
+  return lastReg;
+}
+export function lastRegisteredDiag(): RegisteredDiag | null {
+  return lastDiag;
+}
+
+/**
+ * Registered decoding: the original is reduced to the inspected scale, warped onto the inspected pixels, passed
+ * through a fitted FIR filter and photometric LUT, and subtracted; the residual is matched-filtered with the same
+ * FIR kernel and projected on the cells of each layer.
+ */
+function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: WatermarkKey): DecodedPayload | null {
+  const iw = I.width;
+  const ih = I.height;
+  const n = iw * ih;
+  // H maps inspected index coordinates to original index coordinates.
+  const sigma = localScale(H, iw, ih);
+  let src: Plane = { w: O.width, h: O.height, d: O.data };
+  if (sigma > 1.3) src = resize(src, Math.max(8, Math.round(O.width / sigma)), Math.max(8, Math.round(O.height / sigma)));
+  const rx = src.w / O.width;
+  const ry = src.h / O.height;
+  const qx = new Float32Array(n);
+  const qy = new Float32Array(n);
+  const W = new Float32Array(n);
+  for (let y = 0; y < ih; y++) {
+    for (let x = 0; x < iw; x++) {
+      const k = y * iw + x;
+      const [a, b] = applyH(H, x, y);
+      qx[k] = (a + 0.5) / O.width;
+      qy[k] = (b + 0.5) / O.height;
+      W[k] = sampleOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
+    }
+  }
+  // photometric LUT first (brightness, contrast, gamma, clipping), then the FIR filter, then a final LUT
+  const lut1 = fitLut(W, I.data);
+  if (!lut1) return null;
+  const P1 = new Float32Array(n);
+  for (let k = 0; k < n; k++) P1[k] = Number.isNaN(W[k]) ? Number.NaN : lutAt(lut1, W[k]);
+  // saturated inspected pixels carry no mark
+  const Iu = new Float32Array(I.data);
+  for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = Number.NaN;
+  const fir = fitFir(P1, Iu, iw, ih);
+  const P = fir ? applyFir(P1, iw, ih, fir, false) : P1;
+  const lut = fitLut(P, I.data);
+  if (!lut) return null;
+  let r: Float32Array = new Float32Array(n);
   let absSum = 0;
   let cnt = 0;
   for (let k = 0; k < n; k++) {
-    const o = ov[k];
-    if (Number.isNaN(o)) {
+    const p = P[k];
+    if (Number.isNaN(p)) {
       r[k] = Number.NaN;
       continue;
     }
-    const t = (o / 256) * bins - 0.5;
-    const b0 = Math.max(0, Math.min(bins - 2, Math.floor(t)));
-    const f = Math.max(0, Math.min(1, t - b0));
-    r[k] = I.data[k] - (lut[b0] + (lut[b0 + 1] - lut[b0]) * f);
+    r[k] = I.data[k] - lutAt(lut, p);
     absSum += Math.abs(r[k]);
     cnt++;
   }
   if (cnt < 64) return null;
   const clip = 5 * (absSum / cnt) + 1;
   for (let k = 0; k < n; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
+  if (fir) {
+    const f = applyFir(r, iw, ih, fir, true);
+    r = f;
+  }
   const dims = gridDims(O.fullWidth, O.fullHeight);
   const layers = buildLayers(key, dims);
   const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
   const amps = amplitudeMaps(act, dims);
   const zs = layers.map((layer, l) => {
     const { nx, ny } = layer;
-    const s = accumulate(nx, ny, n, (k) => [qx[k] / O.width, qy[k] / O.height], r);
+    const s = accumulate(nx, ny, qx, qy, r);
     const e = new Float32Array(nx * ny);
     const lv = new Float32Array(nx * ny).fill(-1);
     for (let c = 0; c < e.length; c++) {
@@ -183,6 +399,7 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
     for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
     return zFromCells(layer, amps[l], e, v);
   });
+  lastDiag = { H, scale: sigma, fir: fir !== null, zs };
   return decodeLayers(zs, key);
 }
 
@@ -190,7 +407,6 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
 function blindDecode(I: LumaPlane, key: WatermarkKey): DecodedPayload | null {
   const guesses = [1, 0.5, 0.25, 0.75, 2 / 3, 1 / 3];
   const seen = new Set<string>();
-  const n = I.width * I.height;
   let best: DecodedPayload | null = null;
   for (const g of guesses) {
     const dims = gridDims(Math.round(I.fullWidth / g), Math.round(I.fullHeight / g));
@@ -203,9 +419,7 @@ function blindDecode(I: LumaPlane, key: WatermarkKey): DecodedPayload | null {
     const amps = amplitudeMaps(act, dims);
     const zs = layers.map((layer, l) => {
       const { nx, ny } = layer;
-      const s = accumulate(nx, ny, n, (k) => [((k % I.width) + 0.5) / I.width, (Math.floor(k / I.width) + 0.5) / I.height], I.data);
-      const m = new Float32Array(nx * ny);
-      for (let c = 0; c < m.length; c++) m[c] = s.w1[c] > 0 ? s.p[c] / s.w1[c] : 0;
+      const m = cellMeans(I.data, I.width, I.height, nx, ny);
       const e = new Float32Array(nx * ny);
       const e2 = new Float32Array(nx * ny);
       for (let y = 0; y < ny; y++) {
@@ -274,6 +488,7 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
       }
       const I = await decodeLuma(inspected, ih, Math.min(1, maxInspectedScale));
       const reg = register({ w: O.width, h: O.height, d: O.data }, { w: I.width, h: I.height, d: I.data });
+      lastReg = reg;
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {
         registeredTried = true;
         const r = result(registeredDecode(O, I, reg.H, options.key), 'registered');

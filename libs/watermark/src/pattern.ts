@@ -94,8 +94,15 @@ export function axisTable(pixels: number, cells: number): AxisTable {
 }
 
 /** Perceptual mask amplitude from local activity (mean absolute gradient) of a cell. */
+export const MASK_FLOOR = Number(process.env.WM_FLOOR ?? 1.5);
+export const MASK_EXP = Number(process.env.WM_EXP ?? 0.75);
 export function maskAmplitude(activity: number): number {
-  return Math.pow(activity + 1.5, 0.75);
+  const a = activity + MASK_FLOOR;
+  if (MASK_EXP === 0.75) {
+    const r = Math.sqrt(a);
+    return r * Math.sqrt(r);
+  }
+  return Math.pow(a, MASK_EXP);
 }
 
 /** Per-cell activity (mean |dx|+|dy|) of a luma plane on a grid nx x ny. */

@@ -74,19 +74,32 @@ export function viterbiDecode(soft: Float64Array, infoLen: number): Uint8Array {
   let next = new Float64Array(nStates);
   const prev = new Uint8Array(steps * nStates); // previous state's low bit info is encoded by the state index
   const prevState = new Uint16Array(steps * nStates);
+  // branch metric of each output pattern (G bits -> index), per step
+  const nPat = 1 << G;
+  const patOf = new Uint8Array(nStates * 2);
+  for (let sb = 0; sb < nStates * 2; sb++) {
+    let q = 0;
+    for (let g = 0; g < G; g++) q |= outBits[sb * G + g] << g;
+    patOf[sb] = q;
+  }
+  const pm = new Float64Array(nPat);
   for (let t = 0; t < steps; t++) {
     next.fill(-Infinity);
     const maxB = t < infoLen ? 2 : 1;
+    for (let q = 0; q < nPat; q++) {
+      let bm = 0;
+      for (let g = 0; g < G; g++) {
+        const v = soft[t * G + g];
+        bm += (q >> g) & 1 ? v : -v;
+      }
+      pm[q] = bm;
+    }
     for (let s = 0; s < nStates; s++) {
       const m = metric[s];
       if (m === -Infinity) continue;
       for (let b = 0; b < maxB; b++) {
         const ns = ((b << (K - 1)) | s) >> 1;
-        let bm = 0;
-        for (let g = 0; g < G; g++) {
-          const v = soft[t * G + g];
-          bm += outBits[(s * 2 + b) * G + g] ? v : -v;
-        }
+        const bm = pm[patOf[s * 2 + b]];
         const cand = m + bm;
         if (cand > next[ns]) {
           next[ns] = cand;

@@ -27,11 +27,25 @@ function orientationHistogram(p: Plane, bins: number): Float64Array {
   return s;
 }
 
+function zeroMean(h: Float64Array): Float64Array {
+  let m = 0;
+  for (const v of h) m += v;
+  m /= h.length;
+  let ss = 0;
+  for (let i = 0; i < h.length; i++) {
+    h[i] -= m;
+    ss += h[i] * h[i];
+  }
+  const k = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+  for (let i = 0; i < h.length; i++) h[i] *= k;
+  return h;
+}
+
 /** Rotation candidates (radians, inspected relative to original) from gradient-orientation histograms. */
-function rotationCandidates(O: Plane, I: Plane): number[] {
+export function rotationCandidates(O: Plane, I: Plane): number[] {
   const bins = 90;
-  const ho = orientationHistogram(O, bins);
-  const hi = orientationHistogram(I, bins);
+  const ho = zeroMean(orientationHistogram(O, bins));
+  const hi = zeroMean(orientationHistogram(I, bins));
   const scores: { shift: number; v: number }[] = [];
   const maxShift = 16; // 32 degrees
   for (let s = -maxShift; s <= maxShift; s++) {
@@ -39,7 +53,7 @@ function rotationCandidates(O: Plane, I: Plane): number[] {
     for (let i = 0; i < bins; i++) v += ho[i] * hi[(i + s + bins) % bins];
     scores.push({ shift: s, v });
   }
-  const peaks = scores.filter((c, k) => (k === 0 || c.v >= scores[k - 1].v) && (k === scores.length - 1 || c.v >= scores[k + 1].v));
+  const peaks = scores.filter((c, k) => k > 0 && k < scores.length - 1 && c.v >= scores[k - 1].v && c.v >= scores[k + 1].v && c.v > 0);
   peaks.sort((a, b) => b.v - a.v);
   const out = [0];
   for (const p of peaks.slice(0, 3)) {
@@ -62,10 +76,13 @@ function rotationCandidates(O: Plane, I: Plane): number[] {
 interface Candidate {
   H: Homography;
   ncc: number;
+  theta: number;
+  /** Block-matching search radius (working pixels) for the first refinement pass. */
+  search: number;
 }
 
 /** Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. */
-function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number): Candidate | null {
+export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number): Candidate | null {
   const cos = Math.cos(theta);
   const sin = Math.sin(theta);
   const cI = [(Ic.w - 1) / 2, (Ic.h - 1) / 2];
@@ -149,7 +166,7 @@ function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: numbe
   const c = -sin / sy;
   const d = cos / sy;
   const H = Float64Array.from([a, b, ox - a * cI[0] - b * cI[1], c, d, oy - c * cI[0] - d * cI[1], 0, 0, 1]);
-  return { H, ncc: best };
+  return { H, ncc: best, theta, search: 0 };
 }
 
 function invert(H: Homography): Homography {
@@ -312,7 +329,17 @@ function robustFit(matches: Match[], projective: boolean): Homography | null {
 }
 
 /** NCC between the inspected and the original warped by H, on a sample grid. */
-export function alignmentScore(O: Plane, I: Plane, H: Homography): number {
+export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
+  // compare at the inspected resolution: a reduced copy of the original when the inspected is smaller
+  const sigma = Math.sqrt(Math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
+  let O = O0;
+  let H = H0;
+  if (sigma > 1.3) {
+    O = resize(O0, Math.max(8, Math.round(O0.w / sigma)), Math.max(8, Math.round(O0.h / sigma)));
+    const rx = O.w / O0.w;
+    const ry = O.h / O0.h;
+    H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
+  }
   const step = Math.max(1, Math.floor(Math.sqrt((I.w * I.h) / 40000)));
   let n = 0;
   let sa = 0;
@@ -346,13 +373,25 @@ export function alignmentScore(O: Plane, I: Plane, H: Homography): number {
  * refinement to an affine and, with enough matches, a projective model.
  */
 export function register(O: Plane, I: Plane): Registration | null {
+  if (O.w === I.w && O.h === I.h) {
+    // same size: most edits keep the geometry; start from the identity
+    const r = refine(O, I, { H: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), ncc: 1, theta: 0, search: 3 });
+    if (r.ncc >= 0.97) return r;
+  }
   const d = Math.max(1, Math.max(O.w, O.h) / 96);
-  const Oc = resize(O, Math.max(8, Math.round(O.w / d)), Math.max(8, Math.round(O.h / d)));
   const Ic = resize(I, Math.max(4, Math.round(I.w / d)), Math.max(4, Math.round(I.h / d)));
-  const dOx = O.w / Oc.w;
-  const dOy = O.h / Oc.h;
   const dIx = I.w / Ic.w;
   const dIy = I.h / Ic.h;
+  // original pyramid levels: the template (inspected) and the original are compared at about the same resolution
+  const levels = new Map<number, Plane>();
+  const level = (f: number): Plane => {
+    let p = levels.get(f);
+    if (!p) {
+      p = resize(O, Math.max(8, Math.round(O.w / (d * f))), Math.max(8, Math.round(O.h / (d * f))));
+      levels.set(f, p);
+    }
+    return p;
+  };
   const md = Math.max(1, Math.max(O.w, O.h) / 256);
   const thetas = rotationCandidates(resize(O, Math.round(O.w / md), Math.round(O.h / md)), resize(I, Math.max(4, Math.round(I.w / md)), Math.max(4, Math.round(I.h / md))));
   const rw = I.w / O.w;
@@ -360,34 +399,94 @@ export function register(O: Plane, I: Plane): Registration | null {
   const scales: [number, number][] = [[1, 1], [rw, rh], [Math.max(rw, rh), Math.max(rw, rh)]];
   for (let s = 1.4; s > 0.12; s /= 1.1) scales.push([s, s]);
   let best: Candidate | null = null;
+  const all: Candidate[] = [];
   const tryCand = (theta: number, sx: number, sy: number): void => {
-    const c = coarseSearch(Oc, Ic, theta, sx, sy);
-    if (c && (!best || c.ncc > best.ncc)) best = c;
+    // level factor: 1, 2 or 4 so that an inspected coarse pixel covers about one original coarse pixel
+    const sm = Math.min(sx, sy);
+    const f = sm < 0.35 ? 4 : sm < 0.7 ? 2 : 1;
+    const Oc = level(f);
+    if (Oc.w < 8 || Oc.h < 8) return;
+    const dOx = O.w / Oc.w;
+    const dOy = O.h / Oc.h;
+    const c = coarseSearch(Oc, Ic, theta, (sx * dOx) / dIx, (sy * dOy) / dIy);
+    if (!c) return;
+    // to working resolution: q = Sorig * Hc * Sinsp^-1 p
+    c.H = mulH(mulH(scaleH(dOx, dOy), c.H), scaleH(1 / dIx, 1 / dIy));
+    c.search = Math.ceil(2 * Math.max(dOx, dOy)) + 2;
+    all.push(c);
+    if (!best || c.ncc > best.ncc) best = c;
   };
-  outer: for (const theta of thetas) {
-    for (const [sx, sy] of scales.slice(0, 3)) {
-      tryCand(theta, sx, sy);
-      if (best !== null && (best as Candidate).ncc > 0.9) break outer;
+  const good = (): boolean => best !== null && (best as Candidate).ncc >= 0.95;
+  for (const theta of thetas) for (const [sx, sy] of scales.slice(0, 3)) tryCand(theta, sx, sy);
+  if (!good()) {
+    // rotation sweep at the size-ratio scales (histogram candidates can miss on round or busy content)
+    for (let deg = 3; deg <= 30 && !good(); deg += 3) {
+      for (const sgn of [1, -1]) for (const [sx, sy] of scales.slice(0, 3)) tryCand((sgn * deg * Math.PI) / 180, sx, sy);
     }
   }
-  if (!best || (best as Candidate).ncc < 0.9) {
-    for (const theta of thetas) for (const [sx, sy] of scales.slice(3)) tryCand(theta, sx, sy);
+  if (!good()) {
+    const angles = [...thetas];
+    if (best !== null && angles.every((t) => Math.abs(t - (best as Candidate).theta) > 0.01)) angles.push((best as Candidate).theta);
+    for (const theta of angles) for (const [sx, sy] of scales.slice(3)) tryCand(theta, sx, sy);
   }
-  if (!best) return null;
-  const coarse: Candidate = best;
-  // to working resolution: q = Sorig * Hc * Sinsp^-1 p
-  let H = mulH(mulH(scaleH(dOx, dOy), coarse.H), scaleH(1 / dIx, 1 / dIy));
+  // refine the best coarse candidate; when the result is not convincing, also the next distinct ones
+  all.sort((a, b) => b.ncc - a.ncc);
+  const picked: Candidate[] = [];
+  for (const c of all) {
+    if (picked.length >= 3) break;
+    const dup = picked.some((p) => Math.abs(p.H[0] - c.H[0]) + Math.abs(p.H[1] - c.H[1]) < 0.05 * Math.abs(p.H[0]) && Math.hypot(p.H[2] - c.H[2], p.H[5] - c.H[5]) < 3);
+    if (!dup) picked.push(c);
+  }
+  let out: Registration | null = null;
+  for (const c of picked) {
+    const r = refine(O, I, c);
+    if (process.env.WM_DEBUG) process.stderr.write(`cand ${c.ncc.toFixed(3)} ${Array.from(c.H).map((v) => v.toFixed(2)).join(",")} -> ${r.ncc.toFixed(3)} ${Array.from(r.H).map((v) => v.toFixed(2)).join(",")}\n`);
+    if (!out || r.ncc > out.ncc) out = r;
+    if (out.ncc >= 0.97) break;
+  }
+  return out;
+}
+
+/** Index-coordinate scaling matrix for a plane resized by (rx, ry). */
+function indexScale(rx: number, ry: number): Homography {
+  return Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]);
+}
+
+function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
+  let H = coarse.H;
+  let ncc = alignmentScore(O, I, H);
+  const grid = Math.max(4, Math.min(8, Math.floor(Math.min(I.w, I.h) / 24)));
+  if (coarse.search > 5 && Math.min(I.w, I.h) >= 64) {
+    // wide first pass at half resolution
+    const O2 = resize(O, Math.max(8, Math.round(O.w / 2)), Math.max(8, Math.round(O.h / 2)));
+    const I2 = resize(I, Math.max(8, Math.round(I.w / 2)), Math.max(8, Math.round(I.h / 2)));
+    const AO = indexScale(O2.w / O.w, O2.h / O.h);
+    const AI = indexScale(I2.w / I.w, I2.h / I.h);
+    const H2 = mulH(mulH(AO, H), invert(AI));
+    const matches = blockMatches(O2, I2, H2, 6, Math.ceil(coarse.search / 2) + 1, grid);
+    const next2 = robustFit(matches, false);
+    if (next2) {
+      const next = mulH(mulH(invert(AO), next2), AI);
+      const score = alignmentScore(O, I, next);
+      if (score >= ncc - 0.002) {
+        H = next;
+        ncc = score;
+      }
+    }
+  }
   const passes: [number, number, boolean][] = [
-    [12, Math.ceil(2 * d) + 2, false],
-    [10, 3, false],
+    [10, coarse.search > 5 ? 3 : coarse.search, false],
     [8, 2, true],
   ];
   for (const [R, S, projective] of passes) {
-    const grid = Math.max(4, Math.min(8, Math.floor(Math.min(I.w, I.h) / 24)));
     const matches = blockMatches(O, I, H, R, S, grid);
     const next = robustFit(matches, projective && matches.length >= 16);
-    if (next) H = next;
+    if (!next) continue;
+    const score = alignmentScore(O, I, next);
+    if (score >= ncc - 0.002) {
+      H = next;
+      ncc = score;
+    }
   }
-  const ncc = alignmentScore(O, I, H);
   return { H, ncc };
 }

@@ -1,0 +1,202 @@
+import { PDFDocument, PDFRawStream } from 'pdf-lib';
+import { embedImage, WatermarkError } from '@cp/watermark';
+import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
+import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
+import { RenderedPage, RenderError, renderPages } from './render';
+import { PdfEmbedOptions } from './types';
+import { DEFAULT_MAX_PAGES, loadChecked } from './validate';
+
+/** Resolution of the page renderings that carry the mark (also the reference resolution of extraction). */
+export const MARK_DPI = 150;
+/** Pixel cap per page rendering: huge pages are marked at a lower resolution (A0 at about 100 dpi). */
+export const MAX_PAGE_PIXELS = 16_000_000;
+/** The overlay image is stored at MARK_DPI / OVERLAY_DOWNSAMPLE (the mark is smooth at that scale). */
+export const OVERLAY_DOWNSAMPLE = 2;
+/** Target PSNR of the marked page against the unmarked rendering (the benchmark requires ≥ 40 dB). */
+export const TARGET_PSNR_DB = 42.5;
+const MAX_GAIN = 3;
+const PAGES_PER_BATCH = 4;
+
+type Matrix = [number, number, number, number, number, number];
+
+/** PDF matrix product: first m1, then m2. */
+function mul(m1: Matrix, m2: Matrix): Matrix {
+  const [a, b, c, d, e, f] = m1;
+  const [A, B, C, D, E, F] = m2;
+  return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F];
+}
+
+function inv(m: Matrix): Matrix {
+  const [a, b, c, d, e, f] = m;
+  const det = a * d - b * c;
+  return [d / det, -b / det, -c / det, a / det, (c * f - d * e) / det, (b * e - a * f) / det];
+}
+
+/** Overlay of one page: a sign image (black = darken, white = lighten) and its soft mask (how much). */
+interface Overlay {
+  width: number;
+  height: number;
+  sign: Uint8Array;
+  alpha: Uint8Array;
+  gain: number;
+}
+
+/**
+ * Turns (rendering, marked rendering) into the overlay that reproduces the marked luminance when drawn with
+ * normal blending over the page: darkening by α over a value o gives o·(1−α) (black, α = −Δ/o), lightening gives
+ * o + (255−o)·α (white, α = Δ/(255−o)). The engine's change Δ is scaled by a gain chosen so the page's PSNR is
+ * TARGET_PSNR_DB (the engine aims at ~43 dB before clipping; on white paper half of its pattern clips away).
+ */
+export function buildOverlay(orig: Rgb, marked: Rgb, down: number): Overlay {
+  const { width: w, height: h } = orig;
+  const n = w * h;
+  const o = orig.data;
+  const m = marked.data;
+  const ow = Math.ceil(w / down);
+  const oh = Math.ceil(h / down);
+  const cells = ow * oh;
+  // Per overlay pixel (a down x down block), least-squares fits of a darkening (change −α·o) and of a
+  // lightening (change α·(255−o)) to the engine's per-pixel luminance change Δ; keep the better one.
+  const sDo = new Float64Array(cells); // Σ Δ·o
+  const sOo = new Float64Array(cells); // Σ o²
+  const sDl = new Float64Array(cells); // Σ Δ·(255−o)
+  const sLl = new Float64Array(cells); // Σ (255−o)²
+  const colOf = new Int32Array(w);
+  for (let x = 0; x < w; x++) colOf[x] = Math.floor(x / down);
+  for (let y = 0; y < h; y++) {
+    const row = Math.floor(y / down) * ow;
+    for (let x = 0, j = y * w * 3; x < w; x++, j += 3) {
+      const ol = (o[j] + o[j + 1] + o[j + 2]) / 3;
+      const d = (m[j] - o[j] + m[j + 1] - o[j + 1] + m[j + 2] - o[j + 2]) / 3;
+      const k = row + colOf[x];
+      const l = 255 - ol;
+      sDo[k] += d * ol;
+      sOo[k] += ol * ol;
+      sDl[k] += d * l;
+      sLl[k] += l * l;
+    }
+  }
+  const signedAlpha = new Float32Array(cells);
+  for (let k = 0; k < cells; k++) {
+    const dark = sOo[k] > 0 ? Math.max(0, -sDo[k] / sOo[k]) : 0;
+    const light = sLl[k] > 0 ? Math.max(0, sDl[k] / sLl[k]) : 0;
+    // Residual reduction of each fit is (Σ Δ·basis)² / Σ basis²; the larger one wins.
+    const gDark = dark * dark * sOo[k];
+    const gLight = light * light * sLl[k];
+    signedAlpha[k] = gDark >= gLight ? -dark : light;
+  }
+  // Realised mean squared change at gain 1 (per colour channel, over the page), then the gain for TARGET_PSNR_DB.
+  let mse1 = 0;
+  for (let y = 0; y < h; y++) {
+    const row = Math.floor(y / down) * ow;
+    for (let x = 0, j = y * w * 3; x < w; x++, j += 3) {
+      const s = signedAlpha[row + colOf[x]];
+      if (s === 0) continue;
+      for (let c = 0; c < 3; c++) {
+        const change = s < 0 ? s * o[j + c] : s * (255 - o[j + c]);
+        mse1 += change * change;
+      }
+    }
+  }
+  mse1 /= n * 3;
+  const targetMse = (255 * 255) / 10 ** (TARGET_PSNR_DB / 10);
+  const gain = mse1 > 0 ? Math.min(MAX_GAIN, Math.sqrt(targetMse / mse1)) : 1;
+  const sign = new Uint8Array(cells);
+  const alpha = new Uint8Array(cells);
+  for (let k = 0; k < cells; k++) {
+    const s = signedAlpha[k] * gain;
+    sign[k] = s > 0 ? 1 : 0;
+    alpha[k] = Math.min(255, Math.round(Math.abs(s) * 255));
+  }
+  return { width: ow, height: oh, sign, alpha, gain };
+}
+
+/** Adds the overlay as an image XObject with a soft mask, drawn last on the page in the default graphics state. */
+function drawOverlay(doc: PDFDocument, pageIndex: number, r: RenderedPage, ov: Overlay, down: number): void {
+  const ctx = doc.context;
+  const smask = PDFRawStream.of(
+    ctx.obj({
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: ov.width,
+      Height: ov.height,
+      ColorSpace: 'DeviceGray',
+      BitsPerComponent: 8,
+      Filter: 'FlateDecode',
+      DecodeParms: { Predictor: 15, Colors: 1, BitsPerComponent: 8, Columns: ov.width },
+      Interpolate: true,
+    }),
+    deflatePredicted(ov.alpha, ov.width, ov.height),
+  );
+  const smaskRef = ctx.register(smask);
+  const image = PDFRawStream.of(
+    ctx.obj({
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: ov.width,
+      Height: ov.height,
+      ColorSpace: 'DeviceGray',
+      BitsPerComponent: 1,
+      Filter: 'FlateDecode',
+      Interpolate: true,
+      SMask: smaskRef,
+    }),
+    deflateBits(ov.sign, ov.width, ov.height),
+  );
+  const imageRef = ctx.register(image);
+  // Unit square -> device pixels of the rendering (top-left origin) -> user space (inverse of pdf.js's viewport).
+  const coverW = ov.width * down;
+  const coverH = ov.height * down;
+  const unitToDevice: Matrix = [coverW, 0, 0, -coverH, 0, coverH];
+  const t = r.transform as Matrix;
+  const cm = mul(unitToDevice, inv(t)).map((v) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, '')));
+  const page = doc.getPage(pageIndex);
+  const node = page.node;
+  node.normalize(); // wraps the existing content in q … Q so the overlay starts from the default state
+  const name = node.newXObject('CpWm', imageRef);
+  const content = ctx.flateStream(`q ${cm.join(' ')} cm ${name.asString()} Do Q\n`);
+  node.addContentStream(ctx.register(content));
+}
+
+function renderFailure(err: unknown): PdfWatermarkError {
+  if (err instanceof RenderError && err.password) {
+    return new PdfWatermarkError(PdfWatermarkErrorCode.ENCRYPTED, 'PDF is encrypted');
+  }
+  return new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF page cannot be rendered: ${(err as Error).message}`);
+}
+
+/**
+ * Embeds `payload` into every page of `pdf` as a near-invisible soft-masked image drawn above the page content.
+ * Text, fonts, links, page sizes and metadata are kept (pdf-lib rewrite, metadata not updated).
+ * Throws PdfWatermarkError (NOT_PDF, ENCRYPTED, DAMAGED, TOO_MANY_PAGES, PAGE_NOT_MARKABLE).
+ */
+export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOptions): Promise<Buffer> {
+  const doc = await loadChecked(pdf, options.maxPages ?? DEFAULT_MAX_PAGES);
+  const count = doc.getPageCount();
+  for (let start = 0; start < count; start += PAGES_PER_BATCH) {
+    const indices: number[] = [];
+    for (let i = start; i < Math.min(count, start + PAGES_PER_BATCH); i++) indices.push(i);
+    let rendered: RenderedPage[];
+    try {
+      rendered = await renderPages(pdf, indices, MARK_DPI, MAX_PAGE_PIXELS);
+    } catch (err) {
+      throw renderFailure(err);
+    }
+    for (const r of rendered) {
+      const orig = rgbaToRgb(r.rgba, r.width, r.height);
+      let marked: Rgb;
+      try {
+        const out = await embedImage(await rgbToPng(orig), payload, { key: options.key, maxPixels: MAX_PAGE_PIXELS * 2 });
+        marked = await decodeRgb(out.data);
+      } catch (err) {
+        if (err instanceof WatermarkError) {
+          throw new PdfWatermarkError(PdfWatermarkErrorCode.PAGE_NOT_MARKABLE, `page ${r.index + 1}: ${err.message}`);
+        }
+        throw err;
+      }
+      drawOverlay(doc, r.index, r, buildOverlay(orig, marked, OVERLAY_DOWNSAMPLE), OVERLAY_DOWNSAMPLE);
+    }
+  }
+  const bytes = await doc.save({ useObjectStreams: true, updateFieldAppearances: false, addDefaultPage: false });
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,22 @@
+export enum PdfWatermarkErrorCode {
+  /** The input does not start like a PDF file. */
+  NOT_PDF = 'NOT_PDF',
+  /** The file has an /Encrypt dictionary (password or permissions protection). */
+  ENCRYPTED = 'ENCRYPTED',
+  /** Truncated, unparsable, or a page that cannot be rendered. */
+  DAMAGED = 'DAMAGED',
+  /** More pages than `maxPages` (default 500). */
+  TOO_MANY_PAGES = 'TOO_MANY_PAGES',
+  /** The image engine refused a page rendering (should not happen with the default pixel cap). */
+  PAGE_NOT_MARKABLE = 'PAGE_NOT_MARKABLE',
+}
+
+export class PdfWatermarkError extends Error {
+  constructor(
+    readonly code: PdfWatermarkErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PdfWatermarkError';
+  }
+}

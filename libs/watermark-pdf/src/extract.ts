@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { DetectionStatus, extractImage, WatermarkKey } from '@cp/watermark';
+import { MARK_DPI, MAX_PAGE_PIXELS } from './embed';
+import { Gray, grayFromRgb, locateCapture, Location, prepareReference, pyramid, resample } from './locate';
+import { paste, resizeRgb, Rgb, rgbaToRgb, rgbToPng, decodeRgb } from './raster';
+import { RenderedPage, renderPages } from './render';
+import { PdfExtractOptions, PdfExtractResult } from './types';
+import { DEFAULT_MAX_PAGES, loadChecked, looksLikePdf } from './validate';
+
+/** Largest capture accepted (pixels). */
+export const MAX_CAPTURE_PIXELS = 60_000_000;
+/** At most this many image-engine extractions per call (bounds time and the false-positive budget). */
+export const MAX_ENGINE_CALLS = 8;
+
+interface RefPage {
+  index: number;
+  rgb: Rgb;
+  png: Buffer;
+  gray: Gray;
+}
+
+/** Renderings of recently used originals (by SHA-256), so repeated extractions against one original render it once. */
+const REF_CACHE_SIZE = 2;
+export function clearReferenceCache(): void {
+  refCache.clear();
+}
+
+const refCache = new Map<string, { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] }>();
+
+async function cachedRefs(pdf: Buffer, maxPages: number): Promise<{ refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] }> {
+  const id = `${maxPages}:${createHash('sha256').update(pdf).digest('hex')}`;
+  const hit = refCache.get(id);
+  if (hit) {
+    refCache.delete(id);
+    refCache.set(id, hit);
+    return hit;
+  }
+  const doc = await loadChecked(pdf, maxPages);
+  const entry = { refs: await renderRefs(pdf, doc.getPageCount()) };
+  refCache.set(id, entry);
+  while (refCache.size > REF_CACHE_SIZE) refCache.delete(refCache.keys().next().value as string);
+  return entry;
+}
+
+interface Attempt {
+  status: DetectionStatus;
+  payload?: bigint;
+  confidence: number;
+  page: number;
+}
+
+const rank: Record<DetectionStatus, number> = { detected: 4, inconclusive: 3, not_detected: 2, unsupported: 1, error: 0 };
+
+async function renderRefs(pdf: Buffer, count: number): Promise<RefPage[]> {
+  const pages: RenderedPage[] = [];
+  for (let start = 0; start < count; start += 8) {
+    const idx: number[] = [];
+    for (let i = start; i < Math.min(count, start + 8); i++) idx.push(i);
+    pages.push(...(await renderPages(pdf, idx, MARK_DPI, MAX_PAGE_PIXELS)));
+  }
+  const out: RefPage[] = [];
+  for (const p of pages) {
+    const rgb = rgbaToRgb(p.rgba, p.width, p.height);
+    out.push({ index: p.index, rgb, png: await rgbToPng(rgb), gray: grayFromRgb(rgb.data, rgb.width, rgb.height) });
+  }
+  return out;
+}
+
+class Engine {
+  calls = 0;
+  best: Attempt = { status: 'not_detected', confidence: 0, page: 0 };
+
+  constructor(private readonly key: WatermarkKey) {}
+
+  get exhausted(): boolean {
+    return this.calls >= MAX_ENGINE_CALLS;
+  }
+
+  /** Runs the image engine once; returns true when detected. */
+  async run(inspected: Buffer, ref: RefPage): Promise<boolean> {
+    if (this.exhausted) return false;
+    this.calls++;
+    const r = await extractImage(inspected, ref.png, { key: this.key, maxPixels: MAX_CAPTURE_PIXELS });
+    const a: Attempt = { status: r.status, payload: r.payload, confidence: r.confidence, page: ref.index };
+    if (rank[a.status] > rank[this.best.status] || (a.status === this.best.status && a.confidence > this.best.confidence)) {
+      this.best = a;
+    }
+    return r.status === 'detected';
+  }
+
+  result(capturedFromImage: boolean): PdfExtractResult {
+    const b = this.best;
+    if (b.status === 'detected') {
+      return { status: 'detected', payload: b.payload, confidence: b.confidence, page: b.page + 1, capturedFromImage };
+    }
+    const status: DetectionStatus = b.status === 'inconclusive' ? 'inconclusive' : 'not_detected';
+    return { status, confidence: status === 'inconclusive' ? b.confidence : 0, capturedFromImage };
+  }
+}
+
+/** Similarity of two page renderings from small thumbnails (NCC), -1 when the aspect ratios differ. */
+function pageSimilarity(a: Gray, b: Gray): number {
+  if (Math.abs(a.width / a.height / (b.width / b.height) - 1) > 0.03) return -1;
+  const w = 96;
+  const ta = resample(pyramid(a, 8), w / a.width);
+  const tb = resample(pyramid(b, 8), w / b.width);
+  const h = Math.min(ta.height, tb.height);
+  let sa = 0;
+  let sb = 0;
+  let saa = 0;
+  let sbb = 0;
+  let sab = 0;
+  const n = w * h;
+  for (let i = 0; i < n; i++) {
+    const x = ta.data[i];
+    const y = tb.data[i];
+    sa += x;
+    sb += y;
+    saa += x * x;
+    sbb += y * y;
+    sab += x * y;
+  }
+  const va = saa - (sa * sa) / n;
+  const vb = sbb - (sb * sb) / n;
+  if (va < 1e-6 || vb < 1e-6) return va < 1e-6 && vb < 1e-6 ? 1 : 0;
+  return (sab - (sa * sb) / n) / Math.sqrt(va * vb);
+}
+
+async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number): Promise<PdfExtractResult> {
+  let count: number;
+  try {
+    count = (await loadChecked(inspected, maxPages)).getPageCount();
+  } catch {
+    return { status: 'unsupported', confidence: 0, capturedFromImage: false };
+  }
+  let pages: RefPage[];
+  try {
+    pages = await renderRefs(inspected, count);
+  } catch {
+    return { status: 'unsupported', confidence: 0, capturedFromImage: false };
+  }
+  const pairs: Array<{ i: number; j: number; s: number }> = [];
+  for (const p of pages) for (const r of refs) pairs.push({ i: p.index, j: r.index, s: pageSimilarity(p.gray, r.gray) });
+  pairs.sort((a, b) => b.s - a.s);
+  for (const pair of pairs) {
+    if (pair.s < 0 || engine.exhausted) break;
+    if (await engine.run(pages[pair.i].png, refs[pair.j])) break;
+  }
+  return engine.result(false);
+}
+
+/** The capture placed on the original page rendered at the capture's resolution, resampled to the reference grid. */
+async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage): Promise<Buffer> {
+  if (loc.fullPage) return rgbToPng(await resizeRgb(capture, ref.rgb.width, ref.rgb.height));
+  const [page] = await renderPages(pdf, [ref.index], loc.dpi, MAX_CAPTURE_PIXELS);
+  const canvas = rgbaToRgb(page.rgba, page.width, page.height);
+  paste(canvas, capture, Math.round(loc.x), Math.round(loc.y));
+  return rgbToPng(await resizeRgb(canvas, ref.rgb.width, ref.rgb.height));
+}
+
+async function extractFromCapture(
+  inspected: Buffer,
+  originalPdf: Buffer,
+  entry: { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] },
+  engine: Engine,
+): Promise<PdfExtractResult> {
+  const refs = entry.refs;
+  let capture: Rgb;
+  try {
+    const meta = await sharp(inspected).metadata();
+    if (!meta.width || !meta.height || meta.width * meta.height > MAX_CAPTURE_PIXELS) throw new Error('too large');
+    capture = await decodeRgb(inspected);
+  } catch {
+    return { status: 'unsupported', confidence: 0, capturedFromImage: true };
+  }
+  entry.prepared ??= refs.map((r) => prepareReference(r.gray));
+  const prepared = entry.prepared;
+  const locations = locateCapture(grayFromRgb(capture.data, capture.width, capture.height), prepared, MARK_DPI, 3);
+  const tried = new Set<string>();
+  for (const loc of locations.slice(0, 3)) {
+    const id = `${loc.page}:${Math.round(loc.x / 4)}:${Math.round(loc.y / 4)}:${Math.round(loc.dpi / 3)}`;
+    if (tried.has(id)) continue;
+    tried.add(id);
+    if (await engine.run(await composite(originalPdf, capture, loc, refs[loc.page]), refs[loc.page])) return engine.result(true);
+  }
+  // Fallback: the engine's own registration of the raw capture against the best pages.
+  const pagesTried = new Set<number>();
+  for (const loc of locations) {
+    if (pagesTried.has(loc.page) || pagesTried.size >= 2) continue;
+    pagesTried.add(loc.page);
+    if (await engine.run(inspected, refs[loc.page])) break;
+  }
+  return engine.result(true);
+}
+
+/**
+ * Looks for the mark of `key` in `inspected` — a PDF (the marked file, re-saved or re-printed, pages removed or
+ * reordered) or an image capture of one page (PNG/JPEG/WebP/TIFF, any resolution, cropped, compressed) — using
+ * the unmarked `originalPdf` as reference. Never throws: an unreadable inspected file → `unsupported`, an
+ * unusable original → `error`. `detected` only when the image engine decodes a payload with a valid keyed tag.
+ */
+export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
+  const isPdf = looksLikePdf(inspected);
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  let entry: { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] };
+  try {
+    entry = await cachedRefs(originalPdf, maxPages);
+  } catch {
+    return { status: 'error', confidence: 0, capturedFromImage: !isPdf };
+  }
+  const engine = new Engine(options.key);
+  return isPdf ? extractFromPdf(inspected, entry.refs, engine, maxPages) : extractFromCapture(inspected, originalPdf, entry, engine);
+}

@@ -1,0 +1,117 @@
+// PDF page renderer for @cp/watermark-pdf, run in a worker thread.
+// pdf.js (pdfjs-dist, Apache-2.0) is ESM-only: a worker thread loads it with a native dynamic import(),
+// independent of how the calling code is compiled (CommonJS, Jest's module registry, ...).
+// Protocol: { id, op: 'render', data: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number }
+//        -> { id, ok: true, numPages, pages: [{ index, width, height, dpi, rgba: Uint8Array, transform: number[6],
+//              view: number[4], rotate: number }] }
+//         | { id, ok: false, error: { name, message, password: boolean } }
+//           { id, op: 'info', data } -> { id, ok: true, numPages, pages: [{ index, view, rotate }] }
+import { parentPort } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
+const standardFontDataUrl = join(pdfjsRoot, 'standard_fonts') + '/';
+const cMapUrl = join(pdfjsRoot, 'cmaps') + '/';
+const wasmUrl = join(pdfjsRoot, 'wasm') + '/';
+
+let pdfjsPromise = null;
+function pdfjs() {
+  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjsPromise;
+}
+
+async function open(data) {
+  const lib = await pdfjs();
+  const task = lib.getDocument({
+    data,
+    standardFontDataUrl,
+    cMapUrl,
+    cMapPacked: true,
+    wasmUrl,
+    isEvalSupported: false,
+    stopAtErrors: true,
+    verbosity: 0,
+    useSystemFonts: false,
+  });
+  return task.promise;
+}
+
+function pageGeometry(page) {
+  return { view: Array.from(page.view), rotate: page.rotate };
+}
+
+async function render(msg) {
+  const doc = await open(msg.data);
+  try {
+    const out = [];
+    for (const index of msg.pages) {
+      const page = await doc.getPage(index + 1);
+      const base = page.getViewport({ scale: 1 });
+      let dpi = msg.dpi;
+      const px = (base.width * dpi / 72) * (base.height * dpi / 72);
+      if (px > msg.maxPixels) dpi = dpi * Math.sqrt(msg.maxPixels / px);
+      const viewport = page.getViewport({ scale: dpi / 72 });
+      const width = Math.max(1, Math.round(viewport.width));
+      const height = Math.max(1, Math.round(viewport.height));
+      const canvasAndContext = doc.canvasFactory.create(width, height);
+      const ctx = canvasAndContext.context;
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, width, height);
+      await page.render({ canvas: canvasAndContext.canvas, canvasContext: ctx, viewport, background: 'rgb(255,255,255)' }).promise;
+      const img = ctx.getImageData(0, 0, width, height);
+      const rgba = new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength).slice();
+      doc.canvasFactory.destroy(canvasAndContext);
+      out.push({ index, width, height, dpi, rgba, transform: Array.from(viewport.transform), ...pageGeometry(page) });
+      page.cleanup();
+    }
+    return { numPages: doc.numPages, pages: out };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+async function info(msg) {
+  const doc = await open(msg.data);
+  try {
+    const pages = [];
+    for (let i = 0; i < doc.numPages; i++) {
+      const page = await doc.getPage(i + 1);
+      pages.push({ index: i, ...pageGeometry(page) });
+    }
+    return { numPages: doc.numPages, pages };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+async function text(msg) {
+  const doc = await open(msg.data);
+  try {
+    const pages = [];
+    for (let i = 0; i < doc.numPages; i++) {
+      const page = await doc.getPage(i + 1);
+      const content = await page.getTextContent();
+      pages.push(content.items.map((it) => ('str' in it ? it.str : '')).join(' '));
+    }
+    return { numPages: doc.numPages, text: pages };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+parentPort.on('message', async (msg) => {
+  try {
+    const result = msg.op === 'render' ? await render(msg) : msg.op === 'text' ? await text(msg) : await info(msg);
+    const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
+    parentPort.postMessage({ id: msg.id, ok: true, ...result }, transfer);
+  } catch (err) {
+    const e = err ?? {};
+    parentPort.postMessage({
+      id: msg.id,
+      ok: false,
+      error: { name: String(e.name ?? 'Error'), message: String(e.message ?? e), password: e.name === 'PasswordException' },
+    });
+  }
+});

@@ -1,0 +1,24 @@
+import type { DetectionStatus, WatermarkKey } from '@cp/watermark';
+
+export interface PdfEmbedOptions {
+  key: WatermarkKey;
+  /** Refuse documents with more pages (default 500). */
+  maxPages?: number;
+}
+
+export interface PdfExtractOptions {
+  key: WatermarkKey;
+  /** Refuse original documents with more pages (default 500). */
+  maxPages?: number;
+}
+
+export interface PdfExtractResult {
+  status: DetectionStatus;
+  payload?: bigint;
+  /** 0..1, the image engine's confidence of the best attempt. */
+  confidence: number;
+  /** 1-based page of the ORIGINAL document whose mark was decoded (when detected). */
+  page?: number;
+  /** True when the inspected file was an image (a capture of a page), false for a PDF. */
+  capturedFromImage: boolean;
+}

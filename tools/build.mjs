@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Production build: compiles apps/ and libs/ (TypeScript → CommonJS) into dist/ with SWC, rewriting the
+// @cp/* path aliases into relative imports, so a service runs as `node dist/apps/<service>/src/main.js`.
+// Type checking is a separate step (`npm run typecheck`).
+//   node tools/build.mjs            build everything
+//   node tools/build.mjs apps/orders  build what one folder needs (its libs are always built)
+import { transformFileSync } from '@swc/core';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const out = path.join(root, 'dist');
+const swcrc = JSON.parse(readFileSync(path.join(root, '.swcrc'), 'utf8'));
+const { compilerOptions } = JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8'));
+
+function sources(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) {
+      return name === '__fixtures__' ? [] : sources(full);
+    }
+    return full.endsWith('.ts') && !full.endsWith('.spec.ts') && !full.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const targets = process.argv.slice(2);
+const folders = targets.length > 0 ? [...targets, 'libs'] : ['apps', 'libs'];
+if (targets.length === 0) {
+  rmSync(out, { recursive: true, force: true });
+}
+let count = 0;
+for (const folder of folders) {
+  for (const file of sources(path.join(root, folder))) {
+    const { code, map } = transformFileSync(file, {
+      ...swcrc,
+      swcrc: false,
+      filename: file,
+      sourceMaps: true,
+      jsc: { ...swcrc.jsc, baseUrl: root, paths: compilerOptions.paths },
+    });
+    const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    writeFileSync(`${target}.map`, map ?? '');
+    count += 1;
+  }
+}
+console.log(`built ${count} files into ${path.relative(root, out)}/`);
