@@ -160,8 +160,10 @@ export class EventConsumer<TData extends object> {
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
     } catch (error) {
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'error' });
+      // Logs name the event and, when it has one, the order it is about.
+      const context = { err: error, deliveryCount, eventId: decoded?.eventId, orderId: (decoded?.data as { orderId?: string } | undefined)?.orderId };
       if (deliveryCount >= this.maxAttempts) {
-        this.logger.error({ err: error, deliveryCount }, 'handler failed; attempts exhausted, parking the message');
+        this.logger.error(context, 'handler failed; attempts exhausted, parking the message');
         if (decoded && this.definition.onExhausted) {
           await this.definition.onExhausted(decoded.data, decoded.eventId, error).catch((hookError: unknown) => {
             this.logger.error({ err: hookError }, 'onExhausted hook failed');
@@ -172,7 +174,7 @@ export class EventConsumer<TData extends object> {
       }
       const backoff = this.definition.backoffMs ?? [1000, 5000, 30_000, 120_000];
       const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
-      this.logger.warn({ err: error, deliveryCount, retryInMs: delay }, 'handler failed; will be redelivered');
+      this.logger.warn({ ...context, retryInMs: delay }, 'handler failed; will be redelivered');
       message.nak(delay);
     } finally {
       clearInterval(heartbeat);
