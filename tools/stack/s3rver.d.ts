@@ -1,7 +1,7 @@
 // Minimal typings for s3rver (the package ships none): the parts the local S3 bridge uses.
 declare module 's3rver' {
   import { EventEmitter } from 'node:events';
-  import type { Server } from 'node:http';
+  import type { AddressInfo } from 'node:net';
 
   interface S3rverOptions {
     address?: string;
@@ -32,7 +32,8 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     /** Koa's middleware list (s3rver is a Koa app); composed when the server starts. */
     middleware: Array<(context: KoaContext, next: () => Promise<void>) => Promise<void>>;
-    run(): Promise<Server>;
+    /** Resolves to the address it listens on. */
+    run(): Promise<AddressInfo>;
     close(): Promise<void>;
     on(event: 'event', listener: (event: S3rverEvent) => void): this;
   }

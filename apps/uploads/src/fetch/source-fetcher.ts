@@ -38,6 +38,15 @@ class SizeLimit extends Transform {
   }
 }
 
+/** A refused address can never succeed; network trouble may pass. */
+function classify(error: Error): SourceFetchError {
+  if (error instanceof SourceFetchError) {
+    return error;
+  }
+  // request-filtering-agent's refusal: "… is not allowed. Because, It is private IP address."
+  return new SourceFetchError(error.message, /is not allowed/i.test(error.message));
+}
+
 /**
  * Downloads a file given by `originalFileUrl` straight into storage: HTTPS only, redirects not followed,
  * the size counted while streaming, and connections to private, loopback, link-local and metadata
@@ -100,13 +109,15 @@ export class SourceFetcher {
 
   private request(url: URL): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
-      const request = get(url, { agent: this.agent, timeout: this.config.sourceFetch.timeoutMs, headers: { 'user-agent': 'content-protection-fetcher/1' } }, resolve);
-      request.on('timeout', () => request.destroy(new SourceFetchError('timed out', false)));
-      request.on('error', (error) => {
-        // request-filtering-agent refuses forbidden addresses with a descriptive error.
-        const forbidden = /is not allowed|private|meta/i.test(error.message);
-        reject(error instanceof SourceFetchError ? error : new SourceFetchError(error.message, forbidden));
-      });
+      const fail = (error: Error): void => reject(classify(error));
+      try {
+        const request = get(url, { agent: this.agent, timeout: this.config.sourceFetch.timeoutMs, headers: { 'user-agent': 'content-protection-fetcher/1' } }, resolve);
+        request.on('timeout', () => request.destroy(new SourceFetchError('timed out', false)));
+        request.on('error', fail);
+      } catch (error) {
+        // The filtering agent refuses a literal private address synchronously, before any socket exists.
+        fail(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 }

@@ -1,4 +1,4 @@
-import { RecordTestUploadCommand, RegisterSlotsCommand, TestUploadView, UploadRpcPatterns, UploadUrlsQuery, UploadUrlsView } from '@cp/contracts';
+import { RecordTestUploadCommand, RegisterSlotsCommand, TestUploadView, UploadRpcPatterns, UploadUrlsView, UploadUrlsWithValidityQuery } from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -15,7 +15,8 @@ export class SlotsRpcController {
   }
 
   @MessagePattern(UploadRpcPatterns.uploadUrls)
-  uploadUrls(@Payload() query: UploadUrlsQuery): Promise<UploadUrlsView> {
+  // The optional `validitySeconds` is used by v2 refresh-urls (1 hour); v3 callers leave it out (900 s).
+  uploadUrls(@Payload() query: UploadUrlsWithValidityQuery): Promise<UploadUrlsView> {
     return this.slots.uploadUrls(query);
   }
 

@@ -7,8 +7,8 @@ import {
   RecordTestUploadCommand,
   RegisterSlotsCommand,
   TestUploadView,
-  UploadUrlsQuery,
   UploadUrlsView,
+  UploadUrlsWithValidityQuery,
 } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { verifyUploadToken } from '@cp/storage';
@@ -64,9 +64,9 @@ export class SlotsService {
     return { urls: await this.urlsOf(slots) };
   }
 
-  async uploadUrls(query: UploadUrlsQuery): Promise<UploadUrlsView> {
+  async uploadUrls(query: UploadUrlsWithValidityQuery): Promise<UploadUrlsView> {
     const slots = await this.dataSource.getRepository(UploadSlotEntity).findBy({ orderId: query.orderId, fileId: In(query.fileIds) });
-    return { urls: await this.urlsOf(slots) };
+    return { urls: await this.urlsOf(slots, query.validitySeconds) };
   }
 
   /** The gateway's test sink received a body: the token names the file; nothing is stored. */
@@ -85,9 +85,9 @@ export class SlotsService {
     return { fileId: claims.fileId, size: command.size };
   }
 
-  private async urlsOf(slots: UploadSlotEntity[]): Promise<Record<string, string>> {
+  private async urlsOf(slots: UploadSlotEntity[], validitySeconds?: number): Promise<Record<string, string>> {
     const waiting = slots.filter((slot) => slot.status === 'awaiting');
-    const entries = await Promise.all(waiting.map(async (slot) => [slot.fileId, await this.urls.urlFor(slot)] as const));
+    const entries = await Promise.all(waiting.map(async (slot) => [slot.fileId, await this.urls.urlFor(slot, validitySeconds)] as const));
     return Object.fromEntries(entries);
   }
 }

@@ -13,12 +13,16 @@ export class UploadUrlsService {
     private readonly clock: Clock,
   ) {}
 
-  async urlFor(slot: Pick<UploadSlotEntity, 'mode' | 'bucket' | 'objectKey' | 'orderId' | 'fileId'>): Promise<string> {
+  /** `validitySeconds` defaults to the v3 900 seconds; v2 refresh-urls asks for 1 hour. */
+  async urlFor(
+    slot: Pick<UploadSlotEntity, 'mode' | 'bucket' | 'objectKey' | 'orderId' | 'fileId'>,
+    validitySeconds: number = this.config.uploadUrlSeconds,
+  ): Promise<string> {
     if (slot.mode === 'live') {
-      return this.storage.presignPut(slot.bucket, slot.objectKey, this.config.uploadUrlSeconds);
+      return this.storage.presignPut(slot.bucket, slot.objectKey, validitySeconds);
     }
     const token = signUploadToken(
-      { orderId: slot.orderId, fileId: slot.fileId, expiresAt: this.clock.nowMs() + this.config.uploadUrlSeconds * 1000 },
+      { orderId: slot.orderId, fileId: slot.fileId, expiresAt: this.clock.nowMs() + validitySeconds * 1000 },
       this.config.testUploadSecret,
     );
     return `${this.config.publicBaseUrl}/api/v2/test-uploads/${token}`;

@@ -1,0 +1,82 @@
+// Safety net for lost storage notifications, against real PostgreSQL and a real S3 server.
+import { ManualClock } from '@cp/clock';
+import { toStorageConfig, StorageEnv, validateEnv } from '@cp/config';
+import { openServiceDatabase } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { ObjectStorage } from '@cp/storage';
+import { testInfra, uniqueName } from '@cp/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+import { DataSource } from 'typeorm';
+import { UPLOADS_ENTITIES } from '../database/entities';
+import { UPLOADS_MIGRATIONS } from '../database/migrations';
+import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { UploadSlotEntity } from '../slots/upload-slot.entity';
+import { UploadsConfig } from '../uploads.config';
+import { ReconcileUploadsUseCase } from './reconcile-uploads.use-case';
+
+describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
+  const schema = uniqueName('it_uploads');
+  const clock = new ManualClock(new Date());
+  let s3: S3rver;
+  let storage: ObjectStorage;
+  let dataSource: DataSource;
+  let reconcile: ReconcileUploadsUseCase;
+
+  beforeAll(async () => {
+    s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
+    const { port } = await s3.run();
+    const env = validateEnv(StorageEnv, { PORT: '1', DATABASE_URL: testInfra.databaseUrl, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_BUCKET_INPUTS: uniqueName('in').replace('_', '-') });
+    storage = new ObjectStorage(toStorageConfig(env));
+    await storage.ensureBuckets();
+    dataSource = await openServiceDatabase({
+      url: testInfra.databaseUrl,
+      schema,
+      entities: [...UPLOADS_ENTITIES, ...MESSAGING_ENTITIES],
+      migrations: UPLOADS_MIGRATIONS,
+      applicationName: 'it',
+    });
+    const config = { reconcile: { intervalMs: 1000, minAgeMs: 10_000 } } as UploadsConfig;
+    reconcile = new ReconcileUploadsUseCase(dataSource, config, storage, new MarkUploadedUseCase(new OutboxWriter(clock)), clock);
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+    await s3.close();
+  });
+
+  const slot = (fileId: string, objectKey: string): Partial<UploadSlotEntity> => ({
+    fileId,
+    orderId: '77',
+    accountId: '5',
+    mode: 'live',
+    bucket: storage.buckets.inputs,
+    objectKey,
+    sourceUrl: null,
+    status: 'awaiting',
+  });
+
+  it('marks a slot uploaded when its object is in storage, and tells orders once', async () => {
+    await dataSource.getRepository(UploadSlotEntity).insert([slot('101', '5/77/inputs/101/a.png'), slot('102', '5/77/inputs/102/b.png')]);
+    await storage.put(storage.buckets.inputs, '5/77/inputs/101/a.png', Buffer.alloc(1234, 1));
+
+    expect(await reconcile.execute()).toBe(0); // too young: notifications may still be on their way
+    clock.advance(60_000);
+    expect(await reconcile.execute()).toBe(1);
+    expect(await reconcile.execute()).toBe(0);
+
+    const slots = await dataSource.getRepository(UploadSlotEntity).find({ order: { fileId: 'ASC' } });
+    expect(slots.map((row) => [row.fileId, row.status, row.size])).toEqual([
+      ['101', 'uploaded', '1234'],
+      ['102', 'awaiting', null],
+    ]);
+    expect(slots[1].lastCheckedAt).not.toBeNull();
+    const events = await dataSource.getRepository(OutboxEventEntity).find();
+    expect(events.map((event) => [event.subject, event.envelope])).toEqual([
+      ['evt.uploads.file.uploaded', expect.objectContaining({ data: { orderId: '77', fileId: '101', size: 1234 } })],
+    ]);
+  });
+});
