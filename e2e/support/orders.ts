@@ -47,7 +47,7 @@ export async function uploadFiles(order: WatermarkOrderView, contents: Buffer[])
     if (!file.uploadUrl) {
       throw new Error(`file ${file.fileId} has no upload URL`);
     }
-    const response = await fetch(file.uploadUrl, { method: 'PUT', body: contents[index] });
+    const response = await fetch(file.uploadUrl, { method: 'PUT', body: new Uint8Array(contents[index]) });
     await response.arrayBuffer();
     statuses.push(response.status);
   }

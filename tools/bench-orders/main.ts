@@ -61,7 +61,7 @@ class Client {
     if (response.status !== 200) {
       throw new Error(`create failed: ${response.status} ${JSON.stringify(body)}`);
     }
-    const upload = await fetch(body.data.files[0].uploadUrl, { method: 'PUT', body: image });
+    const upload = await fetch(body.data.files[0].uploadUrl, { method: 'PUT', body: new Uint8Array(image) });
     await upload.arrayBuffer();
     return body.data.orderId;
   }

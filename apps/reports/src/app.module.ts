@@ -1,8 +1,19 @@
+import { RpcClientModule } from '@cp/messaging';
 import { ServiceKitModule } from '@cp/runtime';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { REPORTS_ENTITIES, REPORTS_SCHEMA } from './database/entities';
 import { REPORTS_MIGRATIONS } from './database/migrations';
-import { ReportsConfig } from './reports.config';
+import { REPORTS_SETTINGS, ReportsConfig } from './reports.config';
+import { ReportsModule } from './reports/reports.module';
+
+/** The service's own settings, injectable everywhere by token. */
+@Global()
+@Module({})
+class ReportsSettingsModule {
+  static forRoot(config: ReportsConfig): DynamicModule {
+    return { module: ReportsSettingsModule, providers: [{ provide: REPORTS_SETTINGS, useValue: config.reports }], exports: [REPORTS_SETTINGS] };
+  }
+}
 
 @Module({})
 export class AppModule {
@@ -18,6 +29,9 @@ export class AppModule {
           entities: REPORTS_ENTITIES,
           migrations: REPORTS_MIGRATIONS,
         }),
+        ReportsSettingsModule.forRoot(config),
+        RpcClientModule.register(config.nats.url, 'reports'),
+        ReportsModule,
       ],
     };
   }

@@ -9,5 +9,5 @@ void runService({
   module: (config) => AppModule.forRoot(config),
   http: (config) => config.http,
   natsUrl: (config) => config.nats.url,
-  rpc: false,
+  rpc: true,
 });

@@ -1,0 +1,67 @@
+import { ReportContextFile } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
+import { renderPdfPages } from '@cp/watermark-pdf';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { FileEvidence } from '../rendering/report-document';
+import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
+
+const THUMBNAIL_BOX = { width: 450, height: 300 };
+const THUMBNAIL_MAX_PIXELS = 100_000_000;
+
+/** SHA-256 and a preview of one input file, read from storage (test orders keep no file contents). */
+@Injectable()
+export class FileEvidenceReader {
+  private readonly logger = new Logger(FileEvidenceReader.name);
+
+  constructor(
+    private readonly storage: ObjectStorage,
+    @Inject(REPORTS_SETTINGS) private readonly settings: ReportsSettings,
+  ) {}
+
+  async read(file: ReportContextFile, role: FileEvidence['role']): Promise<FileEvidence> {
+    const info = await this.storage.stat(file.bucket, file.key);
+    if (!info) {
+      return { role, fileName: file.fileName, size: file.size, sha256: null, thumbnailPng: null };
+    }
+    if (info.size > this.settings.thumbnailMaxBytes) {
+      // Too large to hold in memory: hash the stream, no preview.
+      const hash = createHash('sha256');
+      for await (const chunk of await this.storage.get(file.bucket, file.key)) {
+        hash.update(chunk as Buffer);
+      }
+      return { role, fileName: file.fileName, size: info.size, sha256: hash.digest('hex'), thumbnailPng: null };
+    }
+    const bytes = await this.storage.getBuffer(file.bucket, file.key, this.settings.thumbnailMaxBytes);
+    return {
+      role,
+      fileName: file.fileName,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      thumbnailPng: await this.thumbnail(bytes, file.fileName),
+    };
+  }
+
+  /** A preview is a courtesy: a format sharp cannot read (BMP) or a broken file just has none. */
+  private async thumbnail(bytes: Buffer, fileName: string): Promise<Buffer | null> {
+    try {
+      if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+        const [page] = await renderPdfPages(bytes, [0], 40, 4_000_000);
+        return await sharp(page.rgb, { raw: { width: page.width, height: page.height, channels: 3 } })
+          .resize({ ...THUMBNAIL_BOX, fit: 'inside' })
+          .png()
+          .toBuffer();
+      }
+      return await sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_PIXELS, page: 0 })
+        .rotate()
+        .resize({ ...THUMBNAIL_BOX, fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .png()
+        .toBuffer();
+    } catch (error) {
+      this.logger.warn({ err: error, fileName }, 'no thumbnail for this file');
+      return null;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { ReportLocale } from '@cp/contracts';
+import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
+import { renderPdf } from './pdf-renderer';
+import { buildReportDocument, groupedHash, ReportDocumentData } from './report-document';
+import { fontForText, localeFont } from './report-fonts';
+
+function data(locale: ReportLocale, overrides: Partial<ReportDocumentData> = {}): ReportDocumentData {
+  return {
+    locale,
+    orderId: '9876543210',
+    orderName: 'extract-9876543210',
+    mode: 'live',
+    createdAt: '2026-11-20T10:00:00.000Z',
+    completedAt: '2026-11-20T10:01:00.000Z',
+    expiresAt: '2026-12-20T10:00:00.000Z',
+    detectionStatus: 'detected',
+    watermarkText: 'leak: 홍길동',
+    confidence: 0.97,
+    method: 'registered',
+    original: { role: 'original', fileName: 'mine.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null },
+    inspected: { role: 'inspected', fileName: 'found.jpg', size: 567, sha256: 'b'.repeat(64), thumbnailPng: null },
+    issuer: 'Test issuer',
+    generatedAt: new Date('2026-11-21T00:00:00.000Z'),
+    reportReference: `RPT-9876543210-${locale}-1`,
+    ...overrides,
+  };
+}
+
+async function text(definition: ReportDocumentData): Promise<string> {
+  const pdf = await renderPdf(buildReportDocument(definition));
+  return (await pdfPageTexts(pdf)).join('\n');
+}
+
+describe('report document', () => {
+  afterAll(() => closePdfRenderer());
+
+  it.each([
+    ['ko-KR', '검출됨', /[\uac00-\ud7af]/],
+    ['en-US', 'Detected', /Watermark Detection Report/],
+    ['ja-JP', '検出', /[\u3040-\u30ff]/],
+  ] as const)('%s: order id, status word, script, watermark text and both hashes', async (locale, word, script) => {
+    const content = await text(data(locale));
+    expect(content).toContain('9876543210');
+    expect(content).toContain(word);
+    expect(content).toMatch(script);
+    expect(content).toContain('leak: 홍길동');
+    expect(content).toContain('a'.repeat(64));
+    expect(content).toContain('b'.repeat(64));
+  });
+
+  it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {
+    const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null } }));
+    expect(content).toContain('Not disclosed');
+    expect(content).toContain('TEST ORDER');
+    expect(content).toContain('not retained');
+  });
+
+  it('uses the Japanese design for ja-JP and switches to the Korean font for Hangul', () => {
+    expect(localeFont('ja-JP')).toBe('NotoSansJP');
+    expect(localeFont('ko-KR')).toBe('NotoSansKR');
+    expect(fontForText('유출 사본.png', 'ja-JP')).toBe('NotoSansKR');
+    expect(fontForText('流出コピー.png', 'ja-JP')).toBe('NotoSansJP');
+  });
+
+  it('groups hashes by eight characters', () => {
+    expect(groupedHash('0123456789abcdef')).toBe('01234567 89abcdef');
+  });
+});

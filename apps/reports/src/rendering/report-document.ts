@@ -1,0 +1,207 @@
+import { DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
+import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import { fontForText, localeFont } from './report-fonts';
+import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
+
+/** One input file as examined: hashed and previewed from storage, or not retained (test orders). */
+export interface FileEvidence {
+  role: 'original' | 'inspected';
+  fileName: string;
+  size: number | null;
+  sha256: string | null;
+  thumbnailPng: Buffer | null;
+}
+
+/** Everything printed in a watermark detection report. */
+export interface ReportDocumentData {
+  locale: ReportLocale;
+  orderId: string;
+  orderName: string;
+  mode: KeyModeLike;
+  createdAt: string;
+  completedAt: string | null;
+  expiresAt: string;
+  detectionStatus: DetectionStatus;
+  /** Only present when the caller may see it (the orders service filters it). */
+  watermarkText: string | null;
+  confidence: number | null;
+  method: string | null;
+  original: FileEvidence;
+  inspected: FileEvidence;
+  issuer: string;
+  generatedAt: Date;
+  reportReference: string;
+}
+
+const COLORS = { ink: '#1a1a1a', muted: '#5c6370', rule: '#c8ccd2', band: '#f2f4f7', accent: '#1f4e8c', warn: '#a4161a' };
+
+/** `abcd1234 ef56…`: hashes in groups of eight are easier to compare by eye. */
+export function groupedHash(hash: string): string {
+  return hash.match(/.{1,8}/g)?.join(' ') ?? hash;
+}
+
+function userText(text: string, locale: ReportLocale, bold = false): ContentText {
+  return { text, font: fontForText(text, locale), wordBreak: 'break-all', bold };
+}
+
+function keyValueTable(rows: Array<[string, Content]>): Content {
+  return {
+    table: {
+      widths: [140, '*'],
+      body: rows.map(([label, value]): TableCell[] => [{ text: label, style: 'label' }, value]),
+    },
+    layout: {
+      hLineWidth: (index: number, node) => (index === 0 || index === node.table.body.length ? 0 : 0.5),
+      vLineWidth: () => 0,
+      hLineColor: () => COLORS.rule,
+      paddingTop: () => 5,
+      paddingBottom: () => 5,
+      paddingLeft: () => 0,
+    },
+    margin: [0, 0, 0, 6],
+  };
+}
+
+function sectionTitle(text: string): ContentStack {
+  return {
+    stack: [
+      { text, style: 'section' },
+      { canvas: [{ type: 'line', x1: 0, y1: 0, x2: 495, y2: 0, lineWidth: 1, lineColor: COLORS.accent }] },
+    ],
+    margin: [0, 16, 0, 6],
+  };
+}
+
+function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, locale: ReportLocale): Content {
+  const thumbnail: Content = file.thumbnailPng
+    ? { image: `data:image/png;base64,${file.thumbnailPng.toString('base64')}`, fit: [225, 150], alignment: 'center' }
+    : { text: m.files.noThumbnail, style: 'muted', alignment: 'center', margin: [0, 60, 0, 60] };
+  const size = file.size === null ? m.notAvailable : m.files.bytes(formatBytes(file.size, locale));
+  return {
+    stack: [
+      { text: heading, style: 'fileHeading' },
+      { table: { widths: ['*'], heights: [160], body: [[{ stack: [thumbnail], fillColor: COLORS.band, margin: [0, 5, 0, 5] }]] }, layout: 'noBorders' },
+      { text: m.files.fileName, style: 'label', margin: [0, 6, 0, 0] },
+      userText(file.fileName, locale),
+      { text: m.files.size, style: 'label', margin: [0, 4, 0, 0] },
+      { text: size },
+      { text: m.files.sha256, style: 'label', margin: [0, 4, 0, 0] },
+      file.sha256 ? { text: groupedHash(file.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' },
+    ],
+  };
+}
+
+function confidenceText(confidence: number | null, status: DetectionStatus, m: ReportMessages, locale: ReportLocale): string {
+  if (confidence === null || status === 'unsupported' || status === 'error') {
+    return m.result.confidenceNotApplicable;
+  }
+  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(Math.min(1, Math.max(0, confidence)));
+}
+
+function methodText(method: string | null, m: ReportMessages): string {
+  if (method === null) {
+    return m.notAvailable;
+  }
+  return m.result.methods[method] ?? m.result.unknownMethod(method);
+}
+
+/** The pdfmake definition of a report: A4, four numbered sections, page footer with the order id. */
+export function buildReportDocument(data: ReportDocumentData): TDocumentDefinitions {
+  const m = REPORT_MESSAGES[data.locale];
+  const locale = data.locale;
+  const date = (value: string | Date | null): string => formatDate(value, locale) ?? m.notAvailable;
+  const status = m.result.statuses[data.detectionStatus];
+  const watermark: Content =
+    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: m.result.watermarkTextWithheld, style: 'muted' };
+
+  const content: Content[] = [
+    { text: m.title, style: 'title' },
+    { text: m.subtitle, style: 'subtitle' },
+    { canvas: [{ type: 'line', x1: 0, y1: 0, x2: 495, y2: 0, lineWidth: 2, lineColor: COLORS.accent }], margin: [0, 6, 0, 0] },
+  ];
+  if (data.mode === 'test') {
+    content.push({
+      table: { widths: ['*'], body: [[{ text: m.testOrderNotice, color: COLORS.warn, bold: true, margin: [6, 6, 6, 6] }]] },
+      layout: { hLineColor: () => COLORS.warn, vLineColor: () => COLORS.warn },
+      margin: [0, 10, 0, 0],
+    });
+  }
+  content.push(
+    sectionTitle(m.sections.order),
+    keyValueTable([
+      [m.order.orderId, { text: data.orderId, bold: true }],
+      [m.order.orderName, userText(data.orderName, locale)],
+      [m.order.orderType, { text: m.order.orderTypeValue }],
+      [m.order.createdAt, { text: date(data.createdAt) }],
+      [m.order.completedAt, { text: date(data.completedAt) }],
+      [m.order.retainedUntil, { text: date(data.expiresAt) }],
+      [m.order.reportGeneratedAt, { text: date(data.generatedAt) }],
+      [m.order.reportId, { text: data.reportReference }],
+    ]),
+    sectionTitle(m.sections.result),
+    keyValueTable([
+      [m.result.detectionStatus, { text: status.label, bold: true, color: data.detectionStatus === 'detected' ? COLORS.accent : COLORS.ink }],
+      [m.result.meaning, { text: status.meaning }],
+      [m.result.watermarkText, watermark],
+      [m.result.confidence, { text: confidenceText(data.confidence, data.detectionStatus, m, locale) }],
+      [m.result.method, { text: methodText(data.method, m) }],
+    ]),
+    {
+      // Thumbnails and hashes of one file stay together on a page.
+      unbreakable: true,
+      stack: [
+        sectionTitle(m.sections.files),
+        {
+          columns: [fileColumn(data.original, m.files.original, m, locale), fileColumn(data.inspected, m.files.inspected, m, locale)],
+          columnGap: 25,
+        },
+      ],
+    },
+    sectionTitle(m.sections.verification),
+    { text: m.verification.intro, margin: [0, 0, 0, 6] },
+    { text: m.verification.howTo, margin: [0, 0, 0, 6] },
+    keyValueTable([
+      [m.verification.issuer, { text: data.issuer }],
+      [m.order.orderId, { text: data.orderId }],
+      [m.order.reportId, { text: data.reportReference }],
+      [m.verification.algorithm, { text: m.verification.algorithmValue }],
+      [`${m.files.original} — ${m.files.sha256}`, data.original.sha256 ? { text: data.original.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' }],
+      [`${m.files.inspected} — ${m.files.sha256}`, data.inspected.sha256 ? { text: data.inspected.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' }],
+    ]),
+    { text: m.verification.integrity, style: 'muted' },
+  );
+
+  return {
+    pageSize: 'A4',
+    language: data.locale,
+    pageMargins: [50, 50, 50, 60],
+    info: {
+      title: `${m.title} — ${data.orderId}`,
+      author: data.issuer,
+      subject: `${m.title} (${data.locale})`,
+      keywords: `order ${data.orderId}; ${data.reportReference}`,
+      creator: data.issuer,
+      producer: data.issuer,
+      creationDate: data.generatedAt,
+    },
+    defaultStyle: { font: localeFont(locale), fontSize: 9.5, lineHeight: 1.25, color: COLORS.ink },
+    styles: {
+      title: { fontSize: 20, bold: true, color: COLORS.accent },
+      subtitle: { fontSize: 10, color: COLORS.muted, margin: [0, 2, 0, 0] },
+      section: { fontSize: 13, bold: true, color: COLORS.accent, margin: [0, 0, 0, 3] },
+      label: { color: COLORS.muted, fontSize: 8.5 },
+      fileHeading: { bold: true, fontSize: 10.5, margin: [0, 0, 0, 4] },
+      hash: { fontSize: 8, characterSpacing: 0.2 },
+      hashFull: { fontSize: 7.5, wordBreak: 'break-all' },
+      muted: { color: COLORS.muted },
+    },
+    content,
+    footer: (currentPage: number, pageCount: number): Content => ({
+      columns: [
+        { text: `${m.order.orderId} ${data.orderId} · ${data.reportReference}`, style: 'muted', fontSize: 7.5 },
+        { text: m.page(currentPage, pageCount), alignment: 'right', style: 'muted', fontSize: 7.5 },
+      ],
+      margin: [50, 20, 50, 0],
+    }),
+  };
+}

@@ -1,0 +1,264 @@
+import { DetectionStatus, ReportLocale } from '@cp/contracts';
+
+/** Every text of a report in one language; the PDF layout is the same for all. */
+export interface ReportMessages {
+  title: string;
+  subtitle: string;
+  testOrderNotice: string;
+  sections: { order: string; result: string; files: string; verification: string };
+  order: {
+    orderId: string;
+    orderName: string;
+    orderType: string;
+    orderTypeValue: string;
+    createdAt: string;
+    completedAt: string;
+    retainedUntil: string;
+    reportGeneratedAt: string;
+    reportId: string;
+  };
+  files: {
+    original: string;
+    inspected: string;
+    fileName: string;
+    size: string;
+    sha256: string;
+    thumbnail: string;
+    notRetained: string;
+    noThumbnail: string;
+    bytes: (formatted: string) => string;
+  };
+  result: {
+    detectionStatus: string;
+    meaning: string;
+    watermarkText: string;
+    watermarkTextWithheld: string;
+    confidence: string;
+    confidenceNotApplicable: string;
+    method: string;
+    statuses: Record<DetectionStatus, { label: string; meaning: string }>;
+    methods: Record<string, string>;
+    unknownMethod: (raw: string) => string;
+  };
+  verification: {
+    intro: string;
+    issuer: string;
+    algorithm: string;
+    algorithmValue: string;
+    howTo: string;
+    integrity: string;
+  };
+  notAvailable: string;
+  page: (current: number, total: number) => string;
+}
+
+const en: ReportMessages = {
+  title: 'Watermark Detection Report',
+  subtitle: 'Result of an invisible-watermark inspection, prepared for filing',
+  testOrderNotice: 'TEST ORDER: made with a test API key. The result is simulated and the files were not kept; this document is not evidence.',
+  sections: { order: '1. Order', result: '2. Detection result', files: '3. Files examined', verification: '4. Verification' },
+  order: {
+    orderId: 'Order ID',
+    orderName: 'Order name',
+    orderType: 'Order type',
+    orderTypeValue: 'Watermark extraction (detection)',
+    createdAt: 'Order created',
+    completedAt: 'Inspection completed',
+    retainedUntil: 'Files retained until',
+    reportGeneratedAt: 'Report generated',
+    reportId: 'Report reference',
+  },
+  files: {
+    original: 'Original file (reference)',
+    inspected: 'Inspected file',
+    fileName: 'File name',
+    size: 'Size',
+    sha256: 'SHA-256',
+    thumbnail: 'Thumbnail',
+    notRetained: 'not retained',
+    noThumbnail: 'No preview available',
+    bytes: (formatted) => `${formatted} bytes`,
+  },
+  result: {
+    detectionStatus: 'Detection status',
+    meaning: 'Meaning',
+    watermarkText: 'Watermark text',
+    watermarkTextWithheld: 'Not disclosed: shown only to the account that embedded the watermark, when exactly one issuance record matches.',
+    confidence: 'Confidence',
+    confidenceNotApplicable: 'not applicable',
+    method: 'Method',
+    statuses: {
+      detected: { label: 'Detected', meaning: 'An invisible watermark was found in the inspected file.' },
+      not_detected: { label: 'Not detected', meaning: 'The inspected file was fully checked and no watermark was found.' },
+      inconclusive: { label: 'Inconclusive', meaning: 'A possible watermark was found, but below the confidence threshold required to report it as detected.' },
+      unsupported: { label: 'Unsupported', meaning: 'The inspected file could not be processed.' },
+      error: { label: 'Error', meaning: 'Detection failed; this is not the same as finding no watermark.' },
+    },
+    methods: {
+      registered: 'The inspected file was aligned with the original file (registration), then the watermark signal was read from the aligned image.',
+      blind: 'The watermark signal was read directly from the inspected file, without aligning it with the original.',
+      none: 'No detection method could be applied to the inspected file.',
+      simulated: 'Simulated result of a test order; no detection was run.',
+    },
+    unknownMethod: (raw) => `Detection method "${raw}".`,
+  },
+  verification: {
+    intro: 'This report was generated automatically from the stored order record and the stored files.',
+    issuer: 'Issued by',
+    algorithm: 'Hash algorithm',
+    algorithmValue: 'SHA-256 over the complete file bytes, shown in hexadecimal',
+    howTo: 'To verify, compute the SHA-256 of your copies of the files (for example "sha256sum <file>" or "certutil -hashfile <file> SHA256") and compare with the values below. Identical values prove the files are byte-for-byte the ones examined.',
+    integrity: 'The service keeps the SHA-256 of this PDF with the report record; the order ID and report reference identify it.',
+  },
+  notAvailable: 'not available',
+  page: (current, total) => `Page ${current} of ${total}`,
+};
+
+const ko: ReportMessages = {
+  title: '워터마크 검출 보고서',
+  subtitle: '비가시성 워터마크 검사 결과 (제출·보관용)',
+  testOrderNotice: '테스트 주문: 테스트 API 키로 생성된 주문입니다. 결과는 모의 결과이며 파일은 보관되지 않았습니다. 이 문서는 증거 자료가 아닙니다.',
+  sections: { order: '1. 주문 정보', result: '2. 검출 결과', files: '3. 검사한 파일', verification: '4. 검증 정보' },
+  order: {
+    orderId: '주문 ID',
+    orderName: '주문 이름',
+    orderType: '주문 유형',
+    orderTypeValue: '워터마크 추출(검출)',
+    createdAt: '주문 생성 일시',
+    completedAt: '검사 완료 일시',
+    retainedUntil: '파일 보관 기한',
+    reportGeneratedAt: '보고서 생성 일시',
+    reportId: '보고서 참조 번호',
+  },
+  files: {
+    original: '원본 파일(기준)',
+    inspected: '검사 대상 파일',
+    fileName: '파일 이름',
+    size: '크기',
+    sha256: 'SHA-256',
+    thumbnail: '미리보기',
+    notRetained: '보관되지 않음',
+    noThumbnail: '미리보기 없음',
+    bytes: (formatted) => `${formatted}바이트`,
+  },
+  result: {
+    detectionStatus: '검출 상태',
+    meaning: '의미',
+    watermarkText: '워터마크 텍스트',
+    watermarkTextWithheld: '공개되지 않음: 워터마크를 삽입한 계정에만, 일치하는 발급 기록이 정확히 하나일 때 표시됩니다.',
+    confidence: '신뢰도',
+    confidenceNotApplicable: '해당 없음',
+    method: '검출 방법',
+    statuses: {
+      detected: { label: '검출됨', meaning: '검사 대상 파일에서 비가시성 워터마크가 발견되었습니다.' },
+      not_detected: { label: '검출되지 않음', meaning: '검사 대상 파일 전체를 확인했으며 워터마크가 발견되지 않았습니다.' },
+      inconclusive: { label: '판정 불가', meaning: '워터마크로 보이는 신호가 발견되었으나 검출로 판정하기 위한 신뢰도 기준에 미치지 못했습니다.' },
+      unsupported: { label: '지원되지 않음', meaning: '검사 대상 파일을 처리할 수 없었습니다.' },
+      error: { label: '오류', meaning: '검출 과정이 실패했습니다. 워터마크가 없다는 뜻이 아닙니다.' },
+    },
+    methods: {
+      registered: '검사 대상 파일을 원본 파일에 맞추어 정렬(정합)한 뒤, 정렬된 이미지에서 워터마크 신호를 읽었습니다.',
+      blind: '원본 파일과 정렬하지 않고 검사 대상 파일에서 직접 워터마크 신호를 읽었습니다.',
+      none: '검사 대상 파일에 적용할 수 있는 검출 방법이 없었습니다.',
+      simulated: '테스트 주문의 모의 결과이며, 실제 검출은 수행되지 않았습니다.',
+    },
+    unknownMethod: (raw) => `검출 방법 "${raw}".`,
+  },
+  verification: {
+    intro: '이 보고서는 저장된 주문 기록과 저장된 파일로부터 자동으로 생성되었습니다.',
+    issuer: '발행 주체',
+    algorithm: '해시 알고리즘',
+    algorithmValue: '파일 전체 바이트에 대한 SHA-256 (16진수 표기)',
+    howTo: '검증하려면 보유하신 파일의 SHA-256 값을 계산하여(예: "sha256sum <파일>" 또는 "certutil -hashfile <파일> SHA256") 아래 값과 비교하십시오. 값이 같으면 검사한 파일과 바이트 단위로 동일한 파일입니다.',
+    integrity: '서비스는 이 PDF의 SHA-256 값을 보고서 기록과 함께 보관하며, 주문 ID와 보고서 참조 번호로 식별됩니다.',
+  },
+  notAvailable: '정보 없음',
+  page: (current, total) => `${total}쪽 중 ${current}쪽`,
+};
+
+const ja: ReportMessages = {
+  title: '電子透かし検出レポート',
+  subtitle: '不可視電子透かし検査の結果（提出・保管用）',
+  testOrderNotice: 'テスト注文：テスト用 API キーで作成された注文です。結果は模擬結果であり、ファイルは保管されていません。この文書は証拠資料ではありません。',
+  sections: { order: '1. 注文情報', result: '2. 検出結果', files: '3. 検査したファイル', verification: '4. 検証情報' },
+  order: {
+    orderId: '注文 ID',
+    orderName: '注文名',
+    orderType: '注文の種類',
+    orderTypeValue: '電子透かしの抽出（検出）',
+    createdAt: '注文作成日時',
+    completedAt: '検査完了日時',
+    retainedUntil: 'ファイル保管期限',
+    reportGeneratedAt: 'レポート作成日時',
+    reportId: 'レポート参照番号',
+  },
+  files: {
+    original: '元ファイル（基準）',
+    inspected: '検査対象ファイル',
+    fileName: 'ファイル名',
+    size: 'サイズ',
+    sha256: 'SHA-256',
+    thumbnail: 'サムネイル',
+    notRetained: '保管されていません',
+    noThumbnail: 'プレビューなし',
+    bytes: (formatted) => `${formatted} バイト`,
+  },
+  result: {
+    detectionStatus: '検出ステータス',
+    meaning: '意味',
+    watermarkText: '電子透かしテキスト',
+    watermarkTextWithheld: '非開示：電子透かしを埋め込んだアカウントに対し、一致する発行記録がちょうど一件の場合にのみ表示されます。',
+    confidence: '信頼度',
+    confidenceNotApplicable: '該当なし',
+    method: '検出方法',
+    statuses: {
+      detected: { label: '検出', meaning: '検査対象ファイルから不可視の電子透かしが見つかりました。' },
+      not_detected: { label: '未検出', meaning: '検査対象ファイル全体を確認しましたが、電子透かしは見つかりませんでした。' },
+      inconclusive: { label: '判定不能', meaning: '電子透かしと思われる信号が見つかりましたが、検出と判定するための信頼度の基準に達しませんでした。' },
+      unsupported: { label: '非対応', meaning: '検査対象ファイルを処理できませんでした。' },
+      error: { label: 'エラー', meaning: '検出処理が失敗しました。電子透かしがないという意味ではありません。' },
+    },
+    methods: {
+      registered: '検査対象ファイルを元ファイルに位置合わせ（レジストレーション）した後、位置合わせした画像から電子透かし信号を読み取りました。',
+      blind: '元ファイルとの位置合わせを行わず、検査対象ファイルから直接電子透かし信号を読み取りました。',
+      none: '検査対象ファイルに適用できる検出方法がありませんでした。',
+      simulated: 'テスト注文の模擬結果であり、実際の検出は行われていません。',
+    },
+    unknownMethod: (raw) => `検出方法「${raw}」。`,
+  },
+  verification: {
+    intro: 'このレポートは、保存された注文記録と保存されたファイルから自動的に作成されました。',
+    issuer: '発行者',
+    algorithm: 'ハッシュアルゴリズム',
+    algorithmValue: 'ファイル全体のバイト列に対する SHA-256（16 進数表記）',
+    howTo: '検証するには、お手元のファイルの SHA-256 を計算し（例：「sha256sum <ファイル>」または「certutil -hashfile <ファイル> SHA256」）、下記の値と比較してください。値が一致すれば、検査したファイルとバイト単位で同一です。',
+    integrity: 'サービスはこの PDF の SHA-256 をレポート記録とともに保管しており、注文 ID とレポート参照番号で識別されます。',
+  },
+  notAvailable: '情報なし',
+  page: (current, total) => `${current} / ${total} ページ`,
+};
+
+export const REPORT_MESSAGES: Record<ReportLocale, ReportMessages> = { 'en-US': en, 'ko-KR': ko, 'ja-JP': ja };
+
+/** Dates in the report's language, always with the UTC offset spelled out (a filed document must be unambiguous). */
+export function formatDate(value: string | Date | null, locale: ReportLocale): string | null {
+  if (value === null) {
+    return null;
+  }
+  const date = typeof value === 'string' ? new Date(value) : value;
+  const formatted = new Intl.DateTimeFormat(locale, {
+    timeZone: 'UTC',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).format(date);
+  return `${formatted} UTC (${date.toISOString()})`;
+}
+
+export function formatBytes(size: number, locale: ReportLocale): string {
+  return new Intl.NumberFormat(locale).format(size);
+}

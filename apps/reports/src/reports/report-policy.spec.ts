@@ -1,0 +1,113 @@
+import { DomainException, ErrorCode, ReportContextView } from '@cp/contracts';
+import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, startsNewAttempt, toReportView, V2_RETIREMENT_AT } from './report-policy';
+import { ReportEntity } from './report.entity';
+
+function context(overrides: Partial<ReportContextView> = {}): ReportContextView {
+  return {
+    orderId: '42',
+    orderName: 'extract-42',
+    orderType: 'watermarkExtract',
+    apiVersion: 'v3',
+    mode: 'live',
+    status: 'complete',
+    expired: false,
+    createdAt: '2026-11-01T00:00:00.000Z',
+    completedAt: '2026-11-01T00:01:00.000Z',
+    expiresAt: '2026-12-01T00:00:00.000Z',
+    result: { detectionStatus: 'detected', reportSupported: true, watermarkText: 'x' },
+    confidence: 0.9,
+    method: 'registered',
+    detectionStatus: 'detected',
+    files: [],
+    ...overrides,
+  };
+}
+
+function row(overrides: Partial<ReportEntity> = {}): ReportEntity {
+  return Object.assign(new ReportEntity(), {
+    orderId: '42',
+    locale: 'en-US',
+    reportType: 'watermarkDetection',
+    status: 'queued',
+    attempt: 1,
+    failedAttempts: 0,
+    failureCode: null,
+    failureRetryable: null,
+    orderExpired: false,
+    ...overrides,
+  });
+}
+
+function codeOf(action: () => unknown): ErrorCode | undefined {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    return error instanceof DomainException ? error.code : undefined;
+  }
+}
+
+const before = new Date(V2_RETIREMENT_AT.getTime() - 1);
+
+describe('report policy', () => {
+  it('accepts a complete, reportable extract order', () => {
+    expect(assertCanStartAttempt(context(), before)).toBe('watermarkDetection');
+  });
+
+  it.each([
+    ['an embed order', context({ orderType: 'watermarkEmbed' })],
+    ['an order in progress', context({ status: 'inProgress', result: null })],
+    ['a failed order', context({ status: 'failed', result: null })],
+    ['a result without report support', context({ result: { detectionStatus: 'detected', reportSupported: false, watermarkText: null } })],
+  ])('refuses %s with VALIDATION_FAILED', (_name, order) => {
+    expect(codeOf(() => assertCanStartAttempt(order, before))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
+  it('refuses new reports for v2 orders from the retirement instant on, not before', () => {
+    expect(assertCanStartAttempt(context({ apiVersion: 'v2' }), before)).toBe('watermarkDetection');
+    expect(codeOf(() => assertCanStartAttempt(context({ apiVersion: 'v2' }), V2_RETIREMENT_AT))).toBe(ErrorCode.WATERMARK_V2_API_SUNSET);
+    expect(assertCanStartAttempt(context({ apiVersion: 'v3' }), V2_RETIREMENT_AT)).toBe('watermarkDetection');
+  });
+
+  it('answers ORDER_EXPIRED when the order is past retention or was announced expired', () => {
+    expect(codeOf(() => assertNotExpired(context({ expired: true }), null))).toBe(ErrorCode.ORDER_EXPIRED);
+    expect(codeOf(() => assertNotExpired(context(), row({ orderExpired: true, status: 'completed' })))).toBe(ErrorCode.ORDER_EXPIRED);
+    expect(codeOf(() => assertNotExpired(context(), row()))).toBeUndefined();
+    expect(codeOf(() => assertNotExpired(context(), null, true))).toBe(ErrorCode.ORDER_EXPIRED);
+  });
+
+  it('starts a new attempt only for a new report or after a retryable failure', () => {
+    expect(startsNewAttempt(null)).toBe(true);
+    expect(startsNewAttempt(row({ status: 'failed', failureRetryable: true }))).toBe(true);
+    for (const status of ['queued', 'processing', 'completed'] as const) {
+      expect(startsNewAttempt(row({ status }))).toBe(false);
+    }
+    expect(startsNewAttempt(row({ status: 'failed', failureRetryable: false }))).toBe(false);
+  });
+
+  it('watermark reports stop being retryable after 3 failed attempts; an unavailable source never is', () => {
+    expect([1, 2, 3, 4].map((failed) => failureRetryable('REPORT_GENERATION_FAILED', 'watermarkDetection', failed))).toEqual([true, true, false, false]);
+    expect(failureRetryable('REPORT_NOT_AVAILABLE', 'watermarkDetection', 1)).toBe(false);
+    expect(failureRetryable('REPORT_GENERATION_FAILED', 'aiDetection', 10)).toBe(true);
+  });
+
+  it('shows download only when completed and failure only when failed', () => {
+    expect(toReportView(row({ status: 'completed' }), 'https://s3/x', 300)).toEqual({
+      orderId: '42',
+      reportType: 'watermarkDetection',
+      locale: 'en-US',
+      status: 'completed',
+      download: { url: 'https://s3/x', expiresInSeconds: 300 },
+      failure: null,
+    });
+    expect(toReportView(row({ status: 'processing' }), 'https://s3/x', 300)).toMatchObject({ download: null, failure: null });
+    expect(toReportView(row({ status: 'failed', failureCode: 'REPORT_NOT_AVAILABLE', failureRetryable: false }), null, 300)).toMatchObject({
+      download: null,
+      failure: { code: 'REPORT_NOT_AVAILABLE', retryable: false },
+    });
+  });
+
+  it('names the download <order name>-report-<locale>.pdf', () => {
+    expect(reportFileName('extract-42', 'ja-JP')).toBe('extract-42-report-ja-JP.pdf');
+  });
+});

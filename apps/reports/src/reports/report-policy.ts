@@ -1,0 +1,85 @@
+import {
+  DomainException,
+  ErrorCode,
+  ReportContextView,
+  ReportFailureCode,
+  ReportLocale,
+  ReportType,
+  ReportView,
+} from '@cp/contracts';
+import { ReportEntity } from './report.entity';
+
+/** Spec 9.3/9.4: from this instant new reports for v2 orders are refused; existing ones stay readable. */
+export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
+
+/** Failed attempts after which a report is no longer retryable (spec 3.4, section 8); null = no limit. */
+export const MAX_FAILED_ATTEMPTS: Record<ReportType, number | null> = {
+  watermarkDetection: 3,
+  aiDetection: null,
+};
+
+/** Which report an order type gets; null when the type has none (embed orders). */
+export function reportTypeOf(orderType: string): ReportType | null {
+  if (orderType === 'watermarkExtract') {
+    return 'watermarkDetection';
+  }
+  if (orderType === 'aiDetection') {
+    return 'aiDetection';
+  }
+  return null;
+}
+
+/** Spec 2.6: `<order name>-report-<locale>.pdf` */
+export function reportFileName(orderName: string, locale: ReportLocale): string {
+  return `${orderName}-report-${locale}.pdf`;
+}
+
+/** After retention (by the order's clock, or announced by the orders service) nothing about the report is served. */
+export function assertNotExpired(context: ReportContextView, row: ReportEntity | null, announcedExpired = false): void {
+  if (context.expired || announcedExpired || row?.orderExpired) {
+    throw new DomainException(ErrorCode.ORDER_EXPIRED, `order ${context.orderId} is past its retention period`);
+  }
+}
+
+/** The rules a new attempt must pass (a first request or a retry after a retryable failure). */
+export function assertCanStartAttempt(context: ReportContextView, now: Date): ReportType {
+  const reportType = reportTypeOf(context.orderType);
+  if (!reportType) {
+    throw new DomainException(ErrorCode.VALIDATION_FAILED, `order type ${context.orderType} has no report`);
+  }
+  if (context.apiVersion === 'v2' && now.getTime() >= V2_RETIREMENT_AT.getTime()) {
+    throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET, 'new reports for v2 orders ended with the v2 retirement');
+  }
+  if (context.status !== 'complete' || !context.result?.reportSupported) {
+    throw new DomainException(ErrorCode.VALIDATION_FAILED, `order ${context.orderId} has no reportable result`);
+  }
+  return reportType;
+}
+
+/** Whether a POST for this row starts a new attempt (no row yet, or a retryable failure). */
+export function startsNewAttempt(row: ReportEntity | null): boolean {
+  return row === null || (row.status === 'failed' && row.failureRetryable === true);
+}
+
+/** Retryable after a generation failure while the attempt budget lasts; an unavailable source never is. */
+export function failureRetryable(code: ReportFailureCode, reportType: ReportType, failedAttempts: number): boolean {
+  if (code === 'REPORT_NOT_AVAILABLE') {
+    return false;
+  }
+  const limit = MAX_FAILED_ATTEMPTS[reportType];
+  return limit === null || failedAttempts < limit;
+}
+
+export function toReportView(row: ReportEntity, downloadUrl: string | null, expiresInSeconds: number): ReportView {
+  return {
+    orderId: row.orderId,
+    reportType: row.reportType,
+    locale: row.locale,
+    status: row.status,
+    download: row.status === 'completed' && downloadUrl ? { url: downloadUrl, expiresInSeconds } : null,
+    failure:
+      row.status === 'failed'
+        ? { code: row.failureCode ?? 'REPORT_GENERATION_FAILED', retryable: row.failureRetryable === true }
+        : null,
+  };
+}

@@ -1,0 +1,21 @@
+import { ReportStatusChangedEvent } from '@cp/contracts';
+import { OutboxWriter } from '@cp/messaging';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ReportEntity } from './report.entity';
+
+/** Every status change goes out as `evt.reports.report.status-changed` in the same transaction (orders keeps `reports[]`). */
+@Injectable()
+export class ReportStatusPublisher {
+  constructor(private readonly outbox: OutboxWriter) {}
+
+  async changed(manager: EntityManager, row: ReportEntity): Promise<void> {
+    const event: ReportStatusChangedEvent = {
+      orderId: row.orderId,
+      locale: row.locale,
+      status: row.status,
+      changedAt: row.statusChangedAt.toISOString(),
+    };
+    await this.outbox.add(manager, ReportStatusChangedEvent.subject, event);
+  }
+}

@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+import { ExpireOrderReportsUseCase } from '../expiry/expire-order-reports.use-case';
+import { OrderExpiredConsumer } from '../expiry/order-expired.consumer';
+import { FileEvidenceReader } from '../generation/file-evidence.reader';
+import { GenerateReportConsumer } from '../generation/generate-report.consumer';
+import { GenerateReportUseCase } from '../generation/generate-report.use-case';
+import { ReportOutcomes } from '../generation/report-outcomes.service';
+import { RequeueStuckReportsUseCase } from '../generation/requeue-stuck-reports.use-case';
+import { StuckReportsSweeper } from '../generation/stuck-reports.sweeper';
+import { PdfRenderer } from '../rendering/pdf-renderer';
+import { GetReportUseCase } from './get-report.use-case';
+import { OrderContextClient } from './order-context.client';
+import { ReportStatusPublisher } from './report-status.publisher';
+import { ReportViews } from './report-views.service';
+import { ReportsRpcController } from './reports.controller';
+import { ReportsRepository } from './reports.repository';
+import { RequestReportUseCase } from './request-report.use-case';
+
+@Module({
+  controllers: [ReportsRpcController],
+  providers: [
+    ReportsRepository,
+    ReportStatusPublisher,
+    ReportViews,
+    OrderContextClient,
+    RequestReportUseCase,
+    GetReportUseCase,
+    PdfRenderer,
+    FileEvidenceReader,
+    ReportOutcomes,
+    GenerateReportUseCase,
+    GenerateReportConsumer,
+    RequeueStuckReportsUseCase,
+    StuckReportsSweeper,
+    ExpireOrderReportsUseCase,
+    OrderExpiredConsumer,
+  ],
+})
+export class ReportsModule {}
