@@ -7,7 +7,8 @@ import { DEFAULT_MAX_PIXELS, EmbedOptions, EmbedResult, WatermarkKey } from './t
 export const TARGET_MSE = 3.2;
 /** Mean bilinear-interpolation energy factor of a random-sign cell field ((2/3)^2). */
 const INTERP_ENERGY = 4 / 9;
-const COARSE_SHARE = Number(process.env.WM_COARSE ?? 0.5);
+/** Share of the mark energy on the coarse layer (it survives low-pass edits better). */
+const COARSE_SHARE = 0.6;
 
 /** Per-cell activity (mean |dx|+|dy| of the luma) of an interleaved raster on an nx x ny grid. */
 function rasterActivity(r: Raster, nx: number, ny: number): Float32Array {
@@ -57,6 +58,10 @@ export function markCells(r: Raster, payload: bigint, key: WatermarkKey): { dims
   return { dims, values };
 }
 
+/** Clamping table for 8-bit samples plus an integer delta in [-LUT_OFFSET, LUT_OFFSET]. */
+const LUT_OFFSET = 384;
+const CLAMP = Uint8Array.from({ length: 256 + 2 * LUT_OFFSET }, (_, i) => Math.max(0, Math.min(255, i - LUT_OFFSET)));
+
 /** Adds the mark to the raster's colour channels in one pass over the pixels. */
 export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
   const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
@@ -85,7 +90,8 @@ export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
   const deep = data instanceof Uint16Array;
   const maxV = deep ? 65535 : 255;
   const unit = deep ? 257 : 1;
-  const clamped = deep ? null : new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
+  const u8 = deep ? null : (data);
+  const di = new Int32Array(w);
   const bi = r.bilevel ? new Uint8Array(data as Uint8Array) : null;
   for (let y = 0; y < h; y++) {
     // the mark is linear in y inside a band of cell rows: add a constant slope row by row, recompute at band changes
@@ -129,13 +135,14 @@ export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
       embedBilevelRow(bi, data as Uint8Array, w, h, y, delta);
       continue;
     }
-    if (clamped && cc === 3) {
-      // Uint8ClampedArray rounds and clamps on store
+    if (u8 && cc === 3) {
+      // integer delta (rounded) + clamping table
+      for (let x = 0; x < w; x++) di[x] = Math.floor(delta[x] + LUT_OFFSET + 0.5);
       for (let x = 0, p = row; x < w; x++, p += ch) {
-        const d = delta[x];
-        clamped[p] = clamped[p] + d;
-        clamped[p + 1] = clamped[p + 1] + d;
-        clamped[p + 2] = clamped[p + 2] + d;
+        const d = di[x];
+        u8[p] = CLAMP[u8[p] + d];
+        u8[p + 1] = CLAMP[u8[p + 1] + d];
+        u8[p + 2] = CLAMP[u8[p + 2] + d];
       }
       continue;
     }

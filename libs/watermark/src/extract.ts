@@ -2,7 +2,7 @@ import { checkInput, decodeLuma, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
 import { applyH, Homography, Plane, resize, solve } from './image';
 import { CODED_BITS, decodeSoft, DecodedPayload } from './payload';
-import { amplitudeMaps, axisTable, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
+import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { register } from './register';
 import { DEFAULT_MAX_PIXELS, ExtractOptions, ExtractResult, WatermarkErrorCode, WatermarkKey } from './types';
 
@@ -131,20 +131,6 @@ function cellMeans(d: Float32Array, w: number, h: number, nx: number, ny: number
   const m = new Float32Array(nx * ny);
   for (let c = 0; c < m.length; c++) m[c] = wsum[c] > 0 ? p[c] / wsum[c] : 0;
   return m;
-}
-
-/** Normalised pixel-centre positions of a w x h grid. */
-function gridPositions(w: number, h: number): { u: Float32Array; v: Float32Array } {
-  const u = new Float32Array(w * h);
-  const v = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    const vy = (y + 0.5) / h;
-    for (let x = 0; x < w; x++) {
-      u[y * w + x] = (x + 0.5) / w;
-      v[y * w + x] = vy;
-    }
-  }
-  return { u, v };
 }
 
 function decodeLayers(zs: Float64Array[], key: WatermarkKey): DecodedPayload | null {

@@ -94,15 +94,12 @@ export function axisTable(pixels: number, cells: number): AxisTable {
 }
 
 /** Perceptual mask amplitude from local activity (mean absolute gradient) of a cell. */
-export const MASK_FLOOR = Number(process.env.WM_FLOOR ?? 1.5);
-export const MASK_EXP = Number(process.env.WM_EXP ?? 0.75);
+/** Activity floor: flat areas (paper, sky) keep a useful share of the mark. */
+export const MASK_FLOOR = 20;
 export function maskAmplitude(activity: number): number {
-  const a = activity + MASK_FLOOR;
-  if (MASK_EXP === 0.75) {
-    const r = Math.sqrt(a);
-    return r * Math.sqrt(r);
-  }
-  return Math.pow(a, MASK_EXP);
+  // (activity + floor)^0.75 with two square roots (Math.pow is slow in the hot loops)
+  const r = Math.sqrt(activity + MASK_FLOOR);
+  return r * Math.sqrt(r);
 }
 
 /** Per-cell activity (mean |dx|+|dy|) of a luma plane on a grid nx x ny. */

@@ -416,7 +416,7 @@ export function register(O: Plane, I: Plane): Registration | null {
     all.push(c);
     if (!best || c.ncc > best.ncc) best = c;
   };
-  const good = (): boolean => best !== null && (best as Candidate).ncc >= 0.95;
+  const good = (): boolean => best !== null && (best).ncc >= 0.95;
   for (const theta of thetas) for (const [sx, sy] of scales.slice(0, 3)) tryCand(theta, sx, sy);
   if (!good()) {
     // rotation sweep at the size-ratio scales (histogram candidates can miss on round or busy content)
@@ -440,7 +440,6 @@ export function register(O: Plane, I: Plane): Registration | null {
   let out: Registration | null = null;
   for (const c of picked) {
     const r = refine(O, I, c);
-    if (process.env.WM_DEBUG) process.stderr.write(`cand ${c.ncc.toFixed(3)} ${Array.from(c.H).map((v) => v.toFixed(2)).join(",")} -> ${r.ncc.toFixed(3)} ${Array.from(r.H).map((v) => v.toFixed(2)).join(",")}\n`);
     if (!out || r.ncc > out.ncc) out = r;
     if (out.ncc >= 0.97) break;
   }

@@ -33,6 +33,16 @@ describe('robustness regression guard (astronaut.png)', () => {
     expect(res.method).toBe('registered');
   });
 
+  it('text scan (text.png): blur 2 and resize 25% with the original (FIR + scale matching)', async () => {
+    const text = readFileSync(join(CORPUS, 'photos/text.png'));
+    const m = (await embedImage(text, id, { key })).data;
+    for (const attacked of [await sharp(m).blur(2).png().toBuffer(), await sharp(m).resize(112, 43, { fit: 'fill' }).png().toBuffer()]) {
+      const res = await extractImage(attacked, text, { key });
+      expect(res.status).toBe('detected');
+      expect(res.payload).toBe(id);
+    }
+  });
+
   it('blind: unedited marked image', async () => {
     const res = await extractImage(marked, null, { key });
     expect(res.status).toBe('detected');
