@@ -29,6 +29,11 @@ export function e2eLayout(): StackLayout {
       RECONCILE_INTERVAL_MS: '2000',
       // Tests read marks back with the same key the processor embeds with.
       WATERMARK_SECRET: 'e2e-watermark-secret-0001',
+      // Reports: file-name markers force failures and slow attempts (refused in production); a killed worker's
+      // job comes back after 5 s instead of a minute.
+      REPORTS_FAULT_INJECTION: 'true',
+      REPORTS_FAULT_SLOW_MS: '6000',
+      REPORTS_JOB_ACK_WAIT_MS: '5000',
     },
   };
 }

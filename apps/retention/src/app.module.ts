@@ -1,8 +1,15 @@
+import { RpcClientModule } from '@cp/messaging';
 import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { RETENTION_ENTITIES, RETENTION_SCHEMA } from './database/entities';
 import { RETENTION_MIGRATIONS } from './database/migrations';
-import { RetentionConfig } from './retention.config';
+import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
+import { OrderExpiryRepository } from './schedule/order-expiry.repository';
+import { OrderScheduleConsumer } from './schedule/order-schedule.consumer';
+import { OrderObjects } from './sweep/order-objects.service';
+import { OrdersExpiryClient, OrdersExpiryPort } from './sweep/orders-expiry.client';
+import { RetentionScheduler } from './sweep/retention.scheduler';
+import { SweepExpiredOrdersUseCase } from './sweep/sweep-expired-orders.use-case';
 
 @Module({})
 export class AppModule {
@@ -18,6 +25,16 @@ export class AppModule {
           entities: RETENTION_ENTITIES,
           migrations: RETENTION_MIGRATIONS,
         }),
+        RpcClientModule.register(config.nats.url, 'retention'),
+      ],
+      providers: [
+        { provide: RETENTION_CONFIG, useValue: config },
+        OrderExpiryRepository,
+        OrderScheduleConsumer,
+        OrderObjects,
+        { provide: OrdersExpiryPort, useClass: OrdersExpiryClient },
+        SweepExpiredOrdersUseCase,
+        RetentionScheduler,
       ],
     };
   }

@@ -126,6 +126,11 @@ export class ExtractJob {
   @ValidateNested()
   @Type(() => StoredObjectRef)
   inspected!: StoredObjectRef;
+
+  /** Which marks to look for: v2 orders look for the retired algorithm's marks, v3 orders for v3 (spec 9.5). */
+  @IsOptional()
+  @IsIn(['v2', 'v3'])
+  algorithm?: 'v2' | 'v3';
 }
 
 /** `evt.watermark.extract.completed`: the detection outcome of one extract order. */

@@ -15,3 +15,5 @@ export * from './watermark-jobs';
 export * from './order-events';
 export * from './webhooks';
 export * from './subjects';
+export * from './v2';
+export * from './retention';

@@ -113,4 +113,13 @@ export class OrderStatusChangedEvent {
 
   @IsIn(['pending', 'inProgress', 'complete', 'failed', 'expired'])
   status!: OrderStatus;
+
+  /** When the order's files are deleted (the retention service schedules the expiry from it). */
+  @IsOptional()
+  @IsISO8601()
+  expiresAt?: string;
+
+  @IsOptional()
+  @IsIn(['v2', 'v3'])
+  apiVersion?: 'v2' | 'v3';
 }

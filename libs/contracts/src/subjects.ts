@@ -9,6 +9,13 @@ export const RpcPatterns = {
   ordersCreateExtract: 'orders.create-extract',
   ordersDownload: 'orders.download',
   ordersReportContext: 'orders.report-context',
+  ordersExpire: 'orders.expire',
+  ordersV2CreateEmbed: 'orders.v2-create-embed',
+  ordersV2CreateExtract: 'orders.v2-create-extract',
+  ordersV2Get: 'orders.v2-get',
+  ordersV2RefreshUrls: 'orders.v2-refresh-urls',
+  ordersV2StatsRecent: 'orders.v2-stats-recent',
+  ordersV2DownloadUrls: 'orders.v2-download-urls',
 } as const;
 
 export const EventSubjects = {

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -30,6 +30,11 @@ export class EmbedJob {
   @ValidateNested()
   @Type(() => StoredObjectRef)
   output!: StoredObjectRef;
+
+  /** Mark version: `v2` for orders made through the v2 API (v3 extract never detects those). Absent: `v3`. */
+  @IsOptional()
+  @IsIn(['v2', 'v3'])
+  algorithm?: 'v2' | 'v3';
 }
 
 /** `job.watermark.package`: the ZIP of an order with two or more outputs, streamed into storage. */

@@ -1,6 +1,8 @@
 import { CreateEmbedOrderCommand, mediaKindOf, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { OrderCreation } from './order-creation.service';
+import { OrderFileEntity } from './order-file.entity';
+import { OrderOutputEntity } from './order-output.entity';
 
 /** Spec 4.1: one output per watermark text, 1 credit each. */
 @Injectable()
@@ -21,20 +23,24 @@ export class CreateEmbedOrderUseCase {
         sourceUrl: file.originalFileUrl ?? null,
         mediaKind: mediaKindOf(file.fileName),
       })),
-      outputs: (files) =>
-        request.files.flatMap((file, position) =>
-          file.watermarks.map((watermark, outputIndex) => ({
-            fileId: `${files[position].id}-${outputIndex + 1}`,
-            inputFileId: files[position].id,
-            inputPosition: position,
-            outputIndex,
-            watermarkText: watermark.text,
-            status: 'pending' as const,
-            mediaKind: files[position].mediaKind,
-            objectKey: null,
-            failureCode: null,
-          })),
-        ),
+      outputs: (files) => embedOutputs(request.files, files),
     });
   }
+}
+
+/** One output per watermark text, `{inputFileId}-{ordinal}` (v3 and v2 embed). */
+export function embedOutputs(requested: Array<{ watermarks: Array<{ text: string }> }>, files: OrderFileEntity[]): Array<Omit<OrderOutputEntity, 'orderId'>> {
+  return requested.flatMap((file, position) =>
+    file.watermarks.map((watermark, outputIndex) => ({
+      fileId: `${files[position].id}-${outputIndex + 1}`,
+      inputFileId: files[position].id,
+      inputPosition: position,
+      outputIndex,
+      watermarkText: watermark.text,
+      status: 'pending' as const,
+      mediaKind: files[position].mediaKind,
+      objectKey: null,
+      failureCode: null,
+    })),
+  );
 }

@@ -10,8 +10,8 @@ import { OrderFileEntity } from './order-file.entity';
 import { OrderLifecycle } from './order-lifecycle.service';
 import { OrderOutputEntity } from './order-output.entity';
 import { toWatermarkOrderView } from './order-view.mapper';
-import { OrderEntity, OrderType } from './order.entity';
-import { OrdersRepository } from './orders.repository';
+import { ApiVersion, OrderEntity, OrderType } from './order.entity';
+import { OrderAggregate, OrdersRepository } from './orders.repository';
 import { UploadsClient } from './uploads.client';
 
 /** JSON with sorted keys, so the same body always hashes the same. */
@@ -43,6 +43,19 @@ export interface NewOrder {
   files: Array<Pick<OrderFileEntity, 'role' | 'fileName' | 'sourceUrl' | 'mediaKind'>>;
   /** Outputs of the new order, made once the file ids are known. */
   outputs: (files: OrderFileEntity[]) => Array<Omit<OrderOutputEntity, 'orderId'>>;
+  /** Default `v3`. */
+  apiVersion?: ApiVersion;
+  /**
+   * v3: the same key with another body is 409. v2 (spec 5.6): the same key returns the original order
+   * whatever the body.
+   */
+  conflictOnOtherBody?: boolean;
+}
+
+/** A created (or replayed) order with the upload URLs of its files still waiting for an upload. */
+export interface CreatedOrder {
+  aggregate: OrderAggregate;
+  uploadUrls: Record<string, string>;
 }
 
 /**
@@ -63,6 +76,11 @@ export class OrderCreation {
   ) {}
 
   async create(spec: NewOrder): Promise<WatermarkOrderView> {
+    const created = await this.createOrder(spec);
+    return toWatermarkOrderView(created.aggregate, created.uploadUrls);
+  }
+
+  async createOrder(spec: NewOrder): Promise<CreatedOrder> {
     const { caller } = spec;
     const hash = requestHash(spec.request);
     const now = this.clock.now();
@@ -71,18 +89,20 @@ export class OrderCreation {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [JSON.stringify(idempotency)]);
       const existing = await manager.findOneBy(IdempotencyRecordEntity, idempotency);
       if (existing) {
-        return this.replay(manager, existing, hash, now);
+        return this.replay(manager, existing, spec.conflictOnOtherBody === false || existing.requestHash === hash, now);
       }
       const order = await manager.save(
         manager.create(OrderEntity, {
           accountId: caller.accountId,
           mode: caller.mode,
           type: spec.type,
-          apiVersion: 'v3',
+          apiVersion: spec.apiVersion ?? 'v3',
           status: 'pending',
           processingDelayed: false,
           creditsCharged: caller.mode === 'live' ? spec.credits : 0,
           expiresAt: new Date(now.getTime() + this.config.retentionMs),
+          // The service clock, not the database's: the upload window, expiry and v2 stats all read it.
+          createdAt: now,
         }),
       );
       const files = await manager.save(
@@ -105,18 +125,18 @@ export class OrderCreation {
           ...(file.sourceUrl ? { sourceUrl: file.sourceUrl } : {}),
         })),
       });
-      return toWatermarkOrderView({ order, files, outputs, reports: [] }, urls);
+      return { aggregate: { order, files, outputs, reports: [] }, uploadUrls: urls };
     });
   }
 
-  private async replay(manager: EntityManager, existing: IdempotencyRecordEntity, hash: string, now: Date): Promise<WatermarkOrderView> {
-    if (existing.requestHash !== hash) {
+  private async replay(manager: EntityManager, existing: IdempotencyRecordEntity, sameRequest: boolean, now: Date): Promise<CreatedOrder> {
+    if (!sameRequest) {
       throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
     }
     const aggregate = await this.repository.lock(manager, existing.orderId);
     if (!aggregate) {
       throw new Error(`idempotency record points at missing order ${existing.orderId}`);
     }
-    return toWatermarkOrderView(aggregate, await this.uploads.urlsFor(aggregate, now));
+    return { aggregate, uploadUrls: await this.uploads.urlsFor(aggregate, now) };
   }
 }

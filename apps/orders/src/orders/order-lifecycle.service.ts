@@ -116,7 +116,19 @@ export class OrderLifecycle {
       mode: order.mode,
       orderType: order.type,
       status: order.status,
+      expiresAt: order.expiresAt.toISOString(),
+      apiVersion: order.apiVersion,
     };
     await this.outbox.add(manager, EventSubjects.orderStatusChanged, event);
+  }
+
+  /**
+   * Retention period over (spec 3.1 "any state with files"): the repository already moved these orders to
+   * `expired` in bulk; each announces it (reports refuse downloads from then on).
+   */
+  async expired(manager: EntityManager, orders: OrderEntity[]): Promise<void> {
+    for (const order of orders) {
+      await this.statusChanged(manager, order);
+    }
   }
 }

@@ -37,15 +37,37 @@ export class StartProcessingUseCase {
 
   private async startExtract(manager: EntityManager, aggregate: OrderAggregate): Promise<void> {
     const { order, files } = aggregate;
-    const [original, inspected] = files;
+    const original = files.find((file) => file.role === 'original');
+    const inspected = files.find((file) => file.role === 'inspected');
+    if (!inspected) {
+      throw new Error(`extract order ${order.id} has no file to inspect`);
+    }
     if (order.mode === 'test') {
-      const result = simulatedExtractResult(inspected.fileName, original.mediaKind === 'pdf', inspected.mediaKind === 'image');
+      const result = simulatedExtractResult(inspected.fileName, original?.mediaKind === 'pdf', inspected.mediaKind === 'image');
       await this.extractResults.record(manager, aggregate, { ...result, confidence: result.detectionStatus === 'detected' ? 1 : 0, method: 'simulated' });
+      return;
+    }
+    if (!original) {
+      // A v2 extract order without `includeOriginal`: the engine registers the inspected file against its
+      // original, so without one the check cannot be made (unsupported, credit refunded).
+      await this.extractResults.record(manager, aggregate, {
+        detectionStatus: 'unsupported',
+        reportSupported: false,
+        watermarkText: null,
+        confidence: 0,
+        method: 'none',
+      });
       return;
     }
     const bucket = this.config.storage.buckets.inputs;
     const ref = (file: OrderFileEntity) => ({ bucket, key: ObjectKeys.input(order.accountId, order.id, file.id, file.fileName), fileName: file.fileName });
-    const job: ExtractJob = { orderId: order.id, accountId: order.accountId, original: ref(original), inspected: ref(inspected) };
+    const job: ExtractJob = {
+      orderId: order.id,
+      accountId: order.accountId,
+      original: ref(original),
+      inspected: ref(inspected),
+      algorithm: order.apiVersion === 'v2' ? 'v2' : 'v3',
+    };
     await this.outbox.add(manager, JobSubjects.watermarkExtract, job);
   }
 
@@ -72,6 +94,8 @@ export class StartProcessingUseCase {
         outputFileId: output.fileId,
         text: output.watermarkText,
         mediaKind: output.mediaKind,
+        // v2 orders carry v2 marks (another key version): v3 extract never detects them (spec 9.5).
+        algorithm: order.apiVersion === 'v2' ? 'v2' : 'v3',
         input: { bucket: buckets.inputs, key: ObjectKeys.input(order.accountId, order.id, input.id, input.fileName), fileName: input.fileName },
         output: { bucket: buckets.outputs, key: ObjectKeys.output(order.accountId, order.id, output.fileId, name), fileName: name },
       };

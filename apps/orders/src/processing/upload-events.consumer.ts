@@ -1,4 +1,5 @@
-import { EventSubjects, FileFailedEvent, FileUploadedEvent, Streams } from '@cp/contracts';
+import { Clock } from '@cp/clock';
+import { EventSubjects, FileFailedEvent, FileUploadedEvent, isV2Retired, OrderFailureCode, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OrderFileEntity } from '../orders/order-file.entity';
@@ -14,6 +15,7 @@ export class UploadEventsConsumer implements OnModuleInit {
     private readonly repository: OrdersRepository,
     private readonly lifecycle: OrderLifecycle,
     private readonly startProcessing: StartProcessingUseCase,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -33,6 +35,11 @@ export class UploadEventsConsumer implements OnModuleInit {
           file.size = String(event.size);
           await manager.update(OrderFileEntity, file.id, { status: 'uploaded', size: file.size });
           if (aggregate.files.every((candidate) => candidate.status === 'uploaded')) {
+            if (aggregate.order.apiVersion === 'v2' && isV2Retired(this.clock.now())) {
+              // Spec 9.4: a v2 order that had not started by the retirement never starts.
+              await this.lifecycle.fail(manager, aggregate, OrderFailureCode.WATERMARK_V2_API_SUNSET);
+              return;
+            }
             await this.startProcessing.execute(manager, aggregate);
           }
         }).then(() => undefined),

@@ -1,3 +1,4 @@
+import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
+
 export const RETENTION_SCHEMA = 'retention';
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RETENTION_ENTITIES: Function[] = [];
+export const RETENTION_ENTITIES = [OrderExpiryEntity];

@@ -25,13 +25,15 @@ export class EmbedOutputUseCase {
   ) {}
 
   async execute(job: EmbedJob, context: HandlerContext): Promise<void> {
+    // Jobs queued before the field existed are v3.
+    const algorithm = job.algorithm ?? 'v3';
     const issuance = await this.dataSource.transaction(async (manager) => {
       const issued = await this.issuances.findOrCreate(manager, {
         accountId: job.accountId,
         orderId: job.orderId,
         outputFileId: job.outputFileId,
         watermarkText: job.text,
-        algorithm: 'v3',
+        algorithm,
       });
       const processing: OutputProcessingEvent = { orderId: job.orderId, outputFileId: job.outputFileId };
       await this.outbox.add(manager, EventSubjects.outputProcessing, processing);
@@ -48,7 +50,8 @@ export class EmbedOutputUseCase {
         throw new InputRejected(OrderFailureCode.WATERMARK_FILE_TOO_LARGE, `input has ${info.size} bytes`);
       }
       const input = await this.storage.getBuffer(job.input.bucket, job.input.key, this.config.watermark.maxInputBytes);
-      result = await this.engine.embed(input, BigInt(issuance.id), job.mediaKind);
+      // The issuance records the version it was first made with; retries keep it.
+      result = await this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm);
     } catch (error) {
       if (error instanceof InputRejected) {
         this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'input rejected');

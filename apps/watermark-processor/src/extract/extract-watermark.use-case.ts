@@ -4,7 +4,7 @@ import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Detection, WatermarkEngine } from '../engine/watermark-engine';
-import { IssuanceEntity } from '../issuance/issuance.entity';
+import { IssuanceEntity, MarkAlgorithm } from '../issuance/issuance.entity';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
 /**
@@ -22,12 +22,11 @@ export class ExtractWatermarkUseCase {
   ) {}
 
   async execute(job: ExtractJob, context: HandlerContext): Promise<void> {
-    const detection = await this.detect(job);
+    const algorithm = job.algorithm ?? 'v3';
+    const detection = await this.detect(job, algorithm);
     let watermarkText: string | null = null;
     if (detection.status === 'detected' && detection.payload !== undefined) {
-      const matches = await this.dataSource
-        .getRepository(IssuanceEntity)
-        .findBy({ id: detection.payload.toString(), algorithm: 'v3' });
+      const matches = await this.dataSource.getRepository(IssuanceEntity).findBy({ id: detection.payload.toString(), algorithm });
       if (matches.length === 1 && matches[0].accountId === job.accountId) {
         watermarkText = matches[0].watermarkText;
       }
@@ -44,7 +43,7 @@ export class ExtractWatermarkUseCase {
     await context.transaction((manager) => this.outbox.add(manager, EventSubjects.extractCompleted, completed).then(() => undefined));
   }
 
-  private async detect(job: ExtractJob): Promise<Detection> {
+  private async detect(job: ExtractJob, algorithm: MarkAlgorithm): Promise<Detection> {
     const limit = this.config.watermark.maxInputBytes;
     const sizes = await Promise.all([this.storage.stat(job.original.bucket, job.original.key), this.storage.stat(job.inspected.bucket, job.inspected.key)]);
     if (sizes.some((info) => !info)) {
@@ -57,6 +56,6 @@ export class ExtractWatermarkUseCase {
       this.storage.getBuffer(job.original.bucket, job.original.key, limit),
       this.storage.getBuffer(job.inspected.bucket, job.inspected.key, limit),
     ]);
-    return this.engine.extract(inspected, original, mediaKindOf(job.original.fileName));
+    return this.engine.extract(inspected, original, mediaKindOf(job.original.fileName), algorithm);
   }
 }

@@ -1,0 +1,133 @@
+// Expiry and v2 retirement of orders against real PostgreSQL (orders' own migrations).
+import { ManualClock } from '@cp/clock';
+import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
+import { openServiceDatabase } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { ORDERS_ENTITIES } from '../database/entities';
+import { ORDERS_MIGRATIONS } from '../database/migrations';
+import { OrderLifecycle } from '../orders/order-lifecycle.service';
+import { OrderOutputEntity } from '../orders/order-output.entity';
+import { ApiVersion, OrderEntity } from '../orders/order.entity';
+import { OrdersRepository } from '../orders/orders.repository';
+import { RetireV2OrdersUseCase } from '../v2/retire-v2-orders.use-case';
+import { ExpireOrdersUseCase } from './expire-orders.use-case';
+
+describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
+  const schema = uniqueName('it_orders');
+  const clock = new ManualClock(new Date('2026-10-08T12:00:00.000Z'));
+  const accountId = '501';
+  let dataSource: DataSource;
+  let ledger: CreditLedgerRepository;
+  let expire: ExpireOrdersUseCase;
+  let retire: RetireV2OrdersUseCase;
+
+  const order = async (fields: { status: OrderEntity['status']; apiVersion?: ApiVersion; expiresInMs?: number; credits?: number; outputKey?: string }): Promise<string> => {
+    const saved = await dataSource.getRepository(OrderEntity).save({
+      accountId,
+      mode: 'live' as const,
+      type: 'watermarkEmbed' as const,
+      apiVersion: fields.apiVersion ?? 'v3',
+      status: fields.status,
+      processingDelayed: false,
+      creditsCharged: fields.credits ?? 0,
+      packageKey: fields.outputKey ?? null,
+      expiresAt: new Date(clock.nowMs() + (fields.expiresInMs ?? 30 * 24 * 3600_000)),
+      createdAt: clock.now(),
+    });
+    await dataSource.getRepository(OrderOutputEntity).save({
+      fileId: `${saved.id}-1`,
+      orderId: saved.id,
+      inputFileId: saved.id,
+      inputPosition: 0,
+      outputIndex: 0,
+      watermarkText: 't',
+      status: fields.outputKey ? ('completed' as const) : ('pending' as const),
+      mediaKind: 'image' as const,
+      objectKey: fields.outputKey ?? null,
+      failureCode: null,
+    });
+    return saved.id;
+  };
+
+  const row = (id: string) => dataSource.getRepository(OrderEntity).findOneByOrFail({ id });
+  const balance = async (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const statusEvents = async (orderId: string): Promise<OrderStatusChangedEvent[]> =>
+    (await dataSource.getRepository(OutboxEventEntity).find({ order: { seq: 'ASC' } }))
+      .filter((event) => event.subject === 'evt.orders.order.status-changed')
+      .map((event) => (event.envelope as { data: OrderStatusChangedEvent }).data)
+      .filter((event) => event.orderId === orderId);
+
+  beforeAll(async () => {
+    dataSource = await openServiceDatabase({
+      url: testInfra.databaseUrl,
+      schema,
+      entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES],
+      migrations: ORDERS_MIGRATIONS,
+      applicationName: 'it',
+    });
+    ledger = new CreditLedgerRepository();
+    const repository = new OrdersRepository(dataSource);
+    const lifecycle = new OrderLifecycle(new OutboxWriter(clock), ledger, clock);
+    expire = new ExpireOrdersUseCase(dataSource, repository, lifecycle, clock);
+    retire = new RetireV2OrdersUseCase(dataSource, repository, lifecycle, clock);
+    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 100, 'grant:1', 'test grant'));
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  describe('ExpireOrdersUseCase', () => {
+    it('expires due orders, nulls their object keys and announces it; refuses orders not due; idempotent', async () => {
+      const due = await order({ status: 'complete', expiresInMs: -1000, outputKey: `${accountId}/x/outputs/1-1/a.png` });
+      const notDue = await order({ status: 'complete', outputKey: `${accountId}/y/outputs/1-1/a.png` });
+      const result = await expire.execute({ orderIds: [due, notDue, '999999'] });
+      expect(result).toEqual({ expired: [due], skipped: [notDue, '999999'] });
+      const expired = await row(due);
+      expect(expired).toMatchObject({ status: 'expired', packageKey: null });
+      const outputs = await dataSource.getRepository(OrderOutputEntity).findBy({ orderId: due });
+      expect(outputs.map((output) => output.objectKey)).toEqual([null]);
+      expect((await row(notDue)).status).toBe('complete');
+      const events = await statusEvents(due);
+      expect(events.map((event) => event.status)).toEqual(['expired']);
+      expect(events[0].expiresAt).toBe(expired.expiresAt.toISOString());
+
+      expect(await expire.execute({ orderIds: [due] })).toEqual({ expired: [due], skipped: [] });
+      expect(await statusEvents(due)).toHaveLength(1);
+    });
+  });
+
+  describe('RetireV2OrdersUseCase', () => {
+    it('does nothing before the retirement time', async () => {
+      const pending = await order({ status: 'pending', apiVersion: 'v2' });
+      expect(await retire.execute()).toBe(0);
+      expect((await row(pending)).status).toBe('pending');
+    });
+
+    it('from the retirement time fails pending v2 orders with WATERMARK_V2_API_SUNSET and restores their credits', async () => {
+      const before = await balance();
+      const pendingV2 = await order({ status: 'pending', apiVersion: 'v2', credits: 3 });
+      await dataSource.transaction((manager) => ledger.apply(manager, accountId, -3, `charge:${pendingV2}`, 'charge'));
+      const processingV2 = await order({ status: 'inProgress', apiVersion: 'v2' });
+      const pendingV3 = await order({ status: 'pending', apiVersion: 'v3' });
+      expect(await balance()).toBe(before - 3);
+      clock.set(V2_RETIREMENT_AT);
+      let failed = 0;
+      let batch: number;
+      do {
+        batch = await retire.execute();
+        failed += batch;
+      } while (batch > 0);
+      expect(failed).toBe(2); // this one and the one of the previous test
+      expect(await row(pendingV2)).toMatchObject({ status: 'failed', failureCode: 'WATERMARK_V2_API_SUNSET' });
+      expect((await row(processingV2)).status).toBe('inProgress');
+      expect((await row(pendingV3)).status).toBe('pending');
+      expect(await balance()).toBe(before);
+      expect(await retire.execute()).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import { Clock } from '@cp/clock';
+import { DomainException, ErrorCode, ObjectKeys, V2_DOWNLOAD_URL_SECONDS, V2OrderDetailView, V2OrderQuery, V2RecentStatsQuery, V2RecentStatsView } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
+import { Injectable } from '@nestjs/common';
+import { OrderAggregate, OrdersRepository } from '../orders/orders.repository';
+import { toV2OrderDetailView } from './v2-view.mapper';
+import { chartScale } from './chart-scale';
+
+const DAY_MS = 24 * 3600_000;
+const STATS_DAYS = 7;
+
+/** The deprecated v2 reads: order detail (spec 2.7, 4.11) and the 7-day usage chart (4.13). */
+@Injectable()
+export class V2OrdersQueryService {
+  constructor(
+    private readonly repository: OrdersRepository,
+    private readonly storage: ObjectStorage,
+    private readonly clock: Clock,
+  ) {}
+
+  async detail(query: V2OrderQuery): Promise<V2OrderDetailView> {
+    const aggregate = await this.repository.findOwned(query.orderId, query.caller.accountId, query.caller.mode);
+    if (!aggregate) {
+      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `order ${query.orderId} not found for the caller`);
+    }
+    return toV2OrderDetailView(aggregate, await this.thumbnail(aggregate));
+  }
+
+  /**
+   * Orders created per UTC day by the caller's account (key mode), over the 7 days ending on `date`
+   * (default today); `domain` and `ticks` are a ready-made y axis for the chart.
+   */
+  async recentStats(query: V2RecentStatsQuery): Promise<V2RecentStatsView> {
+    const reference = query.date ? new Date(`${query.date}T00:00:00.000Z`) : this.clock.now();
+    if (Number.isNaN(reference.getTime())) {
+      throw new DomainException(ErrorCode.VALIDATION_FAILED, `invalid date ${query.date ?? ''}`);
+    }
+    const lastDay = Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), reference.getUTCDate());
+    const from = new Date(lastDay - (STATS_DAYS - 1) * DAY_MS);
+    const to = new Date(lastDay + DAY_MS);
+    const counts = await this.repository.countCreatedPerDay(query.caller.accountId, query.caller.mode, from, to);
+    const dailyStats = Array.from({ length: STATS_DAYS }, (_, index) => {
+      const usageDate = new Date(from.getTime() + index * DAY_MS).toISOString().slice(0, 10);
+      return { usageDate, usageCount: counts.get(usageDate) ?? 0 };
+    });
+    return { dailyStats, ...chartScale(Math.max(0, ...dailyStats.map((day) => day.usageCount))) };
+  }
+
+  /**
+   * Watermark orders have no thumbnail of their own: the first image input, presigned 1 hour, once it is
+   * uploaded (live keys only: test uploads are not stored); null for PDFs and once the order expired.
+   */
+  private async thumbnail({ order, files }: OrderAggregate): Promise<string | null> {
+    if (order.mode === 'test' || order.status === 'expired' || order.expiresAt <= this.clock.now()) {
+      return null;
+    }
+    const image = files.find((file) => file.mediaKind === 'image' && file.status === 'uploaded');
+    if (!image) {
+      return null;
+    }
+    const key = ObjectKeys.input(order.accountId, order.id, image.id, image.fileName);
+    return this.storage.presignGet(this.storage.buckets.inputs, key, V2_DOWNLOAD_URL_SECONDS);
+  }
+}

@@ -1,0 +1,87 @@
+import {
+  ObjectKeys,
+  publicOrderError,
+  v2FileFormatOf,
+  v2FileTypeOf,
+  V2CreatedFileView,
+  V2EmbedOrderCreatedView,
+  V2ExtractFileView,
+  V2ExtractOrderCreatedView,
+  V2OrderDetailView,
+} from '@cp/contracts';
+import { CreatedOrder } from '../orders/order-creation.service';
+import { OrderFileEntity } from '../orders/order-file.entity';
+import { OrderEntity, orderNameOf } from '../orders/order.entity';
+import { OrderAggregate } from '../orders/orders.repository';
+
+/** Spec 4.12: the storage object key for live keys; an isolated logical key (never a real object) for test keys. */
+export function v2FileKey(order: Pick<OrderEntity, 'accountId' | 'id' | 'mode'>, file: Pick<OrderFileEntity, 'id' | 'fileName'>): string {
+  const key = ObjectKeys.input(order.accountId, order.id, file.id, file.fileName);
+  return order.mode === 'test' ? `test/${key}` : key;
+}
+
+function createdFile(order: OrderEntity, file: OrderFileEntity, uploadUrls: Record<string, string>): V2CreatedFileView {
+  return {
+    // v2 file ids are integers; ids stay far below 2^53 (bigint sequence).
+    fileId: Number(file.id),
+    fileName: file.fileName,
+    ...(file.sourceUrl ? { originalFileUrl: file.sourceUrl } : { uploadUrl: uploadUrls[file.id] ?? null }),
+    fileKey: v2FileKey(order, file),
+    fileFormat: v2FileFormatOf(file.fileName),
+    fileType: v2FileTypeOf(file.fileName),
+  };
+}
+
+/** Spec 4.9 response `data`. */
+export function toV2EmbedCreatedView({ aggregate, uploadUrls }: CreatedOrder): V2EmbedOrderCreatedView {
+  const { order, files } = aggregate;
+  return { orderName: orderNameOf(order), orderId: order.id, status: 'pending', files: files.map((file) => createdFile(order, file, uploadUrls)) };
+}
+
+/** Spec 4.10 response `data`: `file` is the file to inspect, `originalFile` the optional original. */
+export function toV2ExtractCreatedView({ aggregate, uploadUrls }: CreatedOrder): V2ExtractOrderCreatedView {
+  const { order, files } = aggregate;
+  const entry = (file: OrderFileEntity, role: V2ExtractFileView['role']): V2ExtractFileView => ({
+    ...createdFile(order, file, uploadUrls),
+    ...(role === 'original' ? { fileType: 'IMG' as const } : {}),
+    role,
+    sequence: 1,
+  });
+  const inspected = files.find((file) => file.role === 'inspected');
+  const original = files.find((file) => file.role === 'original');
+  if (!inspected) {
+    throw new Error(`extract order ${order.id} has no file to inspect`);
+  }
+  return {
+    orderName: orderNameOf(order),
+    orderId: order.id,
+    file: entry(inspected, 'watermarked'),
+    ...(original ? { originalFile: entry(original, 'original') } : {}),
+  };
+}
+
+/** Spec 2.7 for watermark orders; `thumbnailImageUrl` is presigned by the caller (null when expired). */
+export function toV2OrderDetailView({ order, files, outputs }: OrderAggregate, thumbnailImageUrl: string | null): V2OrderDetailView {
+  const view: V2OrderDetailView = {
+    orderId: order.id,
+    orderName: orderNameOf(order),
+    type: order.type,
+    channel: 'api',
+    status: order.status,
+    fileCount: files.length,
+    thumbnailImageUrl,
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+    expiresAt: order.expiresAt.toISOString(),
+    errors: order.status === 'failed' ? publicOrderError(order.failureCode) : null,
+  };
+  if (order.type === 'watermarkEmbed') {
+    view.watermarkTexts = outputs.map((output) => output.watermarkText);
+  } else {
+    if (order.result) {
+      view.statusCode = order.result.detectionStatus === 'detected' ? 'detected' : 'undetected';
+    }
+    view.extractedWatermarkText = order.result?.watermarkText ?? null;
+  }
+  return view;
+}

@@ -1,0 +1,34 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * `scheduled`: waiting for `expiresAt`. `purged`: orders marked it expired and its objects were deleted;
+ * the prefix is listed once more at `nextCheckAt` for objects that in-flight jobs wrote late. `done`.
+ */
+export type ExpiryPhase = 'scheduled' | 'purged' | 'done';
+
+/** One live order's expiry, learnt from the orders service's status events (retention never reads orders' tables). */
+@Entity({ name: 'order_expiry' })
+@Index('idx_order_expiry_due', ['nextCheckAt'], { where: `phase <> 'done'` })
+export class OrderExpiryEntity {
+  @PrimaryColumn({ name: 'order_id', type: 'bigint' })
+  orderId!: string;
+
+  @Column({ name: 'account_id', type: 'bigint' })
+  accountId!: string;
+
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Column({ type: 'text' })
+  phase!: ExpiryPhase;
+
+  /** When the sweep next looks at this order (`expiresAt` at first). */
+  @Column({ name: 'next_check_at', type: 'timestamptz' })
+  nextCheckAt!: Date;
+
+  @Column({ name: 'purged_at', type: 'timestamptz', nullable: true })
+  purgedAt!: Date | null;
+
+  @Column({ name: 'objects_deleted', type: 'integer', default: 0 })
+  objectsDeleted!: number;
+}

@@ -1,0 +1,33 @@
+import { EventSubjects, OrderStatusChangedEvent, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { OrderExpiryRepository } from './order-expiry.repository';
+
+/**
+ * Learns every live order's `expiresAt` from the orders service's status events (the creation event is
+ * the first). Test orders store no files and keep their test statuses (spec 3.1), so they are not scheduled.
+ */
+@Injectable()
+export class OrderScheduleConsumer implements OnModuleInit {
+  constructor(
+    private readonly messaging: MessagingRuntime,
+    private readonly expiries: OrderExpiryRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: 'retention-order-status',
+      stream: Streams.events.name,
+      filterSubject: EventSubjects.orderStatusChanged,
+      payload: OrderStatusChangedEvent,
+      concurrency: 8,
+      handle: async (event, context) => {
+        if (event.mode !== 'live' || !event.expiresAt) {
+          return;
+        }
+        const expiresAt = new Date(event.expiresAt);
+        await context.transaction((manager) => this.expiries.schedule(manager, { orderId: event.orderId, accountId: event.accountId, expiresAt }));
+      },
+    });
+  }
+}

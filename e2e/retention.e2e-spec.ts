@@ -1,0 +1,151 @@
+// Retention (issue 9): at `expiresAt` the order's objects are deleted and the order becomes `expired`;
+// the sweep survives SIGKILL mid-way. The clock is moved forward; the retention service is restarted with
+// a short sweep interval and small batches for this suite.
+import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
+import { ObjectKeys, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
+import { DataSource } from 'typeorm';
+import { api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
+import { corpusFile, createEmbed, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
+
+const DAY_MS = 24 * 3600_000;
+const FAST_RETENTION = { RETENTION_SWEEP_INTERVAL_MS: '500', RETENTION_BATCH_SIZE: '25', RETENTION_DELETE_CONCURRENCY: '4' };
+
+async function restartRetention(extraEnv: Record<string, string>, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  const processes = stack();
+  processes.state.layout.extraEnv = { ...(layout.extraEnv ?? {}), ...extraEnv };
+  await processes.stop('retention', signal);
+  await processes.startService('retention');
+}
+
+describe('retention', () => {
+  let gateway: DataSource;
+  let orders: DataSource;
+  let retention: DataSource;
+  let account: TestAccount;
+  const storage = new ObjectStorage(
+    toStorageConfig(validateEnv(StorageEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/x', S3_ENDPOINT: `http://127.0.0.1:${layout.s3Port}` })),
+  );
+
+  const objectsUnder = async (accountId: string, orderId: string): Promise<string[]> => {
+    const prefix = ObjectKeys.orderPrefix(accountId, orderId);
+    const { inputs, outputs, reports } = storage.buckets;
+    return (await Promise.all([inputs, outputs, reports].map((bucket) => storage.listKeys(bucket, prefix)))).flat();
+  };
+
+  beforeAll(async () => {
+    gateway = await openSchema('gateway');
+    orders = await openSchema('orders');
+    retention = await openSchema('retention');
+    account = await createAccount(gateway, 'enterprise', 50);
+    await restartRetention(FAST_RETENTION);
+  });
+
+  afterAll(async () => {
+    setClockOffset(0);
+    await restartRetention({});
+    await Promise.all([gateway.destroy(), orders.destroy(), retention.destroy()]);
+  });
+
+  describe('an order whose retention period ends', () => {
+    let completed: WatermarkOrderView;
+    let pending: WatermarkOrderView;
+
+    beforeAll(async () => {
+      const created = (await createEmbed(account.liveKey, embedBody([{ fileName: 'coffee.png', texts: ['keep 30 days', 'second'] }]))).body.data;
+      expect(await uploadFiles(created, [corpusFile('photos/coffee.png')])).toEqual([200]);
+      completed = await waitForOrder(account.liveKey, created.orderId);
+      expect(completed.status).toBe('complete');
+      pending = (await createEmbed(account.liveKey, embedBody([{ fileName: 'never.png', texts: ['x'] }]))).body.data;
+    });
+
+    it('gets expiresAt = creation + 30 days, and is scheduled by the retention service', async () => {
+      const rows = await orders.query<Array<{ created_at: Date; expires_at: Date }>>('SELECT created_at, expires_at FROM "order" WHERE id = $1', [completed.orderId]);
+      expect(rows[0].expires_at.getTime() - rows[0].created_at.getTime()).toBe(30 * DAY_MS);
+      expect(completed.expiresAt).toBe(rows[0].expires_at.toISOString());
+      const scheduled = await eventually(
+        () => retention.query<Array<{ phase: string; expires_at: Date }>>('SELECT phase, expires_at FROM order_expiry WHERE order_id = $1', [completed.orderId]),
+        (found) => found.length === 1,
+      );
+      expect(scheduled[0]).toEqual({ phase: 'scheduled', expires_at: rows[0].expires_at });
+      // input, two outputs, the ZIP
+      expect(await objectsUnder(account.accountId, completed.orderId)).toHaveLength(4);
+    });
+
+    it('one day before: nothing happens', async () => {
+      setClockOffset(29 * DAY_MS);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect((await getOrder(account.liveKey, completed.orderId)).status).toBe('complete');
+      expect(await objectsUnder(account.accountId, completed.orderId)).toHaveLength(4);
+    });
+
+    it('at expiresAt: objects deleted, order expired and still readable, downloads ORDER_EXPIRED, no upload URL', async () => {
+      setClockOffset(30 * DAY_MS + 60_000);
+      const expired = await waitForOrder(account.liveKey, completed.orderId, ['expired'], 30_000);
+      expect(expired.outputs).toHaveLength(2);
+      await eventually(() => objectsUnder(account.accountId, completed.orderId), (keys) => keys.length === 0);
+      for (const path of [`/api/v3/orders/${completed.orderId}/download`, `/api/v3/orders/${completed.orderId}/files/${completed.outputs[0].fileId}/download`, `/api/v2/orders/${completed.orderId}/download-urls`]) {
+        const response = await api(path, { key: account.liveKey });
+        expect({ path, status: response.status, body: response.body }).toEqual({ path, status: 400, body: { code: 'ORDER_EXPIRED' } });
+      }
+      const rows = await orders.query<Array<{ package_key: string | null }>>('SELECT package_key FROM "order" WHERE id = $1', [completed.orderId]);
+      expect(rows[0].package_key).toBeNull();
+      const outputs = await orders.query<Array<{ object_key: string | null }>>('SELECT object_key FROM order_output WHERE order_id = $1', [completed.orderId]);
+      expect(outputs.map((output) => output.object_key)).toEqual([null, null]);
+      const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${completed.orderId}`, { key: account.liveKey });
+      expect(detail.body.data).toMatchObject({ status: 'expired', thumbnailImageUrl: null });
+
+      const never = await waitForOrder(account.liveKey, pending.orderId, ['expired'], 30_000);
+      expect(never.files[0].uploadUrl).toBeNull();
+    });
+  });
+
+  describe('a sweep killed mid-way', () => {
+    const COUNT = 600;
+    let orderIds: string[];
+
+    it('finishes after a restart: every object gone, every order expired, no row pointing at a deleted object', async () => {
+      setClockOffset(0);
+      const own = await createAccount(gateway, 'enterprise', 0);
+      // Seeded like real completed orders: rows in orders and retention, an input and an output each.
+      const expiresAt = new Date(Date.now() + 3600_000);
+      const inserted = await orders.query<Array<{ id: string }>>(
+        `INSERT INTO "order" (account_id, mode, type, api_version, status, expires_at, created_at, package_key)
+           SELECT $1, 'live', 'watermarkEmbed', 'v3', 'complete', $2, now(), 'pending-key' FROM generate_series(1, $3) RETURNING id`,
+        [own.accountId, expiresAt, COUNT],
+      );
+      orderIds = inserted.map((row) => String(row.id));
+      await orders.query(`UPDATE "order" SET package_key = $1::text || '/' || id || '/outputs/1-1/a.png' WHERE id = ANY($2::bigint[])`, [own.accountId, orderIds]);
+      await retention.query(
+        `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at) SELECT id, $1, $2, 'scheduled', $2 FROM unnest($3::bigint[]) AS id`,
+        [own.accountId, expiresAt, orderIds],
+      );
+      for (let start = 0; start < orderIds.length; start += 50) {
+        await Promise.all(
+          orderIds.slice(start, start + 50).flatMap((orderId) => [
+            storage.put(storage.buckets.inputs, ObjectKeys.input(own.accountId, orderId, '1', 'a.png'), Buffer.from('in')),
+            storage.put(storage.buckets.outputs, ObjectKeys.output(own.accountId, orderId, '1-1', 'a.png'), Buffer.from('out')),
+          ]),
+        );
+      }
+      const purged = async (): Promise<number> =>
+        (await retention.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM order_expiry WHERE order_id = ANY($1::bigint[]) AND phase = 'purged'`, [orderIds]))[0].n;
+
+      setClockOffset(2 * 3600_000);
+      await eventually(purged, (n) => n >= 50, 60_000);
+      await stack().stop('retention', 'SIGKILL');
+      const atKill = await purged();
+      expect(atKill).toBeLessThan(COUNT);
+
+      await restartRetention(FAST_RETENTION);
+      await eventually(purged, (n) => n === COUNT, 120_000);
+      const leftovers = await Promise.all(orderIds.map((orderId) => objectsUnder(own.accountId, orderId)));
+      expect(leftovers.flat()).toEqual([]);
+      const states = await orders.query<Array<{ status: string; n: number; keys: number }>>(
+        `SELECT status, count(*)::int AS n, count(package_key)::int AS keys FROM "order" WHERE id = ANY($1::bigint[]) GROUP BY status`,
+        [orderIds],
+      );
+      expect(states).toEqual([{ status: 'expired', n: COUNT, keys: 0 }]);
+    });
+  });
+});

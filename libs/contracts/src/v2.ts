@@ -1,0 +1,290 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { CallerContext } from './accounts';
+import { OrderFailureCode } from './errors';
+import { WatermarkTextDto } from './embed-orders';
+import { OrderStatus } from './orders';
+import { UploadUrlsQuery } from './uploads';
+import { IsPublicHttpsUrl } from './validators';
+
+/** Spec 9.3: the v2 watermark embed and extract endpoints stop at 09:00 KST on 9 October 2026. */
+export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
+/** `Sunset` header value (RFC 8594, an HTTP-date). */
+export const V2_SUNSET_HTTP_DATE = 'Fri, 09 Oct 2026 00:00:00 GMT';
+
+export function isV2Retired(now: Date): boolean {
+  return now.getTime() >= V2_RETIREMENT_AT.getTime();
+}
+
+/** Spec 4.9/4.10: the formats the v2 endpoints accept (no `tif`, unlike v3). */
+export const V2_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tiff|pdf)$/i;
+
+export type V2FileFormat = 'JPG' | 'PNG' | 'WEBP' | 'BMP' | 'TIFF' | 'PDF';
+export type V2FileType = 'IMG' | 'DOCUMENT';
+
+const FORMATS: Record<string, V2FileFormat> = { jpg: 'JPG', jpeg: 'JPG', png: 'PNG', webp: 'WEBP', bmp: 'BMP', tif: 'TIFF', tiff: 'TIFF', pdf: 'PDF' };
+
+export function v2FileFormatOf(fileName: string): V2FileFormat {
+  return FORMATS[fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase()] ?? 'JPG';
+}
+
+export function v2FileTypeOf(fileName: string): V2FileType {
+  return v2FileFormatOf(fileName) === 'PDF' ? 'DOCUMENT' : 'IMG';
+}
+
+/**
+ * Fixed Korean guidance per public failure code (spec 2.7: never raw processor output). The same texts
+ * as the failed webhook's `errorMessage`.
+ */
+export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
+  [OrderFailureCode.WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED]:
+    '지원하지 않는 이미지 색상 모드입니다. BMP는 24비트 RGB 또는 1/8비트 그레이스케일, TIFF는 단일 페이지 8비트 RGB 또는 1/8비트 그레이스케일(알파 없음)만 지원합니다.',
+  [OrderFailureCode.WATERMARK_FILE_INVALID]: '파일을 읽을 수 없습니다. 파일 형식과 내용을 확인한 뒤 다시 시도해 주세요.',
+  [OrderFailureCode.WATERMARK_FILE_TOO_LARGE]: '파일 크기가 허용 범위를 초과했습니다.',
+  [OrderFailureCode.WATERMARK_SOURCE_URL_FAILED]: '원본 파일 URL에서 파일을 가져오지 못했습니다. URL이 공개 HTTPS 주소인지 확인해 주세요.',
+  [OrderFailureCode.ORDER_TIMEOUT]: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.',
+  [OrderFailureCode.PROCESSING_ERROR]: '처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.',
+  [OrderFailureCode.WATERMARK_V2_API_SUNSET]: 'v2 워터마크 API 지원이 종료되었습니다. v3 API를 사용해 주세요.',
+};
+
+/** A failure code that is not public (should not happen) is shown as PROCESSING_ERROR. */
+export function publicOrderError(code: string | null): { errorCode: OrderFailureCode; errorMessage: string } {
+  const known = (Object.values(OrderFailureCode) as string[]).includes(code ?? '') ? (code as OrderFailureCode) : OrderFailureCode.PROCESSING_ERROR;
+  return { errorCode: known, errorMessage: ORDER_FAILURE_MESSAGES_KO[known] };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Request bodies (spec 4.9, 4.10)
+
+export class V2EmbedFileDto {
+  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tiff, pdf' })
+  @IsString()
+  @MaxLength(255)
+  @Matches(V2_FILE_NAME_PATTERN)
+  fileName!: string;
+
+  @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service, no upload slot' })
+  @IsOptional()
+  @IsPublicHttpsUrl()
+  originalFileUrl?: string;
+
+  @ApiProperty({ type: [WatermarkTextDto], minItems: 1, maxItems: 10 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => WatermarkTextDto)
+  watermarks!: WatermarkTextDto[];
+}
+
+/** Body of `POST /api/v2/orders/wtr-embed` (spec 4.9). */
+export class CreateV2EmbedOrderDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: [V2EmbedFileDto], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => V2EmbedFileDto)
+  files!: V2EmbedFileDto[];
+}
+
+export class V2ExtractFileDto {
+  @ApiProperty({ maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect: an image or a PDF' })
+  @IsString()
+  @MaxLength(255)
+  @Matches(V2_FILE_NAME_PATTERN)
+  fileName!: string;
+}
+
+/** Body of `POST /api/v2/orders/wtr-extract` (spec 4.10). `includeOriginal` sits at the top level. */
+export class CreateV2ExtractOrderDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: V2ExtractFileDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => V2ExtractFileDto)
+  file!: V2ExtractFileDto;
+
+  @ApiPropertyOptional({ description: 'images only: also issue an upload slot for the original (`originalFile` in the response)' })
+  @IsOptional()
+  @IsBoolean()
+  includeOriginal?: boolean;
+}
+
+export class CreateV2EmbedOrderCommand {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateV2EmbedOrderDto)
+  request!: CreateV2EmbedOrderDto;
+}
+
+export class CreateV2ExtractOrderCommand {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateV2ExtractOrderDto)
+  request!: CreateV2ExtractOrderDto;
+}
+
+/** `orders.v2-get`, `orders.v2-refresh-urls`, `orders.v2-download-urls` */
+export class V2OrderQuery {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+}
+
+export class V2RecentStatsParams {
+  @ApiPropertyOptional({ description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today' })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  date?: string;
+}
+
+/** `orders.v2-stats-recent` */
+export class V2RecentStatsQuery {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  date?: string;
+}
+
+/** Spec 8: v2 refreshed upload URLs are valid 1 hour. */
+export const V2_REFRESHED_UPLOAD_URL_SECONDS = 3600;
+/** Spec 8: v2 thumbnail and result download URLs are valid (up to) 1 hour. */
+export const V2_DOWNLOAD_URL_SECONDS = 3600;
+
+/** `uploads.upload-urls` with a validity of its own (v2 refresh-urls asks for 1 hour). */
+export class UploadUrlsWithValidityQuery extends UploadUrlsQuery {
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(V2_REFRESHED_UPLOAD_URL_SECONDS)
+  validitySeconds?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Responses
+
+/** One file of a v2 creation response (spec 4.9, 4.10). */
+export interface V2CreatedFileView {
+  fileId: number;
+  fileName: string;
+  /** Upload files only. */
+  uploadUrl?: string | null;
+  /** URL files only. */
+  originalFileUrl?: string;
+  fileKey: string;
+  fileFormat: V2FileFormat;
+  fileType: V2FileType;
+}
+
+export interface V2EmbedOrderCreatedView {
+  orderName: string;
+  orderId: string;
+  status: 'pending';
+  files: V2CreatedFileView[];
+}
+
+export interface V2ExtractFileView extends V2CreatedFileView {
+  role: 'watermarked' | 'original';
+  sequence: 1;
+}
+
+export interface V2ExtractOrderCreatedView {
+  orderName: string;
+  orderId: string;
+  file: V2ExtractFileView;
+  /** Present only when `includeOriginal` was true. */
+  originalFile?: V2ExtractFileView;
+}
+
+/** Spec 2.7 (the items the spec leaves unnamed are named here; see docs/v2-and-retention.md). */
+export interface V2OrderDetailView {
+  orderId: string;
+  orderName: string;
+  type: 'antiAi' | 'watermarkEmbed' | 'watermarkExtract' | 'aiDetection';
+  channel: 'api' | 'web';
+  status: OrderStatus;
+  fileCount: number;
+  thumbnailImageUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  errors: { errorCode: string; errorMessage: string } | null;
+  /** watermarkExtract only, once the result is known. */
+  statusCode?: 'detected' | 'undetected';
+  /** watermarkEmbed only. */
+  watermarkTexts?: string[];
+  /** watermarkExtract only: the detected text, null when none or not the caller's. */
+  extractedWatermarkText?: string | null;
+}
+
+/** Spec 4.12 */
+export interface V2RefreshedFileView {
+  fileId: string;
+  fileName: string;
+  uploadUrl: string;
+  fileKey: string;
+}
+
+export interface V2RefreshUrlsView {
+  files: V2RefreshedFileView[];
+}
+
+/** Spec 4.13 */
+export interface V2RecentStatsView {
+  dailyStats: Array<{ usageDate: string; usageCount: number }>;
+  domain: number[];
+  ticks: number[];
+}
+
+/** Spec 4.17 (path and shape chosen here: `GET /api/v2/orders/{orderId}/download-urls`). */
+export interface V2DownloadUrlsView {
+  orderId: string;
+  expiresInSeconds: number;
+  expiresAt: string;
+  files: Array<{ fileId: string; inputFileId: string; fileName: string; downloadUrl: string }>;
+  archiveUrl: string;
+}
