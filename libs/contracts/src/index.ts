@@ -4,6 +4,7 @@ import 'reflect-metadata';
 export * from './accounts';
 export * from './envelope';
 export * from './errors';
+export * from './order-failure-messages';
 export * from './orders';
 export * from './embed-orders';
 export * from './extract-orders';

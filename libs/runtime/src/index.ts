@@ -1,3 +1,4 @@
 export * from './service-kit.module';
 export * from './run-service';
 export * from './cli-data-source';
+export * from './periodic-task';

@@ -1,43 +1,28 @@
+import { drainBatches, PeriodicTask } from '@cp/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { ExpireUploadWindowUseCase } from './expire-upload-window.use-case';
 
-/** Runs the upload-window sweep periodically (every replica may run it: rows are claimed with SKIP LOCKED). */
+/** Runs the upload-window sweep periodically. */
 @Injectable()
 export class UploadWindowScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(UploadWindowScheduler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
-  constructor(
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
-    private readonly expireUploadWindow: ExpireUploadWindowUseCase,
-  ) {}
+  constructor(@Inject(ORDERS_CONFIG) config: OrdersConfig, expireUploadWindow: ExpireUploadWindowUseCase) {
+    this.task = new PeriodicTask('upload-window sweep', config.uploadWindowSweepIntervalMs, async (isStopping) => {
+      const failed = await drainBatches(() => expireUploadWindow.execute(), isStopping);
+      if (failed > 0) {
+        this.logger.log({ failed }, 'orders failed with ORDER_TIMEOUT');
+      }
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) {
-        this.running = this.sweep().finally(() => (this.running = undefined));
-      }
-    }, this.config.uploadWindowSweepIntervalMs);
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let failed: number;
-      do {
-        failed = await this.expireUploadWindow.execute();
-        if (failed > 0) {
-          this.logger.log({ failed }, 'orders failed with ORDER_TIMEOUT');
-        }
-      } while (failed > 0);
-    } catch (error) {
-      this.logger.error({ err: error }, 'upload window sweep failed');
-    }
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { drainBatches, PeriodicTask } from '@cp/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { RetireV2OrdersUseCase } from './retire-v2-orders.use-case';
@@ -9,38 +10,22 @@ import { RetireV2OrdersUseCase } from './retire-v2-orders.use-case';
 @Injectable()
 export class V2RetirementScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(V2RetirementScheduler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
-  constructor(
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
-    private readonly retireV2Orders: RetireV2OrdersUseCase,
-  ) {}
+  constructor(@Inject(ORDERS_CONFIG) config: OrdersConfig, retireV2Orders: RetireV2OrdersUseCase) {
+    this.task = new PeriodicTask('v2 retirement sweep', config.uploadWindowSweepIntervalMs, async (isStopping) => {
+      const failed = await drainBatches(() => retireV2Orders.execute(), isStopping);
+      if (failed > 0) {
+        this.logger.log({ failed }, 'pending v2 orders failed with WATERMARK_V2_API_SUNSET');
+      }
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) {
-        this.running = this.sweep().finally(() => (this.running = undefined));
-      }
-    }, this.config.uploadWindowSweepIntervalMs);
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let failed: number;
-      do {
-        failed = await this.retireV2Orders.execute();
-        if (failed > 0) {
-          this.logger.log({ failed }, 'pending v2 orders failed with WATERMARK_V2_API_SUNSET');
-        }
-      } while (failed > 0);
-    } catch (error) {
-      this.logger.error({ err: error }, 'v2 retirement sweep failed');
-    }
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -1,5 +1,5 @@
-import { DomainException, ErrorCode, ReportContextView } from '@cp/contracts';
-import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, startsNewAttempt, toReportView, V2_RETIREMENT_AT } from './report-policy';
+import { DomainException, ErrorCode, ReportContextView, V2_RETIREMENT_AT } from '@cp/contracts';
+import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, startsNewAttempt, toReportView } from './report-policy';
 import { ReportEntity } from './report.entity';
 
 function context(overrides: Partial<ReportContextView> = {}): ReportContextView {

@@ -1,5 +1,6 @@
 import {
   DomainException,
+  isV2Retired,
   ErrorCode,
   ReportContextView,
   ReportFailureCode,
@@ -8,9 +9,6 @@ import {
   ReportView,
 } from '@cp/contracts';
 import { ReportEntity } from './report.entity';
-
-/** Spec 9.3/9.4: from this instant new reports for v2 orders are refused; existing ones stay readable. */
-export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
 
 /** Failed attempts after which a report is no longer retryable (spec 3.4, section 8); null = no limit. */
 export const MAX_FAILED_ATTEMPTS: Record<ReportType, number | null> = {
@@ -47,7 +45,8 @@ export function assertCanStartAttempt(context: ReportContextView, now: Date): Re
   if (!reportType) {
     throw new DomainException(ErrorCode.VALIDATION_FAILED, `order type ${context.orderType} has no report`);
   }
-  if (context.apiVersion === 'v2' && now.getTime() >= V2_RETIREMENT_AT.getTime()) {
+  // Spec 9.4: from the retirement new reports for v2 orders are refused; existing ones stay readable.
+  if (context.apiVersion === 'v2' && isV2Retired(now)) {
     throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET, 'new reports for v2 orders ended with the v2 retirement');
   }
   if (context.status !== 'complete' || !context.result?.reportSupported) {

@@ -1,3 +1,4 @@
+import { drainBatches, PeriodicTask } from '@cp/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
 import { SweepExpiredOrdersUseCase } from './sweep-expired-orders.use-case';
@@ -9,44 +10,27 @@ import { SweepExpiredOrdersUseCase } from './sweep-expired-orders.use-case';
 @Injectable()
 export class RetentionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionScheduler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = false;
+  private readonly task: PeriodicTask;
 
-  constructor(
-    @Inject(RETENTION_CONFIG) private readonly config: Pick<RetentionConfig, 'retention'>,
-    private readonly sweepExpiredOrders: SweepExpiredOrdersUseCase,
-  ) {}
+  constructor(@Inject(RETENTION_CONFIG) config: Pick<RetentionConfig, 'retention'>, sweepExpiredOrders: SweepExpiredOrdersUseCase) {
+    this.task = new PeriodicTask(
+      'retention sweep',
+      config.retention.sweepIntervalMs,
+      async (isStopping) => {
+        const handled = await drainBatches(() => sweepExpiredOrders.execute(), isStopping);
+        if (handled > 0) {
+          this.logger.log({ handled }, 'retention sweep finished');
+        }
+      },
+      { runAtStart: true },
+    );
+  }
 
   onApplicationBootstrap(): void {
-    const tick = (): void => {
-      if (!this.running && !this.stopping) {
-        this.running = this.sweep().finally(() => (this.running = undefined));
-      }
-    };
-    this.timer = setInterval(tick, this.config.retention.sweepIntervalMs);
-    tick();
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let handled: number;
-      let total = 0;
-      do {
-        handled = await this.sweepExpiredOrders.execute();
-        total += handled;
-      } while (handled > 0 && !this.stopping);
-      if (total > 0) {
-        this.logger.log({ handled: total }, 'retention sweep finished');
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'retention sweep failed; the batch is retried on the next tick');
-    }
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }

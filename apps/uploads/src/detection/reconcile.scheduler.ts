@@ -1,3 +1,4 @@
+import { PeriodicTask } from '@cp/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 import { ReconcileUploadsUseCase } from './reconcile-uploads.use-case';
@@ -5,32 +6,22 @@ import { ReconcileUploadsUseCase } from './reconcile-uploads.use-case';
 @Injectable()
 export class ReconcileScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ReconcileScheduler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
-  constructor(
-    @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
-    private readonly reconcile: ReconcileUploadsUseCase,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) {
-        this.running = this.reconcile
-          .execute()
-          .then((found) => {
-            if (found > 0) {
-              this.logger.warn({ found }, 'uploads found by reconciliation (notifications were missing)');
-            }
-          })
-          .catch((error: unknown) => this.logger.error({ err: error }, 'reconciliation failed'))
-          .finally(() => (this.running = undefined));
+  constructor(@Inject(UPLOADS_CONFIG) config: UploadsConfig, reconcile: ReconcileUploadsUseCase) {
+    this.task = new PeriodicTask('upload reconciliation', config.reconcile.intervalMs, async () => {
+      const found = await reconcile.execute();
+      if (found > 0) {
+        this.logger.warn({ found }, 'uploads found by reconciliation (notifications were missing)');
       }
-    }, this.config.reconcile.intervalMs);
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -1,0 +1,22 @@
+import { OrderFailureCode } from './errors';
+
+/**
+ * Fixed Korean guidance per public failure code (spec 2.7: never raw processor output). The same texts
+ * as the failed webhook's `errorMessage`.
+ */
+export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
+  [OrderFailureCode.WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED]:
+    '지원하지 않는 이미지 색상 모드입니다. BMP는 24비트 RGB 또는 1/8비트 그레이스케일, TIFF는 단일 페이지 8비트 RGB 또는 1/8비트 그레이스케일(알파 없음)만 지원합니다.',
+  [OrderFailureCode.WATERMARK_FILE_INVALID]: '파일을 읽을 수 없습니다. 파일 형식과 내용을 확인한 뒤 다시 시도해 주세요.',
+  [OrderFailureCode.WATERMARK_FILE_TOO_LARGE]: '파일 크기가 허용 범위를 초과했습니다.',
+  [OrderFailureCode.WATERMARK_SOURCE_URL_FAILED]: '원본 파일 URL에서 파일을 가져오지 못했습니다. URL이 공개 HTTPS 주소인지 확인해 주세요.',
+  [OrderFailureCode.ORDER_TIMEOUT]: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.',
+  [OrderFailureCode.PROCESSING_ERROR]: '처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.',
+  [OrderFailureCode.WATERMARK_V2_API_SUNSET]: 'v2 워터마크 API 지원이 종료되었습니다. v3 API를 사용해 주세요.',
+};
+
+/** A failure code that is not public (should not happen) is shown as PROCESSING_ERROR. */
+export function publicOrderError(code: string | null): { errorCode: OrderFailureCode; errorMessage: string } {
+  const known = (Object.values(OrderFailureCode) as string[]).includes(code ?? '') ? (code as OrderFailureCode) : OrderFailureCode.PROCESSING_ERROR;
+  return { errorCode: known, errorMessage: ORDER_FAILURE_MESSAGES_KO[known] };
+}
