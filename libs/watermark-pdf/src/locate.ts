@@ -41,6 +41,29 @@ export function halve(g: Gray): Gray {
   return { width: w, height: h, data: out };
 }
 
+/** Separable binomial blur [1 4 6 4 1]/16 (edges clamped): makes coarse matching insensitive to sub-pixel phase. */
+export function blur(g: Gray): Gray {
+  const { width: w, height: h } = g;
+  const k = [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16];
+  const tmp = new Float32Array(w * h);
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let v = 0;
+      for (let i = -2; i <= 2; i++) v += k[i + 2] * g.data[y * w + Math.min(w - 1, Math.max(0, x + i))];
+      tmp[y * w + x] = v;
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let v = 0;
+      for (let i = -2; i <= 2; i++) v += k[i + 2] * tmp[Math.min(h - 1, Math.max(0, y + i)) * w + x];
+      out[y * w + x] = v;
+    }
+  }
+  return { width: w, height: h, data: out };
+}
+
 /** Pyramid of 2x box reductions, level 0 = input. */
 export function pyramid(g: Gray, minSide = 16): Gray[] {
   const levels = [g];
@@ -126,7 +149,7 @@ function fft(re: Float64Array, im: Float64Array, inverse: boolean): void {
   }
 }
 
-interface Spectrum {
+export interface Spectrum {
   re: Float64Array;
   im: Float64Array;
   pw: number;
@@ -165,7 +188,7 @@ function fft2(data: Float32Array | Float64Array, w: number, h: number, pw: numbe
 const pow2 = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(2, n)));
 
 /** A reference page prepared for searching: FFT and integral images at the coarse level. */
-interface Prepared {
+export interface Prepared {
   coarse: Gray;
   spec: Spectrum;
   sum: Float64Array;
@@ -195,7 +218,7 @@ const COARSE_LEVEL = 3;
 
 export function prepareReference(ref: Gray): Prepared {
   const levels = pyramid(ref, 8).slice(0, COARSE_LEVEL + 1);
-  const coarse = levels[levels.length - 1];
+  const coarse = blur(levels[levels.length - 1]);
   const pw = pow2(coarse.width);
   const ph = pow2(coarse.height);
   const spec = fft2(coarse.data, coarse.width, coarse.height, pw, ph);
@@ -229,7 +252,7 @@ function nccAt(r: Gray, t: Gray, ox: number, oy: number): number {
   return cov / Math.sqrt(Math.max(vt, 1e-6) * Math.max(vr, 0.3 * vt, 1e-6));
 }
 
-interface Candidate {
+export interface Candidate {
   page: number;
   dpi: number;
   x: number; // at reference level 0 pixels
@@ -238,7 +261,7 @@ interface Candidate {
 }
 
 /** Coarse search of one page over capture resolutions `dpis` (reference rendered at refDpi). */
-interface Template {
+export interface Template {
   width: number;
   height: number;
   n: number;
@@ -246,7 +269,7 @@ interface Template {
   spec: Spectrum;
 }
 
-function coarseSearch(
+export function coarseSearch(
   prep: Prepared,
   capPyr: Gray[],
   refDpi: number,
@@ -264,7 +287,7 @@ function coarseSearch(
     let tpl = cache.get(cacheKey);
     if (tpl === undefined) {
       tpl = null;
-      const t = resample(capPyr, factor);
+      const t = blur(resample(capPyr, factor));
       const n = t.width * t.height;
       if (t.width <= spec.pw && t.height <= spec.ph && t.width >= 6 && t.height >= 6) {
         let mean = 0;
@@ -317,40 +340,55 @@ function coarseSearch(
   return out;
 }
 
-/** Local refinement at each finer reference level: position ±radius, resolution over a few ratios. */
-function refine(prep: Prepared, capPyr: Gray[], refDpi: number, c: Candidate): Candidate {
-  let cur = { ...c };
-  const steps: Array<{ level: number; ratios: number[]; radius: number }> = [
-    { level: 2, ratios: [0.96, 0.97, 0.98, 0.99, 1, 1.01, 1.02, 1.03, 1.04], radius: 3 },
-    { level: 1, ratios: [0.99, 0.995, 1, 1.005, 1.01], radius: 2 },
-    { level: 0, ratios: [0.9975, 1, 1.0025], radius: 2 },
-  ];
-  for (const step of steps) {
-    if (step.level >= prep.levels.length) continue;
-    const ref = prep.levels[step.level];
-    const lf = 1 / 2 ** step.level;
-    let best = { ...cur, score: -2 };
-    for (const ratio of step.ratios) {
-      const dpi = cur.dpi * ratio;
-      const t = resample(capPyr, (refDpi / dpi) * lf);
-      // keep the capture's centre fixed when the scale changes
-      const cx = cur.x + (capPyr[0].width * refDpi) / cur.dpi / 2;
-      const cy = cur.y + (capPyr[0].height * refDpi) / cur.dpi / 2;
-      const x0 = Math.round(cx * lf - t.width / 2);
-      const y0 = Math.round(cy * lf - t.height / 2);
-      for (let dy = -step.radius; dy <= step.radius; dy++) {
-        for (let dx = -step.radius; dx <= step.radius; dx++) {
-          const x = x0 + dx;
-          const y = y0 + dy;
-          if (x < 0 || y < 0 || x + t.width > ref.width || y + t.height > ref.height) continue;
-          const s = nccAt(ref, t, x, y);
-          if (s > best.score) best = { page: cur.page, dpi, x: x / lf, y: y / lf, score: s };
-        }
+interface Step {
+  level: number;
+  ratios: number[];
+  radius: number;
+}
+export const REFINE_STEPS: Step[] = [
+  { level: 3, ratios: [0.925, 0.94, 0.955, 0.97, 0.985, 1, 1.015, 1.03, 1.045, 1.06, 1.075], radius: 4 },
+  { level: 2, ratios: [0.97, 0.9775, 0.985, 0.9925, 1, 1.0075, 1.015, 1.0225, 1.03], radius: 3 },
+  { level: 1, ratios: [0.99, 0.995, 1, 1.005, 1.01], radius: 2 },
+  { level: 0, ratios: [0.9975, 1, 1.0025], radius: 2 },
+];
+
+/** Local refinement at one finer reference level: position ±radius, resolution over a few ratios. */
+export function refineStep(prep: Prepared, capPyr: Gray[], refDpi: number, cur: Candidate, step: Step): Candidate {
+  if (step.level >= prep.levels.length) return cur;
+  const coarse = step.level === prep.levels.length - 1;
+  const ref = coarse ? prep.coarse : prep.levels[step.level];
+  const lf = 1 / 2 ** step.level;
+  let best = { ...cur, score: -2 };
+  for (const ratio of step.ratios) {
+    const dpi = cur.dpi * ratio;
+    const t0 = resample(capPyr, (refDpi / dpi) * lf);
+    const t = coarse ? blur(t0) : t0;
+    // keep the capture's centre fixed when the scale changes
+    const cx = cur.x + (capPyr[0].width * refDpi) / cur.dpi / 2;
+    const cy = cur.y + (capPyr[0].height * refDpi) / cur.dpi / 2;
+    const x0 = Math.round(cx * lf - t.width / 2);
+    const y0 = Math.round(cy * lf - t.height / 2);
+    for (let dy = -step.radius; dy <= step.radius; dy++) {
+      for (let dx = -step.radius; dx <= step.radius; dx++) {
+        const x = x0 + dx;
+        const y = y0 + dy;
+        if (x < 0 || y < 0 || x + t.width > ref.width || y + t.height > ref.height) continue;
+        const s = nccAt(ref, t, x, y);
+        if (s > best.score) best = { page: cur.page, dpi, x: x / lf, y: y / lf, score: s };
       }
     }
-    if (best.score > -2) cur = best;
   }
-  return cur;
+  return best.score > -2 ? best : cur;
+}
+
+/** Best coarse candidates of one page at clearly different resolutions (non-maximum suppression over scale). */
+function distinctScales(cands: Candidate[], keep: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of [...cands].sort((a, b) => b.score - a.score)) {
+    if (out.every((o) => Math.abs(Math.log(o.dpi / c.dpi)) > Math.log(1.1))) out.push(c);
+    if (out.length >= keep) break;
+  }
+  return out;
 }
 
 /**
@@ -379,12 +417,18 @@ export function locateCapture(capture: Gray, refs: Prepared[], refDpi: number, m
       const score = nccAt(prep.coarse, tt, 0, 0);
       results.push({ page, dpi, x: 0, y: 0, score, fullPage: true });
     }
-    const cands = coarseSearch(prep, capPyr, refDpi, dpis, page, cache).sort((a, b) => b.score - a.score);
-    coarse.push(...cands.slice(0, 2));
+    coarse.push(...distinctScales(coarseSearch(prep, capPyr, refDpi, dpis, page, cache), 3));
   });
   coarse.sort((a, b) => b.score - a.score);
-  for (const c of coarse.slice(0, maxResults)) {
-    const r = refine(refs[c.page], capPyr, refDpi, c);
+  // refine the 6 best coarse candidates to 1/2 resolution, the 2 best of those to full resolution
+  let mid = coarse.slice(0, 5).map((c) => {
+    let r = c;
+    for (const step of REFINE_STEPS.slice(0, 3)) r = refineStep(refs[c.page], capPyr, refDpi, r, step);
+    return r;
+  });
+  mid = mid.sort((a, b) => b.score - a.score).slice(0, Math.max(2, maxResults));
+  for (const c of mid) {
+    const r = refineStep(refs[c.page], capPyr, refDpi, c, REFINE_STEPS[3]);
     results.push({ page: r.page, dpi: r.dpi, x: (r.x * r.dpi) / refDpi, y: (r.y * r.dpi) / refDpi, score: r.score, fullPage: false });
   }
   results.sort((a, b) => b.score - a.score);

@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument } from 'pdf-lib';
+import type { WatermarkKey } from '@cp/watermark';
+import { closePdfRenderer, embedPdf, extractPdf, pdfPageTexts, PdfWatermarkError, PdfWatermarkErrorCode } from './index';
+
+const CORPUS = '/work/shared/corpus/pdfs';
+const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
+const PAYLOAD = 0x0123456789abcdefn;
+
+const ROOT = resolve(__dirname, '../../..');
+const original = readFileSync(`${CORPUS}/text-1-page.pdf`);
+let marked: Buffer;
+
+interface Summary {
+  status: string;
+  payload?: string;
+  confidence: number;
+  page?: number;
+  capturedFromImage: boolean;
+}
+interface PipelineOutput {
+  psnr: number;
+  fromPdf: Summary;
+  fromPng150: Summary;
+  fromCropJpeg: Summary;
+  unmarkedPdf: Summary;
+  unmarkedCapture: Summary;
+  otherKey: Summary;
+}
+let pipeline: PipelineOutput;
+const HEX = PAYLOAD.toString(16);
+
+/** A minimal valid PDF whose trailer carries an /Encrypt dictionary (pdf-lib cannot encrypt). */
+function encryptedPdf(): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
+    '<< /Filter /Standard /V 1 /R 2 /O (0123456789abcdef0123456789abcdef) /U (0123456789abcdef0123456789abcdef) /P -4 >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) body += `${String(off).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+async function embedError(pdf: Buffer): Promise<PdfWatermarkErrorCode | 'no error' | 'other error'> {
+  try {
+    await embedPdf(pdf, PAYLOAD, { key: KEY });
+    return 'no error';
+  } catch (err) {
+    return err instanceof PdfWatermarkError ? err.code : 'other error';
+  }
+}
+
+// The embed/extract pipeline runs once in plain Node (see testing/pipeline-cli.ts: the image engine is far slower
+// inside Jest's sandbox); the tests below assert on its results and on the marked file it wrote.
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wm-pdf-spec-'));
+  try {
+    const markedPath = join(dir, 'marked.pdf');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', join(ROOT, 'tools/register.js'), join(__dirname, 'testing/pipeline-cli.ts'), `${CORPUS}/text-1-page.pdf`, markedPath],
+      { cwd: ROOT, maxBuffer: 1 << 20 },
+    );
+    pipeline = JSON.parse(stdout) as PipelineOutput;
+    marked = readFileSync(markedPath);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await closePdfRenderer();
+});
+
+describe('embedPdf', () => {
+  it('keeps page count, page sizes, text and metadata; grows the file by a bounded amount', async () => {
+    const before = await PDFDocument.load(original, { updateMetadata: false });
+    const after = await PDFDocument.load(marked, { updateMetadata: false });
+    expect(after.getPageCount()).toBe(before.getPageCount());
+    after.getPages().forEach((p, i) => expect(p.getSize()).toEqual(before.getPage(i).getSize()));
+    expect(after.getProducer()).toBe(before.getProducer());
+    expect(after.getTitle()).toBe(before.getTitle());
+    const textBefore = await pdfPageTexts(original);
+    const textAfter = await pdfPageTexts(marked);
+    expect(textAfter).toEqual(textBefore);
+    expect(textAfter[0]).toContain('Introduction');
+    expect(marked.length - original.length).toBeLessThan(Math.max(0.2 * original.length, 200 * 1024 * after.getPageCount()));
+  });
+
+  it('stays invisible: PSNR of the 150 dpi rendering ≥ 40 dB', () => {
+    expect(pipeline.psnr).toBeGreaterThanOrEqual(40);
+    expect(pipeline.psnr).toBeLessThan(60); // the mark is there
+  });
+
+  it('rejects encrypted, truncated and non-PDF input with typed errors', async () => {
+    expect(await embedError(encryptedPdf())).toBe(PdfWatermarkErrorCode.ENCRYPTED);
+    expect(await embedError(original.subarray(0, Math.floor(original.length / 2)))).toBe(PdfWatermarkErrorCode.DAMAGED);
+    expect(await embedError(Buffer.from('hello, not a pdf'))).toBe(PdfWatermarkErrorCode.NOT_PDF);
+    await expect(embedPdf(original, PAYLOAD, { key: KEY, maxPages: 0 })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.TOO_MANY_PAGES });
+  });
+});
+
+describe('extractPdf', () => {
+  it('recovers the payload from the marked PDF itself', () => {
+    expect(pipeline.fromPdf).toMatchObject({ status: 'detected', payload: HEX, page: 1, capturedFromImage: false });
+  });
+
+  it('recovers the payload from a 150 dpi PNG capture of the page', () => {
+    expect(pipeline.fromPng150).toMatchObject({ status: 'detected', payload: HEX, page: 1, capturedFromImage: true });
+  });
+
+  it('recovers the payload from a cropped JPEG capture (middle half, 96 dpi, quality 70)', () => {
+    expect(pipeline.fromCropJpeg).toMatchObject({ status: 'detected', payload: HEX, page: 1, capturedFromImage: true });
+  });
+
+  it('does not detect a mark in the unmarked PDF, an unmarked capture, or with another key', () => {
+    expect(pipeline.unmarkedPdf.status).toBe('not_detected');
+    expect(pipeline.unmarkedPdf.payload).toBeUndefined();
+    expect(pipeline.unmarkedCapture.status).toBe('not_detected');
+    expect(pipeline.otherKey.status).not.toBe('detected');
+    expect(pipeline.otherKey.payload).toBeUndefined();
+  });
+
+  it('reports unsupported inspected files and an unusable original without throwing', async () => {
+    expect((await extractPdf(Buffer.from('garbage'), original, { key: KEY })).status).toBe('unsupported');
+    expect((await extractPdf(marked, encryptedPdf(), { key: KEY })).status).toBe('error');
+  });
+});
