@@ -5,7 +5,7 @@
 //   node tools/build.mjs            build everything
 //   node tools/build.mjs apps/orders  build what one folder needs (its libs are always built)
 import { transformFileSync } from '@swc/core';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -13,15 +13,19 @@ const out = path.join(root, 'dist');
 const swcrc = JSON.parse(readFileSync(path.join(root, '.swcrc'), 'utf8'));
 const { compilerOptions } = JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8'));
 
-function sources(dir) {
+function files(dir, keep) {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) {
-      return name === '__fixtures__' ? [] : sources(full);
+      return name === '__fixtures__' ? [] : files(full, keep);
     }
-    return full.endsWith('.ts') && !full.endsWith('.spec.ts') && !full.endsWith('.d.ts') ? [full] : [];
+    return keep(full) ? [full] : [];
   });
 }
+
+const isSource = (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.d.ts');
+// Plain ES modules loaded by path at run time (the PDF renderer's worker thread) are copied as they are.
+const isRuntimeAsset = (file) => file.endsWith('.mjs');
 
 const targets = process.argv.slice(2);
 const folders = targets.length > 0 ? [...targets, 'libs'] : ['apps', 'libs'];
@@ -30,7 +34,12 @@ if (targets.length === 0) {
 }
 let count = 0;
 for (const folder of folders) {
-  for (const file of sources(path.join(root, folder))) {
+  for (const asset of files(path.join(root, folder), isRuntimeAsset)) {
+    const target = path.join(out, path.relative(root, asset));
+    mkdirSync(path.dirname(target), { recursive: true });
+    copyFileSync(asset, target);
+  }
+  for (const file of files(path.join(root, folder), isSource)) {
     const { code, map } = transformFileSync(file, {
       ...swcrc,
       swcrc: false,

@@ -1,15 +1,16 @@
 /* PDF watermark benchmark: page PSNR, size growth, recovery per attack, false positives, speed.
- * Run: cd /work/main && node -r ./tools/register.js tools/bench-watermark-pdf/main.ts [--quick]
- * Prints a table, writes bench-results/watermark-pdf.json. Reads the corpus from /work/shared/corpus/pdfs (never copied). */
+ * Run from the repository root: node -r ./tools/register.js tools/bench-watermark-pdf/main.ts [--quick]
+ * Prints a table, writes bench-results/watermark-pdf.json. Reads the corpus from ../shared/corpus/pdfs beside the repository (never copied). */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import type { WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, PdfExtractResult, renderPdfPages } from '@cp/watermark-pdf';
 
 const QUICK = process.argv.includes('--quick');
-const CORPUS = '/work/shared/corpus/pdfs';
+// The corpus sits beside the repository (../shared), wherever the clone is.
+const CORPUS = resolve(__dirname, '../../../shared/corpus/pdfs');
 const DOCS = ['text-1-page.pdf', 'text-6-pages.pdf', 'raster-2-pages.pdf'];
 const OUT = 'bench-results';
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };

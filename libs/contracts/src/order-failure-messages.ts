@@ -8,6 +8,7 @@ export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
   [OrderFailureCode.WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED]:
     '지원하지 않는 이미지 색상 모드입니다. BMP는 24비트 RGB 또는 1/8비트 그레이스케일, TIFF는 단일 페이지 8비트 RGB 또는 1/8비트 그레이스케일(알파 없음)만 지원합니다.',
   [OrderFailureCode.WATERMARK_FILE_INVALID]: '파일을 읽을 수 없습니다. 파일 형식과 내용을 확인한 뒤 다시 시도해 주세요.',
+  [OrderFailureCode.WATERMARK_PDF_ENCRYPTED]: '암호화되었거나 보호된 PDF에는 워터마크를 넣을 수 없습니다. 보호를 해제한 뒤 다시 시도해 주세요.',
   [OrderFailureCode.WATERMARK_FILE_TOO_LARGE]: '파일 크기가 허용 범위를 초과했습니다.',
   [OrderFailureCode.WATERMARK_SOURCE_URL_FAILED]: '원본 파일 URL에서 파일을 가져오지 못했습니다. URL이 공개 HTTPS 주소인지 확인해 주세요.',
   [OrderFailureCode.ORDER_TIMEOUT]: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.',

@@ -1,1 +1,2 @@
 export * from './test-infra';
+export * from './pdf-fixtures';

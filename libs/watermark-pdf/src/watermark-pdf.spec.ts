@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { encryptedPdfFixture } from '@cp/testing';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,7 +8,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, pdfPageTexts, PdfWatermarkError, PdfWatermarkErrorCode } from './index';
 
-const CORPUS = '/work/shared/corpus/pdfs';
+// The corpus sits beside the repository (../shared), wherever the clone is.
+const CORPUS = resolve(__dirname, '../../../../shared/corpus/pdfs');
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
 const PAYLOAD = 0x0123456789abcdefn;
 
@@ -34,26 +36,7 @@ interface PipelineOutput {
 let pipeline: PipelineOutput;
 const HEX = PAYLOAD.toString(16);
 
-/** A minimal valid PDF whose trailer carries an /Encrypt dictionary (pdf-lib cannot encrypt). */
-function encryptedPdf(): Buffer {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
-    '<< /Filter /Standard /V 1 /R 2 /O (0123456789abcdef0123456789abcdef) /U (0123456789abcdef0123456789abcdef) /P -4 >>',
-  ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(body.length);
-    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const off of offsets) body += `${String(off).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(body, 'latin1');
-}
+const encryptedPdf = encryptedPdfFixture;
 
 async function embedError(pdf: Buffer): Promise<PdfWatermarkErrorCode | 'no error' | 'other error'> {
   try {

@@ -1,7 +1,7 @@
-import { MediaKind, OrderFailureCode } from '@cp/contracts';
-import { DetectionStatus } from '@cp/contracts';
+import { DetectionStatus, MediaKind, OrderFailureCode } from '@cp/contracts';
 import { embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
-import { Inject, Injectable } from '@nestjs/common';
+import { closePdfRenderer, embedPdf, extractPdf, PdfWatermarkError, PdfWatermarkErrorCode } from '@cp/watermark-pdf';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
 export type MarkAlgorithm = 'v2' | 'v3';
@@ -32,6 +32,14 @@ const REJECTION_CODES: Record<WatermarkErrorCode, OrderFailureCode> = {
   [WatermarkErrorCode.TOO_MANY_PIXELS]: OrderFailureCode.WATERMARK_FILE_TOO_LARGE,
 };
 
+const PDF_REJECTION_CODES: Record<PdfWatermarkErrorCode, OrderFailureCode> = {
+  [PdfWatermarkErrorCode.NOT_PDF]: OrderFailureCode.WATERMARK_FILE_INVALID,
+  [PdfWatermarkErrorCode.DAMAGED]: OrderFailureCode.WATERMARK_FILE_INVALID,
+  [PdfWatermarkErrorCode.ENCRYPTED]: OrderFailureCode.WATERMARK_PDF_ENCRYPTED,
+  [PdfWatermarkErrorCode.TOO_MANY_PAGES]: OrderFailureCode.WATERMARK_FILE_TOO_LARGE,
+  [PdfWatermarkErrorCode.PAGE_NOT_MARKABLE]: OrderFailureCode.WATERMARK_FILE_TOO_LARGE,
+};
+
 const CONTENT_TYPES: Record<string, string> = {
   jpeg: 'image/jpeg',
   png: 'image/png',
@@ -42,7 +50,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** The watermark library behind one seam: the processor's use cases and their tests talk to this. */
 @Injectable()
-export class WatermarkEngine {
+export class WatermarkEngine implements OnApplicationShutdown {
   private readonly key: WatermarkKey;
   /** Orders made through the v2 API: another key version, so v3 extract never detects their marks (spec 9.5). */
   private readonly v2Key: WatermarkKey;
@@ -53,34 +61,48 @@ export class WatermarkEngine {
   }
 
   /**
-   * Looks for a v3 mark in `inspected`, registered against `original`. Never throws for bad input:
-   * files outside the supported range are `unsupported`, a real failure is `error`.
+   * Looks for a mark of `algorithm` in `inspected`, registered against `original` (an image, or a PDF
+   * whose page the inspected PDF or capture shows). Never throws for bad input: files outside the
+   * supported range are `unsupported`, a real failure is `error`.
    */
   async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<Detection> {
-    if (originalKind === 'pdf') {
-      // PDF originals need the PDF engine (not built yet): the check cannot be made, and is refunded.
-      return { status: 'unsupported', confidence: 0, method: 'none', capturedFromPdf: false };
-    }
-    // v3 extract looks for v3 marks only (spec 9.5); `v2` is there for a v2 extract path.
+    // v3 extract looks for v3 marks only, v2 extract for v2 marks (spec 9.5).
     const key = algorithm === 'v2' ? this.v2Key : this.key;
+    if (originalKind === 'pdf') {
+      const result = await extractPdf(inspected, original, { key });
+      return {
+        status: result.status,
+        payload: result.payload,
+        confidence: result.confidence,
+        method: result.capturedFromImage ? 'pdf-page-capture' : 'pdf',
+        capturedFromPdf: result.capturedFromImage,
+      };
+    }
     const result = await extractImage(inspected, original, { key, maxPixels: this.config.watermark.maxPixels });
     return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, capturedFromPdf: false };
   }
 
   async embed(input: Buffer, payload: bigint, mediaKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<{ data: Buffer; contentType: string }> {
-    if (mediaKind === 'pdf') {
-      // PDF marks are a separate engine (not built yet): fail clearly instead of hanging or crashing.
-      throw new InputRejected(OrderFailureCode.PROCESSING_ERROR, 'PDF watermarking is not available yet');
-    }
+    const key = algorithm === 'v2' ? this.v2Key : this.key;
     try {
-      const key = algorithm === 'v2' ? this.v2Key : this.key;
+      if (mediaKind === 'pdf') {
+        return { data: await embedPdf(input, payload, { key }), contentType: 'application/pdf' };
+      }
       const result = await embedImage(input, payload, { key, maxPixels: this.config.watermark.maxPixels });
       return { data: result.data, contentType: CONTENT_TYPES[result.format] ?? 'application/octet-stream' };
     } catch (error) {
       if (error instanceof WatermarkError) {
         throw new InputRejected(REJECTION_CODES[error.code], error.message);
       }
+      if (error instanceof PdfWatermarkError) {
+        throw new InputRejected(PDF_REJECTION_CODES[error.code], error.message);
+      }
       throw error;
     }
+  }
+
+  /** The PDF renderer runs in a worker thread: stop it with the service. */
+  async onApplicationShutdown(): Promise<void> {
+    await closePdfRenderer();
   }
 }
