@@ -4,7 +4,6 @@ import {
   CreateEmbedOrderDto,
   CreateExtractOrderCommand,
   CreateExtractOrderDto,
-  DomainException,
   DownloadQuery,
   DownloadView,
   ErrorCode,
@@ -18,13 +17,7 @@ import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../auth/caller';
-
-function checked(value: string, pattern: RegExp, code: ErrorCode): string {
-  if (!pattern.test(value)) {
-    throw new DomainException(code, `path id ${value} does not match ${pattern.source}`);
-  }
-  return value;
-}
+import { pathId } from '../http/path-id';
 
 /** v3 watermark orders: thin HTTP layer; the orders service holds the rules. */
 @ApiTags('orders (v3)')
@@ -52,14 +45,14 @@ export class OrdersController {
   @ApiOperation({ summary: 'Get a watermark order (spec 4.3)' })
   get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<WatermarkOrderView> {
     // Not an order id at all: there is no such order.
-    const query: GetOrderQuery = { caller, orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
+    const query: GetOrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
     return this.rpc.request<WatermarkOrderView>(RpcPatterns.ordersGet, query);
   }
 
   @Get(':orderId/download')
   @ApiOperation({ summary: 'Download URL for the results of a completed embed order (spec 4.4)' })
   download(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DownloadView> {
-    const query: DownloadQuery = { caller, orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
+    const query: DownloadQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
     return this.rpc.request<DownloadView>(RpcPatterns.ordersDownload, query);
   }
 
@@ -68,8 +61,8 @@ export class OrdersController {
   downloadOutput(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('fileId') fileId: string): Promise<DownloadView> {
     const query: DownloadQuery = {
       caller,
-      orderId: checked(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
-      outputFileId: checked(fileId, OUTPUT_FILE_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
+      orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
+      outputFileId: pathId(fileId, OUTPUT_FILE_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
     };
     return this.rpc.request<DownloadView>(RpcPatterns.ordersDownload, query);
   }

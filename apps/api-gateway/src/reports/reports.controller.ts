@@ -17,13 +17,11 @@ import { Body, Controller, Get, HttpStatus, Param, Post, Res } from '@nestjs/com
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller } from '../auth/caller';
+import { pathId } from '../http/path-id';
 
 /** Path parameters that do not match their pattern are VALIDATION_FAILED (spec 4: v3 report endpoints). */
 export function orderIdOf(raw: string): string {
-  if (!ORDER_ID_PATTERN.test(raw)) {
-    throw new DomainException(ErrorCode.VALIDATION_FAILED, `order id ${raw} does not match ${ORDER_ID_PATTERN.source}`);
-  }
-  return raw;
+  return pathId(raw, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED);
 }
 
 export function localeOf(raw: string): ReportLocale {

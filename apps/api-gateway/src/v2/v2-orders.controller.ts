@@ -4,7 +4,6 @@ import {
   CreateV2EmbedOrderDto,
   CreateV2ExtractOrderCommand,
   CreateV2ExtractOrderDto,
-  DomainException,
   ErrorCode,
   ORDER_ID_PATTERN,
   RpcPatterns,
@@ -22,14 +21,8 @@ import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../auth/caller';
+import { pathId } from '../http/path-id';
 import { V2DeprecatedInterceptor, V2SunsetInterceptor } from './v2-deprecation.interceptor';
-
-function orderIdOf(raw: string, notFound: ErrorCode): string {
-  if (!ORDER_ID_PATTERN.test(raw)) {
-    throw new DomainException(notFound, `path id ${raw} is not an order id`);
-  }
-  return raw;
-}
 
 /**
  * The deprecated v2 order routes: thin HTTP layer over the orders service. `stats/recent` is declared
@@ -69,7 +62,7 @@ export class V2OrdersController {
   @UseInterceptors(V2DeprecatedInterceptor)
   @ApiOperation({ summary: 'v2 order detail (spec 2.7, 4.11); use GET /api/v3/orders/{orderId}', deprecated: true })
   get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2OrderDetailView> {
-    const query: V2OrderQuery = { caller, orderId: orderIdOf(orderId, ErrorCode.RESOURCE_NOT_FOUND) };
+    const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
     return this.rpc.request<V2OrderDetailView>(RpcPatterns.ordersV2Get, query);
   }
 
@@ -77,14 +70,14 @@ export class V2OrdersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'New upload URLs valid 1 hour for a pending order (spec 4.12)' })
   refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2RefreshUrlsView> {
-    const query: V2OrderQuery = { caller, orderId: orderIdOf(orderId, ErrorCode.WEBHOOK_NOT_FOUND) };
+    const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.WEBHOOK_NOT_FOUND) };
     return this.rpc.request<V2RefreshUrlsView>(RpcPatterns.ordersV2RefreshUrls, query);
   }
 
   @Get(':orderId/download-urls')
   @ApiOperation({ summary: 'Result URLs per output file and a ZIP archiveUrl, valid up to 1 hour (spec 4.17)' })
   downloadUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2DownloadUrlsView> {
-    const query: V2OrderQuery = { caller, orderId: orderIdOf(orderId, ErrorCode.VALIDATION_FAILED) };
+    const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
     return this.rpc.request<V2DownloadUrlsView>(RpcPatterns.ordersV2DownloadUrls, query);
   }
 }
