@@ -269,7 +269,8 @@ describe('PDF watermark-detection reports', () => {
         (current) => current.length === 1 && current[0].order_expired,
       );
       expect(rows[0].object_key).toBeNull();
-      expect((await download(report.download?.url ?? '')).status).toBe(404);
+      // The PDF is deleted right after that commit.
+      expect(await eventually(async () => (await download(report.download?.url ?? '')).status, (status) => status === 404)).toBe(404);
       for (const response of [await getReport(owner.testKey, order.orderId, 'en-US'), await getReport(owner.testKey, order.orderId, 'ko-KR'), await requestReport(owner.testKey, order.orderId, 'en-US')]) {
         expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: { code: 'ORDER_EXPIRED' } });
       }
