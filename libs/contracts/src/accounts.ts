@@ -1,4 +1,5 @@
-import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { EventSubjects } from './subjects';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -20,6 +21,20 @@ export class CallerContext {
 
   @IsIn(['live', 'test'])
   mode!: KeyMode;
+}
+
+/** Base of every command and query made on behalf of a caller. */
+export class CallerScoped {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CallerContext)
+  caller!: CallerContext;
+}
+
+/** Base of every command and query about one of the caller's orders. */
+export class OrderScoped extends CallerScoped {
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
 }
 
 /** `evt.gateway.account.created` */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { CallerContext } from './accounts';
+import { CallerScoped, OrderScoped } from './accounts';
 import { CodePointLength, IsPublicHttpsUrl } from './validators';
 
 export const EMBED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff', 'pdf'] as const;
@@ -52,12 +52,7 @@ export class CreateEmbedOrderDto {
 }
 
 /** `orders.create-embed` */
-export class CreateEmbedOrderCommand {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class CreateEmbedOrderCommand extends CallerScoped {
   @IsDefined()
   @ValidateNested()
   @Type(() => CreateEmbedOrderDto)
@@ -65,15 +60,7 @@ export class CreateEmbedOrderCommand {
 }
 
 /** `orders.download` (whole order) and `orders.download-output` (one output). */
-export class DownloadQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
-  @Matches(/^[0-9]{1,20}$/)
-  orderId!: string;
-
+export class DownloadQuery extends OrderScoped {
   @IsOptional()
   @Matches(/^[0-9]+-[0-9]+$/)
   outputFileId?: string;

@@ -16,7 +16,7 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { CallerContext } from './accounts';
+import { CallerScoped } from './accounts';
 import { DetectionStatus, MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -96,12 +96,7 @@ export class CreateExtractOrderDto {
 }
 
 /** `orders.create-extract` */
-export class CreateExtractOrderCommand {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class CreateExtractOrderCommand extends CallerScoped {
   @IsDefined()
   @ValidateNested()
   @Type(() => CreateExtractOrderDto)

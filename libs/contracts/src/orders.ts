@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsDefined, Matches, ValidateNested } from 'class-validator';
-import { CallerContext } from './accounts';
+import { Matches } from 'class-validator';
+import { CallerScoped } from './accounts';
 
 export const ORDER_ID_PATTERN = /^[0-9]{1,20}$/;
 export const OUTPUT_FILE_ID_PATTERN = /^[0-9]+-[0-9]+$/;
@@ -49,12 +48,7 @@ export interface WatermarkOrderView {
 }
 
 /** `orders.get` */
-export class GetOrderQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class GetOrderQuery extends CallerScoped {
   @Matches(ORDER_ID_PATTERN)
   orderId!: string;
 }

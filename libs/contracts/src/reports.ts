@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsISO8601, Matches, Min, ValidateNested } from 'class-validator';
-import { CallerContext } from './accounts';
+import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
+import { OrderScoped } from './accounts';
 import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
 import { WatermarkOrderType } from './order-events';
 import { EventSubjects } from './subjects';
@@ -26,15 +25,7 @@ export class ReportStatusChangedEvent {
 }
 
 /** `orders.report-context`: what a report is made from (only for the caller's own order). */
-export class ReportContextQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
-  @Matches(/^[0-9]{1,20}$/)
-  orderId!: string;
-}
+export class ReportContextQuery extends OrderScoped {}
 
 export interface ReportContextFile {
   role: 'original' | 'inspected' | 'input';
@@ -87,15 +78,7 @@ export class RequestReportBody {
 }
 
 /** `reports.request`: create a report for the caller's order and locale, or return the current one. */
-export class RequestReportCommand {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
-  @Matches(/^[0-9]{1,20}$/)
-  orderId!: string;
-
+export class RequestReportCommand extends OrderScoped {
   @IsIn(REPORT_LOCALES)
   locale!: ReportLocale;
 }

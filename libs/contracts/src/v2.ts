@@ -16,7 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CallerContext } from './accounts';
+import { CallerScoped, OrderScoped } from './accounts';
 import { WatermarkTextDto } from './embed-orders';
 import { OrderStatus } from './orders';
 import { UploadUrlsQuery } from './uploads';
@@ -114,24 +114,14 @@ export class CreateV2ExtractOrderDto {
   includeOriginal?: boolean;
 }
 
-export class CreateV2EmbedOrderCommand {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class CreateV2EmbedOrderCommand extends CallerScoped {
   @IsDefined()
   @ValidateNested()
   @Type(() => CreateV2EmbedOrderDto)
   request!: CreateV2EmbedOrderDto;
 }
 
-export class CreateV2ExtractOrderCommand {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class CreateV2ExtractOrderCommand extends CallerScoped {
   @IsDefined()
   @ValidateNested()
   @Type(() => CreateV2ExtractOrderDto)
@@ -139,15 +129,7 @@ export class CreateV2ExtractOrderCommand {
 }
 
 /** `orders.v2-get`, `orders.v2-refresh-urls`, `orders.v2-download-urls` */
-export class V2OrderQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
-  @Matches(/^[0-9]{1,20}$/)
-  orderId!: string;
-}
+export class V2OrderQuery extends OrderScoped {}
 
 export class V2RecentStatsParams {
   @ApiPropertyOptional({ description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today' })
@@ -157,12 +139,7 @@ export class V2RecentStatsParams {
 }
 
 /** `orders.v2-stats-recent` */
-export class V2RecentStatsQuery {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-
+export class V2RecentStatsQuery extends CallerScoped {
   @IsOptional()
   @Matches(/^\d{4}-\d{2}-\d{2}$/)
   date?: string;

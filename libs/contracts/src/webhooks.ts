@@ -2,7 +2,6 @@
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
-  IsDefined,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -12,9 +11,8 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
-import { CallerContext } from './accounts';
+import { CallerScoped } from './accounts';
 
 /** Request/reply subjects served by the webhooks service. */
 export const WebhookRpcPatterns = {
@@ -109,12 +107,7 @@ export class ListWebhookEventsParams {
 
 // ---- RPC commands and queries ----
 
-class WebhookCallerPayload {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CallerContext)
-  caller!: CallerContext;
-}
+class WebhookCallerPayload extends CallerScoped {}
 
 /** `webhooks.list` */
 export class ListWebhooksQuery extends WebhookCallerPayload {}
