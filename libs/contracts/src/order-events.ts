@@ -33,7 +33,8 @@ export class ExtractOutcome {
   watermarkText?: string | null;
 }
 
-class OrderEventBase {
+/** Which order an event is about, and whose. */
+class OrderIdentity {
   @Matches(/^[0-9]{1,20}$/)
   orderId!: string;
 
@@ -45,7 +46,9 @@ class OrderEventBase {
 
   @IsIn(ORDER_TYPES)
   orderType!: WatermarkOrderType;
+}
 
+class OrderEventBase extends OrderIdentity {
   @IsIn(['v2', 'v3'])
   apiVersion!: 'v2' | 'v3';
 
@@ -96,20 +99,8 @@ export class OrderFailedEvent extends OrderEventBase {
 }
 
 /** `evt.orders.order.status-changed`: every change of an order's status. */
-export class OrderStatusChangedEvent {
+export class OrderStatusChangedEvent extends OrderIdentity {
   static readonly subject = EventSubjects.orderStatusChanged;
-
-  @Matches(/^[0-9]{1,20}$/)
-  orderId!: string;
-
-  @Matches(/^[0-9]{1,20}$/)
-  accountId!: string;
-
-  @IsIn(['live', 'test'])
-  mode!: 'live' | 'test';
-
-  @IsIn(ORDER_TYPES)
-  orderType!: WatermarkOrderType;
 
   @IsIn(['pending', 'inProgress', 'complete', 'failed', 'expired'])
   status!: OrderStatus;
