@@ -1,6 +1,6 @@
 // The platform foundation over HTTP against all eight services, each its own process.
 import { DataSource } from 'typeorm';
-import { SERVICE_NAMES } from '../tools/stack/stack';
+import { SERVICE_NAMES } from '@cp/stack';
 import { accountsRepository, api, createAccount, eventually, layout, openSchema, stack, TestAccount } from './support/e2e-stack';
 
 describe('platform foundation', () => {

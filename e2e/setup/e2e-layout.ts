@@ -1,4 +1,6 @@
 import path from 'node:path';
+// Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ROOT, SERVICE_NAMES, ServiceName, StackLayout } from '../../tools/stack/stack';
 
 /**

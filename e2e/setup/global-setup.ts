@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+// Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createDatabase, ensureNats, ensurePostgres, newStack, StackProcesses } from '../../tools/stack/stack';
 import { e2eLayout } from './e2e-layout';
 

@@ -1,4 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
+// Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { StackProcesses } from '../../tools/stack/stack';
 import { e2eLayout } from './e2e-layout';
 

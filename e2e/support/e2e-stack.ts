@@ -6,7 +6,7 @@ import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { writeFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { e2eLayout } from '../setup/e2e-layout';
-import { databaseUrl, gatewayUrl, StackProcesses } from '../../tools/stack/stack';
+import { databaseUrl, gatewayUrl, StackProcesses } from '@cp/stack';
 
 export const layout = e2eLayout();
 

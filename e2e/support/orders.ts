@@ -2,7 +2,7 @@ import { WatermarkOrderView } from '@cp/contracts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT } from '../../tools/stack/stack';
+import { ROOT } from '@cp/stack';
 import { api, ApiResponse, eventually } from './e2e-stack';
 
 export const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus');
