@@ -6,6 +6,10 @@ import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer
 import { register } from './register';
 import { DEFAULT_MAX_PIXELS, ExtractOptions, ExtractResult, WatermarkErrorCode, WatermarkKey } from './types';
 
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+const num = Number;
+
 /** A check-passing candidate needs at least this confidence to be reported as `detected`. */
 export const DETECT_THRESHOLD = 0.2;
 /** Registration is trusted above this NCC of the aligned overlap. */
@@ -21,7 +25,7 @@ function zFromCells(layer: Layer, amp: Float32Array, e: Float32Array, v: Float32
     soft[layer.bit[c]] += (a * layer.chip[c] * e[c]) / v[c];
     vr[layer.bit[c]] += (a * a) / v[c];
   }
-  for (let i = 0; i < CODED_BITS; i++) soft[i] = vr[i] > 0 ? soft[i] / Math.sqrt(vr[i]) : 0;
+  for (let i = 0; i < CODED_BITS; i++) soft[i] = vr[i] > 0 ? soft[i] / math.sqrt(vr[i]) : 0;
   return soft;
 }
 
@@ -31,8 +35,8 @@ function smoothCells(x: Float32Array, nx: number, ny: number, r: number): Float3
     for (let xx = 0; xx < nx; xx++) {
       let s = 0;
       let n = 0;
-      for (let b = Math.max(0, y - r); b <= Math.min(ny - 1, y + r); b++) {
-        for (let a = Math.max(0, xx - r); a <= Math.min(nx - 1, xx + r); a++) {
+      for (let b = math.max(0, y - r); b <= math.min(ny - 1, y + r); b++) {
+        for (let a = math.max(0, xx - r); a <= math.min(nx - 1, xx + r); a++) {
           const v = x[b * nx + a];
           if (v >= 0) {
             s += v;
@@ -63,8 +67,8 @@ function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Array, r:
     if (val !== val) continue;
     let fx = u[k] * nx - 0.5;
     let fy = v[k] * ny - 0.5;
-    let ix = Math.floor(fx);
-    let iy = Math.floor(fy);
+    let ix = math.floor(fx);
+    let iy = math.floor(fy);
     if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
     if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
     const c = iy * nx + ix;
@@ -87,7 +91,7 @@ function taps(n: number, cells: number): { i0: Int32Array; f: Float32Array } {
   const f = new Float32Array(n);
   for (let x = 0; x < n; x++) {
     let fx = ((x + 0.5) / n) * cells - 0.5;
-    let ix = Math.floor(fx);
+    let ix = math.floor(fx);
     if (ix < 0) { ix = 0; fx = 0; } else if (ix >= cells - 1) { ix = cells - 2; fx = 1; } else fx -= ix;
     i0[x] = ix;
     f[x] = fx;
@@ -148,14 +152,14 @@ function decodeLayers(zs: Float64Array[], key: WatermarkKey): DecodedPayload | n
 }
 
 export function confidenceOf(d: DecodedPayload): number {
-  return Math.max(0, Math.min(1, d.agreement));
+  return math.max(0, math.min(1, d.agreement));
 }
 
 /** Bilinear sample of plane p at index coordinates (x, y); NaN outside. */
 function sampleOrNaN(d: Float32Array, w: number, h: number, x: number, y: number): number {
-  if (!(x >= 0 && y >= 0 && x <= w - 1 && y <= h - 1)) return Number.NaN;
-  const x0 = Math.min(w - 2, Math.floor(x));
-  const y0 = Math.min(h - 2, Math.floor(y));
+  if (!(x >= 0 && y >= 0 && x <= w - 1 && y <= h - 1)) return num.NaN;
+  const x0 = math.min(w - 2, math.floor(x));
+  const y0 = math.min(h - 2, math.floor(y));
   const fx = x - x0;
   const fy = y - y0;
   const i = y0 * w + x0;
@@ -171,7 +175,7 @@ function localScale(H: Homography, w: number, h: number): number {
   const [a0, b0] = applyH(H, cx, cy);
   const [a1, b1] = applyH(H, cx + 1, cy);
   const [a2, b2] = applyH(H, cx, cy + 1);
-  return Math.sqrt(Math.abs((a1 - a0) * (b2 - b0) - (a2 - a0) * (b1 - b0)));
+  return math.sqrt(math.abs((a1 - a0) * (b2 - b0) - (a2 - a0) * (b1 - b0)));
 }
 
 const FIR_R = 2;
@@ -188,7 +192,7 @@ function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64
   const A = new Float64Array(n * n);
   const b = new Float64Array(n);
   const row = new Float64Array(n);
-  const step = Math.max(1, Math.round(Math.sqrt((w * h) / 16_000)));
+  const step = math.max(1, math.round(math.sqrt((w * h) / 16_000)));
   let cnt = 0;
   for (let y = R; y < h - R; y += step) {
     for (let x = R; x < w - R; x += step) {
@@ -198,7 +202,7 @@ function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64
         const base = (y + dy) * w + x;
         for (let dx = -R; dx <= R; dx++) {
           const v = W[base + dx];
-          if (Number.isNaN(v)) {
+          if (num.isNaN(v)) {
             ok = false;
             break;
           }
@@ -230,7 +234,7 @@ function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64
 function applyFir(W: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
   const R = FIR_R;
   const S = 2 * R + 1;
-  const out = new Float32Array(w * h).fill(Number.NaN);
+  const out = new Float32Array(w * h).fill(num.NaN);
   const bias = flip ? 0 : k[S * S];
   const off = flip ? 0 : 128;
   const offs = new Int32Array(S * S);
@@ -264,16 +268,16 @@ function fitLut(P: Float32Array, I: Float32Array): Float64Array | null {
   const bc = new Float64Array(bins);
   for (let k = 0; k < P.length; k++) {
     const o = P[k];
-    if (Number.isNaN(o)) continue;
-    const bin = Math.min(bins - 1, Math.max(0, Math.floor((o / 256) * bins)));
+    if (num.isNaN(o)) continue;
+    const bin = math.min(bins - 1, math.max(0, math.floor((o / 256) * bins)));
     bs[bin] += I[k];
     bc[bin] += 1;
   }
-  const lut = new Float64Array(bins).fill(Number.NaN);
+  const lut = new Float64Array(bins).fill(num.NaN);
   for (let b = 0; b < bins; b++) if (bc[b] >= 4) lut[b] = bs[b] / bc[b];
   let last = -1;
   for (let b = 0; b < bins; b++) {
-    if (Number.isNaN(lut[b])) continue;
+    if (num.isNaN(lut[b])) continue;
     if (last < 0) for (let j = 0; j < b; j++) lut[j] = lut[b];
     else for (let j = last + 1; j < b; j++) lut[j] = lut[last] + ((lut[b] - lut[last]) * (j - last)) / (b - last);
     last = b;
@@ -286,8 +290,8 @@ function fitLut(P: Float32Array, I: Float32Array): Float64Array | null {
 function lutAt(lut: Float64Array, o: number): number {
   const bins = lut.length;
   const t = (o / 256) * bins - 0.5;
-  const b0 = Math.max(0, Math.min(bins - 2, Math.floor(t)));
-  const f = Math.max(0, Math.min(1, t - b0));
+  const b0 = math.max(0, math.min(bins - 2, math.floor(t)));
+  const f = math.max(0, math.min(1, t - b0));
   return lut[b0] + (lut[b0 + 1] - lut[b0]) * f;
 }
 
@@ -319,7 +323,7 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
   // H maps inspected index coordinates to original index coordinates.
   const sigma = localScale(H, iw, ih);
   let src: Plane = { w: O.width, h: O.height, d: O.data };
-  if (sigma > 1.3) src = resize(src, Math.max(8, Math.round(O.width / sigma)), Math.max(8, Math.round(O.height / sigma)));
+  if (sigma > 1.3) src = resize(src, math.max(8, math.round(O.width / sigma)), math.max(8, math.round(O.height / sigma)));
   const rx = src.w / O.width;
   const ry = src.h / O.height;
   const qx = new Float32Array(n);
@@ -338,10 +342,10 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
   const lut1 = fitLut(W, I.data);
   if (!lut1) return null;
   const P1 = new Float32Array(n);
-  for (let k = 0; k < n; k++) P1[k] = Number.isNaN(W[k]) ? Number.NaN : lutAt(lut1, W[k]);
+  for (let k = 0; k < n; k++) P1[k] = num.isNaN(W[k]) ? num.NaN : lutAt(lut1, W[k]);
   // saturated inspected pixels carry no mark
   const Iu = new Float32Array(I.data);
-  for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = Number.NaN;
+  for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = num.NaN;
   const fir = fitFir(P1, Iu, iw, ih);
   const P = fir ? applyFir(P1, iw, ih, fir, false) : P1;
   const lut = fitLut(P, I.data);
@@ -351,21 +355,19 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
   let cnt = 0;
   for (let k = 0; k < n; k++) {
     const p = P[k];
-    if (Number.isNaN(p)) {
-      r[k] = Number.NaN;
+    if (num.isNaN(p)) {
+      r[k] = num.NaN;
       continue;
     }
     r[k] = I.data[k] - lutAt(lut, p);
-    absSum += Math.abs(r[k]);
+    absSum += math.abs(r[k]);
     cnt++;
   }
   if (cnt < 64) return null;
   const clip = 5 * (absSum / cnt) + 1;
   for (let k = 0; k < n; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
-  if (fir) {
-    const f = applyFir(r, iw, ih, fir, true);
-    r = f;
-  }
+  const r0 = r;
+  if (fir) r = applyFir(r, iw, ih, fir, true);
   const dims = gridDims(O.fullWidth, O.fullHeight);
   const layers = buildLayers(key, dims);
   const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
@@ -378,7 +380,7 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
     for (let c = 0; c < e.length; c++) {
       if (s.w1[c] < 0.5) continue;
       e[c] = s.p[c] / s.w1[c];
-      lv[c] = Math.max(0, s.r2[c] / s.w1[c] - e[c] * e[c]);
+      lv[c] = math.max(0, s.r2[c] / s.w1[c] - e[c] * e[c]);
     }
     const sm = smoothCells(lv, nx, ny, 1);
     const v = new Float32Array(nx * ny);
@@ -386,16 +388,257 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
     return zFromCells(layer, amps[l], e, v);
   });
   lastDiag = { H, scale: sigma, fir: fir !== null, zs };
-  return decodeLayers(zs, key);
+  const first = decodeLayers(zs, key);
+  if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
+  // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
+  const joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
+  if (!joint) return first;
+  const d = decodeSoft(joint, key);
+  return d.tagOk && (!first || d.agreement > first.agreement) ? d : first;
+}
+
+/** Pure 2-D correlation (flip = false) or convolution (flip = true) with the FIR taps; borders and NaN give 0. */
+function convolve(x: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
+  const R = FIR_R;
+  const out = new Float32Array(w * h);
+  for (let y = R; y < h - R; y++) {
+    for (let xx = R; xx < w - R; xx++) {
+      const c = y * w + xx;
+      let acc = 0;
+      let j = 0;
+      for (let dy = -R; dy <= R; dy++) {
+        for (let dx = -R; dx <= R; dx++) {
+          const v = flip ? x[c - dy * w - dx] : x[c + dy * w + dx];
+          acc += k[j++] * v;
+        }
+      }
+      out[c] = acc;
+    }
+  }
+  return out;
+}
+
+/** Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. */
+function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array): { c: Int32Array; fx: Float32Array; fy: Float32Array } {
+  const n = u.length;
+  const c = new Int32Array(n).fill(-1);
+  const fxs = new Float32Array(n);
+  const fys = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (!valid[k]) continue;
+    let fx = u[k] * nx - 0.5;
+    let fy = v[k] * ny - 0.5;
+    let ix = math.floor(fx);
+    let iy = math.floor(fy);
+    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
+    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
+    c[k] = iy * nx + ix;
+    fxs[k] = fx;
+    fys[k] = fy;
+  }
+  return { c, fx: fxs, fy: fys };
+}
+
+const JOINT_ITERS = 16;
+
+/**
+ * Weighted least-squares estimate of the 330 coded-bit signs from the residual r0 (mark + noise), with the mark modelled
+ * as FIR * (sum over both layers of bilinear cells carrying amp * chip * s[bit]); solved by conjugate gradients.
+ * Returns z-like soft values (estimate times the square root of the per-bit information).
+ */
+function jointSoft(
+  layers: Layer[],
+  amps: Float32Array[],
+  qx: Float32Array,
+  qy: Float32Array,
+  r0: Float32Array,
+  fir: Float64Array | null,
+  w: number,
+  h: number,
+): Float64Array | null {
+  const n = w * h;
+  const valid = new Uint8Array(n);
+  let cnt = 0;
+  for (let k = 0; k < n; k++) if (r0[k] === r0[k]) { valid[k] = 1; cnt++; }
+  if (cnt < 256) return null;
+  const taps = layers.map((L) => pixelTaps(L.nx, L.ny, qx, qy, valid));
+  // per-cell coefficient (relative embedding amplitude x chip), with the embedder's per-layer energy split
+  const coef = layers.map((L, l) => {
+    const a = amps[l];
+    let ms = 0;
+    for (let c = 0; c < a.length; c++) ms += a[c] * a[c];
+    const g = math.sqrt((l === 0 ? 0.4 : 0.6) / (ms / a.length));
+    const out = new Float32Array(a.length);
+    for (let c = 0; c < a.length; c++) out[c] = a[c] * g * L.chip[c];
+    return out;
+  });
+  // per-pixel weight: inverse local residual variance (fine cells, smoothed)
+  const L0 = layers[0];
+  const t0 = taps[0];
+  const sum = new Float32Array(L0.nx * L0.ny);
+  const sq = new Float32Array(L0.nx * L0.ny);
+  const num = new Float32Array(L0.nx * L0.ny);
+  const rr = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (!valid[k]) continue;
+    const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
+    rr[k] = r0[k];
+    sum[c] += r0[k];
+    sq[c] += r0[k] * r0[k];
+    num[c] += 1;
+  }
+  const lv = new Float32Array(sum.length).fill(-1);
+  for (let c = 0; c < lv.length; c++) if (num[c] > 0) lv[c] = math.max(0, sq[c] / num[c] - (sum[c] / num[c]) ** 2);
+  const sm = smoothCells(lv, L0.nx, L0.ny, 1);
+  const W = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (!valid[k]) continue;
+    const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
+    W[k] = 1 / (math.max(0, sm[c]) + 0.5);
+  }
+  const synth = (sv: Float64Array): Float32Array => {
+    const m = new Float32Array(n);
+    for (let l = 0; l < layers.length; l++) {
+      const { nx, bit } = layers[l];
+      const cf = coef[l];
+      const { c: cc, fx, fy } = taps[l];
+      for (let k = 0; k < n; k++) {
+        const c = cc[k];
+        if (c < 0) continue;
+        const a = cf[c] * sv[bit[c]];
+        const b = cf[c + 1] * sv[bit[c + 1]];
+        const d = cf[c + nx] * sv[bit[c + nx]];
+        const e = cf[c + nx + 1] * sv[bit[c + nx + 1]];
+        const x = fx[k];
+        const y = fy[k];
+        m[k] += (a + (b - a) * x) * (1 - y) + (d + (e - d) * x) * y;
+      }
+    }
+    return m;
+  };
+  const project = (img: Float32Array): Float64Array => {
+    const out = new Float64Array(CODED_BITS);
+    for (let l = 0; l < layers.length; l++) {
+      const { nx, bit } = layers[l];
+      const cf = coef[l];
+      const { c: cc, fx, fy } = taps[l];
+      for (let k = 0; k < n; k++) {
+        const c = cc[k];
+        if (c < 0) continue;
+        const val = img[k];
+        if (val === 0) continue;
+        const x = fx[k];
+        const y = fy[k];
+        out[bit[c]] += cf[c] * val * (1 - x) * (1 - y);
+        out[bit[c + 1]] += cf[c + 1] * val * x * (1 - y);
+        out[bit[c + nx]] += cf[c + nx] * val * (1 - x) * y;
+        out[bit[c + nx + 1]] += cf[c + nx + 1] * val * x * y;
+      }
+    }
+    return out;
+  };
+  const forward = (m: Float32Array): Float32Array => (fir ? convolve(m, w, h, fir, false) : m);
+  const adjoint = (m: Float32Array): Float32Array => (fir ? convolve(m, w, h, fir, true) : m);
+  const weigh = (m: Float32Array): Float32Array => {
+    for (let k = 0; k < n; k++) m[k] *= W[k];
+    return m;
+  };
+  // rhs and the per-bit information (diagonal) for the final scaling
+  const bvec = project(adjoint(weigh(rr)));
+  const diag = new Float64Array(CODED_BITS);
+  // diagonal estimate: energy of each bit's template, computed without the cross terms (squared coefficients)
+  for (let l = 0; l < layers.length; l++) {
+    const { nx, bit } = layers[l];
+    const cf = coef[l];
+    const { c: cc, fx, fy } = taps[l];
+    for (let k = 0; k < n; k++) {
+      const c = cc[k];
+      if (c < 0) continue;
+      const x = fx[k];
+      const y = fy[k];
+      const wk = W[k];
+      const a = (1 - x) * (1 - y);
+      const b = x * (1 - y);
+      const d = (1 - x) * y;
+      const e = x * y;
+      diag[bit[c]] += wk * (cf[c] * a) ** 2;
+      diag[bit[c + 1]] += wk * (cf[c + 1] * b) ** 2;
+      diag[bit[c + nx]] += wk * (cf[c + nx] * d) ** 2;
+      diag[bit[c + nx + 1]] += wk * (cf[c + nx + 1] * e) ** 2;
+    }
+  }
+  let dmean = 0;
+  for (let i = 0; i < CODED_BITS; i++) dmean += diag[i];
+  dmean /= CODED_BITS;
+  if (!(dmean > 0)) return null;
+  const lambda = 0.05 * dmean;
+  const apply = (sv: Float64Array): Float64Array => {
+    const out = project(adjoint(weigh(forward(synth(sv)))));
+    for (let i = 0; i < CODED_BITS; i++) out[i] += lambda * sv[i];
+    return out;
+  };
+  // conjugate gradients from 0
+  const x = new Float64Array(CODED_BITS);
+  const rres = Float64Array.from(bvec);
+  const pdir = Float64Array.from(bvec);
+  let rs = 0;
+  for (let i = 0; i < CODED_BITS; i++) rs += rres[i] * rres[i];
+  for (let it = 0; it < JOINT_ITERS && rs > 0; it++) {
+    const Ap = apply(pdir);
+    let pAp = 0;
+    for (let i = 0; i < CODED_BITS; i++) pAp += pdir[i] * Ap[i];
+    if (!(pAp > 0)) break;
+    const alpha = rs / pAp;
+    let rsNew = 0;
+    for (let i = 0; i < CODED_BITS; i++) {
+      x[i] += alpha * pdir[i];
+      rres[i] -= alpha * Ap[i];
+      rsNew += rres[i] * rres[i];
+    }
+    const beta = rsNew / rs;
+    rs = rsNew;
+    for (let i = 0; i < CODED_BITS; i++) pdir[i] = rres[i] + beta * pdir[i];
+  }
+  const z = new Float64Array(CODED_BITS);
+  for (let i = 0; i < CODED_BITS; i++) z[i] = x[i] * math.sqrt(diag[i]);
+  return z;
+}
+
+/** Per-pixel weights 1 / (1 + (g / 3)^2), g = largest absolute difference to the 8 neighbours: near 0 on edges. */
+const EDGE_T = 3;
+function edgeWeights(d: Float32Array, w: number, h: number): Float32Array {
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      const v = d[k];
+      let g = 0;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const a = math.abs(d[yy * w + xx] - v);
+          if (a > g) g = a;
+        }
+      }
+      const t = g / EDGE_T;
+      out[k] = 1 / (1 + t * t);
+    }
+  }
+  return out;
 }
 
 /** Blind decoding: the inspected image is assumed to be the whole marked image, possibly rescaled. */
-function blindDecode(I: LumaPlane, key: WatermarkKey): DecodedPayload | null {
-  const guesses = [1, 0.5, 0.25, 0.75, 2 / 3, 1 / 3];
+function blindDecode(I: LumaPlane, key: WatermarkKey, robust: boolean): DecodedPayload | null {
+  const guesses = robust ? [1, 0.5] : [1, 0.5, 0.25, 0.75, 2 / 3, 1 / 3];
+  const pw = robust ? edgeWeights(I.data, I.width, I.height) : null;
+  const wI = pw ? pw.map((wk, k) => wk * I.data[k]) : null;
   const seen = new Set<string>();
   let best: DecodedPayload | null = null;
   for (const g of guesses) {
-    const dims = gridDims(Math.round(I.fullWidth / g), Math.round(I.fullHeight / g));
+    const dims = gridDims(math.round(I.fullWidth / g), math.round(I.fullHeight / g));
     const id = JSON.stringify(dims);
     if (seen.has(id)) continue;
     seen.add(id);
@@ -405,7 +648,12 @@ function blindDecode(I: LumaPlane, key: WatermarkKey): DecodedPayload | null {
     const amps = amplitudeMaps(act, dims);
     const zs = layers.map((layer, l) => {
       const { nx, ny } = layer;
-      const m = cellMeans(I.data, I.width, I.height, nx, ny);
+      const m = cellMeans(wI ?? I.data, I.width, I.height, nx, ny);
+      if (pw) {
+        // edge-weighted cell means: ink strokes and other edges hardly count, flat paper carries the mark
+        const mw = cellMeans(pw, I.width, I.height, nx, ny);
+        for (let c = 0; c < m.length; c++) m[c] = mw[c] > 1e-3 ? m[c] / mw[c] : 0;
+      }
       const e = new Float32Array(nx * ny);
       const e2 = new Float32Array(nx * ny);
       for (let y = 0; y < ny; y++) {
@@ -421,7 +669,7 @@ function blindDecode(I: LumaPlane, key: WatermarkKey): DecodedPayload | null {
           e2[c] = e[c] * e[c];
         }
       }
-      const sm = smoothCells(e2, nx, ny, 2);
+      const sm = smoothCells(e2, nx, ny, 1);
       const v = new Float32Array(nx * ny);
       for (let c = 0; c < v.length; c++) v[c] = sm[c] + 0.5;
       return zFromCells(layer, amps[l], e, v);
@@ -441,7 +689,7 @@ function result(d: DecodedPayload | null, method: 'registered' | 'blind'): Extra
 
 /** Working scale that brings the original's fine cells to about 4 pixels. */
 function workScale(h: HeaderInfo): number {
-  return Math.min(1, 4 / fineCellSize(h.width, h.height));
+  return math.min(1, 4 / fineCellSize(h.width, h.height));
 }
 
 export async function extractImage(inspected: Buffer, original: Buffer | null, options: ExtractOptions): Promise<ExtractResult> {
@@ -465,14 +713,14 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
         return { status: 'error', confidence: 0, method: 'none' };
       }
       const s = workScale(oh);
-      const maxInspectedScale = Math.min(s, Math.sqrt(8_000_000 / (ih.width * ih.height)));
+      const maxInspectedScale = math.min(s, math.sqrt(8_000_000 / (ih.width * ih.height)));
       let O: LumaPlane;
       try {
         O = await decodeLuma(original, oh, s);
       } catch {
         return { status: 'error', confidence: 0, method: 'none' };
       }
-      const I = await decodeLuma(inspected, ih, Math.min(1, maxInspectedScale));
+      const I = await decodeLuma(inspected, ih, math.min(1, maxInspectedScale));
       const reg = register({ w: O.width, h: O.height, d: O.data }, { w: I.width, h: I.height, d: I.data });
       lastReg = reg;
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {
@@ -482,9 +730,15 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
         weak = r;
       }
     }
-    const blindScale = Math.min(1, Math.sqrt(2_000_000 / (ih.width * ih.height)));
+    const blindScale = math.min(1, math.sqrt(2_000_000 / (ih.width * ih.height)));
     const Ib = await decodeLuma(inspected, ih, blindScale);
-    const r = result(blindDecode(Ib, options.key), 'blind');
+    let bd = blindDecode(Ib, options.key, false);
+    if (!bd || confidenceOf(bd) < DETECT_THRESHOLD) {
+      // text scans and other edge-dominated images: edge-weighted cell means (scale guesses 1 and 1/2 only)
+      const rb = blindDecode(Ib, options.key, true);
+      if (rb && (!bd || rb.agreement > bd.agreement)) bd = rb;
+    }
+    const r = result(bd, 'blind');
     if (r && (r.status === 'detected' || !weak || r.confidence > weak.confidence)) return r;
     if (weak) return weak;
     return { status: 'not_detected', confidence: 0, method: registeredTried ? 'registered' : 'blind' };

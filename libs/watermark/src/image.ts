@@ -1,4 +1,6 @@
 /** Small float-image helpers (luma planes). */
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
 export interface Plane {
   w: number;
   h: number;
@@ -18,12 +20,12 @@ export function resize(src: Plane, tw: number, th: number): Plane {
   const tmp = new Float32Array(tw * src.h);
   for (let x = 0; x < tw; x++) {
     const a = x * sx;
-    const b = Math.min(src.w, (x + 1) * sx);
+    const b = math.min(src.w, (x + 1) * sx);
     for (let y = 0; y < src.h; y++) {
       let acc = 0;
       let wsum = 0;
-      for (let i = Math.floor(a); i < b; i++) {
-        const wgt = Math.min(i + 1, b) - Math.max(i, a);
+      for (let i = math.floor(a); i < b; i++) {
+        const wgt = math.min(i + 1, b) - math.max(i, a);
         acc += src.d[y * src.w + i] * wgt;
         wsum += wgt;
       }
@@ -32,12 +34,12 @@ export function resize(src: Plane, tw: number, th: number): Plane {
   }
   for (let y = 0; y < th; y++) {
     const a = y * sy;
-    const b = Math.min(src.h, (y + 1) * sy);
+    const b = math.min(src.h, (y + 1) * sy);
     for (let x = 0; x < tw; x++) {
       let acc = 0;
       let wsum = 0;
-      for (let i = Math.floor(a); i < b; i++) {
-        const wgt = Math.min(i + 1, b) - Math.max(i, a);
+      for (let i = math.floor(a); i < b; i++) {
+        const wgt = math.min(i + 1, b) - math.max(i, a);
         acc += tmp[i * tw + x] * wgt;
         wsum += wgt;
       }
@@ -51,8 +53,8 @@ export function resize(src: Plane, tw: number, th: number): Plane {
 export function sample(p: Plane, x: number, y: number): number {
   const xc = x < 0 ? 0 : x > p.w - 1 ? p.w - 1 : x;
   const yc = y < 0 ? 0 : y > p.h - 1 ? p.h - 1 : y;
-  const x0 = Math.min(p.w - 2, Math.floor(xc));
-  const y0 = Math.min(p.h - 2, Math.floor(yc));
+  const x0 = math.min(p.w - 2, math.floor(xc));
+  const y0 = math.min(p.h - 2, math.floor(yc));
   if (x0 < 0 || y0 < 0) return p.d[0];
   const fx = xc - x0;
   const fy = yc - y0;
@@ -86,8 +88,8 @@ export function solve(A: Float64Array, b: Float64Array, n: number): Float64Array
   const v = Float64Array.from(b);
   for (let c = 0; c < n; c++) {
     let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r * n + c]) > Math.abs(M[p * n + c])) p = r;
-    if (Math.abs(M[p * n + c]) < 1e-12) return null;
+    for (let r = c + 1; r < n; r++) if (math.abs(M[r * n + c]) > math.abs(M[p * n + c])) p = r;
+    if (math.abs(M[p * n + c]) < 1e-12) return null;
     if (p !== c) {
       for (let k = 0; k < n; k++) {
         const t = M[c * n + k];

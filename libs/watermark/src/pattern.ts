@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { CODED_BITS } from './payload';
 import { WatermarkKey } from './types';
 
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+
 /** One mark layer: a grid of cells over the whole image; each cell carries one chip of one coded bit. */
 export interface Layer {
   nx: number;
@@ -15,7 +18,7 @@ export interface Layer {
 export const LAYER_COUNT = 2;
 /** Fine cell size in pixels for an image of w x h (the coarse layer uses twice that). */
 export function fineCellSize(w: number, h: number): number {
-  return Math.max(4, Math.sqrt(w * h) / 160);
+  return math.max(4, math.sqrt(w * h) / 160);
 }
 
 export function gridDims(w: number, h: number): [number, number][] {
@@ -23,15 +26,15 @@ export function gridDims(w: number, h: number): [number, number][] {
   const out: [number, number][] = [];
   for (let l = 0; l < LAYER_COUNT; l++) {
     const cs = c * (l === 0 ? 1 : 2);
-    out.push([Math.max(2, Math.round(w / cs)), Math.max(2, Math.round(h / cs))]);
+    out.push([math.max(2, math.round(w / cs)), math.max(2, math.round(h / cs))]);
   }
   return out;
 }
 
 function mix(a: number): number {
   let h = a | 0;
-  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
-  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  h = math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = math.imul(h ^ (h >>> 15), 0x846ca68b);
   return (h ^ (h >>> 16)) >>> 0;
 }
 
@@ -78,7 +81,7 @@ export function axisTable(pixels: number, cells: number): AxisTable {
   const f = new Float32Array(pixels);
   for (let x = 0; x < pixels; x++) {
     const u = ((x + 0.5) * cells) / pixels - 0.5;
-    let i = Math.floor(u);
+    let i = math.floor(u);
     let fr = u - i;
     if (i < 0) {
       i = 0;
@@ -93,13 +96,22 @@ export function axisTable(pixels: number, cells: number): AxisTable {
   return { i0, f };
 }
 
-/** Perceptual mask amplitude from local activity (mean absolute gradient) of a cell. */
 /** Activity floor: flat areas (paper, sky) keep a useful share of the mark. */
 export const MASK_FLOOR = 20;
-export function maskAmplitude(activity: number): number {
-  // (activity + floor)^0.75 with two square roots (Math.pow is slow in the hot loops)
-  const r = Math.sqrt(activity + MASK_FLOOR);
-  return r * Math.sqrt(r);
+/**
+ * Small images (fewer than SMALL_CELLS fine cells, e.g. 384x191 text scans) have few cells per coded bit: the mask is
+ * flatter there (a strong mask concentrates the energy on a few busy cells, such as ink strokes, that JPEG and blur
+ * damage most) and the embedder adds some energy (SMALL_BOOST).
+ */
+export const SMALL_CELLS = 8_000;
+export const SMALL_MASK_FLOOR = 60;
+export function isSmallGrid(dims: [number, number][]): boolean {
+  return dims[0][0] * dims[0][1] < SMALL_CELLS;
+}
+/** Perceptual mask amplitude (activity + floor)^0.75 from local activity (two square roots: Math.pow is slow here). */
+export function maskAmplitude(activity: number, floor = MASK_FLOOR): number {
+  const r = math.sqrt(activity + floor);
+  return r * math.sqrt(r);
 }
 
 /** Per-cell activity (mean |dx|+|dy|) of a luma plane on a grid nx x ny. */
@@ -107,12 +119,12 @@ export function cellActivity(luma: Float32Array | Uint8Array, w: number, h: numb
   const sum = new Float32Array(nx * ny);
   const cnt = new Float32Array(nx * ny);
   for (let y = 0; y + 1 < h; y += step) {
-    const cy = Math.min(ny - 1, Math.floor(((y + 0.5) * ny) / h));
+    const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / h));
     const row = y * w;
     for (let x = 0; x + 1 < w; x += step) {
-      const cx = Math.min(nx - 1, Math.floor(((x + 0.5) * nx) / w));
+      const cx = math.min(nx - 1, math.floor(((x + 0.5) * nx) / w));
       const v = luma[row + x];
-      const a = Math.abs(luma[row + x + 1] - v) + Math.abs(luma[row + w + x] - v);
+      const a = math.abs(luma[row + x + 1] - v) + math.abs(luma[row + w + x] - v);
       const c = cy * nx + cx;
       sum[c] += a;
       cnt[c] += 1;
@@ -126,9 +138,9 @@ export function cellActivity(luma: Float32Array | Uint8Array, w: number, h: numb
 export function regrid(src: Float32Array, nx: number, ny: number, tx: number, ty: number): Float32Array {
   const out = new Float32Array(tx * ty);
   for (let y = 0; y < ty; y++) {
-    const sy = Math.min(ny - 1, Math.floor(((y + 0.5) * ny) / ty));
+    const sy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / ty));
     for (let x = 0; x < tx; x++) {
-      const sx = Math.min(nx - 1, Math.floor(((x + 0.5) * nx) / tx));
+      const sx = math.min(nx - 1, math.floor(((x + 0.5) * nx) / tx));
       // average a small neighbourhood so coarse cells see their whole area
       out[y * tx + x] = src[sy * nx + sx];
     }
@@ -146,9 +158,9 @@ export function amplitudeMaps(activityFine: Float32Array, dims: [number, number]
       act = new Float32Array(nx * ny);
       const cnt = new Float32Array(nx * ny);
       for (let y = 0; y < fny; y++) {
-        const cy = Math.min(ny - 1, Math.floor(((y + 0.5) * ny) / fny));
+        const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / fny));
         for (let x = 0; x < fnx; x++) {
-          const cx = Math.min(nx - 1, Math.floor(((x + 0.5) * nx) / fnx));
+          const cx = math.min(nx - 1, math.floor(((x + 0.5) * nx) / fnx));
           act[cy * nx + cx] += activityFine[y * fnx + x];
           cnt[cy * nx + cx] += 1;
         }
@@ -156,7 +168,8 @@ export function amplitudeMaps(activityFine: Float32Array, dims: [number, number]
       for (let i = 0; i < act.length; i++) act[i] = cnt[i] ? act[i] / cnt[i] : 0;
     }
     const a = new Float32Array(nx * ny);
-    for (let i = 0; i < a.length; i++) a[i] = maskAmplitude(act[i]);
+    const floor = isSmallGrid(dims) ? SMALL_MASK_FLOOR : MASK_FLOOR;
+    for (let i = 0; i < a.length; i++) a[i] = maskAmplitude(act[i], floor);
     return a;
   });
 }

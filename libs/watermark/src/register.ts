@@ -1,5 +1,8 @@
 import { applyH, Homography, mulH, Plane, resize, sample, scaleH, solve } from './image';
 
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+
 export interface Registration {
   /** Maps inspected (working) pixel coordinates to original (working) pixel coordinates. */
   H: Homography;
@@ -14,11 +17,11 @@ function orientationHistogram(p: Plane, bins: number): Float64Array {
       const i = y * p.w + x;
       const gx = p.d[i + 1] - p.d[i - 1];
       const gy = p.d[i + p.w] - p.d[i - p.w];
-      const m = Math.hypot(gx, gy);
+      const m = math.hypot(gx, gy);
       if (m < 4) continue;
-      let a = Math.atan2(gy, gx);
-      if (a < 0) a += Math.PI;
-      h[Math.min(bins - 1, Math.floor((a / Math.PI) * bins))] += m;
+      let a = math.atan2(gy, gx);
+      if (a < 0) a += math.PI;
+      h[math.min(bins - 1, math.floor((a / math.PI) * bins))] += m;
     }
   }
   // smooth
@@ -36,7 +39,7 @@ function zeroMean(h: Float64Array): Float64Array {
     h[i] -= m;
     ss += h[i] * h[i];
   }
-  const k = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+  const k = ss > 0 ? 1 / math.sqrt(ss) : 0;
   for (let i = 0; i < h.length; i++) h[i] *= k;
   return h;
 }
@@ -67,8 +70,8 @@ export function rotationCandidates(O: Plane, I: Plane): number[] {
       const den = a - 2 * b + c;
       if (den < 0) off = (0.5 * (a - c)) / den;
     }
-    const ang = ((p.shift + off) * Math.PI) / bins;
-    if (out.every((o) => Math.abs(o - ang) > 0.02)) out.push(ang);
+    const ang = ((p.shift + off) * math.PI) / bins;
+    if (out.every((o) => math.abs(o - ang) > 0.02)) out.push(ang);
   }
   return out;
 }
@@ -83,8 +86,8 @@ interface Candidate {
 
 /** Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. */
 export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number): Candidate | null {
-  const cos = Math.cos(theta);
-  const sin = Math.sin(theta);
+  const cos = math.cos(theta);
+  const sin = math.sin(theta);
   const cI = [(Ic.w - 1) / 2, (Ic.h - 1) / 2];
   // inspected -> template frame: t = D^-1 R(-theta) (p - cI)
   const toT = (px: number, py: number): [number, number] => {
@@ -93,19 +96,19 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
     return [(cos * dx + sin * dy) / sx, (-sin * dx + cos * dy) / sy];
   };
   const corners = [toT(0, 0), toT(Ic.w - 1, 0), toT(0, Ic.h - 1), toT(Ic.w - 1, Ic.h - 1)];
-  const minX = Math.min(...corners.map((c) => c[0]));
-  const maxX = Math.max(...corners.map((c) => c[0]));
-  const minY = Math.min(...corners.map((c) => c[1]));
-  const maxY = Math.max(...corners.map((c) => c[1]));
-  const Tw = Math.floor(maxX - minX) + 1;
-  const Th = Math.floor(maxY - minY) + 1;
+  const minX = math.min(...corners.map((c) => c[0]));
+  const maxX = math.max(...corners.map((c) => c[0]));
+  const minY = math.min(...corners.map((c) => c[1]));
+  const maxY = math.max(...corners.map((c) => c[1]));
+  const Tw = math.floor(maxX - minX) + 1;
+  const Th = math.floor(maxY - minY) + 1;
   if (Tw > Oc.w + 1 || Th > Oc.h + 1 || Tw < 6 || Th < 6) return null;
-  const tw = Math.min(Tw, Oc.w);
-  const th = Math.min(Th, Oc.h);
+  const tw = math.min(Tw, Oc.w);
+  const th = math.min(Th, Oc.h);
   const offs: number[] = [];
   const vals: number[] = [];
   const total = tw * th;
-  const step = Math.max(1, Math.floor(Math.sqrt(total / 2500)));
+  const step = math.max(1, math.floor(math.sqrt(total / 2500)));
   for (let ty = 0; ty < th; ty += step) {
     for (let tx = 0; tx < tw; tx += step) {
       const ux = tx + minX + (Tw - tw) / 2;
@@ -129,7 +132,7 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
     ss += t[k] * t[k];
   }
   if (ss < n * 1) return null;
-  const norm = 1 / Math.sqrt(ss);
+  const norm = 1 / math.sqrt(ss);
   for (let k = 0; k < n; k++) t[k] *= norm;
   const off = Int32Array.from(offs);
   let best = -2;
@@ -149,7 +152,7 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
       }
       const den = s3 - (s2 * s2) / n;
       if (den <= 1e-6) continue;
-      const c = s1 / Math.sqrt(den);
+      const c = s1 / math.sqrt(den);
       if (c > best) {
         best = c;
         bx = x;
@@ -200,8 +203,8 @@ function blockMatches(O: Plane, I: Plane, H: Homography, R: number, S: number, g
       const px = ((gx + 0.5) / grid) * (I.w - 1);
       const py = ((gy + 0.5) / grid) * (I.h - 1);
       const [qx, qy] = applyH(H, px, py);
-      const cx = Math.round(qx);
-      const cy = Math.round(qy);
+      const cx = math.round(qx);
+      const cy = math.round(qy);
       if (cx - R - S < 0 || cy - R - S < 0 || cx + R + S >= O.w || cy + R + S >= O.h) continue;
       let n = 0;
       let mean = 0;
@@ -246,7 +249,7 @@ function blockMatches(O: Plane, I: Plane, H: Homography, R: number, S: number, g
               s3 += o * o;
             }
           }
-          const den = Math.sqrt(Math.max(1e-9, (s3 - (s2 * s2) / n) * ss));
+          const den = math.sqrt(math.max(1e-9, (s3 - (s2 * s2) / n) * ss));
           const c = s1 / den;
           const idx = (dy + S) * (2 * S + 1) + dx + S;
           scores[idx] = c;
@@ -258,16 +261,16 @@ function blockMatches(O: Plane, I: Plane, H: Homography, R: number, S: number, g
       }
       if (best < 0.6) continue;
       const bx = (bi % (2 * S + 1)) - S;
-      const by = Math.floor(bi / (2 * S + 1)) - S;
+      const by = math.floor(bi / (2 * S + 1)) - S;
       let sxo = 0;
       let syo = 0;
-      if (Math.abs(bx) < S) {
+      if (math.abs(bx) < S) {
         const l = scores[bi - 1];
         const r = scores[bi + 1];
         const den = l - 2 * best + r;
         if (den < 0) sxo = (0.5 * (l - r)) / den;
       }
-      if (Math.abs(by) < S) {
+      if (math.abs(by) < S) {
         const u = scores[bi - (2 * S + 1)];
         const d = scores[bi + (2 * S + 1)];
         const den = u - 2 * best + d;
@@ -316,11 +319,11 @@ function robustFit(matches: Match[], projective: boolean): Homography | null {
     if (!H) return null;
     const res = m.map((k) => {
       const [x, y] = applyH(H as Homography, k.px, k.py);
-      return Math.hypot(x - k.qx, y - k.qy);
+      return math.hypot(x - k.qx, y - k.qy);
     });
     const sorted = [...res].sort((a, b) => a - b);
-    const med = sorted[Math.floor(sorted.length / 2)];
-    const lim = Math.max(0.75, 2.5 * med);
+    const med = sorted[math.floor(sorted.length / 2)];
+    const lim = math.max(0.75, 2.5 * med);
     const keep = m.filter((_, i) => res[i] <= lim);
     if (keep.length === m.length) break;
     m = keep;
@@ -331,16 +334,16 @@ function robustFit(matches: Match[], projective: boolean): Homography | null {
 /** NCC between the inspected and the original warped by H, on a sample grid. */
 export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
   // compare at the inspected resolution: a reduced copy of the original when the inspected is smaller
-  const sigma = Math.sqrt(Math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
+  const sigma = math.sqrt(math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
   let O = O0;
   let H = H0;
   if (sigma > 1.3) {
-    O = resize(O0, Math.max(8, Math.round(O0.w / sigma)), Math.max(8, Math.round(O0.h / sigma)));
+    O = resize(O0, math.max(8, math.round(O0.w / sigma)), math.max(8, math.round(O0.h / sigma)));
     const rx = O.w / O0.w;
     const ry = O.h / O0.h;
     H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
   }
-  const step = Math.max(1, Math.floor(Math.sqrt((I.w * I.h) / 40000)));
+  const step = math.max(1, math.floor(math.sqrt((I.w * I.h) / 40000)));
   let n = 0;
   let sa = 0;
   let sb = 0;
@@ -363,7 +366,7 @@ export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
   }
   if (n < 50) return 0;
   const cov = sab - (sa * sb) / n;
-  const den = Math.sqrt(Math.max(1e-9, (saa - (sa * sa) / n) * (sbb - (sb * sb) / n)));
+  const den = math.sqrt(math.max(1e-9, (saa - (sa * sa) / n) * (sbb - (sb * sb) / n)));
   return cov / den;
 }
 
@@ -378,8 +381,8 @@ export function register(O: Plane, I: Plane): Registration | null {
     const r = refine(O, I, { H: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), ncc: 1, theta: 0, search: 3 });
     if (r.ncc >= 0.97) return r;
   }
-  const d = Math.max(1, Math.max(O.w, O.h) / 96);
-  const Ic = resize(I, Math.max(4, Math.round(I.w / d)), Math.max(4, Math.round(I.h / d)));
+  const d = math.max(1, math.max(O.w, O.h) / 96);
+  const Ic = resize(I, math.max(4, math.round(I.w / d)), math.max(4, math.round(I.h / d)));
   const dIx = I.w / Ic.w;
   const dIy = I.h / Ic.h;
   // original pyramid levels: the template (inspected) and the original are compared at about the same resolution
@@ -387,22 +390,22 @@ export function register(O: Plane, I: Plane): Registration | null {
   const level = (f: number): Plane => {
     let p = levels.get(f);
     if (!p) {
-      p = resize(O, Math.max(8, Math.round(O.w / (d * f))), Math.max(8, Math.round(O.h / (d * f))));
+      p = resize(O, math.max(8, math.round(O.w / (d * f))), math.max(8, math.round(O.h / (d * f))));
       levels.set(f, p);
     }
     return p;
   };
-  const md = Math.max(1, Math.max(O.w, O.h) / 256);
-  const thetas = rotationCandidates(resize(O, Math.round(O.w / md), Math.round(O.h / md)), resize(I, Math.max(4, Math.round(I.w / md)), Math.max(4, Math.round(I.h / md))));
+  const md = math.max(1, math.max(O.w, O.h) / 256);
+  const thetas = rotationCandidates(resize(O, math.round(O.w / md), math.round(O.h / md)), resize(I, math.max(4, math.round(I.w / md)), math.max(4, math.round(I.h / md))));
   const rw = I.w / O.w;
   const rh = I.h / O.h;
-  const scales: [number, number][] = [[1, 1], [rw, rh], [Math.max(rw, rh), Math.max(rw, rh)]];
+  const scales: [number, number][] = [[1, 1], [rw, rh], [math.max(rw, rh), math.max(rw, rh)]];
   for (let s = 1.4; s > 0.12; s /= 1.1) scales.push([s, s]);
   let best: Candidate | null = null;
   const all: Candidate[] = [];
   const tryCand = (theta: number, sx: number, sy: number): void => {
     // level factor: 1, 2 or 4 so that an inspected coarse pixel covers about one original coarse pixel
-    const sm = Math.min(sx, sy);
+    const sm = math.min(sx, sy);
     const f = sm < 0.35 ? 4 : sm < 0.7 ? 2 : 1;
     const Oc = level(f);
     if (Oc.w < 8 || Oc.h < 8) return;
@@ -412,7 +415,7 @@ export function register(O: Plane, I: Plane): Registration | null {
     if (!c) return;
     // to working resolution: q = Sorig * Hc * Sinsp^-1 p
     c.H = mulH(mulH(scaleH(dOx, dOy), c.H), scaleH(1 / dIx, 1 / dIy));
-    c.search = Math.ceil(2 * Math.max(dOx, dOy)) + 2;
+    c.search = math.ceil(2 * math.max(dOx, dOy)) + 2;
     all.push(c);
     if (!best || c.ncc > best.ncc) best = c;
   };
@@ -421,12 +424,12 @@ export function register(O: Plane, I: Plane): Registration | null {
   if (!good()) {
     // rotation sweep at the size-ratio scales (histogram candidates can miss on round or busy content)
     for (let deg = 3; deg <= 30 && !good(); deg += 3) {
-      for (const sgn of [1, -1]) for (const [sx, sy] of scales.slice(0, 3)) tryCand((sgn * deg * Math.PI) / 180, sx, sy);
+      for (const sgn of [1, -1]) for (const [sx, sy] of scales.slice(0, 3)) tryCand((sgn * deg * math.PI) / 180, sx, sy);
     }
   }
   if (!good()) {
     const angles = [...thetas];
-    if (best !== null && angles.every((t) => Math.abs(t - (best as Candidate).theta) > 0.01)) angles.push((best as Candidate).theta);
+    if (best !== null && angles.every((t) => math.abs(t - (best as Candidate).theta) > 0.01)) angles.push((best as Candidate).theta);
     for (const theta of angles) for (const [sx, sy] of scales.slice(3)) tryCand(theta, sx, sy);
   }
   // refine the best coarse candidate; when the result is not convincing, also the next distinct ones
@@ -434,7 +437,7 @@ export function register(O: Plane, I: Plane): Registration | null {
   const picked: Candidate[] = [];
   for (const c of all) {
     if (picked.length >= 3) break;
-    const dup = picked.some((p) => Math.abs(p.H[0] - c.H[0]) + Math.abs(p.H[1] - c.H[1]) < 0.05 * Math.abs(p.H[0]) && Math.hypot(p.H[2] - c.H[2], p.H[5] - c.H[5]) < 3);
+    const dup = picked.some((p) => math.abs(p.H[0] - c.H[0]) + math.abs(p.H[1] - c.H[1]) < 0.05 * math.abs(p.H[0]) && math.hypot(p.H[2] - c.H[2], p.H[5] - c.H[5]) < 3);
     if (!dup) picked.push(c);
   }
   let out: Registration | null = null;
@@ -454,15 +457,15 @@ function indexScale(rx: number, ry: number): Homography {
 function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
   let H = coarse.H;
   let ncc = alignmentScore(O, I, H);
-  const grid = Math.max(4, Math.min(8, Math.floor(Math.min(I.w, I.h) / 24)));
-  if (coarse.search > 5 && Math.min(I.w, I.h) >= 64) {
+  const grid = math.max(4, math.min(8, math.floor(math.min(I.w, I.h) / 24)));
+  if (coarse.search > 5 && math.min(I.w, I.h) >= 64) {
     // wide first pass at half resolution
-    const O2 = resize(O, Math.max(8, Math.round(O.w / 2)), Math.max(8, Math.round(O.h / 2)));
-    const I2 = resize(I, Math.max(8, Math.round(I.w / 2)), Math.max(8, Math.round(I.h / 2)));
+    const O2 = resize(O, math.max(8, math.round(O.w / 2)), math.max(8, math.round(O.h / 2)));
+    const I2 = resize(I, math.max(8, math.round(I.w / 2)), math.max(8, math.round(I.h / 2)));
     const AO = indexScale(O2.w / O.w, O2.h / O.h);
     const AI = indexScale(I2.w / I.w, I2.h / I.h);
     const H2 = mulH(mulH(AO, H), invert(AI));
-    const matches = blockMatches(O2, I2, H2, 6, Math.ceil(coarse.search / 2) + 1, grid);
+    const matches = blockMatches(O2, I2, H2, 6, math.ceil(coarse.search / 2) + 1, grid);
     const next2 = robustFit(matches, false);
     if (next2) {
       const next = mulH(mulH(invert(AO), next2), AI);
