@@ -6,7 +6,8 @@ import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, crop, rng } from './attacks';
 
 const QUICK = process.argv.includes('--quick');
-const PHOTOS = '/work/shared/corpus/photos';
+// The corpus sits beside the repository (../shared), wherever the clone is.
+const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const OUT = 'bench-results';
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 

@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, rng } from './attacks';
 
+const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
+
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 2);
   const aRe = new RegExp(process.argv[3] ?? '.');
   const pRe = new RegExp(process.argv[4] ?? '.');
-  const photos = readdirSync('/work/shared/corpus/photos').filter((f) => /\.(png|jpe?g)$/.test(f) && pRe.test(f) && !f.startsWith('kite')).sort();
+  const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/.test(f) && pRe.test(f) && !f.startsWith('kite')).sort();
   const all = [...ATTACKS.map(([a, f]) => [a, f, true] as const), ...BLIND_ATTACKS.map(([a, f]) => [a, f, false] as const)].filter(([a]) => aRe.test(a));
   const stats = new Map<string, { ok: number; t: number; fails: string[]; conf: number[] }>();
   const t0 = performance.now();
   for (const photo of photos) {
-    const orig = readFileSync(join('/work/shared/corpus/photos', photo));
+    const orig = readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 31 + 7);
     for (let k = 0; k < n; k++) {
       const id = (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
