@@ -17,10 +17,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import { WatermarkTextDto } from './embed-orders';
+import { EmbedFileDto } from './embed-orders';
 import { OrderStatus } from './orders';
 import { UploadUrlsQuery } from './uploads';
-import { IsPublicHttpsUrl } from './validators';
 
 /** Spec 9.3: the v2 watermark embed and extract endpoints stop at 09:00 KST on 9 October 2026. */
 export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
@@ -50,25 +49,11 @@ export function v2FileTypeOf(fileName: string): V2FileType {
 // ---------------------------------------------------------------------------------------------------
 // Request bodies (spec 4.9, 4.10)
 
-export class V2EmbedFileDto {
+/** The v3 file entry with the v2 formats (no `tif`); class-validator adds these rules to the inherited ones. */
+export class V2EmbedFileDto extends EmbedFileDto {
   @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tiff, pdf' })
-  @IsString()
-  @MaxLength(255)
   @Matches(V2_FILE_NAME_PATTERN)
-  fileName!: string;
-
-  @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service, no upload slot' })
-  @IsOptional()
-  @IsPublicHttpsUrl()
-  originalFileUrl?: string;
-
-  @ApiProperty({ type: [WatermarkTextDto], minItems: 1, maxItems: 10 })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
-  @Type(() => WatermarkTextDto)
-  watermarks!: WatermarkTextDto[];
+  declare fileName: string;
 }
 
 /** Body of `POST /api/v2/orders/wtr-embed` (spec 4.9). */
