@@ -51,25 +51,32 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** One rule set per field, shared by the HTTP bodies and the RPC commands that carry the same field. */
+function rules(...decorators: PropertyDecorator[]): () => PropertyDecorator {
+  return () => (target, property) => decorators.forEach((decorate) => decorate(target, property));
+}
+
+const WebhookName = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_NAME_MAX_LENGTH));
+const WebhookUrl = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_URL_MAX_LENGTH));
+const WebhookActive = rules(IsOptional(), IsBoolean());
+const EventsPage = rules(IsInt(), Min(1), Max(100_000));
+const EventsLimit = rules(IsInt(), Min(1), Max(100));
+const EventStatusFilter = rules(IsOptional(), IsIn(WEBHOOK_DELIVERY_STATUSES));
+
 // ---- HTTP bodies and queries (validated by the gateway) ----
 
 /** `POST /api/v2/orders/webhooks` */
 export class CreateWebhookBody {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  @WebhookName()
   name!: string;
 
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  @WebhookUrl()
   url!: string;
 }
 
 /** `PUT /api/v2/orders/webhooks/{webhookId}`; `isActive` is our addition (pause without deleting). */
 export class UpdateWebhookBody extends CreateWebhookBody {
-  @IsOptional()
-  @IsBoolean()
+  @WebhookActive()
   isActive?: boolean;
 }
 
@@ -88,20 +95,15 @@ export class RetryFailedWebhookEventsBody {
 export class ListWebhookEventsParams {
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @EventsPage()
   page?: number;
 
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @EventsLimit()
   limit?: number;
 
-  @IsOptional()
-  @IsIn(WEBHOOK_DELIVERY_STATUSES)
+  @EventStatusFilter()
   status?: WebhookDeliveryStatus;
 }
 
@@ -122,48 +124,34 @@ export class WebhookRefQuery extends WebhookCallerPayload {
 
 /** `webhooks.create` */
 export class CreateWebhookCommand extends WebhookCallerPayload {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  @WebhookName()
   name!: string;
 
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  @WebhookUrl()
   url!: string;
 }
 
 /** `webhooks.update` */
 export class UpdateWebhookCommand extends WebhookRefQuery {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_NAME_MAX_LENGTH)
+  @WebhookName()
   name!: string;
 
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  @WebhookUrl()
   url!: string;
 
-  @IsOptional()
-  @IsBoolean()
+  @WebhookActive()
   isActive?: boolean;
 }
 
 /** `webhooks.list-events` */
 export class ListWebhookEventsQuery extends WebhookRefQuery {
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @EventsPage()
   page!: number;
 
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @EventsLimit()
   limit!: number;
 
-  @IsOptional()
-  @IsIn(WEBHOOK_DELIVERY_STATUSES)
+  @EventStatusFilter()
   status?: WebhookDeliveryStatus;
 }
 
