@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const services = ['api-gateway', 'orders', 'uploads', 'watermark-processor', 'ai-detector', 'reports', 'webhooks', 'retention'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'tmp/**', 'bench-results/**', '**/*.js', '**/*.mjs', '**/*.d.ts', 'jest.*.ts'] },
+  { ignores: ['node_modules/**', 'dist/**', 'tmp/**', 'bench-results/**', '**/*.js', '**/*.mjs', '**/*.d.ts', 'jest.*.ts', 'libs/*/assembly/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

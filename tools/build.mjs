@@ -17,7 +17,8 @@ function files(dir, keep) {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) {
-      return name === '__fixtures__' ? [] : files(full, keep);
+      // assembly/: AssemblyScript sources, compiled to WebAssembly by tools/wasm (not TypeScript for Node)
+      return name === '__fixtures__' || name === 'assembly' ? [] : files(full, keep);
     }
     return keep(full) ? [full] : [];
   });

@@ -1,6 +1,7 @@
 import { checkInput, decodeRaster, encodeRaster, Raster } from './codec';
 import { convEncode, infoBits, checkPayload } from './payload';
-import { amplitudeMaps, axisTable, buildLayers, gridDims, isSmallGrid } from './pattern';
+import { withMarkKernel, MarkKernel } from './mark-kernel';
+import { amplitudeMaps, AxisTable, axisTable, buildLayers, gridDims, isSmallGrid, Layer, LAYER_COUNT } from './pattern';
 import { DEFAULT_MAX_PIXELS, EmbedOptions, EmbedResult, WatermarkKey } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -13,44 +14,79 @@ const INTERP_ENERGY = 4 / 9;
 /** Share of the mark energy on the coarse layer (it survives low-pass edits better). */
 const COARSE_SHARE = 0.6;
 
-/** Per-cell activity (mean |dx|+|dy| of the luma) of an interleaved raster on an nx x ny grid. */
+/** Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4) of an interleaved raster on an nx x ny grid. */
 function rasterActivity(r: Raster, nx: number, ny: number): Float32Array {
   const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
-  const scale = data instanceof Uint16Array ? 1 / 257 : 1;
   const step = w * h > 4_000_000 ? 4 : w * h > 1_000_000 ? 2 : 1;
-  const sum = new Float32Array(nx * ny);
-  const cnt = new Float32Array(nx * ny);
+  const sum = new Float64Array(nx * ny);
+  const cnt = new Int32Array(nx * ny);
   const cxOf = new Int32Array(w);
   for (let x = 0; x < w; x++) cxOf[x] = math.min(nx - 1, math.floor(((x + 0.5) * nx) / w));
-  const lum = (i: number): number => (cc === 1 ? data[i] : (data[i] + 2 * data[i + 1] + data[i + 2]) * 0.25);
+  // the luma is summed as R + 2G + B (4x, or 4x gray) in the sample type, scaled once at the end
+  const scale = (cc === 1 ? 1 : 0.25) / (data instanceof Uint16Array ? 257 : 1);
+  const gray = cc === 1;
   for (let y = 0; y + 1 < h; y += step) {
     const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / h));
-    const row = y * w * ch;
-    const below = row + w * ch;
-    for (let x = 0; x + 1 < w; x += step) {
-      const i = row + x * ch;
-      const v = lum(i);
-      const a = math.abs(lum(i + ch) - v) + math.abs(lum(below + x * ch) - v);
-      const c = cy * nx + cxOf[x];
-      sum[c] += a * scale;
-      cnt[c] += 1;
-    }
+    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, cnt);
+    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, cnt);
   }
-  for (let i = 0; i < sum.length; i++) sum[i] = cnt[i] > 0 ? sum[i] / cnt[i] : 0;
-  return sum;
+  const out = new Float32Array(nx * ny);
+  for (let i = 0; i < out.length; i++) out[i] = cnt[i] > 0 ? (sum[i] * scale) / cnt[i] : 0;
+  return out;
+}
+
+/** One sampled row of rasterActivity for 8-bit samples (kept monomorphic: it runs ~750k times for 12 MP). */
+function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, cnt: Int32Array): void {
+  const below = row + stride;
+  for (let x = 0; x + 1 < w; x += step) {
+    const i = row + x * ch;
+    const j = below + x * ch;
+    const v = gray ? d[i] : d[i] + 2 * d[i + 1] + d[i + 2];
+    const right = gray ? d[i + ch] : d[i + ch] + 2 * d[i + ch + 1] + d[i + ch + 2];
+    const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
+    const c = cellRow + cxOf[x];
+    sum[c] += math.abs(right - v) + math.abs(down - v);
+    cnt[c] += 1;
+  }
+}
+
+function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, cnt: Int32Array): void {
+  const below = row + stride;
+  for (let x = 0; x + 1 < w; x += step) {
+    const i = row + x * ch;
+    const j = below + x * ch;
+    const v = gray ? d[i] : d[i] + 2 * d[i + 1] + d[i + 2];
+    const right = gray ? d[i + ch] : d[i + ch] + 2 * d[i + ch + 1] + d[i + ch + 2];
+    const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
+    const c = cellRow + cxOf[x];
+    sum[c] += math.abs(right - v) + math.abs(down - v);
+    cnt[c] += 1;
+  }
 }
 
 /** Energy factor of small images (see isSmallGrid): more energy, about -1.5 dB PSNR. */
 export const SMALL_BOOST = 1.6;
 
-/** Cell values (signed amplitudes) of each layer for this payload. */
-export function markCells(r: Raster, payload: bigint, key: WatermarkKey): { dims: [number, number][]; values: Float32Array[] } {
-  const dims = gridDims(r.width, r.height);
-  const layers = buildLayers(key, dims);
-  const coded = convEncode(infoBits(payload, key));
+/** What the mark of an image depends on besides its pixels: grid sizes, keyed layers and the coded payload bits. */
+export interface MarkPlan {
+  width: number;
+  height: number;
+  dims: [number, number][];
+  layers: Layer[];
+  coded: Uint8Array;
+}
+
+export function planMark(width: number, height: number, payload: bigint, key: WatermarkKey): MarkPlan {
+  const dims = gridDims(width, height);
+  return { width, height, dims, layers: buildLayers(key, dims), coded: convEncode(infoBits(payload, key)) };
+}
+
+/** Cell values (signed amplitudes) of each layer for this raster. */
+export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
+  const { dims, layers, coded } = plan;
   const act = rasterActivity(r, dims[0][0], dims[0][1]);
   const amps = amplitudeMaps(act, dims);
-  const values = layers.map((layer, l) => {
+  return layers.map((layer, l) => {
     const a = amps[l];
     let ms = 0;
     for (let i = 0; i < a.length; i++) ms += a[i] * a[i];
@@ -61,89 +97,114 @@ export function markCells(r: Raster, payload: bigint, key: WatermarkKey): { dims
     for (let c = 0; c < v.length; c++) v[c] = a[c] * gain * layer.chip[c] * (coded[layer.bit[c]] ? 1 : -1);
     return v;
   });
-  return { dims, values };
 }
 
-/** Clamping table for 8-bit samples plus an integer delta in [-LUT_OFFSET, LUT_OFFSET]. */
-const LUT_OFFSET = 384;
-const CLAMP = Uint8Array.from({ length: 256 + 2 * LUT_OFFSET }, (_, i) => math.max(0, math.min(255, i - LUT_OFFSET)));
+/**
+ * Row-by-row view of the mark: each layer is bilinear over its cells, so a row is, per layer, a blend of the
+ * x-interpolated profiles of two cell rows. The two profiles of each layer live in slots 2l and 2l+1 of
+ * `profiles`; moving down one cell row reuses one profile and computes the next.
+ */
+class MarkRows {
+  /** Profile slots in the order the kernel takes them: layer 0 (upper, lower), layer 1 (upper, lower). */
+  readonly slots = [0, 1, 2, 3];
+  /** Blend weight of the lower profile, per layer, for the current row. */
+  readonly weight = new Float32Array(LAYER_COUNT);
+  private readonly xt: AxisTable[];
+  private readonly yt: AxisTable[];
+  private readonly band = new Int32Array(LAYER_COUNT).fill(-1);
 
-/** Adds the mark to the raster's colour channels in one pass over the pixels. */
-export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
-  const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
-  const { dims, values } = markCells(r, payload, key);
-  const xt = dims.map(([nx]) => axisTable(w, nx));
-  const yt = dims.map(([, ny]) => axisTable(h, ny));
-  const L = dims.length;
-  // x-interpolated cell-row profiles: A = profile of cell row iy, B = profile(iy + 1) - A, per layer
-  const A = dims.map(() => new Float32Array(w));
-  const B = dims.map(() => new Float32Array(w));
-  const bandOf = new Int32Array(L).fill(-1);
-  const prevF = new Float64Array(L);
-  const dF = new Float64Array(L);
-  const delta = new Float32Array(w);
-  const slope = new Float32Array(w);
-  const profile = (l: number, iy: number, out: Float32Array): void => {
-    const nx = dims[l][0];
-    const v = values[l];
-    const { i0, f } = xt[l];
+  constructor(
+    private readonly width: number,
+    height: number,
+    private readonly dims: [number, number][],
+    private readonly values: Float32Array[],
+    private readonly profiles: Float32Array[],
+  ) {
+    this.xt = dims.map(([nx]) => axisTable(width, nx));
+    this.yt = dims.map(([, ny]) => axisTable(height, ny));
+  }
+
+  /** Prepares the profiles and weights of row y (rows are visited top to bottom). */
+  row(y: number): void {
+    for (let l = 0; l < LAYER_COUNT; l++) {
+      const iy = this.yt[l].i0[y];
+      const upper = 2 * l;
+      if (iy === this.band[l] + 1 && this.band[l] >= 0) {
+        const reused = this.slots[upper + 1];
+        this.slots[upper + 1] = this.slots[upper];
+        this.slots[upper] = reused;
+        this.profile(l, iy + 1, this.profiles[this.slots[upper + 1]]);
+      } else if (iy !== this.band[l]) {
+        this.profile(l, iy, this.profiles[this.slots[upper]]);
+        this.profile(l, iy + 1, this.profiles[this.slots[upper + 1]]);
+      }
+      this.band[l] = iy;
+      this.weight[l] = this.yt[l].f[y];
+    }
+  }
+
+  private profile(l: number, iy: number, out: Float32Array): void {
+    const nx = this.dims[l][0];
+    const v = this.values[l];
+    const { i0, f } = this.xt[l];
     const o = iy * nx;
-    for (let x = 0; x < w; x++) {
+    for (let x = 0; x < this.width; x++) {
       const i = o + i0[x];
       out[x] = v[i] + (v[i + 1] - v[i]) * f[x];
     }
+  }
+}
+
+/**
+ * A raster whose rows receive the mark on demand: markRows(y0, y1) is called for consecutive row ranges, top to
+ * bottom, before those rows are read (so that the encoder can start on the first rows while later ones are marked).
+ */
+export interface MarkedRaster {
+  raster: Raster;
+  markRows(y0: number, y1: number): void;
+}
+
+/** 8-bit samples: the WebAssembly kernel marks a copy of the pixels in its own memory. */
+function markInKernel(kernel: MarkKernel, r: Raster, values: Float32Array[], dims: [number, number][]): MarkedRaster {
+  const { width: w, height: h, channels: ch } = r;
+  const bytes = r.data.byteLength;
+  kernel.prepare(w, bytes);
+  const pixels = kernel.pixels(bytes);
+  pixels.set(r.data);
+  const rows = new MarkRows(w, h, dims, values, [0, 1, 2, 3].map((slot) => kernel.profile(slot, w)));
+  const rowBytes = w * ch;
+  return {
+    raster: { ...r, data: pixels },
+    markRows(y0: number, y1: number): void {
+      for (let y = y0; y < y1; y++) {
+        rows.row(y);
+        kernel.markRow(y * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
+      }
+    },
   };
-  const deep = data instanceof Uint16Array;
-  const maxV = deep ? 65535 : 255;
-  const unit = deep ? 257 : 1;
-  const u8 = deep ? null : (data);
+}
+
+/** 16-bit samples and 1-bit images, in place. */
+function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]): MarkedRaster {
+  const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
+  const profiles = [0, 1, 2, 3].map(() => new Float32Array(w));
+  const rows = new MarkRows(w, h, dims, values, profiles);
+  const delta = new Float32Array(w);
+  const unit = data instanceof Uint16Array ? 257 : 1;
+  const maxV = data instanceof Uint16Array ? 65535 : 255;
+  // 1-bit: boundaries are judged on the unmarked image
   const bi = r.bilevel ? new Uint8Array(data as Uint8Array) : null;
-  for (let y = 0; y < h; y++) {
-    // the mark is linear in y inside a band of cell rows: add a constant slope row by row, recompute at band changes
-    let exact = y === 0;
-    for (let l = 0; l < L; l++) {
-      const iy = yt[l].i0[y];
-      if (iy !== bandOf[l]) {
-        profile(l, iy, A[l]);
-        profile(l, iy + 1, B[l]);
-        const a = A[l];
-        const b = B[l];
-        for (let x = 0; x < w; x++) b[x] -= a[x];
-        bandOf[l] = iy;
-        exact = true;
-      }
-      const fy = yt[l].f[y];
-      const step = y > 0 ? fy - prevF[l] : 0;
-      if (math.abs(step - dF[l]) > 1e-5) exact = true;
-      dF[l] = step;
-      prevF[l] = fy;
-    }
-    if (exact) {
-      delta.fill(0);
-      slope.fill(0);
-      for (let l = 0; l < L; l++) {
-        const a = A[l];
-        const b = B[l];
-        const fy = yt[l].f[y];
-        const sl = yt[l].f[math.min(h - 1, y + 1)] - fy;
-        for (let x = 0; x < w; x++) {
-          delta[x] += a[x] + b[x] * fy;
-          slope[x] += b[x] * sl;
-        }
-      }
-      // the slope is used only while no layer changes band; a change forces an exact row
-    }
-    const row = y * w * ch;
-    if (u8 && cc === 3 && !bi) {
-      // hot path: advance by the slope (inside a band), round, add through the clamping table, in one loop
-      addRowRgb8(u8, row, w, ch, delta, slope, !exact);
-      continue;
-    }
-    if (!exact) for (let x = 0; x < w; x++) delta[x] += slope[x];
+  const markRow = (y: number): void => {
+    rows.row(y);
+    const [a0, b0, a1, b1] = rows.slots.map((slot) => profiles[slot]);
+    const f0 = rows.weight[0];
+    const f1 = rows.weight[1];
+    for (let x = 0; x < w; x++) delta[x] = a0[x] * (1 - f0) + b0[x] * f0 + (a1[x] * (1 - f1) + b1[x] * f1);
     if (bi) {
       embedBilevelRow(bi, data as Uint8Array, w, h, y, delta);
-      continue;
+      return;
     }
+    const row = y * w * ch;
     for (let x = 0; x < w; x++) {
       const d = delta[x] * unit;
       const p = row + x * ch;
@@ -152,28 +213,21 @@ export function applyMark(r: Raster, payload: bigint, key: WatermarkKey): void {
         data[p + c] = nv < 0 ? 0 : nv > maxV ? maxV : nv;
       }
     }
-  }
+  };
+  return {
+    raster: r,
+    markRows(y0: number, y1: number): void {
+      for (let y = y0; y < y1; y++) markRow(y);
+    },
+  };
 }
 
-/** Adds one row of the mark to 8-bit RGB(A) samples: optional slope step, rounding, clamping table (kept small: V8 optimises it well). */
-function addRowRgb8(u8: Uint8Array, row: number, w: number, ch: number, delta: Float32Array, slope: Float32Array, advance: boolean): void {
-  if (advance) {
-    for (let x = 0, p = row; x < w; x++, p += ch) {
-      const f = delta[x] + slope[x];
-      delta[x] = f;
-      const d = math.floor(f + LUT_OFFSET + 0.5);
-      u8[p] = CLAMP[u8[p] + d];
-      u8[p + 1] = CLAMP[u8[p + 1] + d];
-      u8[p + 2] = CLAMP[u8[p + 2] + d];
-    }
-    return;
-  }
-  for (let x = 0, p = row; x < w; x++, p += ch) {
-    const d = math.floor(delta[x] + LUT_OFFSET + 0.5);
-    u8[p] = CLAMP[u8[p] + d];
-    u8[p + 1] = CLAMP[u8[p + 1] + d];
-    u8[p + 2] = CLAMP[u8[p + 2] + d];
-  }
+/** Prepares the mark of a decoded raster (cell values from its activity); the rows are marked on demand. */
+export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel): MarkedRaster {
+  const values = markCells(r, plan);
+  // every 8-bit raster but 1-bit sources goes through the WebAssembly kernel
+  if (r.data instanceof Uint8Array && !r.bilevel) return markInKernel(kernel, r, values, plan.dims);
+  return markInPlace(r, values, plan.dims);
 }
 
 /**
@@ -203,8 +257,14 @@ function embedBilevelRow(src: Uint8Array, out: Uint8Array, w: number, h: number,
 export async function embedImage(input: Buffer, payload: bigint, options: EmbedOptions): Promise<EmbedResult> {
   checkPayload(payload);
   const header = checkInput(input, options.maxPixels ?? DEFAULT_MAX_PIXELS);
-  const raster = await decodeRaster(input, header);
-  applyMark(raster, payload, options.key);
-  const data = await encodeRaster(input, raster, header);
-  return { data, format: header.format, width: raster.width, height: raster.height };
+  const decoding = decodeRaster(input, header);
+  // the keyed layers depend only on the size: built while the decoder runs
+  let plan = planMark(header.width, header.height, payload, options.key);
+  const raster = await decoding;
+  if (raster.width !== plan.width || raster.height !== plan.height) plan = planMark(raster.width, raster.height, payload, options.key);
+  return withMarkKernel(async (kernel) => {
+    const marked = prepareMark(raster, plan, kernel);
+    const data = await encodeRaster(input, marked.raster, header, (y0, y1) => marked.markRows(y0, y1));
+    return { data, format: header.format, width: raster.width, height: raster.height };
+  });
 }

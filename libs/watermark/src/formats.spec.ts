@@ -56,6 +56,29 @@ describe('format rules (corpus)', () => {
     expect(res.payload).toBe(id);
   });
 
+  it('large baseline JPEGs are encoded in joined strips (restart markers) and stay detectable; gray stays gray', async () => {
+    const photo = read('photos/kite-2560x1600.jpg');
+    const gray = await sharp(photo).toColourspace('b-w').jpeg({ quality: 85 }).toBuffer();
+    const smallGray = await sharp(photo).resize(800).toColourspace('b-w').jpeg({ quality: 85 }).toBuffer();
+    for (const [input, striped] of [[photo, true], [gray, true], [smallGray, false]] as const) {
+      const out = await embedImage(input, id, { key });
+      expect(out.data.includes(Buffer.from([0xff, 0xdd]))).toBe(striped);
+      const [before, after] = await Promise.all([sharp(input).metadata(), sharp(out.data).metadata()]);
+      expect([after.width, after.height, after.channels, after.isProgressive]).toEqual([before.width, before.height, before.channels, false]);
+      // the joined file is about the size of an optimised encode at the same quality
+      const single = await sharp(out.data).jpeg({ quality: 85 }).toBuffer();
+      if (input !== photo) expect(Math.abs(out.data.length / single.length - 1)).toBeLessThan(0.05);
+      const res = await extractImage(out.data, input, { key });
+      expect([res.status, res.payload]).toEqual(['detected', id]);
+    }
+  });
+
+  it('a progressive JPEG stays progressive (encoded in one call)', async () => {
+    const { out } = get('jpeg-progressive.jpeg');
+    expect((await sharp(out.data).metadata()).isProgressive).toBe(true);
+    expect(out.data.includes(Buffer.from([0xff, 0xdd]))).toBe(false);
+  });
+
   it('keeps the alpha channel untouched', async () => {
     const { input, out } = get('png-rgba.png');
     const a = await sharp(input).extractChannel(3).raw().toBuffer();

@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { MarkKernel } from './mark-kernel';
+
+const f32 = Math.fround;
+
+/** Round half to even, as WebAssembly's nearest. */
+function nearest(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x - Math.trunc(x)) === 0.5 ? 2 * Math.round(x / 2) : r;
+}
+
+/** Reference of the kernel's arithmetic in f32, one pixel at a time. */
+function referenceRow(pixels: Uint8Array, channels: number, profiles: Float32Array[], f0: number, f1: number): Uint8Array {
+  const out = Uint8Array.from(pixels);
+  const colours = channels >= 3 ? 3 : 1;
+  const g0 = f32(1 - f0);
+  const g1 = f32(1 - f1);
+  for (let x = 0; x < profiles[0].length; x++) {
+    const l0 = f32(f32(profiles[0][x] * g0) + f32(profiles[1][x] * f0));
+    const l1 = f32(f32(profiles[2][x] * g1) + f32(profiles[3][x] * f1));
+    const d = Math.max(-128, Math.min(127, nearest(f32(l0 + l1))));
+    for (let c = 0; c < colours; c++) out[x * channels + c] = Math.max(0, Math.min(255, pixels[x * channels + c] + d));
+  }
+  return out;
+}
+
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('8-bit mark kernel (WebAssembly)', () => {
+  it.each([1, 2, 3, 4])('matches the f32 reference for %i channels, every width class, with saturation', (channels) => {
+    const rnd = random(channels);
+    const kernel = new MarkKernel();
+    for (const width of [1, 15, 16, 17, 33, 100, 257]) {
+      kernel.prepare(width, width * channels);
+      const pixels = Uint8Array.from({ length: width * channels }, () => Math.floor(rnd() * 256));
+      // mostly small marks, some large ones (clamping at 0 and 255, deltas beyond the signed byte range)
+      const profiles = [0, 1, 2, 3].map((slot) => {
+        const p = kernel.profile(slot, width);
+        for (let x = 0; x < width; x++) p[x] = rnd() < 0.1 ? (rnd() - 0.5) * 600 : (rnd() - 0.5) * 12;
+        return p;
+      });
+      // exact halves exercise the rounding mode
+      profiles[0][0] = 2.5;
+      profiles[1][0] = 2.5;
+      profiles[2][0] = 0;
+      profiles[3][0] = 0;
+      const f0 = f32(rnd());
+      const f1 = f32(rnd());
+      const expected = referenceRow(pixels, channels, profiles.map((p) => Float32Array.from(p)), f0, f1);
+      const area = kernel.pixels(width * channels);
+      area.set(pixels);
+      kernel.markRow(0, width, channels, [0, 1, 2, 3], f0, f1);
+      expect(Buffer.from(area).equals(Buffer.from(expected))).toBe(true);
+      if (channels === 2 || channels === 4) {
+        for (let x = 0; x < width; x++) expect(area[x * channels + channels - 1]).toBe(pixels[x * channels + channels - 1]);
+      }
+    }
+  });
+
+  it('the committed WebAssembly modules are what their AssemblyScript sources compile to', () => {
+    const root = join(__dirname, '../../..');
+    const out = execFileSync(process.execPath, [join(root, 'tools/wasm/build.mjs'), '--check'], { cwd: root, encoding: 'utf8' });
+    expect(out).toContain('mark-kernel.wasm.ts is up to date');
+    expect(out).toContain('jpeg-entropy.wasm.ts is up to date');
+  });
+});
