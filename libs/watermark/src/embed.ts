@@ -164,21 +164,28 @@ export interface MarkedRaster {
   markRows(y0: number, y1: number): void;
 }
 
-/** 8-bit samples: the WebAssembly kernel marks a copy of the pixels in its own memory. */
-function markInKernel(kernel: MarkKernel, r: Raster, values: Float32Array[], dims: [number, number][]): MarkedRaster {
+/** Pixels pass through the kernel's memory in chunks of whole rows of at most this size (its memory stays small). */
+const KERNEL_CHUNK_BYTES = 2 * 1024 * 1024;
+
+/** 8-bit samples, in place: each chunk of rows is copied into the kernel's memory, marked there and copied back. */
+function markInKernel(kernel: MarkKernel, r: Raster, data: Uint8Array, values: Float32Array[], dims: [number, number][]): MarkedRaster {
   const { width: w, height: h, channels: ch } = r;
-  const bytes = r.data.byteLength;
-  kernel.prepare(w, bytes);
-  const pixels = kernel.pixels(bytes);
-  pixels.set(r.data);
-  const rows = new MarkRows(w, h, dims, values, [0, 1, 2, 3].map((slot) => kernel.profile(slot, w)));
   const rowBytes = w * ch;
+  const chunkRows = math.max(1, math.min(h, math.floor(KERNEL_CHUNK_BYTES / rowBytes)));
+  kernel.prepare(w, chunkRows * rowBytes);
+  const chunk = kernel.pixels(chunkRows * rowBytes);
+  const rows = new MarkRows(w, h, dims, values, [0, 1, 2, 3].map((slot) => kernel.profile(slot, w)));
   return {
-    raster: { ...r, data: pixels },
+    raster: r,
     markRows(y0: number, y1: number): void {
-      for (let y = y0; y < y1; y++) {
-        rows.row(y);
-        kernel.markRow(y * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
+      for (let a = y0; a < y1; a += chunkRows) {
+        const b = math.min(y1, a + chunkRows);
+        chunk.set(data.subarray(a * rowBytes, b * rowBytes));
+        for (let y = a; y < b; y++) {
+          rows.row(y);
+          kernel.markRow((y - a) * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
+        }
+        data.set(chunk.subarray(0, (b - a) * rowBytes), a * rowBytes);
       }
     },
   };
@@ -226,7 +233,7 @@ function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]
 export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel): MarkedRaster {
   const values = markCells(r, plan);
   // every 8-bit raster but 1-bit sources goes through the WebAssembly kernel
-  if (r.data instanceof Uint8Array && !r.bilevel) return markInKernel(kernel, r, values, plan.dims);
+  if (r.data instanceof Uint8Array && !r.bilevel) return markInKernel(kernel, r, r.data, values, plan.dims);
   return markInPlace(r, values, plan.dims);
 }
 

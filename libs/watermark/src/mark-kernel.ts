@@ -11,8 +11,8 @@ const align = (n: number): number => (n + 63) & ~63;
 type MarkRowFn = (px: number, w: number, ch: number, p0a: number, p0b: number, f0: number, p1a: number, p1b: number, f1: number) => void;
 
 /**
- * One WebAssembly instance of the 8-bit mark kernel with its memory: four profile rows of floats and the pixels.
- * The pixels are marked in place there and handed to the encoder from there (no copy back).
+ * One WebAssembly instance of the 8-bit mark kernel with its memory: four profile rows of floats and a chunk of
+ * pixel rows, marked in place there.
  */
 export class MarkKernel {
   private readonly memory: WebAssembly.Memory;
@@ -47,7 +47,7 @@ export class MarkKernel {
     return new Float32Array(this.memory.buffer, this.profileOffset(slot), width);
   }
 
-  /** The pixel area as a Buffer (valid until the next prepare()). */
+  /** The pixel area as a Buffer (valid until the next prepare(): growing the memory detaches it). */
   pixels(byteLength: number): Buffer {
     return Buffer.from(this.memory.buffer, this.pixelOffset, byteLength);
   }

@@ -26,15 +26,6 @@ export class WasmPool<T extends WasmWorker> {
     }
   }
 
-  useSync<R>(run: (worker: T) => R): R {
-    const worker = this.acquire();
-    try {
-      return run(worker);
-    } finally {
-      this.release(worker);
-    }
-  }
-
   private acquire(): T {
     return this.idle.pop() ?? this.create();
   }
