@@ -102,7 +102,8 @@ async function encodeJpegInStrips(r: Raster & { data: Uint8Array }, options: { q
   const rowBytes = w * ch;
   return withJpegEntropy(async (entropy) => {
     const joiner = new JpegStripJoiner(entropy, strips.length);
-    await Promise.all(
+    // allSettled: no strip may reach the joiner after its instance went back to the pool
+    const settled = await Promise.allSettled(
       strips.map(async ([y0, y1], i) => {
         // runs synchronously up to the encoder call: the next strip is prepared while this one is encoded
         prepareRows(y0, y1);
@@ -113,6 +114,8 @@ async function encodeJpegInStrips(r: Raster & { data: Uint8Array }, options: { q
         joiner.add(i, jpeg);
       }),
     );
+    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) throw failure.reason;
     return joiner.finish();
   });
 }
