@@ -6,12 +6,12 @@
 // interval. Symbols are packed in a u32: table (0 dc0, 1 dc1, 2 ac0, 3 ac1) | symbol << 2 |
 // extra bits << 10. Bit buffers are 64-bit locals (left-aligned when reading) so the hot loops stay in registers.
 
-/** Bytes per decoding table: look i32[512], maxcode i32[18], valptr i32[17], mincode i32[17], values u8[256]. */
-const TABLE_BYTES: usize = 2560;
-const MAXCODE: usize = 2048;
-const VALPTR: usize = 2120;
-const MINCODE: usize = 2188;
-const VALUES: usize = 2256;
+/** Bytes per decoding table (canonical slow path): maxcode i32[18], valptr i32[17], mincode i32[17], values u8[256]. */
+const TABLE_BYTES: usize = 512;
+const MAXCODE: usize = 0;
+const VALPTR: usize = 72;
+const MINCODE: usize = 140;
+const VALUES: usize = 208;
 /** Bytes per encoding table: code u32[256], size u8[256]. */
 const CODE_BYTES: usize = 1280;
 /**
@@ -38,9 +38,9 @@ export function unstuff(src: usize, len: i32, dst: usize): i32 {
   return <i32>(q - dst);
 }
 
-/** Codes longer than the 9-bit lookahead: (length << 8 | symbol), or -1. */
+/** Canonical decoding (JPEG Annex F.2.2.3) of the code at the top of `peek`: (length << 8 | symbol), or -1. */
 function slowSymbol(table: usize, peek: u32): i32 {
-  for (let len = 10; len <= 16; len++) {
+  for (let len = 1; len <= 16; len++) {
     const code = <i32>(peek >> (<u32>(16 - len)));
     if (code <= load<i32>(table + MAXCODE + ((<usize>len) << 2))) {
       const index = load<i32>(table + VALPTR + ((<usize>len) << 2)) + code - load<i32>(table + MINCODE + ((<usize>len) << 2));
@@ -62,9 +62,7 @@ function refill(p: usize, acc: u64, nbits: i32): u64 {
  * symbol word in the low 32 bits and the bits consumed above, or -1.
  */
 function slowDecode(table: usize, slot: u32, ac: bool, acc: u64): i64 {
-  const peek = <u32>(acc >> 48);
-  let hit = load<i32>(table + ((<usize>(peek >> 7)) << 2));
-  if (hit < 0) hit = slowSymbol(table, peek);
+  const hit = slowSymbol(table, <u32>(acc >> 48));
   if (hit < 0) return -1;
   const l = hit >> 8;
   const symbol = hit & 255;

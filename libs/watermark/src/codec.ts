@@ -4,7 +4,7 @@ type SharpPipe = ReturnType<typeof sharp>;
 import { readBmp, writeBmp } from './bmp';
 import { checkPixels, HeaderInfo, parseBmpHeader, parseTiff, readHeader } from './format';
 import { JpegStripJoiner, withJpegEntropy } from './jpeg-stitch';
-import { jpegFacts, transplantJpeg, transplantPng, transplantWebp } from './metadata';
+import { JpegFacts, jpegFacts, transplantJpeg, transplantPng, transplantWebp } from './metadata';
 import { ImageFormat, WatermarkError, WatermarkErrorCode } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -143,13 +143,13 @@ export async function encodeRaster(input: Buffer, r: Raster, header: HeaderInfo,
     if (striped) return transplantJpeg(input, striped);
     // a refused join falls back to one optimised encode of the whole (fully prepared) raster
     prepareRows(prepared, r.height);
-    return encodeWhole(input, r, header);
+    return encodeWhole(input, r, header, facts);
   }
   prepareRows(0, r.height);
-  return encodeWhole(input, r, header);
+  return encodeWhole(input, r, header, facts);
 }
 
-async function encodeWhole(input: Buffer, r: Raster, header: HeaderInfo): Promise<Buffer> {
+async function encodeWhole(input: Buffer, r: Raster, header: HeaderInfo, facts: JpegFacts | null): Promise<Buffer> {
   if (r.format === 'bmp') {
     const h = parseBmpHeader(input);
     return writeBmp(h, r.width, r.height, r.colorChannels, r.data as Uint8Array);
@@ -160,7 +160,7 @@ async function encodeWhole(input: Buffer, r: Raster, header: HeaderInfo): Promis
   if (deep) pipe = pipe.toColourspace(r.colorChannels === 1 ? 'grey16' : 'rgb16');
   switch (r.format) {
     case 'jpeg': {
-      const f = jpegFacts(input);
+      const f = facts ?? jpegFacts(input);
       if (header.channels === 4) pipe = pipe.toColourspace('cmyk');
       // sharp writes 1-band pixels as YCbCr unless told otherwise: a gray JPEG stays gray
       else if (r.colorChannels === 1) pipe = pipe.toColourspace('b-w');

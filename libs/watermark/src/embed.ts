@@ -1,4 +1,4 @@
-import { checkInput, decodeRaster, encodeRaster, Raster } from './codec';
+import { checkInput, decodeRaster, encodeRaster, Raster, RowsHook } from './codec';
 import { convEncode, infoBits, checkPayload } from './payload';
 import { withMarkKernel, MarkKernel } from './mark-kernel';
 import { amplitudeMaps, AxisTable, axisTable, buildLayers, gridDims, isSmallGrid, Layer, LAYER_COUNT } from './pattern';
@@ -50,6 +50,7 @@ function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch:
   }
 }
 
+/** activityRow8 for 16-bit samples (a copy, so that each loop sees one array type). */
 function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, cnt: Int32Array): void {
   const below = row + stride;
   for (let x = 0; x + 1 < w; x += step) {
@@ -155,44 +156,32 @@ class MarkRows {
   }
 }
 
-/**
- * A raster whose rows receive the mark on demand: markRows(y0, y1) is called for consecutive row ranges, top to
- * bottom, before those rows are read (so that the encoder can start on the first rows while later ones are marked).
- */
-export interface MarkedRaster {
-  raster: Raster;
-  markRows(y0: number, y1: number): void;
-}
-
 /** Pixels pass through the kernel's memory in chunks of whole rows of at most this size (its memory stays small). */
 const KERNEL_CHUNK_BYTES = 2 * 1024 * 1024;
 
 /** 8-bit samples, in place: each chunk of rows is copied into the kernel's memory, marked there and copied back. */
-function markInKernel(kernel: MarkKernel, r: Raster, data: Uint8Array, values: Float32Array[], dims: [number, number][]): MarkedRaster {
+function markInKernel(kernel: MarkKernel, r: Raster, data: Uint8Array, values: Float32Array[], dims: [number, number][]): RowsHook {
   const { width: w, height: h, channels: ch } = r;
   const rowBytes = w * ch;
   const chunkRows = math.max(1, math.min(h, math.floor(KERNEL_CHUNK_BYTES / rowBytes)));
   kernel.prepare(w, chunkRows * rowBytes);
   const chunk = kernel.pixels(chunkRows * rowBytes);
   const rows = new MarkRows(w, h, dims, values, [0, 1, 2, 3].map((slot) => kernel.profile(slot, w)));
-  return {
-    raster: r,
-    markRows(y0: number, y1: number): void {
-      for (let a = y0; a < y1; a += chunkRows) {
-        const b = math.min(y1, a + chunkRows);
-        chunk.set(data.subarray(a * rowBytes, b * rowBytes));
-        for (let y = a; y < b; y++) {
-          rows.row(y);
-          kernel.markRow((y - a) * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
-        }
-        data.set(chunk.subarray(0, (b - a) * rowBytes), a * rowBytes);
+  return (y0, y1) => {
+    for (let a = y0; a < y1; a += chunkRows) {
+      const b = math.min(y1, a + chunkRows);
+      chunk.set(data.subarray(a * rowBytes, b * rowBytes));
+      for (let y = a; y < b; y++) {
+        rows.row(y);
+        kernel.markRow((y - a) * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
       }
-    },
+      data.set(chunk.subarray(0, (b - a) * rowBytes), a * rowBytes);
+    }
   };
 }
 
 /** 16-bit samples and 1-bit images, in place. */
-function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]): MarkedRaster {
+function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]): RowsHook {
   const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
   const profiles = [0, 1, 2, 3].map(() => new Float32Array(w));
   const rows = new MarkRows(w, h, dims, values, profiles);
@@ -221,16 +210,17 @@ function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]
       }
     }
   };
-  return {
-    raster: r,
-    markRows(y0: number, y1: number): void {
-      for (let y = y0; y < y1; y++) markRow(y);
-    },
+  return (y0, y1) => {
+    for (let y = y0; y < y1; y++) markRow(y);
   };
 }
 
-/** Prepares the mark of a decoded raster (cell values from its activity); the rows are marked on demand. */
-export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel): MarkedRaster {
+/**
+ * Prepares the mark of a decoded raster (cell values from its activity) and returns what marks its rows in place,
+ * on demand: consecutive row ranges, top to bottom, so the encoder can start on the first rows while later ones
+ * are marked.
+ */
+export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel): RowsHook {
   const values = markCells(r, plan);
   // every 8-bit raster but 1-bit sources goes through the WebAssembly kernel
   if (r.data instanceof Uint8Array && !r.bilevel) return markInKernel(kernel, r, r.data, values, plan.dims);
@@ -270,8 +260,7 @@ export async function embedImage(input: Buffer, payload: bigint, options: EmbedO
   const raster = await decoding;
   if (raster.width !== plan.width || raster.height !== plan.height) plan = planMark(raster.width, raster.height, payload, options.key);
   return withMarkKernel(async (kernel) => {
-    const marked = prepareMark(raster, plan, kernel);
-    const data = await encodeRaster(input, marked.raster, header, (y0, y1) => marked.markRows(y0, y1));
+    const data = await encodeRaster(input, raster, header, prepareMark(raster, plan, kernel));
     return { data, format: header.format, width: raster.width, height: raster.height };
   });
 }

@@ -165,8 +165,7 @@ function segment(marker: number, body: Uint8Array): Buffer {
 }
 
 /** Layout of the module's memory (see assembly/jpeg-entropy.ts): tables first, then one region per strip. */
-const TABLE_BYTES = 2560;
-const LOOK_BITS = 9;
+const TABLE_BYTES = 512;
 const CODE_BYTES = 1280;
 const TABLES = 1024;
 const CODES = TABLES + 4 * TABLE_BYTES;
@@ -239,7 +238,8 @@ export class JpegStripJoiner {
   private readonly strips: (StripSymbols | null)[];
   private failed = false;
   private next = REGIONS;
-  private layout: { blockSel: number[]; mcusX: number; mcuH: number } | null = null;
+  /** The first strip added: every other one must match its layout, tables and quantisation. */
+  private first: { strip: Strip; layout: StripLayout } | null = null;
 
   constructor(
     private readonly entropy: JpegEntropy,
@@ -262,10 +262,10 @@ export class JpegStripJoiner {
   }
 
   finish(): Buffer | null {
-    if (this.failed || this.strips.some((s) => s === null) || !this.layout) return null;
+    if (this.failed || this.strips.some((s) => s === null) || !this.first) return null;
     const strips = this.strips as StripSymbols[];
     const first = strips[0].strip;
-    const { mcusX, mcuH } = this.layout;
+    const { mcusX, mcuH } = this.first.layout;
     // every strip but the last is one restart interval of whole MCU rows
     const interval = mcusX * math.ceil(first.height / mcuH);
     if (strips.length > 1 && (first.height % mcuH !== 0 || interval > 0xffff)) return null;
@@ -311,17 +311,18 @@ export class JpegStripJoiner {
   /** Decodes the symbols of one strip into a region of its own. */
   private decode(strip: Strip): StripSymbols | null {
     const e = this.entropy;
-    if (!this.layout) {
-      this.layout = stripLayout(strip);
-      if (!this.layout) return null;
+    if (!this.first) {
+      const layout = stripLayout(strip);
+      if (!layout) return null;
+      this.first = { strip, layout };
       ensureMemory(e.memory, REGIONS);
       this.writeDecodeTables(strip.tables);
-      new Uint8Array(e.memory.buffer, BLOCK_SEL, this.layout.blockSel.length).set(this.layout.blockSel);
-      this.reference = strip;
-    } else if (!this.reference || strip.width !== this.reference.width || !sameLayout(strip, this.reference) || !sameTables(strip.tables, this.reference.tables) || !strip.quant.equals(this.reference.quant)) {
-      return null;
+      new Uint8Array(e.memory.buffer, BLOCK_SEL, layout.blockSel.length).set(layout.blockSel);
+    } else {
+      const ref = this.first.strip;
+      if (strip.width !== ref.width || !sameLayout(strip, ref) || !sameTables(strip.tables, ref.tables) || !strip.quant.equals(ref.quant)) return null;
     }
-    const { blockSel, mcusX, mcuH } = this.layout;
+    const { blockSel, mcusX, mcuH } = this.first.layout;
     const mcus = mcusX * math.ceil(strip.height / mcuH);
     const len = strip.data.length;
     const stuffedAt = align(this.next);
@@ -346,37 +347,26 @@ export class JpegStripJoiner {
     return { strip, at: symbolsAt, count };
   }
 
-  private reference: Strip | null = null;
-
   private writeDecodeTables(tables: Strip['tables']): void {
     const buffer = this.entropy.memory.buffer;
     for (let t = 0; t < 4; t++) {
       const spec = tables.get(t < 2 ? t : 4 + (t - 2));
       const at = TABLES + t * TABLE_BYTES;
-      const look = new Int32Array(buffer, at, 1 << LOOK_BITS).fill(-1);
-      const maxcode = new Int32Array(buffer, at + 2048, 18).fill(-1);
-      const valptr = new Int32Array(buffer, at + 2120, 17).fill(0);
-      const mincode = new Int32Array(buffer, at + 2188, 17).fill(0);
-      const values = new Uint8Array(buffer, at + 2256, 256).fill(0);
+      const maxcode = new Int32Array(buffer, at, 18).fill(-1);
+      const valptr = new Int32Array(buffer, at + 72, 17).fill(0);
+      const mincode = new Int32Array(buffer, at + 140, 17).fill(0);
+      const values = new Uint8Array(buffer, at + 208, 256).fill(0);
       const fast = new Uint32Array(buffer, FAST + t * FAST_BYTES, 2 << FAST_BITS).fill(0);
       if (!spec) continue;
       values.set(spec.values);
       writeFastTable(fast, t, spec);
-      let code = 0;
-      let k = 0;
-      for (let len = 1; len <= 16; len++) {
-        valptr[len] = k;
-        mincode[len] = code;
-        for (let i = 0; i < spec.bits[len - 1]; i++) {
-          if (len <= LOOK_BITS) {
-            const shift = LOOK_BITS - len;
-            look.fill(spec.values[k] | (len << 8), code << shift, (code + 1) << shift);
-          }
-          code++;
-          k++;
-        }
-        maxcode[len] = spec.bits[len - 1] > 0 ? code - 1 : -1;
-        code <<= 1;
+      // canonical slow path (Annex F.2.2.3): per length, the first code, its index and the last code
+      const codes = canonicalCodes(spec);
+      for (let k = codes.length - 1; k >= 0; k--) {
+        const { code, length } = codes[k];
+        valptr[length] = k;
+        mincode[length] = code;
+        if (maxcode[length] < 0) maxcode[length] = code;
       }
     }
   }
@@ -389,19 +379,23 @@ export class JpegStripJoiner {
       const size = new Uint8Array(buffer, at + 1024, 256).fill(0);
       const spec = tables.get(t);
       if (!spec) continue;
-      let c = 0;
-      let k = 0;
-      for (let len = 1; len <= 16; len++) {
-        for (let i = 0; i < spec.bits[len - 1]; i++) {
-          code[spec.values[k]] = c;
-          size[spec.values[k]] = len;
-          c++;
-          k++;
-        }
-        c <<= 1;
+      for (const c of canonicalCodes(spec)) {
+        code[c.symbol] = c.code;
+        size[c.symbol] = c.length;
       }
     }
   }
+}
+
+/** The canonical Huffman codes of a table (JPEG Annex C), in the order of its values. */
+function canonicalCodes(spec: HuffmanSpec): { symbol: number; code: number; length: number }[] {
+  const out: { symbol: number; code: number; length: number }[] = [];
+  let code = 0;
+  for (let length = 1; length <= 16; length++) {
+    for (let i = 0; i < spec.bits[length - 1]; i++) out.push({ symbol: spec.values[out.length], code: code++, length });
+    code <<= 1;
+  }
+  return out;
 }
 
 /**
@@ -410,32 +404,33 @@ export class JpegStripJoiner {
  */
 function writeFastTable(fast: Uint32Array, t: number, spec: HuffmanSpec): void {
   const ac = t >= 2;
-  let code = 0;
-  let k = 0;
-  for (let len = 1; len <= 16; len++) {
-    for (let i = 0; i < spec.bits[len - 1]; i++, k++, code++) {
-      const symbol = spec.values[k];
-      const size = ac ? symbol & 15 : symbol;
-      if (len + size > FAST_BITS || size > 11) continue;
-      const advance = !ac ? 0 : size > 0 ? (symbol >> 4) + 1 : symbol === 0xf0 ? 16 : 0;
-      const end = ac && size === 0 && symbol !== 0xf0 ? 0x10000 : 0;
-      const info = (len + size) | (advance << 8) | end;
-      const free = FAST_BITS - len - size;
-      for (let extra = 0; extra < 1 << size; extra++) {
-        const prefix = (((code << size) | extra) << free) >>> 0;
-        const word = t | (symbol << 2) | (extra << 10);
-        for (let fill = 0; fill < 1 << free; fill++) {
-          fast[2 * (prefix | fill)] = word;
-          fast[2 * (prefix | fill) + 1] = info;
-        }
+  for (const { symbol, code, length } of canonicalCodes(spec)) {
+    const size = ac ? symbol & 15 : symbol;
+    if (length + size > FAST_BITS || size > 11) continue;
+    const advance = !ac ? 0 : size > 0 ? (symbol >> 4) + 1 : symbol === 0xf0 ? 16 : 0;
+    const end = ac && size === 0 && symbol !== 0xf0 ? 0x10000 : 0;
+    const info = (length + size) | (advance << 8) | end;
+    const free = FAST_BITS - length - size;
+    for (let extra = 0; extra < 1 << size; extra++) {
+      const prefix = (((code << size) | extra) << free) >>> 0;
+      const word = t | (symbol << 2) | (extra << 10);
+      for (let fill = 0; fill < 1 << free; fill++) {
+        fast[2 * (prefix | fill)] = word;
+        fast[2 * (prefix | fill) + 1] = info;
       }
     }
-    code <<= 1;
   }
 }
 
+interface StripLayout {
+  /** Per block of an MCU: dc table | ac table << 4. */
+  blockSel: number[];
+  mcusX: number;
+  mcuH: number;
+}
+
 /** MCU geometry and per-block table selectors of a strip; null for layouts the entropy pass does not take. */
-function stripLayout(strip: Strip): { blockSel: number[]; mcusX: number; mcuH: number } | null {
+function stripLayout(strip: Strip): StripLayout | null {
   const single = strip.components.length === 1;
   const hmax = math.max(...strip.components.map((c) => c.h));
   const vmax = math.max(...strip.components.map((c) => c.v));
