@@ -34,12 +34,18 @@ export default tseslint.config(
               sourceTag: `scope:${service}`,
               onlyDependOnLibsWithTags: ['scope:shared', `scope:${service}`],
             })),
+            { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:api-gateway', 'scope:tools'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:api-gateway', 'scope:tools'] },
           ],
         },
       ],
     },
+  },
+  {
+    // The SDK is published on its own: nothing of the server may leak into it.
+    files: ['libs/sdk/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['@cp/*', '@nestjs/*', 'class-validator', 'typeorm'] }] },
   },
   {
     files: ['tools/**/*.ts', 'e2e/**/*.ts', '**/*.spec.ts'],

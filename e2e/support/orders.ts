@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { ROOT } from '@cp/stack';
 import { api, ApiResponse, eventually } from './e2e-stack';
 
-export const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus');
+/** Files the e2e tests send, inside the repository (e2e/fixtures/README.md: sources, licences, generated variants). */
+export const CORPUS = path.resolve(ROOT, 'e2e', 'fixtures');
 
 export function corpusFile(relative: string): Buffer {
   return readFileSync(path.join(CORPUS, relative));

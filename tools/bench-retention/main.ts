@@ -9,7 +9,7 @@
 import { SystemClock } from '@cp/clock';
 import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { ExpireOrdersResult } from '@cp/contracts';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,6 @@ import { CreditLedgerRepository } from '../../apps/orders/src/credits/credit-led
 import { ORDERS_ENTITIES } from '../../apps/orders/src/database/entities';
 import { ORDERS_MIGRATIONS } from '../../apps/orders/src/database/migrations';
 import { ExpireOrdersUseCase } from '../../apps/orders/src/expiry/expire-orders.use-case';
-import { OrderLifecycle } from '../../apps/orders/src/orders/order-lifecycle.service';
 import { OrdersRepository } from '../../apps/orders/src/orders/orders.repository';
 import { RETENTION_ENTITIES } from '../../apps/retention/src/database/entities';
 import { RETENTION_MIGRATIONS } from '../../apps/retention/src/database/migrations';
@@ -108,9 +107,13 @@ async function run(orders: DataSource, retention: DataSource, count: number, bat
   await seed(orders, retention, count);
   const clock = new SystemClock();
   const storage = new CountingStorage(toStorageConfig(validateEnv(StorageEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/x' })));
-  const expireOrders = new ExpireOrdersUseCase(orders, new OrdersRepository(orders), new OrderLifecycle(new OutboxWriter(clock), new CreditLedgerRepository(), clock), clock);
+  const expireOrders = new ExpireOrdersUseCase(
+    new TransactionRepository(orders),
+    new OrdersRepository(orders, new OutboxWriter(clock), new CreditLedgerRepository()),
+    clock,
+  );
   const sweep = new SweepExpiredOrdersUseCase(
-    retention,
+    new TransactionRepository(retention),
     { retention: { sweepIntervalMs: 1000, batchSize, deleteConcurrency: 8, recheckMs: 3600_000 } },
     new OrderExpiryRepository(),
     new InProcessOrders(expireOrders),

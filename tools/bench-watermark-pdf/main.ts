@@ -1,7 +1,7 @@
 /* PDF watermark benchmark: page PSNR, size growth, recovery per attack, false positives, speed.
  * Run from the repository root: node -r ./tools/register.js tools/bench-watermark-pdf/main.ts [--quick]
  * Prints a table, writes bench-results/watermark-pdf.json. Reads the corpus from ../shared/corpus/pdfs beside the repository (never copied). */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
@@ -11,6 +11,10 @@ import { closePdfRenderer, embedPdf, extractPdf, PdfExtractResult, renderPdfPage
 const QUICK = process.argv.includes('--quick');
 // The corpus sits beside the repository (../shared), wherever the clone is.
 const CORPUS = resolve(__dirname, '../../../shared/corpus/pdfs');
+if (!existsSync(CORPUS)) {
+  process.stderr.write(`No corpus at ${CORPUS}: put the shared benchmark corpus (pdfs/, photos/, see its README) beside the repository as ../shared/corpus.\n`);
+  process.exit(2);
+}
 const DOCS = ['text-1-page.pdf', 'text-6-pages.pdf', 'raster-2-pages.pdf'];
 const OUT = 'bench-results';
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };

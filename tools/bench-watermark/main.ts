@@ -1,13 +1,17 @@
 /* Watermark benchmark: imperceptibility, robustness, false positives, speed. Prints a table, writes bench-results/watermark.json. */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
-import { ATTACKS, BLIND_ATTACKS, crop, rng } from './attacks';
+import { ATTACKS, BLIND_ATTACKS, crop, GEOMETRY_ATTACKS, randomGeometry, rng } from './attacks';
 
 const QUICK = process.argv.includes('--quick');
 // The corpus sits beside the repository (../shared), wherever the clone is.
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
+if (!existsSync(PHOTOS)) {
+  process.stderr.write(`No corpus at ${PHOTOS}: put the shared benchmark corpus (photos/, pdfs/, see its README) beside the repository as ../shared/corpus.\n`);
+  process.exit(2);
+}
 const OUT = 'bench-results';
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 
@@ -112,13 +116,20 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`embedded ${photo}\n`);
   }
-  // robustness (original given) and blind rows
+  // robustness (original given) and blind rows; extract times of the old rows and of the rotated inputs
+  const plainMs: number[] = [];
+  const rotatedMs: number[] = [];
+  const geometryMs: number[] = [];
   let seed = 1;
   for (const m of marked) {
-    for (const [name, attack] of ATTACKS) {
+    for (const [name, attack] of [...ATTACKS, ...GEOMETRY_ATTACKS]) {
       const r = rng(seed++);
       const attacked = await attack(m.data, r);
+      const t0 = performance.now();
       const res = await extractImage(attacked, m.orig, { key: KEY });
+      const ms = performance.now() - t0;
+      if (GEOMETRY_ATTACKS.some(([g]) => g === name)) (name.includes('rotate') ? rotatedMs : geometryMs).push(ms);
+      else if (name !== 'none') plainMs.push(ms);
       addRow(name, m.photo, res.status === 'detected' && res.payload === m.id, res.status === 'detected');
       if (res.status === 'detected' && res.payload !== m.id) throw new Error(`wrong payload detected: ${name} ${m.photo}`);
     }
@@ -139,25 +150,32 @@ async function main(): Promise<void> {
   const fr = rng(4242);
   const otherKey: WatermarkKey = { secret: 'another-tenant', version: 'v3' };
   const v2Key: WatermarkKey = { secret: 'bench-secret', version: 'v2' };
-  const sources: { kind: string; data: Buffer; orig: Buffer }[] = [];
+  const sources: { kind: string; data: Buffer; orig: Buffer; id?: bigint }[] = [];
   for (const photo of photos) {
     const orig = readFileSync(join(PHOTOS, photo));
     const small = await sharp(orig).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
     sources.push({ kind: 'unmarked', data: small, orig: small });
     sources.push({ kind: 'other-key', data: (await embedImage(small, randomId(fr), { key: otherKey })).data, orig: small });
     sources.push({ kind: 'v2-mark', data: (await embedImage(small, randomId(fr), { key: v2Key })).data, orig: small });
+    // issue 16: rotated / mirrored unmarked copies, and copies marked (same key) for another recipient: a detection
+    // of anything but that recipient's own id would be false
+    sources.push({ kind: 'unmarked rotated/mirrored', data: await randomGeometry(small, fr), orig: small });
+    const otherId = randomId(fr);
+    sources.push({ kind: 'other-recipient', data: (await embedImage(small, otherId, { key: KEY })).data, orig: small, id: otherId });
   }
   const fpStart = performance.now();
   while (fpRuns < fpTarget) {
     const s = sources[Math.floor(fr() * sources.length)];
     const registered = fpRuns % 50 === 0;
     const area = 0.05 + fr() * 0.5;
-    const img = fpRuns % 10 === 0 ? s.data : await crop(s.data, area, fr);
+    let img = fpRuns % 10 === 0 ? s.data : await crop(s.data, area, fr);
+    // registered negatives are also rotated / mirrored, so registration over the whole circle is exercised on them
+    if (registered && fpRuns % 100 === 0) img = await randomGeometry(img, fr);
     const res = await extractImage(img, registered ? s.orig : null, { key: KEY });
     fpRuns++;
     const kind = `${s.kind}${registered ? ' (registered)' : ''}`;
     fpKinds[kind] = (fpKinds[kind] ?? 0) + 1;
-    if (res.status === 'detected') fpDetected++;
+    if (res.status === 'detected' && res.payload !== s.id) fpDetected++;
     if (res.status === 'inconclusive') fpInconclusive++;
   }
   const fpSeconds = (performance.now() - fpStart) / 1000;
@@ -213,6 +231,8 @@ async function main(): Promise<void> {
   lines.push('');
   lines.push(`False positives: ${fpDetected} detected / ${fpRuns} extractions (${fpInconclusive} inconclusive) in ${fpSeconds.toFixed(1)} s; ${JSON.stringify(fpKinds)}`);
   lines.push(`Speed 12 MP JPEG (4240x2832), best of ${reps}: embed ${embedT.toFixed(0)} ms / plain decode+encode ${plain.toFixed(0)} ms = ${(embedT / plain).toFixed(2)} (target <= 1.5); extract ${extractT.toFixed(0)} ms / decode both ${decodeBoth.toFixed(0)} ms = ${(extractT / decodeBoth).toFixed(2)} (target <= 3)`);
+  const median = (a: number[]): number => (a.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : NaN);
+  lines.push(`Extract time with the original, median: old rows ${median(plainMs).toFixed(0)} ms (${plainMs.length}); rotated inputs ${median(rotatedMs).toFixed(0)} ms (${rotatedMs.length}) = ${(median(rotatedMs) / median(plainMs)).toFixed(2)}x; other geometry rows ${median(geometryMs).toFixed(0)} ms (${geometryMs.length})`);
   lines.push(`Peak RSS: ${(peakRss / 1048576).toFixed(0)} MB`);
   process.stdout.write(lines.join('\n') + '\n');
   const json = {
@@ -223,6 +243,7 @@ async function main(): Promise<void> {
     robustness: [...rows.values()].map((r) => ({ attack: r.name, ok: r.ok, total: r.total, rate: r.ok / r.total, perPhoto: r.perPhoto })),
     falsePositives: { runs: fpRuns, detected: fpDetected, inconclusive: fpInconclusive, kinds: fpKinds },
     speed: { embedMs: embedT, plainMs: plain, embedRatio: embedT / plain, extractMs: extractT, decodeBothMs: decodeBoth, extractRatio: extractT / decodeBoth },
+    extractMedianMs: { oldRows: median(plainMs), rotated: median(rotatedMs), otherGeometry: median(geometryMs) },
     peakRssMb: peakRss / 1048576,
   };
   writeFileSync(join(OUT, 'watermark.json'), JSON.stringify(json, null, 2));

@@ -1,10 +1,14 @@
 /* Dev probe: quick robustness check on selected photos/attacks. Usage: probe.ts [payloads] [attackRegex] [photoRegex] */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
-import { ATTACKS, BLIND_ATTACKS, rng } from './attacks';
+import { ATTACKS, BLIND_ATTACKS, GEOMETRY_ATTACKS, rng } from './attacks';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
+if (!existsSync(PHOTOS)) {
+  process.stderr.write(`No corpus at ${PHOTOS}: put the shared benchmark corpus (see its README) beside the repository as ../shared/corpus.\n`);
+  process.exit(2);
+}
 
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 async function main(): Promise<void> {
@@ -12,7 +16,7 @@ async function main(): Promise<void> {
   const aRe = new RegExp(process.argv[3] ?? '.');
   const pRe = new RegExp(process.argv[4] ?? '.');
   const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/.test(f) && pRe.test(f) && !f.startsWith('kite')).sort();
-  const all = [...ATTACKS.map(([a, f]) => [a, f, true] as const), ...BLIND_ATTACKS.map(([a, f]) => [a, f, false] as const)].filter(([a]) => aRe.test(a));
+  const all = [...[...ATTACKS, ...GEOMETRY_ATTACKS].map(([a, f]) => [a, f, true] as const), ...BLIND_ATTACKS.map(([a, f]) => [a, f, false] as const)].filter(([a]) => aRe.test(a));
   const stats = new Map<string, { ok: number; t: number; fails: string[]; conf: number[] }>();
   const t0 = performance.now();
   for (const photo of photos) {

@@ -73,8 +73,9 @@ imports.push([className, file.replace(/\.ts$/, '')]);
 const exportName = /export const (\w+)/.exec(index)[1];
 writeFileSync(
   indexFile,
-  `${imports.map(([cls, mod]) => `import { ${cls} } from './${mod}';`).join('\n')}\n\n` +
-    `/** Committed migrations, in order; run at start by the service. */\n` +
-    `export const ${exportName} = [${imports.map(([cls]) => cls).join(', ')}];\n`,
+  `import { MESSAGING_MIGRATIONS } from '@cp/messaging';\n` +
+    `${imports.map(([cls, mod]) => `import { ${cls} } from './${mod}';`).join('\n')}\n\n` +
+    `/** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */\n` +
+    `export const ${exportName} = [...MESSAGING_MIGRATIONS, ${imports.map(([cls]) => cls).join(', ')}];\n`,
 );
 console.log(`generated ${path.relative(root, path.join(migrationsDir, file))}`);

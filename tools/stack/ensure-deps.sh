@@ -7,5 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[stack] installing dependencies (npm install from package-lock.json)"
-  npm install --no-audit --no-fund
+  # onnxruntime-node ships its CPU library in the package; its install script would fetch GPU parts from
+  # outside the registry (this npm may run it for a package new to the tree), so it is told to skip.
+  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund
 fi

@@ -4,6 +4,7 @@
 //   S3_PORT=9000 S3_DIRECTORY=tmp/s3 NATS_URL=nats://127.0.0.1:4222 node -r ./tools/register.js tools/stack/s3-server.ts
 import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
 import { ensureStreams } from '@cp/messaging';
+import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
 import { connect } from 'nats';
 import { mkdirSync } from 'node:fs';
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
     }
   });
   await server.run();
+  // Presigned uploads and downloads of clients reuse keep-alive sockets like API calls do.
+  applyHttpTimeouts(server.httpServer);
   process.stdout.write(`${JSON.stringify({ level: 'info', service: 's3-bridge', msg: `S3 server on 127.0.0.1:${port}` })}\n`);
   const shutdown = (): void => {
     void server

@@ -11,6 +11,9 @@ declare module 's3rver' {
     resetOnClose?: boolean;
     allowMismatchedSignatures?: boolean;
     vhostBuckets?: boolean;
+    /** TLS: s3rver serves HTTPS when given a key and certificate. */
+    key?: Buffer;
+    cert?: Buffer;
   }
 
   interface S3rverEvent {
@@ -34,6 +37,8 @@ declare module 's3rver' {
     middleware: Array<(context: KoaContext, next: () => Promise<void>) => Promise<void>>;
     /** Resolves to the address it listens on. */
     run(): Promise<AddressInfo>;
+    /** The listening server, set by run(). */
+    httpServer: import('node:http').Server;
     close(): Promise<void>;
     on(event: 'event', listener: (event: S3rverEvent) => void): this;
   }

@@ -8,6 +8,8 @@ bash tools/stack/ensure-deps.sh
 
 echo "== lint"
 npm run -s lint
+echo "== OpenAPI lint (redocly, recommended rules)"
+npm run -s openapi:lint
 echo "== type check"
 npm run -s typecheck
 

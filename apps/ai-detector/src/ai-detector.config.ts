@@ -1,12 +1,96 @@
-import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ClassifierConfig } from '@cp/ai-detection';
+import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
 export class AiDetectorEnv extends StorageEnv {
   override PORT: number = 3104;
+
+  @IsInt()
+  @Min(1_000_000)
+  @Max(1_000_000_000)
+  AI_DETECTION_MAX_PIXELS: number = 100_000_000;
+
+  @IsInt()
+  @Min(1024)
+  AI_DETECTION_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
+
+  /** Images analysed at once by one replica (CPU-bound). */
+  @IsInt()
+  @Min(1)
+  @Max(16)
+  AI_DETECTION_CONCURRENCY: number = 1;
+
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  AI_DETECTION_MAX_ATTEMPTS: number = 4;
+
+  /** ONNX model of a pixel classifier; unset: the classifier signal is absent (never a default guess). */
+  @IsOptional()
+  @IsString()
+  AI_CLASSIFIER_MODEL_PATH?: string;
+
+  @IsInt()
+  @Min(8)
+  @Max(1024)
+  AI_CLASSIFIER_INPUT_SIZE: number = 224;
+
+  /** Three comma-separated numbers: per-channel mean and std of 0–1 pixel values. */
+  @IsString()
+  AI_CLASSIFIER_MEAN = '0.485,0.456,0.406';
+
+  @IsString()
+  AI_CLASSIFIER_STD = '0.229,0.224,0.225';
+
+  /** How far the operator trusts the model: multiplies its clamped logit (±3) in the fusion. */
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  AI_CLASSIFIER_WEIGHT: number = 0.5;
+
+  /** Patches per side (grid × grid patches feed the heatmap). */
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  AI_CLASSIFIER_GRID: number = 4;
 }
 
-export type AiDetectorConfig = CoreConfig & { storage: StorageConfig };
+export interface AiDetectorConfig extends CoreConfig {
+  storage: StorageConfig;
+  detection: { maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number; classifier?: ClassifierConfig };
+}
+
+function triple(name: string, value: string): [number, number, number] {
+  const parts = value.split(',').map((v) => Number(v.trim()));
+  if (parts.length !== 3 || parts.some((v) => !Number.isFinite(v))) {
+    throw new ConfigValidationError([name], [`${name}: three comma-separated numbers`]);
+  }
+  return [parts[0], parts[1], parts[2]];
+}
 
 export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): AiDetectorConfig {
   const env = validateEnv(AiDetectorEnv, source);
-  return { ...toCoreConfig(env), storage: toStorageConfig(env) };
+  const classifier: ClassifierConfig | undefined = env.AI_CLASSIFIER_MODEL_PATH
+    ? {
+        modelPath: env.AI_CLASSIFIER_MODEL_PATH,
+        inputSize: env.AI_CLASSIFIER_INPUT_SIZE,
+        mean: triple('AI_CLASSIFIER_MEAN', env.AI_CLASSIFIER_MEAN),
+        std: triple('AI_CLASSIFIER_STD', env.AI_CLASSIFIER_STD),
+        weight: env.AI_CLASSIFIER_WEIGHT,
+        grid: env.AI_CLASSIFIER_GRID,
+      }
+    : undefined;
+  return {
+    ...toCoreConfig(env),
+    storage: toStorageConfig(env),
+    detection: {
+      maxPixels: env.AI_DETECTION_MAX_PIXELS,
+      maxInputBytes: env.AI_DETECTION_MAX_INPUT_BYTES,
+      concurrency: env.AI_DETECTION_CONCURRENCY,
+      maxAttempts: env.AI_DETECTION_MAX_ATTEMPTS,
+      classifier,
+    },
+  };
 }
+
+export const AI_DETECTOR_CONFIG = Symbol('AI_DETECTOR_CONFIG');

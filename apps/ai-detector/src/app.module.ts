@@ -1,8 +1,12 @@
 import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
+import { AI_DETECTOR_CONFIG, AiDetectorConfig } from './ai-detector.config';
 import { AIDETECT_ENTITIES, AIDETECT_SCHEMA } from './database/entities';
 import { AIDETECT_MIGRATIONS } from './database/migrations';
-import { AiDetectorConfig } from './ai-detector.config';
+import { AiDetectorProvider } from './detection/ai-detector.provider';
+import { DetectImageUseCase } from './detection/detect-image.use-case';
+import { DetectionJobConsumer } from './detection/detection-job.consumer';
+import { DetectionRunRepository } from './detection/detection-run.repository';
 
 @Module({})
 export class AppModule {
@@ -18,6 +22,13 @@ export class AppModule {
           entities: AIDETECT_ENTITIES,
           migrations: AIDETECT_MIGRATIONS,
         }),
+      ],
+      providers: [
+        { provide: AI_DETECTOR_CONFIG, useValue: config },
+        AiDetectorProvider,
+        DetectionRunRepository,
+        DetectImageUseCase,
+        DetectionJobConsumer,
       ],
     };
   }

@@ -2,10 +2,13 @@ import { RpcClientModule } from '@cp/messaging';
 import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module';
+import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
+import { KeyRevocationListener } from './auth/key-revocation.listener';
 import { GATEWAY_ENTITIES, GATEWAY_SCHEMA } from './database/entities';
 import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { OrdersController } from './orders/orders.controller';
+import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { ReportsHttpModule } from './reports/reports-http.module';
@@ -34,7 +37,13 @@ export class AppModule {
         V2HttpModule,
       ],
       controllers: [OrdersController, TestUploadsController],
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, RateLimiterService],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        AuthenticatedKeyCache,
+        KeyRevocationListener,
+        RateLimitGrantRepository,
+        RateLimiterService,
+      ],
     };
   }
 }

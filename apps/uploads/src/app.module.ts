@@ -9,6 +9,7 @@ import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
 import { SlotsRpcController } from './slots/slots.controller';
+import { UploadSlotsRepository } from './slots/upload-slots.repository';
 import { SlotsService } from './slots/slots.service';
 import { UploadUrlsService } from './slots/upload-urls.service';
 import { UPLOADS_CONFIG, UploadsConfig } from './uploads.config';
@@ -31,6 +32,7 @@ export class AppModule {
       controllers: [SlotsRpcController],
       providers: [
         { provide: UPLOADS_CONFIG, useValue: config },
+        UploadSlotsRepository,
         SlotsService,
         UploadUrlsService,
         MarkUploadedUseCase,

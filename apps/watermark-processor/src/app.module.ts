@@ -1,5 +1,9 @@
 import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
+import { AntiAiJobConsumer } from './anti-ai/anti-ai-job.consumer';
+import { AntiAiProtectUseCase } from './anti-ai/anti-ai-protect.use-case';
+import { AntiAiProtector } from './anti-ai/anti-ai-protector';
+import { OutputTargetUploader } from './anti-ai/output-target-uploader';
 import { WATERMARK_ENTITIES, WATERMARK_SCHEMA } from './database/entities';
 import { WATERMARK_MIGRATIONS } from './database/migrations';
 import { EmbedJobConsumer } from './embed/embed-job.consumer';
@@ -39,6 +43,10 @@ export class AppModule {
         ExtractJobConsumer,
         PackageOrderUseCase,
         PackageJobConsumer,
+        AntiAiProtector,
+        OutputTargetUploader,
+        AntiAiProtectUseCase,
+        AntiAiJobConsumer,
       ],
     };
   }

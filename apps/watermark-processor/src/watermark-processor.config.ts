@@ -1,5 +1,7 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { loadSigningCredentials, SigningCredentials } from '@cp/anti-ai';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_WATERMARK_SECRET = 'dev-only-watermark-secret';
 
@@ -30,17 +32,71 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @Min(1)
   @Max(20)
   WATERMARK_MAX_ATTEMPTS: number = 4;
+
+  /** Anti-AI: PEM certificate chain (leaf first) that signs the C2PA manifests. Unset in development: a development chain is generated at start. */
+  @IsOptional()
+  @IsString()
+  ANTI_AI_C2PA_CERT_CHAIN_PEM?: string;
+
+  /** Anti-AI: PEM (PKCS#8) private key of the leaf certificate: EC P-256, EC P-384 or Ed25519. A secret. */
+  @IsOptional()
+  @IsString()
+  ANTI_AI_C2PA_PRIVATE_KEY_PEM?: string;
+
+  /** Anti-AI: PEM root the service's own C2PA reads trust (optional). */
+  @IsOptional()
+  @IsString()
+  ANTI_AI_C2PA_TRUST_ANCHOR_PEM?: string;
+
+  @IsInt()
+  @Min(1000)
+  ANTI_AI_TARGET_TIMEOUT_MS: number = 30_000;
+
+  /** Test only: let zero-copy uploads reach private addresses (never in production). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  ANTI_AI_TARGET_ALLOW_PRIVATE: boolean = false;
+
+  /** Extra CA certificate (PEM) trusted for zero-copy targets, e.g. a local test S3 server. */
+  @IsOptional()
+  @IsString()
+  ANTI_AI_TARGET_EXTRA_CA_FILE?: string;
 }
 
 export interface WatermarkProcessorConfig extends CoreConfig {
   storage: StorageConfig;
   watermark: { secret: string; maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number };
+  antiAi: {
+    /** Absent: a development signing chain is generated at start (refused in production). */
+    c2pa?: SigningCredentials;
+    target: { timeoutMs: number; allowPrivate: boolean; extraCaFile?: string };
+  };
 }
 
 export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process.env): WatermarkProcessorConfig {
   const env = validateEnv(WatermarkProcessorEnv, source);
-  if (env.NODE_ENV === 'production' && env.WATERMARK_SECRET === DEV_WATERMARK_SECRET) {
-    throw new ConfigValidationError(['WATERMARK_SECRET'], ['WATERMARK_SECRET: must be set in production']);
+  if (env.NODE_ENV === 'production') {
+    const unsafe = [
+      ...(env.WATERMARK_SECRET === DEV_WATERMARK_SECRET ? ['WATERMARK_SECRET'] : []),
+      ...(env.ANTI_AI_C2PA_CERT_CHAIN_PEM && env.ANTI_AI_C2PA_PRIVATE_KEY_PEM ? [] : ['ANTI_AI_C2PA_CERT_CHAIN_PEM', 'ANTI_AI_C2PA_PRIVATE_KEY_PEM']),
+      ...(env.ANTI_AI_TARGET_ALLOW_PRIVATE ? ['ANTI_AI_TARGET_ALLOW_PRIVATE'] : []),
+    ];
+    if (unsafe.length > 0) {
+      throw new ConfigValidationError(unsafe, unsafe.map((name) => `${name}: must be set to a production value`));
+    }
+  }
+  if (Boolean(env.ANTI_AI_C2PA_CERT_CHAIN_PEM) !== Boolean(env.ANTI_AI_C2PA_PRIVATE_KEY_PEM)) {
+    throw new ConfigValidationError(['ANTI_AI_C2PA_PRIVATE_KEY_PEM'], ['ANTI_AI_C2PA_CERT_CHAIN_PEM and ANTI_AI_C2PA_PRIVATE_KEY_PEM: set both or neither']);
+  }
+  let c2pa: SigningCredentials | undefined;
+  if (env.ANTI_AI_C2PA_CERT_CHAIN_PEM && env.ANTI_AI_C2PA_PRIVATE_KEY_PEM) {
+    c2pa = { certificateChainPem: env.ANTI_AI_C2PA_CERT_CHAIN_PEM, privateKeyPem: env.ANTI_AI_C2PA_PRIVATE_KEY_PEM, trustAnchorPem: env.ANTI_AI_C2PA_TRUST_ANCHOR_PEM };
+    try {
+      // A key that does not match its certificate is found at boot, not at the first order.
+      loadSigningCredentials(c2pa);
+    } catch (error) {
+      throw new ConfigValidationError(['ANTI_AI_C2PA_CERT_CHAIN_PEM'], [`ANTI_AI_C2PA_CERT_CHAIN_PEM: ${error instanceof Error ? error.message : 'unreadable'}`]);
+    }
   }
   return {
     ...toCoreConfig(env),
@@ -51,6 +107,10 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
       maxInputBytes: env.WATERMARK_MAX_INPUT_BYTES,
       concurrency: env.WATERMARK_CONCURRENCY,
       maxAttempts: env.WATERMARK_MAX_ATTEMPTS,
+    },
+    antiAi: {
+      c2pa,
+      target: { timeoutMs: env.ANTI_AI_TARGET_TIMEOUT_MS, allowPrivate: env.ANTI_AI_TARGET_ALLOW_PRIVATE, extraCaFile: env.ANTI_AI_TARGET_EXTRA_CA_FILE },
     },
   };
 }

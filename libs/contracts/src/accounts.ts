@@ -37,6 +37,20 @@ export class OrderScoped extends CallerScoped {
   orderId!: string;
 }
 
+/**
+ * `evt.gateway.api-key.revoked`: every gateway replica drops the key from its authentication cache when it
+ * sees this (core NATS subscription), so a revoked key stops working within a second everywhere.
+ */
+export class ApiKeyRevokedEvent {
+  static readonly subject = EventSubjects.apiKeyRevoked;
+
+  @Matches(/^[0-9]{1,20}$/)
+  keyId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+}
+
 /** `evt.gateway.account.created` */
 export class AccountCreatedEvent {
   static readonly subject = EventSubjects.accountCreated;

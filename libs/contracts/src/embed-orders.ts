@@ -7,6 +7,10 @@ import { CodePointLength, IsPublicHttpsUrl } from './validators';
 export const EMBED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff', 'pdf'] as const;
 export const EMBED_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff|pdf)$/i;
 
+/** Spec 4.1 wording, shared by every order creation body. */
+export const IDEMPOTENCY_KEY_DESCRIPTION =
+  'a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT';
+
 export class WatermarkTextDto {
   @ApiProperty({ minLength: 1, maxLength: 1000, example: 'recipient-0042' })
   @IsString()
@@ -37,7 +41,7 @@ export class EmbedFileDto {
 
 /** Body of `POST /api/v3/orders/wtr-embed` (spec 4.1). */
 export class CreateEmbedOrderDto {
-  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11' })
+  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;

@@ -5,6 +5,7 @@ import {
   IsDefined,
   IsIn,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -17,6 +18,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { CallerScoped } from './accounts';
+import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { DetectionStatus, MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -83,7 +85,7 @@ export class ExtractFileDto {
 
 /** Body of `POST /api/v3/orders/wtr-extract` (spec 4.2); every field is required. */
 export class CreateExtractOrderDto {
-  @ApiProperty({ maxLength: 255 })
+  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
@@ -128,6 +130,36 @@ export class ExtractJob {
   algorithm?: 'v2' | 'v3';
 }
 
+/** The geometric edit registration found (original -> inspected); see @cp/watermark `FoundTransform`. */
+export interface FoundTransformView {
+  /** Degrees, counter-clockwise on screen, in (-180, 180]. */
+  rotationDeg: number;
+  scale: number;
+  mirrored: boolean;
+  originalAreaVisible: number;
+  perspective: boolean;
+}
+
+/**
+ * What a detection rests on, for reports (issue 16; see @cp/watermark `DetectionEvidence`): check bits matched,
+ * coded bits agreeing before error correction, the soft agreement against its threshold, and the design bound on
+ * a chance match (decoding attempts x 2^-checkBits).
+ */
+export interface DetectionEvidenceView {
+  payloadBits: number;
+  checkBits: number;
+  checkBitsMatched: number;
+  codedBits: number;
+  codedBitsAgreeing: number;
+  softAgreement: number;
+  threshold: number;
+  decodingAttempts: number;
+  chanceBound: number;
+  transform?: FoundTransformView;
+  /** PDFs: the 1-based page the mark was read from. */
+  page?: number;
+}
+
 /** `evt.watermark.extract.completed`: the detection outcome of one extract order. */
 export class ExtractCompletedEvent {
   static readonly subject = EventSubjects.extractCompleted;
@@ -154,4 +186,9 @@ export class ExtractCompletedEvent {
   /** How the decision was reached (for reports): registered against the original, blind, or none. */
   @IsString()
   method!: string;
+
+  /** Optional: what a detected / inconclusive result rests on (for reports). */
+  @IsOptional()
+  @IsObject()
+  evidence?: DetectionEvidenceView | null;
 }

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 
 export * from './accounts';
+export * from './anti-ai';
 export * from './envelope';
 export * from './errors';
 export * from './order-failure-messages';
@@ -12,9 +13,13 @@ export * from './object-keys';
 export * from './reports';
 export * from './uploads';
 export * from './validators';
+export * from './input-hygiene';
 export * from './watermark-jobs';
 export * from './order-events';
 export * from './webhooks';
 export * from './subjects';
+export * from './message-contracts';
+export * from './catalog';
 export * from './v2';
 export * from './retention';
+export * from './ai-detection';

@@ -1,10 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { OrderStatus } from './orders';
 import { EventSubjects } from './subjects';
 
-export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract'] as const;
-export type WatermarkOrderType = (typeof ORDER_TYPES)[number];
+/** Spec 1: the four order types (each is one folder in the orders service, `apps/orders/src/order-types/`). */
+export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract', 'aiDetection', 'antiAi'] as const;
+export type OrderType = (typeof ORDER_TYPES)[number];
+/** @deprecated the name from when only watermark orders existed; use OrderType. */
+export type WatermarkOrderType = OrderType;
 
 /** Where a finished order's result can be downloaded (the webhooks service presigns it for 1 hour). */
 export class StoredObjectRef {
@@ -84,6 +87,14 @@ export class OrderCompletedEvent extends OrderEventBase {
   @ValidateNested()
   @Type(() => ExtractOutcome)
   extract?: ExtractOutcome | null;
+
+  /**
+   * The order type's own fields of the webhook `data` (spec 6.2), declared by its order-type folder in the
+   * orders service; the webhooks service adds them to the common fields.
+   */
+  @IsOptional()
+  @IsObject()
+  webhookData?: Record<string, unknown>;
 }
 
 /** `evt.orders.order.failed`: an order reached `failed`. */

@@ -14,6 +14,8 @@ export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
   [OrderFailureCode.ORDER_TIMEOUT]: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.',
   [OrderFailureCode.PROCESSING_ERROR]: '처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.',
   [OrderFailureCode.WATERMARK_V2_API_SUNSET]: 'v2 워터마크 API 지원이 종료되었습니다. v3 API를 사용해 주세요.',
+  [OrderFailureCode.AI_DETECTION_FILE_INVALID]: '이미지를 읽을 수 없어 AI 생성 여부를 분석하지 못했습니다. JPEG, PNG, WebP, TIFF, GIF, AVIF 이미지인지 확인해 주세요.',
+  [OrderFailureCode.AI_DETECTION_FILE_TOO_LARGE]: '이미지가 분석 가능한 크기(픽셀 수 또는 파일 크기)를 초과했습니다.',
 };
 
 /** A failure code that is not public (should not happen) is shown as PROCESSING_ERROR. */

@@ -1,8 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
 import { OrderScoped } from './accounts';
+import type { DetectionEvidenceView } from './extract-orders';
 import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
 import { WatermarkOrderType } from './order-events';
-import { EventSubjects } from './subjects';
+import { EventSubjects, JobSubjects } from './subjects';
 
 export const REPORT_LOCALES: readonly ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
 
@@ -51,6 +53,8 @@ export interface ReportContextView {
   /** How the detection was reached; null for test orders' simulated results. */
   confidence: number | null;
   method: string | null;
+  /** What the detection rests on; absent for results recorded before it existed and for simulated results. */
+  evidence?: DetectionEvidenceView | null;
   detectionStatus: DetectionStatus | null;
   files: ReportContextFile[];
 }
@@ -62,7 +66,7 @@ export const ReportRpcPatterns = {
 } as const;
 
 /** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
-export const REPORT_GENERATE_JOB_SUBJECT = 'job.reports.generate';
+export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;
 
 export type ReportType = 'watermarkDetection' | 'aiDetection';
 
@@ -73,6 +77,7 @@ export const REPORT_DOWNLOAD_EXPIRY_SECONDS = 300;
 
 /** Body of `POST /api/v3/orders/{orderId}/reports`. */
 export class RequestReportBody {
+  @ApiProperty({ enum: REPORT_LOCALES, example: 'ko-KR' })
   @IsIn(REPORT_LOCALES)
   locale!: ReportLocale;
 }

@@ -1,7 +1,8 @@
 /**
  * Every NATS subject the services use. Request/reply patterns are `<service>.<verb>`;
  * events are `evt.<service>.<entity>.<past-tense>`; work items are `job.<worker>.<kind>`.
- * Payload types live next to their subject in the feature files of this library.
+ * Payload types live next to their subject in the feature files of this library; `catalog.ts` pairs each
+ * subject with its payload class (`Events`, `Jobs`, `Rpcs`), and call sites use those declarations.
  */
 export const RpcPatterns = {
   ordersGet: 'orders.get',
@@ -21,6 +22,7 @@ export const RpcPatterns = {
 export const EventSubjects = {
   accountCreated: 'evt.gateway.account.created',
   creditsGranted: 'evt.gateway.credits.granted',
+  apiKeyRevoked: 'evt.gateway.api-key.revoked',
   orderStatusChanged: 'evt.orders.order.status-changed',
   orderCompleted: 'evt.orders.order.completed',
   orderFailed: 'evt.orders.order.failed',
@@ -33,14 +35,21 @@ export const EventSubjects = {
   orderDelayed: 'evt.watermark.order.delayed',
   packageCompleted: 'evt.watermark.package.completed',
   extractCompleted: 'evt.watermark.extract.completed',
+  antiAiOutputCompleted: 'evt.watermark.anti-ai-output.completed',
+  antiAiOutputFailed: 'evt.watermark.anti-ai-output.failed',
   reportStatusChanged: 'evt.reports.report.status-changed',
+  aiDetectionCompleted: 'evt.aidetect.detection.completed',
+  aiDetectionFailed: 'evt.aidetect.detection.failed',
 } as const;
 
 export const JobSubjects = {
   watermarkEmbed: 'job.watermark.embed',
   watermarkExtract: 'job.watermark.extract',
   watermarkPackage: 'job.watermark.package',
+  watermarkAntiAi: 'job.watermark.anti-ai',
   uploadsFetch: 'job.uploads.fetch',
+  reportsGenerate: 'job.reports.generate',
+  aiDetect: 'job.aidetect.detect',
 } as const;
 
 /** Subject that MinIO's bucket notification target (and the local S3 bridge) publishes to. */

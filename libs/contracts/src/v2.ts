@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import { EmbedFileDto } from './embed-orders';
+import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './orders';
 import { UploadUrlsQuery } from './uploads';
 
@@ -58,7 +58,7 @@ export class V2EmbedFileDto extends EmbedFileDto {
 
 /** Body of `POST /api/v2/orders/wtr-embed` (spec 4.9). */
 export class CreateV2EmbedOrderDto {
-  @ApiProperty({ maxLength: 255 })
+  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
@@ -82,7 +82,7 @@ export class V2ExtractFileDto {
 
 /** Body of `POST /api/v2/orders/wtr-extract` (spec 4.10). `includeOriginal` sits at the top level. */
 export class CreateV2ExtractOrderDto {
-  @ApiProperty({ maxLength: 255 })
+  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;

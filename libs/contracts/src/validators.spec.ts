@@ -19,6 +19,18 @@ describe('public URL rules', () => {
     ['https://169.254.169.254/latest/meta-data', false],
     ['https://[::1]/a.jpg', false],
     ['https://[fd00::1]/a.jpg', false],
+    // IPv4-mapped and other IPv6 spellings of private IPv4 addresses (WHATWG URL turns [::ffff:127.0.0.1] into [::ffff:7f00:1]).
+    ['https://[::ffff:127.0.0.1]/a.jpg', false],
+    ['https://[::ffff:7f00:1]/a.jpg', false],
+    ['https://[::ffff:a9fe:a9fe]/latest', false],
+    ['https://[::127.0.0.1]/a.jpg', false],
+    ['https://[64:ff9b::a9fe:a9fe]/a.jpg', false],
+    ['https://[2002:7f00:1::]/a.jpg', false],
+    ['https://[fe80::1%25eth0]/a.jpg', false],
+    ['https://2130706433/a.jpg', false],
+    ['https://0x7f.1/a.jpg', false],
+    ['https://[::ffff:8.8.8.8]/a.jpg', true],
+    ['https://[2606:4700::1111]/a.jpg', true],
     ['ftp://example.com/a.jpg', false],
     ['not a url', false],
   ])('%s → %s', (url, expected) => {
@@ -28,6 +40,7 @@ describe('public URL rules', () => {
   it('classifies addresses', () => {
     expect(['127.0.0.1', '::1', '100.64.0.1', '::ffff:10.0.0.1', 'fe80::1', '0.0.0.0'].map(isPrivateAddress)).toEqual([true, true, true, true, true, true]);
     expect(['1.1.1.1', '2606:4700::1111'].map(isPrivateAddress)).toEqual([false, false]);
+    expect(['::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', '198.18.0.1', 'fd00:ec2::254', 'not an ip'].map(isPrivateAddress)).toEqual([true, true, true, true, true, true]);
   });
 });
 

@@ -1,5 +1,9 @@
 import { isIP } from 'node:net';
 import { registerDecorator, ValidationOptions } from 'class-validator';
+import ipaddr from 'ipaddr.js';
+
+/** `::/96`: the deprecated IPv4-compatible IPv6 addresses. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
 
 /** Length in Unicode code points (what a person calls characters), not UTF-16 units. */
 export function CodePointLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
@@ -41,26 +45,29 @@ export function isPublicHttpsUrl(value: unknown): boolean {
   return host.includes('.') && !PRIVATE_HOST.test(host);
 }
 
-/** Loopback, private, link-local, CGNAT, multicast, unspecified and metadata addresses (v4 and v6). */
+/**
+ * Anything but a global unicast address: loopback, private, link-local, CGNAT, benchmark, documentation,
+ * multicast, unspecified, metadata, and IPv6 forms that embed an IPv4 address (IPv4-mapped in any
+ * spelling such as `::ffff:7f00:1`, IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo). Ranges from
+ * ipaddr.js (IANA special-purpose registries); an unparsable address counts as private.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a, b] = v4.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-    );
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').split('%')[0]);
+  } catch {
+    return true;
   }
-  const v6 = address.toLowerCase();
-  return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || /^ff/.test(v6);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) {
+      return isPrivateAddress(v6.toIPv4Address().toString());
+    }
+    if (v6.match(IPV4_COMPATIBLE)) {
+      return true;
+    }
+  }
+  return parsed.range() !== 'unicast';
 }
 
 export function IsPublicHttpsUrl(options?: ValidationOptions): PropertyDecorator {

@@ -1,4 +1,5 @@
 // Webhook management commands and queries (request/reply between the gateway and the webhooks service).
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -67,25 +68,30 @@ const EventStatusFilter = rules(IsOptional(), IsIn(WEBHOOK_DELIVERY_STATUSES));
 
 /** `POST /api/v2/orders/webhooks` */
 export class CreateWebhookBody {
+  @ApiProperty({ maxLength: WEBHOOK_NAME_MAX_LENGTH, example: 'orders to the CMS' })
   @WebhookName()
   name!: string;
 
+  @ApiProperty({ maxLength: WEBHOOK_URL_MAX_LENGTH, format: 'uri', example: 'https://hooks.example.com/content-protection' })
   @WebhookUrl()
   url!: string;
 }
 
 /** `PUT /api/v2/orders/webhooks/{webhookId}`; `isActive` is our addition (pause without deleting). */
 export class UpdateWebhookBody extends CreateWebhookBody {
+  @ApiPropertyOptional({ description: 'false pauses deliveries without deleting the webhook', example: true })
   @WebhookActive()
   isActive?: boolean;
 }
 
 /** `POST /api/v2/orders/webhooks/{webhookId}/events/retry-failed` */
 export class RetryFailedWebhookEventsBody {
+  @ApiProperty({ description: 'start of the range (date or date-time); the range spans at most 7 days', example: '2026-11-16' })
   @IsString()
   @Matches(WEBHOOK_RANGE_DATE_PATTERN)
   fromDate!: string;
 
+  @ApiProperty({ description: 'end of the range (date or date-time)', example: '2026-11-23' })
   @IsString()
   @Matches(WEBHOOK_RANGE_DATE_PATTERN)
   toDate!: string;
@@ -93,16 +99,19 @@ export class RetryFailedWebhookEventsBody {
 
 /** Query of `GET /api/v2/orders/webhooks/{webhookId}/events`. */
 export class ListWebhookEventsParams {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100_000, default: 1, example: 1 })
   @IsOptional()
   @Type(() => Number)
   @EventsPage()
   page?: number;
 
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
   @IsOptional()
   @Type(() => Number)
   @EventsLimit()
   limit?: number;
 
+  @ApiPropertyOptional({ enum: WEBHOOK_DELIVERY_STATUSES, example: 'FAILED' })
   @EventStatusFilter()
   status?: WebhookDeliveryStatus;
 }

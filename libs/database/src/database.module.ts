@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { openServiceDatabase, ServiceDatabaseOptions } from './service-data-source';
+import { TransactionRepository } from './transaction.repository';
 
 @Injectable()
 class DataSourceCloser implements OnApplicationShutdown {
@@ -13,7 +14,7 @@ class DataSourceCloser implements OnApplicationShutdown {
   }
 }
 
-/** Provides the service's migrated DataSource; closes the pool on shutdown. */
+/** Provides the service's migrated DataSource and its transaction runner; closes the pool on shutdown. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -23,8 +24,9 @@ export class DatabaseModule {
       providers: [
         { provide: DataSource, useFactory: () => openServiceDatabase(options) },
         DataSourceCloser,
+        TransactionRepository,
       ],
-      exports: [DataSource],
+      exports: [DataSource, TransactionRepository],
     };
   }
 }

@@ -1,2 +1,3 @@
 export * from './service-data-source';
 export * from './database.module';
+export * from './transaction.repository';

@@ -1,10 +1,12 @@
-import { Controller, Get, Global, Header, Module, Res } from '@nestjs/common';
+import { Controller, Get, Global, Header, HttpCode, Module, NotFoundException, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, register } from 'prom-client';
 import { ReadinessRegistry } from './readiness-registry';
 
 collectDefaultMetrics();
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /** Operator endpoints, outside the public API: liveness, readiness, Prometheus metrics. */
 @ApiExcludeController()
@@ -21,6 +23,20 @@ export class HealthController {
   async ready(@Res() response: Response): Promise<void> {
     const result = await this.readiness.run();
     response.status(result.ready ? 200 : 503).json({ status: result.ready ? 'ready' : 'not_ready', checks: result.checks });
+  }
+
+  /**
+   * Kubernetes preStop (deploy/helm): stop pulling new jobs, wait for the ones in flight, report not
+   * ready. Only from inside the pod (loopback); anyone else gets a plain 404.
+   */
+  @Post('drain')
+  @HttpCode(200)
+  async drain(@Req() request: Request): Promise<{ status: 'drained' }> {
+    if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
+      throw new NotFoundException();
+    }
+    await this.readiness.drain();
+    return { status: 'drained' };
   }
 
   @Get('metrics')

@@ -2,13 +2,28 @@ import { Injectable } from '@nestjs/common';
 
 export type ReadinessCheck = () => Promise<void>;
 
-/** Dependencies a service needs before it takes traffic (PostgreSQL, NATS, storage). */
+/**
+ * Dependencies a service needs before it takes traffic (PostgreSQL, NATS, storage), and the drain step
+ * a pod runs before it stops (Kubernetes preStop): after `drain()` the service is never ready again.
+ */
 @Injectable()
 export class ReadinessRegistry {
   private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly drainSteps: (() => Promise<void>)[] = [];
+  private draining = false;
 
   register(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
+  }
+
+  /** Work to stop before the pod ends, e.g. pulling new jobs (the jobs in flight finish). */
+  onDrain(step: () => Promise<void>): void {
+    this.drainSteps.push(step);
+  }
+
+  async drain(): Promise<void> {
+    this.draining = true;
+    await Promise.all(this.drainSteps.map((step) => step()));
   }
 
   async run(timeoutMs = 2000): Promise<{ ready: boolean; checks: Record<string, 'up' | 'down'> }> {
@@ -30,7 +45,10 @@ export class ReadinessRegistry {
         }
       }),
     );
-    const checks = Object.fromEntries(entries);
-    return { ready: entries.every(([, state]) => state === 'up'), checks };
+    const checks: Record<string, 'up' | 'down'> = Object.fromEntries(entries);
+    if (this.draining) {
+      checks.draining = 'down';
+    }
+    return { ready: !this.draining && entries.every(([, state]) => state === 'up'), checks };
   }
 }

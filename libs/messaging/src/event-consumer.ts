@@ -1,4 +1,4 @@
-import { EventEnvelope, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
+import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
 import { Logger } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
@@ -17,6 +17,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { messagingMetrics } from './messaging-metrics';
 
+/**
+ * Ack wait of long jobs (embed, extract, package, fetch): the consumer sends a progress heartbeat
+ * (`working()`) every third of it while the handler runs, so a live job never times out however long it
+ * takes, and a job whose process died (kill -9, OOM, SIGSTOP) is redelivered to a healthy replica within
+ * 20 s instead of 2-5 minutes.
+ */
+export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
+
 export interface HandlerContext {
   eventId: string;
   /** 1 on the first delivery. */
@@ -33,12 +41,18 @@ export interface DecodedMessage<TData> {
   data: TData;
 }
 
-export interface ConsumerDefinition<TData extends object> {
+/** What a consumer reads: a declared event or job (`Events.*`, `Jobs.*`), or a raw subject with its payload class. */
+export type ConsumedMessage<TData extends object> =
+  | { message: MessageContract<TData>; filterSubject?: never; payload?: never }
+  /** Only for messages that are not declared contracts (storage notifications, test subjects). */
+  | { message?: never; filterSubject: string; payload: ClassConstructor<TData> };
+
+export type ConsumerDefinition<TData extends object> = ConsumerOptions<TData> & ConsumedMessage<TData>;
+
+export interface ConsumerOptions<TData extends object> {
   /** Durable consumer name, unique per service and purpose, e.g. `orders-credits-granted`. */
   durable: string;
   stream: string;
-  filterSubject: string;
-  payload: ClassConstructor<TData>;
   handle(data: TData, context: HandlerContext): Promise<void>;
   /** Attempts before the message is parked on `parked.<durable>`. */
   maxAttempts?: number;
@@ -117,7 +131,7 @@ export class EventConsumer<TData extends object> {
     const ackWaitMs = this.definition.ackWaitMs ?? 30_000;
     const config: Partial<ConsumerConfig> = {
       durable_name: this.definition.durable,
-      filter_subject: this.definition.filterSubject,
+      filter_subject: this.definition.message ? this.definition.message.subject : this.definition.filterSubject,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(ackWaitMs),
@@ -189,7 +203,7 @@ export class EventConsumer<TData extends object> {
       throw new InvalidMessageError('message body is not JSON');
     }
     const decoded = (this.definition.decode ?? decodeEnvelope)(raw, message);
-    const data = plainToInstance(this.definition.payload, decoded.data);
+    const data = plainToInstance(this.definition.message ? this.definition.message.payload : this.definition.payload, decoded.data);
     const errors = validateSync(data, { whitelist: true, forbidUnknownValues: true });
     if (errors.length > 0) {
       throw new InvalidMessageError(`invalid payload: ${errors.map((error) => error.property).join(', ')}`);

@@ -10,3 +10,4 @@ export * from './messaging.module';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './messaging-metrics';
+export * from './messaging-migrations';

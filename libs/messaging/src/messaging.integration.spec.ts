@@ -1,7 +1,7 @@
 // Real PostgreSQL and NATS JetStream: the outbox survives a crash, consumers are idempotent, failures
 // are redelivered with backoff and finally parked where an operator can see them.
 import { SystemClock } from '@cp/clock';
-import { PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
+import { defineEvent, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
 import { testInfra, uniqueName } from '@cp/testing';
 import { IsString } from 'class-validator';
@@ -116,12 +116,8 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       received.push(receivedId);
     });
     const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100 });
-    relay.start();
-    try {
-      await waitUntil(() => received.length === 1);
-    } finally {
-      await relay.stop();
-    }
+    await relay.pass();
+    await waitUntil(() => received.length === 1);
     expect(received).toEqual([eventId]);
     const after = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: eventId });
     expect(after.publishedAt).not.toBeNull();
@@ -141,7 +137,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
   it('handles a message delivered twice only once (inbox)', async () => {
     const subject = `${prefix}.twice.delivered`;
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, subject, { note: 'once' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'once' }));
     const js = nc.jetstream();
     // Two copies with different message ids get past JetStream de-duplication, as after the window.
     for (const copy of ['a', 'b']) {
@@ -182,7 +178,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
   it('redelivers a failing message with backoff, then parks it where it stays visible', async () => {
     const subject = `${prefix}.always.failing`;
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, subject, { note: 'poison' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'poison' }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
 
     const attempts: Array<{ at: number; deliveryCount: number }> = [];

@@ -19,8 +19,9 @@ export interface MessagingModuleOptions extends NatsOptions {
 }
 
 /**
- * Lifecycle of the service's messaging: connect (and ensure streams) at init, start the outbox relay and
- * every registered consumer once all modules are ready, stop them before the connection drains.
+ * Lifecycle of the service's messaging: connect (and ensure streams) at init, start every registered
+ * consumer once all modules are ready, stop them before the connection drains. (The outbox relay runs in
+ * the services' periodic loop, `OutboxRelayLoop` of `@cp/runtime`.)
  */
 @Injectable()
 export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -30,7 +31,6 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
 
   constructor(
     private readonly nats: NatsConnectionService,
-    private readonly relay: OutboxRelay,
     @Inject(DataSource) private readonly dataSource: DataSource,
   ) {}
 
@@ -43,7 +43,6 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.relay.start();
     for (const definition of this.definitions) {
       const consumer = new EventConsumer(definition, this.dataSource, this.nats.js, this.nats.jsm);
       await consumer.start();
@@ -51,9 +50,13 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
     }
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /** Stops pulling new messages and waits for the ones being handled (drain before shutdown). */
+  async stopConsumers(): Promise<void> {
     await Promise.all(this.consumers.map((consumer) => consumer.stop()));
-    await this.relay.stop();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stopConsumers();
   }
 }
 

@@ -3,6 +3,14 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { ensureStreams } from './jetstream-setup';
 
+/**
+ * Reconnect options for every NATS connection of a service (JetStream, RPC server, RPC client). The nats
+ * client's defaults give up after 10 attempts 2 s apart and then close the connection for good, so a NATS
+ * restart that outlasts them left that connection (e.g. one service's RPC subscriptions) dead until the
+ * process restarted: retry forever instead, every half second.
+ */
+export const NATS_RECONNECT_OPTIONS = { maxReconnectAttempts: -1, reconnectTimeWait: 500 } as const;
+
 export interface NatsOptions {
   url: string;
   /** Connection name shown by the NATS server (the service name). */
@@ -23,8 +31,7 @@ export class NatsConnectionService implements OnApplicationShutdown {
     this.connection = await connect({
       servers: this.options.url,
       name: this.options.name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
+      ...NATS_RECONNECT_OPTIONS,
     });
     this.manager = await this.connection.jetstreamManager();
     await ensureStreams(this.manager, this.options.streams ?? ALL_STREAMS);

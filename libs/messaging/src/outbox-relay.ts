@@ -21,41 +21,28 @@ const encoder = new TextEncoder();
 @Injectable()
 export class OutboxRelay {
   private readonly logger = new Logger(OutboxRelay.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = true;
-  private wakeUpRequested = false;
   private lastCleanup = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly js: () => JetStreamClient,
-    private readonly options: OutboxRelayOptions,
+    readonly options: OutboxRelayOptions,
   ) {}
 
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  /** Ask for a relay pass now (after a commit), instead of waiting for the next poll. */
-  kick(): void {
-    if (this.stopped) {
-      return;
+  /**
+   * One relay pass: publishes batches until none is left (or the service stops), then the occasional
+   * cleanup. Driven by the services' periodic loop (`OutboxRelayLoop` of `@cp/runtime`), woken on commit.
+   */
+  async pass(isStopping: () => boolean = () => false): Promise<void> {
+    try {
+      let published: number;
+      do {
+        published = await this.relayBatch();
+      } while (published > 0 && !isStopping());
+      await this.cleanupPublished();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'outbox relay pass failed; retrying on the next poll');
     }
-    if (this.running) {
-      this.wakeUpRequested = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    await this.running;
   }
 
   /** Relays one batch; returns how many events were published. */
@@ -90,34 +77,6 @@ export class OutboxRelay {
     });
     messagingMetrics.outboxPublished.inc(published);
     return published;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) {
-          const again = this.wakeUpRequested;
-          this.wakeUpRequested = false;
-          this.schedule(again ? 0 : this.options.pollIntervalMs);
-        }
-      });
-    }, delayMs);
-  }
-
-  private async pass(): Promise<void> {
-    try {
-      let published: number;
-      do {
-        published = await this.relayBatch();
-      } while (published > 0 && !this.stopped);
-      await this.cleanupPublished();
-    } catch (error) {
-      this.logger.warn({ err: error }, 'outbox relay pass failed; retrying on the next poll');
-    }
   }
 
   private async cleanupPublished(): Promise<void> {

@@ -2,3 +2,5 @@ export * from './service-kit.module';
 export * from './run-service';
 export * from './cli-data-source';
 export * from './periodic-task';
+export * from './outbox-relay.loop';
+export * from './http-timeouts';

@@ -21,7 +21,9 @@ describe('PeriodicTask', () => {
       { runAtStart: true },
     );
     task.start();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    for (let waited = 0; runs < 3 && waited < 5000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     await task.stop();
     const after = runs;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -29,6 +31,31 @@ describe('PeriodicTask', () => {
     expect(runs).toBeGreaterThanOrEqual(2);
     expect(active).toBe(0);
     expect(runs).toBe(after);
+  });
+
+  it('wake() runs at once, and once more right after a run in progress', async () => {
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const task = new PeriodicTask('woken task', 60_000, async () => {
+      runs += 1;
+      if (runs === 1) {
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+    });
+    task.start();
+    expect(runs).toBe(0);
+    task.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toBe(1);
+    task.wake();
+    task.wake();
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toBe(2);
+    await task.stop();
+    task.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toBe(2);
   });
 
   it('drainBatches stops at an empty batch or when stopping', async () => {

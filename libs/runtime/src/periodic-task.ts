@@ -1,15 +1,18 @@
 import { Logger } from '@nestjs/common';
 
 /**
- * Runs `task` every `intervalMs` (optionally once at start), never two runs at once; a failed run is
- * logged and the next tick tries again. `stop()` waits for the run in progress. Every replica may run
- * the same task: the tasks claim their rows with SKIP LOCKED.
+ * The one periodic loop of the services (outbox relay, webhook dispatcher, report sweeper, schedulers):
+ * runs `task` every `intervalMs` (optionally once at start), never two runs at once; `wake()` asks for a
+ * run now, or right after the run in progress; a failed run is logged and the next one tries again;
+ * `stop()` waits for the run in progress. Every replica may run the same task: tasks claim their rows
+ * with SKIP LOCKED.
  */
 export class PeriodicTask {
   private readonly logger: Logger;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private stopping = false;
+  private stopping = true;
+  private wakeRequested = false;
 
   constructor(
     readonly name: string,
@@ -22,25 +25,46 @@ export class PeriodicTask {
 
   start(): void {
     this.stopping = false;
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-    if (this.options.runAtStart) {
-      this.tick();
+    this.schedule(this.options.runAtStart ? 0 : this.intervalMs);
+  }
+
+  /** Run now (new work arrived), or again right after the run in progress. */
+  wake(): void {
+    if (this.stopping) {
+      return;
     }
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     await this.running;
   }
 
-  private tick(): void {
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run(), delayMs);
+  }
+
+  private run(): void {
     if (this.running || this.stopping) {
       return;
     }
     this.running = this.task(() => this.stopping)
-      .catch((error: unknown) => this.logger.error({ err: error }, `${this.name} failed; retrying on the next tick`))
-      .finally(() => (this.running = undefined));
+      .catch((error: unknown) => this.logger.error({ err: error }, `${this.name} failed; retrying on the next run`))
+      .finally(() => {
+        this.running = undefined;
+        const again = this.wakeRequested;
+        this.wakeRequested = false;
+        if (!this.stopping) {
+          this.schedule(again ? 0 : this.intervalMs);
+        }
+      });
   }
 }
 

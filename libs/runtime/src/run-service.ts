@@ -1,4 +1,5 @@
 import { ConfigValidationError } from '@cp/config';
+import { NATS_RECONNECT_OPTIONS } from '@cp/messaging';
 import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
@@ -6,6 +7,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Histogram } from 'prom-client';
+import { applyHttpTimeouts } from './http-timeouts';
 
 export interface RunServiceOptions<TConfig> {
   name: string;
@@ -59,11 +61,13 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
   if (options.rpc) {
     app.connectMicroservice<MicroserviceOptions>({
       transport: Transport.NATS,
-      options: { servers: [options.natsUrl(config)], queue: options.name, name: `${options.name}-rpc` },
+      // Same reconnect policy as the JetStream connection: the transport's own defaults give up.
+      options: { servers: [options.natsUrl(config)], queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS },
     });
     await app.startAllMicroservices();
   }
   const { host, port } = options.http(config);
+  applyHttpTimeouts(app.getHttpServer());
   await app.listen(port, host);
   return app;
 }

@@ -3,10 +3,11 @@ import { CoreConfig, StorageConfig } from '@cp/config';
 import { DatabaseModule } from '@cp/database';
 import { HealthModule, ReadinessRegistry } from '@cp/health';
 import { LoggingModule } from '@cp/logging';
-import { MESSAGING_ENTITIES, MessagingModule, NatsConnectionService } from '@cp/messaging';
+import { MESSAGING_ENTITIES, MessagingModule, MessagingRuntime, NatsConnectionService } from '@cp/messaging';
 import { ObjectStorage, StorageModule } from '@cp/storage';
 import { DynamicModule, Global, Inject, Injectable, Module, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, MixedList } from 'typeorm';
+import { OutboxRelayLoop } from './outbox-relay.loop';
 
 export interface ServiceKitOptions {
   /** Service name: logs, NATS connection name, RPC queue group. */
@@ -30,6 +31,7 @@ class ReadinessWiring implements OnModuleInit {
     private readonly registry: ReadinessRegistry,
     @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly nats: NatsConnectionService,
+    private readonly messaging: MessagingRuntime,
     @Optional() private readonly storage?: ObjectStorage,
   ) {}
 
@@ -38,6 +40,8 @@ class ReadinessWiring implements OnModuleInit {
       await this.dataSource.query('SELECT 1');
     });
     this.registry.register('nats', () => this.nats.ping());
+    // preStop (POST /drain): no new jobs or events are pulled; the ones in flight finish.
+    this.registry.onDrain(() => this.messaging.stopConsumers());
     if (this.storage) {
       const storage = this.storage;
       this.registry.register('storage', () => storage.ping());
@@ -78,7 +82,7 @@ export class ServiceKitModule {
         HealthModule,
         ...(options.storage ? [StorageModule.forRoot(options.storage)] : []),
       ],
-      providers: [{ provide: Clock, useValue: createClock(options.core.clock.offsetFile) }, ReadinessWiring],
+      providers: [{ provide: Clock, useValue: createClock(options.core.clock.offsetFile) }, ReadinessWiring, OutboxRelayLoop],
       exports: [Clock],
     };
   }

@@ -1,2 +1,3 @@
 export * from './test-infra';
 export * from './pdf-fixtures';
+export * from './tls-fixtures';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { DetectionStatus, extractImage, WatermarkKey } from '@cp/watermark';
+import { DECODING_ATTEMPTS, DetectionEvidence, DetectionStatus, extractImage, FALSE_MATCH_BOUND, WatermarkKey } from '@cp/watermark';
 import { MARK_DPI, MAX_PAGE_PIXELS } from './embed';
 import { Gray, grayFromRgb, locateCapture, Location, prepareReference, pyramid, resample } from './locate';
 import { paste, resizeRgb, Rgb, rgbaToRgb, rgbToPng, decodeRgb } from './raster';
@@ -48,6 +48,7 @@ interface Attempt {
   payload?: bigint;
   confidence: number;
   page: number;
+  evidence?: DetectionEvidence;
 }
 
 const rank: Record<DetectionStatus, number> = { detected: 4, inconclusive: 3, not_detected: 2, unsupported: 1, error: 0 };
@@ -82,7 +83,7 @@ class Engine {
     if (this.exhausted) return false;
     this.calls++;
     const r = await extractImage(inspected, ref.png, { key: this.key, maxPixels: MAX_CAPTURE_PIXELS });
-    const a: Attempt = { status: r.status, payload: r.payload, confidence: r.confidence, page: ref.index };
+    const a: Attempt = { status: r.status, payload: r.payload, confidence: r.confidence, page: ref.index, evidence: r.evidence };
     if (rank[a.status] > rank[this.best.status] || (a.status === this.best.status && a.confidence > this.best.confidence)) {
       this.best = a;
     }
@@ -91,11 +92,15 @@ class Engine {
 
   result(capturedFromImage: boolean): PdfExtractResult {
     const b = this.best;
+    // every engine call on this document was a separate chance of a false match: the bound adds up
+    const evidence = b.evidence
+      ? { ...b.evidence, page: b.page + 1, decodingAttempts: this.calls * DECODING_ATTEMPTS, chanceBound: this.calls * FALSE_MATCH_BOUND }
+      : undefined;
     if (b.status === 'detected') {
-      return { status: 'detected', payload: b.payload, confidence: b.confidence, page: b.page + 1, capturedFromImage };
+      return { status: 'detected', payload: b.payload, confidence: b.confidence, page: b.page + 1, capturedFromImage, ...(evidence ? { evidence } : {}) };
     }
     const status: DetectionStatus = b.status === 'inconclusive' ? 'inconclusive' : 'not_detected';
-    return { status, confidence: status === 'inconclusive' ? b.confidence : 0, capturedFromImage };
+    return { status, confidence: status === 'inconclusive' ? b.confidence : 0, capturedFromImage, ...(evidence && status === 'inconclusive' ? { evidence } : {}) };
   }
 }
 

@@ -78,9 +78,14 @@ class RenderWorker {
       p.resolve(reply);
       this.settle();
     });
-    worker.on('error', (err: Error) => this.fail(err));
+    // Only the current worker's death fails the pending calls: an idle worker being terminated (exit code 1)
+    // may report its exit after a new worker has taken new calls, and those calls are not its own.
+    worker.on('error', (err: Error) => {
+      if (this.worker === worker) this.fail(err);
+    });
     worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = null;
+      if (this.worker !== worker) return;
+      this.worker = null;
       if (this.pending.size > 0) this.fail(new Error(`pdf render worker exited with code ${code}`));
     });
     this.worker = worker;

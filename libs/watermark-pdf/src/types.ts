@@ -1,4 +1,4 @@
-import type { DetectionStatus, WatermarkKey } from '@cp/watermark';
+import type { DetectionEvidence, DetectionStatus, WatermarkKey } from '@cp/watermark';
 
 export interface PdfEmbedOptions {
   key: WatermarkKey;
@@ -21,4 +21,9 @@ export interface PdfExtractResult {
   page?: number;
   /** True when the inspected file was an image (a capture of a page), false for a PDF. */
   capturedFromImage: boolean;
+  /**
+   * What a detected / inconclusive result rests on: the image engine's evidence of the page read, with the chance
+   * bound multiplied by the number of page extractions this document took (each one a separate chance).
+   */
+  evidence?: DetectionEvidence & { page: number };
 }

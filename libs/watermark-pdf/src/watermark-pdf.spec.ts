@@ -8,8 +8,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, pdfPageTexts, PdfWatermarkError, PdfWatermarkErrorCode } from './index';
 
-// The corpus sits beside the repository (../shared), wherever the clone is.
-const CORPUS = resolve(__dirname, '../../../../shared/corpus/pdfs');
+// A page of the corpus' text PDF, committed with the library (see libs/watermark/test-fixtures/README.md).
+const CORPUS = resolve(__dirname, '../test-fixtures');
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
 const PAYLOAD = 0x0123456789abcdefn;
 

@@ -1,10 +1,10 @@
 import { checkInput, decodeLuma, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
-import { applyH, Homography, Plane, resize, solve } from './image';
-import { CODED_BITS, decodeSoft, DecodedPayload } from './payload';
+import { applyH, Homography, invertH, Plane, resize, solve } from './image';
+import { CODED_BITS, decodeSoft, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { register } from './register';
-import { DEFAULT_MAX_PIXELS, ExtractOptions, ExtractResult, WatermarkErrorCode, WatermarkKey } from './types';
+import { DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode, WatermarkKey } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -12,6 +12,13 @@ const num = Number;
 
 /** A check-passing candidate needs at least this confidence to be reported as `detected`. */
 export const DETECT_THRESHOLD = 0.2;
+/**
+ * Decoding attempts of one extraction at most (see README, false-positive argument): 3 layer combinations + 1 joint
+ * (registered), 6 size guesses x 3 combinations (blind), 2 x 3 (edge-weighted blind pass).
+ */
+export const DECODING_ATTEMPTS = 28;
+/** Design bound on a false match per extraction: each attempt passes the 40-bit keyed check with probability 2^-40. */
+export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
 /** Registration is trusted above this NCC of the aligned overlap. */
 const MIN_ALIGN_NCC = 0.6;
 
@@ -681,10 +688,61 @@ function blindDecode(I: LumaPlane, key: WatermarkKey, robust: boolean): DecodedP
   return best;
 }
 
-function result(d: DecodedPayload | null, method: 'registered' | 'blind'): ExtractResult | null {
+function result(d: DecodedPayload | null, method: 'registered' | 'blind', transform?: FoundTransform): ExtractResult | null {
   if (!d || !d.tagOk) return null;
   const confidence = confidenceOf(d);
-  return { status: confidence >= DETECT_THRESHOLD ? 'detected' : 'inconclusive', payload: d.payload, confidence, method };
+  const evidence: DetectionEvidence = {
+    payloadBits: PAYLOAD_BITS,
+    checkBits: TAG_BITS,
+    checkBitsMatched: TAG_BITS,
+    codedBits: CODED_BITS,
+    codedBitsAgreeing: d.codedAgree,
+    softAgreement: confidence,
+    threshold: DETECT_THRESHOLD,
+    decodingAttempts: DECODING_ATTEMPTS,
+    chanceBound: FALSE_MATCH_BOUND,
+    ...(transform ? { transform } : {}),
+  };
+  return { status: confidence >= DETECT_THRESHOLD ? 'detected' : 'inconclusive', payload: d.payload, confidence, method, evidence };
+}
+
+/**
+ * The edit registration found, in full-resolution terms. H maps inspected working pixels to original working
+ * pixels; the original was decoded at scale `so`, the inspected at `si`.
+ */
+export function describeTransform(H: Homography, O: { width: number; height: number }, I: { width: number; height: number }, so: number, si: number): FoundTransform {
+  // linear part of original -> inspected at the centre of the inspected image (y axis down, as stored)
+  const cx = I.width / 2;
+  const cy = I.height / 2;
+  const [x0, y0] = applyH(H, cx, cy);
+  const [x1, y1] = applyH(H, cx + 1, cy);
+  const [x2, y2] = applyH(H, cx, cy + 1);
+  // A: inspected -> original; B = A^-1: original -> inspected
+  const a = x1 - x0;
+  const b = x2 - x0;
+  const c = y1 - y0;
+  const d = y2 - y0;
+  const det = a * d - b * c;
+  let B = [d / det, -b / det, -c / det, a / det];
+  const mirrored = det < 0;
+  // a mirror image: B = B' * diag(-1, 1), the original mirrored left-right first
+  if (mirrored) B = [-B[0], B[1], -B[2], B[3]];
+  // on screen (y down) a counter-clockwise turn by t maps (1, 0) to (cos t, -sin t)
+  let rotationDeg = math.round((math.atan2(-B[2], B[0]) * 1800) / math.PI) / 10;
+  if (rotationDeg <= -180) rotationDeg += 360;
+  const scale = math.sqrt(math.abs(1 / det)) * (so / si);
+  // share of the original (sampled on a grid) that lands inside the inspected image
+  const Hi = invertH(H);
+  let inside = 0;
+  const n = 48;
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < n; i++) {
+      const [u, v] = applyH(Hi, ((i + 0.5) / n) * O.width, ((j + 0.5) / n) * O.height);
+      if (u >= 0 && v >= 0 && u <= I.width && v <= I.height) inside++;
+    }
+  }
+  const perspective = math.abs(H[6]) * I.width + math.abs(H[7]) * I.height > 0.01;
+  return { rotationDeg, scale: math.round(scale * 1000) / 1000, mirrored, originalAreaVisible: math.round((inside / (n * n)) * 100) / 100, perspective };
 }
 
 /** Working scale that brings the original's fine cells to about 4 pixels. */
@@ -720,12 +778,13 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
       } catch {
         return { status: 'error', confidence: 0, method: 'none' };
       }
-      const I = await decodeLuma(inspected, ih, math.min(1, maxInspectedScale));
+      const si = math.min(1, maxInspectedScale);
+      const I = await decodeLuma(inspected, ih, si);
       const reg = register({ w: O.width, h: O.height, d: O.data }, { w: I.width, h: I.height, d: I.data });
       lastReg = reg;
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {
         registeredTried = true;
-        const r = result(registeredDecode(O, I, reg.H, options.key), 'registered');
+        const r = result(registeredDecode(O, I, reg.H, options.key), 'registered', describeTransform(reg.H, O, I, s, si));
         if (r && r.status === 'detected') return r;
         weak = r;
       }

@@ -115,3 +115,15 @@ export function solve(A: Float64Array, b: Float64Array, n: number): Float64Array
   }
   return x;
 }
+
+/** Inverse of a 3x3 homography (adjugate / determinant). */
+export function invertH(H: Homography): Homography {
+  const [a, b, c, d, e, f, g, h, i] = H;
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  const inv = Float64Array.from([A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]);
+  for (let k = 0; k < 9; k++) inv[k] /= det;
+  return inv;
+}

@@ -4,17 +4,19 @@ export {
   WatermarkErrorCode,
 } from './types';
 export type {
+  DetectionEvidence,
   DetectionStatus,
   EmbedOptions,
   EmbedResult,
   ExtractMethod,
   ExtractOptions,
   ExtractResult,
+  FoundTransform,
   ImageFormat,
   ImageInfo,
   MarkVersion,
   WatermarkKey,
 } from './types';
 export { embedImage } from './embed';
-export { extractImage, DETECT_THRESHOLD } from './extract';
+export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';

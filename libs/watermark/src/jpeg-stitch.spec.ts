@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { JpegStripJoiner, optimalTable, withJpegEntropy } from './jpeg-stitch';
+import { fixture } from './testing/fixtures';
 
-const CORPUS = join(__dirname, '../../../../shared/corpus');
+const PHOTOS: Record<string, string> = { astronaut: 'photos/astronaut.jpg', text: 'photos/text.png', cmyk: 'formats/jpg-cmyk.jpg', webp: 'formats/webp-lossless.webp' };
 
 interface Case {
   photo: string;
@@ -14,10 +13,10 @@ interface Case {
 }
 
 async function rawOf(c: Case): Promise<{ raw: Buffer; width: number; height: number; channels: 1 | 3 }> {
-  const meta = await sharp(readFileSync(join(CORPUS, 'photos', c.photo))).metadata();
+  const meta = await sharp(fixture(PHOTOS[c.photo])).metadata();
   const width = Math.round((meta.width ?? 0) * c.scale);
   const height = Math.round((meta.height ?? 0) * c.scale);
-  let pipe = sharp(readFileSync(join(CORPUS, 'photos', c.photo))).resize(width, height).removeAlpha();
+  let pipe = sharp(fixture(PHOTOS[c.photo])).resize(width, height).removeAlpha();
   pipe = c.gray ? pipe.toColourspace('b-w') : pipe.toColourspace('srgb');
   const raw = await pipe.raw().toBuffer();
   return { raw, width, height, channels: c.gray ? 1 : 3 };
@@ -42,11 +41,11 @@ const hasMarker = (jpeg: Buffer, marker: number): boolean => jpeg.includes(Buffe
 
 describe('JPEG strip joiner', () => {
   const cases: Case[] = [
-    { photo: 'coffee.png', gray: false, quality: 90, chromaSubsampling: '4:2:0', scale: 1 },
-    { photo: 'chelsea.png', gray: false, quality: 75, chromaSubsampling: '4:4:4', scale: 0.77 },
-    { photo: 'astronaut.png', gray: true, quality: 50, chromaSubsampling: '4:2:0', scale: 0.63 },
-    { photo: 'camera.png', gray: false, quality: 100, chromaSubsampling: '4:2:0', scale: 0.51 },
-    { photo: 'coffee.png', gray: false, quality: 20, chromaSubsampling: '4:2:0', scale: 0.93 },
+    { photo: 'astronaut', gray: false, quality: 90, chromaSubsampling: '4:2:0', scale: 1 },
+    { photo: 'webp', gray: false, quality: 75, chromaSubsampling: '4:4:4', scale: 1.77 },
+    { photo: 'astronaut', gray: true, quality: 50, chromaSubsampling: '4:2:0', scale: 0.63 },
+    { photo: 'text', gray: false, quality: 100, chromaSubsampling: '4:2:0', scale: 1.51 },
+    { photo: 'cmyk', gray: false, quality: 20, chromaSubsampling: '4:2:0', scale: 2.93 },
   ];
 
   it.each(cases)('$photo gray=$gray q$quality $chromaSubsampling x$scale: same pixels and size as one optimised encode', async (c) => {

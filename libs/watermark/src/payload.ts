@@ -132,6 +132,8 @@ export interface DecodedPayload {
   agreement: number;
   /** Normalised correlation z-score of the soft values with the re-encoded code word. */
   score: number;
+  /** Coded bits whose observed sign agrees with the re-encoded code word (hard decisions, of CODED_BITS). */
+  codedAgree: number;
 }
 
 export function decodeSoft(soft: Float64Array, key: WatermarkKey): DecodedPayload {
@@ -145,11 +147,13 @@ export function decodeSoft(soft: Float64Array, key: WatermarkKey): DecodedPayloa
   let corr = 0;
   let abs = 0;
   let sq = 0;
+  let agree = 0;
   for (let i = 0; i < coded.length; i++) {
     const v = soft[i];
     corr += coded[i] ? v : -v;
+    if (coded[i] ? v > 0 : v < 0) agree++;
     abs += math.abs(v);
     sq += v * v;
   }
-  return { payload, tagOk, agreement: abs > 0 ? corr / abs : 0, score: sq > 0 ? corr / math.sqrt(sq) : 0 };
+  return { payload, tagOk, agreement: abs > 0 ? corr / abs : 0, score: sq > 0 ? corr / math.sqrt(sq) : 0, codedAgree: agree };
 }

@@ -1,4 +1,4 @@
-import { applyH, Homography, mulH, Plane, resize, sample, scaleH, solve } from './image';
+import { applyH, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -44,54 +44,79 @@ function zeroMean(h: Float64Array): Float64Array {
   return h;
 }
 
-/** Rotation candidates (radians, inspected relative to original) from gradient-orientation histograms. */
-export function rotationCandidates(O: Plane, I: Plane): number[] {
+/** A rotation hypothesis: the inspected image, mirrored left-right first when `mirror`, is rotated by `theta`. */
+export interface Orientation {
+  theta: number;
+  mirror: boolean;
+  /** Histogram correlation (higher first). */
+  score: number;
+}
+
+/** The histogram of the left-right mirror image: gradient orientation a becomes pi - a. */
+function mirrorHistogram(h: Float64Array): Float64Array {
+  const m = new Float64Array(h.length);
+  for (let i = 0; i < h.length; i++) m[i] = h[h.length - 1 - i];
+  return m;
+}
+
+/**
+ * Rotation candidates over the whole circle, plain and mirrored, from zero-mean gradient-orientation histograms.
+ * Gradient orientations are defined modulo 180 degrees, so each histogram peak gives two angles (theta, theta + pi);
+ * a vertical mirror is a horizontal one rotated by pi, so mirroring left-right covers both.
+ */
+export function rotationCandidates(O: Plane, I: Plane): Orientation[] {
   const bins = 90;
   const ho = zeroMean(orientationHistogram(O, bins));
-  const hi = zeroMean(orientationHistogram(I, bins));
-  const scores: { shift: number; v: number }[] = [];
-  const maxShift = 16; // 32 degrees
-  for (let s = -maxShift; s <= maxShift; s++) {
-    let v = 0;
-    for (let i = 0; i < bins; i++) v += ho[i] * hi[(i + s + bins) % bins];
-    scores.push({ shift: s, v });
-  }
-  const peaks = scores.filter((c, k) => k > 0 && k < scores.length - 1 && c.v >= scores[k - 1].v && c.v >= scores[k + 1].v && c.v > 0);
-  peaks.sort((a, b) => b.v - a.v);
-  const out = [0];
-  for (const p of peaks.slice(0, 3)) {
-    // refine by parabola
-    const k = p.shift + maxShift;
-    let off = 0;
-    if (k > 0 && k < scores.length - 1) {
-      const a = scores[k - 1].v;
-      const b = scores[k].v;
-      const c = scores[k + 1].v;
+  const hiPlain = zeroMean(orientationHistogram(I, bins));
+  const out: Orientation[] = [
+    { theta: 0, mirror: false, score: 2 },
+    { theta: 0, mirror: true, score: -2 },
+  ];
+  for (const mirror of [false, true]) {
+    const hi = mirror ? mirrorHistogram(hiPlain) : hiPlain;
+    const v = new Float64Array(bins);
+    for (let s = 0; s < bins; s++) for (let i = 0; i < bins; i++) v[s] += ho[i] * hi[(i + s) % bins];
+    const peaks: number[] = [];
+    for (let s = 0; s < bins; s++) if (v[s] > 0 && v[s] >= v[(s + bins - 1) % bins] && v[s] >= v[(s + 1) % bins]) peaks.push(s);
+    peaks.sort((a, b) => v[b] - v[a]);
+    for (const s of peaks.slice(0, 3)) {
+      // refine by parabola
+      const a = v[(s + bins - 1) % bins];
+      const b = v[s];
+      const c = v[(s + 1) % bins];
       const den = a - 2 * b + c;
-      if (den < 0) off = (0.5 * (a - c)) / den;
+      const off = den < 0 ? (0.5 * (a - c)) / den : 0;
+      let ang = ((s + off) * math.PI) / bins;
+      if (ang > math.PI / 2) ang -= math.PI;
+      for (const t of [ang, ang > 0 ? ang - math.PI : ang + math.PI]) {
+        const near = out.find((o) => o.mirror === mirror && math.abs(math.atan2(math.sin(o.theta - t), math.cos(o.theta - t))) < 0.02);
+        if (near) near.score = math.max(near.score, b);
+        else out.push({ theta: t, mirror, score: b });
+      }
     }
-    const ang = ((p.shift + off) * math.PI) / bins;
-    if (out.every((o) => math.abs(o - ang) > 0.02)) out.push(ang);
   }
-  return out;
+  // the identity first (most edits keep the geometry), then by histogram agreement
+  return out.sort((p, q) => q.score - p.score);
 }
 
 interface Candidate {
   H: Homography;
   ncc: number;
   theta: number;
+  mirror: boolean;
   /** Block-matching search radius (working pixels) for the first refinement pass. */
   search: number;
 }
 
 /** Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. */
-export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number): Candidate | null {
+export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number, mirror = false): Candidate | null {
   const cos = math.cos(theta);
   const sin = math.sin(theta);
+  const m = mirror ? -1 : 1;
   const cI = [(Ic.w - 1) / 2, (Ic.h - 1) / 2];
-  // inspected -> template frame: t = D^-1 R(-theta) (p - cI)
+  // inspected -> template frame: t = D^-1 R(-theta) M (p - cI), M = diag(m, 1) mirrors left-right
   const toT = (px: number, py: number): [number, number] => {
-    const dx = px - cI[0];
+    const dx = m * (px - cI[0]);
     const dy = py - cI[1];
     return [(cos * dx + sin * dy) / sx, (-sin * dx + cos * dy) / sy];
   };
@@ -102,7 +127,9 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
   const maxY = math.max(...corners.map((c) => c[1]));
   const Tw = math.floor(maxX - minX) + 1;
   const Th = math.floor(maxY - minY) + 1;
-  if (Tw > Oc.w + 1 || Th > Oc.h + 1 || Tw < 6 || Th < 6) return null;
+  // a template larger than the original (rotation onto an expanded canvas) is cut to its centre, where the
+  // original sits; far larger ones are wrong scale guesses
+  if (Tw > 6 * Oc.w || Th > 6 * Oc.h || Tw < 6 || Th < 6) return null;
   const tw = math.min(Tw, Oc.w);
   const th = math.min(Th, Oc.h);
   const offs: number[] = [];
@@ -113,7 +140,7 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
     for (let tx = 0; tx < tw; tx += step) {
       const ux = tx + minX + (Tw - tw) / 2;
       const uy = ty + minY + (Th - th) / 2;
-      const px = cI[0] + cos * sx * ux - sin * sy * uy;
+      const px = cI[0] + m * (cos * sx * ux - sin * sy * uy);
       const py = cI[1] + sin * sx * ux + cos * sy * uy;
       if (px < 0 || py < 0 || px > Ic.w - 1 || py > Ic.h - 1) continue;
       offs.push(ty * Oc.w + tx);
@@ -163,24 +190,13 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
   // template pixel (tx,ty) sits at original (bx+tx, by+ty); template coordinate u = tx + minX + (Tw-tw)/2
   const ox = bx - minX - (Tw - tw) / 2;
   const oy = by - minY - (Th - th) / 2;
-  // H: p -> q = (ox, oy) + D^-1 R(-theta) (p - cI)
-  const a = cos / sx;
+  // H: p -> q = (ox, oy) + D^-1 R(-theta) M (p - cI)
+  const a = (m * cos) / sx;
   const b = sin / sx;
-  const c = -sin / sy;
+  const c = (-m * sin) / sy;
   const d = cos / sy;
   const H = Float64Array.from([a, b, ox - a * cI[0] - b * cI[1], c, d, oy - c * cI[0] - d * cI[1], 0, 0, 1]);
-  return { H, ncc: best, theta, search: 0 };
-}
-
-function invert(H: Homography): Homography {
-  const [a, b, c, d, e, f, g, h, i] = H;
-  const A = e * i - f * h;
-  const B = -(d * i - f * g);
-  const C = d * h - e * g;
-  const det = a * A + b * B + c * C;
-  const inv = Float64Array.from([A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]);
-  for (let k = 0; k < 9; k++) inv[k] /= det;
-  return inv;
+  return { H, ncc: best, theta, mirror, search: 0 };
 }
 
 interface Match {
@@ -193,7 +209,7 @@ interface Match {
 
 /** Block matching of inspected patches (warped into the original frame) around their predicted positions. */
 function blockMatches(O: Plane, I: Plane, H: Homography, R: number, S: number, grid: number): Match[] {
-  const Hi = invert(H);
+  const Hi = invertH(H);
   const out: Match[] = [];
   const size = 2 * R + 1;
   const patch = new Float64Array(size * size);
@@ -378,7 +394,7 @@ export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
 export function register(O: Plane, I: Plane): Registration | null {
   if (O.w === I.w && O.h === I.h) {
     // same size: most edits keep the geometry; start from the identity
-    const r = refine(O, I, { H: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), ncc: 1, theta: 0, search: 3 });
+    const r = refine(O, I, { H: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), ncc: 1, theta: 0, mirror: false, search: 3 });
     if (r.ncc >= 0.97) return r;
   }
   const d = math.max(1, math.max(O.w, O.h) / 96);
@@ -396,14 +412,24 @@ export function register(O: Plane, I: Plane): Registration | null {
     return p;
   };
   const md = math.max(1, math.max(O.w, O.h) / 256);
-  const thetas = rotationCandidates(resize(O, math.round(O.w / md), math.round(O.h / md)), resize(I, math.max(4, math.round(I.w / md)), math.max(4, math.round(I.h / md))));
+  const orientations = rotationCandidates(resize(O, math.round(O.w / md), math.round(O.h / md)), resize(I, math.max(4, math.round(I.w / md)), math.max(4, math.round(I.h / md))));
   const rw = I.w / O.w;
   const rh = I.h / O.h;
-  const scales: [number, number][] = [[1, 1], [rw, rh], [math.max(rw, rh), math.max(rw, rh)]];
-  for (let s = 1.4; s > 0.12; s /= 1.1) scales.push([s, s]);
+  const sweep: number[] = [];
+  for (let s = 1.4; s > 0.12; s /= 1.1) sweep.push(s);
+  /** Scale guesses for a rotation: none, the size ratios along the rotated axes, and the expanded-canvas box. */
+  const scalesFor = (theta: number): [number, number][] => {
+    const c = math.abs(math.cos(theta));
+    const sn = math.abs(math.sin(theta));
+    const ratio: [number, number] = c >= sn ? [rw, rh] : [I.h / O.w, I.w / O.h];
+    const boxed = 0.5 * (I.w / (O.w * c + O.h * sn) + I.h / (O.w * sn + O.h * c));
+    const out: [number, number][] = [[1, 1], ratio, [math.max(...ratio), math.max(...ratio)]];
+    if (out.every(([a, b]) => math.abs(a / boxed - 1) > 0.03 || math.abs(b / boxed - 1) > 0.03)) out.push([boxed, boxed]);
+    return out;
+  };
   let best: Candidate | null = null;
   const all: Candidate[] = [];
-  const tryCand = (theta: number, sx: number, sy: number): void => {
+  const tryCand = (theta: number, sx: number, sy: number, mirror: boolean): void => {
     // level factor: 1, 2 or 4 so that an inspected coarse pixel covers about one original coarse pixel
     const sm = math.min(sx, sy);
     const f = sm < 0.35 ? 4 : sm < 0.7 ? 2 : 1;
@@ -411,7 +437,7 @@ export function register(O: Plane, I: Plane): Registration | null {
     if (Oc.w < 8 || Oc.h < 8) return;
     const dOx = O.w / Oc.w;
     const dOy = O.h / Oc.h;
-    const c = coarseSearch(Oc, Ic, theta, (sx * dOx) / dIx, (sy * dOy) / dIy);
+    const c = coarseSearch(Oc, Ic, theta, (sx * dOx) / dIx, (sy * dOy) / dIy, mirror);
     if (!c) return;
     // to working resolution: q = Sorig * Hc * Sinsp^-1 p
     c.H = mulH(mulH(scaleH(dOx, dOy), c.H), scaleH(1 / dIx, 1 / dIy));
@@ -420,17 +446,60 @@ export function register(O: Plane, I: Plane): Registration | null {
     if (!best || c.ncc > best.ncc) best = c;
   };
   const good = (): boolean => best !== null && (best).ncc >= 0.95;
-  for (const theta of thetas) for (const [sx, sy] of scales.slice(0, 3)) tryCand(theta, sx, sy);
+  // orientations in order of histogram agreement; stop at the first convincing match
+  for (const o of orientations) {
+    for (const [sx, sy] of scalesFor(o.theta)) tryCand(o.theta, sx, sy, o.mirror);
+    if (good()) break;
+  }
   if (!good()) {
-    // rotation sweep at the size-ratio scales (histogram candidates can miss on round or busy content)
+    // rotation sweep around the best orientations (histogram candidates can miss on round or busy content)
+    const base = [...all].sort((a, b) => b.ncc - a.ncc)[0] ?? { theta: 0, mirror: false };
     for (let deg = 3; deg <= 30 && !good(); deg += 3) {
-      for (const sgn of [1, -1]) for (const [sx, sy] of scales.slice(0, 3)) tryCand((sgn * deg * math.PI) / 180, sx, sy);
+      for (const sgn of [1, -1]) {
+        const t = base.theta + (sgn * deg * math.PI) / 180;
+        for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, base.mirror);
+      }
     }
   }
   if (!good()) {
-    const angles = [...thetas];
-    if (best !== null && angles.every((t) => math.abs(t - (best as Candidate).theta) > 0.01)) angles.push((best as Candidate).theta);
-    for (const theta of angles) for (const [sx, sy] of scales.slice(3)) tryCand(theta, sx, sy);
+    // log-scale sweep for the two best coarse orientations and the best histogram orientations of each mirror
+    // state (a wrong scale can make the right angle score low, so the histogram's own ranking is kept too)
+    const seen: { theta: number; mirror: boolean }[] = [];
+    const add = (c: { theta: number; mirror: boolean }): void => {
+      if (seen.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.01)) seen.push(c);
+    };
+    for (const c of [...all].sort((a, b) => b.ncc - a.ncc).slice(0, 8)) if (seen.length < 2) add(c);
+    for (const mirror of [false, true]) for (const o of orientations.filter((q) => q.mirror === mirror && q.score < 2 && q.score > -2).slice(0, 4)) add(o);
+    for (const c of seen) for (const s of sweep) tryCand(c.theta, s, s, c.mirror);
+  }
+  if (!good()) {
+    // polish the best coarse candidates: a small hill climb over (angle, scale) with shrinking steps (an angle a few
+    // degrees or a scale ~10 % off sends the block matching of the refinement to wrong matches)
+    const starts: Candidate[] = [];
+    for (const c of [...all].sort((a, b) => b.ncc - a.ncc)) {
+      if (starts.length >= 3) break;
+      if (starts.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.05)) starts.push(c);
+    }
+    for (const start of starts) {
+      let cur = start;
+      let sc = scaleOf(start);
+      let dt = (2 * math.PI) / 180;
+      let ds = 0.04;
+      for (let it = 0; it < 4 && !good(); it++) {
+        const before = all.length;
+        for (const a of [-1, 0, 1]) for (const b of [-1, 0, 1]) if (a || b) tryCand(cur.theta + a * dt, sc * (1 + b * ds), sc * (1 + b * ds), cur.mirror);
+        let moved = false;
+        for (const c of all.slice(before)) if (c.ncc > cur.ncc) {
+          cur = c;
+          moved = true;
+        }
+        if (moved) sc = scaleOf(cur);
+        else {
+          dt /= 2;
+          ds /= 2;
+        }
+      }
+    }
   }
   // refine the best coarse candidate; when the result is not convincing, also the next distinct ones
   all.sort((a, b) => b.ncc - a.ncc);
@@ -449,6 +518,11 @@ export function register(O: Plane, I: Plane): Registration | null {
   return out;
 }
 
+/** The isotropic scale guess (inspected pixels per original pixel) a working-resolution candidate was built with. */
+function scaleOf(c: Candidate): number {
+  return 1 / math.sqrt(math.abs(c.H[0] * c.H[4] - c.H[1] * c.H[3]));
+}
+
 /** Index-coordinate scaling matrix for a plane resized by (rx, ry). */
 function indexScale(rx: number, ry: number): Homography {
   return Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]);
@@ -464,11 +538,11 @@ function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
     const I2 = resize(I, math.max(8, math.round(I.w / 2)), math.max(8, math.round(I.h / 2)));
     const AO = indexScale(O2.w / O.w, O2.h / O.h);
     const AI = indexScale(I2.w / I.w, I2.h / I.h);
-    const H2 = mulH(mulH(AO, H), invert(AI));
+    const H2 = mulH(mulH(AO, H), invertH(AI));
     const matches = blockMatches(O2, I2, H2, 6, math.ceil(coarse.search / 2) + 1, grid);
     const next2 = robustFit(matches, false);
     if (next2) {
-      const next = mulH(mulH(invert(AO), next2), AI);
+      const next = mulH(mulH(invertH(AO), next2), AI);
       const score = alignmentScore(O, I, next);
       if (score >= ncc - 0.002) {
         H = next;

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { embedImage, extractImage } from './index';
-
-const CORPUS = join(__dirname, '../../../../shared/corpus');
+import { astronautPng, textPng } from './testing/fixtures';
 const key = { secret: 'robust-spec', version: 'v3' as const };
 const id = 0x8badf00ddeadc0den;
 
@@ -35,13 +32,29 @@ const ATTACKS: [string, Attack][] = [
   ['blur 2', (b) => sharp(b).blur(2).png().toBuffer()],
 ];
 
+// issue 16: geometry over the whole similarity group plus mirrors (astronaut only: the slowest cases of the guard)
+const GEOMETRY: [string, Attack][] = [
+  // any angle onto an expanded canvas, corners filled with an arbitrary colour
+  ['rotate 137 expanded, teal fill', (b) => sharp(b).rotate(137, { background: '#2a9d8f' }).png().toBuffer()],
+  ['mirror H', (b) => sharp(b).flop().png().toBuffer()],
+  [
+    'chain: scale 70% > mirror V > rotate 250 > crop > jpeg 75 > contrast +40%',
+    async (b, w, h) => {
+      const scaled = await sharp(b).resize(Math.round(w * 0.7), Math.round(h * 0.7), { fit: 'fill' }).flip().rotate(250, { background: '#ffffff' }).toBuffer({ resolveWithObject: true });
+      const { width, height } = scaled.info;
+      const cropped = await sharp(scaled.data).extract({ left: Math.round(width * 0.1), top: Math.round(height * 0.05), width: Math.round(width * 0.8), height: Math.round(height * 0.85) }).jpeg({ quality: 75 }).toBuffer();
+      return sharp(cropped).linear(1.4, -0.4 * 128).png().toBuffer();
+    },
+  ],
+];
+
 // one photo and one text scan, each embedded once
 const PHOTOS = ['astronaut.png', 'text.png'];
 const marked = new Map<string, { orig: Buffer; data: Buffer; w: number; h: number }>();
 
 beforeAll(async () => {
   for (const p of PHOTOS) {
-    const orig = readFileSync(join(CORPUS, 'photos', p));
+    const orig = p === 'text.png' ? textPng() : await astronautPng();
     const out = await embedImage(orig, id, { key });
     marked.set(p, { orig, data: out.data, w: out.width, h: out.height });
   }
@@ -56,6 +69,31 @@ describe('robustness regression guard (registered extraction)', () => {
     expect(res.status).toBe('detected');
     expect(res.payload).toBe(id);
     expect(res.method).toBe('registered');
+  });
+});
+
+describe('geometry regression guard (rotation, mirror, chain; registered)', () => {
+  it.each(GEOMETRY)('astronaut, %s: exact payload with the original, and the transform found', async (name, attack) => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const res = await extractImage(await attack(m.data, m.w, m.h), m.orig, { key });
+    expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
+    // the evidence names the edit that was found (sharp turns clockwise; the evidence counts counter-clockwise)
+    const t = res.evidence?.transform;
+    if (name.startsWith('rotate 137')) expect([t?.mirrored, Math.abs((t?.rotationDeg ?? 0) + 137) < 1.5, t?.originalAreaVisible]).toEqual([false, true, 1]);
+    if (name === 'mirror H') expect([t?.mirrored, t?.rotationDeg, t?.scale]).toEqual([true, 0, 1]);
+    if (name.startsWith('chain')) expect([t?.mirrored, Math.abs((t?.scale ?? 0) - 0.7) < 0.03]).toEqual([true, true]);
+    expect(res.evidence).toMatchObject({ payloadBits: 64, checkBits: 40, checkBitsMatched: 40, codedBits: 330 });
+    expect(res.evidence?.chanceBound).toBeLessThan(1e-9);
+  });
+
+  it('a rotated and mirrored unmarked copy is not detected', async () => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    // at 256 px: a copy that matches nothing runs every registration and blind pass (the slowest extraction)
+    const small = await sharp(m.orig).resize(256).png().toBuffer();
+    const unmarked = await sharp(small).flop().rotate(63, { background: '#000000' }).png().toBuffer();
+    expect((await extractImage(unmarked, small, { key })).status).toBe('not_detected');
   });
 });
 
@@ -88,7 +126,7 @@ describe('detection rules', () => {
     const { orig } = astro();
     expect((await extractImage(orig, null, { key })).status).not.toBe('detected');
     expect((await extractImage(orig, orig, { key })).status).not.toBe('detected');
-    const text = readFileSync(join(CORPUS, 'photos/text.png'));
+    const text = textPng();
     expect((await extractImage(text, text, { key })).status).not.toBe('detected');
   });
 

@@ -23,12 +23,52 @@ export interface ExtractOptions {
   maxPixels?: number;
 }
 export type ExtractMethod = 'registered' | 'blind' | 'none';
+
+/** The geometric edit registration found between the original and the inspected copy (original -> inspected). */
+export interface FoundTransform {
+  /** Rotation in degrees, counter-clockwise as seen on screen, in (-180, 180]. */
+  rotationDeg: number;
+  /** Inspected pixels per original pixel (geometric mean of the two axes). */
+  scale: number;
+  /** True when the copy is a mirror image (a vertical mirror is reported as a left-right mirror rotated by 180). */
+  mirrored: boolean;
+  /** Share (0..1) of the original's area that is visible in the inspected copy (1 = no crop). */
+  originalAreaVisible: number;
+  /** True when a projective (perspective) component was needed. */
+  perspective: boolean;
+}
+
+/**
+ * What a detection rests on, for reports: the decoded code word against the code's design. `chanceBound` is the
+ * design bound on a false match for one extraction (an unmarked file, another key, or another recipient's copy
+ * yielding this id with a valid check): decoding attempts x 2^-checkBits.
+ */
+export interface DetectionEvidence {
+  payloadBits: number;
+  checkBits: number;
+  /** Check bits equal to the keyed MAC of the decoded id (all of them, or the id is not reported). */
+  checkBitsMatched: number;
+  codedBits: number;
+  /** Coded bits whose observed sign agreed with the re-encoded code word before error correction. */
+  codedBitsAgreeing: number;
+  /** Soft agreement of the observations with the code word, 0..1 (what `confidence` reports). */
+  softAgreement: number;
+  /** The decision threshold on softAgreement. */
+  threshold: number;
+  /** Decoding attempts one extraction may make (the union bound's factor). */
+  decodingAttempts: number;
+  chanceBound: number;
+  /** Registered extractions only. */
+  transform?: FoundTransform;
+}
 export interface ExtractResult {
   status: DetectionStatus;
   payload?: bigint;
   /** 0..1 */
   confidence: number;
   method: ExtractMethod;
+  /** Present for `detected` and `inconclusive` results. */
+  evidence?: DetectionEvidence;
 }
 export interface ImageInfo {
   format: ImageFormat;

@@ -1,3 +1,5 @@
+import { DetectionEvidenceEntity } from '../detection/detection-evidence.entity';
+import { DetectionRunEntity } from '../detection/detection-run.entity';
+
 export const AIDETECT_SCHEMA = 'aidetect';
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const AIDETECT_ENTITIES: Function[] = [];
+export const AIDETECT_ENTITIES = [DetectionRunEntity, DetectionEvidenceEntity];

@@ -1,14 +1,16 @@
 import { ErrorCode } from '@cp/contracts';
-import { AccountsRepository, looksLikeApiKey } from '@cp/gateway-data-access';
+import { looksLikeApiKey } from '@cp/gateway-data-access';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { sendError } from '../http/error-response';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { AuthenticatedKeyCache } from './authenticated-key-cache';
 import { AuthenticatedRequest } from './caller';
 
 /** Routes that carry their own authorisation or are for operators, not API clients. */
 const TEST_UPLOAD_PATH = /^\/api\/v2\/test-uploads\/[^/]+$/;
-const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/api\/docs(-json)?(\/.*)?$/, TEST_UPLOAD_PATH];
+// /drain answers only loopback callers (the pod's own preStop hook), see libs/health.
+const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/drain$/, /^\/api\/docs(-json)?(\/.*)?$/, TEST_UPLOAD_PATH];
 
 export function isTestUploadPath(path: string): boolean {
   return TEST_UPLOAD_PATH.test(path);
@@ -22,7 +24,7 @@ export function isPublicPath(path: string): boolean {
  * First step of every API request, before body parsing and routing: Bearer key → account, then the
  * per-plan rate limit. 401 for a missing, malformed, unknown or revoked key on every route.
  */
-export function apiKeyAuthMiddleware(accounts: AccountsRepository, rateLimiter: RateLimiterService) {
+export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: RateLimiterService) {
   const logger = new Logger('Auth');
   return (request: Request, response: Response, next: NextFunction): void => {
     if (isPublicPath(request.path)) {
@@ -36,7 +38,7 @@ export function apiKeyAuthMiddleware(accounts: AccountsRepository, rateLimiter: 
       return;
     }
     void (async () => {
-      const caller = await accounts.authenticate(match[1]);
+      const caller = await keys.authenticate(match[1]);
       if (!caller) {
         sendError(response, ErrorCode.AUTH_NOT_AUTHENTICATED);
         return;

@@ -21,6 +21,10 @@ describe('error mapping', () => {
     expect(errorCodeFor(new PayloadTooLargeException())).toBe(ErrorCode.PAYLOAD_TOO_LARGE);
     expect(errorCodeFor(new HttpException('teapot', 418))).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
     expect(errorCodeFor(new TypeError('x is undefined'))).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
+    // A corrupt compressed body as raw-body reports it (found by the API fuzzer: was a 500).
+    expect(errorCodeFor(Object.assign(new Error('Decompression failed'), { status: 400, expose: true }))).toBe(ErrorCode.VALIDATION_FAILED);
+    expect(errorCodeFor(Object.assign(new Error('too large'), { status: 413, expose: true }))).toBe(ErrorCode.PAYLOAD_TOO_LARGE);
+    expect(errorCodeFor(Object.assign(new Error('internal'), { status: 500, expose: false }))).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
   });
 });
 

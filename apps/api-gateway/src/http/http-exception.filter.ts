@@ -20,6 +20,11 @@ export function errorCodeFor(exception: unknown): ErrorCode {
   if (exception instanceof HttpException) {
     return FRAMEWORK_STATUS_CODES.get(exception.getStatus()) ?? ErrorCode.SERVER_INTERNAL_ERROR;
   }
+  // http-errors style errors of Express middleware (body reading, decompression): exposed 4xx are the client's.
+  const { status, expose } = (exception ?? {}) as { status?: unknown; expose?: unknown };
+  if (expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+    return FRAMEWORK_STATUS_CODES.get(status) ?? ErrorCode.VALIDATION_FAILED;
+  }
   return ErrorCode.SERVER_INTERNAL_ERROR;
 }
 

@@ -1,55 +1,61 @@
+import { Clock } from '@cp/clock';
 import { ErrorCode } from '@cp/contracts';
-import { AccountsRepository } from '@cp/gateway-data-access';
 import { createHttpLogger } from '@cp/logging';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
 import { apiKeyAuthMiddleware, isTestUploadPath } from '../auth/api-key-auth.middleware';
+import { AuthenticatedKeyCache } from '../auth/authenticated-key-cache';
 import { GatewayConfig } from '../gateway.config';
+import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { EnvelopeInterceptor } from './envelope.interceptor';
 import { sendError } from './error-response';
 import { HttpExceptionFilter } from './http-exception.filter';
 import { createValidationPipe } from './validation.pipe';
+import { inputHygieneMiddleware } from './input-hygiene.middleware';
+import { v2SunsetMiddleware } from '../v2/v2-deprecation.interceptor';
 
-/** body-parser reports its failures with a `type`; map them to public codes. */
+/**
+ * Every failure of body reading is the client's: body-parser and raw-body mark theirs with a 4xx `status`
+ * (bad JSON, unsupported charset or encoding, a corrupt gzip/deflate/br body, an aborted upload), and a
+ * size overrun with 413. Nothing that happens while reading a body is a 500.
+ */
 function bodyParserErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {
-  const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (status === 413) {
     sendError(response, ErrorCode.PAYLOAD_TOO_LARGE);
-  } else if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+  } else if (typeof status === 'number' && status >= 400 && status < 500) {
     sendError(response, ErrorCode.VALIDATION_FAILED);
   } else if (error) {
     next(error);
   }
 }
 
-/** Order matters: request id and access log, auth and rate limit, then body parsing, then routing with validation and envelopes. */
+/**
+ * Order matters: request id and access log, auth and rate limit, the retired v2 routes (410 before the
+ * body is read), then body parsing and input hygiene, then routing with validation and envelopes.
+ */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
+  // JSON API answers are not cached by validators: no SHA-1 of every body for an ETag nobody sends back.
+  app.set('etag', false);
   app.set('trust proxy', true);
   app.use(createHttpLogger({ service: 'api-gateway', level: config.log.level }));
-  app.use(apiKeyAuthMiddleware(app.get(AccountsRepository), app.get(RateLimiterService)));
+  app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
+  app.use(v2SunsetMiddleware(app.get(Clock)));
   const parseJson = json({ limit: config.bodyLimitBytes, strict: true });
   // The test-upload sink streams raw file bytes, whatever their declared type.
   app.use((request: Request, response: Response, next: NextFunction) =>
     isTestUploadPath(request.path) ? next() : parseJson(request, response, next),
   );
   app.use(bodyParserErrors);
+  app.use(inputHygieneMiddleware);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Content Protection Order API')
-      .setDescription('Invisible watermarks for images and PDFs: embed, extract, reports, webhooks.')
-      .setVersion('2.0.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_live_… or sk_test_…' })
-      .addSecurityRequirements('bearer')
-      .build(),
-  );
+  const document = buildOpenApiDocument(app, config.publicBaseUrl);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
 }

@@ -1,59 +1,171 @@
 import { Clock } from '@cp/clock';
 import { Plan, PLAN_REQUESTS_PER_MINUTE } from '@cp/contracts';
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, LessThan } from 'typeorm';
-import { RateLimitWindowEntity } from './rate-limit-window.entity';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { GiveBack, RateLimitGrantRepository } from './rate-limit-grant.repository';
 
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
+  /** Seconds until capacity comes back (RateLimit-Reset; Retry-After when refused). */
   resetSeconds: number;
 }
 
-const WINDOW_MS = 60_000;
+/** The plan limit is per 60-second sliding window (spec section 8: requests per minute). */
+export const WINDOW_MS = 60_000;
+/** How long a replica may spend a grant; the window checked at each grant is this much longer, so leases never add up beyond the limit. */
+export const LEASE_MS = 1_000;
+const SPAN_MS = WINDOW_MS + LEASE_MS;
+const PRUNE_EVERY_MS = 60_000;
+
+interface Lease {
+  grantId: string;
+  grantedAtMs: number;
+  /** Tokens granted. */
+  size: number;
+  remaining: number;
+  /** The account's tokens in the span when this lease was granted (the lease included). */
+  used: number;
+  oldestMs: number;
+}
 
 /**
- * Fixed one-minute windows counted in PostgreSQL with one atomic upsert per request, so every gateway
- * replica shares the same count (no process memory involved).
+ * Sliding-window limit per account, exact across replicas, without a PostgreSQL write per request.
+ * A replica takes a lease of up to one second of the plan's rate, sized by the account's recent traffic, from
+ * the shared window in PostgreSQL (`RateLimitGrantRepository.take`) and spends it in memory for at most
+ * LEASE_MS; unused tokens are given back. Any admitted request comes from a grant made at most LEASE_MS before it, and every grant is checked
+ * against the grants of the last WINDOW_MS + LEASE_MS, so no 60-second span ever holds more than the limit.
+ * A refusal is remembered until the oldest grant leaves the window (the Retry-After given), so a client
+ * hammering while limited costs no database work, and one that waits Retry-After finds capacity.
  */
 @Injectable()
-export class RateLimiterService {
-  private lastPrune = 0;
+export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(RateLimiterService.name);
+  private readonly leases = new Map<string, Lease>();
+  private readonly refusedUntil = new Map<string, { untilMs: number; used: number }>();
+  private readonly pending = new Map<string, Promise<void>>();
+  /** Lease size to ask for next, per account, from how much the last lease was used (1 for an account seen seldom). */
+  private readonly nextSize = new Map<string, { size: number; atMs: number }>();
+  private timer?: NodeJS.Timeout;
+  private lastPruneMs = 0;
 
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly grants: RateLimitGrantRepository,
     private readonly clock: Clock,
   ) {}
 
-  async consume(accountId: string, plan: Plan): Promise<RateLimitDecision> {
-    const now = this.clock.nowMs();
-    const windowStart = new Date(Math.floor(now / WINDOW_MS) * WINDOW_MS);
-    const limit = PLAN_REQUESTS_PER_MINUTE[plan];
-    const rows = await this.dataSource.query<Array<{ request_count: number }>>(
-      `INSERT INTO rate_limit_window (account_id, window_start, request_count) VALUES ($1, $2, 1)
-       ON CONFLICT (account_id, window_start) DO UPDATE SET request_count = rate_limit_window.request_count + 1
-       RETURNING request_count`,
-      [accountId, windowStart],
-    );
-    const count = rows[0].request_count;
-    this.pruneOccasionally(now);
-    return {
-      allowed: count <= limit,
-      limit,
-      remaining: Math.max(0, limit - count),
-      resetSeconds: Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000)),
-    };
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(false), LEASE_MS);
+    this.timer.unref();
   }
 
-  private pruneOccasionally(now: number): void {
-    if (now - this.lastPrune < WINDOW_MS) {
-      return;
-    }
-    this.lastPrune = now;
-    void this.dataSource
-      .getRepository(RateLimitWindowEntity)
-      .delete({ windowStart: LessThan(new Date(now - 10 * WINDOW_MS)) })
-      .catch(() => undefined);
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweep(true);
   }
+
+  async consume(accountId: string, plan: Plan): Promise<RateLimitDecision> {
+    const limit = PLAN_REQUESTS_PER_MINUTE[plan];
+    for (;;) {
+      const now = this.clock.nowMs();
+      const lease = this.leases.get(accountId);
+      if (lease && now - lease.grantedAtMs < LEASE_MS && now >= lease.grantedAtMs && lease.remaining > 0) {
+        lease.remaining -= 1;
+        return {
+          allowed: true,
+          limit,
+          remaining: Math.max(0, limit - lease.used + lease.remaining),
+          resetSeconds: secondsUntil(lease.oldestMs + SPAN_MS, now),
+        };
+      }
+      const refused = this.refusedUntil.get(accountId);
+      if (refused && now < refused.untilMs) {
+        return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntil(refused.untilMs, now) };
+      }
+      // One grant request per account and replica at a time; concurrent requests wait for it and retry.
+      let refill = this.pending.get(accountId);
+      if (!refill) {
+        refill = this.refill(accountId, limit, now).finally(() => this.pending.delete(accountId));
+        this.pending.set(accountId, refill);
+      }
+      await refill;
+    }
+  }
+
+  private async refill(accountId: string, limit: number, now: number): Promise<void> {
+    const previous = this.leases.get(accountId);
+    this.leases.delete(accountId);
+    const giveBack = previous && previous.remaining > 0 ? { grantId: previous.grantId, tokens: previous.remaining } : undefined;
+    const want = this.leaseSize(accountId, limit, previous, now);
+    const result = await this.grants.take(accountId, limit, want, now, SPAN_MS, giveBack);
+    if (result.grantId !== null && result.granted > 0) {
+      this.refusedUntil.delete(accountId);
+      this.leases.set(accountId, {
+        grantId: result.grantId,
+        grantedAtMs: now,
+        size: result.granted,
+        remaining: result.granted,
+        used: result.used,
+        oldestMs: result.oldestMs ?? now,
+      });
+    } else {
+      // Capacity returns when the oldest grant leaves the span (at least a second from now, the header's unit).
+      this.refusedUntil.set(accountId, { untilMs: Math.max((result.oldestMs ?? now) + SPAN_MS, now + 1), used: result.used });
+    }
+  }
+
+  /**
+   * At most a second of the plan's rate (Free 1, Pro 5, Enterprise 17); a lease used up within its second
+   * doubles the next one, a partly used one sizes the next to what was used. A busy account costs about one
+   * grant a second per replica; a quiet one asks for single tokens, so nothing is leased only to be given back.
+   */
+  private leaseSize(accountId: string, limit: number, previous: Lease | undefined, now: number): number {
+    const largest = Math.max(1, Math.ceil((limit * LEASE_MS) / WINDOW_MS));
+    const hint = this.nextSize.get(accountId);
+    let size = hint && now - hint.atMs < 2 * LEASE_MS ? hint.size : 1;
+    if (previous) {
+      size = previous.remaining === 0 ? previous.size * 2 : previous.size - previous.remaining;
+    }
+    size = Math.min(largest, Math.max(1, size));
+    this.nextSize.set(accountId, { size, atMs: now });
+    return size;
+  }
+
+  /** Gives back what expired leases did not use, forgets old refusals, prunes old grants once a minute. */
+  async sweep(all: boolean): Promise<void> {
+    const now = this.clock.nowMs();
+    const returns: GiveBack[] = [];
+    for (const [accountId, lease] of this.leases) {
+      if ((all || now - lease.grantedAtMs >= LEASE_MS || now < lease.grantedAtMs) && !this.pending.has(accountId)) {
+        this.leases.delete(accountId);
+        if (lease.remaining > 0) {
+          returns.push({ grantId: lease.grantId, tokens: lease.remaining });
+        }
+        this.nextSize.set(accountId, { size: Math.max(1, lease.size - lease.remaining), atMs: now });
+      }
+    }
+    for (const [accountId, hint] of this.nextSize) {
+      if (now - hint.atMs >= 2 * LEASE_MS || now < hint.atMs) {
+        this.nextSize.delete(accountId);
+      }
+    }
+    for (const [accountId, refused] of this.refusedUntil) {
+      if (refused.untilMs <= now) {
+        this.refusedUntil.delete(accountId);
+      }
+    }
+    try {
+      await this.grants.giveBack(returns);
+      if (now - this.lastPruneMs >= PRUNE_EVERY_MS) {
+        this.lastPruneMs = now;
+        await this.grants.pruneBefore(now - 10 * SPAN_MS);
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'rate-limit housekeeping failed; unused tokens count until their grant leaves the window');
+    }
+  }
+}
+
+function secondsUntil(atMs: number, now: number): number {
+  return Math.max(1, Math.ceil((atMs - now) / 1000));
 }

@@ -1,4 +1,4 @@
-import { DomainException, ErrorCode, ReportRpcPatterns, ReportView, RequestReportResult } from '@cp/contracts';
+import { DomainException, ErrorCode, ReportView, RequestReportResult, Rpcs } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import type { Response } from 'express';
 import { localeOf, orderIdOf, ReportsController } from './reports.controller';
@@ -9,7 +9,7 @@ const report: ReportView = { orderId: '42', reportType: 'watermarkDetection', lo
 function controllerAnswering(answer: unknown): { controller: ReportsController; calls: Array<[string, object]> } {
   const calls: Array<[string, object]> = [];
   const rpc = {
-    request: (pattern: string, payload: object) => {
+    request: ({ pattern }: { pattern: string }, payload: object) => {
       calls.push([pattern, payload]);
       return Promise.resolve(answer);
     },
@@ -33,8 +33,10 @@ function codeOf(action: () => unknown): ErrorCode | undefined {
 }
 
 describe('reports HTTP controller', () => {
-  it('checks path parameters: order id digits 1-20, a known locale', () => {
-    expect(orderIdOf('12345678901234567890')).toBe('12345678901234567890');
+  it('checks path parameters: order id digits 1-20 within a bigint, a known locale', () => {
+    expect(orderIdOf('9223372036854775807')).toBe('9223372036854775807');
+    // The pattern's 20 digits allow ids no bigint column holds: refused before any query (was a 500).
+    expect(codeOf(() => orderIdOf('12345678901234567890'))).toBe(ErrorCode.VALIDATION_FAILED);
     expect(codeOf(() => orderIdOf('123456789012345678901'))).toBe(ErrorCode.VALIDATION_FAILED);
     expect(codeOf(() => orderIdOf('12a'))).toBe(ErrorCode.VALIDATION_FAILED);
     expect(localeOf('ja-JP')).toBe('ja-JP');
@@ -48,13 +50,13 @@ describe('reports HTTP controller', () => {
       const { response, status } = fakeResponse();
       expect(await controller.request(caller, '42', { locale: 'en-US' }, response)).toEqual(report);
       expect(status()).toBe(expected);
-      expect(calls).toEqual([[ReportRpcPatterns.request, { caller, orderId: '42', locale: 'en-US' }]]);
+      expect(calls).toEqual([[Rpcs.reportsRequest.pattern, { caller, orderId: '42', locale: 'en-US' }]]);
     }
   });
 
   it('forwards GET to reports.get', async () => {
     const { controller, calls } = controllerAnswering(report);
     expect(await controller.get(caller, '42', 'en-US')).toEqual(report);
-    expect(calls).toEqual([[ReportRpcPatterns.get, { caller, orderId: '42', locale: 'en-US' }]]);
+    expect(calls).toEqual([[Rpcs.reportsGet.pattern, { caller, orderId: '42', locale: 'en-US' }]]);
   });
 });

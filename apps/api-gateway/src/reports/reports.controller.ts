@@ -6,15 +6,16 @@ import {
   ORDER_ID_PATTERN,
   REPORT_LOCALES,
   ReportLocale,
-  ReportRpcPatterns,
   ReportView,
   RequestReportBody,
   RequestReportCommand,
-  RequestReportResult,
+  Rpcs,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Get, HttpStatus, Param, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
+import { ORDER_ID_PARAM } from '../orders/orders.controller';
 import type { Response } from 'express';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
@@ -39,8 +40,15 @@ export class ReportsController {
 
   @Post()
   @ApiOperation({
-    summary: 'Request a PDF report in one locale (spec 4.7): 202 when a new attempt was queued, 200 with the current report otherwise',
+    operationId: 'requestReport',
+    summary: 'Request a PDF report in one locale (spec 4.7)',
+    description: 'Extract orders. 202 when a new attempt was queued, 200 with the current report otherwise (also for a failed report that is no longer retryable).',
   })
+  @ApiParam(ORDER_ID_PARAM)
+  @ApiBody({ type: RequestReportBody, examples: { korean: { value: { locale: 'ko-KR' } } } })
+  @ApiData('Report', { status: 202, description: 'a new attempt was queued' })
+  @ApiData('Report', { description: 'the current report' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.WATERMARK_V2_API_SUNSET)
   async request(
     @Caller() caller: CallerContext,
     @Param('orderId') orderId: string,
@@ -48,15 +56,23 @@ export class ReportsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<ReportView> {
     const command: RequestReportCommand = { caller, orderId: orderIdOf(orderId), locale: body.locale };
-    const result = await this.rpc.request<RequestReportResult>(ReportRpcPatterns.request, command);
+    const result = await this.rpc.request(Rpcs.reportsRequest, command);
     response.status(result.started ? HttpStatus.ACCEPTED : HttpStatus.OK);
     return result.report;
   }
 
   @Get(':locale')
-  @ApiOperation({ summary: 'Report status and a fresh 300-second download URL when completed (spec 4.6)' })
+  @ApiOperation({
+    operationId: 'getReport',
+    summary: 'Report status, with a fresh download URL when completed (spec 4.6)',
+    description: 'Every call issues a new `download.url` valid 300 seconds; an expired URL gives 403 from storage. Report files download as `<order name>-report-<locale>.pdf`.',
+  })
+  @ApiParam(ORDER_ID_PARAM)
+  @ApiParam({ name: 'locale', schema: { type: 'string', enum: [...REPORT_LOCALES] }, example: 'ko-KR' })
+  @ApiData('Report', { description: 'the report' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.REPORT_NOT_FOUND, ErrorCode.RESOURCE_NOT_FOUND)
   get(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('locale') locale: string): Promise<ReportView> {
     const query: GetReportQuery = { caller, orderId: orderIdOf(orderId), locale: localeOf(locale) };
-    return this.rpc.request<ReportView>(ReportRpcPatterns.get, query);
+    return this.rpc.request(Rpcs.reportsGet, query);
   }
 }

@@ -1,7 +1,8 @@
-import { DomainException, ErrorCode, RecordTestUploadCommand, TestUploadView, UploadRpcPatterns } from '@cp/contracts';
+import { DomainException, ErrorCode, RecordTestUploadCommand, Rpcs, TestUploadView } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Controller, HttpCode, Param, Put, Req } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
 import type { Request } from 'express';
 
 /** A test-key upload may be large but nothing is kept; still, no endless streams. */
@@ -27,10 +28,20 @@ export class TestUploadsController {
 
   @Put(':token')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Upload sink for test-key orders (no Authorization header; the token authorises)' })
+  @ApiOperation({
+    operationId: 'uploadTestFile',
+    summary: 'Upload sink of test-key orders (spec 4.8)',
+    description: 'The `uploadUrl` of a test-key order points here. No Authorization header: the signed token authorizes the PUT. The body is streamed and discarded.',
+    security: [],
+  })
+  @ApiParam({ name: 'token', description: 'signed upload token from the `uploadUrl`', schema: { type: 'string' }, example: 'eyJmIjoiMTAwMSJ9.c2lnbmF0dXJl' })
+  @ApiBody({ description: 'the file bytes', required: true, schema: { type: 'string', format: 'binary' } })
+  @ApiConsumes('application/octet-stream')
+  @ApiData('TestUpload', { description: 'the upload was recorded' })
+  @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   async upload(@Param('token') token: string, @Req() request: Request): Promise<TestUploadView> {
     const size = await drain(request);
     const command: RecordTestUploadCommand = { token, size };
-    return this.rpc.request<TestUploadView>(UploadRpcPatterns.recordTestUpload, command);
+    return this.rpc.request(Rpcs.uploadsRecordTestUpload, command);
   }
 }

@@ -1,8 +1,9 @@
 import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, isV2Retired, V2_SUNSET_HTTP_DATE } from '@cp/contracts';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { Observable } from 'rxjs';
+import { sendError } from '../http/error-response';
 
 /** The v3 successor of each deprecated v2 route (the `Link` header, rel="successor-version"). */
 function successorOf(path: string): string {
@@ -15,7 +16,7 @@ function successorOf(path: string): string {
   return path.replace('/api/v2/orders/', '/api/v3/orders/');
 }
 
-function setDeprecationHeaders(request: Request, response: Response, sunset: boolean): void {
+export function setDeprecationHeaders(request: Request, response: Response, sunset: boolean): void {
   response.setHeader('Deprecation', 'true');
   if (sunset) {
     response.setHeader('Sunset', V2_SUNSET_HTTP_DATE);
@@ -23,11 +24,29 @@ function setDeprecationHeaders(request: Request, response: Response, sunset: boo
   response.setHeader('Link', `<${successorOf(request.path)}>; rel="successor-version"`);
 }
 
+/** The v2 watermark embed and extract routes, as Express matches them (case-insensitive, optional trailing slash). */
+const V2_SUNSET_ROUTE = /^\/api\/v2\/orders\/wtr-(embed|extract)\/?$/i;
+
 /**
- * Spec 9.3/9.4 for the v2 watermark embed and extract routes: every response (errors included, the
- * headers are set before validation runs) carries Deprecation, Sunset and Link; from the retirement time
- * the answer is 410 WATERMARK_V2_API_SUNSET for live and test keys. Auth (401/403) ran before, in the
- * middleware, and body validation runs after this, so a retired route never reports a 400.
+ * Spec 9.4, before body parsing: once retired, `POST` to a v2 watermark route is 410
+ * WATERMARK_V2_API_SUNSET for live and test keys, right after the 401/403 checks of the auth middleware,
+ * whatever the body (not JSON, too large or invalid: never a 400 or 413 first).
+ */
+export function v2SunsetMiddleware(clock: Clock) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (request.method === 'POST' && V2_SUNSET_ROUTE.test(request.path) && isV2Retired(clock.now())) {
+      setDeprecationHeaders(request, response, true);
+      sendError(response, ErrorCode.WATERMARK_V2_API_SUNSET);
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * Spec 9.3 for the v2 watermark embed and extract routes before their retirement: every response (errors
+ * included, the headers are set before validation runs) carries Deprecation, Sunset and Link. After it,
+ * `v2SunsetMiddleware` answers before the body is read; the check here covers the instant in between.
  */
 @Injectable()
 export class V2SunsetInterceptor implements NestInterceptor {

@@ -6,7 +6,7 @@ import {
   CreateV2ExtractOrderDto,
   ErrorCode,
   ORDER_ID_PATTERN,
-  RpcPatterns,
+  Rpcs,
   V2DownloadUrlsView,
   V2EmbedOrderCreatedView,
   V2ExtractOrderCreatedView,
@@ -19,7 +19,9 @@ import {
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
+import { ORDER_ID_PARAM } from '../orders/orders.controller';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
 import { V2DeprecatedInterceptor, V2SunsetInterceptor } from './v2-deprecation.interceptor';
@@ -36,48 +38,75 @@ export class V2OrdersController {
   @Post('wtr-embed')
   @HttpCode(200)
   @UseInterceptors(V2SunsetInterceptor)
-  @ApiOperation({ summary: 'Create a watermark embed order, v2 shape (spec 4.9); retired 2026-10-09T00:00:00Z (410)', deprecated: true })
+  @ApiOperation({
+    operationId: 'createV2EmbedOrder',
+    summary: 'Create a watermark embed order, v2 shape (spec 4.9; retired)',
+    description: 'Retired at 2026-10-09T00:00:00Z: authenticated calls now get 410 `WATERMARK_V2_API_SUNSET` with a `Link` header to the v3 endpoint. Use `POST /api/v3/orders/wtr-embed`.',
+    deprecated: true,
+  })
+  @ApiBody({ type: CreateV2EmbedOrderDto, examples: { one: { value: { idempotencyKey: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', files: [{ fileName: 'photo.jpg', watermarks: [{ text: 'alice' }] }] } } } })
+  @ApiData('V2EmbedOrderCreated', { description: 'the order (before the retirement)' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_API_SUNSET)
   createEmbed(@Caller() caller: CallerContext, @Body() request: CreateV2EmbedOrderDto): Promise<V2EmbedOrderCreatedView> {
     const command: CreateV2EmbedOrderCommand = { caller, request };
-    return this.rpc.request<V2EmbedOrderCreatedView>(RpcPatterns.ordersV2CreateEmbed, command);
+    return this.rpc.request(Rpcs.ordersV2CreateEmbed, command);
   }
 
   @Post('wtr-extract')
   @HttpCode(200)
   @UseInterceptors(V2SunsetInterceptor)
-  @ApiOperation({ summary: 'Create a watermark extract order, v2 shape (spec 4.10); retired 2026-10-09T00:00:00Z (410)', deprecated: true })
+  @ApiOperation({
+    operationId: 'createV2ExtractOrder',
+    summary: 'Create a watermark extract order, v2 shape (spec 4.10; retired)',
+    description: 'Retired at 2026-10-09T00:00:00Z: authenticated calls now get 410 `WATERMARK_V2_API_SUNSET`. Use `POST /api/v3/orders/wtr-extract`.',
+    deprecated: true,
+  })
+  @ApiBody({ type: CreateV2ExtractOrderDto, examples: { one: { value: { idempotencyKey: '0f5d7c3a-8a43-4d0e-a7f5-3b0e1c7d9a21', file: { fileName: 'leaked.jpg' }, includeOriginal: true } } } })
+  @ApiData('V2ExtractOrderCreated', { description: 'the order (before the retirement)' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_API_SUNSET)
   createExtract(@Caller() caller: CallerContext, @Body() request: CreateV2ExtractOrderDto): Promise<V2ExtractOrderCreatedView> {
     const command: CreateV2ExtractOrderCommand = { caller, request };
-    return this.rpc.request<V2ExtractOrderCreatedView>(RpcPatterns.ordersV2CreateExtract, command);
+    return this.rpc.request(Rpcs.ordersV2CreateExtract, command);
   }
 
   @Get('stats/recent')
-  @ApiOperation({ summary: 'Orders per day over the last 7 days, with chart domain and ticks (spec 4.13)' })
+  @ApiOperation({ operationId: 'getV2RecentStats', summary: 'Orders per day over the last 7 days, with chart domain and ticks (spec 4.13)' })
+  @ApiData('V2RecentStats', { description: 'usage of the 7 days ending on `date`' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED)
   statsRecent(@Caller() caller: CallerContext, @Query() params: V2RecentStatsParams): Promise<V2RecentStatsView> {
     const query: V2RecentStatsQuery = { caller, ...(params.date ? { date: params.date } : {}) };
-    return this.rpc.request<V2RecentStatsView>(RpcPatterns.ordersV2StatsRecent, query);
+    return this.rpc.request(Rpcs.ordersV2StatsRecent, query);
   }
 
   @Get(':orderId')
   @UseInterceptors(V2DeprecatedInterceptor)
-  @ApiOperation({ summary: 'v2 order detail (spec 2.7, 4.11); use GET /api/v3/orders/{orderId}', deprecated: true })
+  @ApiOperation({ operationId: 'getV2Order', summary: 'v2 order detail (spec 2.7, 4.11)', description: 'Deprecated: use `GET /api/v3/orders/{orderId}`.', deprecated: true })
+  @ApiParam(ORDER_ID_PARAM)
+  @ApiData('V2OrderDetail', { description: 'the order detail' })
+  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
   get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2OrderDetailView> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
-    return this.rpc.request<V2OrderDetailView>(RpcPatterns.ordersV2Get, query);
+    return this.rpc.request(Rpcs.ordersV2Get, query);
   }
 
   @Post(':orderId/refresh-urls')
   @HttpCode(200)
-  @ApiOperation({ summary: 'New upload URLs valid 1 hour for a pending order (spec 4.12)' })
+  @ApiOperation({ operationId: 'refreshV2UploadUrls', summary: 'New upload URLs valid 1 hour for a pending order (spec 4.12)' })
+  @ApiParam(ORDER_ID_PARAM)
+  @ApiData('V2RefreshUrls', { description: 'new upload URLs' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
   refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2RefreshUrlsView> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.WEBHOOK_NOT_FOUND) };
-    return this.rpc.request<V2RefreshUrlsView>(RpcPatterns.ordersV2RefreshUrls, query);
+    return this.rpc.request(Rpcs.ordersV2RefreshUrls, query);
   }
 
   @Get(':orderId/download-urls')
-  @ApiOperation({ summary: 'Result URLs per output file and a ZIP archiveUrl, valid up to 1 hour (spec 4.17)' })
+  @ApiOperation({ operationId: 'getV2DownloadUrls', summary: 'Result URLs per output file and a ZIP archiveUrl, valid up to 1 hour (spec 4.17)' })
+  @ApiParam(ORDER_ID_PARAM)
+  @ApiData('V2DownloadUrls', { description: 'presigned result URLs' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND)
   downloadUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2DownloadUrlsView> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
-    return this.rpc.request<V2DownloadUrlsView>(RpcPatterns.ordersV2DownloadUrls, query);
+    return this.rpc.request(Rpcs.ordersV2DownloadUrls, query);
   }
 }

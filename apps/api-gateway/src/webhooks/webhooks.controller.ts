@@ -12,6 +12,7 @@ import {
   RetryFailedWebhookEventsBody,
   RetryFailedWebhookEventsCommand,
   RetryWebhookEventCommand,
+  Rpcs,
   UpdateWebhookBody,
   UpdateWebhookCommand,
   WEBHOOK_EVENT_ID_PATTERN,
@@ -21,12 +22,12 @@ import {
   WebhookEventRetryView,
   WebhookRefQuery,
   WebhookRetryFailedView,
-  WebhookRpcPatterns,
   WebhookView,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
 import { Caller } from '../auth/caller';
 
 /** The manual retry makes one delivery attempt (up to 5 s) and may first wait for one in flight. */
@@ -41,48 +42,72 @@ function webhookIdOf(raw: string): number {
   return id;
 }
 
+const WEBHOOK_ID_PARAM = { name: 'webhookId', schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_ID_MAX }, example: 7 } as const;
+
 @ApiTags('webhooks (v2)')
 @Controller('api/v2/orders/webhooks')
 export class WebhooksController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a webhook; the signing secret is shown only in this response (spec 4.16)' })
+  @ApiOperation({
+    operationId: 'createWebhook',
+    summary: 'Create a webhook (spec 4.16)',
+    description: 'The signing secret is shown only in this response. Deliveries carry `X-Service-Signature` (hex HMAC-SHA-256 of the raw body) and the Standard Webhooks headers.',
+  })
+  @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
+  @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED)
   create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<CreatedWebhookView> {
     const command: CreateWebhookCommand = { caller, name: body.name, url: body.url };
-    return this.rpc.request<CreatedWebhookView>(WebhookRpcPatterns.create, command);
+    return this.rpc.request(Rpcs.webhooksCreate, command);
   }
 
   @Get()
-  @ApiOperation({ summary: "List the account's webhooks" })
+  @ApiOperation({ operationId: 'listWebhooks', summary: "List the account's webhooks" })
+  @ApiData('Webhook', { description: 'the webhooks', array: true })
+  @ApiErrors()
   list(@Caller() caller: CallerContext): Promise<WebhookView[]> {
     const query: ListWebhooksQuery = { caller };
-    return this.rpc.request<WebhookView[]>(WebhookRpcPatterns.list, query);
+    return this.rpc.request(Rpcs.webhooksList, query);
   }
 
   @Get(':webhookId')
-  @ApiOperation({ summary: 'Get a webhook (never its secret)' })
+  @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook (never its secret)' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiData('Webhook', { description: 'the webhook' })
+  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
   get(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<WebhookView> {
     const query: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
-    return this.rpc.request<WebhookView>(WebhookRpcPatterns.get, query);
+    return this.rpc.request(Rpcs.webhooksGet, query);
   }
 
   @Put(':webhookId')
-  @ApiOperation({ summary: 'Update name and URL (and optionally isActive)' })
+  @ApiOperation({ operationId: 'updateWebhook', summary: 'Update name and URL (and optionally isActive)' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiBody({ type: UpdateWebhookBody, examples: { pause: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection', isActive: false } } } })
+  @ApiData('Webhook', { description: 'the updated webhook' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
   update(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @Body() body: UpdateWebhookBody): Promise<WebhookView> {
     const command: UpdateWebhookCommand = { caller, webhookId: webhookIdOf(webhookId), name: body.name, url: body.url, isActive: body.isActive };
-    return this.rpc.request<WebhookView>(WebhookRpcPatterns.update, command);
+    return this.rpc.request(Rpcs.webhooksUpdate, command);
   }
 
   @Delete(':webhookId')
-  @ApiOperation({ summary: 'Delete a webhook, its pending deliveries and its delivery log' })
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook, its pending deliveries and its delivery log' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiData('DeletedWebhook', { description: 'the webhook was deleted' })
+  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
   delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<DeletedWebhookView> {
     const command: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
-    return this.rpc.request<DeletedWebhookView>(WebhookRpcPatterns.delete, command);
+    return this.rpc.request(Rpcs.webhooksDelete, command);
   }
 
   @Get(':webhookId/events')
-  @ApiOperation({ summary: 'Delivery events, newest first, paginated (page, limit ≤ 100, optional status)' })
+  @ApiOperation({ operationId: 'listWebhookEvents', summary: 'Delivery events, newest first, paginated (page, limit ≤ 100, optional status)' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiData('WebhookEventPage', { description: 'one page of delivery events' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
   events(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
@@ -95,25 +120,33 @@ export class WebhooksController {
       limit: params.limit ?? 20,
       ...(params.status ? { status: params.status } : {}),
     };
-    return this.rpc.request<WebhookEventPageView>(WebhookRpcPatterns.listEvents, query);
+    return this.rpc.request(Rpcs.webhooksListEvents, query);
   }
 
   // Declared before `:eventId/retry` so the literal segment wins.
   @Post(':webhookId/events/retry-failed')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Queue every FAILED event created in a range of up to 7 days for delivery again' })
+  @ApiOperation({ operationId: 'retryFailedWebhookEvents', summary: 'Queue every FAILED event created in a range of up to 7 days for delivery again' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiBody({ type: RetryFailedWebhookEventsBody, examples: { lastWeek: { value: { fromDate: '2026-11-16', toDate: '2026-11-23' } } } })
+  @ApiData('WebhookRetryFailed', { description: 'how many events were queued again' })
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
   retryFailed(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
     @Body() body: RetryFailedWebhookEventsBody,
   ): Promise<WebhookRetryFailedView> {
     const command: RetryFailedWebhookEventsCommand = { caller, webhookId: webhookIdOf(webhookId), fromDate: body.fromDate, toDate: body.toDate };
-    return this.rpc.request<WebhookRetryFailedView>(WebhookRpcPatterns.retryFailed, command);
+    return this.rpc.request(Rpcs.webhooksRetryFailed, command);
   }
 
   @Post(':webhookId/events/:eventId/retry')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resend one delivery event now; the response is the outcome of that attempt' })
+  @ApiOperation({ operationId: 'retryWebhookEvent', summary: 'Resend one delivery event now; the response is the outcome of that attempt' })
+  @ApiParam(WEBHOOK_ID_PARAM)
+  @ApiParam({ name: 'eventId', description: 'a delivery event `id`', schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' }, example: '1201' })
+  @ApiData('WebhookEventRetry', { description: 'the outcome of the attempt' })
+  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
   retryEvent(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
@@ -124,6 +157,6 @@ export class WebhooksController {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
     }
     const command: RetryWebhookEventCommand = { caller, webhookId: id, eventId };
-    return this.rpc.request<WebhookEventRetryView>(WebhookRpcPatterns.retryEvent, command, RETRY_RPC_TIMEOUT_MS);
+    return this.rpc.request(Rpcs.webhooksRetryEvent, command, RETRY_RPC_TIMEOUT_MS);
   }
 }

@@ -1,4 +1,4 @@
-import { AccountCreatedEvent, EventSubjects, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CreditLedgerRepository } from './credit-ledger.repository';
@@ -15,8 +15,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'orders-account-created',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.accountCreated,
-      payload: AccountCreatedEvent,
+      message: Events.accountCreated,
       handle: async (event, context) => {
         await context.transaction((manager) => this.ledger.openAccount(manager, event.accountId));
       },

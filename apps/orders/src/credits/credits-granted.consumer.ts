@@ -1,4 +1,4 @@
-import { CreditsGrantedEvent, EventSubjects, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CreditLedgerRepository } from './credit-ledger.repository';
@@ -15,8 +15,7 @@ export class CreditsGrantedConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'orders-credits-granted',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.creditsGranted,
-      payload: CreditsGrantedEvent,
+      message: Events.creditsGranted,
       handle: async (event, context) => {
         await context.transaction(async (manager) => {
           await this.ledger.apply(manager, event.accountId, event.amount, `grant:${event.grantId}`, event.reason);

@@ -1,16 +1,16 @@
 // Expiry and v2 retirement of orders against real PostgreSQL (orders' own migrations).
 import { ManualClock } from '@cp/clock';
 import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
-import { OrderLifecycle } from '../orders/order-lifecycle.service';
 import { OrderOutputEntity } from '../orders/order-output.entity';
-import { ApiVersion, OrderEntity } from '../orders/order.entity';
+import { ApiVersion } from '../domain/order';
+import { OrderEntity } from '../orders/order.entity';
 import { OrdersRepository } from '../orders/orders.repository';
 import { RetireV2OrdersUseCase } from '../v2/retire-v2-orders.use-case';
 import { ExpireOrdersUseCase } from './expire-orders.use-case';
@@ -69,10 +69,10 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
       applicationName: 'it',
     });
     ledger = new CreditLedgerRepository();
-    const repository = new OrdersRepository(dataSource);
-    const lifecycle = new OrderLifecycle(new OutboxWriter(clock), ledger, clock);
-    expire = new ExpireOrdersUseCase(dataSource, repository, lifecycle, clock);
-    retire = new RetireV2OrdersUseCase(dataSource, repository, lifecycle, clock);
+    const repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
+    const transactions = new TransactionRepository(dataSource);
+    expire = new ExpireOrdersUseCase(transactions, repository, clock);
+    retire = new RetireV2OrdersUseCase(transactions, repository, clock);
     await dataSource.transaction((manager) => ledger.apply(manager, accountId, 100, 'grant:1', 'test grant'));
   });
 

@@ -1,4 +1,4 @@
-import { ExpireOrdersCommand, ExpireOrdersResult, RpcPatterns } from '@cp/contracts';
+import { ExpireOrdersCommand, ExpireOrdersResult, Rpcs } from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -10,7 +10,7 @@ import { ExpireOrdersUseCase } from './expire-orders.use-case';
 export class ExpiryRpcController {
   constructor(private readonly expireOrders: ExpireOrdersUseCase) {}
 
-  @MessagePattern(RpcPatterns.ordersExpire)
+  @MessagePattern(Rpcs.ordersExpire.pattern)
   expire(@Payload() command: ExpireOrdersCommand): Promise<ExpireOrdersResult> {
     return this.expireOrders.execute(command);
   }

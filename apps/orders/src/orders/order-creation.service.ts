@@ -1,17 +1,12 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, DomainException, ErrorCode, ObjectKeys, WatermarkOrderView } from '@cp/contracts';
+import { CallerContext, DomainException, ErrorCode, OrderType } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { ApiVersion, Order, OrderFileState, OrderOutputState } from '../domain/order';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
-import { IdempotencyRecordEntity } from './idempotency-record.entity';
-import { OrderFileEntity } from './order-file.entity';
-import { OrderLifecycle } from './order-lifecycle.service';
-import { OrderOutputEntity } from './order-output.entity';
-import { toWatermarkOrderView } from './order-view.mapper';
-import { ApiVersion, OrderEntity, OrderType } from './order.entity';
-import { OrderAggregate, OrdersRepository } from './orders.repository';
+import { IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
+import { OrderDraft, OrdersRepository } from './orders.repository';
 import { UploadsClient } from './uploads.client';
 
 /** JSON with sorted keys, so the same body always hashes the same. */
@@ -32,6 +27,7 @@ export function requestHash(request: unknown): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
+/** What an order type's creation use case decides: its creation rules and credit cost. */
 export interface NewOrder {
   caller: CallerContext;
   type: OrderType;
@@ -39,10 +35,11 @@ export interface NewOrder {
   operation: string;
   idempotencyKey: string;
   request: object;
+  /** Credits a live order costs (test orders are free). */
   credits: number;
-  files: Array<Pick<OrderFileEntity, 'role' | 'fileName' | 'sourceUrl' | 'mediaKind'>>;
+  files: OrderDraft['files'];
   /** Outputs of the new order, made once the file ids are known. */
-  outputs: (files: OrderFileEntity[]) => Array<Omit<OrderOutputEntity, 'orderId'>>;
+  outputs?: (files: OrderFileState[]) => OrderOutputState[];
   /** Default `v3`. */
   apiVersion?: ApiVersion;
   /**
@@ -54,45 +51,53 @@ export interface NewOrder {
 
 /** A created (or replayed) order with the upload URLs of its files still waiting for an upload. */
 export interface CreatedOrder {
-  aggregate: OrderAggregate;
+  order: Order;
   uploadUrls: Record<string, string>;
 }
 
 /**
- * What every order creation shares: idempotency per account and key (an advisory lock serialises
- * concurrent identical requests; another body is 409), credits charged in the same transaction, upload
- * slots registered before commit (a client never holds an upload URL the uploads service does not know).
+ * What every order creation shares: idempotency per account and key (a transaction-scoped advisory lock
+ * serialises concurrent identical requests; another body is 409), credits charged in the same
+ * transaction. Upload slots are registered with the uploads service after the commit (idempotently, on
+ * every replay too), so no lock or connection is held while another service answers; the client gets its
+ * upload URLs only once the uploads service knows them.
  */
 @Injectable()
-export class OrderCreation {
+export class OrderCreationService {
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
-    private readonly repository: OrdersRepository,
-    private readonly ledger: CreditLedgerRepository,
-    private readonly lifecycle: OrderLifecycle,
+    private readonly transactions: TransactionRepository,
+    private readonly orders: OrdersRepository,
+    private readonly idempotency: IdempotencyRepository,
     private readonly uploads: UploadsClient,
     private readonly clock: Clock,
   ) {}
 
-  async create(spec: NewOrder): Promise<WatermarkOrderView> {
-    const created = await this.createOrder(spec);
-    return toWatermarkOrderView(created.aggregate, created.uploadUrls);
+  async execute(spec: NewOrder): Promise<CreatedOrder> {
+    const order = await this.createOrReplay(spec);
+    return { order, uploadUrls: await this.uploads.registerSlots(order, this.clock.now()) };
   }
 
-  async createOrder(spec: NewOrder): Promise<CreatedOrder> {
+  private createOrReplay(spec: NewOrder): Promise<Order> {
     const { caller } = spec;
     const hash = requestHash(spec.request);
     const now = this.clock.now();
-    return this.dataSource.transaction(async (manager) => {
-      const idempotency = { accountId: caller.accountId, mode: caller.mode, operation: spec.operation, idempotencyKey: spec.idempotencyKey };
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [JSON.stringify(idempotency)]);
-      const existing = await manager.findOneBy(IdempotencyRecordEntity, idempotency);
+    const scope: IdempotencyScope = { accountId: caller.accountId, mode: caller.mode, operation: spec.operation, idempotencyKey: spec.idempotencyKey };
+    return this.transactions.run(async (tx) => {
+      await this.idempotency.lockScope(tx, scope);
+      const existing = await this.idempotency.find(tx, scope);
       if (existing) {
-        return this.replay(manager, existing, spec.conflictOnOtherBody === false || existing.requestHash === hash, now);
+        if (spec.conflictOnOtherBody !== false && existing.requestHash !== hash) {
+          throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
+        }
+        const replayed = await this.orders.lock(tx, existing.orderId);
+        if (!replayed) {
+          throw new Error(`idempotency record points at missing order ${existing.orderId}`);
+        }
+        return replayed;
       }
-      const order = await manager.save(
-        manager.create(OrderEntity, {
+      const order = await this.orders.insert(tx, {
+        order: {
           accountId: caller.accountId,
           mode: caller.mode,
           type: spec.type,
@@ -103,40 +108,13 @@ export class OrderCreation {
           expiresAt: new Date(now.getTime() + this.config.retentionMs),
           // The service clock, not the database's: the upload window, expiry and v2 stats all read it.
           createdAt: now,
-        }),
-      );
-      const files = await manager.save(
-        spec.files.map((file, position) => manager.create(OrderFileEntity, { ...file, orderId: order.id, position, status: 'awaiting_upload', size: null })),
-      );
-      const outputs = await manager.save(spec.outputs(files).map((output) => manager.create(OrderOutputEntity, { ...output, orderId: order.id })));
-      if (order.creditsCharged > 0) {
-        await this.ledger.apply(manager, caller.accountId, -order.creditsCharged, `charge:${order.id}`, `${spec.operation} order`);
-      }
-      await manager.insert(IdempotencyRecordEntity, { ...idempotency, requestHash: hash, orderId: order.id });
-      await this.lifecycle.created(manager, order);
-      const { urls } = await this.uploads.registerSlots({
-        orderId: order.id,
-        accountId: caller.accountId,
-        mode: caller.mode,
-        files: files.map((file) => ({
-          fileId: file.id,
-          fileName: file.fileName,
-          objectKey: ObjectKeys.input(caller.accountId, order.id, file.id, file.fileName),
-          ...(file.sourceUrl ? { sourceUrl: file.sourceUrl } : {}),
-        })),
+        },
+        files: spec.files,
+        outputs: spec.outputs ?? (() => []),
       });
-      return { aggregate: { order, files, outputs, reports: [] }, uploadUrls: urls };
+      await this.idempotency.insert(tx, scope, hash, order.id);
+      await this.orders.save(tx, order, order.created(`${spec.operation} order`));
+      return order;
     });
-  }
-
-  private async replay(manager: EntityManager, existing: IdempotencyRecordEntity, sameRequest: boolean, now: Date): Promise<CreatedOrder> {
-    if (!sameRequest) {
-      throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
-    }
-    const aggregate = await this.repository.lock(manager, existing.orderId);
-    if (!aggregate) {
-      throw new Error(`idempotency record points at missing order ${existing.orderId}`);
-    }
-    return { aggregate, uploadUrls: await this.uploads.urlsFor(aggregate, now) };
   }
 }

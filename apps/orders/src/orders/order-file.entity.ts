@@ -1,13 +1,11 @@
 import { MediaKind } from '@cp/contracts';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-
-export type OrderFileRole = 'input' | 'original' | 'inspected';
-export type OrderFileStatus = 'awaiting_upload' | 'uploaded' | 'failed';
+import { OrderFileRole, OrderFileState, OrderFileStatus } from '../domain/order';
 
 /** An input file of an order; its id is the public `fileId`. */
 @Entity({ name: 'order_file' })
 @Index('idx_order_file_order', ['orderId', 'position'])
-export class OrderFileEntity {
+export class OrderFileEntity implements OrderFileState {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
 

@@ -1,10 +1,11 @@
 import { MediaKind, OutputStatus } from '@cp/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { OrderOutputState } from '../domain/order';
 
 /** One output per watermark text; `fileId` is `{inputFileId}-{ordinal}`. */
 @Entity({ name: 'order_output' })
 @Index('idx_order_output_order', ['orderId'])
-export class OrderOutputEntity {
+export class OrderOutputEntity implements OrderOutputState {
   @PrimaryColumn({ name: 'file_id', type: 'text' })
   fileId!: string;
 

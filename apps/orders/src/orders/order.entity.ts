@@ -1,20 +1,12 @@
-import { ExtractResultView, KeyMode, OrderStatus } from '@cp/contracts';
+import { ExtractResultView, KeyMode, OrderStatus, OrderType } from '@cp/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-
-export type OrderType = 'watermarkEmbed' | 'watermarkExtract';
-export type ApiVersion = 'v2' | 'v3';
-
-const NAME_PREFIX: Record<OrderType, string> = { watermarkEmbed: 'watermark-embed', watermarkExtract: 'watermark-extract' };
-
-/** The order name of events, reports and v2 details; derived from type and id. */
-export function orderNameOf(order: Pick<OrderEntity, 'type' | 'id'>): string {
-  return `${NAME_PREFIX[order.type]}-${order.id}`;
-}
+import { ApiVersion, OrderState, ResultDetails } from '../domain/order';
 
 @Entity({ name: 'order' })
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
 @Index('idx_order_pending_created', ['createdAt'], { where: `status = 'pending'` })
-export class OrderEntity {
+/** The row of the order aggregate (`domain/order.ts`); only `OrdersRepository` reads and writes it. */
+export class OrderEntity implements OrderState {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
 
@@ -51,9 +43,9 @@ export class OrderEntity {
   @Column({ type: 'jsonb', nullable: true })
   result!: ExtractResultView | null;
 
-  /** Extract: how the result was reached (confidence, method), for reports; not part of `result`. */
+  /** Extract: how the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
   @Column({ name: 'result_details', type: 'jsonb', nullable: true })
-  resultDetails!: { confidence: number; method: string } | null;
+  resultDetails!: ResultDetails | null;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;

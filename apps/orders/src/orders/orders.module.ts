@@ -1,29 +1,31 @@
 import { Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module';
 import { DownloadsService } from '../downloads/downloads.service';
-import { SampleFiles } from '../downloads/sample-files';
-import { ProcessorEventsConsumer } from '../processing/processor-events.consumer';
-import { StartProcessingUseCase } from '../processing/start-processing.use-case';
-import { UploadEventsConsumer } from '../processing/upload-events.consumer';
-import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
-import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
-import { ExtractResults } from '../processing/extract-results.service';
-import { ReportContextService } from '../reports/report-context.service';
-import { ReportStatusConsumer } from '../reports/report-status.consumer';
 import { ExpireOrdersUseCase } from '../expiry/expire-orders.use-case';
 import { ExpiryRpcController } from '../expiry/expiry.controller';
-import { CreateV2EmbedOrderUseCase } from '../v2/create-v2-embed-order.use-case';
-import { CreateV2ExtractOrderUseCase } from '../v2/create-v2-extract-order.use-case';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ORDER_TYPE_FOLDERS } from '../order-types/order-types';
+import { ApplyResultUseCase } from '../processing/apply-result.use-case';
+import { FileFailedUseCase } from '../processing/file-failed.use-case';
+import { FileUploadedUseCase } from '../processing/file-uploaded.use-case';
+import { OrderProcessingService } from '../processing/order-processing.service';
+import { OrderResultsConsumer } from '../processing/order-results.consumer';
+import { UploadEventsConsumer } from '../processing/upload-events.consumer';
+import { ReportContextService } from '../reports/report-context.service';
+import { ReportStatusConsumer } from '../reports/report-status.consumer';
+import { KeyModesService } from '../sandbox/key-modes.service';
+import { SampleFiles } from '../sandbox/sample-files';
+import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
+import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
 import { RefreshUploadUrlsUseCase } from '../v2/refresh-upload-urls.use-case';
 import { RetireV2OrdersUseCase } from '../v2/retire-v2-orders.use-case';
 import { V2DownloadsService } from '../v2/v2-downloads.service';
 import { V2OrdersRpcController } from '../v2/v2-orders.controller';
 import { V2OrdersQueryService } from '../v2/v2-orders-query.service';
 import { V2RetirementScheduler } from '../v2/v2-retirement.scheduler';
-import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
-import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
-import { OrderCreation } from './order-creation.service';
-import { OrderLifecycle } from './order-lifecycle.service';
+import { IdempotencyRepository } from './idempotency.repository';
+import { OrderAccessService } from './order-access.service';
+import { OrderCreationService } from './order-creation.service';
 import { OrdersRpcController } from './orders.controller';
 import { OrdersQueryService } from './orders-query.service';
 import { OrdersRepository } from './orders.repository';
@@ -31,30 +33,35 @@ import { UploadsClient } from './uploads.client';
 
 @Module({
   imports: [CreditsModule],
-  controllers: [OrdersRpcController, V2OrdersRpcController, ExpiryRpcController],
+  controllers: [OrdersRpcController, V2OrdersRpcController, ExpiryRpcController, ...ORDER_TYPE_FOLDERS.flatMap((folder) => folder.controllers)],
   providers: [
+    // Persistence and the parts every order type shares.
     OrdersRepository,
+    IdempotencyRepository,
+    OrderAccessService,
+    OrderCreationService,
     OrdersQueryService,
-    OrderLifecycle,
     UploadsClient,
-    OrderCreation,
-    CreateEmbedOrderUseCase,
-    CreateExtractOrderUseCase,
-    ExtractResults,
+    KeyModesService,
+    SampleFiles,
+    OrderTypeRegistry,
+    // The order types (one folder each).
+    ...ORDER_TYPE_FOLDERS.flatMap((folder) => [folder.definition, ...folder.providers]),
+    // Processing: uploads in, results of the workers.
+    OrderProcessingService,
+    FileUploadedUseCase,
+    FileFailedUseCase,
+    UploadEventsConsumer,
+    ApplyResultUseCase,
+    OrderResultsConsumer,
+    DownloadsService,
     ReportContextService,
     ReportStatusConsumer,
-    StartProcessingUseCase,
-    UploadEventsConsumer,
-    ProcessorEventsConsumer,
-    DownloadsService,
-    SampleFiles,
     ExpireUploadWindowUseCase,
     UploadWindowScheduler,
     // Retention (issue 9): the retention service calls `orders.expire`.
     ExpireOrdersUseCase,
     // The deprecated v2 surface and its retirement.
-    CreateV2EmbedOrderUseCase,
-    CreateV2ExtractOrderUseCase,
     V2OrdersQueryService,
     RefreshUploadUrlsUseCase,
     V2DownloadsService,

@@ -1,59 +1,170 @@
-import { KeyMode } from '@cp/contracts';
+import { KeyMode, OutboxMessage } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, In, LessThan } from 'typeorm';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { Order, OrderFileState, OrderOutputState, OrderState } from '../domain/order';
 import { OrderReportEntity } from '../reports/order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';
 
-export interface OrderAggregate {
-  order: OrderEntity;
-  files: OrderFileEntity[];
-  outputs: OrderOutputEntity[];
-  reports: OrderReportEntity[];
+/** A new order before it has an id: its row, its files and its outputs (made once the file ids are known). */
+export interface OrderDraft {
+  order: Omit<OrderState, 'id' | 'updatedAt' | 'completedAt' | 'failedAt' | 'failureCode' | 'packageKey' | 'result' | 'resultDetails'>;
+  files: Array<Omit<OrderFileState, 'id' | 'position' | 'status' | 'size'>>;
+  outputs: (files: OrderFileState[]) => OrderOutputState[];
 }
 
-/** TypeORM access to orders, their files and outputs. */
+/** The rows of an order as loaded, to write back only what a transition changed. */
+interface Snapshot {
+  order: string;
+  files: Map<string, string>;
+  outputs: Map<string, string>;
+}
+
+/**
+ * Persistence of the order aggregate: loads it (with files, outputs and reports), saves what a transition
+ * changed together with its events (outbox) and credit movements (ledger), in the caller's transaction.
+ */
 @Injectable()
 export class OrdersRepository {
-  constructor(@Inject(DataSource) readonly dataSource: DataSource) {}
+  private readonly snapshots = new WeakMap<Order, Snapshot>();
 
-  async findOwned(orderId: string, accountId: string, mode: KeyMode, manager: EntityManager = this.dataSource.manager): Promise<OrderAggregate | null> {
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+    private readonly ledger: CreditLedgerRepository,
+  ) {}
+
+  /** One of the caller's orders (of the key's mode), read without a lock. */
+  async findOwned(orderId: string, accountId: string, mode: KeyMode): Promise<Order | null> {
+    const manager = this.dataSource.manager;
     const order = await manager.findOneBy(OrderEntity, { id: orderId, accountId, mode });
-    return order ? this.withChildren(order, manager) : null;
+    return order ? this.withChildren(manager, order) : null;
   }
 
-  /** Loads and row-locks an order for a state change. */
-  async lock(manager: EntityManager, orderId: string): Promise<OrderAggregate | null> {
-    const order = await manager.findOne(OrderEntity, { where: { id: orderId }, lock: { mode: 'pessimistic_write' } });
-    return order ? this.withChildren(order, manager) : null;
+  /** Loads and row-locks an order for a transition. */
+  async lock(tx: Transaction, orderId: string): Promise<Order | null> {
+    const order = await tx.findOne(OrderEntity, { where: { id: orderId }, lock: { mode: 'pessimistic_write' } });
+    return order ? this.withChildren(tx, order) : null;
+  }
+
+  /** Pending orders created before `deadline`, locked (others' claims skipped), oldest first. */
+  async lockPendingCreatedBefore(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
+    const rows = await tx.find(OrderEntity, {
+      where: { status: 'pending', createdAt: LessThan(deadline) },
+      order: { createdAt: 'ASC' },
+      take: limit,
+      lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
+    });
+    return Promise.all(rows.map((row) => this.withChildren(tx, row)));
+  }
+
+  /** Pending v2 orders, locked (others' claims skipped). */
+  async lockPendingV2(tx: Transaction, limit: number): Promise<Order[]> {
+    const rows = await tx.find(OrderEntity, {
+      where: { status: 'pending', apiVersion: 'v2' },
+      order: { createdAt: 'ASC' },
+      take: limit,
+      lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
+    });
+    return Promise.all(rows.map((row) => this.withChildren(tx, row)));
   }
 
   /**
-   * Moves the given orders whose retention period has ended to `expired` in one statement and nulls the
-   * keys of their result objects (the objects are deleted next). Returns the orders changed now.
+   * The given orders that are not `expired` yet, locked, without their children (a retention batch holds
+   * up to 1000 orders; the expiry transition only needs the order row).
    */
-  async markExpired(manager: EntityManager, orderIds: string[], now: Date): Promise<OrderEntity[]> {
-    const changed = await manager
-      .createQueryBuilder()
-      .update(OrderEntity)
-      .set({ status: 'expired', packageKey: null, processingDelayed: false, updatedAt: now })
-      .where('id IN (:...ids)', { ids: orderIds })
-      .andWhere(`status <> 'expired'`)
-      .andWhere('expires_at <= :now', { now })
-      .returning('*')
-      .execute();
-    const rows = (changed.raw as Array<Record<string, unknown>>).map((raw) => manager.create(OrderEntity, this.fromRaw(raw)));
-    if (rows.length > 0) {
-      await manager.update(OrderOutputEntity, { orderId: In(rows.map((row) => row.id)) }, { objectKey: null });
+  async lockForExpiry(tx: Transaction, orderIds: string[]): Promise<Order[]> {
+    if (orderIds.length === 0) {
+      return [];
     }
-    return rows;
+    const rows = await tx
+      .createQueryBuilder(OrderEntity, 'o')
+      .where('o.id IN (:...ids)', { ids: orderIds })
+      .andWhere(`o.status <> 'expired'`)
+      .orderBy('o.id')
+      .setLock('pessimistic_write')
+      .getMany();
+    return rows.map((row) => new Order(row));
+  }
+
+  /**
+   * Writes expired orders in two statements (status and keys; output keys of all of them), with their
+   * events. The objects are deleted next by the retention service.
+   */
+  async saveExpired(tx: Transaction, orders: Order[], events: readonly OutboxMessage[], now: Date): Promise<void> {
+    if (orders.length > 0) {
+      const ids = orders.map((order) => order.id);
+      await tx.update(OrderEntity, { id: In(ids) }, { status: 'expired', packageKey: null, processingDelayed: false, updatedAt: now });
+      await tx.update(OrderOutputEntity, { orderId: In(ids) }, { objectKey: null });
+    }
+    await this.outbox.addAll(tx, events);
   }
 
   /** Of `orderIds`, those that are `expired` now. */
-  async expiredAmong(manager: EntityManager, orderIds: string[]): Promise<string[]> {
-    const rows = await manager.find(OrderEntity, { select: { id: true }, where: { id: In(orderIds), status: 'expired' } });
+  async expiredAmong(tx: Transaction, orderIds: string[]): Promise<string[]> {
+    const rows = await tx.find(OrderEntity, { select: { id: true }, where: { id: In(orderIds), status: 'expired' } });
     return rows.map((row) => row.id);
+  }
+
+  /** Inserts a new order with its files and outputs; the caller announces it (`order.created()`) and saves. */
+  async insert(tx: Transaction, draft: OrderDraft): Promise<Order> {
+    const order = await tx.save(
+      tx.create(OrderEntity, {
+        ...draft.order,
+        failureCode: null,
+        packageKey: null,
+        result: null,
+        resultDetails: null,
+        completedAt: null,
+        failedAt: null,
+        updatedAt: draft.order.createdAt,
+      }),
+    );
+    const files = await tx.save(
+      draft.files.map((file, position) => tx.create(OrderFileEntity, { ...file, orderId: order.id, position, status: 'awaiting_upload', size: null })),
+    );
+    const outputs = await tx.save(draft.outputs(files).map((output) => tx.create(OrderOutputEntity, { ...output, orderId: order.id })));
+    const aggregate = new Order(order, files, outputs, []);
+    this.snapshots.set(aggregate, this.snapshot(aggregate));
+    return aggregate;
+  }
+
+  /** Saves what changed since the order was loaded, its credit movements and `events`, in `tx`. */
+  async save(tx: Transaction, order: Order, events: readonly OutboxMessage[]): Promise<void> {
+    const before = this.snapshots.get(order);
+    const { state } = order;
+    if (!before || before.order !== JSON.stringify(state)) {
+      await tx.update(OrderEntity, state.id, {
+        status: state.status,
+        processingDelayed: state.processingDelayed,
+        failureCode: state.failureCode,
+        packageKey: state.packageKey,
+        result: state.result,
+        resultDetails: state.resultDetails,
+        completedAt: state.completedAt,
+        failedAt: state.failedAt,
+        updatedAt: state.updatedAt,
+      });
+    }
+    for (const file of order.files) {
+      if (before?.files.get(file.id) !== JSON.stringify(file)) {
+        await tx.update(OrderFileEntity, file.id, { status: file.status, size: file.size });
+      }
+    }
+    for (const output of order.outputs) {
+      if (before?.outputs.get(output.fileId) !== JSON.stringify(output)) {
+        await tx.update(OrderOutputEntity, output.fileId, { status: output.status, objectKey: output.objectKey, failureCode: output.failureCode });
+      }
+    }
+    for (const movement of order.takeCreditMovements()) {
+      await this.ledger.apply(tx, state.accountId, movement.amount, movement.reference, movement.reason);
+    }
+    await this.outbox.addAll(tx, events);
+    this.snapshots.set(order, this.snapshot(order));
   }
 
   /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
@@ -66,26 +177,32 @@ export class OrdersRepository {
     return new Map(rows.map((row) => [row.day, row.n]));
   }
 
-  async withChildren(order: OrderEntity, manager: EntityManager): Promise<OrderAggregate> {
-    const [files, outputs, reports] = await Promise.all([
-      manager.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }),
-      manager.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }),
-      manager.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }),
-    ]);
-    return { order, files, outputs, reports };
+  /** The reports service's latest status of one report (older announcements never overwrite newer ones). */
+  async recordReportStatus(tx: Transaction, report: { orderId: string; locale: string; status: string; changedAt: string }): Promise<void> {
+    await tx.query(
+      `INSERT INTO order_report (order_id, locale, status, changed_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (order_id, locale) DO UPDATE SET status = EXCLUDED.status, changed_at = EXCLUDED.changed_at
+       WHERE order_report.changed_at <= EXCLUDED.changed_at`,
+      [report.orderId, report.locale, report.status, report.changedAt],
+    );
   }
 
-  private fromRaw(raw: Record<string, unknown>): Partial<OrderEntity> {
+  private async withChildren(tx: Transaction, order: OrderEntity): Promise<Order> {
+    const [files, outputs, reports] = await Promise.all([
+      tx.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }),
+      tx.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }),
+      tx.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }),
+    ]);
+    const aggregate = new Order(order, files, outputs, reports);
+    this.snapshots.set(aggregate, this.snapshot(aggregate));
+    return aggregate;
+  }
+
+  private snapshot(order: Order): Snapshot {
     return {
-      id: String(raw.id),
-      accountId: String(raw.account_id),
-      mode: raw.mode as OrderEntity['mode'],
-      type: raw.type as OrderEntity['type'],
-      apiVersion: raw.api_version as OrderEntity['apiVersion'],
-      status: raw.status as OrderEntity['status'],
-      expiresAt: new Date(raw.expires_at as string | Date),
-      createdAt: new Date(raw.created_at as string | Date),
-      updatedAt: new Date(raw.updated_at as string | Date),
+      order: JSON.stringify(order.state),
+      files: new Map(order.files.map((file) => [file.id, JSON.stringify(file)])),
+      outputs: new Map(order.outputs.map((output) => [output.fileId, JSON.stringify(output)])),
     };
   }
 }

@@ -1,27 +1,49 @@
-import { RegisterSlotsCommand, UploadRpcPatterns, UploadUrlsView, UploadUrlsWithValidityQuery } from '@cp/contracts';
+import { ObjectKeys, Rpcs } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
-import { OrderAggregate } from './orders.repository';
+import { Order } from '../domain/order';
 
-/** The uploads service owns upload slots and upload URLs; orders asks it over request/reply. */
+/** The uploads service owns upload slots and upload URLs; orders asks it over request/reply (never inside a transaction). */
 @Injectable()
 export class UploadsClient {
   constructor(private readonly rpc: RpcClient) {}
 
-  async registerSlots(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
-    return this.rpc.request<UploadUrlsView>(UploadRpcPatterns.registerSlots, command);
+  /**
+   * Registers the slots of every file of a pending order still waiting for its file (idempotent per file
+   * id: a replay or a retry after a failed call registers nothing twice, files given by URL are queued for
+   * fetching once) and returns the upload URLs of the files still waiting. Nothing for orders that no
+   * longer accept uploads.
+   */
+  async registerSlots(order: Order, now: Date): Promise<Record<string, string>> {
+    const waiting = order.files.filter((file) => file.status === 'awaiting_upload');
+    if (!order.acceptsUploads(now) || waiting.length === 0) {
+      return {};
+    }
+    const { state } = order;
+    const { urls } = await this.rpc.request(Rpcs.uploadsRegisterSlots, {
+      orderId: state.id,
+      accountId: state.accountId,
+      mode: state.mode,
+      files: waiting.map((file) => ({
+        fileId: file.id,
+        fileName: file.fileName,
+        objectKey: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName),
+        ...(file.sourceUrl ? { sourceUrl: file.sourceUrl } : {}),
+      })),
+    });
+    return urls;
   }
 
   /**
    * Fresh upload URLs, only while the order is pending and not expired (spec 2.2). `validitySeconds`:
    * the uploads service's default (900 s) unless given (v2 refresh-urls: 1 hour).
    */
-  async urlsFor(aggregate: OrderAggregate, now: Date, validitySeconds?: number): Promise<Record<string, string>> {
-    const waiting = aggregate.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl).map((file) => file.id);
-    if (aggregate.order.status !== 'pending' || aggregate.order.expiresAt <= now || waiting.length === 0) {
+  async urlsFor(order: Order, now: Date, validitySeconds?: number): Promise<Record<string, string>> {
+    const waiting = order.filesAwaitingUpload().map((file) => file.id);
+    if (!order.acceptsUploads(now) || waiting.length === 0) {
       return {};
     }
-    const query: UploadUrlsWithValidityQuery = { orderId: aggregate.order.id, fileIds: waiting, ...(validitySeconds ? { validitySeconds } : {}) };
-    return (await this.rpc.request<UploadUrlsView>(UploadRpcPatterns.uploadUrls, query)).urls;
+    const query = { orderId: order.id, fileIds: waiting, ...(validitySeconds ? { validitySeconds } : {}) };
+    return (await this.rpc.request(Rpcs.uploadsUploadUrls, query)).urls;
   }
 }

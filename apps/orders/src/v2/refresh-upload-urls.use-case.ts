@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, V2_REFRESHED_UPLOAD_URL_SECONDS, V2OrderQuery, V2RefreshUrlsView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { OrdersRepository } from '../orders/orders.repository';
+import { OrderAccessService } from '../orders/order-access.service';
 import { UploadsClient } from '../orders/uploads.client';
 import { v2FileKey } from './v2-view.mapper';
 
@@ -13,25 +13,22 @@ import { v2FileKey } from './v2-view.mapper';
 @Injectable()
 export class RefreshUploadUrlsUseCase {
   constructor(
-    private readonly repository: OrdersRepository,
+    private readonly access: OrderAccessService,
     private readonly uploads: UploadsClient,
     private readonly clock: Clock,
   ) {}
 
   async execute(query: V2OrderQuery): Promise<V2RefreshUrlsView> {
-    const aggregate = await this.repository.findOwned(query.orderId, query.caller.accountId, query.caller.mode);
-    if (!aggregate) {
-      throw new DomainException(ErrorCode.WEBHOOK_NOT_FOUND, `order ${query.orderId} not found for the caller`);
-    }
+    const order = await this.access.owned(query.caller, query.orderId, ErrorCode.WEBHOOK_NOT_FOUND);
     const now = this.clock.now();
-    if (aggregate.order.status !== 'pending' || aggregate.order.expiresAt <= now) {
-      throw new DomainException(ErrorCode.VALIDATION_FAILED, `order ${query.orderId} is ${aggregate.order.status}`);
+    if (!order.acceptsUploads(now)) {
+      throw new DomainException(ErrorCode.VALIDATION_FAILED, `order ${query.orderId} is ${order.status}`);
     }
-    const urls = await this.uploads.urlsFor(aggregate, now, V2_REFRESHED_UPLOAD_URL_SECONDS);
+    const urls = await this.uploads.urlsFor(order, now, V2_REFRESHED_UPLOAD_URL_SECONDS);
     return {
-      files: aggregate.files
+      files: order.files
         .filter((file) => urls[file.id])
-        .map((file) => ({ fileId: file.id, fileName: file.fileName, uploadUrl: urls[file.id], fileKey: v2FileKey(aggregate.order, file) })),
+        .map((file) => ({ fileId: file.id, fileName: file.fileName, uploadUrl: urls[file.id], fileKey: v2FileKey(order.state, file) })),
     };
   }
 }

@@ -1,19 +1,12 @@
 import { Clock } from '@cp/clock';
-import {
-  DomainException,
-  ErrorCode,
-  ObjectKeys,
-  outputFileName,
-  packageFileName,
-  V2_DOWNLOAD_URL_SECONDS,
-  V2DownloadUrlsView,
-  V2OrderQuery,
-} from '@cp/contracts';
+import { ObjectKeys, packageFileName, V2_DOWNLOAD_URL_SECONDS, V2DownloadUrlsView, V2OrderQuery } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { Injectable } from '@nestjs/common';
 import archiver from 'archiver';
-import { SampleFiles } from '../downloads/sample-files';
-import { OrderAggregate, OrdersRepository } from '../orders/orders.repository';
+import { Order } from '../domain/order';
+import { outputDownloadName } from '../order-types/order-outputs';
+import { OrderAccessService } from '../orders/order-access.service';
+import { SampleFiles } from '../sandbox/sample-files';
 
 /**
  * Spec 4.17, `GET /api/v2/orders/{orderId}/download-urls`: a URL per output and a ZIP of all of them,
@@ -22,48 +15,36 @@ import { OrderAggregate, OrdersRepository } from '../orders/orders.repository';
 @Injectable()
 export class V2DownloadsService {
   constructor(
-    private readonly repository: OrdersRepository,
+    private readonly access: OrderAccessService,
     private readonly storage: ObjectStorage,
     private readonly samples: SampleFiles,
     private readonly clock: Clock,
   ) {}
 
   async downloadUrls(query: V2OrderQuery): Promise<V2DownloadUrlsView> {
-    const aggregate = await this.repository.findOwned(query.orderId, query.caller.accountId, query.caller.mode);
-    if (!aggregate) {
-      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
-    }
-    const { order, outputs, files } = aggregate;
-    const now = this.clock.now();
-    if (order.status === 'expired' || order.expiresAt <= now) {
-      throw new DomainException(ErrorCode.ORDER_EXPIRED);
-    }
-    if (order.type !== 'watermarkEmbed' || order.status !== 'complete') {
-      throw new DomainException(ErrorCode.VALIDATION_FAILED, 'order is not a completed embed order');
-    }
-    const seconds = Math.max(1, Math.min(V2_DOWNLOAD_URL_SECONDS, Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000)));
+    const { order, now } = await this.access.downloadable(query.caller, query.orderId);
+    const { state, outputs } = order;
+    const seconds = Math.max(1, Math.min(V2_DOWNLOAD_URL_SECONDS, Math.floor((state.expiresAt.getTime() - now.getTime()) / 1000)));
     const bucket = this.storage.buckets.outputs;
-    const nameOf = (inputFileId: string, outputId: string): string =>
-      outputFileName(files.find((file) => file.id === inputFileId)?.fileName ?? 'file', outputId);
     const sampleImage = this.samples.forOrder(1);
     const entries = await Promise.all(
       outputs.map(async (output) => {
-        const fileName = nameOf(output.inputFileId, output.fileId);
+        const fileName = outputDownloadName(order, output);
         const downloadUrl =
-          order.mode === 'test'
+          state.mode === 'test'
             ? await this.storage.presignGet(sampleImage.bucket, sampleImage.key, seconds, sampleImage.fileName)
             : await this.storage.presignGet(bucket, output.objectKey ?? '', seconds, fileName);
         return { fileId: output.fileId, inputFileId: output.inputFileId, fileName, downloadUrl };
       }),
     );
     let archiveUrl: string;
-    if (order.mode === 'test') {
+    if (state.mode === 'test') {
       const sampleArchive = this.samples.forOrder(2);
       archiveUrl = await this.storage.presignGet(sampleArchive.bucket, sampleArchive.key, seconds, sampleArchive.fileName);
     } else {
-      archiveUrl = await this.storage.presignGet(bucket, await this.archiveKey(aggregate), seconds, packageFileName(order.id));
+      archiveUrl = await this.storage.presignGet(bucket, await this.archiveKey(order), seconds, packageFileName(order.id));
     }
-    return { orderId: order.id, expiresInSeconds: seconds, expiresAt: order.expiresAt.toISOString(), files: entries, archiveUrl };
+    return { orderId: order.id, expiresInSeconds: seconds, expiresAt: state.expiresAt.toISOString(), files: entries, archiveUrl };
   }
 
   /**
@@ -71,7 +52,8 @@ export class V2DownloadsService {
    * v3 download, so its ZIP is made here on first request, under the order prefix (retention deletes it).
    * The key carries the output's ETag, so a ZIP is only ever reused for exactly that output.
    */
-  private async archiveKey({ order, outputs, files }: OrderAggregate): Promise<string> {
+  private async archiveKey(aggregate: Order): Promise<string> {
+    const { state: order, outputs } = aggregate;
     if (outputs.length > 1 && order.packageKey) {
       return order.packageKey;
     }
@@ -87,8 +69,7 @@ export class V2DownloadsService {
     const archive = archiver('zip');
     const upload = this.storage.put(bucket, key, archive, 'application/zip');
     for (const output of outputs) {
-      const input = files.find((file) => file.id === output.inputFileId);
-      archive.append(await this.storage.get(bucket, output.objectKey ?? ''), { name: outputFileName(input?.fileName ?? 'file', output.fileId) });
+      archive.append(await this.storage.get(bucket, output.objectKey ?? ''), { name: outputDownloadName(aggregate, output) });
     }
     await archive.finalize();
     await upload;

@@ -1,8 +1,20 @@
 import { Clock } from '@cp/clock';
-import { DomainException, ErrorCode, ObjectKeys, V2_DOWNLOAD_URL_SECONDS, V2OrderDetailView, V2OrderQuery, V2RecentStatsQuery, V2RecentStatsView } from '@cp/contracts';
+import {
+  DomainException,
+  ErrorCode,
+  ObjectKeys,
+  V2_DOWNLOAD_URL_SECONDS,
+  V2OrderDetailView,
+  V2OrderQuery,
+  V2RecentStatsQuery,
+  V2RecentStatsView,
+} from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { Injectable } from '@nestjs/common';
-import { OrderAggregate, OrdersRepository } from '../orders/orders.repository';
+import { Order } from '../domain/order';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { OrderAccessService } from '../orders/order-access.service';
+import { OrdersRepository } from '../orders/orders.repository';
 import { toV2OrderDetailView } from './v2-view.mapper';
 import { chartScale } from './chart-scale';
 
@@ -14,16 +26,15 @@ const STATS_DAYS = 7;
 export class V2OrdersQueryService {
   constructor(
     private readonly repository: OrdersRepository,
+    private readonly access: OrderAccessService,
+    private readonly types: OrderTypeRegistry,
     private readonly storage: ObjectStorage,
     private readonly clock: Clock,
   ) {}
 
   async detail(query: V2OrderQuery): Promise<V2OrderDetailView> {
-    const aggregate = await this.repository.findOwned(query.orderId, query.caller.accountId, query.caller.mode);
-    if (!aggregate) {
-      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `order ${query.orderId} not found for the caller`);
-    }
-    return toV2OrderDetailView(aggregate, await this.thumbnail(aggregate));
+    const order = await this.access.owned(query.caller, query.orderId);
+    return toV2OrderDetailView(order, await this.thumbnail(order), this.types.of(order).v2Detail(order));
   }
 
   /**
@@ -50,8 +61,9 @@ export class V2OrdersQueryService {
    * Watermark orders have no thumbnail of their own: the first image input, presigned 1 hour, once it is
    * uploaded (live keys only: test uploads are not stored); null for PDFs and once the order expired.
    */
-  private async thumbnail({ order, files }: OrderAggregate): Promise<string | null> {
-    if (order.mode === 'test' || order.status === 'expired' || order.expiresAt <= this.clock.now()) {
+  private async thumbnail(aggregate: Order): Promise<string | null> {
+    const { state: order, files } = aggregate;
+    if (order.mode === 'test' || aggregate.isExpired(this.clock.now())) {
       return null;
     }
     const image = files.find((file) => file.mediaKind === 'image' && file.status === 'uploaded');

@@ -1,10 +1,6 @@
 import {
-  CreateV2EmbedOrderCommand,
-  CreateV2ExtractOrderCommand,
-  RpcPatterns,
+  Rpcs,
   V2DownloadUrlsView,
-  V2EmbedOrderCreatedView,
-  V2ExtractOrderCreatedView,
   V2OrderDetailView,
   V2OrderQuery,
   V2RecentStatsQuery,
@@ -14,50 +10,36 @@ import {
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CreateV2EmbedOrderUseCase } from './create-v2-embed-order.use-case';
-import { CreateV2ExtractOrderUseCase } from './create-v2-extract-order.use-case';
 import { RefreshUploadUrlsUseCase } from './refresh-upload-urls.use-case';
 import { V2DownloadsService } from './v2-downloads.service';
 import { V2OrdersQueryService } from './v2-orders-query.service';
 
-/** The deprecated v2 order operations (the gateway adds the Deprecation/Sunset headers and the 410). */
+/** The deprecated v2 reads and URL operations (v2 creation endpoints live in the order types' folders) (the gateway adds the Deprecation/Sunset headers and the 410). */
 @RpcHandlers()
 @Controller()
 export class V2OrdersRpcController {
   constructor(
-    private readonly createEmbed: CreateV2EmbedOrderUseCase,
-    private readonly createExtract: CreateV2ExtractOrderUseCase,
     private readonly queries: V2OrdersQueryService,
     private readonly refreshUploadUrls: RefreshUploadUrlsUseCase,
     private readonly downloads: V2DownloadsService,
   ) {}
 
-  @MessagePattern(RpcPatterns.ordersV2CreateEmbed)
-  embed(@Payload() command: CreateV2EmbedOrderCommand): Promise<V2EmbedOrderCreatedView> {
-    return this.createEmbed.execute(command);
-  }
-
-  @MessagePattern(RpcPatterns.ordersV2CreateExtract)
-  extract(@Payload() command: CreateV2ExtractOrderCommand): Promise<V2ExtractOrderCreatedView> {
-    return this.createExtract.execute(command);
-  }
-
-  @MessagePattern(RpcPatterns.ordersV2Get)
+  @MessagePattern(Rpcs.ordersV2Get.pattern)
   get(@Payload() query: V2OrderQuery): Promise<V2OrderDetailView> {
     return this.queries.detail(query);
   }
 
-  @MessagePattern(RpcPatterns.ordersV2StatsRecent)
+  @MessagePattern(Rpcs.ordersV2StatsRecent.pattern)
   statsRecent(@Payload() query: V2RecentStatsQuery): Promise<V2RecentStatsView> {
     return this.queries.recentStats(query);
   }
 
-  @MessagePattern(RpcPatterns.ordersV2RefreshUrls)
+  @MessagePattern(Rpcs.ordersV2RefreshUrls.pattern)
   refreshUrls(@Payload() query: V2OrderQuery): Promise<V2RefreshUrlsView> {
     return this.refreshUploadUrls.execute(query);
   }
 
-  @MessagePattern(RpcPatterns.ordersV2DownloadUrls)
+  @MessagePattern(Rpcs.ordersV2DownloadUrls.pattern)
   downloadUrls(@Payload() query: V2OrderQuery): Promise<V2DownloadUrlsView> {
     return this.downloads.downloadUrls(query);
   }

@@ -9,18 +9,16 @@ import {
   V2ExtractOrderCreatedView,
   V2OrderDetailView,
 } from '@cp/contracts';
+import { Order, orderNameOf, OrderFileState, OrderState } from '../domain/order';
 import { CreatedOrder } from '../orders/order-creation.service';
-import { OrderFileEntity } from '../orders/order-file.entity';
-import { OrderEntity, orderNameOf } from '../orders/order.entity';
-import { OrderAggregate } from '../orders/orders.repository';
 
 /** Spec 4.12: the storage object key for live keys; an isolated logical key (never a real object) for test keys. */
-export function v2FileKey(order: Pick<OrderEntity, 'accountId' | 'id' | 'mode'>, file: Pick<OrderFileEntity, 'id' | 'fileName'>): string {
+export function v2FileKey(order: Pick<OrderState, 'accountId' | 'id' | 'mode'>, file: Pick<OrderFileState, 'id' | 'fileName'>): string {
   const key = ObjectKeys.input(order.accountId, order.id, file.id, file.fileName);
   return order.mode === 'test' ? `test/${key}` : key;
 }
 
-function createdFile(order: OrderEntity, file: OrderFileEntity, uploadUrls: Record<string, string>): V2CreatedFileView {
+function createdFile(order: OrderState, file: OrderFileState, uploadUrls: Record<string, string>): V2CreatedFileView {
   return {
     // v2 file ids are integers; ids stay far below 2^53 (bigint sequence).
     fileId: Number(file.id),
@@ -33,15 +31,13 @@ function createdFile(order: OrderEntity, file: OrderFileEntity, uploadUrls: Reco
 }
 
 /** Spec 4.9 response `data`. */
-export function toV2EmbedCreatedView({ aggregate, uploadUrls }: CreatedOrder): V2EmbedOrderCreatedView {
-  const { order, files } = aggregate;
+export function toV2EmbedCreatedView({ order: { state: order, files }, uploadUrls }: CreatedOrder): V2EmbedOrderCreatedView {
   return { orderName: orderNameOf(order), orderId: order.id, status: 'pending', files: files.map((file) => createdFile(order, file, uploadUrls)) };
 }
 
 /** Spec 4.10 response `data`: `file` is the file to inspect, `originalFile` the optional original. */
-export function toV2ExtractCreatedView({ aggregate, uploadUrls }: CreatedOrder): V2ExtractOrderCreatedView {
-  const { order, files } = aggregate;
-  const entry = (file: OrderFileEntity, role: V2ExtractFileView['role']): V2ExtractFileView => ({
+export function toV2ExtractCreatedView({ order: { state: order, files }, uploadUrls }: CreatedOrder): V2ExtractOrderCreatedView {
+  const entry = (file: OrderFileState, role: V2ExtractFileView['role']): V2ExtractFileView => ({
     ...createdFile(order, file, uploadUrls),
     ...(role === 'original' ? { fileType: 'IMG' as const } : {}),
     role,
@@ -60,9 +56,9 @@ export function toV2ExtractCreatedView({ aggregate, uploadUrls }: CreatedOrder):
   };
 }
 
-/** Spec 2.7 for watermark orders; `thumbnailImageUrl` is presigned by the caller (null when expired). */
-export function toV2OrderDetailView({ order, files, outputs }: OrderAggregate, thumbnailImageUrl: string | null): V2OrderDetailView {
-  const view: V2OrderDetailView = {
+/** Spec 2.7, the fields every type shares; `typeFields` come from the order type, `thumbnailImageUrl` is presigned by the caller (null when expired). */
+export function toV2OrderDetailView({ state: order, files }: Order, thumbnailImageUrl: string | null, typeFields: Partial<V2OrderDetailView>): V2OrderDetailView {
+  return {
     orderId: order.id,
     orderName: orderNameOf(order),
     type: order.type,
@@ -74,14 +70,6 @@ export function toV2OrderDetailView({ order, files, outputs }: OrderAggregate, t
     updatedAt: order.updatedAt.toISOString(),
     expiresAt: order.expiresAt.toISOString(),
     errors: order.status === 'failed' ? publicOrderError(order.failureCode) : null,
+    ...typeFields,
   };
-  if (order.type === 'watermarkEmbed') {
-    view.watermarkTexts = outputs.map((output) => output.watermarkText);
-  } else {
-    if (order.result) {
-      view.statusCode = order.result.detectionStatus === 'detected' ? 'detected' : 'undetected';
-    }
-    view.extractedWatermarkText = order.result?.watermarkText ?? null;
-  }
-  return view;
 }

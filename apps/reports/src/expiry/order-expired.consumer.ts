@@ -1,4 +1,4 @@
-import { EventSubjects, OrderStatusChangedEvent, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
@@ -22,8 +22,7 @@ export class OrderExpiredConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'reports-order-expired',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.orderStatusChanged,
-      payload: OrderStatusChangedEvent,
+      message: Events.orderStatusChanged,
       concurrency: 4,
       handle: async (event, context) => {
         if (event.status !== 'expired') {

@@ -1,4 +1,4 @@
-import { GenerateReportJob, Streams } from '@cp/contracts';
+import { Jobs, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
@@ -22,8 +22,7 @@ export class GenerateReportConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'reports-generate',
       stream: Streams.jobs.name,
-      filterSubject: GenerateReportJob.subject,
-      payload: GenerateReportJob,
+      message: Jobs.reportsGenerate,
       concurrency: this.settings.concurrency,
       ackWaitMs: this.settings.jobAckWaitMs,
       maxAttempts: 4,

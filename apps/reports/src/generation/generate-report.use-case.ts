@@ -86,6 +86,7 @@ export class GenerateReportUseCase {
       watermarkText: context.result.watermarkText,
       confidence: context.confidence,
       method: context.method,
+      evidence: context.evidence ?? null,
       original: originalEvidence,
       inspected: inspectedEvidence,
       issuer: this.settings.issuer,

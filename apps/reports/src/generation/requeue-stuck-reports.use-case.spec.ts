@@ -50,7 +50,7 @@ function setup(rows: ReportEntity[]) {
     },
     save: () => Promise.resolve(),
   } as unknown as ReportsRepository;
-  const outbox = { add: (_m: EntityManager, subject: string, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
+  const outbox = { add: (_m: EntityManager, { subject }: { subject: string }, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
   const outcomes = {
     fail: (orderId: string, locale: string, attempt: number, code: string) => Promise.resolve(void failed.push(`${orderId}/${locale}#${attempt}:${code}`)),
   } as unknown as ReportOutcomes;

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { GenerateReportJob } from '@cp/contracts';
+import { GenerateReportJob, Jobs } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ReportsRepository } from '../reports/reports.repository';
@@ -42,7 +42,7 @@ export class RequeueStuckReportsUseCase {
         row.statusChangedAt = this.clock.now();
         await this.repository.save(manager, row);
         const job: GenerateReportJob = { orderId: row.orderId, locale: row.locale, attempt: row.attempt };
-        await this.outbox.add(manager, GenerateReportJob.subject, job);
+        await this.outbox.add(manager, Jobs.reportsGenerate, job);
         this.logger.warn({ orderId: row.orderId, locale: row.locale, attempt: row.attempt, status: row.status }, 'stuck report queued again');
       });
     }

@@ -17,6 +17,18 @@ function data(locale: ReportLocale, overrides: Partial<ReportDocumentData> = {})
     watermarkText: 'leak: 홍길동',
     confidence: 0.97,
     method: 'registered',
+    evidence: {
+      payloadBits: 64,
+      checkBits: 40,
+      checkBitsMatched: 40,
+      codedBits: 330,
+      codedBitsAgreeing: 301,
+      softAgreement: 0.87,
+      threshold: 0.2,
+      decodingAttempts: 28,
+      chanceBound: 28 * 2 ** -40,
+      transform: { rotationDeg: -137, scale: 0.7, mirrored: true, originalAreaVisible: 0.64, perspective: false },
+    },
     original: { role: 'original', fileName: 'mine.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null },
     inspected: { role: 'inspected', fileName: 'found.jpg', size: 567, sha256: 'b'.repeat(64), thumbnailPng: null },
     issuer: 'Test issuer',
@@ -46,6 +58,24 @@ describe('report document', () => {
     expect(content).toContain('leak: 홍길동');
     expect(content).toContain('a'.repeat(64));
     expect(content).toContain('b'.repeat(64));
+  });
+
+  it.each([
+    ['en-US', ['40 of 40', '301 of 330', 'other 29', 'Soft agreement 87%', '1 in 39,000,000,000', 'upper bound', 'Rotated 137° clockwise', 'scaled to 70%', 'mirrored', '64% of the original']],
+    ['ko-KR', ['40개 중 40개', '330개 중 301개', '29개', '39,000,000,000분의 1', '상한', '시계 방향으로 137° 회전', '70%', '반전됨', '64%']],
+    ['ja-JP', ['40 個中 40 個', '330 個中 301 個', '29 個', '39,000,000,000 分の 1', '上限', '時計回りに 137° 回転', '70%', '鏡像反転あり', '64%']],
+  ] as const)('%s: states the evidence (check bits, coded bits, margin, chance bound, transform), no bare confidence', async (locale, parts) => {
+    const content = (await text(data(locale))).replace(/\s+/g, ' ');
+    for (const part of parts) expect(content).toContain(part);
+    expect(content).not.toMatch(/Confidence|신뢰도|信頼度/);
+  });
+
+  it('says when no geometric edit was found and when the mark was read blind', async () => {
+    const evidence = { ...data('en-US').evidence, transform: { rotationDeg: 0, scale: 1, mirrored: false, originalAreaVisible: 1, perspective: false } } as ReportDocumentData['evidence'];
+    expect(await text(data('en-US', { evidence }))).toContain('the geometry of the original');
+    const blind = { ...data('en-US').evidence, transform: undefined } as ReportDocumentData['evidence'];
+    expect(await text(data('en-US', { evidence: blind, method: 'blind' }))).toContain('without aligning');
+    expect(await text(data('en-US', { evidence: null }))).not.toContain('Check bits');
   });
 
   it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {

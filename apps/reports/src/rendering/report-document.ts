@@ -1,4 +1,4 @@
-import { DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
+import { DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
 import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { fontForText, localeFont } from './report-fonts';
 import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
@@ -26,6 +26,8 @@ export interface ReportDocumentData {
   watermarkText: string | null;
   confidence: number | null;
   method: string | null;
+  /** What the detection rests on (check bits, coded bits, chance bound, transform); null when not recorded. */
+  evidence: DetectionEvidenceView | null;
   original: FileEvidence;
   inspected: FileEvidence;
   issuer: string;
@@ -98,6 +100,36 @@ function confidenceText(confidence: number | null, status: DetectionStatus, m: R
   return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(Math.min(1, Math.max(0, confidence)));
 }
 
+/** The evidence rows: what was measured and the design bound, each stated in the report's language. */
+function evidenceRows(e: DetectionEvidenceView, method: string | null, m: ReportMessages, locale: ReportLocale): Array<[string, Content]> {
+  const int = new Intl.NumberFormat(locale);
+  const pct = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
+  const oneIn = new Intl.NumberFormat(locale, { maximumSignificantDigits: 2 }).format(e.chanceBound > 0 ? 1 / e.chanceBound : Number.MAX_SAFE_INTEGER);
+  const rows: Array<[string, Content]> = [
+    [m.evidence.checkBits, { text: m.evidence.checkBitsValue(e.checkBitsMatched, e.checkBits, e.payloadBits) }],
+    [m.evidence.codedBits, { text: m.evidence.codedBitsValue(int.format(e.codedBitsAgreeing), int.format(e.codedBits), int.format(e.codedBits - e.codedBitsAgreeing)) }],
+    [m.evidence.margin, { text: m.evidence.marginValue(pct.format(e.softAgreement), pct.format(e.threshold)) }],
+    [m.evidence.chance, { text: m.evidence.chanceValue(oneIn, e.decodingAttempts, e.checkBits) }],
+  ];
+  const t = e.transform;
+  let transform: string;
+  if (!t) transform = method === 'registered' ? m.evidence.transformNone : m.evidence.transformBlind;
+  else {
+    const deg = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
+    // the engine counts counter-clockwise; a negative angle reads better as a clockwise turn
+    const rotation = Math.abs(t.rotationDeg) >= 0.5 ? m.evidence.turn(`${deg.format(Math.abs(t.rotationDeg))}°`, t.rotationDeg < 0) : null;
+    const scale = Math.abs(t.scale - 1) >= 0.01 ? pct.format(t.scale) : null;
+    const visible = t.originalAreaVisible < 0.99 ? new Intl.NumberFormat(locale, { style: 'percent' }).format(t.originalAreaVisible) : null;
+    transform =
+      !rotation && !scale && !t.mirrored && !visible && !t.perspective
+        ? m.evidence.transformNone
+        : m.evidence.transformValue({ rotation, scale, mirrored: t.mirrored, visible, perspective: t.perspective });
+  }
+  rows.push([m.evidence.transform, { text: transform }]);
+  if (e.page !== undefined) rows.push([m.evidence.page, { text: int.format(e.page) }]);
+  return rows;
+}
+
 function methodText(method: string | null, m: ReportMessages): string {
   if (method === null) {
     return m.notAvailable;
@@ -145,6 +177,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
       [m.result.watermarkText, watermark],
       [m.result.confidence, { text: confidenceText(data.confidence, data.detectionStatus, m, locale) }],
       [m.result.method, { text: methodText(data.method, m) }],
+      ...(data.evidence && (data.detectionStatus === 'detected' || data.detectionStatus === 'inconclusive') ? evidenceRows(data.evidence, data.method, m, locale) : []),
     ]),
     {
       // Thumbnails and hashes of one file stay together on a page.

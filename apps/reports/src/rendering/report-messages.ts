@@ -40,6 +40,23 @@ export interface ReportMessages {
     methods: Record<string, string>;
     unknownMethod: (raw: string) => string;
   };
+  /** What a detection rests on (issue 16): measured counts and the code's design bound, never a bare "confidence". */
+  evidence: {
+    checkBits: string;
+    checkBitsValue: (matched: number, total: number, payloadBits: number) => string;
+    codedBits: string;
+    codedBitsValue: (agreeing: string, total: string, corrected: string) => string;
+    margin: string;
+    marginValue: (measured: string, threshold: string) => string;
+    chance: string;
+    chanceValue: (oneIn: string, attempts: number, checkBits: number) => string;
+    transform: string;
+    transformNone: string;
+    transformBlind: string;
+    turn: (degrees: string, clockwise: boolean) => string;
+    transformValue: (parts: { rotation: string | null; scale: string | null; mirrored: boolean; visible: string | null; perspective: boolean }) => string;
+    page: string;
+  };
   verification: {
     intro: string;
     issuer: string;
@@ -84,7 +101,7 @@ const en: ReportMessages = {
     meaning: 'Meaning',
     watermarkText: 'Watermark text',
     watermarkTextWithheld: 'Not disclosed: shown only to the account that embedded the watermark, when exactly one issuance record matches.',
-    confidence: 'Confidence',
+    confidence: 'Signal agreement',
     confidenceNotApplicable: 'not applicable',
     method: 'Method',
     statuses: {
@@ -102,6 +119,34 @@ const en: ReportMessages = {
       pdf: 'The pages of the inspected PDF were matched with the pages of the original PDF, then the watermark signal was read from the matched page renderings.',
     },
     unknownMethod: (raw) => `Detection method "${raw}".`,
+  },
+  evidence: {
+    checkBits: 'Check bits matched',
+    checkBitsValue: (matched, total, payloadBits) =>
+      `${matched} of ${total}: the decoded ${payloadBits}-bit identifier carries a ${total}-bit keyed check (HMAC-SHA256), and every check bit matched.`,
+    codedBits: 'Coded bits agreeing',
+    codedBitsValue: (agreeing, total, corrected) => `${agreeing} of ${total} coded bits agreed with the decoded code word before error correction; the error-correcting code corrected the other ${corrected}.`,
+    margin: 'Error-correction margin',
+    marginValue: (measured, threshold) => `Soft agreement ${measured}, against a decision threshold of ${threshold}.`,
+    chance: 'Chance of a false match',
+    chanceValue: (oneIn, attempts, checkBits) =>
+      `At most 1 in ${oneIn} per inspection. An unmarked file, a file marked with another key, or a copy issued to another recipient passes the ${checkBits}-bit check by chance with probability 2^-${checkBits} per decoding attempt, and this inspection allowed at most ${attempts} attempts. This is an upper bound from the code's design, not a measured rate.`,
+    transform: 'Edit found by registration',
+    transformNone: 'None: the inspected file has the geometry of the original.',
+    transformBlind: 'Not measured: the mark was read without aligning the file with the original.',
+    turn: (degrees, clockwise) => `rotated ${degrees} ${clockwise ? 'clockwise' : 'counter-clockwise'}`,
+    transformValue: ({ rotation, scale, mirrored, visible, perspective }) =>
+      [
+        rotation ?? 'not rotated',
+        scale ? `scaled to ${scale}` : 'original size',
+        mirrored ? 'mirrored' : 'not mirrored',
+        visible ? `${visible} of the original visible (cropped)` : 'not cropped',
+        perspective ? 'with a perspective distortion' : null,
+      ]
+        .filter((p): p is string => p !== null)
+        .join(', ')
+        .replace(/^./, (c) => c.toUpperCase()) + '.',
+    page: 'Page read',
   },
   verification: {
     intro: 'This report was generated automatically from the stored order record and the stored files.',
@@ -147,7 +192,7 @@ const ko: ReportMessages = {
     meaning: '의미',
     watermarkText: '워터마크 텍스트',
     watermarkTextWithheld: '공개되지 않음: 워터마크를 삽입한 계정에만, 일치하는 발급 기록이 정확히 하나일 때 표시됩니다.',
-    confidence: '신뢰도',
+    confidence: '신호 일치도',
     confidenceNotApplicable: '해당 없음',
     method: '검출 방법',
     statuses: {
@@ -165,6 +210,33 @@ const ko: ReportMessages = {
       pdf: '검사 대상 PDF의 페이지를 원본 PDF의 페이지와 대응시킨 뒤, 대응된 페이지 렌더링에서 워터마크 신호를 읽었습니다.',
     },
     unknownMethod: (raw) => `검출 방법 "${raw}".`,
+  },
+  evidence: {
+    checkBits: '일치한 검사 비트',
+    checkBitsValue: (matched, total, payloadBits) =>
+      `${total}개 중 ${matched}개: 복호된 ${payloadBits}비트 식별자에는 키로 생성한 ${total}비트 검사값(HMAC-SHA256)이 붙어 있으며, 검사 비트가 모두 일치했습니다.`,
+    codedBits: '일치한 부호화 비트',
+    codedBitsValue: (agreeing, total, corrected) => `부호화 비트 ${total}개 중 ${agreeing}개가 오류 정정 전에 복호된 부호어와 일치했으며, 나머지 ${corrected}개는 오류 정정 부호가 정정했습니다.`,
+    margin: '오류 정정 여유',
+    marginValue: (measured, threshold) => `연판정 일치도 ${measured} (판정 기준 ${threshold}).`,
+    chance: '우연히 일치할 확률',
+    chanceValue: (oneIn, attempts, checkBits) =>
+      `검사 1회당 최대 ${oneIn}분의 1. 워터마크가 없는 파일, 다른 키로 삽입된 파일 또는 다른 수령인에게 발급된 사본이 ${checkBits}비트 검사를 우연히 통과할 확률은 복호 시도 1회당 2^-${checkBits}이며, 이번 검사는 최대 ${attempts}회 시도했습니다. 이 값은 측정값이 아니라 부호 설계에서 나온 상한입니다.`,
+    transform: '정합으로 찾은 편집',
+    transformNone: '없음: 검사 대상 파일은 원본과 같은 기하 구조입니다.',
+    transformBlind: '측정되지 않음: 원본과 정렬하지 않고 워터마크를 읽었습니다.',
+    turn: (degrees, clockwise) => `${clockwise ? '시계 방향' : '반시계 방향'}으로 ${degrees} 회전`,
+    transformValue: ({ rotation, scale, mirrored, visible, perspective }) =>
+      [
+        rotation ?? '회전 없음',
+        scale ? `${scale} 크기로 조정` : '원래 크기',
+        mirrored ? '좌우 또는 상하 반전됨' : '반전 없음',
+        visible ? `원본의 ${visible}만 보임(잘라냄)` : '잘라내지 않음',
+        perspective ? '원근 왜곡 있음' : null,
+      ]
+        .filter((p): p is string => p !== null)
+        .join(', ') + '.',
+    page: '읽은 페이지',
   },
   verification: {
     intro: '이 보고서는 저장된 주문 기록과 저장된 파일로부터 자동으로 생성되었습니다.',
@@ -210,7 +282,7 @@ const ja: ReportMessages = {
     meaning: '意味',
     watermarkText: '電子透かしテキスト',
     watermarkTextWithheld: '非開示：電子透かしを埋め込んだアカウントに対し、一致する発行記録がちょうど一件の場合にのみ表示されます。',
-    confidence: '信頼度',
+    confidence: '信号一致度',
     confidenceNotApplicable: '該当なし',
     method: '検出方法',
     statuses: {
@@ -228,6 +300,33 @@ const ja: ReportMessages = {
       pdf: '検査対象PDFの各ページを原本PDFのページと照合し、照合したページの描画から透かし信号を読み取りました。',
     },
     unknownMethod: (raw) => `検出方法「${raw}」。`,
+  },
+  evidence: {
+    checkBits: '一致した検査ビット',
+    checkBitsValue: (matched, total, payloadBits) =>
+      `${total} 個中 ${matched} 個：復号した ${payloadBits} ビットの識別子には鍵付きの ${total} ビット検査値（HMAC-SHA256）が付いており、検査ビットはすべて一致しました。`,
+    codedBits: '一致した符号化ビット',
+    codedBitsValue: (agreeing, total, corrected) => `符号化ビット ${total} 個中 ${agreeing} 個が誤り訂正の前に復号した符号語と一致し、残りの ${corrected} 個は誤り訂正符号が訂正しました。`,
+    margin: '誤り訂正の余裕',
+    marginValue: (measured, threshold) => `軟判定一致度 ${measured}（判定基準 ${threshold}）。`,
+    chance: '偶然一致する確率',
+    chanceValue: (oneIn, attempts, checkBits) =>
+      `検査 1 回あたり最大 ${oneIn} 分の 1。電子透かしのないファイル、別の鍵で埋め込まれたファイル、または別の受取人に発行されたコピーが ${checkBits} ビットの検査を偶然通過する確率は復号試行 1 回あたり 2^-${checkBits} で、今回の検査の試行は最大 ${attempts} 回でした。これは測定値ではなく、符号の設計から求めた上限です。`,
+    transform: '位置合わせで見つかった編集',
+    transformNone: 'なし：検査対象ファイルは元ファイルと同じ幾何形状です。',
+    transformBlind: '測定なし：元ファイルと位置合わせせずに電子透かしを読み取りました。',
+    turn: (degrees, clockwise) => `${clockwise ? '時計回り' : '反時計回り'}に ${degrees} 回転`,
+    transformValue: ({ rotation, scale, mirrored, visible, perspective }) =>
+      [
+        rotation ?? '回転なし',
+        scale ? `${scale} に拡大縮小` : '元のサイズ',
+        mirrored ? '鏡像反転あり' : '鏡像反転なし',
+        visible ? `元ファイルの ${visible} が見える（切り抜き）` : '切り抜きなし',
+        perspective ? '遠近のゆがみあり' : null,
+      ]
+        .filter((p): p is string => p !== null)
+        .join('、') + '。',
+    page: '読み取ったページ',
   },
   verification: {
     intro: 'このレポートは、保存された注文記録と保存されたファイルから自動的に作成されました。',

@@ -1,4 +1,4 @@
-import { CallerContext, ReportContextQuery, ReportContextView, RpcPatterns } from '@cp/contracts';
+import { CallerContext, ReportContextQuery, ReportContextView, Rpcs } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 
@@ -9,6 +9,6 @@ export class OrderContextClient {
 
   get(caller: CallerContext, orderId: string): Promise<ReportContextView> {
     const query: ReportContextQuery = { caller, orderId };
-    return this.rpc.request<ReportContextView>(RpcPatterns.ordersReportContext, query);
+    return this.rpc.request(Rpcs.ordersReportContext, query);
   }
 }

@@ -1,4 +1,4 @@
-import { ReportStatusChangedEvent } from '@cp/contracts';
+import { Events, ReportStatusChangedEvent } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
@@ -16,6 +16,6 @@ export class ReportStatusPublisher {
       status: row.status,
       changedAt: row.statusChangedAt.toISOString(),
     };
-    await this.outbox.add(manager, ReportStatusChangedEvent.subject, event);
+    await this.outbox.add(manager, Events.reportStatusChanged, event);
   }
 }

@@ -49,7 +49,7 @@ function setup(orderContext: ReportContextView = context) {
     save: () => Promise.resolve(),
   } as unknown as ReportsRepository;
   const publisher = { changed: (_m: EntityManager, row: ReportEntity) => Promise.resolve(void events.push(`${row.locale}:${row.status}:${row.attempt}`)) } as unknown as ReportStatusPublisher;
-  const outbox = { add: (_m: EntityManager, subject: string, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
+  const outbox = { add: (_m: EntityManager, { subject }: { subject: string }, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
   const views = { view: (row: ReportEntity) => Promise.resolve(toReportView(row, 'https://s3/report', 300)) } as unknown as ReportViews;
   const orders = { get: () => Promise.resolve(orderContext) } as unknown as OrderContextClient;
   const useCase = new RequestReportUseCase(orders, repository, publisher, outbox, views, new ManualClock(new Date('2026-11-02T00:00:00.000Z')));

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { GenerateReportJob, ReportType, RequestReportCommand, RequestReportResult } from '@cp/contracts';
+import { GenerateReportJob, Jobs, ReportType, RequestReportCommand, RequestReportResult } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { OrderContextClient } from './order-context.client';
@@ -56,7 +56,7 @@ export class RequestReportUseCase {
       }
       await this.publisher.changed(manager, row);
       const job: GenerateReportJob = { orderId: row.orderId, locale: row.locale, attempt: row.attempt };
-      await this.outbox.add(manager, GenerateReportJob.subject, job);
+      await this.outbox.add(manager, Jobs.reportsGenerate, job);
       return { started: true, row };
     });
     return { started: outcome.started, report: await this.views.view(outcome.row, context.orderName) };

@@ -1,4 +1,4 @@
-import { EventSubjects, OrderStatusChangedEvent, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OrderExpiryRepository } from './order-expiry.repository';
@@ -18,8 +18,7 @@ export class OrderScheduleConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'retention-order-status',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.orderStatusChanged,
-      payload: OrderStatusChangedEvent,
+      message: Events.orderStatusChanged,
       concurrency: 8,
       handle: async (event, context) => {
         if (event.mode !== 'live' || !event.expiresAt) {

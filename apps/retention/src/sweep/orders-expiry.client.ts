@@ -1,4 +1,4 @@
-import { ExpireOrdersCommand, ExpireOrdersResult, RpcPatterns } from '@cp/contracts';
+import { ExpireOrdersCommand, ExpireOrdersResult, Rpcs } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 
@@ -15,6 +15,6 @@ export class OrdersExpiryClient extends OrdersExpiryPort {
 
   expire(orderIds: string[]): Promise<ExpireOrdersResult> {
     const command: ExpireOrdersCommand = { orderIds };
-    return this.rpc.request<ExpireOrdersResult>(RpcPatterns.ordersExpire, command, 60_000);
+    return this.rpc.request(Rpcs.ordersExpire, command, 60_000);
   }
 }

@@ -2,7 +2,7 @@
 import { ManualClock } from '@cp/clock';
 import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { ExpireOrdersResult, ObjectKeys } from '@cp/contracts';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -95,7 +95,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
       applicationName: 'it',
     });
     orders = new FakeOrders();
-    sweep = new SweepExpiredOrdersUseCase(dataSource, { retention: settings }, repository, orders, new OrderObjects(storage), clock);
+    sweep = new SweepExpiredOrdersUseCase(new TransactionRepository(dataSource), { retention: settings }, repository, orders, new OrderObjects(storage), clock);
     // Six orders expired an hour ago, one expires tomorrow; each has an input, an output and a report.
     for (const [index, orderId] of orderIds.entries()) {
       const expiresAt = new Date(clock.nowMs() + (index === 6 ? 24 : -1) * 3600_000);

@@ -1,6 +1,6 @@
 import { Clock } from '@cp/clock';
+import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
 import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
 import { OrderExpiryRepository } from '../schedule/order-expiry.repository';
@@ -30,7 +30,7 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
 @Injectable()
 export class SweepExpiredOrdersUseCase {
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRepository,
     @Inject(RETENTION_CONFIG) private readonly config: Pick<RetentionConfig, 'retention'>,
     private readonly expiries: OrderExpiryRepository,
     private readonly orders: OrdersExpiryPort,
@@ -41,7 +41,7 @@ export class SweepExpiredOrdersUseCase {
   /** Handles one due batch; returns how many schedule rows it handled (0: nothing is due). */
   async execute(): Promise<number> {
     const { batchSize, deleteConcurrency, recheckMs } = this.config.retention;
-    return this.dataSource.transaction(async (manager) => {
+    return this.transactions.run(async (manager) => {
       const now = this.clock.now();
       const due = await this.expiries.claimDue(manager, now, batchSize);
       if (due.length === 0) {

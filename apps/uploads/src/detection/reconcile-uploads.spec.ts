@@ -1,7 +1,7 @@
 // Safety net for lost storage notifications, against real PostgreSQL and a real S3 server.
 import { ManualClock } from '@cp/clock';
 import { toStorageConfig, StorageEnv, validateEnv } from '@cp/config';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { UPLOADS_ENTITIES } from '../database/entities';
 import { UPLOADS_MIGRATIONS } from '../database/migrations';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadsConfig } from '../uploads.config';
 import { ReconcileUploadsUseCase } from './reconcile-uploads.use-case';
@@ -39,7 +40,8 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
       applicationName: 'it',
     });
     const config = { reconcile: { intervalMs: 1000, minAgeMs: 10_000 } } as UploadsConfig;
-    reconcile = new ReconcileUploadsUseCase(dataSource, config, storage, new MarkUploadedUseCase(new OutboxWriter(clock)), clock);
+    const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
+    reconcile = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, storage, new MarkUploadedUseCase(slots), clock);
   });
 
   afterAll(async () => {

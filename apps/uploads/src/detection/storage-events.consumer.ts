@@ -1,10 +1,10 @@
 import { STORAGE_EVENTS_SUBJECT, Streams } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
 import { InvalidMessageError, MessagingRuntime } from '@cp/messaging';
 import { objectKeyOf, StorageNotification } from '@cp/storage';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
-import { UploadSlotEntity } from '../slots/upload-slot.entity';
+import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { StorageNotificationDto } from './storage-notification.dto';
 
 /**
@@ -14,7 +14,8 @@ import { StorageNotificationDto } from './storage-notification.dto';
 @Injectable()
 export class StorageEventsConsumer implements OnModuleInit {
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRepository,
+    private readonly slots: UploadSlotsRepository,
     private readonly messaging: MessagingRuntime,
     private readonly markUploaded: MarkUploadedUseCase,
   ) {}
@@ -40,10 +41,10 @@ export class StorageEventsConsumer implements OnModuleInit {
       },
       handle: async (notification) => {
         for (const object of notification.objects) {
-          await this.dataSource.transaction(async (manager) => {
-            const slot = await manager.findOneBy(UploadSlotEntity, { bucket: object.bucket, objectKey: object.key });
+          await this.transactions.run(async (tx) => {
+            const slot = await this.slots.findByObject(tx, object.bucket, object.key);
             if (slot) {
-              await this.markUploaded.execute(manager, slot.fileId, object.size ?? 0);
+              await this.markUploaded.execute(tx, slot.fileId, object.size ?? 0);
             }
           });
         }

@@ -1,9 +1,10 @@
-import { EventSubjects, FetchSourceJob, FileFailedEvent, OrderFailureCode, Streams } from '@cp/contracts';
-import { MessagingRuntime, OutboxWriter } from '@cp/messaging';
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Events, Jobs, message, OrderFailureCode, Streams } from '@cp/contracts';
+import { Transaction, TransactionRepository } from '@cp/database';
+import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
+import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { SourceFetcher, SourceFetchError } from './source-fetcher';
 
 /** Fetches files given by URL (job.uploads.fetch); a file that cannot be fetched fails its order. */
@@ -12,54 +13,53 @@ export class FetchSourceConsumer implements OnModuleInit {
   private readonly logger = new Logger(FetchSourceConsumer.name);
 
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRepository,
+    private readonly slots: UploadSlotsRepository,
     private readonly messaging: MessagingRuntime,
     private readonly fetcher: SourceFetcher,
     private readonly markUploaded: MarkUploadedUseCase,
-    private readonly outbox: OutboxWriter,
   ) {}
 
   onModuleInit(): void {
     this.messaging.register({
       durable: 'uploads-fetch-source',
       stream: Streams.jobs.name,
-      filterSubject: FetchSourceJob.subject,
-      payload: FetchSourceJob,
+      message: Jobs.uploadsFetch,
       concurrency: 4,
       maxAttempts: 3,
       backoffMs: [2000, 10_000],
-      ackWaitMs: 120_000,
+      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
       handle: async (job, context) => {
-        const slot = await this.dataSource.getRepository(UploadSlotEntity).findOneBy({ fileId: job.fileId });
+        const slot = await this.slots.findOne(null, { fileId: job.fileId });
         if (!slot || slot.status !== 'fetching' || !slot.sourceUrl) {
           return;
         }
         try {
+          // The fetch happens outside any transaction; only its outcome is written.
           const size = await this.fetcher.fetchInto(slot.sourceUrl, slot.bucket, slot.objectKey);
-          await context.transaction((manager) => this.markUploaded.execute(manager, slot.fileId, size).then(() => undefined));
+          await context.transaction((tx) => this.markUploaded.execute(tx, slot.fileId, size).then(() => undefined));
         } catch (error) {
           if (error instanceof SourceFetchError && error.permanent) {
             this.logger.warn({ fileId: slot.fileId, orderId: slot.orderId, reason: error.message }, 'source URL refused');
-            await context.transaction((manager) => this.fail(manager, slot, error.message));
+            await context.transaction((tx) => this.fail(tx, slot, error.message));
             return;
           }
           throw error;
         }
       },
       onExhausted: async (job, _eventId, error) => {
-        await this.dataSource.transaction(async (manager) => {
-          const slot = await manager.findOneBy(UploadSlotEntity, { fileId: job.fileId });
+        await this.transactions.run(async (tx) => {
+          const slot = await this.slots.findOne(tx, { fileId: job.fileId });
           if (slot?.status === 'fetching') {
-            await this.fail(manager, slot, error instanceof Error ? error.message : 'fetch failed');
+            await this.fail(tx, slot, error instanceof Error ? error.message : 'fetch failed');
           }
         });
       },
     });
   }
 
-  private async fail(manager: EntityManager, slot: UploadSlotEntity, reason: string): Promise<void> {
-    await manager.update(UploadSlotEntity, slot.fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
-    const event: FileFailedEvent = { orderId: slot.orderId, fileId: slot.fileId, code: OrderFailureCode.WATERMARK_SOURCE_URL_FAILED };
-    await this.outbox.add(manager, EventSubjects.fileFailed, event);
+  private async fail(tx: Transaction, slot: UploadSlotEntity, reason: string): Promise<void> {
+    await this.slots.markFailed(tx, slot.fileId, reason);
+    await this.slots.publish(tx, [message(Events.fileFailed, { orderId: slot.orderId, fileId: slot.fileId, code: OrderFailureCode.WATERMARK_SOURCE_URL_FAILED })]);
   }
 }

@@ -1,12 +1,9 @@
 // The URL fetcher against a real HTTPS server on loopback: HTTPS only, no redirects, the size counted
 // while streaming, and private addresses refused unless a test switch allows them.
 import { ObjectStorage } from '@cp/storage';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { loopbackTlsCertificate } from '@cp/testing';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { UploadsConfig } from '../uploads.config';
 import { SourceFetcher, SourceFetchError } from './source-fetcher';
@@ -28,13 +25,9 @@ describe('SourceFetcher', () => {
   let caFile: string;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'fetch-tls-'));
-    caFile = path.join(dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', caFile,
-    ], { stdio: 'ignore' });
-    server = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(caFile) }, (request, response) => {
+    const tls = loopbackTlsCertificate();
+    caFile = tls.certFile;
+    server = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
       switch (request.url) {
         case '/photo.jpg':
           response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.alloc(64 * 1024, 7));

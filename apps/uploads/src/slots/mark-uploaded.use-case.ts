@@ -1,29 +1,20 @@
-import { EventSubjects, FileUploadedEvent } from '@cp/contracts';
-import { OutboxWriter } from '@cp/messaging';
+import { Events, message } from '@cp/contracts';
+import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { UploadSlotEntity } from './upload-slot.entity';
+import { UploadSlotsRepository } from './upload-slots.repository';
 
 /** A slot's file has arrived (storage notification, reconciliation, URL fetch or test sink): tell orders, once. */
 @Injectable()
 export class MarkUploadedUseCase {
-  constructor(private readonly outbox: OutboxWriter) {}
+  constructor(private readonly slots: UploadSlotsRepository) {}
 
   /** Returns false when the slot was not waiting (already uploaded, failed, or unknown). */
-  async execute(manager: EntityManager, fileId: string, size: number): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .update(UploadSlotEntity)
-      .set({ status: 'uploaded', size: String(size) })
-      .where('file_id = :fileId AND status IN (:...waiting)', { fileId, waiting: ['awaiting', 'fetching'] })
-      .returning(['orderId'])
-      .execute();
-    const rows = result.raw as Array<{ order_id: string }>;
-    if (rows.length === 0) {
+  async execute(tx: Transaction, fileId: string, size: number): Promise<boolean> {
+    const orderId = await this.slots.markUploaded(tx, fileId, size);
+    if (orderId === null) {
       return false;
     }
-    const event: FileUploadedEvent = { orderId: String(rows[0].order_id), fileId, size };
-    await this.outbox.add(manager, EventSubjects.fileUploaded, event);
+    await this.slots.publish(tx, [message(Events.fileUploaded, { orderId, fileId, size })]);
     return true;
   }
 }

@@ -1,5 +1,5 @@
-import { EmbedJob, Streams } from '@cp/contracts';
-import { MessagingRuntime } from '@cp/messaging';
+import { Jobs, Streams } from '@cp/contracts';
+import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { EmbedOutputUseCase } from './embed-output.use-case';
@@ -19,12 +19,11 @@ export class EmbedJobConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'watermark-embed',
       stream: Streams.jobs.name,
-      filterSubject: EmbedJob.subject,
-      payload: EmbedJob,
+      message: Jobs.watermarkEmbed,
       concurrency: this.config.watermark.concurrency,
       maxAttempts: this.config.watermark.maxAttempts,
       backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: 120_000,
+      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
       handle: (job, context) => this.embedOutput.execute(job, context),
       onExhausted: (job) => this.delays.outputDelayed(job),
     });

@@ -1,8 +1,8 @@
-import { EmbedJob, EventSubjects, OrderFailureCode, OutputCompletedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
+import { EmbedJob, Events, OrderFailureCode, OutputCompletedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
 import { IssuanceRepository } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
@@ -16,7 +16,7 @@ export class EmbedOutputUseCase {
   private readonly logger = new Logger(EmbedOutputUseCase.name);
 
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRepository,
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly issuances: IssuanceRepository,
     private readonly engine: WatermarkEngine,
@@ -27,7 +27,7 @@ export class EmbedOutputUseCase {
   async execute(job: EmbedJob, context: HandlerContext): Promise<void> {
     // Jobs queued before the field existed are v3.
     const algorithm = job.algorithm ?? 'v3';
-    const issuance = await this.dataSource.transaction(async (manager) => {
+    const issuance = await this.transactions.run(async (manager) => {
       const issued = await this.issuances.findOrCreate(manager, {
         accountId: job.accountId,
         orderId: job.orderId,
@@ -36,7 +36,7 @@ export class EmbedOutputUseCase {
         algorithm,
       });
       const processing: OutputProcessingEvent = { orderId: job.orderId, outputFileId: job.outputFileId };
-      await this.outbox.add(manager, EventSubjects.outputProcessing, processing);
+      await this.outbox.add(manager, Events.outputProcessing, processing);
       return issued;
     });
 
@@ -56,7 +56,7 @@ export class EmbedOutputUseCase {
       if (error instanceof InputRejected) {
         this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'input rejected');
         const failed: OutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code: error.code };
-        await context.transaction((manager) => this.outbox.add(manager, EventSubjects.outputFailed, failed).then(() => undefined));
+        await context.transaction((manager) => this.outbox.add(manager, Events.outputFailed, failed).then(() => undefined));
         return;
       }
       throw error;
@@ -69,6 +69,6 @@ export class EmbedOutputUseCase {
       objectKey: job.output.key,
       size: result.data.length,
     };
-    await context.transaction((manager) => this.outbox.add(manager, EventSubjects.outputCompleted, completed).then(() => undefined));
+    await context.transaction((manager) => this.outbox.add(manager, Events.outputCompleted, completed).then(() => undefined));
   }
 }

@@ -1,4 +1,4 @@
-import { DetectionStatus, MediaKind, OrderFailureCode } from '@cp/contracts';
+import { DetectionEvidenceView, DetectionStatus, MediaKind, OrderFailureCode } from '@cp/contracts';
 import { embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, PdfWatermarkError, PdfWatermarkErrorCode } from '@cp/watermark-pdf';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
@@ -11,6 +11,8 @@ export interface Detection {
   payload?: bigint;
   confidence: number;
   method: string;
+  /** What a detected / inconclusive result rests on (reports). */
+  evidence?: DetectionEvidenceView;
   /** The inspected file is an image of a PDF original's page (no report for those). */
   capturedFromPdf: boolean;
 }
@@ -75,11 +77,12 @@ export class WatermarkEngine implements OnApplicationShutdown {
         payload: result.payload,
         confidence: result.confidence,
         method: result.capturedFromImage ? 'pdf-page-capture' : 'pdf',
+        evidence: result.evidence,
         capturedFromPdf: result.capturedFromImage,
       };
     }
     const result = await extractImage(inspected, original, { key, maxPixels: this.config.watermark.maxPixels });
-    return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, capturedFromPdf: false };
+    return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, evidence: result.evidence, capturedFromPdf: false };
   }
 
   async embed(input: Buffer, payload: bigint, mediaKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<{ data: Buffer; contentType: string }> {

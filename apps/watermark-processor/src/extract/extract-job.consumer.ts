@@ -1,5 +1,5 @@
-import { ExtractJob, Streams } from '@cp/contracts';
-import { MessagingRuntime } from '@cp/messaging';
+import { Jobs, Streams } from '@cp/contracts';
+import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ProcessingDelays } from '../embed/processing-delays.service';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
@@ -18,12 +18,11 @@ export class ExtractJobConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'watermark-extract',
       stream: Streams.jobs.name,
-      filterSubject: ExtractJob.subject,
-      payload: ExtractJob,
+      message: Jobs.watermarkExtract,
       concurrency: this.config.watermark.concurrency,
       maxAttempts: this.config.watermark.maxAttempts,
       backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: 120_000,
+      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
       handle: (job, context) => this.extractWatermark.execute(job, context),
       onExhausted: (job) => this.delays.orderDelayed(job.orderId),
     });

@@ -1,10 +1,10 @@
-import { ExtractCompletedEvent, ExtractJob, EventSubjects, mediaKindOf } from '@cp/contracts';
+import { Events, ExtractCompletedEvent, ExtractJob, mediaKindOf } from '@cp/contracts';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Detection, WatermarkEngine } from '../engine/watermark-engine';
-import { IssuanceEntity, MarkAlgorithm } from '../issuance/issuance.entity';
+import { MarkAlgorithm } from '../issuance/issuance.entity';
+import { IssuanceRepository } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
 /**
@@ -14,7 +14,7 @@ import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-process
 @Injectable()
 export class ExtractWatermarkUseCase {
   constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly issuances: IssuanceRepository,
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly engine: WatermarkEngine,
     private readonly storage: ObjectStorage,
@@ -26,7 +26,7 @@ export class ExtractWatermarkUseCase {
     const detection = await this.detect(job, algorithm);
     let watermarkText: string | null = null;
     if (detection.status === 'detected' && detection.payload !== undefined) {
-      const matches = await this.dataSource.getRepository(IssuanceEntity).findBy({ id: detection.payload.toString(), algorithm });
+      const matches = await this.issuances.findByPayload(detection.payload.toString(), algorithm);
       if (matches.length === 1 && matches[0].accountId === job.accountId) {
         watermarkText = matches[0].watermarkText;
       }
@@ -39,8 +39,9 @@ export class ExtractWatermarkUseCase {
       watermarkText,
       confidence: Math.min(1, Math.max(0, detection.confidence)),
       method: detection.method,
+      ...(detection.evidence ? { evidence: detection.evidence } : {}),
     };
-    await context.transaction((manager) => this.outbox.add(manager, EventSubjects.extractCompleted, completed).then(() => undefined));
+    await context.transaction((manager) => this.outbox.add(manager, Events.extractCompleted, completed).then(() => undefined));
   }
 
   private async detect(job: ExtractJob, algorithm: MarkAlgorithm): Promise<Detection> {

@@ -1,5 +1,5 @@
-import { PackageJob, Streams } from '@cp/contracts';
-import { MessagingRuntime } from '@cp/messaging';
+import { Jobs, Streams } from '@cp/contracts';
+import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { PackageOrderUseCase } from './package-order.use-case';
 
@@ -14,11 +14,10 @@ export class PackageJobConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'watermark-package',
       stream: Streams.jobs.name,
-      filterSubject: PackageJob.subject,
-      payload: PackageJob,
+      message: Jobs.watermarkPackage,
       maxAttempts: 5,
       backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: 300_000,
+      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
       handle: (job, context) => this.packageOrder.execute(job, context),
     });
   }

@@ -1,4 +1,4 @@
-import { EventSubjects, PackageCompletedEvent, PackageJob } from '@cp/contracts';
+import { Events, PackageCompletedEvent, PackageJob } from '@cp/contracts';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Injectable } from '@nestjs/common';
@@ -31,6 +31,6 @@ export class PackageOrderUseCase {
     // Both sides are awaited together: a failed upload or a missing entry fails the job, never the process.
     await Promise.all([upload, appendEntries()]);
     const completed: PackageCompletedEvent = { orderId: job.orderId, objectKey: job.output.key };
-    await context.transaction((manager) => this.outbox.add(manager, EventSubjects.packageCompleted, completed).then(() => undefined));
+    await context.transaction((manager) => this.outbox.add(manager, Events.packageCompleted, completed).then(() => undefined));
   }
 }

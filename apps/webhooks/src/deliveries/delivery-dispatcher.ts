@@ -1,4 +1,5 @@
 import { Clock } from '@cp/clock';
+import { PeriodicTask } from '@cp/runtime';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 import { DeliverEventUseCase } from './deliver-event.use-case';
@@ -17,10 +18,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
   private readonly logger = new Logger(DeliveryDispatcher.name);
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly busyByEndpoint = new Map<number, number>();
-  private timer?: NodeJS.Timeout;
-  private ticking = false;
-  private tickAgain = false;
-  private stopping = false;
+  private readonly loop: PeriodicTask;
   private gaugeRefreshedAt = 0;
 
   constructor(
@@ -28,49 +26,28 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     private readonly deliver: DeliverEventUseCase,
     private readonly clock: Clock,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
-  ) {}
+  ) {
+    this.loop = new PeriodicTask('webhook dispatcher', settings.dispatchIntervalMs, () => this.tick(), { runAtStart: true });
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Look for due work now (a new event arrived, an attempt finished). */
   wake(): void {
-    if (!this.stopping) {
-      this.schedule(0);
-    }
+    this.loop.wake();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
+    await this.loop.stop();
     // Attempts in flight finish (at most the 5-second timeout); anything else stays due in the table.
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-  }
-
   private async tick(): Promise<void> {
-    if (this.ticking) {
-      this.tickAgain = true;
-      return;
-    }
-    this.ticking = true;
-    try {
-      await this.claimAndStart();
-      await this.refreshGauge();
-    } catch (error) {
-      this.logger.error({ err: error }, 'dispatch tick failed');
-    } finally {
-      this.ticking = false;
-      if (!this.stopping) {
-        this.schedule(this.tickAgain ? 0 : this.settings.dispatchIntervalMs);
-      }
-      this.tickAgain = false;
-    }
+    await this.claimAndStart();
+    await this.refreshGauge();
   }
 
   private async claimAndStart(): Promise<void> {

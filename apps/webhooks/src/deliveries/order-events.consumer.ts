@@ -1,4 +1,4 @@
-import { EventSubjects, OrderCompletedEvent, OrderFailedEvent, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { HandlerContext, MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -21,8 +21,7 @@ export class OrderEventsConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'webhooks-order-completed',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.orderCompleted,
-      payload: OrderCompletedEvent,
+      message: Events.orderCompleted,
       concurrency: 8,
       handle: async (event, context) => {
         await this.accept(event.accountId, context, completedEvent(context.eventId, event));
@@ -31,8 +30,7 @@ export class OrderEventsConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'webhooks-order-failed',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.orderFailed,
-      payload: OrderFailedEvent,
+      message: Events.orderFailed,
       concurrency: 8,
       handle: async (event, context) => {
         await this.accept(event.accountId, context, failedEvent(context.eventId, event));

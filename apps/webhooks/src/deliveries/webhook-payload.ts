@@ -47,7 +47,12 @@ export function completedEvent(sourceEventId: string, event: OrderCompletedEvent
     testMode: event.mode === 'test',
   };
   let download: DeliveryDownloadRef | null = null;
-  if (event.orderType === 'watermarkEmbed') {
+  if (event.webhookData) {
+    // The order type's own fields, declared by its folder in the orders service (spec 6.2).
+    Object.assign(data, event.webhookData);
+    download = event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
+  } else if (event.orderType === 'watermarkEmbed') {
+    // Events written before order types declared their webhook fields.
     data.fileCount = event.fileCount;
     download = event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
   } else {

@@ -1,4 +1,4 @@
-import { AccountCreatedEvent, EventSubjects, Streams } from '@cp/contracts';
+import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountContactsRepository } from './account-contacts.repository';
@@ -15,8 +15,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
     this.messaging.register({
       durable: 'webhooks-account-created',
       stream: Streams.events.name,
-      filterSubject: EventSubjects.accountCreated,
-      payload: AccountCreatedEvent,
+      message: Events.accountCreated,
       handle: async (event, context) => {
         await context.transaction((manager) => this.contacts.remember(manager, event.accountId, event.ownerEmail ?? null));
       },

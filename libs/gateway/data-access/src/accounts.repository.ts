@@ -1,4 +1,4 @@
-import { AccountCreatedEvent, CreditsGrantedEvent, EventSubjects, KeyMode, Plan } from '@cp/contracts';
+import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent, Events, KeyMode, Plan } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull } from 'typeorm';
@@ -34,10 +34,10 @@ export class AccountsRepository {
     return this.dataSource.transaction(async (manager) => {
       const account = await manager.save(manager.create(AccountEntity, { name, plan, ownerEmail }));
       const created: AccountCreatedEvent = { accountId: account.id, name, plan, ownerEmail };
-      await this.outbox.add(manager, EventSubjects.accountCreated, created);
+      await this.outbox.add(manager, Events.accountCreated, created);
       if (initialCredits !== 0) {
         const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId: account.id, amount: initialCredits, reason: 'initial credits' };
-        await this.outbox.add(manager, EventSubjects.creditsGranted, grant);
+        await this.outbox.add(manager, Events.creditsGranted, grant);
       }
       return account;
     });
@@ -58,7 +58,7 @@ export class AccountsRepository {
         throw new Error(`account ${accountId} does not exist`);
       }
       const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId, amount, reason };
-      await this.outbox.add(manager, EventSubjects.creditsGranted, grant);
+      await this.outbox.add(manager, Events.creditsGranted, grant);
       return grant.grantId;
     });
   }
@@ -75,9 +75,21 @@ export class AccountsRepository {
     return { id: saved.id, mode, key };
   }
 
+  /** Revokes the key and, in the same transaction, announces it so every gateway replica drops it from its cache. */
   async revokeKey(keyId: string, at: Date): Promise<boolean> {
-    const result = await this.dataSource.getRepository(ApiKeyEntity).update({ id: keyId, revokedAt: IsNull() }, { revokedAt: at });
-    return (result.affected ?? 0) > 0;
+    return this.dataSource.transaction(async (manager) => {
+      const key = await manager.findOneBy(ApiKeyEntity, { id: keyId, revokedAt: IsNull() });
+      if (!key) {
+        return false;
+      }
+      const result = await manager.update(ApiKeyEntity, { id: keyId, revokedAt: IsNull() }, { revokedAt: at });
+      if ((result.affected ?? 0) === 0) {
+        return false;
+      }
+      const revoked: ApiKeyRevokedEvent = { keyId, accountId: key.accountId };
+      await this.outbox.add(manager, Events.apiKeyRevoked, revoked);
+      return true;
+    });
   }
 
   async listKeys(accountId: string): Promise<ApiKeyEntity[]> {
@@ -86,15 +98,19 @@ export class AccountsRepository {
 
   /** Finds the active key whose hash matches; the stored digest is compared in constant time. */
   async authenticate(candidate: string): Promise<AuthenticatedKey | null> {
-    const digest = hashApiKey(candidate);
-    const row = await this.dataSource
-      .getRepository(ApiKeyEntity)
-      .createQueryBuilder('key')
-      .innerJoin(AccountEntity, 'account', 'account.id = key.accountId')
-      .select(['key.id AS key_id', 'key.key_hash AS key_hash', 'key.mode AS mode', 'key.account_id AS account_id', 'account.plan AS plan'])
-      .where('key.keyHash = :digest', { digest })
-      .andWhere('key.revokedAt IS NULL')
-      .getRawOne<{ key_id: string; key_hash: string; mode: KeyMode; account_id: string; plan: Plan }>();
+    return this.authenticateDigest(hashApiKey(candidate));
+  }
+
+  /** `authenticate` for a key already hashed (the gateway's cache is keyed by the digest). */
+  async authenticateDigest(digest: string): Promise<AuthenticatedKey | null> {
+    // One indexed lookup, plain SQL: this runs for every request that misses the gateway's key cache.
+    const rows = await this.dataSource.query<Array<{ key_id: string; key_hash: string; mode: KeyMode; account_id: string; plan: Plan }>>(
+      `SELECT k.id::text AS key_id, k.key_hash, k.mode, k.account_id::text AS account_id, a.plan
+         FROM api_key k JOIN account a ON a.id = k.account_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [digest],
+    );
+    const row = rows[0];
     if (!row || !sameDigest(row.key_hash, digest)) {
       return null;
     }

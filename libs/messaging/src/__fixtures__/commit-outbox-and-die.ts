@@ -1,8 +1,14 @@
 // Test fixture: commits one outbox event and is killed (SIGKILL) before any relay could publish it.
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
+import { defineEvent } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
 import { DataSource } from 'typeorm';
+
+/** Any payload: the consumer side of the test declares its own class. */
+class AnyNote {
+  note!: string;
+}
 import { MESSAGING_ENTITIES } from '../messaging-entities';
 import { OutboxWriter } from '../outbox-writer';
 
@@ -13,7 +19,7 @@ async function main(): Promise<void> {
   );
   await dataSource.initialize();
   const writer = new OutboxWriter(new SystemClock());
-  await dataSource.transaction((manager) => writer.add(manager, subject, { note: 'committed before the crash' }, eventId));
+  await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, AnyNote), { note: 'committed before the crash' }, eventId));
   process.stdout.write('committed\n');
   process.kill(process.pid, 'SIGKILL');
 }

@@ -1,7 +1,8 @@
+import { MESSAGING_MIGRATIONS } from '@cp/messaging';
 import { Init1795310292846 } from './1795310292846-Init';
 import { EmbedOrders1795311403465 } from './1795311403465-EmbedOrders';
 import { ExtractResultDetails1795312162119 } from './1795312162119-ExtractResultDetails';
 import { OrderReports1795312401959 } from './1795312401959-OrderReports';
 
-/** Committed migrations, in order; run at start by the service. */
-export const ORDERS_MIGRATIONS = [Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959];
+/** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
+export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959];

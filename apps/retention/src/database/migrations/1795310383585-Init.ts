@@ -5,41 +5,10 @@ export class Init1795310383585 implements MigrationInterface {
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`CREATE SCHEMA IF NOT EXISTS "retention"`);
-        await queryRunner.query(`
-            CREATE TABLE "outbox_event" (
-                "id" uuid NOT NULL,
-                "seq" BIGSERIAL NOT NULL,
-                "subject" text NOT NULL,
-                "envelope" jsonb NOT NULL,
-                "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
-                "published_at" TIMESTAMP WITH TIME ZONE,
-                CONSTRAINT "PK_cc0c9e40998e45ecfc5e313429d" PRIMARY KEY ("id")
-            )
-        `);
-        await queryRunner.query(`
-            CREATE INDEX "idx_outbox_event_unpublished" ON "outbox_event" ("seq")
-            WHERE published_at IS NULL
-        `);
-        await queryRunner.query(`
-            CREATE TABLE "inbox_record" (
-                "consumer" text NOT NULL,
-                "event_id" text NOT NULL,
-                "handled_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
-                CONSTRAINT "PK_cee1297061a0822c5f955f5ceb5" PRIMARY KEY ("consumer", "event_id")
-            )
-        `);
     }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
-            DROP TABLE "inbox_record"
-        `);
-        await queryRunner.query(`
-            DROP INDEX "retention"."idx_outbox_event_unpublished"
-        `);
-        await queryRunner.query(`
-            DROP TABLE "outbox_event"
-        `);
+    public async down(_queryRunner: QueryRunner): Promise<void> {
+        // The outbox and inbox tables are MessagingTables1795310000000's (@cp/messaging).
     }
 
 }

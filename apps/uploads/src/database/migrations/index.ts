@@ -1,5 +1,6 @@
+import { MESSAGING_MIGRATIONS } from '@cp/messaging';
 import { Init1795310371741 } from './1795310371741-Init';
 import { UploadSlots1795311255570 } from './1795311255570-UploadSlots';
 
-/** Committed migrations, in order; run at start by the service. */
-export const UPLOADS_MIGRATIONS = [Init1795310371741, UploadSlots1795311255570];
+/** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
+export const UPLOADS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310371741, UploadSlots1795311255570];

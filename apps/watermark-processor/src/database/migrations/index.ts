@@ -1,5 +1,6 @@
+import { MESSAGING_MIGRATIONS } from '@cp/messaging';
 import { Init1795310374067 } from './1795310374067-Init';
 import { Issuance1795311299226 } from './1795311299226-Issuance';
 
-/** Committed migrations, in order; run at start by the service. */
-export const WATERMARK_MIGRATIONS = [Init1795310374067, Issuance1795311299226];
+/** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
+export const WATERMARK_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310374067, Issuance1795311299226];

@@ -1,5 +1,6 @@
+import { MESSAGING_MIGRATIONS } from '@cp/messaging';
 import { Init1795310381187 } from './1795310381187-Init';
 import { Deliveries1795311109071 } from './1795311109071-Deliveries';
 
-/** Committed migrations, in order; run at start by the service. */
-export const WEBHOOKS_MIGRATIONS = [Init1795310381187, Deliveries1795311109071];
+/** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310381187, Deliveries1795311109071];

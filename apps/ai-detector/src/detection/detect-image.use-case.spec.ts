@@ -1,0 +1,116 @@
+// The detection job handler against real PostgreSQL (schema aidetect's migrations) and a real S3 server.
+import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
+import { SD_MARK_MESSAGES } from '@cp/ai-detection';
+import { ManualClock } from '@cp/clock';
+import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
+import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { ObjectStorage } from '@cp/storage';
+import { testInfra, uniqueName } from '@cp/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+import sharp from 'sharp';
+import { DataSource } from 'typeorm';
+import { AiDetectorConfig } from '../ai-detector.config';
+import { AIDETECT_ENTITIES } from '../database/entities';
+import { AIDETECT_MIGRATIONS } from '../database/migrations';
+import { AiDetectorProvider } from './ai-detector.provider';
+import { DetectImageUseCase } from './detect-image.use-case';
+import { DetectionEvidenceEntity } from './detection-evidence.entity';
+import { DetectionRunEntity } from './detection-run.entity';
+import { DetectionRunRepository } from './detection-run.repository';
+
+describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
+  const schema = uniqueName('it_aidetect');
+  let s3: S3rver;
+  let storage: ObjectStorage;
+  let dataSource: DataSource;
+  let provider: AiDetectorProvider;
+  let useCase: DetectImageUseCase;
+  let context: HandlerContext;
+
+  beforeAll(async () => {
+    s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
+    const { port } = await s3.run();
+    const env = validateEnv(StorageEnv, {
+      PORT: '1',
+      DATABASE_URL: testInfra.databaseUrl,
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_BUCKET_INPUTS: uniqueName('in').replace('_', '-'),
+      S3_BUCKET_OUTPUTS: uniqueName('out').replace('_', '-'),
+    });
+    storage = new ObjectStorage(toStorageConfig(env));
+    await storage.ensureBuckets();
+    dataSource = await openServiceDatabase({
+      url: testInfra.databaseUrl,
+      schema,
+      entities: [...AIDETECT_ENTITIES, ...MESSAGING_ENTITIES],
+      migrations: AIDETECT_MIGRATIONS,
+      applicationName: 'it',
+    });
+    const config = { detection: { maxPixels: 50_000_000, maxInputBytes: 10_000_000, concurrency: 1, maxAttempts: 2 } } as AiDetectorConfig;
+    provider = new AiDetectorProvider(config);
+    await provider.onModuleInit();
+    useCase = new DetectImageUseCase(new TransactionRepository(dataSource), config, new DetectionRunRepository(), provider, storage, new OutboxWriter(new ManualClock(new Date())));
+    context = {
+      transaction: async (work) => {
+        await dataSource.transaction(work);
+        return true;
+      },
+    } as HandlerContext;
+  });
+
+  afterAll(async () => {
+    await provider.onModuleDestroy();
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+    await s3.close();
+  });
+
+  const job = (fileId: string, key: string): AiDetectionJob => ({
+    orderId: '41',
+    accountId: '7',
+    fileId,
+    input: { bucket: storage.buckets.inputs, key, fileName: 'image.png' },
+    outputBucket: storage.buckets.outputs,
+    outputPrefix: '7/41/ai/',
+    generateHeatmap: true,
+    generateOverlay: true,
+  });
+
+  it('records a marked image as likely_ai with its evidence, stores heatmap, overlay and thumbnail, and reports once', async () => {
+    const photo = encodeSdMark(syntheticPhoto(384, 256, 5), SD_MARK_MESSAGES[0].bits);
+    const png = await sharp(Buffer.from(photo.data), { raw: { width: 384, height: 256, channels: 3 } }).png().toBuffer();
+    await storage.put(storage.buckets.inputs, '7/41/inputs/1/image.png', png, 'image/png');
+
+    await useCase.execute(job('1', '7/41/inputs/1/image.png'), context);
+
+    const run = await dataSource.getRepository(DetectionRunEntity).findOneByOrFail({ orderId: '41', fileId: '1' });
+    expect(run.status).toBe('completed');
+    expect(run.category).toBe('likely_ai');
+    const evidence = await dataSource.getRepository(DetectionEvidenceEntity).findBy({ runId: run.id });
+    expect(evidence.map((e) => e.finding)).toContain('sdWatermark.detected');
+    const [event] = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
+    const data = (event.envelope as unknown as { data: AiDetectionCompletedEvent }).data;
+    expect(data.probability).toBeGreaterThanOrEqual(0.75);
+    expect(data.images.preview).toBeNull(); // already under 1600 px: the original is shown
+    for (const image of [data.images.heatmap!, data.images.overlay!, data.images.thumbnail]) {
+      const stored = await storage.getBuffer(image.bucket, image.key, 10_000_000);
+      expect((await sharp(stored).metadata()).format).toBe('webp');
+    }
+  });
+
+  it('fails an input that is not an image with a public code and no images', async () => {
+    await storage.put(storage.buckets.inputs, '7/41/inputs/2/image.png', Buffer.from('plain text, not pixels'), 'image/png');
+
+    await useCase.execute(job('2', '7/41/inputs/2/image.png'), context);
+
+    const run = await dataSource.getRepository(DetectionRunEntity).findOneByOrFail({ orderId: '41', fileId: '2' });
+    expect([run.status, run.failureCode]).toEqual(['failed', 'AI_DETECTION_FILE_INVALID']);
+    const events = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
+    expect(events.map((e) => (e.envelope as unknown as { data: unknown }).data)).toEqual([{ orderId: '41', fileId: '2', code: 'AI_DETECTION_FILE_INVALID' }]);
+  });
+});

@@ -1,0 +1,50 @@
+import { DetectionResult, renderHeatmap, renderOverlay } from '@cp/ai-detection';
+import sharp from 'sharp';
+
+/** Longer side of the WebP copies (spec 2.7). */
+export const PREVIEW_MAX_SIDE = 1600;
+export const THUMBNAIL_BOX = { width: 740, height: 400 };
+
+export interface RenderedImage {
+  name: string;
+  data: Buffer;
+  contentType: string;
+}
+
+export interface RenderedImages {
+  preview: RenderedImage | null;
+  thumbnail: RenderedImage;
+  heatmap: RenderedImage | null;
+  overlay: RenderedImage | null;
+}
+
+function scaled(width: number, height: number): { width: number; height: number } {
+  const factor = Math.min(1, PREVIEW_MAX_SIDE / Math.max(width, height));
+  return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)) };
+}
+
+/** The images an aiDetection order shows: WebP preview (only when the input is larger), thumbnail, heatmap, overlay. */
+export async function renderDetectionImages(
+  input: Buffer,
+  result: DetectionResult,
+  options: { generateHeatmap: boolean; generateOverlay: boolean },
+): Promise<RenderedImages> {
+  const size = scaled(result.width, result.height);
+  const needsPreview = Math.max(result.width, result.height) > PREVIEW_MAX_SIDE;
+  const webp = (data: Buffer, name: string): RenderedImage => ({ name, data, contentType: 'image/webp' });
+  const preview = needsPreview
+    ? webp(await sharp(input).rotate().resize(size.width, size.height, { fit: 'fill' }).webp({ quality: 85 }).toBuffer(), 'preview.webp')
+    : null;
+  const thumbnail = webp(
+    await sharp(input).rotate().resize(THUMBNAIL_BOX.width, THUMBNAIL_BOX.height, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
+    'thumbnail.webp',
+  );
+  const regional = result.regional;
+  const heatmap = options.generateHeatmap && regional
+    ? webp(await renderHeatmap(regional, size.width, size.height).webp({ quality: 90 }).toBuffer(), 'heatmap.webp')
+    : null;
+  const overlay = options.generateOverlay && regional
+    ? webp(await (await renderOverlay(input, regional, size.width, size.height)).webp({ quality: 85 }).toBuffer(), 'overlay.webp')
+    : null;
+  return { preview, thumbnail, heatmap, overlay };
+}

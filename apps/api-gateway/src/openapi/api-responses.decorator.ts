@@ -1,0 +1,85 @@
+import { ErrorCode } from '@cp/contracts';
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ERROR_HTTP_STATUS } from '../http/error-response';
+
+/** Codes every authenticated route can answer with: auth, rate limit, internal error, a service that does not answer in time. */
+const ALWAYS: readonly ErrorCode[] = [
+  ErrorCode.AUTH_NOT_AUTHENTICATED,
+  ErrorCode.RATE_LIMIT_EXCEEDED,
+  ErrorCode.SERVER_INTERNAL_ERROR,
+  ErrorCode.WATERMARK_V2_UNAVAILABLE,
+];
+
+const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  [ErrorCode.VALIDATION_FAILED]: 'invalid request (also a download before the order is complete)',
+  [ErrorCode.ORDER_EXPIRED]: 'the retention period has ended',
+  [ErrorCode.AUTH_NOT_AUTHENTICATED]: 'missing or invalid API key',
+  [ErrorCode.USAGE_LIMIT_EXCEEDED]: 'not enough credits',
+  [ErrorCode.REPORT_NOT_FOUND]: 'no report was requested for that locale',
+  [ErrorCode.RESOURCE_NOT_FOUND]: 'no such resource for this account',
+  [ErrorCode.ROUTE_NOT_FOUND]: 'no such route',
+  [ErrorCode.WEBHOOK_NOT_FOUND]: 'no such order (code as published for refresh-urls)',
+  [ErrorCode.WATERMARK_V2_CONFLICT]: 'same idempotencyKey with a different body',
+  [ErrorCode.WATERMARK_V2_API_SUNSET]: 'v2 watermark endpoint called after its retirement',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'body larger than the configured limit',
+  [ErrorCode.RATE_LIMIT_EXCEEDED]: 'per-plan request rate exceeded; wait for `Retry-After` seconds',
+  [ErrorCode.SERVER_INTERNAL_ERROR]: 'internal error',
+  [ErrorCode.WATERMARK_V2_UNAVAILABLE]: 'processing temporarily unavailable',
+};
+
+const RETRY_AFTER_HEADER = {
+  'Retry-After': { description: 'seconds until the rate-limit window resets', schema: { type: 'integer', example: 12 } },
+};
+
+/** A successful `{ data }` response whose payload is the named component schema (see openapi-schemas.ts). */
+export function ApiData(
+  schema: string,
+  options: { status?: number; description: string; array?: boolean; headers?: Record<string, { description: string; schema: SchemaObject }> },
+): MethodDecorator {
+  const item: ReferenceObject = { $ref: `#/components/schemas/${schema}` };
+  return ApiResponse({
+    status: options.status ?? 200,
+    description: options.description,
+    headers: options.headers,
+    schema: { type: 'object', required: ['data'], properties: { data: options.array ? { type: 'array', items: item } : item } },
+  });
+}
+
+/**
+ * The error responses of a route, grouped by HTTP status through the one exhaustive table of the gateway,
+ * each code listed in the schema's enum with an example.
+ */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return errorResponses([...codes, ...ALWAYS]);
+}
+
+/** The same for the routes authorized by a signed token instead of an API key (no 401, no rate limit). */
+export function ApiTokenRouteErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return errorResponses([...codes, ErrorCode.SERVER_INTERNAL_ERROR, ErrorCode.WATERMARK_V2_UNAVAILABLE]);
+}
+
+function errorResponses(codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_HTTP_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const decorators = [...byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, group]) =>
+      ApiResponse({
+        status,
+        description: group.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code]}`).join('; '),
+        headers: status === 429 ? RETRY_AFTER_HEADER : undefined,
+        content: {
+          'application/json': {
+            schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { code: { type: 'string', enum: group } } }] },
+            examples: Object.fromEntries(group.map((code) => [code, { value: { code } }])),
+          },
+        },
+      }),
+    );
+  return applyDecorators(...decorators);
+}

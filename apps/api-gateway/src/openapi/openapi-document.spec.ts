@@ -1,0 +1,54 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from './openapi-document';
+import { OpenApiHostModule } from './openapi-host.module';
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** Method + path of every route Express serves, in OpenAPI path syntax. */
+function servedRoutes(app: INestApplication): string[] {
+  const express = app.getHttpAdapter().getInstance() as { router: { stack: RouterLayer[] } };
+  return express.router.stack
+    .filter((layer) => layer.route)
+    .flatMap((layer) =>
+      Object.keys(layer.route!.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+    )
+    .sort();
+}
+
+describe('OpenAPI document', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await NestFactory.create(OpenApiHostModule.register(), { logger: false });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('documents exactly the routes the gateway serves (every controller of AppModule)', () => {
+    const document = buildOpenApiDocument(app);
+    const documented = Object.entries(document.paths)
+      .flatMap(([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`))
+      .sort();
+    expect(documented).toEqual(servedRoutes(app));
+    expect(documented.length).toBeGreaterThan(20);
+  });
+
+  it('gives every operation an id, a 2xx and a 4xx response with error codes', () => {
+    for (const operations of Object.values(buildOpenApiDocument(app).paths)) {
+      for (const operation of Object.values(operations as Record<string, { operationId?: string; responses: Record<string, unknown> }>)) {
+        expect(operation.operationId).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        expect(Object.keys(operation.responses).some((status) => status.startsWith('2'))).toBe(true);
+        expect(Object.keys(operation.responses).some((status) => status.startsWith('4'))).toBe(true);
+      }
+    }
+  });
+
+  it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {
+    const committed: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '../../../..', OPENAPI_DOCUMENT_PATH), 'utf8'));
+    expect(JSON.parse(JSON.stringify(buildOpenApiDocument(app)))).toEqual(committed);
+  });
+});

@@ -1,0 +1,338 @@
+import { REPORT_LOCALES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+
+/**
+ * Response schemas of the public API (spec section 2), in `components.schemas`. The views are TypeScript
+ * interfaces in `@cp/contracts` (no runtime metadata), so their published shape is written here once;
+ * the e2e suite checks real responses against it through the SDK's generated types.
+ */
+const dateTime = (example: string): SchemaObject => ({ type: 'string', format: 'date-time', example });
+const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
+const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+
+const ORDER_STATUSES = ['pending', 'inProgress', 'complete', 'failed', 'expired'];
+
+export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
+  Error: {
+    type: 'object',
+    description: 'Every error response (spec 7). `code` is public and stable; no internal message is ever returned.',
+    required: ['code'],
+    properties: { code: { type: 'string', example: 'VALIDATION_FAILED' } },
+  },
+  InputFile: {
+    type: 'object',
+    description: 'Input file entry (spec 2.2).',
+    required: ['fileId', 'uploadUrl'],
+    properties: {
+      fileId: { type: 'string', example: '1001' },
+      uploadUrl: nullable({
+        type: 'string',
+        format: 'uri',
+        description:
+          'Presigned URL for `PUT`, valid 900 seconds; only while the order is `pending` and the file waits for upload. `null` for files given by `originalFileUrl`, uploaded files, failed and expired orders.',
+        example: 'http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=900&X-Amz-Signature=3f1a9c',
+      }),
+    },
+  },
+  Output: {
+    type: 'object',
+    description: 'Embed output, one per watermark text (spec 2.3).',
+    required: ['fileId', 'inputFileId', 'outputIndex', 'watermarkText', 'status', 'mediaKind'],
+    properties: {
+      fileId: { type: 'string', pattern: '^[0-9]+-[0-9]+$', example: '1001-0' },
+      inputFileId: { type: 'string', example: '1001' },
+      outputIndex: { type: 'integer', minimum: 0, example: 0 },
+      watermarkText: { type: 'string', example: 'recipient-0042' },
+      status: { type: 'string', enum: ['pending', 'queued', 'processing', 'completed', 'failed', 'retry_required'], example: 'completed' },
+      mediaKind: { type: 'string', enum: ['image', 'pdf'], example: 'image' },
+    },
+  },
+  ExtractResult: {
+    type: 'object',
+    description: 'Extract result summary (spec 2.4).',
+    required: ['detectionStatus', 'reportSupported', 'watermarkText'],
+    properties: {
+      detectionStatus: {
+        type: 'string',
+        enum: ['detected', 'not_detected', 'inconclusive', 'unsupported', 'error'],
+        description:
+          '`detected`: watermark found; `not_detected`: fully checked, none found; `inconclusive`: a candidate below the confidence threshold; `unsupported`: input cannot be processed (credit refunded); `error`: detection failed, not the same as no watermark (credit refunded).',
+        example: 'detected',
+      },
+      reportSupported: { type: 'boolean', description: '`false` for images captured from a PDF', example: true },
+      watermarkText: nullable({
+        type: 'string',
+        description: "Only when detected, embedded by the caller's own account and exactly one issuance record matches.",
+        example: 'recipient-0042',
+      }),
+    },
+  },
+  OrderReportEntry: {
+    type: 'object',
+    required: ['locale', 'status'],
+    properties: {
+      locale: { type: 'string', enum: [...REPORT_LOCALES], example: 'ko-KR' },
+      status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed'], example: 'completed' },
+    },
+  },
+  WatermarkOrder: {
+    type: 'object',
+    description: 'Watermark order, v3 (spec 2.1).',
+    required: ['orderId', 'status', 'processingDelayed', 'expiresAt', 'files', 'outputs', 'result', 'reports'],
+    properties: {
+      orderId: { type: 'string', pattern: '^[0-9]{1,20}$', example: '42' },
+      status: { type: 'string', enum: ORDER_STATUSES, example: 'pending' },
+      processingDelayed: { type: 'boolean', description: 'automatic retries are exhausted; the order stays `inProgress`', example: false },
+      expiresAt: nullable({ ...dateTime('2026-12-23T10:00:00.000Z'), description: 'after it, downloads and reports give `ORDER_EXPIRED`' }),
+      files: { type: 'array', items: ref('InputFile'), description: 'request order; for extract orders index 0 is the original, 1 the file to inspect' },
+      outputs: { type: 'array', items: ref('Output'), description: 'one per watermark text; empty for extract orders' },
+      result: { type: 'object', allOf: [ref('ExtractResult')], nullable: true, description: '`null` for embed orders and until the result is ready' },
+      reports: { type: 'array', items: ref('OrderReportEntry') },
+    },
+  },
+  Download: {
+    type: 'object',
+    description: 'Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs.',
+    required: ['downloadUrl', 'expiresInSeconds'],
+    properties: {
+      downloadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=300&X-Amz-Signature=3f1a9c' },
+      expiresInSeconds: { type: 'integer', example: 300 },
+    },
+  },
+  Report: {
+    type: 'object',
+    description: 'Report resource (spec 2.6). Every read issues a new `download.url`.',
+    required: ['orderId', 'reportType', 'locale', 'status', 'download', 'failure'],
+    properties: {
+      orderId: { type: 'string', example: '43' },
+      reportType: { type: 'string', enum: ['watermarkDetection', 'aiDetection'], example: 'watermarkDetection' },
+      locale: { type: 'string', enum: [...REPORT_LOCALES], example: 'ko-KR' },
+      status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed'], example: 'completed' },
+      download: nullable({
+        type: 'object',
+        required: ['url', 'expiresInSeconds'],
+        properties: {
+          url: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-reports/1/43/ko-KR.pdf?X-Amz-Expires=300&X-Amz-Signature=3f1a9c' },
+          expiresInSeconds: { type: 'integer', example: 300 },
+        },
+      }),
+      failure: nullable({
+        type: 'object',
+        required: ['code', 'retryable'],
+        properties: {
+          code: { type: 'string', enum: ['REPORT_GENERATION_FAILED', 'REPORT_NOT_AVAILABLE'], example: 'REPORT_GENERATION_FAILED' },
+          retryable: { type: 'boolean', description: '`true` when requesting the report again starts a new attempt (watermark reports: `false` after 3 failed attempts)', example: true },
+        },
+      }),
+    },
+  },
+  TestUpload: {
+    type: 'object',
+    required: ['fileId', 'size'],
+    properties: { fileId: { type: 'string', example: '1001' }, size: { type: 'integer', description: 'bytes received (and discarded)', example: 52311 } },
+  },
+  Webhook: {
+    type: 'object',
+    description: 'Webhook resource (spec 2.8), never with its secret.',
+    required: ['id', 'name', 'url', 'isActive', 'updatedAt'],
+    properties: {
+      id: { type: 'integer', example: 7 },
+      name: { type: 'string', example: 'orders to the CMS' },
+      url: { type: 'string', format: 'uri', example: 'https://hooks.example.com/content-protection' },
+      isActive: { type: 'boolean', example: true },
+      updatedAt: dateTime('2026-11-23T10:00:00.000Z'),
+    },
+  },
+  CreatedWebhook: {
+    allOf: [
+      ref('Webhook'),
+      {
+        type: 'object',
+        required: ['secret'],
+        properties: {
+          secret: { type: 'string', description: 'signing secret, shown only in this response', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        },
+      },
+    ],
+  },
+  DeletedWebhook: {
+    type: 'object',
+    required: ['id', 'deleted'],
+    properties: { id: { type: 'integer', example: 7 }, deleted: { type: 'boolean', enum: [true], example: true } },
+  },
+  WebhookEvent: {
+    type: 'object',
+    description: 'One delivery event of a webhook.',
+    required: ['id', 'eventId', 'eventType', 'orderId', 'status', 'attempts', 'lastStatusCode', 'error', 'createdAt', 'lastAttemptAt', 'nextAttemptAt'],
+    properties: {
+      id: { type: 'integer', example: 1201 },
+      eventId: { type: 'string', format: 'uuid', example: '0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e' },
+      eventType: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES], example: 'order.watermarkEmbed.completed' },
+      orderId: { type: 'string', example: '42' },
+      status: { type: 'string', enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'SUCCESS' },
+      attempts: { type: 'integer', example: 1 },
+      lastStatusCode: nullable({ type: 'integer', example: 200 }),
+      error: nullable({ type: 'string', example: 'timeout after 5000 ms' }),
+      createdAt: dateTime('2026-11-23T10:00:00.000Z'),
+      lastAttemptAt: nullable(dateTime('2026-11-23T10:00:01.000Z')),
+      nextAttemptAt: nullable(dateTime('2026-11-23T10:30:01.000Z')),
+    },
+  },
+  WebhookEventPage: {
+    type: 'object',
+    required: ['items', 'page', 'limit', 'total'],
+    properties: {
+      items: { type: 'array', items: ref('WebhookEvent') },
+      page: { type: 'integer', example: 1 },
+      limit: { type: 'integer', example: 20 },
+      total: { type: 'integer', example: 1 },
+    },
+  },
+  WebhookEventRetry: {
+    type: 'object',
+    description: 'Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16).',
+    required: ['event_id', 'success', 'status_code', 'status', 'error'],
+    properties: {
+      event_id: { type: 'string', example: '1201' },
+      success: { type: 'boolean', example: false },
+      status_code: nullable({ type: 'integer', example: 500 }),
+      status: { type: 'string', enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'FAILED' },
+      error: nullable({ type: 'string', example: 'receiver answered 500' }),
+    },
+  },
+  WebhookRetryFailed: {
+    type: 'object',
+    required: ['fromDate', 'toDate', 'retried'],
+    properties: {
+      fromDate: dateTime('2026-11-16T00:00:00.000Z'),
+      toDate: dateTime('2026-11-23T00:00:00.000Z'),
+      retried: { type: 'integer', example: 3 },
+    },
+  },
+  V2CreatedFile: {
+    type: 'object',
+    required: ['fileId', 'fileName', 'fileKey', 'fileFormat', 'fileType'],
+    properties: {
+      fileId: { type: 'integer', example: 1001 },
+      fileName: { type: 'string', example: 'photo.jpg' },
+      uploadUrl: nullable({ type: 'string', format: 'uri', description: 'only for upload files', example: 'http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      originalFileUrl: { type: 'string', format: 'uri', description: 'only for URL files', example: 'https://example.com/photo.jpg' },
+      fileKey: { type: 'string', example: '1/42/1001/photo.jpg' },
+      fileFormat: { type: 'string', enum: ['JPG', 'PNG', 'WEBP', 'BMP', 'TIFF', 'PDF'], example: 'JPG' },
+      fileType: { type: 'string', enum: ['IMG', 'DOCUMENT'], example: 'IMG' },
+    },
+  },
+  V2EmbedOrderCreated: {
+    type: 'object',
+    required: ['orderName', 'orderId', 'status', 'files'],
+    properties: {
+      orderName: { type: 'string', example: 'photo.jpg' },
+      orderId: { type: 'string', example: '42' },
+      status: { type: 'string', enum: ['pending'], example: 'pending' },
+      files: { type: 'array', items: ref('V2CreatedFile') },
+    },
+  },
+  V2ExtractFile: {
+    allOf: [
+      ref('V2CreatedFile'),
+      {
+        type: 'object',
+        required: ['role', 'sequence'],
+        properties: { role: { type: 'string', enum: ['watermarked', 'original'], example: 'watermarked' }, sequence: { type: 'integer', enum: [1], example: 1 } },
+      },
+    ],
+  },
+  V2ExtractOrderCreated: {
+    type: 'object',
+    required: ['orderName', 'orderId', 'file'],
+    properties: {
+      orderName: { type: 'string', example: 'found-online.jpg' },
+      orderId: { type: 'string', example: '43' },
+      file: ref('V2ExtractFile'),
+      originalFile: { allOf: [ref('V2ExtractFile')], description: 'present only when `includeOriginal` was true' },
+    },
+  },
+  V2OrderDetail: {
+    type: 'object',
+    description: 'v2 order detail (spec 2.7, deprecated).',
+    required: ['orderId', 'orderName', 'type', 'channel', 'status', 'fileCount', 'thumbnailImageUrl', 'createdAt', 'updatedAt', 'expiresAt', 'errors'],
+    properties: {
+      orderId: { type: 'string', example: '42' },
+      orderName: { type: 'string', example: 'photo.jpg' },
+      type: { type: 'string', enum: ['antiAi', 'watermarkEmbed', 'watermarkExtract', 'aiDetection'], example: 'watermarkEmbed' },
+      channel: { type: 'string', enum: ['api', 'web'], example: 'api' },
+      status: { type: 'string', enum: ORDER_STATUSES, example: 'complete' },
+      fileCount: { type: 'integer', example: 1 },
+      thumbnailImageUrl: nullable({ type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      createdAt: dateTime('2026-11-23T10:00:00.000Z'),
+      updatedAt: dateTime('2026-11-23T10:00:02.000Z'),
+      expiresAt: dateTime('2026-12-23T10:00:00.000Z'),
+      errors: nullable({
+        type: 'object',
+        required: ['errorCode', 'errorMessage'],
+        properties: { errorCode: { type: 'string', example: 'ORDER_TIMEOUT' }, errorMessage: { type: 'string', example: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.' } },
+      }),
+      statusCode: { type: 'string', enum: ['detected', 'undetected'], description: 'watermarkExtract only', example: 'detected' },
+      watermarkTexts: { type: 'array', items: { type: 'string' }, description: 'watermarkEmbed only', example: ['recipient-0042'] },
+      extractedWatermarkText: nullable({ type: 'string', description: 'watermarkExtract only', example: 'recipient-0042' }),
+    },
+  },
+  V2RefreshUrls: {
+    type: 'object',
+    required: ['files'],
+    properties: {
+      files: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['fileId', 'fileName', 'uploadUrl', 'fileKey'],
+          properties: {
+            fileId: { type: 'string', example: '1001' },
+            fileName: { type: 'string', example: 'photo.jpg' },
+            uploadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
+            fileKey: { type: 'string', example: '1/42/1001/photo.jpg' },
+          },
+        },
+      },
+    },
+  },
+  V2RecentStats: {
+    type: 'object',
+    required: ['dailyStats', 'domain', 'ticks'],
+    properties: {
+      dailyStats: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['usageDate', 'usageCount'],
+          properties: { usageDate: { type: 'string', format: 'date', example: '2026-11-23' }, usageCount: { type: 'integer', example: 4 } },
+        },
+      },
+      domain: { type: 'array', items: { type: 'number' }, example: [0, 5] },
+      ticks: { type: 'array', items: { type: 'number' }, example: [0, 1, 2, 3, 4, 5] },
+    },
+  },
+  V2DownloadUrls: {
+    type: 'object',
+    required: ['orderId', 'expiresInSeconds', 'expiresAt', 'files', 'archiveUrl'],
+    properties: {
+      orderId: { type: 'string', example: '42' },
+      expiresInSeconds: { type: 'integer', example: 3600 },
+      expiresAt: dateTime('2026-11-23T11:00:00.000Z'),
+      files: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['fileId', 'inputFileId', 'fileName', 'downloadUrl'],
+          properties: {
+            fileId: { type: 'string', example: '1001-0' },
+            inputFileId: { type: 'string', example: '1001' },
+            fileName: { type: 'string', example: 'photo-watermarked-1001-0.jpg' },
+            downloadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
+          },
+        },
+      },
+      archiveUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
+    },
+  },
+};

@@ -1,0 +1,186 @@
+// The sliding-window limit against real PostgreSQL, with two limiter instances standing for two gateway
+// replicas (each its own connection pool) and one manual clock moved by the test instead of sleeping.
+import { ManualClock } from '@cp/clock';
+import { Plan, PLAN_REQUESTS_PER_MINUTE } from '@cp/contracts';
+import { serviceDataSourceOptions } from '@cp/database';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { GATEWAY_ENTITIES } from '../database/entities';
+import { GATEWAY_MIGRATIONS } from '../database/migrations';
+import { RateLimitGrantRepository } from './rate-limit-grant.repository';
+import { RateLimitDecision, RateLimiterService, WINDOW_MS } from './rate-limiter.service';
+
+/** Largest number of admitted requests inside any window of WINDOW_MS (times in ms, any order). */
+function busiestWindow(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end += 1) {
+    while (sorted[end] - sorted[start] >= WINDOW_MS) {
+      start += 1;
+    }
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+/** Deterministic pseudo-random numbers, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', () => {
+  const schema = uniqueName('it_ratelimit');
+  const sources: DataSource[] = [];
+  let clock: ManualClock;
+  let replicas: RateLimiterService[];
+  let nextAccount = 1;
+
+  const open = async (): Promise<DataSource> => {
+    const source = new DataSource({
+      ...serviceDataSourceOptions({ url: testInfra.databaseUrl, schema, entities: GATEWAY_ENTITIES, migrations: GATEWAY_MIGRATIONS, applicationName: 'it', poolSize: 4 }),
+    });
+    await source.initialize();
+    sources.push(source);
+    return source;
+  };
+
+  beforeAll(async () => {
+    const first = await open();
+    await first.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // The committed migrations, so the test runs the real rate_limit_take function.
+    await first.runMigrations();
+    const second = await open();
+    clock = new ManualClock(new Date('2026-03-01T12:00:00.000Z'));
+    replicas = [first, second].map((source) => new RateLimiterService(new RateLimitGrantRepository(source), clock));
+  });
+
+  afterAll(async () => {
+    await sources[0].query(`DROP SCHEMA "${schema}" CASCADE`);
+    await Promise.all(sources.map((source) => source.destroy()));
+  });
+
+  const account = (): string => String(nextAccount++);
+  const sweepAll = () => Promise.all(replicas.map((replica) => replica.sweep(false)));
+
+  it('refuses the second burst at the minute boundary (no 2x burst) and gives Retry-After and RateLimit-* values', async () => {
+    const id = account();
+    clock.set(new Date('2026-03-01T12:00:59.000Z'));
+    const first = await Promise.all(Array.from({ length: 60 }, (_, index) => replicas[index % 2].consume(id, 'free')));
+    expect(first.every((decision) => decision.allowed)).toBe(true);
+    expect(first.map((decision) => decision.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, index) => index));
+    clock.set(new Date('2026-03-01T12:01:00.500Z'));
+    const second = await Promise.all(Array.from({ length: 60 }, (_, index) => replicas[index % 2].consume(id, 'free')));
+    expect(second.filter((decision) => decision.allowed)).toHaveLength(0);
+    expect(second[0]).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60 });
+    // Capacity comes back once the first burst has left the window (plus the one-second lease margin).
+    clock.set(new Date('2026-03-01T12:02:00.000Z'));
+    expect((await replicas[0].consume(id, 'free')).allowed).toBe(true);
+  });
+
+  it.each<[Plan, number]>([
+    ['free', 11],
+    ['pro', 12],
+    ['enterprise', 13],
+  ])('%s: over any 60-second span at most the plan limit, with bursts on both replicas (seed %i)', async (plan, seed) => {
+    const id = account();
+    const next = random(seed);
+    const limit = PLAN_REQUESTS_PER_MINUTE[plan];
+    const admitted: number[] = [];
+    let refused = 0;
+    // Five virtual minutes of bursts of up to limit/4 requests, spread over both replicas, at random gaps.
+    for (let step = 0; step < 60; step += 1) {
+      clock.advance(Math.floor(next() * 10_000));
+      const burst = 1 + Math.floor(next() * (limit / 4));
+      const decisions = await Promise.all(Array.from({ length: burst }, (_, index) => replicas[(index + step) % 2].consume(id, plan)));
+      for (const decision of decisions) {
+        if (decision.allowed) {
+          admitted.push(clock.nowMs());
+        } else {
+          refused += 1;
+        }
+      }
+      if (step % 3 === 0) {
+        await sweepAll();
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(busiestWindow(admitted)).toBeLessThanOrEqual(limit);
+    // Not needlessly strict either: the busiest window gets close to the limit.
+    expect(busiestWindow(admitted)).toBeGreaterThan(limit * 0.9);
+  });
+
+  it('a client that waits Retry-After never gets two 429s in a row, whichever replica it reaches', async () => {
+    const id = account();
+    const next = random(7);
+    const admitted: number[] = [];
+    let previous: RateLimitDecision | undefined;
+    let refusals = 0;
+    for (let request = 0; request < 400; request += 1) {
+      const decision = await replicas[Math.floor(next() * 2)].consume(id, 'free');
+      if (!decision.allowed) {
+        refusals += 1;
+        expect(previous?.allowed).toBe(true);
+        clock.advance(decision.resetSeconds * 1000);
+      } else {
+        admitted.push(clock.nowMs());
+        clock.advance(Math.floor(next() * 400));
+      }
+      previous = decision;
+      if (request % 25 === 0) {
+        await sweepAll();
+      }
+    }
+    expect(refusals).toBeGreaterThan(3);
+    expect(busiestWindow(admitted)).toBeLessThanOrEqual(60);
+  });
+
+  it('a quiet account takes single tokens (nothing to give back); a busy one about one grant a second', async () => {
+    const grants = new RateLimitGrantRepository(sources[0]);
+    const take = jest.spyOn(grants, 'take');
+    const giveBack = jest.spyOn(grants, 'giveBack');
+    const replica = new RateLimiterService(grants, clock);
+    const quiet = account();
+    for (let request = 0; request < 5; request += 1) {
+      expect((await replica.consume(quiet, 'enterprise')).allowed).toBe(true);
+      clock.advance(5_000);
+      await replica.sweep(false);
+    }
+    expect(take.mock.calls.map((call) => call[2])).toEqual([1, 1, 1, 1, 1]);
+    expect(giveBack.mock.calls.flatMap((call) => call[0])).toEqual([]);
+    take.mockClear();
+    // 15 requests a second for 10 seconds: leases grow to 17 and the grants stay near one a second.
+    const busy = account();
+    for (let second = 0; second < 10; second += 1) {
+      for (let request = 0; request < 15; request += 1) {
+        expect((await replica.consume(busy, 'enterprise')).allowed).toBe(true);
+        clock.advance(66);
+      }
+      await replica.sweep(false);
+    }
+    expect(take.mock.calls.length).toBeLessThanOrEqual(20);
+  });
+
+  it('tokens a replica leased but did not use go back to the shared window', async () => {
+    const id = account();
+    // Replica 0 leases a second's worth of the Enterprise rate (17) and uses one.
+    expect((await replicas[0].consume(id, 'enterprise')).allowed).toBe(true);
+    clock.advance(1_000);
+    await sweepAll();
+    // Replica 1 can now admit the remaining 999 within the same minute.
+    let allowed = 0;
+    for (let request = 0; request < 1000; request += 1) {
+      if ((await replicas[1].consume(id, 'enterprise')).allowed) {
+        allowed += 1;
+      }
+      if (request % 17 === 16) {
+        clock.advance(30);
+      }
+    }
+    expect(allowed).toBe(999);
+  });
+});

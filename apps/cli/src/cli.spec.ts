@@ -1,0 +1,63 @@
+import { ContentProtectionError, WebhookVerificationError } from '@cp/sdk';
+import { PassThrough } from 'node:stream';
+import { Cli } from './cli';
+import { ExitCode, exitCodeFor } from './exit-codes';
+import { Progress } from './progress';
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return { stream, text: () => text };
+}
+
+describe('cpx', () => {
+  it('maps failures to the documented exit codes', () => {
+    expect(exitCodeFor(new ContentProtectionError('AUTH_NOT_AUTHENTICATED', 'x'))).toBe(ExitCode.AUTH);
+    expect(exitCodeFor(new ContentProtectionError('VALIDATION_FAILED', 'x'))).toBe(ExitCode.REJECTED);
+    expect(exitCodeFor(new ContentProtectionError('ORDER_FAILED', 'x'))).toBe(ExitCode.ORDER_FAILED);
+    expect(exitCodeFor(new ContentProtectionError('WAIT_TIMEOUT', 'x'))).toBe(ExitCode.TIMEOUT);
+    expect(exitCodeFor(new ContentProtectionError('RATE_LIMIT_EXCEEDED', 'x'))).toBe(ExitCode.UNAVAILABLE);
+    expect(exitCodeFor(new ContentProtectionError('FILE_ERROR', 'x'))).toBe(ExitCode.FILE_ERROR);
+    expect(exitCodeFor(new WebhookVerificationError('x'))).toBe(ExitCode.REJECTED);
+    expect(exitCodeFor(new Error('bug'))).toBe(ExitCode.FAILURE);
+  });
+
+  it('prints plain progress lines when stderr is not a terminal, uploads only at start and end', () => {
+    const stderr = capture();
+    const progress = new Progress({ stdout: new PassThrough(), stderr: stderr.stream }, false);
+    progress.onProgress({ stage: 'created', orderId: '9' });
+    for (const sent of [0, 10, 50, 100]) {
+      progress.onProgress({ stage: 'upload', fileName: 'a.jpg', sent, total: 100 });
+    }
+    progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
+    progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
+    expect(stderr.text().split('\n')).toEqual(['order 9 created', 'upload a.jpg 0% of 100 bytes', 'upload a.jpg 100% of 100 bytes', 'order 9 inProgress 1/2 outputs', '']);
+  });
+
+  it('is silent with --json', () => {
+    const stderr = capture();
+    new Progress({ stdout: new PassThrough(), stderr: stderr.stream }, true).onProgress({ stage: 'created', orderId: '9' });
+    expect(stderr.text()).toBe('');
+  });
+
+  it.each([
+    [['protect', 'a.jpg'], 'give at least one --recipient'],
+    [['orders', 'get', '1'], 'no API key'],
+    [['report', '1', '--locale', 'fr-FR'], 'Allowed choices are ko-KR, en-US, ja-JP'],
+    [['nonsense'], "unknown command 'nonsense'"],
+  ])('%j is a usage error (exit 2) that says why', async (argv, message) => {
+    const stderr = capture();
+    const code = await new Cli({ stdout: new PassThrough(), stderr: stderr.stream }, {}).run(argv);
+    expect(code).toBe(ExitCode.USAGE);
+    expect(stderr.text()).toContain(message);
+  });
+
+  it('--help works on every command, exit 0', async () => {
+    for (const argv of [['--help'], ['protect', '--help'], ['trace', '--help'], ['report', '--help'], ['orders', 'get', '--help'], ['webhooks', 'listen', '--help']]) {
+      const stdout = capture();
+      expect(await new Cli({ stdout: stdout.stream, stderr: new PassThrough() }, {}).run(argv)).toBe(ExitCode.OK);
+      expect(stdout.text()).toContain('Usage: cpx');
+    }
+  });
+});

@@ -1,0 +1,271 @@
+import {
+  ContentProtectionClient,
+  ContentProtectionError,
+  FileSource,
+  ReportLocale,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@cp/sdk';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit-codes';
+import { Io, Progress } from './progress';
+
+const LOCALES: ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
+const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+const USAGE_ERROR = 'cpx.usage';
+
+interface GlobalOptions {
+  apiKey?: string;
+  baseUrl: string;
+  json: boolean;
+  timeout: number;
+}
+
+function seconds(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) {
+    throw new InvalidArgumentError('must be a positive number of seconds');
+  }
+  return parsed;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function source(argument: string): FileSource {
+  return /^https:\/\//i.test(argument) ? { url: argument } : argument;
+}
+
+/** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
+export class Cli {
+  private exitCode: ExitCode = ExitCode.OK;
+
+  constructor(
+    private readonly io: Io,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  async run(argv: string[]): Promise<ExitCode> {
+    const program = this.program();
+    try {
+      await program.parseAsync(argv, { from: 'user' });
+    } catch (error) {
+      if (error instanceof CommanderError) {
+        // --help ends here with exit code 0; commander has printed its own usage errors, ours are printed here.
+        if (error.code === USAGE_ERROR) {
+          this.io.stderr.write(`error: ${error.message}\n`);
+        }
+        return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+      }
+      return this.fail(error, program.opts<GlobalOptions>().json);
+    }
+    return this.exitCode;
+  }
+
+  private program(): Command {
+    const program = new Command('cpx')
+      .description('Content protection from the command line: invisible watermarks per recipient, tracing leaks, PDF reports, webhooks.')
+      .option('--api-key <key>', 'API key, sk_live_… or sk_test_… (default: env CP_API_KEY)')
+      .option('--base-url <url>', 'API base URL (env: CP_BASE_URL)', this.env.CP_BASE_URL ?? DEFAULT_BASE_URL)
+      .option('--json', 'print results as JSON on stdout, no progress', false)
+      .addOption(new Option('--timeout <seconds>', 'how long to wait for an order or report').argParser(seconds).default(600))
+      .addHelpText('after', EXIT_CODES_HELP)
+      .exitOverride()
+      .configureOutput({ writeOut: (text) => this.io.stdout.write(text), writeErr: (text) => this.io.stderr.write(text) })
+      .showHelpAfterError();
+
+    program
+      .command('protect')
+      .description('watermark files once per recipient and save the marked copies')
+      .argument('<files...>', 'image or PDF files (paths), or public https:// URLs the service fetches itself')
+      .option('-r, --recipient <text>', 'watermark text of one recipient (repeat for each; at least one)', collect, [])
+      .option('-o, --out <dir>', 'folder for the marked files', '.')
+      .option('--idempotency-key <key>', 'reuse to make a retried command return the same order')
+      .addHelpText('after', '\nExample:\n  cpx protect photo.jpg contract.pdf --recipient alice --recipient bob --out ./marked')
+      .action(async (files: string[], options: { recipient: string[]; out: string; idempotencyKey?: string }) => {
+        const global = program.opts<GlobalOptions>();
+        if (options.recipient.length === 0) {
+          throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, 'give at least one --recipient');
+        }
+        const progress = new Progress(this.io, global.json);
+        try {
+          const result = await this.client(global).protect({
+            files: files.map(source),
+            recipients: options.recipient,
+            outDir: options.out,
+            idempotencyKey: options.idempotencyKey,
+            timeoutMs: global.timeout * 1000,
+            onProgress: progress.onProgress,
+          });
+          progress.stop();
+          const outputs = result.outputs.map(({ fileId, recipient, inputFileName, path }) => ({ fileId, recipient, inputFileName, path }));
+          this.print(global, { orderId: result.orderId, outputs }, () =>
+            [`order ${result.orderId} complete`, ...outputs.map((output) => `${output.recipient}\t${output.inputFileName}\t${output.path}`)].join('\n'),
+          );
+        } finally {
+          progress.stop();
+        }
+      });
+
+    program
+      .command('trace')
+      .description('check a suspect copy against its original and name the recipient it was made for')
+      .argument('<suspect>', 'the leaked or found copy')
+      .requiredOption('--original <file>', 'the original file the copies were made from')
+      .addHelpText('after', `\nExit code 0 when a watermark was detected, ${ExitCode.NOT_DETECTED} when not.\n\nExample:\n  cpx trace --original photo.jpg leaked.jpg`)
+      .action(async (suspect: string, options: { original: string }) => {
+        const global = program.opts<GlobalOptions>();
+        const progress = new Progress(this.io, global.json);
+        try {
+          const traced = await this.client(global).trace({
+            original: options.original,
+            suspect,
+            timeoutMs: global.timeout * 1000,
+            onProgress: progress.onProgress,
+          });
+          progress.stop();
+          this.print(global, { orderId: traced.orderId, ...traced.result }, () =>
+            traced.result.detectionStatus === 'detected'
+              ? `detected: ${traced.result.watermarkText ?? '(a watermark not issued to this account)'}\torder ${traced.orderId}`
+              : `${traced.result.detectionStatus}\torder ${traced.orderId}`,
+          );
+          if (traced.result.detectionStatus !== 'detected') {
+            this.exitCode = ExitCode.NOT_DETECTED;
+          }
+        } finally {
+          progress.stop();
+        }
+      });
+
+    program
+      .command('report')
+      .description('create the PDF detection report of an extract (trace) order and download it')
+      .argument('<orderId>', 'the extract order')
+      .addOption(new Option('-l, --locale <locale>', 'report language').choices(LOCALES).default('en-US'))
+      .option('-o, --out <file>', 'where to write the PDF (default <orderId>-report-<locale>.pdf)')
+      .addHelpText('after', '\nExample:\n  cpx report 42 --locale ko-KR')
+      .action(async (orderId: string, options: { locale: ReportLocale; out?: string }) => {
+        const global = program.opts<GlobalOptions>();
+        const progress = new Progress(this.io, global.json);
+        const outFile = options.out ?? `${orderId}-report-${options.locale}.pdf`;
+        try {
+          const result = await this.client(global).report(orderId, options.locale, { outFile, timeoutMs: global.timeout * 1000, onProgress: progress.onProgress });
+          progress.stop();
+          this.print(global, { orderId, locale: options.locale, path: result.path, bytes: result.pdf.length }, () => `${result.path}\t${result.pdf.length} bytes`);
+        } finally {
+          progress.stop();
+        }
+      });
+
+    const orders = program.command('orders').description('read orders');
+    orders
+      .command('get')
+      .description('show one order (status, outputs, extract result, reports)')
+      .argument('<orderId>')
+      .action(async (orderId: string) => {
+        const global = program.opts<GlobalOptions>();
+        const order = await this.client(global).getOrder(orderId);
+        this.print(global, order, () =>
+          [
+            `order ${order.orderId}\t${order.status}${order.processingDelayed ? ' (processing delayed)' : ''}\texpires ${order.expiresAt ?? '-'}`,
+            ...order.outputs.map((output) => `output ${output.fileId}\t${output.status}\t${output.watermarkText}`),
+            ...(order.result ? [`result\t${order.result.detectionStatus}\t${order.result.watermarkText ?? ''}`] : []),
+            ...order.reports.map((report) => `report ${report.locale}\t${report.status}`),
+          ].join('\n'),
+        );
+      });
+
+    const webhooks = program.command('webhooks').description('receive webhooks');
+    webhooks
+      .command('listen')
+      .description('run a local receiver that verifies signatures and prints each event')
+      .option('-p, --port <port>', 'port to listen on (0: any free port)', '8787')
+      .option('--host <host>', 'interface to bind', '127.0.0.1')
+      .option('--secret <secret>', 'the webhook signing secret, whsec_… (default: env CP_WEBHOOK_SECRET)')
+      .option('--register', 'register this receiver as a webhook of the account first (the secret comes from the API), and delete it on exit', false)
+      .option('--once', 'exit after the first verified event', false)
+      .addHelpText('after', '\nExample:\n  cpx webhooks listen --register --port 8787')
+      .action(async (options: { port: string; host: string; secret?: string; register: boolean; once: boolean }) => {
+        await this.listen(program.opts<GlobalOptions>(), options);
+      });
+
+    return program;
+  }
+
+  private async listen(global: GlobalOptions, options: { port: string; host: string; secret?: string; register: boolean; once: boolean }): Promise<void> {
+    options.secret ??= this.env.CP_WEBHOOK_SECRET;
+    if (!options.register && !options.secret) {
+      throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, 'give --secret (or CP_WEBHOOK_SECRET), or --register');
+    }
+    let secret = options.secret ?? '';
+    let stopRequested: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
+    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        try {
+          const { scheme, event } = verifyWebhook(Buffer.concat(chunks), request.headers, secret);
+          response.writeHead(200).end();
+          this.print(global, { verified: true, scheme, event }, () => `${event.occurredAt}\t${event.eventType}\torder ${event.data.orderId}\t${event.data.status}\t(${scheme})`);
+          if (options.once) {
+            stopRequested();
+          }
+        } catch (error) {
+          response.writeHead(error instanceof WebhookVerificationError ? 401 : 400).end();
+          this.io.stderr.write(`rejected delivery: ${(error as Error).message}\n`);
+        }
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(Number(options.port), options.host, resolve);
+    });
+    const url = `http://${options.host}:${(server.address() as AddressInfo).port}/`;
+    let registered: number | undefined;
+    const client = options.register ? this.client(global) : undefined;
+    try {
+      if (client) {
+        const webhook = await client.createWebhook(`cpx listen ${url}`, url);
+        registered = webhook.id;
+        secret = webhook.secret;
+      }
+      this.io.stderr.write(`listening on ${url}${registered !== undefined ? ` (webhook ${registered} registered)` : ''}; Ctrl-C stops\n`);
+      const interrupt = (): void => stopRequested();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      await stopped;
+      process.off('SIGINT', interrupt);
+      process.off('SIGTERM', interrupt);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      if (client && registered !== undefined) {
+        await client.deleteWebhook(registered);
+      }
+    }
+  }
+
+  private client(global: GlobalOptions): ContentProtectionClient {
+    const apiKey = global.apiKey ?? this.env.CP_API_KEY;
+    if (!apiKey) {
+      throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, 'no API key: set CP_API_KEY or pass --api-key');
+    }
+    return new ContentProtectionClient({ apiKey, baseUrl: global.baseUrl });
+  }
+
+  private print(global: GlobalOptions, value: unknown, text: () => string): void {
+    this.io.stdout.write(global.json ? `${JSON.stringify(value)}\n` : `${text()}\n`);
+  }
+
+  private fail(error: unknown, json: boolean): ExitCode {
+    const code = exitCodeFor(error);
+    const publicCode = error instanceof ContentProtectionError ? error.code : error instanceof WebhookVerificationError ? error.code : 'UNEXPECTED';
+    const message = error instanceof Error ? error.message : String(error);
+    this.io.stderr.write(json ? `${JSON.stringify({ error: { code: publicCode, message } })}\n` : `error: ${publicCode}: ${message}\n`);
+    return code;
+  }
+}

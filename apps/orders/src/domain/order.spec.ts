@@ -1,0 +1,256 @@
+// The order aggregate against every row of spec 3.1 (no database, no messaging).
+import { EventSubjects, OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
+import { Order, OrderFileState, OrderOutputState, OrderState } from './order';
+
+const CREATED = new Date('2026-10-01T00:00:00.000Z');
+const HOUR = 3600_000;
+const at = (hours: number): Date => new Date(CREATED.getTime() + hours * HOUR);
+
+function file(id: string, overrides: Partial<OrderFileState> = {}): OrderFileState {
+  return { id, position: Number(id), role: 'input', fileName: `f${id}.png`, sourceUrl: null, mediaKind: 'image', status: 'awaiting_upload', size: null, ...overrides };
+}
+
+function output(fileId: string, inputFileId: string, overrides: Partial<OrderOutputState> = {}): OrderOutputState {
+  return { fileId, inputFileId, inputPosition: 0, outputIndex: 0, watermarkText: 't', status: 'pending', mediaKind: 'image', objectKey: null, failureCode: null, ...overrides };
+}
+
+function order(
+  overrides: Partial<OrderState> = {},
+  files: OrderFileState[] = [file('1')],
+  outputs: OrderOutputState[] = [output('1-1', '1'), output('1-2', '1', { outputIndex: 1 })],
+): Order {
+  return new Order(
+    {
+      id: '42',
+      accountId: '7',
+      mode: 'live',
+      type: 'watermarkEmbed',
+      apiVersion: 'v3',
+      status: 'pending',
+      processingDelayed: false,
+      failureCode: null,
+      creditsCharged: 2,
+      packageKey: null,
+      result: null,
+      resultDetails: null,
+      expiresAt: at(720),
+      completedAt: null,
+      failedAt: null,
+      createdAt: CREATED,
+      updatedAt: CREATED,
+      ...overrides,
+    },
+    files,
+    outputs,
+  );
+}
+
+const subjects = (events: OutboxMessage[]): string[] => events.map((event) => event.contract.subject);
+const payloadOf = <T>(events: OutboxMessage[], subject: string): T => events.find((event) => event.contract.subject === subject)?.payload as T;
+
+describe('Order (spec 3.1)', () => {
+  describe('creation', () => {
+    it('starts pending, charges the live price once and announces the status', () => {
+      const created = order();
+      const events = created.created('wtr-embed order');
+      expect(created.status).toBe('pending');
+      expect(subjects(events)).toEqual([EventSubjects.orderStatusChanged]);
+      expect(payloadOf<OrderStatusChangedEvent>(events, EventSubjects.orderStatusChanged).status).toBe('pending');
+      expect(created.takeCreditMovements()).toEqual([{ amount: -2, reference: 'charge:42', reason: 'wtr-embed order' }]);
+    });
+
+    it('charges nothing for test orders (creditsCharged 0)', () => {
+      const created = order({ mode: 'test', creditsCharged: 0 });
+      created.created('wtr-embed order');
+      expect(created.takeCreditMovements()).toEqual([]);
+    });
+
+    it('a type that starts at once moves to inProgress right after creation', () => {
+      const created = order({}, [file('1', { status: 'uploaded' })]);
+      created.created('anti-ai order');
+      const events = created.startProcessing(at(0));
+      expect(created.status).toBe('inProgress');
+      expect(payloadOf<OrderStatusChangedEvent>(events, EventSubjects.orderStatusChanged).status).toBe('inProgress');
+    });
+  });
+
+  describe('pending → inProgress when all files are uploaded', () => {
+    it.each([
+      ['embed, one file', [file('1')], ['1'], 'inProgress'],
+      ['extract, first of two files', [file('1', { role: 'original' }), file('2', { role: 'inspected' })], ['1'], 'pending'],
+      ['extract, both files', [file('1', { role: 'original' }), file('2', { role: 'inspected' })], ['1', '2'], 'inProgress'],
+    ] as const)('%s → %s', (_name, files, uploaded, expected) => {
+      const target = order({}, files.map((entry) => ({ ...entry })), []);
+      const events = uploaded.flatMap((fileId) => target.fileUploaded(fileId, 10, at(1)));
+      expect(target.allFilesUploaded()).toBe(expected === 'inProgress');
+      events.push(...(target.allFilesUploaded() ? target.startProcessing(at(1)) : []));
+      expect(target.status).toBe(expected);
+      expect(subjects(events)).toEqual(expected === 'inProgress' ? [EventSubjects.orderStatusChanged] : []);
+    });
+
+    it('queues every output when processing starts', () => {
+      const target = order();
+      target.fileUploaded('1', 10, at(1));
+      target.startProcessing(at(1));
+      expect(target.outputs.map((entry) => entry.status)).toEqual(['queued', 'queued']);
+    });
+
+    it('ignores a file that is unknown or already uploaded', () => {
+      const target = order({}, [file('1'), file('2')]);
+      expect(target.fileUploaded('9', 1, at(1))).toEqual([]);
+      target.fileUploaded('1', 1, at(1));
+      expect(target.fileUploaded('1', 1, at(1))).toEqual([]);
+      expect(target.status).toBe('pending');
+    });
+  });
+
+  describe('pending → failed', () => {
+    it('12 hours without all uploads: ORDER_TIMEOUT, credits restored', () => {
+      const target = order();
+      expect(target.uploadWindowClosed(at(11.9), 12 * HOUR)).toEqual([]);
+      const events = target.uploadWindowClosed(at(12.1), 12 * HOUR);
+      expect(target.status).toBe('failed');
+      expect(payloadOf<OrderFailedEvent>(events, EventSubjects.orderFailed).errorCode).toBe('ORDER_TIMEOUT');
+      expect(target.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:42', reason: 'order failed' }]);
+    });
+
+    it('a file that cannot be fetched fails the order with its code', () => {
+      const target = order();
+      const events = target.fileFailed('1', 'WATERMARK_SOURCE_URL_FAILED', at(1));
+      expect(target.status).toBe('failed');
+      expect(target.files[0].status).toBe('failed');
+      expect(subjects(events)).toEqual([EventSubjects.orderFailed, EventSubjects.orderStatusChanged]);
+    });
+
+    it('v2: pending at the retirement fails with WATERMARK_V2_API_SUNSET (credits restored), before it nothing happens', () => {
+      const before = order({ apiVersion: 'v2' });
+      expect(before.v2Retired(new Date(V2_RETIREMENT_AT.getTime() - 1))).toEqual([]);
+      const after = order({ apiVersion: 'v2' });
+      const events = after.v2Retired(V2_RETIREMENT_AT);
+      expect(payloadOf<OrderFailedEvent>(events, EventSubjects.orderFailed).errorCode).toBe('WATERMARK_V2_API_SUNSET');
+      expect(after.takeCreditMovements()).toHaveLength(1);
+      expect(order({ apiVersion: 'v3' }).v2Retired(V2_RETIREMENT_AT)).toEqual([]);
+    });
+
+    it('v2: the last upload after the retirement fails instead of starting', () => {
+      const target = order({ apiVersion: 'v2' });
+      target.fileUploaded('1', 10, V2_RETIREMENT_AT);
+      target.startProcessing(V2_RETIREMENT_AT);
+      expect(target.status).toBe('failed');
+      expect(target.state.failureCode).toBe('WATERMARK_V2_API_SUNSET');
+    });
+  });
+
+  describe('inProgress', () => {
+    const processing = (): Order => {
+      const target = order();
+      target.fileUploaded('1', 10, at(1));
+      target.startProcessing(at(1));
+      return target;
+    };
+
+    it('processing finishes → complete, with the completed event and the download', () => {
+      const target = processing();
+      target.outputStarted('1-1');
+      expect(target.outputs[0].status).toBe('processing');
+      expect(target.outputCompleted('1-1', 'k1')).toBe(true);
+      expect(target.allOutputsCompleted()).toBe(false);
+      target.outputCompleted('1-2', 'k2');
+      expect(target.allOutputsCompleted()).toBe(true);
+      const events = target.complete(at(2), { download: { bucket: 'b', key: 'zip', fileName: '42-watermarked.zip' }, webhookData: { fileCount: 1 } }, 'zip');
+      expect(target.status).toBe('complete');
+      expect(target.state.packageKey).toBe('zip');
+      expect(subjects(events)).toEqual([EventSubjects.orderCompleted, EventSubjects.orderStatusChanged]);
+      const completed = payloadOf<OrderCompletedEvent>(events, EventSubjects.orderCompleted);
+      expect(completed).toMatchObject({ orderId: '42', orderName: 'watermark-embed-42', fileCount: 1, webhookData: { fileCount: 1 } });
+      expect(target.canDownload(at(3))).toBe(true);
+      expect(target.takeCreditMovements()).toEqual([]);
+    });
+
+    it('processing fails → failed with the public code, unfinished outputs fail, credits restored once', () => {
+      const target = processing();
+      target.outputCompleted('1-1', 'k1');
+      const events = target.outputFailed('1-2', 'WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED', at(2));
+      expect(target.status).toBe('failed');
+      expect(target.outputs.map((entry) => entry.status)).toEqual(['completed', 'failed']);
+      expect(payloadOf<OrderFailedEvent>(events, EventSubjects.orderFailed).errorCode).toBe('WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED');
+      expect(target.fail('PROCESSING_ERROR', at(3))).toEqual([]);
+      expect(target.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:42', reason: 'order failed' }]);
+    });
+
+    it('automatic retries exhausted → still inProgress, processingDelayed true', () => {
+      const target = processing();
+      expect(target.processingDelayed(at(2))).toEqual([]);
+      expect(target.status).toBe('inProgress');
+      expect(target.state.processingDelayed).toBe(true);
+    });
+
+    it('a failure clears processingDelayed', () => {
+      const target = processing();
+      target.processingDelayed(at(2));
+      target.fail('PROCESSING_ERROR', at(3));
+      expect(target.state.processingDelayed).toBe(false);
+    });
+  });
+
+  describe('extract: a file that cannot be processed completes (not failed) and refunds the credit', () => {
+    it.each([
+      ['unsupported', true],
+      ['error', true],
+      ['detected', false],
+      ['not_detected', false],
+      ['inconclusive', false],
+    ] as const)('%s → complete, refund %s', (detectionStatus, refunded) => {
+      const target = order({ type: 'watermarkExtract', creditsCharged: 1 }, [file('1', { role: 'original' }), file('2', { role: 'inspected' })], []);
+      target.fileUploaded('1', 1, at(1));
+      target.fileUploaded('2', 1, at(1));
+      target.startProcessing(at(1));
+      target.recordResult({ detectionStatus, reportSupported: !refunded, watermarkText: null }, { confidence: 0, method: 'none' }, at(2));
+      target.complete(at(2), {});
+      expect(target.status).toBe('complete');
+      expect(target.takeCreditMovements()).toEqual(refunded ? [{ amount: 1, reference: 'restore:42', reason: `extract ${detectionStatus}` }] : []);
+      expect(target.canReport(at(3))).toBe(!refunded);
+      expect(target.canDownload(at(3))).toBe(false);
+    });
+  });
+
+  describe('any state with files → expired when the retention period ends', () => {
+    it.each(['pending', 'inProgress', 'complete', 'failed'] as const)('%s → expired, result keys forgotten', (status) => {
+      const target = order({ status, packageKey: 'zip' }, [file('1')], [output('1-1', '1', { objectKey: 'k', status: 'completed' })]);
+      expect(target.expire(at(719))).toEqual([]);
+      const events = target.expire(at(720));
+      expect(target.status).toBe('expired');
+      expect(target.state.packageKey).toBeNull();
+      expect(target.outputs[0].objectKey).toBeNull();
+      expect(payloadOf<OrderStatusChangedEvent>(events, EventSubjects.orderStatusChanged).status).toBe('expired');
+      expect(target.expire(at(721))).toEqual([]);
+    });
+
+    it('isExpired by the clock before the sweep, and neither downloads nor reports after it', () => {
+      const target = order({ status: 'complete', result: { detectionStatus: 'detected', reportSupported: true, watermarkText: 'x' } });
+      expect(target.isExpired(at(719))).toBe(false);
+      expect(target.canReport(at(719))).toBe(true);
+      expect(target.isExpired(at(720))).toBe(true);
+      expect(target.canDownload(at(720))).toBe(false);
+      expect(target.canReport(at(720))).toBe(false);
+    });
+  });
+
+  describe('transitions that do not apply change nothing', () => {
+    it.each(['complete', 'failed', 'expired'] as const)('a %s order ignores processing results', (status) => {
+      const target = order({ status });
+      expect(target.outputCompleted('1-1', 'k')).toBe(false);
+      expect(target.outputFailed('1-1', 'PROCESSING_ERROR', at(1))).toEqual([]);
+      expect(target.complete(at(1), {})).toEqual([]);
+      expect(target.processingDelayed(at(1))).toEqual([]);
+      expect(target.fileUploaded('1', 1, at(1))).toEqual([]);
+      expect(target.status).toBe(status);
+    });
+
+    it('upload URLs only while pending and within retention', () => {
+      expect(order().acceptsUploads(at(1))).toBe(true);
+      expect(order({ status: 'inProgress' }).acceptsUploads(at(1))).toBe(false);
+      expect(order().acceptsUploads(at(720))).toBe(false);
+    });
+  });
+});

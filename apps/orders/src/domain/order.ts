@@ -1,0 +1,421 @@
+import {
+  DetectionEvidenceView,
+  DetectionStatus,
+  Events,
+  ExtractOutcome,
+  ExtractResultView,
+  isV2Retired,
+  KeyMode,
+  MediaKind,
+  message,
+  OrderFailureCode,
+  OrderStatus,
+  OrderType,
+  OutboxMessage,
+  OutputStatus,
+  ReportLocale,
+  ReportStatus,
+  StoredObjectRef,
+} from '@cp/contracts';
+
+/**
+ * The order aggregate: every rule of spec 3.1 in plain TypeScript (no TypeORM, no NATS). Use cases load it
+ * through `OrdersRepository`, call one transition, and save it with the events the transition returned
+ * (one transaction). Nothing else changes an order's status.
+ */
+
+export type ApiVersion = 'v2' | 'v3';
+
+/** How an extract result was reached, for reports (not part of the public `result`). */
+export interface ResultDetails {
+  confidence: number;
+  method: string;
+  evidence?: DetectionEvidenceView;
+}
+export type OrderFileRole = 'input' | 'original' | 'inspected';
+export type OrderFileStatus = 'awaiting_upload' | 'uploaded' | 'failed';
+
+export interface OrderState {
+  id: string;
+  accountId: string;
+  mode: KeyMode;
+  type: OrderType;
+  apiVersion: ApiVersion;
+  status: OrderStatus;
+  processingDelayed: boolean;
+  failureCode: string | null;
+  /** Credits charged at creation (0 for test orders); restored once if the order fails. */
+  creditsCharged: number;
+  /** The single output or the ZIP that `download` hands out. */
+  packageKey: string | null;
+  /** Result summary (extract: spec 2.4). */
+  result: ExtractResultView | null;
+  /** How the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
+  resultDetails: ResultDetails | null;
+  expiresAt: Date;
+  completedAt: Date | null;
+  failedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface OrderFileState {
+  id: string;
+  position: number;
+  role: OrderFileRole;
+  fileName: string;
+  sourceUrl: string | null;
+  mediaKind: MediaKind;
+  status: OrderFileStatus;
+  size: string | null;
+}
+
+export interface OrderOutputState {
+  /** `{inputFileId}-{ordinal}` */
+  fileId: string;
+  inputFileId: string;
+  inputPosition: number;
+  outputIndex: number;
+  watermarkText: string;
+  status: OutputStatus;
+  mediaKind: MediaKind;
+  objectKey: string | null;
+  failureCode: string | null;
+}
+
+export interface OrderReportState {
+  locale: ReportLocale;
+  status: ReportStatus;
+}
+
+/** A change of the account's credits that must be applied with the order (once per reference). */
+export interface CreditMovement {
+  amount: number;
+  reference: string;
+  reason: string;
+}
+
+/** What an order type reports when an order completes (the completed event and the webhook payload). */
+export interface OrderCompletion {
+  download?: StoredObjectRef | null;
+  extract?: ExtractOutcome | null;
+  webhookData?: Record<string, unknown>;
+}
+
+const FINAL: ReadonlySet<OrderStatus> = new Set(['complete', 'failed', 'expired']);
+
+/** Spec 3.1/4.2: unsupported and error results complete the order and refund its credit. */
+const REFUNDED_RESULTS: ReadonlySet<DetectionStatus> = new Set(['unsupported', 'error']);
+
+export class Order {
+  private readonly credits: CreditMovement[] = [];
+
+  constructor(
+    readonly state: OrderState,
+    readonly files: OrderFileState[] = [],
+    readonly outputs: OrderOutputState[] = [],
+    readonly reports: OrderReportState[] = [],
+  ) {}
+
+  get id(): string {
+    return this.state.id;
+  }
+
+  get status(): OrderStatus {
+    return this.state.status;
+  }
+
+  /** Credit movements made by transitions since the order was loaded; the repository applies them on save. */
+  takeCreditMovements(): CreditMovement[] {
+    return this.credits.splice(0, this.credits.length);
+  }
+
+  // ---- questions ----------------------------------------------------------------------------------------
+
+  isFinal(): boolean {
+    return FINAL.has(this.state.status);
+  }
+
+  /** Retention over: announced (`expired`) or due by the clock (spec 3.1 "retention period ends"). */
+  isExpired(now: Date): boolean {
+    return this.state.status === 'expired' || this.state.expiresAt <= now;
+  }
+
+  /** Results can be downloaded: complete, within retention, and the type produces files. */
+  canDownload(now: Date): boolean {
+    return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0;
+  }
+
+  /** A report can be requested: complete, within retention, and the result says something. */
+  canReport(now: Date): boolean {
+    return this.state.status === 'complete' && !this.isExpired(now) && this.state.result?.reportSupported === true;
+  }
+
+  /** Spec 2.2: upload URLs are only handed out while the order waits for uploads. */
+  acceptsUploads(now: Date): boolean {
+    return this.state.status === 'pending' && !this.isExpired(now);
+  }
+
+  /** Files that still need an upload by the client (not fetched from a URL). */
+  filesAwaitingUpload(): OrderFileState[] {
+    return this.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl);
+  }
+
+  allOutputsCompleted(): boolean {
+    return this.outputs.length > 0 && this.outputs.every((output) => output.status === 'completed');
+  }
+
+  // ---- transitions (each returns the events to publish) -------------------------------------------------
+
+  /**
+   * Creation (`pending`; types that start at once call `startProcessing` next): the live price is charged
+   * (the ledger refuses it when the balance is too low) and the status announced.
+   */
+  created(reason: string): OutboxMessage[] {
+    if (this.state.creditsCharged > 0) {
+      this.credits.push({ amount: -this.state.creditsCharged, reference: `charge:${this.state.id}`, reason });
+    }
+    return [this.statusChanged()];
+  }
+
+  /**
+   * A file arrived. When `allFilesUploaded()` is true afterwards, the caller starts processing
+   * (`startProcessing`, then the type's jobs in the same transaction).
+   */
+  fileUploaded(fileId: string, size: number, now: Date): OutboxMessage[] {
+    const file = this.files.find((candidate) => candidate.id === fileId);
+    if (!file || file.status !== 'awaiting_upload' || this.state.status !== 'pending') {
+      return [];
+    }
+    file.status = 'uploaded';
+    file.size = String(size);
+    this.touch(now);
+    return [];
+  }
+
+  /** Every file of a pending order is in (spec 3.1 "all files uploaded (both files for extract)"). */
+  allFilesUploaded(): boolean {
+    return this.state.status === 'pending' && this.files.every((file) => file.status === 'uploaded');
+  }
+
+  /** A file could not be obtained (upload refused, URL fetch failed): the pending order fails. */
+  fileFailed(fileId: string, code: string, now: Date): OutboxMessage[] {
+    if (this.state.status !== 'pending') {
+      return [];
+    }
+    const file = this.files.find((candidate) => candidate.id === fileId);
+    if (file) {
+      file.status = 'failed';
+    }
+    return this.fail(code, now);
+  }
+
+  /**
+   * `pending` → `inProgress`. Spec 9.4: a v2 order that had not started by the retirement never starts; it
+   * fails with WATERMARK_V2_API_SUNSET instead. Types that start at once call this right after creation.
+   */
+  startProcessing(now: Date): OutboxMessage[] {
+    if (this.state.status !== 'pending') {
+      return [];
+    }
+    if (this.state.apiVersion === 'v2' && isV2Retired(now)) {
+      return this.fail(OrderFailureCode.WATERMARK_V2_API_SUNSET, now);
+    }
+    this.state.status = 'inProgress';
+    this.touch(now);
+    this.outputs.forEach((output) => (output.status = 'queued'));
+    return [this.statusChanged()];
+  }
+
+  /** A worker picked up an output. */
+  outputStarted(fileId: string): OutboxMessage[] {
+    const output = this.output(fileId);
+    if (this.isProcessing() && output?.status === 'queued') {
+      output.status = 'processing';
+    }
+    return [];
+  }
+
+  /** Test keys: every output counts as done without a file (the sample files are handed out instead). */
+  outputsSimulated(): void {
+    if (this.isProcessing()) {
+      this.outputs.forEach((output) => (output.status = 'completed'));
+    }
+  }
+
+  /** An output's file is written; the order type decides what happens once all are (single file or ZIP). */
+  outputCompleted(fileId: string, objectKey: string): boolean {
+    const output = this.output(fileId);
+    if (!this.isProcessing() || !output || output.status === 'completed') {
+      return false;
+    }
+    output.status = 'completed';
+    output.objectKey = objectKey;
+    return true;
+  }
+
+  /** An output failed for good: the whole order fails with that public code. */
+  outputFailed(fileId: string, code: string, now: Date): OutboxMessage[] {
+    if (!this.isProcessing()) {
+      return [];
+    }
+    const output = this.output(fileId);
+    if (output) {
+      output.status = 'failed';
+      output.failureCode = code;
+    }
+    return this.fail(code, now);
+  }
+
+  /** Automatic retries exhausted: still `inProgress`, `processingDelayed` becomes true. */
+  processingDelayed(now: Date): OutboxMessage[] {
+    if (this.isProcessing() && !this.state.processingDelayed) {
+      this.state.processingDelayed = true;
+      this.touch(now);
+    }
+    return [];
+  }
+
+  /**
+   * The type's result (extract: the detection outcome). Unsupported and error results still complete the
+   * order (spec 3.1) and refund its credit.
+   */
+  recordResult(result: ExtractResultView, details: ResultDetails, now: Date): void {
+    if (!this.isProcessing()) {
+      return;
+    }
+    this.state.result = result;
+    this.state.resultDetails = details;
+    if (REFUNDED_RESULTS.has(result.detectionStatus)) {
+      this.restoreCredits(`extract ${result.detectionStatus}`);
+    }
+    this.touch(now);
+  }
+
+  /** `inProgress` → `complete`; `packageKey` is what `download` hands out (single output or ZIP). */
+  complete(now: Date, completion: OrderCompletion, packageKey?: string | null): OutboxMessage[] {
+    if (!this.isProcessing()) {
+      return [];
+    }
+    this.state.status = 'complete';
+    this.state.completedAt = now;
+    if (packageKey !== undefined) {
+      this.state.packageKey = packageKey;
+    }
+    this.touch(now);
+    const completed = message(Events.orderCompleted, {
+      ...this.common(now),
+      completedAt: now.toISOString(),
+      fileCount: this.files.length,
+      download: completion.download ?? null,
+      extract: completion.extract ?? null,
+      ...(completion.webhookData ? { webhookData: completion.webhookData } : {}),
+    });
+    return [completed, this.statusChanged()];
+  }
+
+  /** Fails the order once: unfinished outputs fail too and the credits charged come back. */
+  fail(code: string, now: Date): OutboxMessage[] {
+    if (this.isFinal()) {
+      return [];
+    }
+    this.state.status = 'failed';
+    this.state.failureCode = code;
+    this.state.failedAt = now;
+    this.state.processingDelayed = false;
+    this.touch(now);
+    this.outputs.filter((output) => output.status !== 'completed' && output.status !== 'failed').forEach((output) => (output.status = 'failed'));
+    this.restoreCredits('order failed');
+    return [message(Events.orderFailed, { ...this.common(now), failedAt: now.toISOString(), errorCode: code }), this.statusChanged()];
+  }
+
+  /** Spec 3.1 "pending, 12 hours without all uploads": ORDER_TIMEOUT. */
+  uploadWindowClosed(now: Date, windowMs: number): OutboxMessage[] {
+    if (this.state.status !== 'pending' || this.state.createdAt.getTime() > now.getTime() - windowMs) {
+      return [];
+    }
+    return this.fail(OrderFailureCode.ORDER_TIMEOUT, now);
+  }
+
+  /** Spec 9.4: from the retirement, a v2 order that has not started fails (credits restored). */
+  v2Retired(now: Date): OutboxMessage[] {
+    if (this.state.apiVersion !== 'v2' || this.state.status !== 'pending' || !isV2Retired(now)) {
+      return [];
+    }
+    return this.fail(OrderFailureCode.WATERMARK_V2_API_SUNSET, now);
+  }
+
+  /**
+   * Retention ended (any state): `expired`, result keys forgotten (the objects are deleted next; no row ever
+   * points at a deleted object). Announced so reports refuse downloads from then on.
+   */
+  expire(now: Date): OutboxMessage[] {
+    if (this.state.status === 'expired' || this.state.expiresAt > now) {
+      return [];
+    }
+    this.state.status = 'expired';
+    this.state.packageKey = null;
+    this.state.processingDelayed = false;
+    this.outputs.forEach((output) => (output.objectKey = null));
+    this.touch(now);
+    return [this.statusChanged()];
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------------
+
+  private isProcessing(): boolean {
+    return this.state.status === 'inProgress';
+  }
+
+  private output(fileId: string): OrderOutputState | undefined {
+    return this.outputs.find((output) => output.fileId === fileId);
+  }
+
+  /** Gives back what the order was charged, once (extract refunds use the same reference). */
+  private restoreCredits(reason: string): void {
+    if (this.state.creditsCharged > 0 && !this.credits.some((movement) => movement.reference === `restore:${this.state.id}`)) {
+      this.credits.push({ amount: this.state.creditsCharged, reference: `restore:${this.state.id}`, reason });
+    }
+  }
+
+  private touch(now: Date): void {
+    this.state.updatedAt = now;
+  }
+
+  private common(now: Date) {
+    return {
+      orderId: this.state.id,
+      accountId: this.state.accountId,
+      mode: this.state.mode,
+      orderType: this.state.type,
+      apiVersion: this.state.apiVersion,
+      orderName: orderNameOf(this.state),
+      createdAt: this.state.createdAt.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+  }
+
+  private statusChanged(): OutboxMessage {
+    return message(Events.orderStatusChanged, {
+      orderId: this.state.id,
+      accountId: this.state.accountId,
+      mode: this.state.mode,
+      orderType: this.state.type,
+      status: this.state.status,
+      expiresAt: this.state.expiresAt.toISOString(),
+      apiVersion: this.state.apiVersion,
+    });
+  }
+}
+
+const NAME_PREFIX: Record<OrderType, string> = {
+  watermarkEmbed: 'watermark-embed',
+  watermarkExtract: 'watermark-extract',
+  aiDetection: 'ai-detection',
+  antiAi: 'anti-ai',
+};
+
+/** The order name of events, reports and v2 details; derived from type and id. */
+export function orderNameOf(order: Pick<OrderState, 'type' | 'id'>): string {
+  return `${NAME_PREFIX[order.type]}-${order.id}`;
+}

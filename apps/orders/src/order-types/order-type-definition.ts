@@ -1,0 +1,66 @@
+import { EventContract, OrderType, OutboxMessage, ReportType, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { Provider, Type } from '@nestjs/common';
+import { Order } from '../domain/order';
+
+/** What an order type needs to start processing or complete an order. */
+export interface ProcessingContext {
+  now: Date;
+  buckets: { inputs: string; outputs: string };
+}
+
+/**
+ * A result event of this type's workers and how it maps onto the order. The common results consumer
+ * registers one durable consumer per handler, locks the order, and applies the handler only while the
+ * order is `inProgress`; the order is saved with the returned events in the same transaction.
+ */
+export interface ResultHandler {
+  readonly durable: string;
+  readonly contract: EventContract<object>;
+  orderIdOf(event: object): string;
+  apply(order: Order, event: object, context: ProcessingContext): OutboxMessage[];
+}
+
+export function onResult<TEvent extends { orderId: string }>(
+  durable: string,
+  contract: EventContract<TEvent>,
+  apply: (order: Order, event: TEvent, context: ProcessingContext) => OutboxMessage[],
+): ResultHandler {
+  return {
+    durable,
+    contract,
+    // The consumer validated the payload against `contract.payload` before calling these.
+    orderIdOf: (event) => (event as TEvent).orderId,
+    apply: (order, event, context) => apply(order, event as TEvent, context),
+  };
+}
+
+/**
+ * One order type (spec 1). Its folder under `order-types/` holds this definition, its creation use cases
+ * (creation rules and credit cost) and the RPC controller of its creation endpoints. The common lifecycle
+ * (the `Order` aggregate), idempotency, credits, uploads, expiry, sandbox behaviour, downloads and reports
+ * are written once and used by every type.
+ */
+export interface OrderTypeDefinition {
+  readonly type: OrderType;
+  /** The report this type's orders can have (null: none); `Order.canReport` also needs a reportable result. */
+  readonly reportType: ReportType | null;
+  /** Result events of this type's workers. */
+  readonly results: readonly ResultHandler[];
+  /** Live key: the jobs that process an order that just moved to `inProgress` (or its completion when none are needed). */
+  startLive(order: Order, context: ProcessingContext): OutboxMessage[];
+  /** Test key (spec 4.17): simulated results at once, no worker, no result files. */
+  startSandbox(order: Order, context: ProcessingContext): OutboxMessage[];
+  /** This type's fields of the completed webhook's `data` (spec 6.2). */
+  webhookData(order: Order): Record<string, unknown>;
+  /** Spec 2.1: the v3 view (`uploadUrls`: fresh URLs of the files still waiting for an upload). */
+  v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView;
+  /** Spec 2.7: this type's fields of the v2 detail (the common ones are filled by the v2 mapper). */
+  v2Detail(order: Order): Partial<V2OrderDetailView>;
+}
+
+/** One folder under `order-types/`: its definition, its use cases and its RPC controller (listed in `order-types.ts`). */
+export interface OrderTypeFolder {
+  definition: Type<OrderTypeDefinition>;
+  providers: Provider[];
+  controllers: Array<Type<unknown>>;
+}

@@ -1,0 +1,64 @@
+import { Events, Jobs, message, ObjectKeys, OutboxMessage, WatermarkOrderView } from '@cp/contracts';
+import { Injectable } from '@nestjs/common';
+import { Order } from '../../domain/order';
+import { SampleFiles } from '../../sandbox/sample-files';
+import { ProcessingContext, onResult, OrderTypeDefinition } from '../order-type-definition';
+import { finishOutputs, outputDownloadName } from '../order-outputs';
+import { toOrderView } from '../order-view.mapper';
+
+/** Spec 4.1 / 4.9: one output per watermark text, each embedded by its own processor job. */
+@Injectable()
+export class WatermarkEmbedOrderType implements OrderTypeDefinition {
+  readonly type = 'watermarkEmbed' as const;
+  readonly reportType = null;
+
+  readonly results = [
+    onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),
+    onResult('orders-output-completed', Events.outputCompleted, (order, event, context) =>
+      order.outputCompleted(event.outputFileId, event.objectKey) && order.allOutputsCompleted() ? finishOutputs(order, context, this.webhookData(order)) : [],
+    ),
+    onResult('orders-output-failed', Events.outputFailed, (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now)),
+    onResult('orders-output-delayed', Events.outputDelayed, (order, _event, context) => order.processingDelayed(context.now)),
+  ];
+
+  constructor(private readonly samples: SampleFiles) {}
+
+  startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
+    const { state } = order;
+    return order.outputs.map((output) => {
+      const input = order.files.find((file) => file.id === output.inputFileId);
+      if (!input) {
+        throw new Error(`output ${output.fileId} has no input file`);
+      }
+      const name = outputDownloadName(order, output);
+      return message(Jobs.watermarkEmbed, {
+        orderId: state.id,
+        accountId: state.accountId,
+        outputFileId: output.fileId,
+        text: output.watermarkText,
+        mediaKind: output.mediaKind,
+        // v2 orders carry v2 marks (another key version): v3 extract never detects them (spec 9.5).
+        algorithm: state.apiVersion === 'v2' ? 'v2' : 'v3',
+        input: { bucket: buckets.inputs, key: ObjectKeys.input(state.accountId, state.id, input.id, input.fileName), fileName: input.fileName },
+        output: { bucket: buckets.outputs, key: ObjectKeys.output(state.accountId, state.id, output.fileId, name), fileName: name },
+      });
+    });
+  }
+
+  startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
+    order.outputsSimulated();
+    return order.complete(now, { download: this.samples.forOrder(order.outputs.length), webhookData: this.webhookData(order) });
+  }
+
+  webhookData(order: Order): Record<string, unknown> {
+    return { fileCount: order.files.length };
+  }
+
+  v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {
+    return toOrderView(order, uploadUrls);
+  }
+
+  v2Detail(order: Order): { watermarkTexts: string[] } {
+    return { watermarkTexts: order.outputs.map((output) => output.watermarkText) };
+  }
+}

@@ -1,0 +1,32 @@
+import { KeyMode } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { IdempotencyRecordEntity } from './idempotency-record.entity';
+
+/** An idempotency key is scoped to the account, the key mode and the creation endpoint. */
+export interface IdempotencyScope {
+  accountId: string;
+  mode: KeyMode;
+  operation: string;
+  idempotencyKey: string;
+}
+
+/** Idempotency records of order creation. */
+@Injectable()
+export class IdempotencyRepository {
+  /**
+   * Serialises concurrent requests with the same key until `tx` ends (a transaction-scoped advisory lock:
+   * released at commit or rollback, so it is never held across a remote call made after the transaction).
+   */
+  async lockScope(tx: Transaction, scope: IdempotencyScope): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [JSON.stringify(scope)]);
+  }
+
+  async find(tx: Transaction, scope: IdempotencyScope): Promise<{ requestHash: string; orderId: string } | null> {
+    return tx.findOneBy(IdempotencyRecordEntity, { ...scope });
+  }
+
+  async insert(tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): Promise<void> {
+    await tx.insert(IdempotencyRecordEntity, { ...scope, requestHash, orderId });
+  }
+}

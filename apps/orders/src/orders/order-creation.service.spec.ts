@@ -1,0 +1,144 @@
+// Order creation against real PostgreSQL (orders' own migrations): idempotency, credits, and no lock or
+// connection held while the uploads service answers (slow or dead).
+import { ManualClock } from '@cp/clock';
+import { DomainException, ErrorCode, RpcContract } from '@cp/contracts';
+import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter, RpcClient } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { ORDERS_ENTITIES } from '../database/entities';
+import { ORDERS_MIGRATIONS } from '../database/migrations';
+import { embedOrderRules } from '../order-types/watermark-embed/embed-order.rules';
+import { OrdersConfig } from '../orders.config';
+import { IdempotencyRepository } from './idempotency.repository';
+import { NewOrder, OrderCreationService } from './order-creation.service';
+import { OrdersRepository } from './orders.repository';
+import { UploadsClient } from './uploads.client';
+
+/** A stand-in for the uploads service over RPC: answers at once, never, or fails, as the test says. */
+class FakeUploadsRpc {
+  calls = 0;
+  behaviour: 'answer' | 'hang' | 'fail' = 'answer';
+  private release?: () => void;
+
+  request<TRequest extends object, TResponse>(_contract: RpcContract<TRequest, TResponse>, payload: TRequest): Promise<TResponse> {
+    this.calls += 1;
+    const files = (payload as unknown as { files: Array<{ fileId: string }> }).files;
+    const answer = { urls: Object.fromEntries(files.map((file) => [file.fileId, `https://uploads.test/${file.fileId}`])) } as unknown as TResponse;
+    if (this.behaviour === 'fail') {
+      return Promise.reject(new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, 'uploads.register-slots is unavailable'));
+    }
+    if (this.behaviour === 'hang') {
+      return new Promise((resolve) => (this.release = () => resolve(answer)));
+    }
+    return Promise.resolve(answer);
+  }
+
+  answerNow(): void {
+    this.release?.();
+  }
+}
+
+describe('OrderCreationService (real PostgreSQL)', () => {
+  const schema = uniqueName('it_orders_create');
+  const clock = new ManualClock(new Date('2026-11-01T12:00:00.000Z'));
+  const accountId = '601';
+  let dataSource: DataSource;
+  let ledger: CreditLedgerRepository;
+  let rpc: FakeUploadsRpc;
+  let creation: OrderCreationService;
+
+  const embed = (idempotencyKey: string, texts = ['a', 'b']): NewOrder => {
+    const request = { idempotencyKey, files: [{ fileName: 'photo.png', watermarks: texts.map((text) => ({ text })) }] };
+    return { ...embedOrderRules(request), caller: { accountId, mode: 'live' }, operation: 'wtr-embed', idempotencyKey, request };
+  };
+  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+
+  beforeAll(async () => {
+    const options = { url: testInfra.databaseUrl, schema, entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES], migrations: ORDERS_MIGRATIONS, applicationName: 'it-create' };
+    await (await openServiceDatabase(options)).destroy();
+    // One connection: if creation kept it while waiting for the uploads service, nothing else could query.
+    dataSource = await new DataSource(serviceDataSourceOptions({ ...options, poolSize: 1 })).initialize();
+    ledger = new CreditLedgerRepository();
+    rpc = new FakeUploadsRpc();
+    const config = { retentionMs: 720 * 3600_000 } as OrdersConfig;
+    creation = new OrderCreationService(
+      config,
+      new TransactionRepository(dataSource),
+      new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
+      new IdempotencyRepository(),
+      new UploadsClient(rpc as unknown as RpcClient),
+      clock,
+    );
+    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 10, 'grant:1', 'test grant'));
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  beforeEach(() => {
+    rpc.behaviour = 'answer';
+  });
+
+  it('creates a pending order, charges its credits and returns the upload URLs', async () => {
+    const before = await balance();
+    const { order, uploadUrls } = await creation.execute(embed('k-create'));
+    expect(order.status).toBe('pending');
+    expect(order.outputs.map((output) => output.fileId)).toEqual([`${order.files[0].id}-1`, `${order.files[0].id}-2`]);
+    expect(uploadUrls).toEqual({ [order.files[0].id]: `https://uploads.test/${order.files[0].id}` });
+    expect(await balance()).toBe(before - 2);
+    const events = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.orders.order.status-changed' });
+    expect(events.some((event) => (event.envelope as { data: { orderId: string } }).data.orderId === order.id)).toBe(true);
+  });
+
+  it('replays the same key and body (no second charge), refuses another body with 409', async () => {
+    const first = await creation.execute(embed('k-replay'));
+    const before = await balance();
+    const again = await creation.execute(embed('k-replay'));
+    expect(again.order.id).toBe(first.order.id);
+    expect(await balance()).toBe(before);
+    await expect(creation.execute(embed('k-replay', ['other']))).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_CONFLICT });
+  });
+
+  it('refuses an order the balance cannot pay (USAGE_LIMIT_EXCEEDED) and creates nothing', async () => {
+    const calls = rpc.calls;
+    await expect(creation.execute(embed('k-too-big', ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']))).rejects.toMatchObject({
+      code: ErrorCode.USAGE_LIMIT_EXCEEDED,
+    });
+    expect(rpc.calls).toBe(calls);
+  });
+
+  it('a slow uploads service holds no lock and no connection while it answers', async () => {
+    rpc.behaviour = 'hang';
+    const pending = creation.execute(embed('k-slow'));
+    await waitFor(() => rpc.calls > 0 && rpc.behaviour === 'hang');
+    // The only pooled connection is free, and no advisory lock of this key (or any) is held by it.
+    const locks = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`);
+    expect(locks[0].n).toBe(0);
+    const rows = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "order" WHERE account_id = $1`, [accountId]);
+    expect(rows[0].n).toBeGreaterThan(0);
+    rpc.answerNow();
+    const { uploadUrls } = await pending;
+    expect(Object.keys(uploadUrls)).toHaveLength(1);
+  });
+
+  it('a dead uploads service fails the request after the commit; the replay registers the slots then', async () => {
+    rpc.behaviour = 'fail';
+    await expect(creation.execute(embed('k-dead'))).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
+    const before = await balance();
+    rpc.behaviour = 'answer';
+    const { order, uploadUrls } = await creation.execute(embed('k-dead'));
+    expect(uploadUrls).toEqual({ [order.files[0].id]: `https://uploads.test/${order.files[0].id}` });
+    expect(await balance()).toBe(before);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}

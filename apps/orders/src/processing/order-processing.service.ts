@@ -1,0 +1,31 @@
+import { OutboxMessage } from '@cp/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { Order } from '../domain/order';
+import { ProcessingContext } from '../order-types/order-type-definition';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
+import { KeyModesService } from '../sandbox/key-modes.service';
+
+/** Starting the processing of an order, the same for every type: the aggregate's transition, then the type's jobs (or simulated results for test keys). */
+@Injectable()
+export class OrderProcessingService {
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    private readonly types: OrderTypeRegistry,
+    private readonly modes: KeyModesService,
+  ) {}
+
+  context(now: Date): ProcessingContext {
+    const { buckets } = this.config.storage;
+    return { now, buckets: { inputs: buckets.inputs, outputs: buckets.outputs } };
+  }
+
+  /** `pending` → `inProgress` (or `failed` for a v2 order past the retirement) and the type's first messages. */
+  start(order: Order, now: Date): OutboxMessage[] {
+    const events = order.startProcessing(now);
+    if (order.status !== 'inProgress') {
+      return events;
+    }
+    return [...events, ...this.modes.of(order).startProcessing(this.types.of(order), order, this.context(now))];
+  }
+}

@@ -1,0 +1,95 @@
+import { KeyMode, OutboxMessage } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { UploadSlotEntity } from './upload-slot.entity';
+
+export interface NewUploadSlot {
+  fileId: string;
+  orderId: string;
+  accountId: string;
+  mode: KeyMode;
+  bucket: string;
+  objectKey: string;
+  sourceUrl: string | null;
+}
+
+/** Persistence of upload slots; writes share the caller's transaction with their outbox messages. */
+@Injectable()
+export class UploadSlotsRepository {
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+  ) {}
+
+  /** Inserts the slots not known yet (idempotent per file id); returns the file ids inserted now that have a source URL. */
+  async insertNew(tx: Transaction, slots: NewUploadSlot[]): Promise<string[]> {
+    const inserted = await tx
+      .createQueryBuilder()
+      .insert()
+      .into(UploadSlotEntity)
+      .values(slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) })))
+      .orIgnore()
+      .returning(['fileId', 'sourceUrl'])
+      .execute();
+    return (inserted.raw as Array<{ file_id: string; source_url: string | null }>).filter((row) => row.source_url).map((row) => String(row.file_id));
+  }
+
+  findByFileIds(tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {
+    return (tx ?? this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
+  }
+
+  findOfOrder(orderId: string, fileIds: string[]): Promise<UploadSlotEntity[]> {
+    return this.dataSource.manager.findBy(UploadSlotEntity, { orderId, fileId: In(fileIds) });
+  }
+
+  findOne(tx: Transaction | null, where: { fileId: string; orderId?: string; mode?: KeyMode }): Promise<UploadSlotEntity | null> {
+    return (tx ?? this.dataSource.manager).findOneBy(UploadSlotEntity, where);
+  }
+
+  findByObject(tx: Transaction, bucket: string, objectKey: string): Promise<UploadSlotEntity | null> {
+    return tx.findOneBy(UploadSlotEntity, { bucket, objectKey });
+  }
+
+  /** Live slots still waiting, created before `settledBefore`, least recently checked first. */
+  findWaiting(settledBefore: Date, limit: number): Promise<UploadSlotEntity[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(UploadSlotEntity, 'slot')
+      .where(`slot.status = 'awaiting' AND slot.mode = 'live'`)
+      .andWhere('slot.createdAt < :settled', { settled: settledBefore })
+      .orderBy('slot.lastCheckedAt', 'ASC', 'NULLS FIRST')
+      .limit(batchLimit(limit))
+      .getMany();
+  }
+
+  /** Marks a waiting (or fetching) slot uploaded; returns its order id, or null when it was not waiting. */
+  async markUploaded(tx: Transaction, fileId: string, size: number): Promise<string | null> {
+    const result = await tx
+      .createQueryBuilder()
+      .update(UploadSlotEntity)
+      .set({ status: 'uploaded', size: String(size) })
+      .where('file_id = :fileId AND status IN (:...waiting)', { fileId, waiting: ['awaiting', 'fetching'] })
+      .returning(['orderId'])
+      .execute();
+    const rows = result.raw as Array<{ order_id: string }>;
+    return rows.length > 0 ? String(rows[0].order_id) : null;
+  }
+
+  async markFailed(tx: Transaction, fileId: string, reason: string): Promise<void> {
+    await tx.update(UploadSlotEntity, fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
+  }
+
+  async markChecked(tx: Transaction, fileId: string, at: Date): Promise<void> {
+    await tx.update(UploadSlotEntity, fileId, { lastCheckedAt: at });
+  }
+
+  /** Records messages in the outbox of the same transaction. */
+  async publish(tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {
+    await this.outbox.addAll(tx, messages);
+  }
+}
+
+function batchLimit(limit: number): number {
+  return Math.max(1, Math.min(limit, 1000));
+}

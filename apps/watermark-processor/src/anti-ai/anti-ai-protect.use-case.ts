@@ -1,0 +1,95 @@
+import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent, Events, OrderFailureCode } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
+import { HandlerContext, OutboxWriter } from '@cp/messaging';
+import { ObjectStorage } from '@cp/storage';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { IssuanceRepository } from '../issuance/issuance.repository';
+import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
+import { AntiAiProtector, ProtectionRejected } from './anti-ai-protector';
+import { OutputTargetRejected, OutputTargetUploader } from './output-target-uploader';
+
+/**
+ * One file of an anti-AI order: protect it in the layers of its strength, then store the result or, in
+ * zero-copy mode, PUT it to the client's target. A file that can never succeed reports `failed` with a
+ * public code (its credit comes back); anything else is retried by the work queue.
+ */
+@Injectable()
+export class AntiAiProtectUseCase {
+  private readonly logger = new Logger(AntiAiProtectUseCase.name);
+
+  constructor(
+    private readonly transactions: TransactionRepository,
+    @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
+    private readonly issuances: IssuanceRepository,
+    private readonly protector: AntiAiProtector,
+    private readonly uploader: OutputTargetUploader,
+    private readonly storage: ObjectStorage,
+    private readonly outbox: OutboxWriter,
+  ) {}
+
+  async execute(job: AntiAiJob, context: HandlerContext): Promise<void> {
+    try {
+      const info = await this.storage.stat(job.input.bucket, job.input.key);
+      if (!info) {
+        throw new Error(`input ${job.input.key} is not in storage`);
+      }
+      if (info.size > this.config.watermark.maxInputBytes) {
+        throw new ProtectionRejected(OrderFailureCode.WATERMARK_FILE_TOO_LARGE, `input has ${info.size} bytes`);
+      }
+      const input = await this.storage.getBuffer(job.input.bucket, job.input.key, this.config.watermark.maxInputBytes);
+      const result = await this.protector.protect(input, {
+        strength: job.strength,
+        title: job.input.fileName,
+        rights: job.rights,
+        tdmPolicyUrl: job.tdmPolicyUrl,
+        payload: () => this.issuePayload(job),
+      });
+      const completed: AntiAiOutputCompletedEvent = {
+        orderId: job.orderId,
+        outputFileId: job.outputFileId,
+        delivery: job.outputTarget ? 'zeroCopy' : 'stored',
+        size: result.data.length,
+        layers: result.layers,
+      };
+      if (job.outputTarget) {
+        await this.uploader.put(job.outputTarget, result.data, result.contentType);
+      } else if (job.output) {
+        await this.storage.put(job.output.bucket, job.output.key, result.data, result.contentType);
+        completed.objectKey = job.output.key;
+      } else {
+        throw new Error('the job names neither an output nor an output target');
+      }
+      await context.transaction((manager) => this.outbox.add(manager, Events.antiAiOutputCompleted, completed).then(() => undefined));
+    } catch (error) {
+      if (error instanceof ProtectionRejected || error instanceof OutputTargetRejected) {
+        this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'anti-ai file failed');
+        const failed: AntiAiOutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code: error.code };
+        await context.transaction((manager) => this.outbox.add(manager, Events.antiAiOutputFailed, failed).then(() => undefined));
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The opt-out mark's payload is an issuance of the registry embed orders use, so a v3 extract order of
+   * a stripped copy names this order and account. Retries reuse the same issuance.
+   */
+  private async issuePayload(job: AntiAiJob): Promise<bigint> {
+    const issuance = await this.transactions.run((manager) =>
+      this.issuances.findOrCreate(manager, {
+        accountId: job.accountId,
+        orderId: job.orderId,
+        outputFileId: job.outputFileId,
+        watermarkText: antiAiWatermarkText(job),
+        algorithm: 'v3',
+      }),
+    );
+    return BigInt(issuance.id);
+  }
+}
+
+/** What an extract order shows for an anti-AI mark. */
+export function antiAiWatermarkText(job: Pick<AntiAiJob, 'orderId' | 'accountId'>): string {
+  return `AI training opt-out (anti-AI order ${job.orderId}, account ${job.accountId})`;
+}

@@ -1,0 +1,45 @@
+import { generateDevelopmentCredentials, SigningCredentials } from '@cp/anti-ai';
+import { ConfigValidationError } from '@cp/config';
+import { loadWatermarkProcessorConfig } from './watermark-processor.config';
+
+describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
+  const base = { DATABASE_URL: 'postgres://localhost/x' };
+  let first: SigningCredentials;
+  let second: SigningCredentials;
+
+  beforeAll(async () => {
+    [first, second] = await Promise.all([generateDevelopmentCredentials(), generateDevelopmentCredentials()]);
+  });
+
+  const failureOf = (env: Record<string, string>): ConfigValidationError => {
+    try {
+      loadWatermarkProcessorConfig({ ...base, ...env });
+    } catch (error) {
+      if (error instanceof ConfigValidationError) {
+        return error;
+      }
+      throw error;
+    }
+    throw new Error('expected the configuration to be refused');
+  };
+
+  it('development without a chain: a development chain is generated later', () => {
+    expect(loadWatermarkProcessorConfig(base).antiAi.c2pa).toBeUndefined();
+  });
+
+  it('production refuses to start without the signing chain and with the private-target switch', () => {
+    const error = failureOf({ NODE_ENV: 'production', WATERMARK_SECRET: 'a-real-production-secret', ANTI_AI_TARGET_ALLOW_PRIVATE: 'true' });
+    expect(error.message).toContain('ANTI_AI_C2PA_CERT_CHAIN_PEM');
+    expect(error.message).toContain('ANTI_AI_TARGET_ALLOW_PRIVATE');
+  });
+
+  it('refuses a key that does not belong to the chain', () => {
+    const error = failureOf({ ANTI_AI_C2PA_CERT_CHAIN_PEM: first.certificateChainPem, ANTI_AI_C2PA_PRIVATE_KEY_PEM: second.privateKeyPem });
+    expect(error.message).toContain('does not belong');
+  });
+
+  it('accepts a matching chain and key', () => {
+    const config = loadWatermarkProcessorConfig({ ...base, ANTI_AI_C2PA_CERT_CHAIN_PEM: first.certificateChainPem, ANTI_AI_C2PA_PRIVATE_KEY_PEM: first.privateKeyPem });
+    expect(config.antiAi.c2pa?.certificateChainPem).toBe(first.certificateChainPem);
+  });
+});

@@ -1,0 +1,48 @@
+import sharp from 'sharp';
+import { c2paEvidence, ManifestStore, readC2pa } from './c2pa.signal';
+
+const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
+
+function store(sourceType: string | null, status: Array<{ code: string }> = [], state = 'Valid'): ManifestStore {
+  return {
+    active_manifest: 'urn:c2pa:1',
+    validation_state: state,
+    validation_status: status,
+    manifests: {
+      'urn:c2pa:1': {
+        claim_generator_info: [{ name: 'Example Generator', version: '2.1' }],
+        assertions: [{ label: 'c2pa.actions.v2', data: { actions: [{ action: 'c2pa.created', ...(sourceType ? { digitalSourceType: IPTC + sourceType } : {}) }] } }],
+      },
+    },
+  };
+}
+
+describe('Content Credentials signal', () => {
+  it('reads no evidence from an image without a manifest', async () => {
+    const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#777' } }).jpeg().toBuffer();
+    expect((await readC2pa(jpeg, 'image/jpeg')).evidence).toEqual([]);
+  });
+
+  it('counts a validly signed AI source type as strong evidence for AI, with the claim generator', () => {
+    const [evidence] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code: 'signingCredential.untrusted' }]));
+    expect(evidence.finding).toBe('c2pa.ai');
+    expect(evidence.weight).toBeGreaterThanOrEqual(3);
+    expect(evidence.details.claimGenerator).toBe('Example Generator 2.1');
+    expect(evidence.details.signerTrusted).toBe(false);
+  });
+
+  it('gives a capture claim full weight only from a trusted signer', () => {
+    const [trusted] = c2paEvidence(store('digitalCapture', [], 'Trusted'));
+    const [untrusted] = c2paEvidence(store('digitalCapture', [{ code: 'signingCredential.untrusted' }]));
+    expect(trusted.direction).toBe('real');
+    expect(untrusted.direction).toBe('real');
+    expect(trusted.weight).toBeLessThan(untrusted.weight);
+  });
+
+  it('reports a manifest that fails validation and does not count its claims', () => {
+    const [evidence] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code: 'assertion.dataHash.mismatch' }], 'Invalid'));
+    expect(evidence.finding).toBe('c2pa.invalid');
+    expect(evidence.weight).toBe(0);
+    expect(evidence.description).toContain('assertion.dataHash.mismatch');
+  });
+});

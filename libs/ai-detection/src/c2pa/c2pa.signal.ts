@@ -1,0 +1,132 @@
+import { initSync, WasmReader } from '@contentauth/c2pa-wasm';
+import { readFileSync } from 'node:fs';
+import { classifySourceType, SourceTypeClass } from '../digital-source-type';
+import { Evidence, SignalOutcome } from '../evidence';
+import { EVIDENCE_WEIGHTS } from '../weights';
+
+let initialised = false;
+
+function ensureInitialised(): void {
+  if (!initialised) {
+    // The WebAssembly module ships inside the package; nothing is fetched.
+    initSync({ module: readFileSync(require.resolve('@contentauth/c2pa-wasm/c2pa.wasm')) });
+    initialised = true;
+  }
+}
+
+interface ValidationStatus {
+  code?: string;
+  explanation?: string;
+}
+
+interface ManifestAssertion {
+  label?: string;
+  data?: { actions?: Array<{ action?: string; digitalSourceType?: string }> };
+}
+
+interface Manifest {
+  claim_generator?: string;
+  claim_generator_info?: Array<{ name?: string; version?: string }>;
+  assertions?: ManifestAssertion[];
+}
+
+/** The parts of c2pa's manifest store JSON this signal reads. */
+export interface ManifestStore {
+  active_manifest?: string;
+  manifests?: Record<string, Manifest>;
+  validation_status?: ValidationStatus[];
+  validation_state?: string;
+}
+
+/** Status codes that mean the signer is unknown (no trust list configured), not that the content was altered. */
+const UNTRUSTED_CODES = new Set(['signingCredential.untrusted']);
+
+function claimGenerator(manifest: Manifest): string | null {
+  const info = manifest.claim_generator_info?.[0];
+  if (info?.name) return info.version ? `${info.name} ${info.version}` : info.name;
+  return manifest.claim_generator ?? null;
+}
+
+/** Strongest source type declared by the manifest's actions (AI first, then composite, then capture). */
+function declaredSourceType(manifest: Manifest): { value: string; kind: SourceTypeClass } | null {
+  const found: Array<{ value: string; kind: SourceTypeClass }> = [];
+  for (const assertion of manifest.assertions ?? []) {
+    if (!assertion.label?.startsWith('c2pa.actions')) continue;
+    for (const action of assertion.data?.actions ?? []) {
+      if (action.digitalSourceType) found.push({ value: action.digitalSourceType, kind: classifySourceType(action.digitalSourceType) });
+    }
+  }
+  const order: SourceTypeClass[] = ['ai', 'compositeAi', 'capture', 'other'];
+  found.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+  return found[0] ?? null;
+}
+
+/** Evidence from a manifest store already read: a pure function. */
+export function c2paEvidence(store: ManifestStore): Evidence[] {
+  const manifest = store.active_manifest ? store.manifests?.[store.active_manifest] : undefined;
+  if (!manifest) return [];
+  const failures = (store.validation_status ?? []).filter((s) => s.code && !UNTRUSTED_CODES.has(s.code) && !s.code.endsWith('.validated'));
+  const untrusted = (store.validation_status ?? []).some((s) => s.code && UNTRUSTED_CODES.has(s.code));
+  const generator = claimGenerator(manifest);
+  const source = declaredSourceType(manifest);
+  const details = {
+    claimGenerator: generator,
+    digitalSourceType: source?.value ?? null,
+    validationState: store.validation_state ?? null,
+    signerTrusted: !untrusted,
+  };
+  if (store.validation_state === 'Invalid' || failures.length > 0) {
+    return [{
+      signal: 'c2pa',
+      finding: 'c2pa.invalid',
+      description: `A Content Credentials manifest is present but fails validation (${failures.map((f) => f.code).join(', ') || 'invalid'}): the image or the manifest was altered after signing. Its claims are not counted.`,
+      direction: 'neutral',
+      weight: 0,
+      details: { ...details, failures: failures.map((f) => f.code).join(', ') },
+    }];
+  }
+  const kind = source?.kind ?? 'other';
+  let weight = 0;
+  if (kind === 'ai') weight = EVIDENCE_WEIGHTS.c2paAiSource;
+  if (kind === 'compositeAi') weight = EVIDENCE_WEIGHTS.c2paCompositeAi;
+  // Anyone can sign a capture claim with a self-made certificate: full weight only for a trusted signer.
+  if (kind === 'capture') weight = untrusted ? EVIDENCE_WEIGHTS.declaredCapture : EVIDENCE_WEIGHTS.c2paCapture;
+  const signer = untrusted ? 'signature valid, signer not on a trust list' : 'signature valid';
+  return [{
+    signal: 'c2pa',
+    finding: `c2pa.${kind === 'other' ? 'noSourceType' : kind}`,
+    description: source
+      ? `Content Credentials (${signer}) declare the source type "${source.value.slice(source.value.lastIndexOf('/') + 1)}"${generator ? `, made by ${generator}` : ''}.`
+      : `Content Credentials (${signer})${generator ? ` by ${generator}` : ''} declare no source type.`,
+    direction: weight > 0 ? 'ai' : weight < 0 ? 'real' : 'neutral',
+    weight,
+    details,
+  }];
+}
+
+/** Reads and validates the C2PA manifest store of an image; no manifest gives no evidence. */
+export async function readC2pa(bytes: Uint8Array, mimeType: string): Promise<SignalOutcome> {
+  ensureInitialised();
+  let reader: WasmReader;
+  try {
+    reader = await WasmReader.fromBytes(mimeType, bytes);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/JumbfNotFound|NotFound|not found/i.test(message)) return { evidence: [] };
+    return {
+      evidence: [{
+        signal: 'c2pa',
+        finding: 'c2pa.unreadable',
+        description: 'A Content Credentials manifest could not be read (damaged or unsupported); it is not counted.',
+        direction: 'neutral',
+        weight: 0,
+        details: { error: message.slice(0, 200) },
+      }],
+    };
+  }
+  try {
+    return { evidence: c2paEvidence(JSON.parse(reader.json()) as ManifestStore) };
+  } finally {
+    reader.free();
+  }
+}

@@ -1,0 +1,30 @@
+/** What one signal found, with its signed contribution to the fused log-odds (positive: towards AI-generated). */
+export type SignalId = 'c2pa' | 'metadata' | 'sdWatermark' | 'classifier';
+
+export type EvidenceDirection = 'ai' | 'real' | 'neutral';
+
+export interface Evidence {
+  signal: SignalId;
+  /** Stable machine code of the finding, e.g. `c2pa.trainedAlgorithmicMedia`, `sdWatermark.notFound`. */
+  finding: string;
+  /** Plain-language statement of what was found (English; reports translate by `finding`). */
+  description: string;
+  direction: EvidenceDirection;
+  /** Log-odds added by this finding (0 for findings that are reported but not counted). */
+  weight: number;
+  /** Facts behind the finding (values read, bit counts, chance probability...). */
+  details: Record<string, string | number | boolean | null>;
+}
+
+/** Per-region scores in [0, 1] (1: towards AI) on a grid covering the whole image. */
+export interface RegionalEvidence {
+  signal: SignalId;
+  columns: number;
+  rows: number;
+  values: Float32Array;
+}
+
+export interface SignalOutcome {
+  evidence: Evidence[];
+  regional?: RegionalEvidence;
+}

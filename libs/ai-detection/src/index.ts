@@ -1,0 +1,11 @@
+export * from './ai-detector';
+export * from './evidence';
+export * from './fusion';
+export * from './weights';
+export * from './heatmap';
+export * from './digital-source-type';
+export { c2paEvidence, readC2pa, ManifestStore } from './c2pa/c2pa.signal';
+export { metadataEvidence, MetadataReader } from './metadata/metadata.signal';
+export { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
+export * from './sd-watermark/sd-watermark';
+export { sdMarkSignal } from './sd-watermark/sd-mark.signal';

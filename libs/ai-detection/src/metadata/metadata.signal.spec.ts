@@ -1,0 +1,46 @@
+import { ExifTool } from 'exiftool-vendored';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { withPngTextChunk } from '../../testing';
+import { metadataEvidence, MetadataReader } from './metadata.signal';
+
+describe('declared metadata signal', () => {
+  it('weighs each declaration from the tags', () => {
+    const ai = metadataEvidence({ DigitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' });
+    expect(ai).toHaveLength(1);
+    expect(ai[0]).toMatchObject({ finding: 'metadata.sourceType.ai', direction: 'ai' });
+    const capture = metadataEvidence({ DigitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture' });
+    expect(capture[0].direction).toBe('real');
+    expect(Math.abs(capture[0].weight)).toBeLessThan(ai[0].weight);
+    const comfy = metadataEvidence({ Prompt: '{"3": {"class_type": "KSampler"}}', Workflow: '{}' });
+    expect(comfy[0]).toMatchObject({ finding: 'metadata.generatorParameters', direction: 'ai' });
+    expect(metadataEvidence({ Software: 'Midjourney v6' })[0].finding).toBe('metadata.generatorSoftware');
+    expect(metadataEvidence({ Software: 'Adobe Lightroom Classic 13.0', Make: 'Canon' })).toEqual([]);
+  });
+
+  it('reads Stable Diffusion web UI parameters and an IPTC source type from a real PNG', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'metadata-spec-'));
+    const writer = new ExifTool({ maxProcs: 1 });
+    const reader = new MetadataReader();
+    try {
+      const file = join(dir, 'generated.png');
+      await writeFile(file, await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer());
+      await writer.write(file, {
+        'PNG:Parameters': 'a lighthouse at dusk\nSteps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1',
+        'XMP-iptcExt:DigitalSourceType': 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
+      } as never, { writeArgs: ['-overwrite_original'] });
+      const { evidence } = await reader.read(await readFile(file));
+      expect(evidence.map((e) => e.finding).sort()).toEqual(['metadata.generatorParameters', 'metadata.sourceType.ai']);
+      const comfy = withPngTextChunk(await readFile(file), 'workflow', '{"nodes":[{"type":"KSampler"}]}');
+      expect((await reader.read(comfy)).evidence.find((e) => e.finding === 'metadata.generatorParameters')?.details).toHaveProperty('Workflow');
+      const stripped = await sharp(await readFile(file)).png().toBuffer();
+      expect((await reader.read(stripped)).evidence).toEqual([]);
+    } finally {
+      await writer.end();
+      await reader.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

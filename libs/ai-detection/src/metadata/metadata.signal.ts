@@ -1,0 +1,97 @@
+import { ExifTool, Tags } from 'exiftool-vendored';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { classifySourceType, sourceTypeTerm } from '../digital-source-type';
+import { Evidence, SignalOutcome } from '../evidence';
+import { EVIDENCE_WEIGHTS } from '../weights';
+
+/** Names of image generators as they appear in Software / CreatorTool / generator fields (lower case). */
+const KNOWN_GENERATORS = [
+  'stable diffusion', 'automatic1111', 'comfyui', 'invokeai', 'fooocus', 'novelai', 'midjourney', 'dall-e', 'dall·e',
+  'openai', 'adobe firefly', 'firefly', 'imagen', 'gemini', 'leonardo.ai', 'ideogram', 'flux', 'sdxl', 'dreamstudio',
+];
+
+/** PNG text chunks that image generators write (Stable Diffusion web UIs: `parameters`; ComfyUI: `prompt`, `workflow`). */
+const PARAMETER_TAGS = ['Parameters', 'Prompt', 'Workflow', 'Sd-metadata', 'Dream', 'InvokeaiMetadata'] as const;
+
+const SOFTWARE_TAGS = ['Software', 'CreatorTool', 'HistorySoftwareAgent', 'ProcessingSoftware', 'Generator'] as const;
+
+type TagMap = Record<string, unknown>;
+
+function text(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.filter((v) => typeof v === 'string').join(', ') || null;
+  return null;
+}
+
+/** Declared metadata, from tags already read: a pure function, so tests need no file. */
+export function metadataEvidence(tags: TagMap): Evidence[] {
+  const evidence: Evidence[] = [];
+  const sourceType = text(tags['DigitalSourceType']);
+  if (sourceType) {
+    const kind = classifySourceType(sourceType);
+    const weight =
+      kind === 'ai' ? EVIDENCE_WEIGHTS.declaredAiSource
+      : kind === 'compositeAi' ? EVIDENCE_WEIGHTS.declaredCompositeAi
+      : kind === 'capture' ? EVIDENCE_WEIGHTS.declaredCapture
+      : 0;
+    evidence.push({
+      signal: 'metadata',
+      finding: `metadata.sourceType.${kind}`,
+      description: `Unsigned IPTC/XMP DigitalSourceType "${sourceTypeTerm(sourceType)}" (anyone can write or remove it).`,
+      direction: weight > 0 ? 'ai' : weight < 0 ? 'real' : 'neutral',
+      weight,
+      details: { digitalSourceType: sourceType },
+    });
+  }
+  const parameterTags = PARAMETER_TAGS.filter((name) => text(tags[name]));
+  if (parameterTags.length > 0) {
+    evidence.push({
+      signal: 'metadata',
+      finding: 'metadata.generatorParameters',
+      description: `Generation parameters written by an image generator (${parameterTags.join(', ')}).`,
+      direction: 'ai',
+      weight: EVIDENCE_WEIGHTS.generatorParameters,
+      details: Object.fromEntries(parameterTags.map((name) => [name, (text(tags[name]) ?? '').slice(0, 200)])),
+    });
+  }
+  for (const name of SOFTWARE_TAGS) {
+    const value = text(tags[name]);
+    const generator = value && KNOWN_GENERATORS.find((g) => value.toLowerCase().includes(g));
+    if (value && generator) {
+      evidence.push({
+        signal: 'metadata',
+        finding: 'metadata.generatorSoftware',
+        description: `${name} names an image generator ("${value.slice(0, 100)}").`,
+        direction: 'ai',
+        weight: EVIDENCE_WEIGHTS.generatorSoftware,
+        details: { tag: name, value: value.slice(0, 200) },
+      });
+      break;
+    }
+  }
+  return evidence;
+}
+
+/** Reads metadata with ExifTool (shipped inside `exiftool-vendored`, run by the system perl; no download). */
+export class MetadataReader {
+  private readonly exiftool = new ExifTool({ maxProcs: 1, taskTimeoutMillis: 20_000 });
+
+  async read(bytes: Buffer): Promise<SignalOutcome> {
+    // ExifTool reads files: the bytes go to a private temporary directory removed afterwards.
+    const dir = await mkdtemp(join(tmpdir(), 'ai-detection-'));
+    try {
+      const file = join(dir, 'input');
+      await writeFile(file, bytes);
+      const tags: Tags = await this.exiftool.read(file);
+      return { evidence: metadataEvidence(tags as unknown as TagMap) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.exiftool.end();
+  }
+}

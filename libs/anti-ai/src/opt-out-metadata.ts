@@ -1,0 +1,121 @@
+import { DefaultExiftoolArgs, ExifTool } from 'exiftool-vendored';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AntiAiFormat } from './types';
+
+/**
+ * ExifTool has no table for the W3C TDM Reservation Protocol: this user-defined namespace makes
+ * `XMP-tdm:Reservation` (integer) and `XMP-tdm:Policy` (URI) writable.
+ */
+const TDMREP_CONFIG = `%Image::ExifTool::UserDefined = (
+    'Image::ExifTool::XMP::Main' => {
+        tdm => { SubDirectory => { TagTable => 'Image::ExifTool::UserDefined::tdm' } },
+    },
+);
+%Image::ExifTool::UserDefined::tdm = (
+    GROUPS => { 0 => 'XMP', 1 => 'XMP-tdm', 2 => 'Document' },
+    NAMESPACE => { 'tdm' => 'http://www.w3.org/ns/tdmrep/' },
+    WRITABLE => 'string',
+    reservation => { Writable => 'integer' },
+    policy => { },
+);
+1;
+`;
+
+export const TDMREP_NAMESPACE = 'http://www.w3.org/ns/tdmrep/';
+
+export interface OptOutFields {
+  /** PLUS Data Mining code, e.g. `DMI-PROHIBITED-AIMLTRAINING` (written as the full vocabulary URI). */
+  dataMining: string;
+  otherConstraints: string;
+  rights: string;
+  tdmPolicyUrl?: string;
+}
+
+/** What ExifTool reads back (the same fields; `tdmReservation` 1 = rights reserved). */
+export interface OptOutReadBack {
+  dataMining?: string;
+  otherConstraints?: string;
+  rights?: string;
+  tdmReservation?: number;
+  tdmPolicy?: string;
+}
+
+/**
+ * Writes the opt-out into the file's XMP with ExifTool (shipped inside `exiftool-vendored.pl`, run by the
+ * system perl): ExifTool rewrites metadata segments/chunks only, so the decoded pixels stay identical.
+ * One long-lived ExifTool process per instance; `close()` ends it.
+ */
+export class OptOutMetadataWriter {
+  private exiftool?: Promise<{ tool: ExifTool; dir: string }>;
+
+  async write(input: Buffer, format: AntiAiFormat, fields: OptOutFields): Promise<Buffer> {
+    return this.withFile(input, format, async (tool, file) => {
+      await tool.write(
+        file,
+        {
+          // `#` skips the print conversion; ExifTool adds the vocabulary prefix itself, so the code
+          // (not the full URI) is what goes in, or the URI ends up doubled.
+          'XMP-plus:DataMining#': fields.dataMining,
+          'XMP-plus:OtherConstraints': fields.otherConstraints,
+          'XMP-dc:Rights': fields.rights,
+          'XMP-tdm:Reservation': 1,
+          ...(fields.tdmPolicyUrl ? { 'XMP-tdm:Policy': fields.tdmPolicyUrl } : {}),
+        } as Record<string, string | number>,
+        { writeArgs: ['-overwrite_original'] },
+      );
+      return readFile(file);
+    });
+  }
+
+  /** ExifTool's reading of the fields this writer sets (tests and diagnostics). */
+  async read(input: Buffer, format: AntiAiFormat): Promise<OptOutReadBack> {
+    return this.withFile(input, format, async (tool, file) => {
+      const tags = (await tool.read(file, { readArgs: ['-G1', '-n', '-struct'] })) as unknown as Record<string, unknown>;
+      const text = (name: string): string | undefined => (typeof tags[name] === 'string' ? (tags[name]) : undefined);
+      const reservation = tags['XMP-tdm:Reservation'];
+      return {
+        dataMining: text('XMP-plus:DataMining'),
+        otherConstraints: text('XMP-plus:OtherConstraints'),
+        rights: text('XMP-dc:Rights'),
+        tdmReservation: typeof reservation === 'number' ? reservation : undefined,
+        tdmPolicy: text('XMP-tdm:Policy'),
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    const started = this.exiftool;
+    this.exiftool = undefined;
+    if (started) {
+      const { tool, dir } = await started;
+      await tool.end();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private start(): Promise<{ tool: ExifTool; dir: string }> {
+    this.exiftool ??= (async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'anti-ai-'));
+      const config = path.join(dir, 'tdmrep.config');
+      await writeFile(config, TDMREP_CONFIG);
+      // `-config` must be ExifTool's first argument.
+      const tool = new ExifTool({ maxProcs: 1, taskTimeoutMillis: 30_000, exiftoolArgs: ['-config', config, ...DefaultExiftoolArgs] });
+      return { tool, dir };
+    })();
+    return this.exiftool;
+  }
+
+  private async withFile<T>(input: Buffer, format: AntiAiFormat, work: (tool: ExifTool, file: string) => Promise<T>): Promise<T> {
+    const { tool, dir } = await this.start();
+    const workDir = await mkdtemp(path.join(dir, 'f-'));
+    const file = path.join(workDir, `image.${format === 'jpeg' ? 'jpg' : format}`);
+    try {
+      await writeFile(file, input);
+      return await work(tool, file);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { StoredObjectRef } from './order-events';
+import { EventSubjects, JobSubjects } from './subjects';
+
+export const AI_DETECTION_CATEGORIES = ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'] as const;
+export type AiDetectionCategory = (typeof AI_DETECTION_CATEGORIES)[number];
+
+/** `job.aidetect.detect`: analyse one image of an aiDetection order. */
+export class AiDetectionJob {
+  static readonly subject = JobSubjects.aiDetect;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @Matches(/^[0-9]+(-[0-9]+)?$/)
+  fileId!: string;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  input!: StoredObjectRef;
+
+  /** Bucket and key prefix under which the detector writes its images (heatmap, overlay, copies, thumbnail). */
+  @IsString()
+  outputBucket!: string;
+
+  @IsString()
+  outputPrefix!: string;
+
+  @IsBoolean()
+  generateHeatmap!: boolean;
+
+  @IsBoolean()
+  generateOverlay!: boolean;
+}
+
+/** One finding of one signal, as stored and shown (docs/ai-detection.md lists the findings). */
+export class AiDetectionEvidence {
+  @IsIn(['c2pa', 'metadata', 'sdWatermark', 'classifier'])
+  signal!: 'c2pa' | 'metadata' | 'sdWatermark' | 'classifier';
+
+  @IsString()
+  finding!: string;
+
+  @IsString()
+  description!: string;
+
+  @IsIn(['ai', 'real', 'neutral'])
+  direction!: 'ai' | 'real' | 'neutral';
+
+  /** Log-odds this finding added (0: reported, not counted). */
+  @IsNumber()
+  weight!: number;
+
+  @IsObject()
+  details!: Record<string, string | number | boolean | null>;
+}
+
+/** Images the detector stored for one file; absent ones are null. */
+export class AiDetectionImages {
+  /** WebP copy of the input, longer side ≤ 1600 px (null when the input already is that small: use the original). */
+  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  preview!: StoredObjectRef | null;
+
+  /** WebP thumbnail within 740×400, aspect ratio kept. */
+  @ValidateNested() @Type(() => StoredObjectRef)
+  thumbnail!: StoredObjectRef;
+
+  /** Heatmap and overlay: WebP, longer side ≤ 1600 px; null unless asked for and regional evidence exists. */
+  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  heatmap!: StoredObjectRef | null;
+
+  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  overlay!: StoredObjectRef | null;
+}
+
+/** `evt.aidetect.detection.completed` */
+export class AiDetectionCompletedEvent {
+  static readonly subject = EventSubjects.aiDetectionCompleted;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]+(-[0-9]+)?$/)
+  fileId!: string;
+
+  @IsNumber() @Min(0) @Max(1)
+  probability!: number;
+
+  @IsIn(AI_DETECTION_CATEGORIES)
+  category!: AiDetectionCategory;
+
+  /** true: no signal found anything ("no evidence either way"). */
+  @IsBoolean()
+  noEvidence!: boolean;
+
+  @IsString()
+  statement!: string;
+
+  @IsArray() @ValidateNested({ each: true }) @Type(() => AiDetectionEvidence)
+  evidence!: AiDetectionEvidence[];
+
+  /** Why there is no heatmap (only file-level evidence), or null. */
+  @IsOptional() @IsString()
+  heatmapNote!: string | null;
+
+  @ValidateNested() @Type(() => AiDetectionImages)
+  images!: AiDetectionImages;
+}
+
+/** `evt.aidetect.detection.failed`: the file can never be analysed. */
+export class AiDetectionFailedEvent {
+  static readonly subject = EventSubjects.aiDetectionFailed;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]+(-[0-9]+)?$/)
+  fileId!: string;
+
+  /** OrderFailureCode */
+  @IsString()
+  code!: string;
+}

@@ -1,0 +1,106 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { StoredObjectRef } from './order-events';
+import { EventSubjects, JobSubjects } from './subjects';
+import { OutputRef } from './watermark-jobs';
+
+/** `options.strength` of anti-AI orders (what each adds: docs/anti-ai.md). */
+export const ANTI_AI_STRENGTH_VALUES = ['low', 'medium', 'high'] as const;
+export type AntiAiStrengthValue = (typeof ANTI_AI_STRENGTH_VALUES)[number];
+
+/**
+ * Public failure codes of one anti-AI file, besides the image codes embed already has
+ * (`WATERMARK_FILE_INVALID`, `WATERMARK_FILE_TOO_LARGE`, `WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED`).
+ */
+export enum AntiAiFailureCode {
+  /** BMP (no place for XMP or a C2PA manifest) or another format outside JPEG, PNG, WebP, TIFF. */
+  ANTI_AI_FORMAT_UNSUPPORTED = 'ANTI_AI_FORMAT_UNSUPPORTED',
+  /** Zero-copy: the target's `presignedUrlExpiresAt` passed, or its server said the URL expired. */
+  ANTI_AI_OUTPUT_TARGET_EXPIRED = 'ANTI_AI_OUTPUT_TARGET_EXPIRED',
+  /** Zero-copy: the target answered the PUT with a refusal (4xx other than expiry). */
+  ANTI_AI_OUTPUT_TARGET_REFUSED = 'ANTI_AI_OUTPUT_TARGET_REFUSED',
+  /** Zero-copy: the target could not be reached (network, timeouts, 5xx) after the retries. */
+  ANTI_AI_OUTPUT_TARGET_UNREACHABLE = 'ANTI_AI_OUTPUT_TARGET_UNREACHABLE',
+  /** Zero-copy: the target is not HTTPS or resolves to a private, loopback, link-local or metadata address. */
+  ANTI_AI_OUTPUT_TARGET_FORBIDDEN = 'ANTI_AI_OUTPUT_TARGET_FORBIDDEN',
+}
+
+/** Zero-copy destination of one result: the client's presigned PUT URL. */
+export class AntiAiOutputTarget {
+  @IsUrl({ protocols: ['https'], require_protocol: true, require_tld: false })
+  @MaxLength(4096)
+  url!: string;
+
+  /** After this instant the file fails with ANTI_AI_OUTPUT_TARGET_EXPIRED instead of being sent. */
+  @IsISO8601({ strict: true })
+  presignedUrlExpiresAt!: string;
+}
+
+/** `job.watermark.anti-ai`: protect one file of an anti-AI order. */
+export class AntiAiJob extends OutputRef {
+  static readonly subject = JobSubjects.watermarkAntiAi;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @IsIn(ANTI_AI_STRENGTH_VALUES)
+  strength!: AntiAiStrengthValue;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  input!: StoredObjectRef;
+
+  /** Where the result goes in our storage; absent in zero-copy mode. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  output?: StoredObjectRef;
+
+  /** Zero-copy mode: the result is PUT here and never kept in our storage. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AntiAiOutputTarget)
+  outputTarget?: AntiAiOutputTarget;
+
+  /** `tdm:policy`: the client's TDMRep policy URL. */
+  @IsOptional()
+  @IsUrl({ protocols: ['https'], require_protocol: true })
+  tdmPolicyUrl?: string;
+
+  /** `dc:rights` text; a neutral "all rights reserved, no AI training" sentence when absent. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  rights?: string;
+}
+
+/** `evt.watermark.anti-ai-output.completed` */
+export class AntiAiOutputCompletedEvent extends OutputRef {
+  static readonly subject = EventSubjects.antiAiOutputCompleted;
+
+  /** `stored`: at `objectKey` in the outputs bucket; `zeroCopy`: delivered to the client's target only. */
+  @IsIn(['stored', 'zeroCopy'])
+  delivery!: 'stored' | 'zeroCopy';
+
+  @IsOptional()
+  @IsString()
+  objectKey?: string;
+
+  @IsInt()
+  @Min(0)
+  size!: number;
+
+  /** The layers applied (`optOutMetadata`, `contentCredentials`, `watermark`). */
+  @IsArray()
+  @IsString({ each: true })
+  layers!: string[];
+}
+
+/** `evt.watermark.anti-ai-output.failed`: permanent; the credit of the file comes back. */
+export class AntiAiOutputFailedEvent extends OutputRef {
+  static readonly subject = EventSubjects.antiAiOutputFailed;
+
+  /** AntiAiFailureCode or an image OrderFailureCode. */
+  @IsString()
+  code!: string;
+}

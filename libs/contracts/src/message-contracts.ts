@@ -1,0 +1,58 @@
+import { ClassConstructor } from 'class-transformer';
+
+/**
+ * A message declared once with its payload class, so both ends are checked by the compiler:
+ * `outbox.add(tx, Events.orderCompleted, payload)`, `rpc.request(Rpcs.ordersGet, query)`,
+ * `messaging.register({ message: Events.fileUploaded, … })`.
+ */
+export interface EventContract<TPayload extends object> {
+  readonly kind: 'event';
+  readonly subject: string;
+  readonly payload: ClassConstructor<TPayload>;
+}
+
+/** A work item on the JOBS stream (work-queue retention, one durable consumer per kind). */
+export interface JobContract<TPayload extends object> {
+  readonly kind: 'job';
+  readonly subject: string;
+  readonly payload: ClassConstructor<TPayload>;
+}
+
+/** Something written to an outbox and relayed to JetStream: an event or a job. */
+export type MessageContract<TPayload extends object> = EventContract<TPayload> | JobContract<TPayload>;
+
+/** A request/reply pattern with its request class and (compile-time only) response type. */
+export interface RpcContract<TRequest extends object, TResponse> {
+  readonly kind: 'rpc';
+  readonly pattern: string;
+  readonly request: ClassConstructor<TRequest>;
+  /** Never set: carries the response type for `RpcClient.request`. */
+  readonly response?: TResponse;
+}
+
+export function defineEvent<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>): EventContract<TPayload> {
+  return { kind: 'event', subject, payload };
+}
+
+export function defineJob<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>): JobContract<TPayload> {
+  return { kind: 'job', subject, payload };
+}
+
+/** `defineRpc<ResponseView>()(pattern, RequestClass)`: the response type is given, the request inferred. */
+export function defineRpc<TResponse>() {
+  return <TRequest extends object>(pattern: string, request: ClassConstructor<TRequest>): RpcContract<TRequest, TResponse> => ({
+    kind: 'rpc',
+    pattern,
+    request,
+  });
+}
+
+/** A message ready for the outbox: its declaration and a payload of the declared class. */
+export interface OutboxMessage<TPayload extends object = object> {
+  readonly contract: MessageContract<TPayload>;
+  readonly payload: TPayload;
+}
+
+export function message<TPayload extends object>(contract: MessageContract<TPayload>, payload: TPayload): OutboxMessage<TPayload> {
+  return { contract, payload };
+}

@@ -1,0 +1,90 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { ContentProtectionClient } from './client';
+import { ContentProtectionError } from './errors';
+import { retryAfterSeconds } from './transport';
+
+interface Seen {
+  at: number;
+  method: string;
+  body: string;
+}
+
+/** A real HTTP server answering from a script, one answer per request. */
+async function serve(answers: Array<{ status: number; headers?: Record<string, string>; body: unknown }>): Promise<{ server: Server; url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      seen.push({ at: Date.now(), method: request.method ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers[Math.min(seen.length - 1, answers.length - 1)];
+      response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      response.end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const ORDER = { orderId: '7', status: 'pending', processingDelayed: false, expiresAt: null, files: [], outputs: [], result: null, reports: [] };
+
+describe('transport', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    const running = server;
+    server = undefined;
+    if (running) {
+      running.closeAllConnections();
+      await new Promise((resolve) => running.close(resolve));
+    }
+  });
+
+  it('waits for Retry-After on 429, then succeeds', async () => {
+    const stub = await serve([{ status: 429, headers: { 'retry-after': '1' }, body: { code: 'RATE_LIMIT_EXCEEDED' } }, { status: 200, body: { data: ORDER } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
+    const order = await client.getOrder('7');
+    expect(order.orderId).toBe('7');
+    expect(stub.seen).toHaveLength(2);
+    expect(stub.seen[1].at - stub.seen[0].at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('retries an order creation on 503 with the same idempotency key, generated once', async () => {
+    const stub = await serve([{ status: 503, body: { code: 'WATERMARK_V2_UNAVAILABLE' } }, { status: 200, body: { data: ORDER } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url, retry: { baseDelayMs: 10 } });
+    await client.createEmbedOrder({ files: [{ fileName: 'a.png', watermarks: [{ text: 'alice' }] }] });
+    const keys = stub.seen.map((request) => (JSON.parse(request.body) as { idempotencyKey: string }).idempotencyKey);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('does not repeat a POST without an idempotency key on 503, and raises the typed error with its code', async () => {
+    const stub = await serve([{ status: 503, body: { code: 'WATERMARK_V2_UNAVAILABLE' } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url, retry: { baseDelayMs: 10 } });
+    const failure = await client.createWebhook('hook', 'https://example.com/hook').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ContentProtectionError);
+    expect((failure as ContentProtectionError).code).toBe('WATERMARK_V2_UNAVAILABLE');
+    expect((failure as ContentProtectionError).status).toBe(503);
+    expect(stub.seen).toHaveLength(1);
+  });
+
+  it('gives up after maxRetries and reports the last answer', async () => {
+    const stub = await serve([{ status: 429, headers: { 'retry-after': '0' }, body: { code: 'RATE_LIMIT_EXCEEDED' } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url, retry: { maxRetries: 2 } });
+    const failure = (await client.getOrder('7').catch((error: unknown) => error)) as ContentProtectionError;
+    expect(failure.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(failure.details.retryAfterSeconds).toBe(0);
+    expect(stub.seen).toHaveLength(3);
+  });
+
+  it('reads Retry-After in both forms', () => {
+    expect(retryAfterSeconds(new Headers({ 'retry-after': '12' }))).toBe(12);
+    expect(retryAfterSeconds(new Headers({ 'retry-after': new Date(Date.UTC(2026, 0, 1, 0, 0, 30)).toUTCString() }), Date.UTC(2026, 0, 1))).toBe(30);
+    expect(retryAfterSeconds(new Headers())).toBeUndefined();
+  });
+});

@@ -1,0 +1,83 @@
+import { ContentProtectionError } from './errors';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (429, 502/503/504 and network errors of requests safe to repeat). */
+  maxRetries: number;
+  /** First backoff; doubled per retry, with jitter. */
+  baseDelayMs: number;
+  /** No single wait is longer, whatever `Retry-After` says. */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `Retry-After` as seconds (delta form or HTTP date), undefined when absent or unreadable. */
+export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number | undefined {
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') {
+    return undefined;
+  }
+  if (/^\d+$/.test(value.trim())) {
+    return Number(value.trim());
+  }
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function backoff(policy: RetryPolicy, retry: number): number {
+  const exponential = policy.baseDelayMs * 2 ** retry;
+  return Math.min(policy.maxDelayMs, exponential / 2 + Math.random() * (exponential / 2));
+}
+
+/**
+ * A request may be sent again when repeating it cannot do anything twice: reads, PUT/DELETE, and POSTs whose
+ * JSON body carries an `idempotencyKey` (the key is in the body, so a retry reuses it).
+ */
+async function repeatable(request: Request): Promise<boolean> {
+  if (request.method !== 'POST') {
+    return true;
+  }
+  const text = await request.clone().text();
+  return /"idempotencyKey"\s*:/.test(text);
+}
+
+/**
+ * fetch with the API's retry rules: 429 waits for `Retry-After` (any method: the request was refused before
+ * handling); 502/503/504 and network errors retry with exponential backoff when the request is repeatable.
+ */
+export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fetch): (request: Request) => Promise<Response> {
+  return async (request: Request): Promise<Response> => {
+    const canRepeat = await repeatable(request);
+    for (let retry = 0; ; retry += 1) {
+      let response: Response;
+      try {
+        response = await baseFetch(request.clone());
+      } catch (error) {
+        if (!canRepeat || retry >= policy.maxRetries) {
+          throw new ContentProtectionError('NETWORK_ERROR', `${request.method} ${new URL(request.url).pathname}: ${(error as Error).message}`, { cause: error });
+        }
+        await sleep(backoff(policy, retry));
+        continue;
+      }
+      if (retry >= policy.maxRetries) {
+        return response;
+      }
+      if (response.status === 429) {
+        const wait = retryAfterSeconds(response.headers);
+        await response.body?.cancel();
+        await sleep(wait === undefined ? backoff(policy, retry) : Math.min(policy.maxDelayMs, wait * 1000));
+        continue;
+      }
+      if (RETRYABLE_STATUS.has(response.status) && canRepeat) {
+        await response.body?.cancel();
+        await sleep(backoff(policy, retry));
+        continue;
+      }
+      return response;
+    }
+  };
+}

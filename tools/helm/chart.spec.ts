@@ -1,0 +1,235 @@
+// The Helm chart checked by the real helm (tools/helm/helm-binary.ts): lint, render with four values
+// files, every object validated against the Kubernetes OpenAPI schemas, values refused by the schema.
+import { CHART_DIR, helm } from './helm-binary';
+import {
+  countByKind,
+  deploymentSpec,
+  K8sObject,
+  ofKind,
+  render,
+  Rendered,
+  SERVICES,
+  validateManifests,
+  VALUES_FILES,
+} from './chart-manifests';
+
+const WORKERS = ['watermark-processor', 'reports', 'ai-detector'];
+
+const cases: [string, string[]][] = [
+  ['default', []],
+  ['minimal', [VALUES_FILES.minimal]],
+  ['production', [VALUES_FILES.production]],
+  ['one service alone', [VALUES_FILES.production, VALUES_FILES.service('watermark-processor')]],
+];
+
+const rendered = new Map<string, Rendered>();
+
+beforeAll(async () => {
+  for (const [name, values] of cases) {
+    rendered.set(name, await render(values));
+  }
+}, 120_000);
+
+function get(name: string): Rendered {
+  const result = rendered.get(name);
+  if (!result) {
+    throw new Error(`${name} was not rendered`);
+  }
+  return result;
+}
+
+function byName(objects: K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
+  if (!found) {
+    throw new Error(`${kind} ${name} not rendered`);
+  }
+  return found;
+}
+
+describe('Helm chart', () => {
+  it.each(cases)('helm lint --strict passes with the %s values', async (_name, values) => {
+    const result = await helm(['lint', '--strict', CHART_DIR, ...values.flatMap((file) => ['-f', file])]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+  });
+
+  it.each(cases)('every object rendered with the %s values is valid against the Kubernetes OpenAPI schemas', async (name) => {
+    const { manifest, objects } = get(name);
+    const results = await validateManifests(manifest);
+    expect(results).toHaveLength(objects.length);
+    expect(results.filter((result) => result.errors.length > 0)).toEqual([]);
+    console.log(`${name}: ${objects.length} objects ${JSON.stringify(countByKind(objects))}, all valid`);
+  });
+
+  it('the validator refuses objects that break the schemas (so a pass above means something)', async () => {
+    const results = await validateManifests(
+      [
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: a }\nspec: { selector: {}, template: { spec: { containers: [{ name: a, ports: [{ containerPort: "80" }] }] } } }',
+        'apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: { name: b }\nspec: { triggers: [] }',
+        'apiVersion: example.com/v1\nkind: Unknown\nmetadata: { name: c }',
+      ].join('\n---\n'),
+    );
+    expect(results.map((result) => result.errors.length > 0)).toEqual([true, true, true]);
+    expect(results[0].errors.join()).toContain('containerPort must be integer');
+    expect(results[1].errors.join()).toContain('scaleTargetRef');
+    expect(results[2].errors.join()).toContain('no schema');
+  });
+
+  it('default values: all eight services, each with its own Deployment, Service, ConfigMap, ServiceAccount, PDB and NetworkPolicy', () => {
+    const { objects } = get('default');
+    expect(countByKind(objects)).toEqual({
+      ConfigMap: 8,
+      Deployment: 8,
+      Service: 8,
+      ServiceAccount: 8,
+      PodDisruptionBudget: 8,
+      NetworkPolicy: 8,
+      Ingress: 1,
+    });
+    for (const service of SERVICES) {
+      const name = `content-protection-${service}`;
+      for (const kind of ['Deployment', 'Service', 'ConfigMap', 'ServiceAccount', 'PodDisruptionBudget', 'NetworkPolicy']) {
+        expect(byName(objects, kind, name).metadata.labels?.['app.kubernetes.io/name']).toBe(service);
+      }
+      const spec = deploymentSpec(byName(objects, 'Deployment', name));
+      expect(spec.template.spec.serviceAccountName).toBe(name);
+      const [container] = spec.template.spec.containers;
+      expect(container.command).toEqual(['node', '--enable-source-maps', `dist/apps/${service}/src/main.js`]);
+      // Secrets only by key from a Secret, never as literal values or a whole-Secret envFrom.
+      expect(container.envFrom?.every((source) => source.secretRef === undefined)).toBe(true);
+      expect(container.env?.every((variable) => variable.valueFrom?.secretKeyRef?.name === 'content-protection')).toBe(true);
+      expect(container.lifecycle?.preStop?.exec?.command.join(' ')).toContain('/drain');
+    }
+  });
+
+  it('minimal values: one replica each, no PDB, NetworkPolicy or Ingress', () => {
+    const { objects } = get('minimal');
+    expect(countByKind(objects)).toEqual({ ConfigMap: 8, Deployment: 8, Service: 8, ServiceAccount: 8 });
+    expect(ofKind(objects, 'Deployment').map((object) => deploymentSpec(object).replicas)).toEqual(Array(8).fill(1));
+  });
+
+  it('production values: image by digest, ExternalSecrets, gateway HPA on CPU, KEDA on the JetStream work queues, monitoring', () => {
+    const { objects } = get('production');
+    const counts = countByKind(objects);
+    expect(counts).toMatchObject({ ExternalSecret: 8, HorizontalPodAutoscaler: 1, ScaledObject: 3, ServiceMonitor: 8, PrometheusRule: 8 });
+    for (const deployment of ofKind(objects, 'Deployment')) {
+      const spec = deploymentSpec(deployment);
+      expect(spec.template.spec.containers[0].image).toMatch(/^registry\.example\.invalid\/content-protection@sha256:[a-f0-9]{64}$/);
+      const service = deployment.metadata.labels?.['app.kubernetes.io/name'] ?? '';
+      // The HPA or KEDA owns the replica count of an autoscaled service.
+      expect(spec.replicas === undefined).toBe(service === 'api-gateway' || WORKERS.includes(service));
+    }
+    const hpa = ofKind(objects, 'HorizontalPodAutoscaler')[0];
+    expect(hpa.spec).toMatchObject({
+      scaleTargetRef: { kind: 'Deployment', name: 'content-protection-api-gateway' },
+      metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
+    });
+    const scaled = Object.fromEntries(
+      ofKind(objects, 'ScaledObject').map((object) => {
+        const spec = object.spec as { scaleTargetRef: { name: string }; triggers: { type: string; metadata: Record<string, string> }[] };
+        expect(spec.triggers.every((trigger) => trigger.type === 'nats-jetstream' && trigger.metadata.stream === 'JOBS')).toBe(true);
+        return [spec.scaleTargetRef.name, spec.triggers.map((trigger) => trigger.metadata.consumer)];
+      }),
+    );
+    expect(scaled).toEqual({
+      'content-protection-watermark-processor': ['watermark-embed', 'watermark-extract', 'watermark-package'],
+      'content-protection-reports': ['reports-generate'],
+      'content-protection-ai-detector': ['aidetect-detect'],
+    });
+    // Each ExternalSecret makes the Secret its Deployment reads, with exactly the keys it reads.
+    for (const service of SERVICES) {
+      const name = `content-protection-${service}`;
+      const external = byName(objects, 'ExternalSecret', name).spec as { target: { name: string }; data: { secretKey: string }[] };
+      const env = deploymentSpec(byName(objects, 'Deployment', name)).template.spec.containers[0].env ?? [];
+      expect(env.map((variable) => variable.valueFrom?.secretKeyRef?.name)).toEqual(env.map(() => external.target.name));
+      expect(env.map((variable) => variable.name)).toEqual(external.data.map((entry) => entry.secretKey));
+    }
+    const rules = JSON.stringify(ofKind(objects, 'PrometheusRule').map((object) => object.spec));
+    for (const alert of ['Http5xxRate', 'MessagesParked', 'ProcessingDelayed', 'WebhookFailures']) {
+      expect(rules).toContain(`ContentProtection${alert}`);
+    }
+  });
+
+  it('one service alone: only the watermark processor, with its own tag, replicas and objects', () => {
+    const { objects } = get('one service alone');
+    expect(countByKind(objects)).toEqual({
+      ConfigMap: 1,
+      Deployment: 1,
+      Service: 1,
+      ServiceAccount: 1,
+      PodDisruptionBudget: 1,
+      NetworkPolicy: 1,
+      ExternalSecret: 1,
+      ServiceMonitor: 1,
+      PrometheusRule: 1,
+      ScaledObject: 1,
+    });
+    expect(objects.every((object) => object.metadata.name.startsWith('content-protection-watermark-processor'))).toBe(true);
+    const [container] = deploymentSpec(ofKind(objects, 'Deployment')[0]).template.spec.containers;
+    // The team's own tag wins over the platform's digest.
+    expect(container.image).toBe('registry.example.invalid/content-protection:0.1.0');
+  });
+
+  it("every team's values file renders its service alone, valid, with no object of another service", async () => {
+    const manifests: string[] = [];
+    for (const service of SERVICES) {
+      const { manifest, objects } = await render([VALUES_FILES.production, VALUES_FILES.service(service)]);
+      manifests.push(manifest);
+      expect(new Set(objects.map((object) => object.metadata.labels?.['app.kubernetes.io/name']))).toEqual(new Set([service]));
+      expect(ofKind(objects, 'Deployment')).toHaveLength(1);
+      expect(ofKind(objects, 'Ingress')).toHaveLength(service === 'api-gateway' ? 1 : 0);
+    }
+    const results = await validateManifests(manifests.join('\n---\n'));
+    expect(results.length).toBeGreaterThan(SERVICES.length * 8);
+    expect(results.filter((result) => result.errors.length > 0)).toEqual([]);
+  }, 120_000);
+
+  it('NetworkPolicies: ingress only to the gateway, egress to the dependencies, the internet on 443 only for uploads and webhooks', () => {
+    const { objects } = get('default');
+    for (const service of SERVICES) {
+      const spec = byName(objects, 'NetworkPolicy', `content-protection-${service}`).spec as {
+        ingress: unknown[];
+        egress: { to: { ipBlock?: { cidr: string } }[]; ports: { port: number }[] }[];
+      };
+      expect(spec.ingress.length).toBe(service === 'api-gateway' ? 1 : 0);
+      const ports = spec.egress.flatMap((rule) => rule.ports.map((port) => port.port));
+      expect(ports).toEqual(expect.arrayContaining([53, 4222, 5432]));
+      expect(ports.includes(9000)).toBe(service !== 'api-gateway');
+      const internet = spec.egress.filter((rule) => rule.to.some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0'));
+      expect(internet.length).toBe(['uploads', 'webhooks'].includes(service) ? 1 : 0);
+      expect(internet.flatMap((rule) => rule.ports.map((port) => port.port))).toEqual(internet.length ? [443] : []);
+    }
+  });
+
+  it('termination grace periods are longer than the ack wait of the longest job', () => {
+    const { objects } = get('default');
+    const grace = (service: string): number =>
+      deploymentSpec(byName(objects, 'Deployment', `content-protection-${service}`)).template.spec.terminationGracePeriodSeconds;
+    // Ack waits from the consumers' code: package 300 s, embed/extract 120 s, fetch-source 120 s.
+    expect(grace('watermark-processor')).toBeGreaterThan(300);
+    expect(grace('uploads')).toBeGreaterThan(120);
+    const reportsConfig = byName(objects, 'ConfigMap', 'content-protection-reports').data ?? {};
+    expect(grace('reports')).toBeGreaterThan(Number(reportsConfig.REPORTS_JOB_ACK_WAIT_MS) / 1000);
+  });
+
+  const refused: [string, string, string][] = [
+    ['a negative replica count', 'services.orders.replicas=-1', 'services.orders.replicas'],
+    ['an unknown service key (typo)', 'services.orders.replica=2', 'replica'],
+    ['a secret in the ConfigMap', 'config.DATABASE_URL=postgres://u:p@db/x', 'config.DATABASE_URL'],
+    ['an image digest that is not sha256', 'image.digest=latest', 'image.digest'],
+    ['KEDA on a service that has no work queue', 'services.orders.keda.enabled=true', 'services.orders'],
+    ['an HPA on a worker', 'services.reports.autoscaling.enabled=true', 'services.reports'],
+    ['a NATS URL that is not nats://', 'config.NATS_URL=http://nats:4222', 'config.NATS_URL'],
+    ['a grace period shorter than 30 s', 'services.watermark-processor.terminationGracePeriodSeconds=5', 'terminationGracePeriodSeconds'],
+    ['a Deployment without DATABASE_URL', 'services.retention.secretKeys={S3_ACCESS_KEY}', 'services.retention.secretKeys'],
+    ['an unknown secret store kind', 'secrets.externalSecret.secretStoreRef.kind=Vault', 'kind'],
+  ];
+
+  it.each(refused)('values.schema.json makes helm refuse %s', async (_what, pair, path) => {
+    const result = await helm(['template', 'cp', CHART_DIR, '--set', pair]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("values don't meet the specifications of the schema");
+    expect(result.stderr).toContain(path);
+  });
+});
