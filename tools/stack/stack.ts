@@ -241,7 +241,11 @@ export async function waitReady(port: number, timeoutMs: number, child?: ChildPr
       try {
         const response = await fetch(`http://127.0.0.1:${port}/ready`);
         return response.status === 200;
-      } catch {
+      } catch (error) {
+        // fetch refuses the Fetch standard's blocked ports (4190, 6000, …) for good: say so at once.
+        if (error instanceof Error && error.cause instanceof Error && error.cause.message === 'bad port') {
+          throw new Error(`${what}: port ${port} is on fetch's blocked-port list; choose another`);
+        }
         return false;
       }
     },
