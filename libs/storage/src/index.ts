@@ -2,3 +2,4 @@ export * from './object-storage';
 export * from './storage.module';
 export * from './storage-event';
 export * from './upload-token';
+export * from './zip-package';

@@ -2,6 +2,7 @@
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, KeyMode, OrderType, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
 import { Transaction } from '@cp/database';
+import { ObjectStorage } from '@cp/storage';
 import { ModuleRef } from '@nestjs/core';
 import { ApiVersion, Order, OrderFileState, OrderOutputState } from '../domain/order';
 import { OrderTypeDefinition } from '../order-types/order-type-definition';
@@ -43,6 +44,7 @@ const definitions: Record<string, OrderTypeDefinition> = { watermarkEmbed: embed
 const moduleRef = { get: (type: unknown) => (type === WatermarkEmbedOrderType ? embedType : extractType) } as unknown as ModuleRef;
 const config = { storage: { buckets: { inputs: 'in', outputs: 'out', reports: 'rep' } } } as unknown as OrdersConfig;
 const tx = {} as Transaction;
+const storage = { buckets: { inputs: 'in', outputs: 'out' } } as unknown as ObjectStorage;
 
 function makeOrder(type: OrderType, mode: KeyMode, outputs: number, apiVersion: ApiVersion = 'v3'): Order {
   const files: OrderFileState[] =
@@ -93,7 +95,7 @@ function setup(order: Order, now = new Date('2026-10-01T01:00:00.000Z')) {
   const clock = new ManualClock(now);
   const repository = new FakeOrdersRepository(new Map([[order.id, order]]));
   const orders = repository as unknown as OrdersRepository;
-  const processing = new OrderProcessingService(config, new OrderTypeRegistry(moduleRef), new KeyModesService());
+  const processing = new OrderProcessingService(config, new OrderTypeRegistry(moduleRef), new KeyModesService(storage, samples));
   return {
     repository,
     uploaded: new FileUploadedUseCase(orders, processing, clock),

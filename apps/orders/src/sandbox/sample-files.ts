@@ -1,7 +1,6 @@
 import { StoredObjectRef } from '@cp/contracts';
-import { ObjectStorage } from '@cp/storage';
+import { ObjectStorage, writeZipPackage } from '@cp/storage';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import archiver from 'archiver';
 import sharp from 'sharp';
 
 const SAMPLE_IMAGE_KEY = 'samples/sample-watermarked.png';
@@ -15,37 +14,20 @@ export class SampleFiles implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const bucket = this.storage.buckets.outputs;
     if (!(await this.storage.stat(bucket, SAMPLE_IMAGE_KEY))) {
-      await this.storage.put(bucket, SAMPLE_IMAGE_KEY, await this.sampleImage(), 'image/png');
+      const image = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3b6ea5' } }).png().toBuffer();
+      await this.storage.put(bucket, SAMPLE_IMAGE_KEY, image, 'image/png');
     }
     if (!(await this.storage.stat(bucket, SAMPLE_ARCHIVE_KEY))) {
-      await this.storage.put(bucket, SAMPLE_ARCHIVE_KEY, await this.sampleArchive(), 'application/zip');
+      const entry = (name: string) => ({ bucket, key: SAMPLE_IMAGE_KEY, fileName: name });
+      await writeZipPackage(this.storage, [entry('sample-watermarked-1.png'), entry('sample-watermarked-2.png')], { bucket, key: SAMPLE_ARCHIVE_KEY });
     }
   }
 
+  /** The sample image for one result, the sample ZIP for several. */
   forOrder(outputCount: number): StoredObjectRef {
     const bucket = this.storage.buckets.outputs;
     return outputCount > 1
       ? { bucket, key: SAMPLE_ARCHIVE_KEY, fileName: 'sample-watermarked.zip' }
       : { bucket, key: SAMPLE_IMAGE_KEY, fileName: 'sample-watermarked.png' };
-  }
-
-  private sampleImage(): Promise<Buffer> {
-    return sharp({ create: { width: 320, height: 200, channels: 3, background: '#3b6ea5' } }).png().toBuffer();
-  }
-
-  private async sampleArchive(): Promise<Buffer> {
-    const image = await this.sampleImage();
-    const archive = archiver('zip');
-    const chunks: Buffer[] = [];
-    archive.on('data', (chunk: Buffer) => chunks.push(chunk));
-    const finished = new Promise<void>((resolve, reject) => {
-      archive.on('end', resolve);
-      archive.on('error', reject);
-    });
-    archive.append(image, { name: 'sample-watermarked-1.png' });
-    archive.append(image, { name: 'sample-watermarked-2.png' });
-    await archive.finalize();
-    await finished;
-    return Buffer.concat(chunks);
   }
 }

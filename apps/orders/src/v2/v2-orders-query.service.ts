@@ -2,7 +2,6 @@ import { Clock } from '@cp/clock';
 import {
   DomainException,
   ErrorCode,
-  ObjectKeys,
   V2_DOWNLOAD_URL_SECONDS,
   V2OrderDetailView,
   V2OrderQuery,
@@ -15,6 +14,7 @@ import { Order } from '../domain/order';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { OrderAccessService } from '../orders/order-access.service';
 import { OrdersRepository } from '../orders/orders.repository';
+import { KeyModesService } from '../sandbox/key-modes.service';
 import { toV2OrderDetailView } from './v2-view.mapper';
 import { chartScale } from './chart-scale';
 
@@ -28,6 +28,7 @@ export class V2OrdersQueryService {
     private readonly repository: OrdersRepository,
     private readonly access: OrderAccessService,
     private readonly types: OrderTypeRegistry,
+    private readonly modes: KeyModesService,
     private readonly storage: ObjectStorage,
     private readonly clock: Clock,
   ) {}
@@ -61,16 +62,8 @@ export class V2OrdersQueryService {
    * Watermark orders have no thumbnail of their own: the first image input, presigned 1 hour, once it is
    * uploaded (live keys only: test uploads are not stored); null for PDFs and once the order expired.
    */
-  private async thumbnail(aggregate: Order): Promise<string | null> {
-    const { state: order, files } = aggregate;
-    if (order.mode === 'test' || aggregate.isExpired(this.clock.now())) {
-      return null;
-    }
-    const image = files.find((file) => file.mediaKind === 'image' && file.status === 'uploaded');
-    if (!image) {
-      return null;
-    }
-    const key = ObjectKeys.input(order.accountId, order.id, image.id, image.fileName);
-    return this.storage.presignGet(this.storage.buckets.inputs, key, V2_DOWNLOAD_URL_SECONDS);
+  private async thumbnail(order: Order): Promise<string | null> {
+    const input = order.isExpired(this.clock.now()) ? null : this.modes.of(order).storedInput(order);
+    return input ? this.storage.presignGet(input.bucket, input.key, V2_DOWNLOAD_URL_SECONDS) : null;
   }
 }

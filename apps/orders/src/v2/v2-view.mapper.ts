@@ -11,11 +11,12 @@ import {
 } from '@cp/contracts';
 import { Order, orderNameOf, OrderFileState, OrderState } from '../domain/order';
 import { CreatedOrder } from '../orders/order-creation.service';
+import { INPUT_KEY_PREFIX } from '../sandbox/key-mode.strategy';
 
 /** Spec 4.12: the storage object key for live keys; an isolated logical key (never a real object) for test keys. */
 export function v2FileKey(order: Pick<OrderState, 'accountId' | 'id' | 'mode'>, file: Pick<OrderFileState, 'id' | 'fileName'>): string {
   const key = ObjectKeys.input(order.accountId, order.id, file.id, file.fileName);
-  return order.mode === 'test' ? `test/${key}` : key;
+  return `${INPUT_KEY_PREFIX[order.mode]}${key}`;
 }
 
 function createdFile(order: OrderState, file: OrderFileState, uploadUrls: Record<string, string>): V2CreatedFileView {
