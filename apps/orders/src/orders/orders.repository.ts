@@ -59,7 +59,7 @@ export class OrdersRepository {
       take: limit,
       lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
     });
-    return Promise.all(rows.map((row) => this.withChildren(tx, row)));
+    return this.withChildrenOf(tx, rows);
   }
 
   /** Pending v2 orders, locked (others' claims skipped). */
@@ -70,7 +70,7 @@ export class OrdersRepository {
       take: limit,
       lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
     });
-    return Promise.all(rows.map((row) => this.withChildren(tx, row)));
+    return this.withChildrenOf(tx, rows);
   }
 
   /**
@@ -187,12 +187,19 @@ export class OrdersRepository {
     );
   }
 
+  private async withChildrenOf(tx: Transaction, rows: OrderEntity[]): Promise<Order[]> {
+    const orders: Order[] = [];
+    for (const row of rows) {
+      orders.push(await this.withChildren(tx, row));
+    }
+    return orders;
+  }
+
   private async withChildren(tx: Transaction, order: OrderEntity): Promise<Order> {
-    const [files, outputs, reports] = await Promise.all([
-      tx.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }),
-      tx.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }),
-      tx.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }),
-    ]);
+    // One after another: a transaction is one connection, and pg refuses overlapping queries on it (pg 9).
+    const files = await tx.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } });
+    const outputs = await tx.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } });
+    const reports = await tx.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } });
     const aggregate = new Order(order, files, outputs, reports);
     this.snapshots.set(aggregate, this.snapshot(aggregate));
     return aggregate;

@@ -1,0 +1,183 @@
+// The order aggregate's persistence against real PostgreSQL (the orders service's own migrations): what a
+// transition changed is written with its events and credit movements in one transaction, and the locking
+// reads skip rows another replica holds.
+import { ManualClock } from '@cp/clock';
+import { EventSubjects } from '@cp/contracts';
+import { openServiceDatabase, serviceDataSourceOptions } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { ORDERS_ENTITIES } from '../database/entities';
+import { ORDERS_MIGRATIONS } from '../database/migrations';
+import { Order } from '../domain/order';
+import { OrderDraft, OrdersRepository } from './orders.repository';
+
+describe('OrdersRepository (real PostgreSQL)', () => {
+  const schema = uniqueName('it_orders_repo');
+  const clock = new ManualClock(new Date('2026-11-01T12:00:00.000Z'));
+  const accountId = '701';
+  let dataSource: DataSource;
+  let ledger: CreditLedgerRepository;
+  let repository: OrdersRepository;
+
+  const draft = (createdAt: Date, texts = ['a', 'b'], mode: 'live' | 'test' = 'live'): OrderDraft => ({
+    order: {
+      accountId,
+      mode,
+      type: 'watermarkEmbed',
+      apiVersion: 'v3',
+      status: 'pending',
+      processingDelayed: false,
+      creditsCharged: mode === 'live' ? texts.length : 0,
+      expiresAt: new Date(createdAt.getTime() + 720 * 3600_000),
+      createdAt,
+    },
+    files: [{ role: 'input', fileName: 'photo.png', sourceUrl: null, mediaKind: 'image' }],
+    outputs: (files) =>
+      texts.map((text, index) => ({
+        fileId: `${files[0].id}-${index + 1}`,
+        inputFileId: files[0].id,
+        inputPosition: 0,
+        outputIndex: index,
+        watermarkText: text,
+        status: 'pending',
+        mediaKind: 'image',
+        objectKey: null,
+        failureCode: null,
+      })),
+  });
+
+  /** Inserts and announces an order the way creation does (charge, status event), committed. */
+  const create = (createdAt = clock.now(), texts?: string[]): Promise<Order> =>
+    dataSource.transaction(async (tx) => {
+      const order = await repository.insert(tx, draft(createdAt, texts));
+      await repository.save(tx, order, order.created('order charge'));
+      return order;
+    });
+  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const outboxSubjects = async (since: number): Promise<string[]> =>
+    (await dataSource.manager.find(OutboxEventEntity, { order: { seq: 'ASC' } })).slice(since).map((row) => row.subject);
+  const outboxCount = (): Promise<number> => dataSource.manager.count(OutboxEventEntity);
+
+  beforeAll(async () => {
+    const options = { url: testInfra.databaseUrl, schema, entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES], migrations: ORDERS_MIGRATIONS, applicationName: 'it-repo' };
+    await (await openServiceDatabase(options)).destroy();
+    dataSource = await new DataSource(serviceDataSourceOptions({ ...options, poolSize: 4 })).initialize();
+    ledger = new CreditLedgerRepository();
+    repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
+    await dataSource.transaction((tx) => ledger.apply(tx, accountId, 100, 'grant:1', 'test grant'));
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  it('round-trips an order with its files and outputs, and only to its owner in its key mode', async () => {
+    const before = await balance();
+    const order = await create(clock.now(), ['first', 'second', 'third']);
+    expect(await balance()).toBe(before - 3);
+    const loaded = await repository.findOwned(order.id, accountId, 'live');
+    expect(loaded?.state).toMatchObject({ id: order.id, status: 'pending', creditsCharged: 3, type: 'watermarkEmbed' });
+    expect(loaded?.files.map((file) => [file.position, file.fileName, file.status])).toEqual([[0, 'photo.png', 'awaiting_upload']]);
+    expect(loaded?.outputs.map((output) => output.watermarkText)).toEqual(['first', 'second', 'third']);
+    expect(await repository.findOwned(order.id, '702', 'live')).toBeNull();
+    expect(await repository.findOwned(order.id, accountId, 'test')).toBeNull();
+  });
+
+  it('saves a transition with its events and restores the credits of a failed order exactly once', async () => {
+    const order = await create();
+    const afterCharge = await balance();
+    const seen = await outboxCount();
+    await dataSource.transaction(async (tx) => {
+      const locked = await repository.lock(tx, order.id);
+      if (!locked) {
+        throw new Error('order vanished');
+      }
+      locked.fileUploaded(locked.files[0].id, 1234, clock.now());
+      await repository.save(tx, locked, locked.startProcessing(clock.now()));
+    });
+    const started = await repository.findOwned(order.id, accountId, 'live');
+    expect(started?.state.status).toBe('inProgress');
+    expect(started?.files[0]).toMatchObject({ status: 'uploaded', size: '1234' });
+    expect(started?.outputs.every((output) => output.status === 'queued')).toBe(true);
+    expect(await outboxSubjects(seen)).toEqual([EventSubjects.orderStatusChanged]);
+
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      // The second failure is a no-op: the aggregate refuses it, nothing more is refunded.
+      await dataSource.transaction(async (tx) => {
+        const locked = await repository.lock(tx, order.id);
+        if (!locked) {
+          throw new Error('order vanished');
+        }
+        await repository.save(tx, locked, locked.fail('WATERMARK_EMBED_FAILED', clock.now()));
+      });
+    }
+    const failed = await repository.findOwned(order.id, accountId, 'live');
+    expect(failed?.state).toMatchObject({ status: 'failed', failureCode: 'WATERMARK_EMBED_FAILED' });
+    expect(failed?.outputs.every((output) => output.status === 'failed')).toBe(true);
+    expect(await balance()).toBe(afterCharge + 2);
+    expect(await outboxSubjects(seen + 1)).toEqual([EventSubjects.orderFailed, EventSubjects.orderStatusChanged]);
+  });
+
+  it('rolls the rows, the ledger and the outbox back together when the transaction fails', async () => {
+    const order = await create();
+    const [credits, events] = [await balance(), await outboxCount()];
+    await expect(
+      dataSource.transaction(async (tx) => {
+        const locked = await repository.lock(tx, order.id);
+        await repository.save(tx, locked as Order, (locked as Order).fail('ORDER_TIMEOUT', clock.now()));
+        throw new Error('crash after the save');
+      }),
+    ).rejects.toThrow('crash after the save');
+    expect((await repository.findOwned(order.id, accountId, 'live'))?.state.status).toBe('pending');
+    expect([await balance(), await outboxCount()]).toEqual([credits, events]);
+  });
+
+  it('hands each pending order to one sweeper: rows another transaction holds are skipped', async () => {
+    const old = new Date(clock.now().getTime() - 48 * 3600_000);
+    const first = await create(old);
+    const second = await create(new Date(old.getTime() + 1000));
+    const deadline = new Date(old.getTime() + 3600_000);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let claimedByFirst: string[] = [];
+    const firstSweeper = dataSource.transaction(async (tx) => {
+      claimedByFirst = (await repository.lockPendingCreatedBefore(tx, deadline, 1)).map((order) => order.id);
+      await held;
+    });
+    while (claimedByFirst.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const claimedBySecond = await dataSource.transaction(async (tx) => (await repository.lockPendingCreatedBefore(tx, deadline, 10)).map((order) => order.id));
+    release();
+    await firstSweeper;
+    expect(claimedByFirst).toEqual([first.id]);
+    expect(claimedBySecond).toEqual([second.id]);
+  });
+
+  it('keeps the newest report status whatever order the announcements arrive in', async () => {
+    const order = await create();
+    const record = (status: string, changedAt: string) =>
+      dataSource.transaction((tx) => repository.recordReportStatus(tx, { orderId: order.id, locale: 'en-US', status, changedAt }));
+    await record('completed', '2026-11-01T12:00:02.000Z');
+    await record('processing', '2026-11-01T12:00:01.000Z');
+    const reports = (await repository.findOwned(order.id, accountId, 'live'))?.reports ?? [];
+    expect(reports.map((report) => [report.locale, report.status])).toEqual([['en-US', 'completed']]);
+  });
+
+  it('counts orders per UTC day for the usage chart', async () => {
+    const other = '703';
+    const at = (iso: string) =>
+      dataSource.transaction(async (tx) => {
+        const order = await repository.insert(tx, { ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
+        await repository.save(tx, order, []);
+      });
+    await at('2026-10-01T23:59:59.000Z');
+    await at('2026-10-02T00:00:00.000Z');
+    await at('2026-10-02T12:00:00.000Z');
+    const counts = await repository.countCreatedPerDay(other, 'live', new Date('2026-10-01T00:00:00.000Z'), new Date('2026-10-03T00:00:00.000Z'));
+    expect(Object.fromEntries(counts)).toEqual({ '2026-10-01': 1, '2026-10-02': 2 });
+  });
+});

@@ -1,0 +1,120 @@
+// The uploads use cases with a fake slot repository (no database): what is registered, which URLs are
+// handed out, what is published, and how test-key uploads are verified.
+import { ManualClock } from '@cp/clock';
+import { DomainException, ErrorCode, EventSubjects, JobSubjects, OutboxMessage } from '@cp/contracts';
+import { Transaction, TransactionRepository } from '@cp/database';
+import { ObjectStorage, signUploadToken, verifyUploadToken } from '@cp/storage';
+import { UploadsConfig } from '../uploads.config';
+import { MarkUploadedUseCase } from './mark-uploaded.use-case';
+import { SlotsService } from './slots.service';
+import { UploadSlotEntity } from './upload-slot.entity';
+import { NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
+import { UploadUrlsService } from './upload-urls.service';
+
+/** Slots in a map, with the repository's rules: insert once per file id, mark uploaded once. */
+class FakeSlots {
+  readonly rows = new Map<string, UploadSlotEntity>();
+  readonly published: OutboxMessage[] = [];
+
+  insertNew(_tx: Transaction, slots: NewUploadSlot[]): Promise<string[]> {
+    const fresh = slots.filter((slot) => !this.rows.has(slot.fileId));
+    for (const slot of fresh) {
+      this.rows.set(slot.fileId, { ...slot, status: slot.sourceUrl ? 'fetching' : 'awaiting', size: null } as unknown as UploadSlotEntity);
+    }
+    return Promise.resolve(fresh.filter((slot) => slot.sourceUrl).map((slot) => slot.fileId));
+  }
+
+  findByFileIds(_tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {
+    return Promise.resolve(fileIds.flatMap((id) => this.rows.get(id) ?? []));
+  }
+
+  findOfOrder(orderId: string, fileIds: string[]): Promise<UploadSlotEntity[]> {
+    return Promise.resolve(fileIds.flatMap((id) => this.rows.get(id) ?? []).filter((row) => row.orderId === orderId));
+  }
+
+  findOne(_tx: Transaction | null, where: { fileId: string; orderId?: string; mode?: string }): Promise<UploadSlotEntity | null> {
+    const row = this.rows.get(where.fileId);
+    const matches = row && (!where.orderId || row.orderId === where.orderId) && (!where.mode || row.mode === where.mode);
+    return Promise.resolve(matches ? row : null);
+  }
+
+  markUploaded(_tx: Transaction, fileId: string, size: number): Promise<string | null> {
+    const row = this.rows.get(fileId);
+    if (!row || (row.status !== 'awaiting' && row.status !== 'fetching')) {
+      return Promise.resolve(null);
+    }
+    row.status = 'uploaded';
+    row.size = String(size);
+    return Promise.resolve(row.orderId);
+  }
+
+  publish(_tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {
+    this.published.push(...messages);
+    return Promise.resolve();
+  }
+}
+
+const secret = 'test-upload-secret-0001';
+const clock = new ManualClock(new Date('2026-11-01T00:00:00.000Z'));
+const config = {
+  storage: { buckets: { inputs: 'cp-inputs' } },
+  publicBaseUrl: 'https://api.example',
+  testUploadSecret: secret,
+  uploadUrlSeconds: 900,
+} as unknown as UploadsConfig;
+const storage = { presignPut: (bucket: string, key: string, seconds: number) => Promise.resolve(`https://s3.example/${bucket}/${key}?X-Amz-Expires=${seconds}`) } as unknown as ObjectStorage;
+const transactions = { run: <T>(work: (tx: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
+
+function setup() {
+  const fake = new FakeSlots();
+  const slots = fake as unknown as UploadSlotsRepository;
+  const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), new MarkUploadedUseCase(slots), clock);
+  return { fake, service };
+}
+
+const subjects = (messages: OutboxMessage[]) => messages.map((entry) => entry.contract.subject);
+
+describe('SlotsService', () => {
+  it('gives a presigned URL to each file to upload and queues one fetch per file given by URL, once', async () => {
+    const { fake, service } = setup();
+    const command = {
+      orderId: '7',
+      accountId: '3',
+      mode: 'live' as const,
+      files: [
+        { fileId: '71', fileName: 'a.png', objectKey: '3/7/inputs/71/a.png' },
+        { fileId: '72', fileName: 'b.png', objectKey: '3/7/inputs/72/b.png', sourceUrl: 'https://images.example/b.png' },
+      ],
+    };
+    const first = await service.register(command);
+    const again = await service.register(command);
+    expect(Object.keys(first.urls)).toEqual(['71']);
+    expect(first.urls['71']).toBe('https://s3.example/cp-inputs/3/7/inputs/71/a.png?X-Amz-Expires=900');
+    expect(again).toEqual(first);
+    expect(subjects(fake.published)).toEqual([JobSubjects.uploadsFetch]);
+  });
+
+  it('hands test keys a signed URL of the gateway sink instead of storage, and asks v2 validity when given', async () => {
+    const { service } = setup();
+    await service.register({ orderId: '8', accountId: '3', mode: 'test', files: [{ fileId: '81', fileName: 'a.png', objectKey: 'k' }] });
+    const { urls } = await service.uploadUrls({ orderId: '8', fileIds: ['81'], validitySeconds: 3600 });
+    expect(urls['81']).toMatch(/^https:\/\/api\.example\/api\/v2\/test-uploads\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const claims = verifyUploadToken(urls['81'].split('/').at(-1) ?? '', secret, clock.nowMs());
+    expect(claims).toEqual({ orderId: '8', fileId: '81', expiresAt: clock.nowMs() + 3600_000 });
+  });
+
+  it('records a test upload once, for the file its token names, and refuses bad or expired tokens', async () => {
+    const { fake, service } = setup();
+    await service.register({ orderId: '9', accountId: '3', mode: 'test', files: [{ fileId: '91', fileName: 'a.png', objectKey: 'k' }] });
+    const token = signUploadToken({ orderId: '9', fileId: '91', expiresAt: clock.nowMs() + 60_000 }, secret);
+    await expect(service.recordTestUpload({ token, size: 42 })).resolves.toEqual({ fileId: '91', size: 42 });
+    await service.recordTestUpload({ token, size: 42 });
+    expect(subjects(fake.published)).toEqual([EventSubjects.fileUploaded]);
+    const codeOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof DomainException ? error.code : error));
+    expect(await codeOf(service.recordTestUpload({ token: `${token}x`, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
+    const expired = signUploadToken({ orderId: '9', fileId: '91', expiresAt: clock.nowMs() - 1 }, secret);
+    expect(await codeOf(service.recordTestUpload({ token: expired, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
+    const otherOrder = signUploadToken({ orderId: '10', fileId: '91', expiresAt: clock.nowMs() + 60_000 }, secret);
+    expect(await codeOf(service.recordTestUpload({ token: otherOrder, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
+  });
+});

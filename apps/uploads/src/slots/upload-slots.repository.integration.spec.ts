@@ -1,0 +1,77 @@
+// Upload slots against real PostgreSQL (the uploads service's own migrations): registration is idempotent
+// per file id, a file is marked uploaded once, and the reconciliation reads only what it should.
+import { ManualClock } from '@cp/clock';
+import { openServiceDatabase } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { UPLOADS_ENTITIES } from '../database/entities';
+import { UPLOADS_MIGRATIONS } from '../database/migrations';
+import { UploadSlotEntity } from './upload-slot.entity';
+import { NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
+
+describe('UploadSlotsRepository (real PostgreSQL)', () => {
+  const schema = uniqueName('it_slots');
+  let dataSource: DataSource;
+  let slots: UploadSlotsRepository;
+  let nextFile = 1000;
+
+  const slot = (orderId: string, overrides: Partial<NewUploadSlot> = {}): NewUploadSlot => {
+    nextFile += 1;
+    return { fileId: String(nextFile), orderId, accountId: '9', mode: 'live', bucket: 'cp-inputs', objectKey: `9/${orderId}/inputs/${nextFile}/a.png`, sourceUrl: null, ...overrides };
+  };
+
+  beforeAll(async () => {
+    dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...UPLOADS_ENTITIES, ...MESSAGING_ENTITIES], migrations: UPLOADS_MIGRATIONS, applicationName: 'it-slots' });
+    slots = new UploadSlotsRepository(dataSource, new OutboxWriter(new ManualClock(new Date('2026-11-01T00:00:00.000Z'))));
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  it('registers each file once: a repeated registration inserts nothing and fetches no URL twice', async () => {
+    const upload = slot('1');
+    const byUrl = slot('1', { sourceUrl: 'https://images.example/a.png' });
+    const first = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl]));
+    const again = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl, { ...byUrl, sourceUrl: 'https://images.example/other.png' }]));
+    expect(first).toEqual([byUrl.fileId]);
+    expect(again).toEqual([]);
+    const rows = await slots.findByFileIds(null, [upload.fileId, byUrl.fileId]);
+    expect(rows.map((row) => [row.fileId, row.status, row.sourceUrl]).sort()).toEqual(
+      [
+        [upload.fileId, 'awaiting', null],
+        [byUrl.fileId, 'fetching', 'https://images.example/a.png'],
+      ].sort(),
+    );
+  });
+
+  it('marks a file uploaded once, for its order, and never a failed one', async () => {
+    const waiting = slot('2');
+    const refused = slot('2');
+    await dataSource.transaction((tx) => slots.insertNew(tx, [waiting, refused]));
+    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, waiting.fileId, 321))).toBe('2');
+    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, waiting.fileId, 321))).toBeNull();
+    await dataSource.transaction((tx) => slots.markFailed(tx, refused.fileId, 'x'.repeat(900)));
+    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, refused.fileId, 5))).toBeNull();
+    const [uploaded, failed] = await Promise.all([slots.findOne(null, { fileId: waiting.fileId }), slots.findOne(null, { fileId: refused.fileId })]);
+    expect(uploaded).toMatchObject({ status: 'uploaded', size: '321' });
+    expect(failed?.status).toBe('failed');
+    expect(failed?.failureReason).toHaveLength(500);
+    expect(await dataSource.transaction((tx) => slots.findByObject(tx, 'cp-inputs', waiting.objectKey))).toMatchObject({ fileId: waiting.fileId });
+  });
+
+  it('finds only old live slots still waiting, least recently checked first', async () => {
+    const [checked, unchecked, test, uploaded] = [slot('3'), slot('3'), slot('3', { mode: 'test' }), slot('3')];
+    await dataSource.transaction((tx) => slots.insertNew(tx, [checked, unchecked, test, uploaded]));
+    await dataSource.transaction(async (tx) => {
+      await slots.markChecked(tx, checked.fileId, new Date());
+      await slots.markUploaded(tx, uploaded.fileId, 1);
+    });
+    const settled = new Date(Date.now() + 60_000);
+    const found = (await slots.findWaiting(settled, 1000)).filter((row: UploadSlotEntity) => row.orderId === '3').map((row) => row.fileId);
+    expect(found).toEqual([unchecked.fileId, checked.fileId]);
+    expect((await slots.findWaiting(new Date(Date.now() - 3600_000), 1000)).filter((row) => row.orderId === '3')).toEqual([]);
+  });
+});
