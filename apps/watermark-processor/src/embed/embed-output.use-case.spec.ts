@@ -1,0 +1,79 @@
+// The embed use case with fakes (no database, no S3, no engine): what it stores and what it reports.
+import { EmbedJob, EventSubjects, OrderFailureCode } from '@cp/contracts';
+import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
+import { IssuanceRepository } from '../issuance/issuance.repository';
+import { fakeContext, fakeTransactions, MemoryStorage, RecordingOutbox } from '../testing/fakes';
+import { WatermarkProcessorConfig } from '../watermark-processor.config';
+import { EmbedOutputUseCase } from './embed-output.use-case';
+
+const config = { watermark: { maxInputBytes: 1000 } } as WatermarkProcessorConfig;
+const job: EmbedJob = {
+  orderId: '9',
+  accountId: '3',
+  outputFileId: '5-1',
+  text: 'recipient a',
+  mediaKind: 'image',
+  input: { bucket: 'in', key: '3/9/inputs/5/photo.png', fileName: 'photo.png' },
+  output: { bucket: 'out', key: '3/9/outputs/5-1.png', fileName: 'photo-watermarked-5-1.png' },
+};
+
+function setup(embed: (input: Buffer, id: bigint) => Promise<{ data: Buffer; contentType: string }>) {
+  const storage = new MemoryStorage();
+  const outbox = new RecordingOutbox();
+  const issued = new Map<string, { id: string; algorithm: 'v3' }>();
+  const issuances = {
+    // One issuance per output, whatever the number of deliveries.
+    findOrCreate: (_manager: unknown, request: { outputFileId: string }) => {
+      const existing = issued.get(request.outputFileId) ?? { id: String(100 + issued.size), algorithm: 'v3' as const };
+      issued.set(request.outputFileId, existing);
+      return Promise.resolve(existing);
+    },
+  } as unknown as IssuanceRepository;
+  const seen: bigint[] = [];
+  const engine = {
+    embed: (input: Buffer, id: bigint) => {
+      seen.push(id);
+      return embed(input, id);
+    },
+  } as unknown as WatermarkEngine;
+  const useCase = new EmbedOutputUseCase(fakeTransactions, config, issuances, engine, storage.asStorage(), outbox.asOutbox());
+  return { storage, outbox, seen, useCase };
+}
+
+describe('EmbedOutputUseCase', () => {
+  it('stores the marked file and reports it, with the same issuance on every delivery', async () => {
+    const { storage, outbox, seen, useCase } = setup((input, id) => Promise.resolve({ data: Buffer.concat([input, Buffer.from(`#${id}`)]), contentType: 'image/png' }));
+    storage.seed('in', job.input.key, Buffer.from('pixels'));
+    await useCase.execute(job, fakeContext());
+    await useCase.execute(job, fakeContext());
+    expect(storage.read('out', job.output.key)?.toString()).toBe('pixels#100');
+    expect(seen).toEqual([100n, 100n]);
+    expect(outbox.subjects()).toEqual([EventSubjects.outputProcessing, EventSubjects.outputCompleted, EventSubjects.outputProcessing, EventSubjects.outputCompleted]);
+    expect(outbox.messages[1].payload).toEqual({ orderId: '9', outputFileId: '5-1', objectKey: job.output.key, size: 'pixels#100'.length });
+  });
+
+  it('fails the output with a public code when the input is too large or the engine rejects it, storing nothing', async () => {
+    const tooLarge = setup(() => Promise.reject(new Error('must not be called')));
+    tooLarge.storage.seed('in', job.input.key, Buffer.alloc(1001));
+    await tooLarge.useCase.execute(job, fakeContext());
+    expect(tooLarge.outbox.messages.at(-1)).toEqual({ subject: EventSubjects.outputFailed, payload: { orderId: '9', outputFileId: '5-1', code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE } });
+    expect(tooLarge.seen).toEqual([]);
+
+    const rejected = setup(() => Promise.reject(new InputRejected(OrderFailureCode.WATERMARK_FILE_INVALID, 'not an image')));
+    rejected.storage.seed('in', job.input.key, Buffer.from('garbage'));
+    await rejected.useCase.execute(job, fakeContext());
+    expect(rejected.outbox.messages.at(-1)?.payload).toMatchObject({ code: OrderFailureCode.WATERMARK_FILE_INVALID });
+    expect(rejected.storage.read('out', job.output.key)).toBeUndefined();
+  });
+
+  it('leaves a missing input or an engine crash to the retry (throws, reports no result)', async () => {
+    const missing = setup(() => Promise.resolve({ data: Buffer.from('x'), contentType: 'image/png' }));
+    await expect(missing.useCase.execute(job, fakeContext())).rejects.toThrow('not in storage');
+    const crash = setup(() => Promise.reject(new Error('out of memory')));
+    crash.storage.seed('in', job.input.key, Buffer.from('pixels'));
+    await expect(crash.useCase.execute(job, fakeContext())).rejects.toThrow('out of memory');
+    for (const { outbox } of [missing, crash]) {
+      expect(outbox.subjects()).toEqual([EventSubjects.outputProcessing]);
+    }
+  });
+});
