@@ -111,6 +111,19 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(rpc.calls).toBe(calls);
   });
 
+  it('refuses orders of the retired v2 watermark API after the retirement (spec 9.4), for every v2 type, charging nothing', async () => {
+    const [credits, calls] = [await balance(), rpc.calls];
+    const v2 = (key: string): NewOrder => ({ ...embed(key), apiVersion: 'v2', operation: 'v2-wtr-embed', conflictOnOtherBody: false });
+    await expect(creation.execute(v2('k-v2-retired'))).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_API_SUNSET });
+    expect([await balance(), rpc.calls]).toEqual([credits, calls]);
+    clock.set(new Date('2026-10-01T00:00:00.000Z'));
+    try {
+      await expect(creation.execute(v2('k-v2-before'))).resolves.toMatchObject({ order: { state: { apiVersion: 'v2', status: 'pending' } } });
+    } finally {
+      clock.set(new Date('2026-11-01T12:00:00.000Z'));
+    }
+  });
+
   it('a slow uploads service holds no lock and no connection while it answers', async () => {
     rpc.behaviour = 'hang';
     const pending = creation.execute(embed('k-slow'));

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, DomainException, ErrorCode, OrderType } from '@cp/contracts';
+import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
@@ -40,7 +40,7 @@ export interface NewOrder {
   files: OrderDraft['files'];
   /** Outputs of the new order, made once the file ids are known. */
   outputs?: (files: OrderFileState[]) => OrderOutputState[];
-  /** Default `v3`. */
+  /** Default `v3`; `v2` orders of the retired watermark API are refused after the retirement. */
   apiVersion?: ApiVersion;
   /**
    * v3: the same key with another body is 409. v2 (spec 5.6): the same key returns the original order
@@ -74,6 +74,10 @@ export class OrderCreationService {
   ) {}
 
   async execute(spec: NewOrder): Promise<CreatedOrder> {
+    // Spec 9.4: the gateway answers 410 first; this keeps the rule when orders is called directly.
+    if (spec.apiVersion === 'v2' && isV2Retired(this.clock.now())) {
+      throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET);
+    }
     const order = await this.createOrReplay(spec);
     return { order, uploadUrls: await this.uploads.registerSlots(order, this.clock.now()) };
   }

@@ -1,5 +1,4 @@
-import { Clock } from '@cp/clock';
-import { CreateV2EmbedOrderCommand, DomainException, ErrorCode, isV2Retired, V2EmbedOrderCreatedView } from '@cp/contracts';
+import { CreateV2EmbedOrderCommand, V2EmbedOrderCreatedView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { OrderCreationService } from '../../orders/order-creation.service';
 import { toV2EmbedCreatedView } from '../../v2/v2-view.mapper';
@@ -8,16 +7,9 @@ import { embedOrderRules } from './embed-order.rules';
 /** Spec 4.9 (deprecated, retired 2026-10-09): same order model as v3, v2 marks, v2 response shape. */
 @Injectable()
 export class CreateV2EmbedOrderUseCase {
-  constructor(
-    private readonly creation: OrderCreationService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly creation: OrderCreationService) {}
 
   async execute({ caller, request }: CreateV2EmbedOrderCommand): Promise<V2EmbedOrderCreatedView> {
-    // The gateway answers 410 first; this keeps the rule when orders is called directly.
-    if (isV2Retired(this.clock.now())) {
-      throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET);
-    }
     const created = await this.creation.execute({
       ...embedOrderRules(request),
       caller,

@@ -1,5 +1,4 @@
-import { Clock } from '@cp/clock';
-import { CreateV2ExtractOrderCommand, DomainException, ErrorCode, isV2Retired, V2ExtractOrderCreatedView } from '@cp/contracts';
+import { CreateV2ExtractOrderCommand, V2ExtractOrderCreatedView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { OrderCreationService } from '../../orders/order-creation.service';
 import { toV2ExtractCreatedView } from '../../v2/v2-view.mapper';
@@ -8,15 +7,9 @@ import { v2ExtractOrderRules } from './extract-order.rules';
 /** Spec 4.10 (deprecated, retired 2026-10-09). */
 @Injectable()
 export class CreateV2ExtractOrderUseCase {
-  constructor(
-    private readonly creation: OrderCreationService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly creation: OrderCreationService) {}
 
   async execute({ caller, request }: CreateV2ExtractOrderCommand): Promise<V2ExtractOrderCreatedView> {
-    if (isV2Retired(this.clock.now())) {
-      throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET);
-    }
     const created = await this.creation.execute({
       ...v2ExtractOrderRules(request),
       caller,
