@@ -1,3 +1,4 @@
 export * from './test-infra';
 export * from './pdf-fixtures';
 export * from './tls-fixtures';
+export * from './test-storage';

@@ -2,12 +2,11 @@
 import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
 import { SD_MARK_MESSAGES } from '@cp/ai-detection';
 import { ManualClock } from '@cp/clock';
-import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { testInfra, uniqueName } from '@cp/testing';
+import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,14 +34,7 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
   beforeAll(async () => {
     s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
     const { port } = await s3.run();
-    const env = validateEnv(StorageEnv, {
-      PORT: '1',
-      DATABASE_URL: testInfra.databaseUrl,
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      S3_BUCKET_INPUTS: uniqueName('in').replace('_', '-'),
-      S3_BUCKET_OUTPUTS: uniqueName('out').replace('_', '-'),
-    });
-    storage = new ObjectStorage(toStorageConfig(env));
+    storage = new ObjectStorage(testStorageConfig(`http://127.0.0.1:${port}`));
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({
       url: testInfra.databaseUrl,

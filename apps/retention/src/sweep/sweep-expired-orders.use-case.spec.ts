@@ -1,11 +1,10 @@
 // The retention sweep against real PostgreSQL and a real S3 server; orders is a fake behind its port.
 import { ManualClock } from '@cp/clock';
-import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { ExpireOrdersResult, ObjectKeys } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { testInfra, uniqueName } from '@cp/testing';
+import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -76,16 +75,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
   beforeAll(async () => {
     s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
     const { port } = await s3.run();
-    const suffix = uniqueName('b').replace('_', '-');
-    const env = validateEnv(StorageEnv, {
-      PORT: '1',
-      DATABASE_URL: testInfra.databaseUrl,
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      S3_BUCKET_INPUTS: `in-${suffix}`,
-      S3_BUCKET_OUTPUTS: `out-${suffix}`,
-      S3_BUCKET_REPORTS: `rep-${suffix}`,
-    });
-    storage = new FlakyStorage(toStorageConfig(env));
+    storage = new FlakyStorage(testStorageConfig(`http://127.0.0.1:${port}`));
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({
       url: testInfra.databaseUrl,

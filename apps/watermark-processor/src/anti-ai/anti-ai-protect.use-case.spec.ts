@@ -3,12 +3,11 @@
 // bucket, reached through presigned PUT URLs (zero-copy). Images are generated here.
 import { OptOutMetadataWriter, readContentCredentials } from '@cp/anti-ai';
 import { SystemClock } from '@cp/clock';
-import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { AntiAiFailureCode, AntiAiJob, EventEnvelope, EventSubjects } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { loopbackTlsCertificate, testInfra, uniqueName } from '@cp/testing';
+import { loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { Client } from 'minio';
 import { mkdtempSync } from 'node:fs';
 import { Agent } from 'node:https';
@@ -71,15 +70,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
       transportAgent: new Agent({ ca: tls.cert }),
     });
     await client.makeBucket(clientBucket, 'us-east-1');
-    const env = validateEnv(StorageEnv, {
-      PORT: '1',
-      DATABASE_URL: testInfra.databaseUrl,
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      S3_BUCKET_INPUTS: `in-${suffix}`,
-      S3_BUCKET_OUTPUTS: `out-${suffix}`,
-      S3_BUCKET_REPORTS: `rep-${suffix}`,
-    });
-    storage = new ObjectStorage(toStorageConfig(env));
+    storage = new ObjectStorage(testStorageConfig(`http://127.0.0.1:${port}`));
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({
       url: testInfra.databaseUrl,
