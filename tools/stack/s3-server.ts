@@ -6,6 +6,7 @@ import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
 import { ensureStreams } from '@cp/messaging';
 import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
+import { acceptStreamedUploads } from './s3rver-compat';
 import { connect } from 'nats';
 import { mkdirSync } from 'node:fs';
 import S3rver from 's3rver';
@@ -18,21 +19,7 @@ async function main(): Promise<void> {
   await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS);
   const js = nc.jetstream();
   const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, vhostBuckets: false });
-  // s3rver lacks ListMultipartUploads, which the minio client asks before every streamed (multipart)
-  // upload to resume an earlier one: answer "none", so uploads of unknown length work as with MinIO.
-  server.middleware.unshift(async (context, next) => {
-    const bucket = /^\/([^/?]+)\/?$/.exec(context.path)?.[1];
-    if (context.method === 'GET' && bucket && 'uploads' in context.query) {
-      context.type = 'application/xml';
-      context.body =
-        '<?xml version="1.0" encoding="UTF-8"?>' +
-        `<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${bucket}</Bucket>` +
-        '<KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>' +
-        '</ListMultipartUploadsResult>';
-      return;
-    }
-    await next();
-  });
+  acceptStreamedUploads(server);
   server.on('event', (event) => {
     for (const record of event.Records) {
       if (!record.eventName.includes('ObjectCreated')) {
