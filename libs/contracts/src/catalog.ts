@@ -1,6 +1,7 @@
 import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent } from './accounts';
 import { AiDetectionCompletedEvent, AiDetectionFailedEvent, AiDetectionJob } from './ai-detection';
 import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent } from './anti-ai';
+import { AntiAiOrderCreatedView, AntiAiWithUrlsCreatedView, CreateAntiAiOrderCommand, CreateAntiAiWithUrlsCommand } from './anti-ai-orders';
 import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-orders';
 import { CreateExtractOrderCommand, ExtractCompletedEvent, ExtractJob } from './extract-orders';
 import { defineEvent, defineJob, defineRpc } from './message-contracts';
@@ -108,6 +109,8 @@ export const Jobs = {
 export const Rpcs = {
   ordersGet: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersGet, GetOrderQuery),
   ordersCreateEmbed: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateEmbed, CreateEmbedOrderCommand),
+  ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()(RpcPatterns.ordersCreateAntiAi, CreateAntiAiOrderCommand),
+  ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()(RpcPatterns.ordersCreateAntiAiWithUrls, CreateAntiAiWithUrlsCommand),
   ordersCreateExtract: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateExtract, CreateExtractOrderCommand),
   ordersDownload: defineRpc<DownloadView>()(RpcPatterns.ordersDownload, DownloadQuery),
   ordersReportContext: defineRpc<ReportContextView>()(RpcPatterns.ordersReportContext, ReportContextQuery),

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 
 export * from './accounts';
 export * from './anti-ai';
+export * from './anti-ai-orders';
 export * from './envelope';
 export * from './errors';
 export * from './order-failure-messages';

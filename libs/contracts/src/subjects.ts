@@ -8,6 +8,8 @@ export const RpcPatterns = {
   ordersGet: 'orders.get',
   ordersCreateEmbed: 'orders.create-embed',
   ordersCreateExtract: 'orders.create-extract',
+  ordersCreateAntiAi: 'orders.create-anti-ai',
+  ordersCreateAntiAiWithUrls: 'orders.create-anti-ai-with-urls',
   ordersDownload: 'orders.download',
   ordersReportContext: 'orders.report-context',
   ordersExpire: 'orders.expire',

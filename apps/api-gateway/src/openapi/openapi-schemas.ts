@@ -232,6 +232,25 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       files: { type: 'array', items: ref('V2CreatedFile') },
     },
   },
+  AntiAiOrderCreated: {
+    type: 'object',
+    required: ['orderName', 'orderId', 'status', 'files'],
+    properties: {
+      orderName: { type: 'string', example: 'spring-catalogue' },
+      orderId: { type: 'string', example: '44' },
+      status: { type: 'string', enum: ['pending', 'inProgress'], description: '`pending` until every file is uploaded or fetched', example: 'pending' },
+      files: { type: 'array', items: ref('V2CreatedFile') },
+    },
+  },
+  AntiAiWithUrlsCreated: {
+    type: 'object',
+    required: ['orderName', 'orderId', 'status'],
+    properties: {
+      orderName: { type: 'string', example: 'anti-ai-45' },
+      orderId: { type: 'string', example: '45' },
+      status: { type: 'string', enum: ['inProgress'], example: 'inProgress' },
+    },
+  },
   V2ExtractFile: {
     allOf: [
       ref('V2CreatedFile'),

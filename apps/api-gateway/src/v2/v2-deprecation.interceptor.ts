@@ -10,6 +10,9 @@ function successorOf(path: string): string {
   if (path.endsWith('/wtr-embed')) {
     return '/api/v3/orders/wtr-embed';
   }
+  if (/\/anti-ai\/with-urls\/?$/i.test(path)) {
+    return '/api/v2/orders/anti-ai';
+  }
   if (path.endsWith('/wtr-extract')) {
     return '/api/v3/orders/wtr-extract';
   }
@@ -62,7 +65,10 @@ export class V2SunsetInterceptor implements NestInterceptor {
   }
 }
 
-/** Spec 9.2: `GET /api/v2/orders/{orderId}` is deprecated (no sunset): Deprecation and Link to the v3 read. */
+/**
+ * Spec 9.2: `GET /api/v2/orders/{orderId}` and `POST /api/v2/orders/anti-ai/with-urls` are deprecated (no
+ * sunset): Deprecation and a Link to the successor (the v3 read; the standard anti-AI endpoint).
+ */
 @Injectable()
 export class V2DeprecatedInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

@@ -31,6 +31,7 @@ function order(
       failureCode: null,
       creditsCharged: 2,
       packageKey: null,
+      options: null,
       result: null,
       resultDetails: null,
       expiresAt: at(720),
@@ -71,6 +72,41 @@ describe('Order (spec 3.1)', () => {
       const events = created.startProcessing(at(0));
       expect(created.status).toBe('inProgress');
       expect(payloadOf<OrderStatusChangedEvent>(events, EventSubjects.orderStatusChanged).status).toBe('inProgress');
+    });
+  });
+
+  describe('starts at once while its files are fetched (anti-AI with URLs)', () => {
+    const fetched = () => order({ type: 'antiAi' }, [file('1', { sourceUrl: 'https://images.example/1.png' }), file('2', { sourceUrl: 'https://images.example/2.png' })], [output('1-1', '1'), output('2-1', '2')]);
+
+    it('is inProgress at creation, takes the fetched files, and queues its outputs only once all are in', () => {
+      const started = fetched();
+      expect(subjects(started.startBeforeFiles(at(0)))).toEqual([EventSubjects.orderStatusChanged]);
+      expect(started.status).toBe('inProgress');
+      started.fileUploaded('1', 10, at(0.1));
+      expect(started.allFilesUploaded()).toBe(false);
+      started.fileUploaded('2', 20, at(0.2));
+      expect(started.allFilesUploaded()).toBe(true);
+      expect(started.startProcessing(at(0.2))).toEqual([]);
+      expect(started.outputs.map((entry) => entry.status)).toEqual(['queued', 'queued']);
+      // Once the jobs are out it no longer waits for files.
+      expect(started.allFilesUploaded()).toBe(false);
+      expect(started.startBeforeFiles(at(0.3))).toEqual([]);
+    });
+
+    it('fails with the fetch code when a file cannot be fetched, credits restored', () => {
+      const started = fetched();
+      started.startBeforeFiles(at(0));
+      const events = started.fileFailed('2', 'WATERMARK_SOURCE_URL_FAILED', at(0.1));
+      expect(started.state).toMatchObject({ status: 'failed', failureCode: 'WATERMARK_SOURCE_URL_FAILED' });
+      expect(subjects(events)).toContain(EventSubjects.orderFailed);
+      expect(started.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:42', reason: 'order failed' }]);
+    });
+
+    it('offers no download when its results went to the client\'s storage (zero-copy)', () => {
+      const delivered = order({ type: 'antiAi', status: 'complete', options: { zeroCopy: true } }, [file('1', { status: 'uploaded' })], [output('1-1', '1', { status: 'completed' })]);
+      expect(delivered.canDownload(at(1))).toBe(false);
+      const stored = order({ type: 'antiAi', status: 'complete', options: {} }, [file('1', { status: 'uploaded' })], [output('1-1', '1', { status: 'completed', objectKey: 'k' })]);
+      expect(stored.canDownload(at(1))).toBe(true);
     });
   });
 

@@ -26,6 +26,9 @@ import {
 
 export type ApiVersion = 'v2' | 'v3';
 
+/** Options an order type keeps from its creation request (plain JSON). */
+export type OrderOptions = Record<string, unknown>;
+
 /** How an extract result was reached, for reports (not part of the public `result`). */
 export interface ResultDetails {
   confidence: number;
@@ -48,6 +51,8 @@ export interface OrderState {
   creditsCharged: number;
   /** The single output or the ZIP that `download` hands out. */
   packageKey: string | null;
+  /** The type's creation options (anti-AI: strength, zero-copy targets); null for types without any. */
+  options: OrderOptions | null;
   /** Result summary (extract: spec 2.4). */
   result: ExtractResultView | null;
   /** How the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
@@ -143,7 +148,8 @@ export class Order {
 
   /** Results can be downloaded: complete, within retention, and the type produces files. */
   canDownload(now: Date): boolean {
-    return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0;
+    // Zero-copy orders delivered their results to the client's own storage: nothing is kept to download.
+    return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0 && this.state.options?.zeroCopy !== true;
   }
 
   /** A report can be requested: complete, within retention, and the result says something. */
@@ -159,6 +165,16 @@ export class Order {
   /** Files that still need an upload by the client (not fetched from a URL). */
   filesAwaitingUpload(): OrderFileState[] {
     return this.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl);
+  }
+
+  /** Waiting for files: pending, or started at once with no job sent yet. */
+  private awaitsFiles(): boolean {
+    return this.state.status === 'pending' || this.startedBeforeFiles();
+  }
+
+  /** `inProgress` from `startBeforeFiles`, its outputs not queued yet. */
+  private startedBeforeFiles(): boolean {
+    return this.state.status === 'inProgress' && this.outputs.length > 0 && this.outputs.every((output) => output.status === 'pending');
   }
 
   allOutputsCompleted(): boolean {
@@ -184,7 +200,7 @@ export class Order {
    */
   fileUploaded(fileId: string, size: number, now: Date): OutboxMessage[] {
     const file = this.files.find((candidate) => candidate.id === fileId);
-    if (!file || file.status !== 'awaiting_upload' || this.state.status !== 'pending') {
+    if (!file || file.status !== 'awaiting_upload' || !this.awaitsFiles()) {
       return [];
     }
     file.status = 'uploaded';
@@ -193,14 +209,17 @@ export class Order {
     return [];
   }
 
-  /** Every file of a pending order is in (spec 3.1 "all files uploaded (both files for extract)"). */
+  /**
+   * Every file of an order waiting for its files is in (spec 3.1 "all files uploaded (both files for
+   * extract)"): a pending order, or one that started at once and has not sent its jobs yet.
+   */
   allFilesUploaded(): boolean {
-    return this.state.status === 'pending' && this.files.every((file) => file.status === 'uploaded');
+    return this.awaitsFiles() && this.files.every((file) => file.status === 'uploaded');
   }
 
-  /** A file could not be obtained (upload refused, URL fetch failed): the pending order fails. */
+  /** A file could not be obtained (upload refused, URL fetch failed): the order still waiting for it fails. */
   fileFailed(fileId: string, code: string, now: Date): OutboxMessage[] {
-    if (this.state.status !== 'pending') {
+    if (!this.awaitsFiles()) {
       return [];
     }
     const file = this.files.find((candidate) => candidate.id === fileId);
@@ -215,6 +234,11 @@ export class Order {
    * fails with WATERMARK_V2_API_SUNSET instead. Types that start at once call this right after creation.
    */
   startProcessing(now: Date): OutboxMessage[] {
+    if (this.startedBeforeFiles()) {
+      // Started at once (`startBeforeFiles`): the files are in now, the jobs go out (no second status event).
+      this.outputs.forEach((output) => (output.status = 'queued'));
+      return [];
+    }
     if (this.state.status !== 'pending') {
       return [];
     }
@@ -224,6 +248,20 @@ export class Order {
     this.state.status = 'inProgress';
     this.touch(now);
     this.outputs.forEach((output) => (output.status = 'queued'));
+    return [this.statusChanged()];
+  }
+
+  /**
+   * Spec 3.1 "processing starts at once" (anti-AI with URLs): `pending` → `inProgress` at creation while the
+   * service still fetches the files; once all are in, `startProcessing` sends the jobs. A file that cannot
+   * be fetched fails the order as for a pending one.
+   */
+  startBeforeFiles(now: Date): OutboxMessage[] {
+    if (this.state.status !== 'pending') {
+      return [];
+    }
+    this.state.status = 'inProgress';
+    this.touch(now);
     return [this.statusChanged()];
   }
 
@@ -415,7 +453,8 @@ const NAME_PREFIX: Record<OrderType, string> = {
   antiAi: 'anti-ai',
 };
 
-/** The order name of events, reports and v2 details; derived from type and id. */
-export function orderNameOf(order: Pick<OrderState, 'type' | 'id'>): string {
-  return `${NAME_PREFIX[order.type]}-${order.id}`;
+/** The order name of events, reports and v2 details: the client's `orderName` (anti-AI), else derived from type and id. */
+export function orderNameOf(order: Pick<OrderState, 'type' | 'id'> & { options?: OrderOptions | null }): string {
+  const given = order.options?.orderName;
+  return typeof given === 'string' && given.length > 0 ? given : `${NAME_PREFIX[order.type]}-${order.id}`;
 }

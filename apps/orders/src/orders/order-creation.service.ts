@@ -3,7 +3,7 @@ import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType } fro
 import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { ApiVersion, Order, OrderFileState, OrderOutputState } from '../domain/order';
+import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } from '../domain/order';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
@@ -40,6 +40,10 @@ export interface NewOrder {
   files: OrderDraft['files'];
   /** Outputs of the new order, made once the file ids are known. */
   outputs?: (files: OrderFileState[]) => OrderOutputState[];
+  /** Spec 3.1 "processing starts at once": `inProgress` at creation; the jobs go out once the files are fetched. */
+  startsAtOnce?: boolean;
+  /** The type's creation options, kept with the order for its processing (plain JSON). */
+  options?: OrderOptions;
   /** Default `v3`; `v2` orders of the retired watermark API are refused after the retirement. */
   apiVersion?: ApiVersion;
   /**
@@ -109,6 +113,7 @@ export class OrderCreationService {
           status: 'pending',
           processingDelayed: false,
           creditsCharged: caller.mode === 'live' ? spec.credits : 0,
+          options: spec.options ?? null,
           expiresAt: new Date(now.getTime() + this.config.retentionMs),
           // The service clock, not the database's: the upload window, expiry and v2 stats all read it.
           createdAt: now,
@@ -117,7 +122,8 @@ export class OrderCreationService {
         outputs: spec.outputs ?? (() => []),
       });
       await this.idempotency.insert(tx, scope, hash, order.id);
-      await this.orders.save(tx, order, order.created(`${spec.operation} order`));
+      const events = order.created(`${spec.operation} order`);
+      await this.orders.save(tx, order, spec.startsAtOnce ? [...events, ...order.startBeforeFiles(now)] : events);
       return order;
     });
   }

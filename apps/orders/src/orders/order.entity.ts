@@ -1,6 +1,6 @@
 import { ExtractResultView, KeyMode, OrderStatus, OrderType } from '@cp/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { ApiVersion, OrderState, ResultDetails } from '../domain/order';
+import { ApiVersion, OrderOptions, OrderState, ResultDetails } from '../domain/order';
 
 @Entity({ name: 'order' })
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
@@ -38,6 +38,10 @@ export class OrderEntity implements OrderState {
   /** Embed: the single output or the ZIP that `download` hands out. */
   @Column({ name: 'package_key', type: 'text', nullable: true })
   packageKey!: string | null;
+
+  /** The type's creation options (anti-AI: strength, zero-copy targets), as its rules made them. */
+  @Column({ type: 'jsonb', nullable: true })
+  options!: OrderOptions | null;
 
   /** Extract: the result summary (spec 2.4). */
   @Column({ type: 'jsonb', nullable: true })

@@ -30,6 +30,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
       status: 'pending',
       processingDelayed: false,
       creditsCharged: mode === 'live' ? texts.length : 0,
+      options: null,
       expiresAt: new Date(createdAt.getTime() + 720 * 3600_000),
       createdAt,
     },

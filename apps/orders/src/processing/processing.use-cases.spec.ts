@@ -78,6 +78,7 @@ function makeOrder(type: OrderType, mode: KeyMode, outputs: number, apiVersion: 
       failureCode: null,
       creditsCharged: mode === 'live' ? 1 : 0,
       packageKey: null,
+      options: null,
       result: null,
       resultDetails: null,
       expiresAt: new Date(created.getTime() + 720 * 3600_000),

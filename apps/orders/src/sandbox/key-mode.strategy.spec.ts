@@ -44,6 +44,7 @@ function order(mode: KeyMode, outputCount: number, packageKey: string | null, up
       failureCode: null,
       creditsCharged: 0,
       packageKey,
+      options: null,
       result: null,
       resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),

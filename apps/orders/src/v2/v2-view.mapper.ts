@@ -1,4 +1,5 @@
 import {
+  AntiAiOrderCreatedView,
   ObjectKeys,
   publicOrderError,
   v2FileFormatOf,
@@ -29,6 +30,11 @@ function createdFile(order: OrderState, file: OrderFileState, uploadUrls: Record
     fileFormat: v2FileFormatOf(file.fileName),
     fileType: v2FileTypeOf(file.fileName),
   };
+}
+
+/** The anti-AI creation response: the v2 creation shape with the order's status. */
+export function toAntiAiCreatedView({ order: { state: order, files }, uploadUrls }: CreatedOrder): AntiAiOrderCreatedView {
+  return { orderName: orderNameOf(order), orderId: order.id, status: order.status, files: files.map((file) => createdFile(order, file, uploadUrls)) };
 }
 
 /** Spec 4.9 response `data`. */

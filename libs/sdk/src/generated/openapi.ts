@@ -294,6 +294,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/orders/anti-ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an anti-AI order: opt-out metadata, Content Credentials, opt-out watermark by strength (docs/anti-ai.md)
+         * @description Files by upload (an `uploadUrl` each) or by `originalFileUrl`; processing starts once every file is in. `mode.zeroCopy` PUTs each result to the client's presigned `outputTargets[].url` (matched by `fileKey` = file name) and keeps nothing. 1 credit per image.
+         */
+        post: operations["createAntiAiOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orders/anti-ai/with-urls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an anti-AI order from image URLs (spec 4.14; deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /api/v2/orders/anti-ai` with `originalFileUrl`. Processing starts at once (`inProgress`); no upload URLs.
+         */
+        post: operations["createAntiAiOrderWithUrls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/orders/stats/recent": {
         parameters: {
             query?: never;
@@ -685,6 +726,30 @@ export interface components {
             status: "pending";
             files: components["schemas"]["V2CreatedFile"][];
         };
+        AntiAiOrderCreated: {
+            /** @example spring-catalogue */
+            orderName: string;
+            /** @example 44 */
+            orderId: string;
+            /**
+             * @description `pending` until every file is uploaded or fetched
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "inProgress";
+            files: components["schemas"]["V2CreatedFile"][];
+        };
+        AntiAiWithUrlsCreated: {
+            /** @example anti-ai-45 */
+            orderName: string;
+            /** @example 45 */
+            orderId: string;
+            /**
+             * @example inProgress
+             * @enum {string}
+             */
+            status: "inProgress";
+        };
         V2ExtractFile: components["schemas"]["V2CreatedFile"] & {
             /**
              * @example watermarked
@@ -968,6 +1033,67 @@ export interface components {
             file: components["schemas"]["V2ExtractFileDto"];
             /** @description images only: also issue an upload slot for the original (`originalFile` in the response) */
             includeOriginal?: boolean;
+        };
+        AntiAiFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff
+             * @example photo.jpg
+             */
+            fileName: string;
+            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
+            originalFileUrl?: string;
+        };
+        AntiAiOptionsDto: {
+            /**
+             * @description low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)
+             * @default medium
+             * @enum {string}
+             */
+            strength: "low" | "medium" | "high";
+            /** @description HTTPS URL of your TDMRep policy, written as tdm:policy */
+            tdmPolicyUrl?: string;
+            /** @description dc:rights text; a neutral "no AI training" sentence when absent */
+            rights?: string;
+        };
+        AntiAiOutputTargetDto: {
+            /** @description the `fileName` of the file this target receives (file names must be unique in a zero-copy order) */
+            fileKey: string;
+            /** @description presigned HTTPS PUT URL on a public address */
+            url: string;
+            /** Format: date-time */
+            presignedUrlExpiresAt: string;
+        };
+        AntiAiModeDto: {
+            /** @description results are PUT to `outputTargets` and never kept by the service */
+            zeroCopy: boolean;
+            outputTargets?: components["schemas"]["AntiAiOutputTargetDto"][];
+        };
+        CreateAntiAiOrderDto: {
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44
+             */
+            idempotencyKey: string;
+            files: components["schemas"]["AntiAiFileDto"][];
+            orderName?: string;
+            options?: components["schemas"]["AntiAiOptionsDto"];
+            mode?: components["schemas"]["AntiAiModeDto"];
+        };
+        AntiAiUrlFileDto: {
+            /** @example photo.jpg */
+            fileName: string;
+            /** @description public HTTPS URL of the image */
+            imageUrl: string;
+        };
+        CreateAntiAiWithUrlsDto: {
+            /** @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT */
+            idempotencyKey: string;
+            files: components["schemas"]["AntiAiUrlFileDto"][];
+            orderName?: string;
+            mode?: components["schemas"]["AntiAiModeDto"];
+            /** @description spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too */
+            outputTargets?: components["schemas"]["AntiAiOutputTargetDto"][];
+            options?: components["schemas"]["AntiAiOptionsDto"];
         };
     };
     responses: never;
@@ -2719,6 +2845,230 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "WATERMARK_V2_API_SUNSET";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAntiAiOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAntiAiOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AntiAiOrderCreated"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAntiAiOrderWithUrls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAntiAiWithUrlsDto"];
+            };
+        };
+        responses: {
+            /** @description the order, already in progress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AntiAiWithUrlsCreated"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
                     };
                 };
             };

@@ -3,6 +3,7 @@ import { Init1795310292846 } from './1795310292846-Init';
 import { EmbedOrders1795311403465 } from './1795311403465-EmbedOrders';
 import { ExtractResultDetails1795312162119 } from './1795312162119-ExtractResultDetails';
 import { OrderReports1795312401959 } from './1795312401959-OrderReports';
+import { OrderOptions1795479558202 } from './1795479558202-OrderOptions';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959];
+export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959, OrderOptions1795479558202];

@@ -1,0 +1,33 @@
+import { AntiAiWithUrlsCreatedView, CreateAntiAiWithUrlsCommand } from '@cp/contracts';
+import { Injectable } from '@nestjs/common';
+import { orderNameOf } from '../../domain/order';
+import { OrderCreationService } from '../../orders/order-creation.service';
+import { antiAiOrderRules } from './anti-ai-order.rules';
+
+/**
+ * Spec 4.14, the deprecated `POST /api/v2/orders/anti-ai/with-urls`: images by URL only, processing starts
+ * at once (`inProgress` while the service fetches them), no upload URLs. The same key with another body is
+ * 409, as on the standard endpoint.
+ */
+@Injectable()
+export class CreateAntiAiWithUrlsOrderUseCase {
+  constructor(private readonly creation: OrderCreationService) {}
+
+  async execute({ caller, request }: CreateAntiAiWithUrlsCommand): Promise<AntiAiWithUrlsCreatedView> {
+    const { order } = await this.creation.execute({
+      ...antiAiOrderRules({
+        files: request.files.map((file) => ({ fileName: file.fileName, originalFileUrl: file.imageUrl })),
+        orderName: request.orderName,
+        options: request.options,
+        zeroCopy: request.mode?.zeroCopy,
+        outputTargets: request.outputTargets ?? request.mode?.outputTargets,
+      }),
+      caller,
+      operation: 'anti-ai-with-urls',
+      idempotencyKey: request.idempotencyKey,
+      request,
+      startsAtOnce: true,
+    });
+    return { orderName: orderNameOf(order.state), orderId: order.id, status: order.status };
+  }
+}

@@ -1,0 +1,209 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { CallerScoped } from './accounts';
+import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
+import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
+import { OrderStatus } from './orders';
+import { V2CreatedFileView } from './v2';
+import { CodePointLength, IsPublicHttpsUrl } from './validators';
+
+/** The image formats of embed (no PDF). BMP is accepted and fails with ANTI_AI_FORMAT_UNSUPPORTED (docs/anti-ai.md). */
+export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff)$/i;
+export const ANTI_AI_DEFAULT_STRENGTH: AntiAiStrengthValue = 'medium';
+
+export class AntiAiOptionsDto {
+  @ApiPropertyOptional({ enum: ANTI_AI_STRENGTH_VALUES, default: ANTI_AI_DEFAULT_STRENGTH, description: 'low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)' })
+  @IsOptional()
+  @IsIn(ANTI_AI_STRENGTH_VALUES)
+  strength?: AntiAiStrengthValue;
+
+  @ApiPropertyOptional({ description: 'HTTPS URL of your TDMRep policy, written as tdm:policy' })
+  @IsOptional()
+  @IsPublicHttpsUrl()
+  tdmPolicyUrl?: string;
+
+  @ApiPropertyOptional({ maxLength: 512, description: 'dc:rights text; a neutral "no AI training" sentence when absent' })
+  @IsOptional()
+  @IsString()
+  @CodePointLength(1, 512)
+  rights?: string;
+}
+
+/** Zero-copy destination of one result (spec 4.14 `outputTargets[]`). */
+export class AntiAiOutputTargetDto {
+  @ApiProperty({ maxLength: 255, description: 'the `fileName` of the file this target receives (file names must be unique in a zero-copy order)' })
+  @IsString()
+  @MaxLength(255)
+  fileKey!: string;
+
+  @ApiProperty({ description: 'presigned HTTPS PUT URL on a public address' })
+  @IsPublicHttpsUrl()
+  @MaxLength(4096)
+  url!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  @IsISO8601({ strict: true })
+  presignedUrlExpiresAt!: string;
+}
+
+export class AntiAiModeDto {
+  @ApiProperty({ description: 'results are PUT to `outputTargets` and never kept by the service' })
+  @IsBoolean()
+  zeroCopy!: boolean;
+
+  @ApiPropertyOptional({ type: [AntiAiOutputTargetDto], maxItems: 100 })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => AntiAiOutputTargetDto)
+  outputTargets?: AntiAiOutputTargetDto[];
+}
+
+export class AntiAiFileDto {
+  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tif, tiff' })
+  @IsString()
+  @MaxLength(255)
+  @Matches(ANTI_AI_FILE_NAME_PATTERN)
+  fileName!: string;
+
+  @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL' })
+  @IsOptional()
+  @IsPublicHttpsUrl()
+  originalFileUrl?: string;
+}
+
+/** Body of `POST /api/v2/orders/anti-ai` (the standard anti-AI endpoint; docs/api-decisions.md). */
+export class CreateAntiAiOrderDto {
+  @ApiProperty({ maxLength: 255, example: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: [AntiAiFileDto], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => AntiAiFileDto)
+  files!: AntiAiFileDto[];
+
+  @ApiPropertyOptional({ maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @CodePointLength(1, 64)
+  orderName?: string;
+
+  @ApiPropertyOptional({ type: AntiAiOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AntiAiOptionsDto)
+  options?: AntiAiOptionsDto;
+
+  @ApiPropertyOptional({ type: AntiAiModeDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AntiAiModeDto)
+  mode?: AntiAiModeDto;
+}
+
+export class AntiAiUrlFileDto {
+  @ApiProperty({ maxLength: 255, example: 'photo.jpg' })
+  @IsString()
+  @MaxLength(255)
+  @Matches(ANTI_AI_FILE_NAME_PATTERN)
+  fileName!: string;
+
+  @ApiProperty({ description: 'public HTTPS URL of the image' })
+  @IsPublicHttpsUrl()
+  imageUrl!: string;
+}
+
+/** Body of the deprecated `POST /api/v2/orders/anti-ai/with-urls` (spec 4.14). */
+export class CreateAntiAiWithUrlsDto {
+  @ApiProperty({ maxLength: 255, description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey!: string;
+
+  @ApiProperty({ type: [AntiAiUrlFileDto], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => AntiAiUrlFileDto)
+  files!: AntiAiUrlFileDto[];
+
+  @ApiPropertyOptional({ maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @CodePointLength(1, 64)
+  orderName?: string;
+
+  @ApiPropertyOptional({ type: AntiAiModeDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AntiAiModeDto)
+  mode?: AntiAiModeDto;
+
+  @ApiPropertyOptional({ type: [AntiAiOutputTargetDto], description: 'spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => AntiAiOutputTargetDto)
+  outputTargets?: AntiAiOutputTargetDto[];
+
+  @ApiPropertyOptional({ type: AntiAiOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AntiAiOptionsDto)
+  options?: AntiAiOptionsDto;
+}
+
+/** `orders.create-anti-ai` */
+export class CreateAntiAiOrderCommand extends CallerScoped {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateAntiAiOrderDto)
+  request!: CreateAntiAiOrderDto;
+}
+
+/** `orders.create-anti-ai-with-urls` */
+export class CreateAntiAiWithUrlsCommand extends CallerScoped {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateAntiAiWithUrlsDto)
+  request!: CreateAntiAiWithUrlsDto;
+}
+
+/** Response `data` of the standard endpoint: the v2 creation shape (spec 4.9) with the order's status. */
+export interface AntiAiOrderCreatedView {
+  orderName: string;
+  orderId: string;
+  /** `pending` while files await upload; `inProgress` when every file came by URL. */
+  status: OrderStatus;
+  files: V2CreatedFileView[];
+}
+
+/** Response `data` of the deprecated with-urls endpoint (spec 4.14). */
+export interface AntiAiWithUrlsCreatedView {
+  orderName: string;
+  orderId: string;
+  status: OrderStatus;
+}
