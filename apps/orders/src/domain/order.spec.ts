@@ -82,6 +82,8 @@ describe('Order (spec 3.1)', () => {
       const started = fetched();
       expect(subjects(started.startBeforeFiles(at(0)))).toEqual([EventSubjects.orderStatusChanged]);
       expect(started.status).toBe('inProgress');
+      // Its slots are still registered (the files are fetched), but it hands out no upload URL.
+      expect([started.waitsForFiles(at(0)), started.acceptsUploads(at(0))]).toEqual([true, false]);
       started.fileUploaded('1', 10, at(0.1));
       expect(started.allFilesUploaded()).toBe(false);
       started.fileUploaded('2', 20, at(0.2));
@@ -89,7 +91,7 @@ describe('Order (spec 3.1)', () => {
       expect(started.startProcessing(at(0.2))).toEqual([]);
       expect(started.outputs.map((entry) => entry.status)).toEqual(['queued', 'queued']);
       // Once the jobs are out it no longer waits for files.
-      expect(started.allFilesUploaded()).toBe(false);
+      expect([started.allFilesUploaded(), started.waitsForFiles(at(0.3))]).toEqual([false, false]);
       expect(started.startBeforeFiles(at(0.3))).toEqual([]);
     });
 

@@ -162,10 +162,16 @@ export class Order {
     return this.state.status === 'pending' && !this.isExpired(now);
   }
 
+  /** Its files can still arrive (uploaded or fetched): pending, or started at once with no job sent yet, within retention. */
+  waitsForFiles(now: Date): boolean {
+    return this.awaitsFiles() && !this.isExpired(now);
+  }
+
   /** Files that still need an upload by the client (not fetched from a URL). */
   filesAwaitingUpload(): OrderFileState[] {
     return this.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl);
   }
+
 
   /** Waiting for files: pending, or started at once with no job sent yet. */
   private awaitsFiles(): boolean {

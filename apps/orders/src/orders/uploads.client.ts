@@ -9,14 +9,14 @@ export class UploadsClient {
   constructor(private readonly rpc: RpcClient) {}
 
   /**
-   * Registers the slots of every file of a pending order still waiting for its file (idempotent per file
+   * Registers the slots of every file of an order still waiting for its files (pending, or started at once) (idempotent per file
    * id: a replay or a retry after a failed call registers nothing twice, files given by URL are queued for
    * fetching once) and returns the upload URLs of the files still waiting. Nothing for orders that no
    * longer accept uploads.
    */
   async registerSlots(order: Order, now: Date): Promise<Record<string, string>> {
     const waiting = order.files.filter((file) => file.status === 'awaiting_upload');
-    if (!order.acceptsUploads(now) || waiting.length === 0) {
+    if (!order.waitsForFiles(now) || waiting.length === 0) {
       return {};
     }
     const { state } = order;

@@ -1,0 +1,160 @@
+// Anti-AI orders over HTTP against all services (issue 15): the standard endpoint (upload and URL files),
+// the deprecated with-urls endpoint, zero-copy validation, test keys, reads and downloads.
+import { AntiAiOrderCreatedView, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { DataSource } from 'typeorm';
+import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
+import { corpusFile, download, getOrder, waitForOrder } from './support/orders';
+
+interface Created<TData> {
+  status: number;
+  headers: Headers;
+  body: { data: TData; code?: string };
+}
+
+const createAntiAi = (key: string, body: unknown): Promise<Created<AntiAiOrderCreatedView>> => api('/api/v2/orders/anti-ai', { key, method: 'POST', body });
+const createWithUrls = (key: string, body: unknown): Promise<Created<{ orderName: string; orderId: string; status: string }>> =>
+  api('/api/v2/orders/anti-ai/with-urls', { key, method: 'POST', body });
+
+async function put(url: string | null | undefined, bytes: Buffer): Promise<number> {
+  if (!url) {
+    throw new Error('no upload URL');
+  }
+  const response = await fetch(url, { method: 'PUT', body: new Uint8Array(bytes) });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe('anti-AI orders', () => {
+  let gateway: DataSource;
+  let orders: DataSource;
+  let account: TestAccount;
+  const photo = corpusFile('photos/coffee.png');
+
+  const balance = async (accountId: string): Promise<number> =>
+    (await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]))[0]?.balance ?? -1;
+
+  beforeAll(async () => {
+    gateway = await openSchema('gateway');
+    orders = await openSchema('orders');
+    account = await createAccount(gateway, 'enterprise', 50);
+    await eventually(() => balance(account.accountId), (value) => value === 50);
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway.destroy(), orders.destroy()]);
+  });
+
+  describe('the standard endpoint, an uploaded PNG at strength medium', () => {
+    let created: AntiAiOrderCreatedView;
+    let finished: WatermarkOrderView;
+
+    it('creates a pending order with an upload URL, named as asked, for 1 credit per image', async () => {
+      const response = await createAntiAi(account.liveKey, { idempotencyKey: randomUUID(), orderName: 'spring catalogue', files: [{ fileName: 'coffee.png' }], options: { strength: 'medium' } });
+      expect(response.status).toBe(200);
+      created = response.body.data;
+      expect(created).toMatchObject({ orderName: 'spring catalogue', status: 'pending' });
+      expect(created.files).toHaveLength(1);
+      expect(created.files[0]).toMatchObject({ fileName: 'coffee.png', fileFormat: 'PNG', fileType: 'IMG' });
+      expect(created.files[0].uploadUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.+X-Amz-Signature=/);
+      await eventually(() => balance(account.accountId), (value) => value === 49);
+    });
+
+    it('completes once the file is uploaded, and the v3 read shows its one output', async () => {
+      expect(await put(created.files[0].uploadUrl, photo)).toBe(200);
+      finished = await waitForOrder(account.liveKey, created.orderId);
+      expect(finished.status).toBe('complete');
+      expect(finished.outputs).toHaveLength(1);
+      expect(finished.outputs[0]).toMatchObject({ status: 'completed', mediaKind: 'image' });
+    });
+
+    it('downloads a copy whose pixels are the original ones and whose XMP refuses AI training', async () => {
+      const response = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${created.orderId}/download`, { key: account.liveKey });
+      expect(response.status).toBe(200);
+      const file = await download(response.body.data.downloadUrl);
+      expect(file.status).toBe(200);
+      const [before, after] = await Promise.all([sharp(photo).raw().toBuffer(), sharp(file.body).raw().toBuffer()]);
+      expect(after.equals(before)).toBe(true);
+      const xmp = (await sharp(file.body).metadata()).xmp?.toString('utf8') ?? '';
+      expect(xmp).toContain('DMI-PROHIBITED');
+      expect(xmp).toMatch(/reservation[^0-9]{0,40}1/);
+    });
+
+    it('the deprecated v2 detail says antiAi and has a thumbnail', async () => {
+      const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: account.liveKey });
+      expect(detail.status).toBe(200);
+      expect(detail.body.data).toMatchObject({ orderId: created.orderId, orderName: 'spring catalogue', type: 'antiAi', status: 'complete', fileCount: 1 });
+      expect(detail.body.data.thumbnailImageUrl).toMatch(/^http/);
+    });
+
+    it('the v2 result URLs serve the file and a ZIP', async () => {
+      const urls = await api<{ data: { files: Array<{ downloadUrl: string }>; archiveUrl: string } }>(`/api/v2/orders/${created.orderId}/download-urls`, { key: account.liveKey });
+      expect(urls.status).toBe(200);
+      expect((await download(urls.body.data.files[0].downloadUrl)).status).toBe(200);
+      const archive = await download(urls.body.data.archiveUrl);
+      expect(archive.body.subarray(0, 2).toString()).toBe('PK');
+    });
+  });
+
+  it('the same key with another body is 409; with the same body it returns the same order', async () => {
+    const body = { idempotencyKey: randomUUID(), files: [{ fileName: 'a.jpg' }] };
+    const first = await createAntiAi(account.liveKey, body);
+    const again = await createAntiAi(account.liveKey, body);
+    const other = await createAntiAi(account.liveKey, { ...body, files: [{ fileName: 'b.jpg' }] });
+    expect(first.status).toBe(200);
+    expect(again.body.data.orderId).toBe(first.body.data.orderId);
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({ code: 'WATERMARK_V2_CONFLICT' });
+  });
+
+  it('refuses bad bodies with VALIDATION_FAILED: PDF, unknown strength, long name, zero-copy targets that do not match the files, private targets', async () => {
+    const target = (fileKey: string, url = 'https://bucket.example.com/x?X-Amz-Signature=1') => ({ fileKey, url, presignedUrlExpiresAt: '2030-01-01T00:00:00Z' });
+    const bodies = [
+      { files: [{ fileName: 'contract.pdf' }] },
+      { files: [{ fileName: 'a.jpg' }], options: { strength: 'maximum' } },
+      { files: [{ fileName: 'a.jpg' }], orderName: 'x'.repeat(65) },
+      { files: [{ fileName: 'a.jpg' }, { fileName: 'b.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg')] } },
+      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg', 'https://127.0.0.1/x')] } },
+      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: false, outputTargets: [target('a.jpg')] } },
+    ];
+    const before = await balance(account.accountId);
+    for (const body of bodies) {
+      const response = await createAntiAi(account.liveKey, { idempotencyKey: randomUUID(), ...body });
+      expect([response.status, response.body]).toEqual([400, { code: 'VALIDATION_FAILED' }]);
+    }
+    expect(await balance(account.accountId)).toBe(before);
+  });
+
+  it('with-urls (deprecated): inProgress at once with Deprecation and Link; an image that cannot be fetched fails the order and restores the credit', async () => {
+    const own = await createAccount(gateway, 'enterprise', 5);
+    await eventually(() => balance(own.accountId), (value) => value === 5);
+    const response = await createWithUrls(own.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'photo.jpg', imageUrl: 'https://images.invalid/photo.jpg' }], options: { strength: 'high' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('deprecation')).toBe('true');
+    expect(response.headers.get('link')).toBe('</api/v2/orders/anti-ai>; rel="successor-version"');
+    expect(response.body.data).toMatchObject({ status: 'inProgress', orderName: `anti-ai-${response.body.data.orderId}` });
+    const failed = await waitForOrder(own.liveKey, response.body.data.orderId);
+    expect(failed.status).toBe('failed');
+    await eventually(() => balance(own.accountId), (value) => value === 5);
+    const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${response.body.data.orderId}`, { key: own.liveKey });
+    expect(detail.body.data.errors?.errorCode).toBe('WATERMARK_SOURCE_URL_FAILED');
+  });
+
+  it('test keys: the whole lifecycle with the sample result, no processing and no credits', async () => {
+    const before = await balance(account.accountId);
+    const response = await createAntiAi(account.testKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'coffee.png' }] });
+    expect(response.status).toBe(200);
+    expect(response.body.data.files[0].fileKey).toMatch(/^test\//);
+    expect(await put(response.body.data.files[0].uploadUrl, photo)).toBe(200);
+    const done = await waitForOrder(account.testKey, response.body.data.orderId);
+    expect(done.status).toBe('complete');
+    const link = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${done.orderId}/download`, { key: account.testKey });
+    expect(link.status).toBe(200);
+    expect((await download(link.body.data.downloadUrl)).status).toBe(200);
+    expect(await balance(account.accountId)).toBe(before);
+    // Live keys never see test orders.
+    expect((await api(`/api/v3/orders/${done.orderId}`, { key: account.liveKey })).status).toBe(404);
+    expect((await getOrder(account.testKey, done.orderId)).orderId).toBe(done.orderId);
+  });
+});
