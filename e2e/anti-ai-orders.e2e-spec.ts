@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
 import { corpusFile, download, getOrder, waitForOrder } from './support/orders';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 interface Created<TData> {
   status: number;
@@ -49,6 +50,17 @@ describe('anti-AI orders', () => {
   describe('the standard endpoint, an uploaded PNG at strength medium', () => {
     let created: AntiAiOrderCreatedView;
     let finished: WatermarkOrderView;
+    let receiver: WebhookReceiver;
+
+    beforeAll(async () => {
+      receiver = await WebhookReceiver.start();
+      const hook = await api('/api/v2/orders/webhooks', { key: account.liveKey, method: 'POST', body: { name: 'anti-ai', url: receiver.url() } });
+      expect(hook.status).toBe(201);
+    });
+
+    afterAll(async () => {
+      await receiver.stop();
+    });
 
     it('creates a pending order with an upload URL, named as asked, for 1 credit per image', async () => {
       const response = await createAntiAi(account.liveKey, { idempotencyKey: randomUUID(), orderName: 'spring catalogue', files: [{ fileName: 'coffee.png' }], options: { strength: 'medium' } });
@@ -79,6 +91,17 @@ describe('anti-AI orders', () => {
       const xmp = (await sharp(file.body).metadata()).xmp?.toString('utf8') ?? '';
       expect(xmp).toContain('DMI-PROHIBITED');
       expect(xmp).toMatch(/reservation[^0-9]{0,40}1/);
+    });
+
+    it('tells the client by a signed order.antiAi.completed webhook with fileCount and a download URL', async () => {
+      const events = await eventually(
+        () => Promise.resolve(receiver.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as { eventType: string; data: Record<string, unknown> })),
+        (bodies) => bodies.some((body) => body.eventType === 'order.antiAi.completed' && body.data.orderId === created.orderId),
+      );
+      const completed = events.find((body) => body.eventType === 'order.antiAi.completed' && body.data.orderId === created.orderId);
+      expect(completed?.data).toMatchObject({ orderId: created.orderId, fileCount: 1 });
+      expect(String(completed?.data.downloadUrl)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.+X-Amz-Signature=/);
+      expect(receiver.received[0].headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it('the deprecated v2 detail says antiAi and has a thumbnail', async () => {
