@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
-import { corpusFile, download, getOrder, waitForOrder } from './support/orders';
+import { corpusFile, download, getOrder, uploadFiles, waitForOrder } from './support/orders';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 interface Created<TData> {
@@ -118,6 +118,28 @@ describe('anti-AI orders', () => {
       const archive = await download(urls.body.data.archiveUrl);
       expect(archive.body.subarray(0, 2).toString()).toBe('PK');
     });
+  });
+
+  it('strength high: a copy stripped of every metadata still proves the opt-out through an extract order', async () => {
+    const created = (await createAntiAi(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'coffee.png' }], options: { strength: 'high' } })).body.data;
+    expect(await put(created.files[0].uploadUrl, photo)).toBe(200);
+    expect((await waitForOrder(account.liveKey, created.orderId, ['complete', 'failed'], 120_000)).status).toBe('complete');
+    const link = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${created.orderId}/download`, { key: account.liveKey });
+    const protectedCopy = (await download(link.body.data.downloadUrl)).body;
+    expect((await sharp(protectedCopy).metadata()).xmp?.toString('utf8')).toContain('DMI-PROHIBITED');
+    // What a scraper keeps: pixels only, re-encoded, no XMP, no C2PA.
+    const stripped = await sharp(protectedCopy).jpeg({ quality: 90 }).toBuffer();
+    expect((await sharp(stripped).metadata()).xmp).toBeUndefined();
+    const extract = await api<{ data: WatermarkOrderView }>('/api/v3/orders/wtr-extract', {
+      key: account.liveKey,
+      method: 'POST',
+      body: { idempotencyKey: randomUUID(), file: { fileName: 'scraped.jpg', originalFile: { fileName: 'coffee.png' } } },
+    });
+    expect(extract.status).toBe(200);
+    expect(await uploadFiles(extract.body.data, [photo, stripped])).toEqual([200, 200]);
+    const result = await waitForOrder(account.liveKey, extract.body.data.orderId, ['complete', 'failed'], 120_000);
+    expect(result.result).toMatchObject({ detectionStatus: 'detected' });
+    expect(result.result?.watermarkText).toBe(`AI training opt-out (anti-AI order ${created.orderId}, account ${account.accountId})`);
   });
 
   it('the same key with another body is 409; with the same body it returns the same order', async () => {
