@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { OrderFailureCode } from './errors';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { OutputRef } from './watermark-jobs';
@@ -9,21 +10,18 @@ export const ANTI_AI_STRENGTH_VALUES = ['low', 'medium', 'high'] as const;
 export type AntiAiStrengthValue = (typeof ANTI_AI_STRENGTH_VALUES)[number];
 
 /**
- * Public failure codes of one anti-AI file, besides the image codes embed already has
- * (`WATERMARK_FILE_INVALID`, `WATERMARK_FILE_TOO_LARGE`, `WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED`).
+ * Public failure codes of one anti-AI file (members of the one public list, `OrderFailureCode`), besides the
+ * image codes embed already has (`WATERMARK_FILE_INVALID`, `WATERMARK_FILE_TOO_LARGE`,
+ * `WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED`).
  */
-export enum AntiAiFailureCode {
-  /** BMP (no place for XMP or a C2PA manifest) or another format outside JPEG, PNG, WebP, TIFF. */
-  ANTI_AI_FORMAT_UNSUPPORTED = 'ANTI_AI_FORMAT_UNSUPPORTED',
-  /** Zero-copy: the target's `presignedUrlExpiresAt` passed, or its server said the URL expired. */
-  ANTI_AI_OUTPUT_TARGET_EXPIRED = 'ANTI_AI_OUTPUT_TARGET_EXPIRED',
-  /** Zero-copy: the target answered the PUT with a refusal (4xx other than expiry). */
-  ANTI_AI_OUTPUT_TARGET_REFUSED = 'ANTI_AI_OUTPUT_TARGET_REFUSED',
-  /** Zero-copy: the target could not be reached (network, timeouts, 5xx) after the retries. */
-  ANTI_AI_OUTPUT_TARGET_UNREACHABLE = 'ANTI_AI_OUTPUT_TARGET_UNREACHABLE',
-  /** Zero-copy: the target is not HTTPS or resolves to a private, loopback, link-local or metadata address. */
-  ANTI_AI_OUTPUT_TARGET_FORBIDDEN = 'ANTI_AI_OUTPUT_TARGET_FORBIDDEN',
-}
+export const AntiAiFailureCode = {
+  ANTI_AI_FORMAT_UNSUPPORTED: OrderFailureCode.ANTI_AI_FORMAT_UNSUPPORTED,
+  ANTI_AI_OUTPUT_TARGET_EXPIRED: OrderFailureCode.ANTI_AI_OUTPUT_TARGET_EXPIRED,
+  ANTI_AI_OUTPUT_TARGET_REFUSED: OrderFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED,
+  ANTI_AI_OUTPUT_TARGET_UNREACHABLE: OrderFailureCode.ANTI_AI_OUTPUT_TARGET_UNREACHABLE,
+  ANTI_AI_OUTPUT_TARGET_FORBIDDEN: OrderFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN,
+} as const;
+export type AntiAiFailureCode = (typeof AntiAiFailureCode)[keyof typeof AntiAiFailureCode];
 
 /** Zero-copy destination of one result: the client's presigned PUT URL. */
 export class AntiAiOutputTarget {

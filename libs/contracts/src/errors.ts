@@ -31,6 +31,16 @@ export enum OrderFailureCode {
   WATERMARK_V2_API_SUNSET = 'WATERMARK_V2_API_SUNSET',
   AI_DETECTION_FILE_INVALID = 'AI_DETECTION_FILE_INVALID',
   AI_DETECTION_FILE_TOO_LARGE = 'AI_DETECTION_FILE_TOO_LARGE',
+  /** Anti-AI: BMP (no place for XMP or a C2PA manifest) or another format outside JPEG, PNG, WebP, TIFF. */
+  ANTI_AI_FORMAT_UNSUPPORTED = 'ANTI_AI_FORMAT_UNSUPPORTED',
+  /** Anti-AI zero-copy: the target's `presignedUrlExpiresAt` passed, or its server said the URL expired. */
+  ANTI_AI_OUTPUT_TARGET_EXPIRED = 'ANTI_AI_OUTPUT_TARGET_EXPIRED',
+  /** Anti-AI zero-copy: the target answered the PUT with a refusal (4xx other than expiry). */
+  ANTI_AI_OUTPUT_TARGET_REFUSED = 'ANTI_AI_OUTPUT_TARGET_REFUSED',
+  /** Anti-AI zero-copy: the target could not be reached (network, timeouts, 5xx) after the retries. */
+  ANTI_AI_OUTPUT_TARGET_UNREACHABLE = 'ANTI_AI_OUTPUT_TARGET_UNREACHABLE',
+  /** Anti-AI zero-copy: the target is not HTTPS or resolves to a private, loopback, link-local or metadata address. */
+  ANTI_AI_OUTPUT_TARGET_FORBIDDEN = 'ANTI_AI_OUTPUT_TARGET_FORBIDDEN',
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -16,6 +16,11 @@ export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
   [OrderFailureCode.WATERMARK_V2_API_SUNSET]: 'v2 워터마크 API 지원이 종료되었습니다. v3 API를 사용해 주세요.',
   [OrderFailureCode.AI_DETECTION_FILE_INVALID]: '이미지를 읽을 수 없어 AI 생성 여부를 분석하지 못했습니다. JPEG, PNG, WebP, TIFF, GIF, AVIF 이미지인지 확인해 주세요.',
   [OrderFailureCode.AI_DETECTION_FILE_TOO_LARGE]: '이미지가 분석 가능한 크기(픽셀 수 또는 파일 크기)를 초과했습니다.',
+  [OrderFailureCode.ANTI_AI_FORMAT_UNSUPPORTED]: 'AI 학습 방지 처리는 JPEG, PNG, WebP, TIFF 이미지만 지원합니다.',
+  [OrderFailureCode.ANTI_AI_OUTPUT_TARGET_EXPIRED]: '결과를 업로드할 presigned URL의 유효 기간이 지났습니다. 새 URL로 다시 주문해 주세요.',
+  [OrderFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED]: '결과 업로드 대상 서버가 업로드를 거부했습니다. URL과 권한을 확인해 주세요.',
+  [OrderFailureCode.ANTI_AI_OUTPUT_TARGET_UNREACHABLE]: '결과 업로드 대상 서버에 연결하지 못했습니다. 잠시 후 다시 시도해 주세요.',
+  [OrderFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN]: '결과 업로드 대상은 공개 주소의 HTTPS URL이어야 합니다.',
 };
 
 /** A failure code that is not public (should not happen) is shown as PROCESSING_ERROR. */
