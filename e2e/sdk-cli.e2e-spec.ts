@@ -124,6 +124,18 @@ describe('SDK and CLI against the stack', () => {
       expect(readFileSync(path.join(scratch, 'report.pdf')).equals(report.pdf)).toBe(true);
     });
 
+    it('an anti-AI order through the SDK: created, uploaded, waited for, downloaded with its opt-out metadata', async () => {
+      const created = await client.createAntiAiOrder({ files: [{ fileName: 'one.jpg' }], options: { strength: 'low' } });
+      expect(created.status).toBe('pending');
+      await client.upload(created.files[0].uploadUrl ?? '', PHOTO);
+      const done = await client.waitForOrder(created.orderId);
+      expect(done.status).toBe('complete');
+      const file = await fetch(await client.getDownloadUrl(created.orderId));
+      const xmp = (await sharp(Buffer.from(await file.arrayBuffer())).metadata()).xmp?.toString('utf8') ?? '';
+      expect(xmp).toContain('DMI-PROHIBITED');
+      await expect(client.createAntiAiOrder({ files: [{ fileName: 'contract.pdf' }] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    });
+
     it('typed errors carry the public code: a refused key, an unknown order, a download of an unknown order', async () => {
       const refused = new ContentProtectionClient({ apiKey: 'sk_live_not-a-key', baseUrl });
       await expect(refused.getOrder('1')).rejects.toMatchObject({ code: 'AUTH_NOT_AUTHENTICATED', status: 401 });

@@ -19,6 +19,8 @@ export type Webhook = Schemas['Webhook'];
 export type CreatedWebhook = Schemas['CreatedWebhook'];
 export type CreateEmbedOrderBody = Schemas['CreateEmbedOrderDto'];
 export type CreateExtractOrderBody = Schemas['CreateExtractOrderDto'];
+export type CreateAntiAiOrderBody = Schemas['CreateAntiAiOrderDto'];
+export type AntiAiOrderCreated = Schemas['AntiAiOrderCreated'];
 
 export interface ClientOptions {
   /** `sk_live_…` or `sk_test_…`. */
@@ -140,6 +142,11 @@ export class ContentProtectionClient {
 
   async createExtractOrder(body: Omit<CreateExtractOrderBody, 'idempotencyKey'> & { idempotencyKey?: string }): Promise<WatermarkOrder> {
     return this.unwrap(await this.api.POST('/api/v3/orders/wtr-extract', { body: { ...body, idempotencyKey: body.idempotencyKey ?? randomUUID() } }));
+  }
+
+  /** An anti-AI order (docs/anti-ai.md): upload each file to its `uploadUrl`, then `waitForOrder` and download as for embed. */
+  async createAntiAiOrder(body: Omit<CreateAntiAiOrderBody, 'idempotencyKey'> & { idempotencyKey?: string }): Promise<AntiAiOrderCreated> {
+    return this.unwrap(await this.api.POST('/api/v2/orders/anti-ai', { body: { ...body, idempotencyKey: body.idempotencyKey ?? randomUUID() } }));
   }
 
   async getOrder(orderId: string): Promise<WatermarkOrder> {
