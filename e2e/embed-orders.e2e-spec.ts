@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, layout, openSchema, setClockOffset, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
-import { readZip } from './support/zip';
+import { readZip } from '@cp/testing';
 
 const WATERMARK_KEY = { secret: layout.extraEnv?.WATERMARK_SECRET ?? '', version: 'v3' as const };
 

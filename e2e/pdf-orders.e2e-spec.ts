@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, layout, openSchema, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, uploadFiles, waitForOrder } from './support/orders';
-import { readZip } from './support/zip';
+import { readZip } from '@cp/testing';
 
 const KEY = { secret: layout.extraEnv?.WATERMARK_SECRET ?? '', version: 'v3' as const };
 

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { api, ApiResponse, createAccount, eventually, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
 import { pdfText, SCRIPTS } from './support/pdf-text';
-import { readZip } from './support/zip';
+import { readZip } from '@cp/testing';
 
 type ReportResponse = ApiResponse<{ data: ReportView; code?: string }>;
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { api, ApiResponse, createAccount, eventually, layout, openSchema, setClockOffset, TestAccount } from './support/e2e-stack';
 import { corpusFile, download, getOrder, waitForOrder } from './support/orders';
-import { readZip } from './support/zip';
+import { readZip } from '@cp/testing';
 
 const SECRET = layout.extraEnv?.WATERMARK_SECRET ?? '';
 const SUNSET = 'Fri, 09 Oct 2026 00:00:00 GMT';

@@ -88,20 +88,12 @@ export class AntiAiFileDto {
   originalFileUrl?: string;
 }
 
-/** Body of `POST /api/v2/orders/anti-ai` (the standard anti-AI endpoint; docs/api-decisions.md). */
-export class CreateAntiAiOrderDto {
+/** What both anti-AI creation bodies share. */
+export class AntiAiOrderBodyBase {
   @ApiProperty({ maxLength: 255, example: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
-
-  @ApiProperty({ type: [AntiAiFileDto], minItems: 1, maxItems: 100 })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @Type(() => AntiAiFileDto)
-  files!: AntiAiFileDto[];
 
   @ApiPropertyOptional({ maxLength: 64 })
   @IsOptional()
@@ -120,6 +112,17 @@ export class CreateAntiAiOrderDto {
   @ValidateNested()
   @Type(() => AntiAiModeDto)
   mode?: AntiAiModeDto;
+}
+
+/** Body of `POST /api/v2/orders/anti-ai` (the standard anti-AI endpoint; docs/api-decisions.md). */
+export class CreateAntiAiOrderDto extends AntiAiOrderBodyBase {
+  @ApiProperty({ type: [AntiAiFileDto], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => AntiAiFileDto)
+  files!: AntiAiFileDto[];
 }
 
 export class AntiAiUrlFileDto {
@@ -135,12 +138,7 @@ export class AntiAiUrlFileDto {
 }
 
 /** Body of the deprecated `POST /api/v2/orders/anti-ai/with-urls` (spec 4.14). */
-export class CreateAntiAiWithUrlsDto {
-  @ApiProperty({ maxLength: 255, description: IDEMPOTENCY_KEY_DESCRIPTION })
-  @IsString()
-  @Length(1, 255)
-  idempotencyKey!: string;
-
+export class CreateAntiAiWithUrlsDto extends AntiAiOrderBodyBase {
   @ApiProperty({ type: [AntiAiUrlFileDto], minItems: 1, maxItems: 100 })
   @IsArray()
   @ArrayMinSize(1)
@@ -149,18 +147,6 @@ export class CreateAntiAiWithUrlsDto {
   @Type(() => AntiAiUrlFileDto)
   files!: AntiAiUrlFileDto[];
 
-  @ApiPropertyOptional({ maxLength: 64 })
-  @IsOptional()
-  @IsString()
-  @CodePointLength(1, 64)
-  orderName?: string;
-
-  @ApiPropertyOptional({ type: AntiAiModeDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => AntiAiModeDto)
-  mode?: AntiAiModeDto;
-
   @ApiPropertyOptional({ type: [AntiAiOutputTargetDto], description: 'spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too' })
   @IsOptional()
   @IsArray()
@@ -168,12 +154,6 @@ export class CreateAntiAiWithUrlsDto {
   @ValidateNested({ each: true })
   @Type(() => AntiAiOutputTargetDto)
   outputTargets?: AntiAiOutputTargetDto[];
-
-  @ApiPropertyOptional({ type: AntiAiOptionsDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => AntiAiOptionsDto)
-  options?: AntiAiOptionsDto;
 }
 
 /** `orders.create-anti-ai` */

@@ -2,3 +2,4 @@ export * from './test-infra';
 export * from './pdf-fixtures';
 export * from './tls-fixtures';
 export * from './test-storage';
+export * from './zip';

@@ -1,5 +1,6 @@
 import { Jobs, message, ObjectKeys, OutboxMessage, outputFileName, packageFileName, StoredObjectRef } from '@cp/contracts';
 import { Order, OrderOutputState } from '../domain/order';
+import { SampleFiles } from '../sandbox/sample-files';
 import { ProcessingContext } from './order-type-definition';
 
 /** `<input name>-watermarked-<output id>.<ext>` (spec 4.4 rule 2). */
@@ -35,4 +36,10 @@ export function finishOutputs(order: Order, context: ProcessingContext, webhookD
       output: packageRef(order, bucket, ObjectKeys.package(order.state.accountId, order.id)),
     }),
   ];
+}
+
+/** Test keys (spec 4.17): every output simulated at once and the sample file(s) handed out as the download. */
+export function completeWithSamples(order: Order, now: Date, samples: SampleFiles, webhookData: Record<string, unknown>): OutboxMessage[] {
+  order.outputsSimulated();
+  return order.complete(now, { download: samples.forOrder(order.outputs.length), webhookData });
 }

@@ -1,37 +1,9 @@
 // The package use case with in-memory storage: the ZIP holds every output under its download name, and
 // the completion is reported only once the ZIP is stored.
 import { EventSubjects, PackageJob } from '@cp/contracts';
-import { fromBuffer, Entry, ZipFile } from 'yauzl';
+import { readZip } from '@cp/testing';
 import { fakeContext, MemoryStorage, RecordingOutbox } from '../testing/fakes';
 import { PackageOrderUseCase } from './package-order.use-case';
-
-function entriesOf(zip: Buffer): Promise<Map<string, string>> {
-  return new Promise((resolve, reject) => {
-    fromBuffer(zip, { lazyEntries: true }, (error: Error | null, file: ZipFile) => {
-      if (error) {
-        reject(error);
-        return;
-      }
-      const entries = new Map<string, string>();
-      file.on('entry', (entry: Entry) =>
-        file.openReadStream(entry, (streamError, stream) => {
-          if (streamError) {
-            reject(streamError);
-            return;
-          }
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks).toString());
-            file.readEntry();
-          });
-        }),
-      );
-      file.on('end', () => resolve(entries));
-      file.readEntry();
-    });
-  });
-}
 
 const job: PackageJob = {
   orderId: '9',
@@ -51,7 +23,8 @@ describe('PackageOrderUseCase', () => {
     await new PackageOrderUseCase(storage.asStorage(), outbox.asOutbox()).execute(job, fakeContext());
     const zip = storage.read('out', job.output.key);
     expect(zip).toBeDefined();
-    expect(Object.fromEntries(await entriesOf(zip ?? Buffer.alloc(0)))).toEqual({
+    const entries = await readZip(zip ?? Buffer.alloc(0));
+    expect(Object.fromEntries([...entries].map(([name, data]) => [name, data.toString()]))).toEqual({
       'photo-watermarked-5-1.png': 'first output',
       'photo-watermarked-5-2.png': 'second output',
     });

@@ -1034,15 +1034,6 @@ export interface components {
             /** @description images only: also issue an upload slot for the original (`originalFile` in the response) */
             includeOriginal?: boolean;
         };
-        AntiAiFileDto: {
-            /**
-             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff
-             * @example photo.jpg
-             */
-            fileName: string;
-            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
-            originalFileUrl?: string;
-        };
         AntiAiOptionsDto: {
             /**
              * @description low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)
@@ -1068,16 +1059,25 @@ export interface components {
             zeroCopy: boolean;
             outputTargets?: components["schemas"]["AntiAiOutputTargetDto"][];
         };
+        AntiAiFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff
+             * @example photo.jpg
+             */
+            fileName: string;
+            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
+            originalFileUrl?: string;
+        };
         CreateAntiAiOrderDto: {
             /**
              * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
              * @example 1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44
              */
             idempotencyKey: string;
-            files: components["schemas"]["AntiAiFileDto"][];
             orderName?: string;
             options?: components["schemas"]["AntiAiOptionsDto"];
             mode?: components["schemas"]["AntiAiModeDto"];
+            files: components["schemas"]["AntiAiFileDto"][];
         };
         AntiAiUrlFileDto: {
             /** @example photo.jpg */
@@ -1086,14 +1086,17 @@ export interface components {
             imageUrl: string;
         };
         CreateAntiAiWithUrlsDto: {
-            /** @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT */
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44
+             */
             idempotencyKey: string;
-            files: components["schemas"]["AntiAiUrlFileDto"][];
             orderName?: string;
+            options?: components["schemas"]["AntiAiOptionsDto"];
             mode?: components["schemas"]["AntiAiModeDto"];
+            files: components["schemas"]["AntiAiUrlFileDto"][];
             /** @description spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too */
             outputTargets?: components["schemas"]["AntiAiOutputTargetDto"][];
-            options?: components["schemas"]["AntiAiOptionsDto"];
         };
     };
     responses: never;

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Order } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
 import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
-import { finishOutputs, outputDownloadName } from '../order-outputs';
+import { completeWithSamples, finishOutputs, outputDownloadName } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { antiAiOptionsOf } from './anti-ai-order.rules';
 
@@ -57,8 +57,7 @@ export class AntiAiOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    order.outputsSimulated();
-    return order.complete(now, { download: this.samples.forOrder(order.outputs.length), webhookData: this.webhookData(order) });
+    return completeWithSamples(order, now, this.samples, this.webhookData(order));
   }
 
   /** Spec 6.2: `fileCount` (and `downloadUrl`, added by the webhooks service when there is a download). */

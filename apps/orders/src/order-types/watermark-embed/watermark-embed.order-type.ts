@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Order } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
 import { ProcessingContext, onResult, OrderTypeDefinition } from '../order-type-definition';
-import { finishOutputs, outputDownloadName } from '../order-outputs';
+import { completeWithSamples, finishOutputs, outputDownloadName } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 
 /** Spec 4.1 / 4.9: one output per watermark text, each embedded by its own processor job. */
@@ -46,8 +46,7 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    order.outputsSimulated();
-    return order.complete(now, { download: this.samples.forOrder(order.outputs.length), webhookData: this.webhookData(order) });
+    return completeWithSamples(order, now, this.samples, this.webhookData(order));
   }
 
   webhookData(order: Order): Record<string, unknown> {
