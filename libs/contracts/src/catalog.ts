@@ -1,5 +1,6 @@
 import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent } from './accounts';
 import { AiDetectionCompletedEvent, AiDetectionFailedEvent, AiDetectionJob } from './ai-detection';
+import { AiDetectionConfirmView, AiDetectionOrderCreatedView, ConfirmAiDetectionOrderCommand, CreateAiDetectionOrderCommand } from './ai-detection-orders';
 import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent } from './anti-ai';
 import { AntiAiOrderCreatedView, AntiAiWithUrlsCreatedView, CreateAntiAiOrderCommand, CreateAntiAiWithUrlsCommand } from './anti-ai-orders';
 import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-orders';
@@ -109,6 +110,8 @@ export const Jobs = {
 export const Rpcs = {
   ordersGet: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersGet, GetOrderQuery),
   ordersCreateEmbed: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateEmbed, CreateEmbedOrderCommand),
+  ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()(RpcPatterns.ordersCreateAiDetection, CreateAiDetectionOrderCommand),
+  ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()(RpcPatterns.ordersConfirmAiDetection, ConfirmAiDetectionOrderCommand),
   ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()(RpcPatterns.ordersCreateAntiAi, CreateAntiAiOrderCommand),
   ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()(RpcPatterns.ordersCreateAntiAiWithUrls, CreateAntiAiWithUrlsCommand),
   ordersCreateExtract: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateExtract, CreateExtractOrderCommand),

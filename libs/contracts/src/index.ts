@@ -24,3 +24,4 @@ export * from './catalog';
 export * from './v2';
 export * from './retention';
 export * from './ai-detection';
+export * from './ai-detection-orders';

@@ -1,3 +1,4 @@
+import type { AiDetectionResultView } from './ai-detection-orders';
 import { Matches } from 'class-validator';
 import { CallerScoped } from './accounts';
 
@@ -45,6 +46,8 @@ export interface WatermarkOrderView {
   outputs: OutputView[];
   result: ExtractResultView | null;
   reports: { locale: ReportLocale; status: ReportStatus }[];
+  /** AI detection orders only: the probability and its evidence, null until processed. */
+  detection?: AiDetectionResultView | null;
 }
 
 /** `orders.get` */

@@ -9,6 +9,8 @@ export const RpcPatterns = {
   ordersCreateEmbed: 'orders.create-embed',
   ordersCreateExtract: 'orders.create-extract',
   ordersCreateAntiAi: 'orders.create-anti-ai',
+  ordersCreateAiDetection: 'orders.create-ai-detection',
+  ordersConfirmAiDetection: 'orders.confirm-ai-detection',
   ordersCreateAntiAiWithUrls: 'orders.create-anti-ai-with-urls',
   ordersDownload: 'orders.download',
   ordersReportContext: 'orders.report-context',

@@ -193,8 +193,12 @@ export interface V2OrderDetailView {
   updatedAt: string;
   expiresAt: string;
   errors: { errorCode: string; errorMessage: string } | null;
-  /** watermarkExtract only, once the result is known. */
-  statusCode?: 'detected' | 'undetected';
+  /** watermarkExtract: `detected`/`undetected` once known; aiDetection: the category of the probability (spec 2.7 thresholds). */
+  statusCode?: 'detected' | 'undetected' | 'likely_real' | 'uncertain_real' | 'uncertain_ai' | 'likely_ai';
+  /** aiDetection only, once processed: the highest probability over the order's images. */
+  aiProbability?: number;
+  /** aiDetection only: the options given at creation. */
+  aiDetectionOptions?: { generateHeatmap: boolean; generateOverlay: boolean };
   /** watermarkEmbed only. */
   watermarkTexts?: string[];
   /** watermarkExtract only: the detected text, null when none or not the caller's. */

@@ -88,6 +88,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       outputs: { type: 'array', items: ref('Output'), description: 'one per watermark text; empty for extract orders' },
       result: { type: 'object', allOf: [ref('ExtractResult')], nullable: true, description: '`null` for embed orders and until the result is ready' },
       reports: { type: 'array', items: ref('OrderReportEntry') },
+      detection: { type: 'object', allOf: [ref('AiDetectionResult')], nullable: true, description: 'AI detection orders only; `null` until processed' },
     },
   },
   Download: {
@@ -232,6 +233,58 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       files: { type: 'array', items: ref('V2CreatedFile') },
     },
   },
+  AiDetectionOrderCreated: {
+    type: 'object',
+    required: ['orderId', 'status', 'files'],
+    properties: {
+      orderId: { type: 'string', example: '46' },
+      status: { type: 'string', enum: ['pending'], description: 'pending until `POST /api/v2/orders/ai-detection/confirm`', example: 'pending' },
+      files: { type: 'array', items: ref('V2CreatedFile') },
+    },
+  },
+  AiDetectionConfirm: {
+    type: 'object',
+    required: ['orderId', 'status'],
+    properties: {
+      orderId: { type: 'string', example: '46' },
+      status: { type: 'string', enum: ORDER_STATUSES, description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' },
+    },
+  },
+  AiDetectionEvidence: {
+    type: 'object',
+    required: ['signal', 'finding', 'description', 'direction', 'weight', 'details'],
+    properties: {
+      signal: { type: 'string', enum: ['c2pa', 'metadata', 'sdWatermark', 'classifier'], example: 'c2pa' },
+      finding: { type: 'string', example: 'c2pa.ai_source_type' },
+      description: { type: 'string', example: 'A valid Content Credentials manifest declares trainedAlgorithmicMedia.' },
+      direction: { type: 'string', enum: ['ai', 'real', 'neutral'], example: 'ai' },
+      weight: { type: 'number', description: 'log-odds this finding added (0: reported, not counted)', example: 4 },
+      details: { type: 'object', additionalProperties: true },
+    },
+  },
+  AiDetectionFileResult: {
+    type: 'object',
+    required: ['fileId', 'probability', 'category', 'noEvidence', 'statement', 'evidence', 'heatmapNote'],
+    properties: {
+      fileId: { type: 'string', example: '101' },
+      probability: { type: 'number', minimum: 0, maximum: 1, example: 0.5 },
+      category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], example: 'uncertain_ai' },
+      noEvidence: { type: 'boolean', description: 'no signal found anything: "no evidence either way"', example: true },
+      statement: { type: 'string', example: 'No evidence either way: no signal found anything in this image.' },
+      evidence: { type: 'array', items: ref('AiDetectionEvidence') },
+      heatmapNote: nullable({ type: 'string', example: 'Only file-level evidence: no heatmap is drawn.' }),
+    },
+  },
+  AiDetectionResult: {
+    type: 'object',
+    required: ['probability', 'category', 'options', 'files'],
+    properties: {
+      probability: { type: 'number', minimum: 0, maximum: 1, description: 'the highest over the order\'s images', example: 0.5 },
+      category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], description: 'spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75', example: 'uncertain_ai' },
+      options: { type: 'object', required: ['generateHeatmap', 'generateOverlay'], properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
+      files: { type: 'array', items: ref('AiDetectionFileResult') },
+    },
+  },
   AntiAiOrderCreated: {
     type: 'object',
     required: ['orderName', 'orderId', 'status', 'files'],
@@ -291,7 +344,14 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
         required: ['errorCode', 'errorMessage'],
         properties: { errorCode: { type: 'string', example: 'ORDER_TIMEOUT' }, errorMessage: { type: 'string', example: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.' } },
       }),
-      statusCode: { type: 'string', enum: ['detected', 'undetected'], description: 'watermarkExtract only', example: 'detected' },
+      statusCode: {
+        type: 'string',
+        enum: ['detected', 'undetected', 'likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'],
+        description: 'watermarkExtract: detected/undetected; aiDetection: the category of the probability',
+        example: 'detected',
+      },
+      aiProbability: { type: 'number', minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 },
+      aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       watermarkTexts: { type: 'array', items: { type: 'string' }, description: 'watermarkEmbed only', example: ['recipient-0042'] },
       extractedWatermarkText: nullable({ type: 'string', description: 'watermarkExtract only', example: 'recipient-0042' }),
     },

@@ -32,6 +32,7 @@ function order(
       creditsCharged: 2,
       packageKey: null,
       options: null,
+      typeResult: null,
       result: null,
       resultDetails: null,
       expiresAt: at(720),
@@ -105,7 +106,7 @@ describe('Order (spec 3.1)', () => {
     });
 
     it('offers no download when its results went to the client\'s storage (zero-copy)', () => {
-      const delivered = order({ type: 'antiAi', status: 'complete', options: { zeroCopy: true } }, [file('1', { status: 'uploaded' })], [output('1-1', '1', { status: 'completed' })]);
+      const delivered = order({ type: 'antiAi', status: 'complete', options: { zeroCopy: true, noDownload: true } }, [file('1', { status: 'uploaded' })], [output('1-1', '1', { status: 'completed' })]);
       expect(delivered.canDownload(at(1))).toBe(false);
       const stored = order({ type: 'antiAi', status: 'complete', options: {} }, [file('1', { status: 'uploaded' })], [output('1-1', '1', { status: 'completed', objectKey: 'k' })]);
       expect(stored.canDownload(at(1))).toBe(true);

@@ -53,6 +53,8 @@ export interface OrderState {
   packageKey: string | null;
   /** The type's creation options (anti-AI: strength, zero-copy targets); null for types without any. */
   options: OrderOptions | null;
+  /** The type's own result (AI detection: the analysis of each image); null until it has one. */
+  typeResult: OrderOptions | null;
   /** Result summary (extract: spec 2.4). */
   result: ExtractResultView | null;
   /** How the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
@@ -148,8 +150,8 @@ export class Order {
 
   /** Results can be downloaded: complete, within retention, and the type produces files. */
   canDownload(now: Date): boolean {
-    // Zero-copy orders delivered their results to the client's own storage: nothing is kept to download.
-    return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0 && this.state.options?.zeroCopy !== true;
+    // `noDownload`: the type keeps no result file (zero-copy anti-AI delivered to the client; AI detection).
+    return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0 && this.state.options?.noDownload !== true;
   }
 
   /** A report can be requested: complete, within retention, and the result says something. */
@@ -333,6 +335,30 @@ export class Order {
     if (REFUNDED_RESULTS.has(result.detectionStatus)) {
       this.restoreCredits(`extract ${result.detectionStatus}`);
     }
+    this.touch(now);
+  }
+
+  /**
+   * The client confirmed a pending order whose type starts on confirmation (spec 4.15) before every file was
+   * in: kept with the order, which then starts when its last file arrives.
+   */
+  recordConfirmation(now: Date): void {
+    if (this.state.status === 'pending' && !this.isConfirmed()) {
+      this.state.options = { ...(this.state.options ?? {}), confirmed: true };
+      this.touch(now);
+    }
+  }
+
+  isConfirmed(): boolean {
+    return this.state.options?.confirmed === true;
+  }
+
+  /** The type's own result (e.g. one image's analysis), while processing; `update` gets the current one. */
+  recordTypeResult(update: (current: OrderOptions | null) => OrderOptions, now: Date): void {
+    if (!this.isProcessing()) {
+      return;
+    }
+    this.state.typeResult = update(this.state.typeResult);
     this.touch(now);
   }
 

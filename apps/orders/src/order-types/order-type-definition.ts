@@ -44,6 +44,11 @@ export interface OrderTypeDefinition {
   readonly type: OrderType;
   /** The report this type's orders can have (null: none); `Order.canReport` also needs a reportable result. */
   readonly reportType: ReportType | null;
+  /**
+   * What starts the processing of a pending order: its last file arriving (embed, extract, anti-AI), or the
+   * client's confirmation (AI detection, spec 4.15).
+   */
+  readonly startsWhen: 'filesUploaded' | 'confirmed';
   /** Result events of this type's workers. */
   readonly results: readonly ResultHandler[];
   /** Live key: the jobs that process an order that just moved to `inProgress` (or its completion when none are needed). */
@@ -57,6 +62,9 @@ export interface OrderTypeDefinition {
   /** Spec 2.7: this type's fields of the v2 detail (the common ones are filled by the v2 mapper). */
   v2Detail(order: Order): Partial<V2OrderDetailView>;
 }
+
+/** Injection token of the definition classes of every folder (`OrderTypeRegistry` resolves them). */
+export const ORDER_TYPE_DEFINITIONS = Symbol('ORDER_TYPE_DEFINITIONS');
 
 /** One folder under `order-types/`: its definition, its use cases and its RPC controller (listed in `order-types.ts`). */
 export interface OrderTypeFolder {

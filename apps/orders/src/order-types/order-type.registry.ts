@@ -1,16 +1,19 @@
 import { OrderType } from '@cp/contracts';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Order } from '../domain/order';
-import { OrderTypeDefinition } from './order-type-definition';
-import { ORDER_TYPE_FOLDERS } from './order-types';
+import { ORDER_TYPE_DEFINITIONS, OrderTypeDefinition } from './order-type-definition';
 
 /** The definitions of the order types this service handles, by type. */
 @Injectable()
 export class OrderTypeRegistry {
   private definitions?: Map<OrderType, OrderTypeDefinition>;
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    // Injected, not imported: type folders' use cases depend on services that depend on this registry.
+    @Inject(ORDER_TYPE_DEFINITIONS) private readonly definitionTypes: ReadonlyArray<Type<OrderTypeDefinition>>,
+  ) {}
 
   all(): OrderTypeDefinition[] {
     return [...this.byType().values()];
@@ -27,8 +30,8 @@ export class OrderTypeRegistry {
   /** Resolved on first use (every provider exists by then, whatever the order of module initialisation). */
   private byType(): Map<OrderType, OrderTypeDefinition> {
     this.definitions ??= new Map(
-      ORDER_TYPE_FOLDERS.map((folder) => {
-        const definition = this.moduleRef.get(folder.definition, { strict: false });
+      this.definitionTypes.map((definitionType) => {
+        const definition = this.moduleRef.get(definitionType, { strict: false });
         return [definition.type, definition] as const;
       }),
     );

@@ -43,6 +43,10 @@ export class OrderEntity implements OrderState {
   @Column({ type: 'jsonb', nullable: true })
   options!: OrderOptions | null;
 
+  /** The type's own result (AI detection: the analysis of each image), written by its result handlers. */
+  @Column({ name: 'type_result', type: 'jsonb', nullable: true })
+  typeResult!: OrderOptions | null;
+
   /** Extract: the result summary (spec 2.4). */
   @Column({ type: 'jsonb', nullable: true })
   result!: ExtractResultView | null;

@@ -4,6 +4,7 @@ import { DownloadsService } from '../downloads/downloads.service';
 import { ExpireOrdersUseCase } from '../expiry/expire-orders.use-case';
 import { ExpiryRpcController } from '../expiry/expiry.controller';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ORDER_TYPE_DEFINITIONS } from '../order-types/order-type-definition';
 import { ORDER_TYPE_FOLDERS } from '../order-types/order-types';
 import { ApplyResultUseCase } from '../processing/apply-result.use-case';
 import { FileFailedUseCase } from '../processing/file-failed.use-case';
@@ -47,6 +48,7 @@ import { UploadsClient } from './uploads.client';
     OrderTypeRegistry,
     // The order types (one folder each).
     ...ORDER_TYPE_FOLDERS.flatMap((folder) => [folder.definition, ...folder.providers]),
+    { provide: ORDER_TYPE_DEFINITIONS, useValue: ORDER_TYPE_FOLDERS.map((folder) => folder.definition) },
     // Processing: uploads in, results of the workers.
     OrderProcessingService,
     FileUploadedUseCase,

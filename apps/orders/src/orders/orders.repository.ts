@@ -3,6 +3,7 @@ import { Transaction } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, LessThan } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { Order, OrderFileState, OrderOutputState, OrderState } from '../domain/order';
 import { OrderReportEntity } from '../reports/order-report.entity';
@@ -12,7 +13,7 @@ import { OrderEntity } from './order.entity';
 
 /** A new order before it has an id: its row, its files and its outputs (made once the file ids are known). */
 export interface OrderDraft {
-  order: Omit<OrderState, 'id' | 'updatedAt' | 'completedAt' | 'failedAt' | 'failureCode' | 'packageKey' | 'result' | 'resultDetails'>;
+  order: Omit<OrderState, 'id' | 'updatedAt' | 'completedAt' | 'failedAt' | 'failureCode' | 'packageKey' | 'typeResult' | 'result' | 'resultDetails'>;
   files: Array<Omit<OrderFileState, 'id' | 'position' | 'status' | 'size'>>;
   outputs: (files: OrderFileState[]) => OrderOutputState[];
 }
@@ -117,6 +118,7 @@ export class OrdersRepository {
         ...draft.order,
         failureCode: null,
         packageKey: null,
+        typeResult: null,
         result: null,
         resultDetails: null,
         completedAt: null,
@@ -138,7 +140,7 @@ export class OrdersRepository {
     const before = this.snapshots.get(order);
     const { state } = order;
     if (!before || before.order !== JSON.stringify(state)) {
-      await tx.update(OrderEntity, state.id, {
+      const changes: QueryDeepPartialEntity<OrderEntity> = {
         status: state.status,
         processingDelayed: state.processingDelayed,
         failureCode: state.failureCode,
@@ -148,7 +150,10 @@ export class OrdersRepository {
         completedAt: state.completedAt,
         failedAt: state.failedAt,
         updatedAt: state.updatedAt,
-      });
+      };
+      // TypeORM's deep-partial type cannot follow an open JSON object; the jsonb column takes it as it is.
+      Object.assign(changes, { options: state.options, typeResult: state.typeResult });
+      await tx.update(OrderEntity, state.id, changes);
     }
     for (const file of order.files) {
       if (before?.files.get(file.id) !== JSON.stringify(file)) {

@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { OrdersRepository } from '../orders/orders.repository';
 import { OrderProcessingService } from './order-processing.service';
 
-/** A file arrived (upload detected or URL fetched); after the last one the order starts processing by itself. */
+/** A file arrived (upload detected or URL fetched); after the last one the order starts by itself, unless its type waits for a confirmation. */
 @Injectable()
 export class FileUploadedUseCase {
   constructor(
@@ -21,6 +21,7 @@ export class FileUploadedUseCase {
     }
     const now = this.clock.now();
     const events = order.fileUploaded(event.fileId, event.size, now);
-    await this.orders.save(tx, order, order.allFilesUploaded() ? [...events, ...this.processing.start(order, now)] : events);
+    const starts = order.allFilesUploaded() && (this.processing.startsOnLastFile(order) || order.isConfirmed());
+    await this.orders.save(tx, order, starts ? [...events, ...this.processing.start(order, now)] : events);
   }
 }

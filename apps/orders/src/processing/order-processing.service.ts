@@ -20,6 +20,11 @@ export class OrderProcessingService {
     return { now, buckets: { inputs: buckets.inputs, outputs: buckets.outputs } };
   }
 
+  /** The last file of `order` arrived: does that start it (or does it wait for the client's confirmation)? */
+  startsOnLastFile(order: Order): boolean {
+    return this.types.of(order).startsWhen === 'filesUploaded';
+  }
+
   /** `pending` → `inProgress` (or `failed` for a v2 order past the retirement) and the type's first messages. */
   start(order: Order, now: Date): OutboxMessage[] {
     const events = order.startProcessing(now);

@@ -79,6 +79,7 @@ function makeOrder(type: OrderType, mode: KeyMode, outputs: number, apiVersion: 
       creditsCharged: mode === 'live' ? 1 : 0,
       packageKey: null,
       options: null,
+      typeResult: null,
       result: null,
       resultDetails: null,
       expiresAt: new Date(created.getTime() + 720 * 3600_000),
@@ -96,7 +97,7 @@ function setup(order: Order, now = new Date('2026-10-01T01:00:00.000Z')) {
   const clock = new ManualClock(now);
   const repository = new FakeOrdersRepository(new Map([[order.id, order]]));
   const orders = repository as unknown as OrdersRepository;
-  const processing = new OrderProcessingService(config, new OrderTypeRegistry(moduleRef), new KeyModesService(storage, samples));
+  const processing = new OrderProcessingService(config, new OrderTypeRegistry(moduleRef, [WatermarkEmbedOrderType, WatermarkExtractOrderType]), new KeyModesService(storage, samples));
   return {
     repository,
     uploaded: new FileUploadedUseCase(orders, processing, clock),

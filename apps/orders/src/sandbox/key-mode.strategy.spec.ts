@@ -45,6 +45,7 @@ function order(mode: KeyMode, outputCount: number, packageKey: string | null, up
       creditsCharged: 0,
       packageKey,
       options: null,
+      typeResult: null,
       result: null,
       resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),

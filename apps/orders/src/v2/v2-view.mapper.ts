@@ -32,9 +32,15 @@ function createdFile(order: OrderState, file: OrderFileState, uploadUrls: Record
   };
 }
 
+/** The files of a creation response in the v2 shape (spec 4.9): upload URL or source URL, file key, format. */
+export function toV2CreatedFiles({ order: { state: order, files }, uploadUrls }: CreatedOrder): V2CreatedFileView[] {
+  return files.map((file) => createdFile(order, file, uploadUrls));
+}
+
 /** The anti-AI creation response: the v2 creation shape with the order's status. */
-export function toAntiAiCreatedView({ order: { state: order, files }, uploadUrls }: CreatedOrder): AntiAiOrderCreatedView {
-  return { orderName: orderNameOf(order), orderId: order.id, status: order.status, files: files.map((file) => createdFile(order, file, uploadUrls)) };
+export function toAntiAiCreatedView(created: CreatedOrder): AntiAiOrderCreatedView {
+  const { state } = created.order;
+  return { orderName: orderNameOf(state), orderId: state.id, status: state.status, files: toV2CreatedFiles(created) };
 }
 
 /** Spec 4.9 response `data`. */

@@ -294,6 +294,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/orders/ai-detection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an AI detection order (docs/ai-detection.md): upload the images, then confirm
+         * @description Files by upload (an `uploadUrl` each) or by `originalFileUrl`. Nothing is analysed until `POST /api/v2/orders/ai-detection/confirm`. 1 credit per image. The probability is a documented fusion of checkable evidence (C2PA, declared metadata, the Stable Diffusion invisible mark, an optional classifier), never a bare model score.
+         */
+        post: operations["createAiDetectionOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orders/ai-detection/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the analysis of an AI detection order (spec 4.15)
+         * @description Every image must be uploaded first (else 400 `VALIDATION_FAILED`, nothing recorded). Repeating the idempotency key returns the current state without reprocessing.
+         */
+        post: operations["confirmAiDetectionOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/orders/anti-ai": {
         parameters: {
             query?: never;
@@ -506,6 +546,8 @@ export interface components {
             /** @description `null` for embed orders and until the result is ready */
             result: components["schemas"]["ExtractResult"] | null;
             reports: components["schemas"]["OrderReportEntry"][];
+            /** @description AI detection orders only; `null` until processed */
+            detection?: components["schemas"]["AiDetectionResult"] | null;
         };
         /** @description Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs. */
         Download: {
@@ -726,6 +768,90 @@ export interface components {
             status: "pending";
             files: components["schemas"]["V2CreatedFile"][];
         };
+        AiDetectionOrderCreated: {
+            /** @example 46 */
+            orderId: string;
+            /**
+             * @description pending until `POST /api/v2/orders/ai-detection/confirm`
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending";
+            files: components["schemas"]["V2CreatedFile"][];
+        };
+        AiDetectionConfirm: {
+            /** @example 46 */
+            orderId: string;
+            /**
+             * @description `inProgress` once the analysis started; the current state on a repeated key
+             * @example inProgress
+             * @enum {string}
+             */
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
+        };
+        AiDetectionEvidence: {
+            /**
+             * @example c2pa
+             * @enum {string}
+             */
+            signal: "c2pa" | "metadata" | "sdWatermark" | "classifier";
+            /** @example c2pa.ai_source_type */
+            finding: string;
+            /** @example A valid Content Credentials manifest declares trainedAlgorithmicMedia. */
+            description: string;
+            /**
+             * @example ai
+             * @enum {string}
+             */
+            direction: "ai" | "real" | "neutral";
+            /**
+             * @description log-odds this finding added (0: reported, not counted)
+             * @example 4
+             */
+            weight: number;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AiDetectionFileResult: {
+            /** @example 101 */
+            fileId: string;
+            /** @example 0.5 */
+            probability: number;
+            /**
+             * @example uncertain_ai
+             * @enum {string}
+             */
+            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description no signal found anything: "no evidence either way"
+             * @example true
+             */
+            noEvidence: boolean;
+            /** @example No evidence either way: no signal found anything in this image. */
+            statement: string;
+            evidence: components["schemas"]["AiDetectionEvidence"][];
+            /** @example Only file-level evidence: no heatmap is drawn. */
+            heatmapNote: string | null;
+        };
+        AiDetectionResult: {
+            /**
+             * @description the highest over the order's images
+             * @example 0.5
+             */
+            probability: number;
+            /**
+             * @description spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75
+             * @example uncertain_ai
+             * @enum {string}
+             */
+            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            options: {
+                generateHeatmap: boolean;
+                generateOverlay: boolean;
+            };
+            files: components["schemas"]["AiDetectionFileResult"][];
+        };
         AntiAiOrderCreated: {
             /** @example spring-catalogue */
             orderName: string;
@@ -821,11 +947,21 @@ export interface components {
                 errorMessage: string;
             } | null;
             /**
-             * @description watermarkExtract only
+             * @description watermarkExtract: detected/undetected; aiDetection: the category of the probability
              * @example detected
              * @enum {string}
              */
-            statusCode?: "detected" | "undetected";
+            statusCode?: "detected" | "undetected" | "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description aiDetection only, once processed
+             * @example 0.5
+             */
+            aiProbability?: number;
+            /** @description aiDetection only: the options given at creation */
+            aiDetectionOptions?: {
+                generateHeatmap?: boolean;
+                generateOverlay?: boolean;
+            };
             /**
              * @description watermarkEmbed only
              * @example [
@@ -1033,6 +1169,42 @@ export interface components {
             file: components["schemas"]["V2ExtractFileDto"];
             /** @description images only: also issue an upload slot for the original (`originalFile` in the response) */
             includeOriginal?: boolean;
+        };
+        AiDetectionFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, tif, tiff, gif, avif
+             * @example photo.jpg
+             */
+            fileName: string;
+            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
+            originalFileUrl?: string;
+        };
+        AiDetectionOptionsDto: {
+            /**
+             * @description draw a heatmap where a signal is regional (classifier patches, watermark blocks)
+             * @default false
+             */
+            generateHeatmap: boolean;
+            /**
+             * @description blend the heatmap over the image
+             * @default false
+             */
+            generateOverlay: boolean;
+        };
+        CreateAiDetectionOrderDto: {
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f
+             */
+            idempotencyKey: string;
+            files: components["schemas"]["AiDetectionFileDto"][];
+            options?: components["schemas"]["AiDetectionOptionsDto"];
+        };
+        ConfirmAiDetectionOrderDto: {
+            /** @description repeating it returns the current state without reprocessing */
+            idempotencyKey: string;
+            /** @example 46 */
+            orderId: string;
         };
         AntiAiOptionsDto: {
             /**
@@ -2848,6 +3020,230 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "WATERMARK_V2_API_SUNSET";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAiDetectionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAiDetectionOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order, pending until confirmed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AiDetectionOrderCreated"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    confirmAiDetectionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmAiDetectionOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order and its status (`inProgress` once started) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AiDetectionConfirm"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED" | "ORDER_EXPIRED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `RESOURCE_NOT_FOUND`: no such resource for this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RESOURCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
                     };
                 };
             };

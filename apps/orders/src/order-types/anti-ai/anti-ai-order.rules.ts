@@ -8,8 +8,9 @@ export interface AntiAiOrderOptions extends OrderOptions {
   strength: AntiAiStrengthValue;
   tdmPolicyUrl?: string;
   rights?: string;
-  /** Results go to the client's targets only (the aggregate then offers no download). */
+  /** Results go to the client's targets only (`noDownload`: the aggregate offers no download). */
   zeroCopy?: true;
+  noDownload?: true;
   /** Zero-copy: the client's presigned PUT target of each file, by file name; absent otherwise. */
   targets?: Record<string, { url: string; presignedUrlExpiresAt: string }>;
 }
@@ -55,7 +56,7 @@ export function antiAiOrderRules(request: AntiAiRequest): Pick<NewOrder, 'type' 
     ...(request.orderName ? { orderName: request.orderName } : {}),
     ...(request.options?.tdmPolicyUrl ? { tdmPolicyUrl: request.options.tdmPolicyUrl } : {}),
     ...(request.options?.rights ? { rights: request.options.rights } : {}),
-    ...(targets ? { zeroCopy: true as const, targets } : {}),
+    ...(targets ? { zeroCopy: true as const, noDownload: true as const, targets } : {}),
   };
   return {
     type: 'antiAi',

@@ -28,6 +28,7 @@ function orderOf(rules: ReturnType<typeof antiAiOrderRules>): Order {
       creditsCharged: rules.credits,
       packageKey: null,
       options: rules.options ?? null,
+      typeResult: null,
       result: null,
       resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),

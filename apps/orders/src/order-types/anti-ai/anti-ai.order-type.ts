@@ -16,6 +16,7 @@ import { antiAiOptionsOf } from './anti-ai-order.rules';
 export class AntiAiOrderType implements OrderTypeDefinition {
   readonly type = 'antiAi' as const;
   readonly reportType = null;
+  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-anti-ai-output-completed', Events.antiAiOutputCompleted, (order, event, context) => {

@@ -11,6 +11,7 @@ import { toOrderView } from '../order-view.mapper';
 export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkEmbed' as const;
   readonly reportType = null;
+  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),

@@ -10,6 +10,7 @@ import { simulatedExtractResult } from './simulated-extract-result';
 export class WatermarkExtractOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkExtract' as const;
   readonly reportType = 'watermarkDetection' as const;
+  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-extract-completed', Events.extractCompleted, (order, event, context) =>

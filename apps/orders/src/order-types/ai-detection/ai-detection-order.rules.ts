@@ -1,0 +1,48 @@
+import { AiDetectionOptionsDto, mediaKindOf } from '@cp/contracts';
+import { OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
+import { NewOrder } from '../../orders/order-creation.service';
+
+/** What an AI detection order keeps from its request (`Order.state.options`). */
+export interface AiDetectionOrderOptions extends OrderOptions {
+  generateHeatmap: boolean;
+  generateOverlay: boolean;
+  /** The analysis is the result: there is no result file to download. */
+  noDownload: true;
+}
+
+/** AI detection credit cost: 1 credit per image (docs/api-decisions.md, issue 14). */
+export const AI_DETECTION_CREDITS_PER_FILE = 1;
+
+/** Creation rules: one analysis per image (tracked as one output each, with no file), 1 credit each. */
+export function aiDetectionOrderRules(request: {
+  files: Array<{ fileName: string; originalFileUrl?: string }>;
+  options?: AiDetectionOptionsDto;
+}): Pick<NewOrder, 'type' | 'credits' | 'files' | 'outputs' | 'options'> {
+  const options: AiDetectionOrderOptions = {
+    generateHeatmap: request.options?.generateHeatmap ?? false,
+    generateOverlay: request.options?.generateOverlay ?? false,
+    noDownload: true,
+  };
+  return {
+    type: 'aiDetection',
+    credits: request.files.length * AI_DETECTION_CREDITS_PER_FILE,
+    files: request.files.map((file) => ({ role: 'input', fileName: file.fileName, sourceUrl: file.originalFileUrl ?? null, mediaKind: mediaKindOf(file.fileName) })),
+    outputs: (files: OrderFileState[]): OrderOutputState[] =>
+      files.map((file, position) => ({
+        fileId: `${file.id}-1`,
+        inputFileId: file.id,
+        inputPosition: position,
+        outputIndex: 0,
+        watermarkText: '',
+        status: 'pending',
+        mediaKind: file.mediaKind,
+        objectKey: null,
+        failureCode: null,
+      })),
+    options,
+  };
+}
+
+export function aiDetectionOptionsOf(options: OrderOptions | null): AiDetectionOrderOptions {
+  return { generateHeatmap: false, generateOverlay: false, ...(options ?? {}), noDownload: true };
+}

@@ -1,0 +1,56 @@
+import { Clock } from '@cp/clock';
+import { AiDetectionConfirmView, ConfirmAiDetectionOrderCommand, DomainException, ErrorCode } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { IdempotencyRepository } from '../../orders/idempotency.repository';
+import { requestHash } from '../../orders/order-creation.service';
+import { OrdersRepository } from '../../orders/orders.repository';
+import { OrderProcessingService } from '../../processing/order-processing.service';
+
+/**
+ * Spec 4.15, `POST /api/v2/orders/ai-detection/confirm`: starts the analysis of a pending AI detection
+ * order whose images are all in. Repeating the idempotency key returns the current state without
+ * reprocessing (another body with it: 409); an unknown or foreign order is RESOURCE_NOT_FOUND. A confirm
+ * before every image is in is recorded (the answer says `pending`) and the analysis starts with the last one.
+ */
+@Injectable()
+export class ConfirmAiDetectionOrderUseCase {
+  constructor(
+    private readonly transactions: TransactionRepository,
+    private readonly orders: OrdersRepository,
+    private readonly idempotency: IdempotencyRepository,
+    private readonly processing: OrderProcessingService,
+    private readonly clock: Clock,
+  ) {}
+
+  execute({ caller, request }: ConfirmAiDetectionOrderCommand): Promise<AiDetectionConfirmView> {
+    const scope = { accountId: caller.accountId, mode: caller.mode, operation: 'ai-detection-confirm', idempotencyKey: request.idempotencyKey };
+    const hash = requestHash(request);
+    return this.transactions.run(async (tx) => {
+      await this.idempotency.lockScope(tx, scope);
+      const existing = await this.idempotency.find(tx, scope);
+      if (existing && existing.requestHash !== hash) {
+        throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
+      }
+      const order = await this.orders.lock(tx, request.orderId);
+      if (!order || order.state.accountId !== caller.accountId || order.state.mode !== caller.mode || order.state.type !== 'aiDetection') {
+        throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `no AI detection order ${request.orderId} for the caller`);
+      }
+      if (!existing) {
+        const now = this.clock.now();
+        if (order.isExpired(now)) {
+          throw new DomainException(ErrorCode.ORDER_EXPIRED);
+        }
+        if (order.status === 'pending' && order.allFilesUploaded()) {
+          await this.orders.save(tx, order, this.processing.start(order, now));
+        } else if (order.status === 'pending') {
+          // Uploads still arriving (storage notifications are asynchronous): start with the last one.
+          order.recordConfirmation(now);
+          await this.orders.save(tx, order, []);
+        }
+        await this.idempotency.insert(tx, scope, hash, order.id);
+      }
+      return { orderId: order.id, status: order.status };
+    });
+  }
+}
