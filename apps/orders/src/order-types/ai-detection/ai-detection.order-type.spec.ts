@@ -1,0 +1,114 @@
+// AI detection orders without a database: the spec's thresholds, per-image analyses kept on the order, the
+// headline probability, failures, and the confirmation recorded before the uploads are in.
+import { AiDetectionCompletedEvent, aiDetectionCategoryOf, EventSubjects, JobSubjects, OutboxMessage } from '@cp/contracts';
+import { Order, OrderFileState } from '../../domain/order';
+import { ProcessingContext } from '../order-type-definition';
+import { aiDetectionOrderRules } from './ai-detection-order.rules';
+import { AiDetectionOrderType } from './ai-detection.order-type';
+
+const type = new AiDetectionOrderType();
+const context: ProcessingContext = { now: new Date('2026-11-01T00:00:00.000Z'), buckets: { inputs: 'in', outputs: 'out' } };
+
+function orderOf(status: 'pending' | 'inProgress', fileCount = 2, options = { generateHeatmap: true }): Order {
+  const rules = aiDetectionOrderRules({ files: Array.from({ length: fileCount }, (_, index) => ({ fileName: `p${index}.png` })), options });
+  const files: OrderFileState[] = rules.files.map((file, position) => ({ ...file, id: String(position + 1), position, status: 'uploaded', size: '10' }));
+  const at = context.now;
+  return new Order(
+    {
+      id: '9',
+      accountId: '3',
+      mode: 'live',
+      type: 'aiDetection',
+      apiVersion: 'v3',
+      status,
+      processingDelayed: false,
+      failureCode: null,
+      creditsCharged: rules.credits,
+      packageKey: null,
+      options: rules.options ?? null,
+      typeResult: null,
+      result: null,
+      resultDetails: null,
+      expiresAt: new Date(at.getTime() + 3600_000),
+      completedAt: null,
+      failedAt: null,
+      createdAt: at,
+      updatedAt: at,
+    },
+    files,
+    rules.outputs?.(files).map((output) => ({ ...output, status: status === 'inProgress' ? ('queued' as const) : ('pending' as const) })) ?? [],
+  );
+}
+
+function completed(fileId: string, probability: number): AiDetectionCompletedEvent {
+  return {
+    orderId: '9',
+    fileId,
+    probability,
+    category: aiDetectionCategoryOf(probability),
+    noEvidence: false,
+    statement: 's',
+    evidence: [],
+    heatmapNote: null,
+    images: { preview: null, thumbnail: { bucket: 'out', key: 't', fileName: 't.webp' }, heatmap: null, overlay: null },
+  };
+}
+
+const subjects = (messages: OutboxMessage[]) => messages.map((entry) => entry.contract.subject);
+
+describe('AI detection orders', () => {
+  it('map probabilities to the spec 2.7 categories at exactly its thresholds', () => {
+    expect([0, 0.2499, 0.25, 0.4999, 0.5, 0.7499, 0.75, 1].map(aiDetectionCategoryOf)).toEqual([
+      'likely_real',
+      'likely_real',
+      'uncertain_real',
+      'uncertain_real',
+      'uncertain_ai',
+      'uncertain_ai',
+      'likely_ai',
+      'likely_ai',
+    ]);
+  });
+
+  it('cost 1 credit per image and send one analysis job per image with the options', () => {
+    const order = orderOf('inProgress');
+    expect(order.state.creditsCharged).toBe(2);
+    const jobs = type.startLive(order, context);
+    expect(jobs.map((entry) => entry.contract.subject)).toEqual([JobSubjects.aiDetect, JobSubjects.aiDetect]);
+    expect(jobs[0].payload).toMatchObject({ orderId: '9', fileId: '1', generateHeatmap: true, generateOverlay: false, outputBucket: 'out' });
+  });
+
+  it('keep each analysis and complete with the most AI-looking image as headline, without a download', () => {
+    const order = orderOf('inProgress');
+    const [onCompleted] = type.results;
+    expect(onCompleted.apply(order, completed('1', 0.1), context)).toEqual([]);
+    const events = onCompleted.apply(order, completed('2', 0.8), context);
+    expect(subjects(events)).toContain(EventSubjects.orderCompleted);
+    expect(type.webhookData(order)).toMatchObject({ probability: 0.8, category: 'likely_ai', heatmapUrl: null, overlayUrl: null });
+    expect(type.v3View(order, {}).detection).toMatchObject({ probability: 0.8, category: 'likely_ai', files: [{ fileId: '1', probability: 0.1 }, { fileId: '2', probability: 0.8 }] });
+    expect(type.v2Detail(order)).toMatchObject({ statusCode: 'likely_ai', aiProbability: 0.8 });
+    expect(order.canDownload(context.now)).toBe(false);
+  });
+
+  it('fail the order with the public code of an image that cannot be analysed, credits back', () => {
+    const order = orderOf('inProgress');
+    const [, onFailed] = type.results;
+    onFailed.apply(order, { orderId: '9', fileId: '2', code: 'AI_DETECTION_FILE_INVALID' }, context);
+    expect(order.state).toMatchObject({ status: 'failed', failureCode: 'AI_DETECTION_FILE_INVALID' });
+    expect(order.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:9', reason: 'order failed' }]);
+  });
+
+  it('test keys get a result that says it is simulated, in the uncertain band', () => {
+    const order = orderOf('inProgress', 1);
+    type.startSandbox(order, context);
+    expect(order.status).toBe('complete');
+    expect(type.v3View(order, {}).detection?.files[0]).toMatchObject({ probability: 0.5, category: 'uncertain_ai', noEvidence: true });
+  });
+
+  it('a confirmation before the uploads are in is kept with the pending order, once', () => {
+    const order = orderOf('pending');
+    expect(order.isConfirmed()).toBe(false);
+    order.recordConfirmation(context.now);
+    expect([order.status, order.isConfirmed(), order.state.options?.generateHeatmap]).toEqual(['pending', true, true]);
+  });
+});
