@@ -136,6 +136,18 @@ describe('SDK and CLI against the stack', () => {
       await expect(client.createAntiAiOrder({ files: [{ fileName: 'contract.pdf' }] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     });
 
+    it('an AI detection order through the SDK: created, uploaded, confirmed, its evidence read', async () => {
+      const created = await client.createAiDetectionOrder({ files: [{ fileName: 'one.jpg' }] });
+      await client.upload(created.files[0].uploadUrl ?? '', PHOTO);
+      const confirmed = await client.confirmAiDetectionOrder(created.orderId);
+      expect(['pending', 'inProgress']).toContain(confirmed.status);
+      const done = await client.waitForOrder(created.orderId);
+      expect(done.status).toBe('complete');
+      expect(done.detection?.files).toHaveLength(1);
+      expect(done.detection?.probability).toBeGreaterThanOrEqual(0);
+      await expect(client.confirmAiDetectionOrder('99999999999')).rejects.toMatchObject({ code: 'RESOURCE_NOT_FOUND', status: 404 });
+    });
+
     it('typed errors carry the public code: a refused key, an unknown order, a download of an unknown order', async () => {
       const refused = new ContentProtectionClient({ apiKey: 'sk_live_not-a-key', baseUrl });
       await expect(refused.getOrder('1')).rejects.toMatchObject({ code: 'AUTH_NOT_AUTHENTICATED', status: 401 });

@@ -21,6 +21,9 @@ export type CreateEmbedOrderBody = Schemas['CreateEmbedOrderDto'];
 export type CreateExtractOrderBody = Schemas['CreateExtractOrderDto'];
 export type CreateAntiAiOrderBody = Schemas['CreateAntiAiOrderDto'];
 export type AntiAiOrderCreated = Schemas['AntiAiOrderCreated'];
+export type CreateAiDetectionOrderBody = Schemas['CreateAiDetectionOrderDto'];
+export type AiDetectionOrderCreated = Schemas['AiDetectionOrderCreated'];
+export type AiDetectionConfirm = Schemas['AiDetectionConfirm'];
 
 export interface ClientOptions {
   /** `sk_live_…` or `sk_test_…`. */
@@ -147,6 +150,16 @@ export class ContentProtectionClient {
   /** An anti-AI order (docs/anti-ai.md): upload each file to its `uploadUrl`, then `waitForOrder` and download as for embed. */
   async createAntiAiOrder(body: Omit<CreateAntiAiOrderBody, 'idempotencyKey'> & { idempotencyKey?: string }): Promise<AntiAiOrderCreated> {
     return this.unwrap(await this.api.POST('/api/v2/orders/anti-ai', { body: { ...body, idempotencyKey: body.idempotencyKey ?? randomUUID() } }));
+  }
+
+  /** An AI detection order: upload each file to its `uploadUrl`, then `confirmAiDetectionOrder` starts the analysis. */
+  async createAiDetectionOrder(body: Omit<CreateAiDetectionOrderBody, 'idempotencyKey'> & { idempotencyKey?: string }): Promise<AiDetectionOrderCreated> {
+    return this.unwrap(await this.api.POST('/api/v2/orders/ai-detection', { body: { ...body, idempotencyKey: body.idempotencyKey ?? randomUUID() } }));
+  }
+
+  /** Spec 4.15; the generated key is reused when the request is retried, so a retry never reprocesses. */
+  async confirmAiDetectionOrder(orderId: string, idempotencyKey: string = randomUUID()): Promise<AiDetectionConfirm> {
+    return this.unwrap(await this.api.POST('/api/v2/orders/ai-detection/confirm', { body: { idempotencyKey, orderId } }));
   }
 
   async getOrder(orderId: string): Promise<WatermarkOrder> {
