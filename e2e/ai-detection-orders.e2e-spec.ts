@@ -1,7 +1,10 @@
 // AI detection orders over HTTP against all services (issue 14): create, upload, confirm (spec 4.15),
 // the analysis by the ai-detector, v3 and v2 reads, the webhook, test keys and the refusals.
+import { SD_MARK_MESSAGES } from '@cp/ai-detection';
+import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
 import { AiDetectionOrderCreatedView, V2OrderDetailView } from '@cp/contracts';
 import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
 import { corpusFile, getOrder, waitForOrder } from './support/orders';
@@ -10,6 +13,19 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const create = (key: string, body: unknown) => api<{ data: AiDetectionOrderCreatedView }>('/api/v2/orders/ai-detection', { key, method: 'POST', body });
 const confirm = (key: string, orderId: string, idempotencyKey: string = randomUUID()) =>
   api<{ data: { orderId: string; status: string } }>('/api/v2/orders/ai-detection/confirm', { key, method: 'POST', body: { idempotencyKey, orderId } });
+
+/** GETs a presigned URL and reads the image's format and size. */
+async function image(url: string | null | undefined): Promise<{ status: number; format?: string; width?: number; height?: number }> {
+  const response = await fetch(url ?? 'http://127.0.0.1:1/none');
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) {
+    return { status: response.status };
+  }
+  const { format, width, height } = await sharp(bytes).metadata();
+  return { status: 200, format, width, height };
+}
+
+type HookBody = { eventType: string; data: Record<string, unknown> };
 
 async function put(url: string | null | undefined, bytes: Buffer): Promise<number> {
   const response = await fetch(url ?? '', { method: 'PUT', body: new Uint8Array(bytes) });
@@ -74,6 +90,16 @@ describe('AI detection orders', () => {
       expect(detection?.options).toEqual({ generateHeatmap: true, generateOverlay: false });
       expect(detection?.files[0].noEvidence).toBe(true);
       expect(detection?.category).toBe((detection?.probability ?? 0) < 0.5 ? 'uncertain_real' : 'uncertain_ai');
+      // Spec 2.7 image rules: the input as it is (not larger than 1600 px), a WebP thumbnail within 740×400;
+      // no heatmap, since no signal gave per-region evidence (the note says so).
+      const images = detection?.files[0].images;
+      expect(await image(images?.originalUrl)).toMatchObject({ status: 200, format: 'png', width: 512, height: 512 });
+      const thumbnail = await image(images?.thumbnailUrl);
+      expect(thumbnail).toMatchObject({ status: 200, format: 'webp' });
+      expect(thumbnail.width).toBeLessThanOrEqual(740);
+      expect(thumbnail.height).toBeLessThanOrEqual(400);
+      expect([images?.heatmapUrl, images?.overlayUrl]).toEqual([null, null]);
+      expect(detection?.files[0].heatmapNote).toContain('no heatmap');
     });
 
     it('a repeated confirm returns the current state without reprocessing; another body with its key is 409', async () => {
@@ -87,8 +113,11 @@ describe('AI detection orders', () => {
       const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: account.liveKey });
       expect(detail.body.data).toMatchObject({ type: 'aiDetection', status: 'complete', aiDetectionOptions: { generateHeatmap: true, generateOverlay: false } });
       expect(['uncertain_real', 'uncertain_ai']).toContain(detail.body.data.statusCode);
+      expect(await image(detail.body.data.thumbnailImageUrl)).toMatchObject({ status: 200, format: 'webp' });
+      expect(await image(detail.body.data.originalImageUrl)).toMatchObject({ status: 200, format: 'png' });
+      expect([detail.body.data.heatmapImageUrl, detail.body.data.overlayImageUrl]).toEqual([null, null]);
       const hook = await eventually(
-        () => Promise.resolve(receiver.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as { eventType: string; data: Record<string, unknown> })),
+        () => Promise.resolve(receiver.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as HookBody)),
         (bodies) => bodies.some((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.orderId),
       );
       const completed = hook.find((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.orderId);
@@ -99,6 +128,35 @@ describe('AI detection orders', () => {
       const response = await api(`/api/v3/orders/${created.orderId}/download`, { key: account.liveKey });
       expect([response.status, response.body]).toEqual([400, { code: 'VALIDATION_FAILED' }]);
     });
+  });
+
+  it('a Stable Diffusion-marked image: heatmap and overlay in the v3 read, the v2 detail and the webhook, presigned', async () => {
+    const marked = encodeSdMark(syntheticPhoto(1920, 1080, 11), SD_MARK_MESSAGES[0].bits);
+    const png = await sharp(Buffer.from(marked.data), { raw: { width: marked.width, height: marked.height, channels: 3 } }).png().toBuffer();
+    const created = await create(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'generated.png' }], options: { generateHeatmap: true, generateOverlay: true } });
+    expect(await put(created.body.data.files[0].uploadUrl, png)).toBe(200);
+    await eventually(() => getOrder(account.liveKey, created.body.data.orderId), (order) => order.files[0].uploadUrl === null);
+    expect((await confirm(account.liveKey, created.body.data.orderId)).status).toBe(200);
+    const done = await waitForOrder(account.liveKey, created.body.data.orderId, ['complete', 'failed'], 120_000);
+    expect(done.detection?.category).toBe('likely_ai');
+    const images = done.detection?.files[0].images;
+    // Larger than 1600 px: the original is shown as a WebP copy, the heatmap and overlay at the same size.
+    for (const url of [images?.originalUrl, images?.heatmapUrl, images?.overlayUrl]) {
+      expect(await image(url)).toEqual({ status: 200, format: 'webp', width: 1600, height: 900 });
+    }
+    const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.body.data.orderId}`, { key: account.liveKey })).body.data;
+    expect(detail).toMatchObject({ statusCode: 'likely_ai', aiProbability: done.detection?.probability });
+    expect(await image(detail.heatmapImageUrl)).toMatchObject({ status: 200, format: 'webp' });
+    expect(await image(detail.overlayImageUrl)).toMatchObject({ status: 200, format: 'webp' });
+    expect(await image(detail.thumbnailImageUrl)).toEqual({ status: 200, format: 'webp', width: 711, height: 400 });
+    const hooks = await eventually(
+      () => Promise.resolve(receiver.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as HookBody)),
+      (bodies) => bodies.some((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.body.data.orderId),
+    );
+    const hook = hooks.find((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.body.data.orderId);
+    expect(hook?.data.probability).toBe(done.detection?.probability);
+    expect(await image(hook?.data.heatmapUrl as string)).toMatchObject({ status: 200, format: 'webp' });
+    expect(await image(hook?.data.overlayUrl as string)).toMatchObject({ status: 200, format: 'webp' });
   });
 
   it('confirm of an unknown or foreign order is RESOURCE_NOT_FOUND; bad bodies are VALIDATION_FAILED', async () => {
@@ -121,6 +179,7 @@ describe('AI detection orders', () => {
     const done = await waitForOrder(account.testKey, created.body.data.orderId);
     expect(done.detection?.files[0]).toMatchObject({ probability: 0.5, noEvidence: true });
     expect(done.detection?.files[0].statement).toContain('Simulated');
+    expect(done.detection?.files[0].images).toEqual({ originalUrl: null, thumbnailUrl: null, heatmapUrl: null, overlayUrl: null });
     expect(await balance(account.accountId)).toBe(before);
   });
 });

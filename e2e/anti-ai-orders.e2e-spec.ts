@@ -104,11 +104,18 @@ describe('anti-AI orders', () => {
       expect(receiver.received[0].headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it('the deprecated v2 detail says antiAi and has a thumbnail', async () => {
+    it('the deprecated v2 detail says antiAi and has a WebP thumbnail within 740×400, aspect ratio kept', async () => {
       const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: account.liveKey });
       expect(detail.status).toBe(200);
       expect(detail.body.data).toMatchObject({ orderId: created.orderId, orderName: 'spring catalogue', type: 'antiAi', status: 'complete', fileCount: 1 });
-      expect(detail.body.data.thumbnailImageUrl).toMatch(/^http/);
+      const thumbnail = await download(detail.body.data.thumbnailImageUrl ?? '');
+      expect(thumbnail.status).toBe(200);
+      const [input, made] = await Promise.all([sharp(photo).metadata(), sharp(thumbnail.body).metadata()]);
+      expect(made.format).toBe('webp');
+      expect(made.width).toBeLessThanOrEqual(740);
+      expect(made.height).toBeLessThanOrEqual(400);
+      expect(Math.max(made.width ?? 0, made.height ?? 0)).toBeGreaterThanOrEqual(Math.min(400, Math.max(input.width ?? 0, input.height ?? 0)) - 1);
+      expect(Math.abs((made.width ?? 0) / (made.height ?? 1) - (input.width ?? 0) / (input.height ?? 1))).toBeLessThan(0.02);
     });
 
     it('the v2 result URLs serve the file and a ZIP', async () => {

@@ -115,6 +115,18 @@ export interface AiDetectionFileResultView {
   statement: string;
   evidence: AiDetectionEvidence[];
   heatmapNote: string | null;
+  /** Presigned for 1 hour on each read; null when absent or once the order expired (docs/api-decisions.md). */
+  images: AiDetectionImageUrlsView;
+}
+
+/** The images of one analysed file (spec 2.7 size rules: WebP, longer side ≤ 1600 px; thumbnail within 740×400). */
+export interface AiDetectionImageUrlsView {
+  /** The WebP copy when the input is larger than 1600 px, else the original input. */
+  originalUrl: string | null;
+  thumbnailUrl: string | null;
+  /** Only when `generateHeatmap` was asked and a signal gave per-region evidence (`heatmapNote` says why not). */
+  heatmapUrl: string | null;
+  overlayUrl: string | null;
 }
 
 /** The v3 read's `detection` of an AI detection order (null until processed). */

@@ -60,6 +60,12 @@ export class AntiAiJob extends OutputRef {
   @Type(() => AntiAiOutputTarget)
   outputTarget?: AntiAiOutputTarget;
 
+  /** The order's v2 detail thumbnail (spec 2.7: WebP within 740×400), asked of one job per order. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  thumbnail?: StoredObjectRef;
+
   /** `tdm:policy`: the client's TDMRep policy URL. */
   @IsOptional()
   @IsUrl({ protocols: ['https'], require_protocol: true })
@@ -87,6 +93,12 @@ export class AntiAiOutputCompletedEvent extends OutputRef {
   @IsInt()
   @Min(0)
   size!: number;
+
+  /** Set when the job asked for the order's thumbnail and it was written there (absent: none could be made). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  thumbnail?: StoredObjectRef;
 
   /** The layers applied (`optOutMetadata`, `contentCredentials`, `watermark`). */
   @IsArray()

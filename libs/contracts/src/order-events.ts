@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsObject, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { OrderStatus } from './orders';
 import { EventSubjects } from './subjects';
 
@@ -20,6 +20,16 @@ export class StoredObjectRef {
   /** File name the download should carry. */
   @IsString()
   fileName!: string;
+}
+
+/** One presigned link of a webhook payload: `data[field]` becomes a 1-hour URL of `object`. */
+export class WebhookLink {
+  @Matches(/^[a-z][A-Za-z]{0,40}Url$/)
+  field!: string;
+
+  @ValidateNested()
+  @Type(() => StoredObjectRef)
+  object!: StoredObjectRef;
 }
 
 /** Extract outcome carried by the completed event (spec 6.2). */
@@ -87,6 +97,16 @@ export class OrderCompletedEvent extends OrderEventBase {
   @ValidateNested()
   @Type(() => ExtractOutcome)
   extract?: ExtractOutcome | null;
+
+  /**
+   * Objects the webhook `data` links to besides `downloadUrl` (e.g. an AI detection heatmap): the webhooks
+   * service presigns each for 1 hour at every attempt and sets it as `data[field]`.
+   */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => WebhookLink)
+  links?: WebhookLink[];
 
   /**
    * The order type's own fields of the webhook `data` (spec 6.2), declared by its order-type folder in the

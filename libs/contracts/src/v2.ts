@@ -135,6 +135,11 @@ export const V2_REFRESHED_UPLOAD_URL_SECONDS = 3600;
 /** Spec 8: v2 thumbnail and result download URLs are valid (up to) 1 hour. */
 export const V2_DOWNLOAD_URL_SECONDS = 3600;
 
+/** Spec 2.7: the detail thumbnail of anti-AI and AI detection orders, WebP within this box, aspect ratio kept. */
+export const V2_THUMBNAIL_BOX = { width: 740, height: 400 } as const;
+/** Spec 2.7: the longer side of the WebP copies an AI detection order shows (original, heatmap, overlay). */
+export const V2_PREVIEW_MAX_SIDE = 1600;
+
 /** `uploads.upload-urls` with a validity of its own (v2 refresh-urls asks for 1 hour). */
 export class UploadUrlsWithValidityQuery extends UploadUrlsQuery {
   @IsOptional()
@@ -199,6 +204,11 @@ export interface V2OrderDetailView {
   aiProbability?: number;
   /** aiDetection only: the options given at creation. */
   aiDetectionOptions?: { generateHeatmap: boolean; generateOverlay: boolean };
+  /** aiDetection only, once processed: the image of the headline probability, presigned 1 hour (WebP ≤ 1600 px, else the original). */
+  originalImageUrl?: string | null;
+  /** aiDetection only: its heatmap and overlay (when asked for and a signal gave per-region evidence), presigned 1 hour. */
+  heatmapImageUrl?: string | null;
+  overlayImageUrl?: string | null;
   /** watermarkEmbed only. */
   watermarkTexts?: string[];
   /** watermarkExtract only: the detected text, null when none or not the caller's. */

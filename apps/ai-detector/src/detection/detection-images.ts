@@ -1,9 +1,7 @@
 import { DetectionResult, renderHeatmap, renderOverlay } from '@cp/ai-detection';
+import { V2_PREVIEW_MAX_SIDE, V2_THUMBNAIL_BOX } from '@cp/contracts';
 import sharp from 'sharp';
 
-/** Longer side of the WebP copies (spec 2.7). */
-export const PREVIEW_MAX_SIDE = 1600;
-export const THUMBNAIL_BOX = { width: 740, height: 400 };
 
 export interface RenderedImage {
   name: string;
@@ -19,7 +17,7 @@ export interface RenderedImages {
 }
 
 function scaled(width: number, height: number): { width: number; height: number } {
-  const factor = Math.min(1, PREVIEW_MAX_SIDE / Math.max(width, height));
+  const factor = Math.min(1, V2_PREVIEW_MAX_SIDE / Math.max(width, height));
   return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)) };
 }
 
@@ -30,13 +28,13 @@ export async function renderDetectionImages(
   options: { generateHeatmap: boolean; generateOverlay: boolean },
 ): Promise<RenderedImages> {
   const size = scaled(result.width, result.height);
-  const needsPreview = Math.max(result.width, result.height) > PREVIEW_MAX_SIDE;
+  const needsPreview = Math.max(result.width, result.height) > V2_PREVIEW_MAX_SIDE;
   const webp = (data: Buffer, name: string): RenderedImage => ({ name, data, contentType: 'image/webp' });
   const preview = needsPreview
     ? webp(await sharp(input).rotate().resize(size.width, size.height, { fit: 'fill' }).webp({ quality: 85 }).toBuffer(), 'preview.webp')
     : null;
   const thumbnail = webp(
-    await sharp(input).rotate().resize(THUMBNAIL_BOX.width, THUMBNAIL_BOX.height, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
+    await sharp(input).rotate().resize(V2_THUMBNAIL_BOX.width, V2_THUMBNAIL_BOX.height, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
     'thumbnail.webp',
   );
   const regional = result.regional;

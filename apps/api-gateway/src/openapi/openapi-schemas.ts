@@ -264,7 +264,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   },
   AiDetectionFileResult: {
     type: 'object',
-    required: ['fileId', 'probability', 'category', 'noEvidence', 'statement', 'evidence', 'heatmapNote'],
+    required: ['fileId', 'probability', 'category', 'noEvidence', 'statement', 'evidence', 'heatmapNote', 'images'],
     properties: {
       fileId: { type: 'string', example: '101' },
       probability: { type: 'number', minimum: 0, maximum: 1, example: 0.5 },
@@ -273,6 +273,18 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       statement: { type: 'string', example: 'No evidence either way: no signal found anything in this image.' },
       evidence: { type: 'array', items: ref('AiDetectionEvidence') },
       heatmapNote: nullable({ type: 'string', example: 'Only file-level evidence: no heatmap is drawn.' }),
+      images: ref('AiDetectionImageUrls'),
+    },
+  },
+  AiDetectionImageUrls: {
+    type: 'object',
+    description: 'Presigned on each read, valid 1 hour; `null` when absent (test keys, no regional evidence) and once the order expired.',
+    required: ['originalUrl', 'thumbnailUrl', 'heatmapUrl', 'overlayUrl'],
+    properties: {
+      originalUrl: nullable({ type: 'string', format: 'uri', description: 'WebP copy with the longer side at most 1600 px when the input is larger, else the original input', example: 'http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/preview.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      thumbnailUrl: nullable({ type: 'string', format: 'uri', description: 'WebP within 740×400, aspect ratio kept', example: 'http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/thumbnail.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      heatmapUrl: nullable({ type: 'string', format: 'uri', description: 'WebP, longer side at most 1600 px; only with `generateHeatmap` and per-region evidence', example: 'http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/heatmap.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      overlayUrl: nullable({ type: 'string', format: 'uri', description: 'the heatmap blended over the image; only with `generateOverlay` and per-region evidence', example: null }),
     },
   },
   AiDetectionResult: {
@@ -335,7 +347,13 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       channel: { type: 'string', enum: ['api', 'web'], example: 'api' },
       status: { type: 'string', enum: ORDER_STATUSES, example: 'complete' },
       fileCount: { type: 'integer', example: 1 },
-      thumbnailImageUrl: nullable({ type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      thumbnailImageUrl: nullable({
+        type: 'string',
+        format: 'uri',
+        description:
+          'presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)',
+        example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
+      }),
       createdAt: dateTime('2026-11-23T10:00:00.000Z'),
       updatedAt: dateTime('2026-11-23T10:00:02.000Z'),
       expiresAt: dateTime('2026-12-23T10:00:00.000Z'),
@@ -352,6 +370,9 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       },
       aiProbability: { type: 'number', minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 },
       aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
+      originalImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original', example: 'http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
+      heatmapImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image\'s heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence', example: null }),
+      overlayImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the heatmap blended over the image, same rules', example: null }),
       watermarkTexts: { type: 'array', items: { type: 'string' }, description: 'watermarkEmbed only', example: ['recipient-0042'] },
       extractedWatermarkText: nullable({ type: 'string', description: 'watermarkExtract only', example: 'recipient-0042' }),
     },

@@ -16,6 +16,7 @@ import {
   ReportLocale,
   ReportStatus,
   StoredObjectRef,
+  WebhookLink,
 } from '@cp/contracts';
 
 /**
@@ -107,6 +108,8 @@ export interface OrderCompletion {
   download?: StoredObjectRef | null;
   extract?: ExtractOutcome | null;
   webhookData?: Record<string, unknown>;
+  /** Objects the webhook links to besides the download (presigned by the webhooks service). */
+  links?: WebhookLink[];
 }
 
 const FINAL: ReadonlySet<OrderStatus> = new Set(['complete', 'failed', 'expired']);
@@ -380,6 +383,7 @@ export class Order {
       download: completion.download ?? null,
       extract: completion.extract ?? null,
       ...(completion.webhookData ? { webhookData: completion.webhookData } : {}),
+      ...(completion.links?.length ? { links: completion.links } : {}),
     });
     return [completed, this.statusChanged()];
   }

@@ -1,4 +1,4 @@
-import { EventContract, OrderType, OutboxMessage, ReportType, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { EventContract, OrderType, OutboxMessage, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Provider, Type } from '@nestjs/common';
 import { Order } from '../domain/order';
 
@@ -6,6 +6,15 @@ import { Order } from '../domain/order';
 export interface ProcessingContext {
   now: Date;
   buckets: { inputs: string; outputs: string };
+}
+
+/**
+ * URLs of the objects a view links to, presigned for 1 hour by the read that asked for them
+ * (`OrderTypeDefinition.linkedObjects`); null for an absent object and once the order expired (its objects
+ * are deleted then).
+ */
+export interface ObjectUrls {
+  of(ref: StoredObjectRef | null | undefined): string | null;
 }
 
 /**
@@ -57,10 +66,15 @@ export interface OrderTypeDefinition {
   startSandbox(order: Order, context: ProcessingContext): OutboxMessage[];
   /** This type's fields of the completed webhook's `data` (spec 6.2). */
   webhookData(order: Order): Record<string, unknown>;
+  /** The stored objects its views link to (images of a result), presigned by the reads into `ObjectUrls`. */
+  linkedObjects(order: Order): StoredObjectRef[];
   /** Spec 2.1: the v3 view (`uploadUrls`: fresh URLs of the files still waiting for an upload). */
-  v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView;
-  /** Spec 2.7: this type's fields of the v2 detail (the common ones are filled by the v2 mapper). */
-  v2Detail(order: Order): Partial<V2OrderDetailView>;
+  v3View(order: Order, uploadUrls: Record<string, string>, urls: ObjectUrls): WatermarkOrderView;
+  /**
+   * Spec 2.7: this type's fields of the v2 detail (the common ones are filled by the v2 mapper; a
+   * `thumbnailImageUrl` given here replaces the common one, the first stored input).
+   */
+  v2Detail(order: Order, urls: ObjectUrls): Partial<V2OrderDetailView>;
 }
 
 /** Injection token of the definition classes of every folder (`OrderTypeRegistry` resolves them). */

@@ -2,6 +2,7 @@ import { Clock } from '@cp/clock';
 import { CallerContext, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ObjectUrlsService } from './object-urls.service';
 import { OrderAccessService } from './order-access.service';
 import { UploadsClient } from './uploads.client';
 
@@ -12,11 +13,13 @@ export class OrdersQueryService {
     private readonly access: OrderAccessService,
     private readonly types: OrderTypeRegistry,
     private readonly uploads: UploadsClient,
+    private readonly urls: ObjectUrlsService,
     private readonly clock: Clock,
   ) {}
 
   async get(caller: CallerContext, orderId: string): Promise<WatermarkOrderView> {
     const order = await this.access.owned(caller, orderId);
-    return this.types.of(order).v3View(order, await this.uploads.urlsFor(order, this.clock.now()));
+    const type = this.types.of(order);
+    return type.v3View(order, await this.uploads.urlsFor(order, this.clock.now()), await this.urls.for(order, type.linkedObjects(order)));
   }
 }

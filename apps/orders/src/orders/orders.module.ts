@@ -25,6 +25,7 @@ import { V2OrdersRpcController } from '../v2/v2-orders.controller';
 import { V2OrdersQueryService } from '../v2/v2-orders-query.service';
 import { V2RetirementScheduler } from '../v2/v2-retirement.scheduler';
 import { IdempotencyRepository } from './idempotency.repository';
+import { ObjectUrlsService } from './object-urls.service';
 import { OrderAccessService } from './order-access.service';
 import { OrderCreationService } from './order-creation.service';
 import { OrdersRpcController } from './orders.controller';
@@ -42,6 +43,7 @@ import { UploadsClient } from './uploads.client';
     OrderAccessService,
     OrderCreationService,
     OrdersQueryService,
+    ObjectUrlsService,
     UploadsClient,
     KeyModesService,
     SampleFiles,

@@ -2,16 +2,14 @@ import { Clock } from '@cp/clock';
 import {
   DomainException,
   ErrorCode,
-  V2_DOWNLOAD_URL_SECONDS,
   V2OrderDetailView,
   V2OrderQuery,
   V2RecentStatsQuery,
   V2RecentStatsView,
 } from '@cp/contracts';
-import { ObjectStorage } from '@cp/storage';
 import { Injectable } from '@nestjs/common';
-import { Order } from '../domain/order';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ObjectUrlsService } from '../orders/object-urls.service';
 import { OrderAccessService } from '../orders/order-access.service';
 import { OrdersRepository } from '../orders/orders.repository';
 import { KeyModesService } from '../sandbox/key-modes.service';
@@ -29,13 +27,16 @@ export class V2OrdersQueryService {
     private readonly access: OrderAccessService,
     private readonly types: OrderTypeRegistry,
     private readonly modes: KeyModesService,
-    private readonly storage: ObjectStorage,
+    private readonly urls: ObjectUrlsService,
     private readonly clock: Clock,
   ) {}
 
   async detail(query: V2OrderQuery): Promise<V2OrderDetailView> {
     const order = await this.access.owned(query.caller, query.orderId);
-    return toV2OrderDetailView(order, await this.thumbnail(order), this.types.of(order).v2Detail(order));
+    const type = this.types.of(order);
+    const input = this.modes.of(order).storedInput(order);
+    const urls = await this.urls.for(order, [...(input ? [input] : []), ...type.linkedObjects(order)]);
+    return toV2OrderDetailView(order, urls.of(input), type.v2Detail(order, urls));
   }
 
   /**
@@ -56,14 +57,5 @@ export class V2OrdersQueryService {
       return { usageDate, usageCount: counts.get(usageDate) ?? 0 };
     });
     return { dailyStats, ...chartScale(Math.max(0, ...dailyStats.map((day) => day.usageCount))) };
-  }
-
-  /**
-   * Watermark orders have no thumbnail of their own: the first image input, presigned 1 hour, once it is
-   * uploaded (live keys only: test uploads are not stored); null for PDFs and once the order expired.
-   */
-  private async thumbnail(order: Order): Promise<string | null> {
-    const input = order.isExpired(this.clock.now()) ? null : this.modes.of(order).storedInput(order);
-    return input ? this.storage.presignGet(input.bucket, input.key, V2_DOWNLOAD_URL_SECONDS) : null;
   }
 }

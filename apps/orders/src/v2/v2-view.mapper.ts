@@ -69,7 +69,10 @@ export function toV2ExtractCreatedView({ order: { state: order, files }, uploadU
   };
 }
 
-/** Spec 2.7, the fields every type shares; `typeFields` come from the order type, `thumbnailImageUrl` is presigned by the caller (null when expired). */
+/**
+ * Spec 2.7, the fields every type shares; `typeFields` come from the order type (and may replace the
+ * thumbnail), `thumbnailImageUrl` is the first stored input presigned by the caller (null when expired).
+ */
 export function toV2OrderDetailView({ state: order, files }: Order, thumbnailImageUrl: string | null, typeFields: Partial<V2OrderDetailView>): V2OrderDetailView {
   return {
     orderId: order.id,

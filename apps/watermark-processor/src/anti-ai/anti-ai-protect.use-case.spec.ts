@@ -172,6 +172,16 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     ]);
   });
 
+  it("writes the order's v2 thumbnail (WebP within 740×400) when the job asks for it, and says so", async () => {
+    const thumbnail = { bucket: storage.buckets.outputs, key: `1/${9000 + sequence + 1}/thumbnail.webp`, fileName: 'thumbnail.webp' };
+    const work = await job('jpeg', { thumbnail });
+    await useCase().execute(work, context);
+    const made = await sharp(await storage.getBuffer(thumbnail.bucket, thumbnail.key, 1024 * 1024)).metadata();
+    expect([made.format, made.width, made.height]).toEqual(['webp', 320, 240]);
+    const [event] = await eventsOf(work.orderId);
+    expect(event.data.thumbnail).toEqual(thumbnail);
+  });
+
   it('zero-copy: PUTs the result to the client presigned URL and keeps nothing', async () => {
     const work = await job('jpeg', { output: undefined, strength: 'low', outputTarget: await presignedPut('delivered/photo.jpg') });
     await useCase().execute(work, context);

@@ -1,8 +1,9 @@
-import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent, Events, OrderFailureCode } from '@cp/contracts';
+import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent, Events, OrderFailureCode, StoredObjectRef, V2_THUMBNAIL_BOX } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import sharp from 'sharp';
 import { IssuanceRepository } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { AntiAiProtector, ProtectionRejected } from './anti-ai-protector';
@@ -59,6 +60,9 @@ export class AntiAiProtectUseCase {
       } else {
         throw new Error('the job names neither an output nor an output target');
       }
+      if (job.thumbnail && (await this.writeThumbnail(input, job.thumbnail))) {
+        completed.thumbnail = job.thumbnail;
+      }
       await context.transaction((manager) => this.outbox.add(manager, Events.antiAiOutputCompleted, completed).then(() => undefined));
     } catch (error) {
       if (error instanceof ProtectionRejected || error instanceof OutputTargetRejected) {
@@ -68,6 +72,25 @@ export class AntiAiProtectUseCase {
         return;
       }
       throw error;
+    }
+  }
+
+  /**
+   * The v2 detail thumbnail (spec 2.7), made from the input (the protected copy looks the same). Best effort:
+   * without it the detail falls back to the input image, so a failure here never fails the file.
+   */
+  private async writeThumbnail(input: Buffer, target: StoredObjectRef): Promise<boolean> {
+    try {
+      const webp = await sharp(input, { limitInputPixels: this.config.watermark.maxPixels })
+        .rotate()
+        .resize(V2_THUMBNAIL_BOX.width, V2_THUMBNAIL_BOX.height, { fit: 'inside', withoutEnlargement: true })
+        .webp({ quality: 80 })
+        .toBuffer();
+      await this.storage.put(target.bucket, target.key, webp, 'image/webp');
+      return true;
+    } catch (error) {
+      this.logger.warn({ key: target.key, reason: (error as Error).message }, 'anti-ai thumbnail not written');
+      return false;
     }
   }
 

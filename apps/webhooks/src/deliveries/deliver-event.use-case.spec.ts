@@ -38,6 +38,7 @@ describe('deliver one event', () => {
     occurredAt: '2026-05-01T09:59:00.000Z',
     data: { orderId: '5', status: 'complete', fileCount: 1 },
     download: { bucket: 'out', key: '9/5/out.png', fileName: 'out.png' },
+    links: null,
     status: 'PENDING',
     attempts: 0,
     roundAttempts: 0,
@@ -62,6 +63,21 @@ describe('deliver one event', () => {
     expect(JSON.parse(request.body)).toMatchObject({ eventId: claim().eventId, data: { downloadUrl: 'https://s3.example.com/9/5/out.png?X-Amz-Expires=3600' } });
     expect(request.headers['X-Service-Signature']).toBe(serviceSignature(secret, request.body));
     expect(records[0]).toMatchObject({ status: 'SUCCESS', nextAttemptAt: null, statusCode: 200, countsForRound: true });
+  });
+
+  it("presigns each link of an event into its field (an AI detection heatmap), and no downloadUrl for types without one", async () => {
+    nextOutcome = success;
+    await useCase.execute(
+      claim({
+        eventType: 'order.aiDetection.completed',
+        data: { orderId: '5', status: 'complete', probability: 0.9, heatmapUrl: null, overlayUrl: null },
+        download: null,
+        links: [{ field: 'heatmapUrl', object: { bucket: 'out', key: '9/5/h.webp', fileName: 'h.webp' } }],
+      }),
+      'automatic',
+    );
+    const data = (JSON.parse(sent[0].body) as { data: Record<string, unknown> }).data;
+    expect(data).toEqual({ orderId: '5', status: 'complete', probability: 0.9, heatmapUrl: 'https://s3.example.com/9/5/h.webp?X-Amz-Expires=3600', overlayUrl: null });
   });
 
   it('schedules the next automatic attempt from the schedule, measured from the failed attempt', async () => {

@@ -53,7 +53,7 @@ export class DeliverEventUseCase {
       };
     }
     const secret = this.cipher.decrypt(endpoint.secretCiphertext, endpoint.accountId);
-    const body = renderPayload(claim, await this.downloadUrl(claim));
+    const body = renderPayload(claim, await this.presignedFields(claim));
     const headers = signatureHeaders(secret, claim.eventId, this.clock.now(), body);
     const outcome = await this.sender.send({ url: endpoint.url, body, headers: { ...headers } });
     deliveryMetrics.attempts.inc({ outcome: outcome.kind, trigger });
@@ -111,14 +111,20 @@ export class DeliverEventUseCase {
     return delay === null ? { status: 'FAILED', nextAttemptAt: null } : { status: 'PENDING', nextAttemptAt: new Date(at.getTime() + delay) };
   }
 
-  /** Embed completions carry a fresh 1-hour URL at every attempt; other events have no `downloadUrl`. */
-  private async downloadUrl(claim: ClaimedDelivery): Promise<string | null | undefined> {
-    if (claim.eventType !== 'order.watermarkEmbed.completed' && claim.eventType !== 'order.antiAi.completed') {
-      return undefined;
+  /**
+   * Fresh 1-hour URLs at every attempt: `downloadUrl` of embed and anti-AI completions (null without a stored
+   * result; other events have none) and each link of the event.
+   */
+  private async presignedFields(claim: ClaimedDelivery): Promise<Record<string, string | null>> {
+    const fields: Record<string, string | null> = {};
+    if (claim.eventType === 'order.watermarkEmbed.completed' || claim.eventType === 'order.antiAi.completed') {
+      fields.downloadUrl = claim.download
+        ? await this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName)
+        : null;
     }
-    if (!claim.download) {
-      return null;
+    for (const link of claim.links ?? []) {
+      fields[link.field] = await this.storage.presignGet(link.object.bucket, link.object.key, DOWNLOAD_URL_SECONDS, link.object.fileName);
     }
-    return this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName);
+    return fields;
   }
 }

@@ -17,6 +17,7 @@ export interface ClaimedDelivery {
   occurredAt: string;
   data: Record<string, unknown>;
   download: WebhookDeliveryEntity['download'];
+  links: WebhookDeliveryEntity['links'];
   status: WebhookDeliveryStatus;
   attempts: number;
   roundAttempts: number;
@@ -44,6 +45,7 @@ interface ClaimRow {
   occurred_at: Date;
   data: Record<string, unknown>;
   download: WebhookDeliveryEntity['download'];
+  links: WebhookDeliveryEntity['links'];
   status: WebhookDeliveryStatus;
   attempts: number;
   round_attempts: number;
@@ -61,6 +63,7 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
     occurredAt: new Date(row.occurred_at).toISOString(),
     data: row.data,
     download: row.download,
+    links: row.links,
     status: row.status,
     attempts: row.attempts,
     roundAttempts: row.round_attempts,
@@ -69,7 +72,7 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
   };
 }
 
-const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, status, attempts,
+const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, links, status, attempts,
   round_attempts, round, lease_token`;
 
 /** The delivery log and the durable retry queue in one table. */
@@ -98,6 +101,7 @@ export class WebhookDeliveriesRepository {
           // jsonb: TypeORM's deep-partial type does not model free-form JSON.
           data: event.data as QueryDeepPartialEntity<Record<string, unknown>>,
           download: event.download,
+          links: event.links,
           status: 'PENDING' as const,
           nextAttemptAt: at,
           createdAt: at,

@@ -9,6 +9,12 @@ export interface DeliveryDownloadRef {
   fileName: string;
 }
 
+/** A field of the payload's `data` set to a 1-hour URL of `object` at each attempt (e.g. `heatmapUrl`). */
+export interface DeliveryLink {
+  field: string;
+  object: DeliveryDownloadRef;
+}
+
 /**
  * One event for one endpoint: the delivery log entry and, while PENDING, its place in the durable retry
  * queue (`next_attempt_at`, read against the injected clock). `lease_*` mark an attempt in flight.
@@ -54,6 +60,9 @@ export class WebhookDeliveryEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   download!: DeliveryDownloadRef | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  links!: DeliveryLink[] | null;
 
   @Column({ type: 'text' })
   status!: WebhookDeliveryStatus;

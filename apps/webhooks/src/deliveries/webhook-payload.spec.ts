@@ -24,7 +24,8 @@ describe('webhook payload', () => {
     const stored = completedEvent(sourceId, event);
     expect(stored).toMatchObject({ eventId: sourceId, eventType: 'order.watermarkEmbed.completed', occurredAt: event.completedAt });
     expect(stored.download).toEqual(event.download);
-    const body = JSON.parse(renderPayload(stored, 'https://s3/x')) as { data: Record<string, unknown> };
+    expect(stored.links).toBeNull();
+    const body = JSON.parse(renderPayload(stored, { downloadUrl: 'https://s3/x' })) as { data: Record<string, unknown> };
     expect(body).toEqual({
       eventId: sourceId,
       eventType: 'order.watermarkEmbed.completed',
@@ -41,6 +42,21 @@ describe('webhook payload', () => {
         downloadUrl: 'https://s3/x',
       },
     });
+  });
+
+  it("an order type's own fields and links: the links are kept to be presigned at each attempt", () => {
+    const heatmap = { bucket: 'out', key: '5/77/ai-detection/1/heatmap.webp', fileName: 'heatmap.webp' };
+    const stored = completedEvent(sourceId, {
+      ...base,
+      orderType: 'aiDetection',
+      completedAt: base.updatedAt,
+      fileCount: 1,
+      webhookData: { fileCount: 1, probability: 0.9, heatmapUrl: null, overlayUrl: null },
+      links: [{ field: 'heatmapUrl', object: heatmap }],
+    });
+    expect(stored.links).toEqual([{ field: 'heatmapUrl', object: heatmap }]);
+    const data = (JSON.parse(renderPayload(stored, { heatmapUrl: 'https://s3/h' })) as { data: Record<string, unknown> }).data;
+    expect(data).toMatchObject({ probability: 0.9, heatmapUrl: 'https://s3/h', overlayUrl: null });
   });
 
   it('extract completed: watermarkInfo.text only when found', () => {

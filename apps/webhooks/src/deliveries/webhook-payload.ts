@@ -1,6 +1,6 @@
 import { OrderCompletedEvent, OrderFailedEvent, publicOrderError, WebhookEventType } from '@cp/contracts';
 import { createHash } from 'node:crypto';
-import { DeliveryDownloadRef } from './webhook-delivery.entity';
+import { DeliveryDownloadRef, DeliveryLink } from './webhook-delivery.entity';
 
 /** Spec 6.2: the body sent to the receiver. */
 export interface WebhookPayload {
@@ -10,7 +10,7 @@ export interface WebhookPayload {
   data: Record<string, unknown>;
 }
 
-/** What a delivery stores: everything of the payload except the per-attempt `downloadUrl`. */
+/** What a delivery stores: everything of the payload except the URLs presigned at each attempt. */
 export interface StoredEvent {
   eventId: string;
   eventType: WebhookEventType;
@@ -18,6 +18,8 @@ export interface StoredEvent {
   occurredAt: string;
   data: Record<string, unknown>;
   download: DeliveryDownloadRef | null;
+  /** Further `data` fields presigned at each attempt (an AI detection heatmap, for example). */
+  links: DeliveryLink[] | null;
 }
 
 /** Fixed guidance text per public failure code (spec 2.7: never raw processor output). */
@@ -47,10 +49,14 @@ export function completedEvent(sourceEventId: string, event: OrderCompletedEvent
     testMode: event.mode === 'test',
   };
   let download: DeliveryDownloadRef | null = null;
+  let links: DeliveryLink[] | null = null;
   if (event.webhookData) {
     // The order type's own fields, declared by its folder in the orders service (spec 6.2).
     Object.assign(data, event.webhookData);
     download = event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
+    links = event.links?.length
+      ? event.links.map(({ field, object }) => ({ field, object: { bucket: object.bucket, key: object.key, fileName: object.fileName } }))
+      : null;
   } else if (event.orderType === 'watermarkEmbed') {
     // Events written before order types declared their webhook fields.
     data.fileCount = event.fileCount;
@@ -71,6 +77,7 @@ export function completedEvent(sourceEventId: string, event: OrderCompletedEvent
     occurredAt: event.completedAt,
     data,
     download,
+    links,
   };
 }
 
@@ -92,18 +99,16 @@ export function failedEvent(sourceEventId: string, event: OrderFailedEvent): Sto
       testMode: event.mode === 'test',
     },
     download: null,
+    links: null,
   };
 }
 
 /**
- * The exact bytes sent and signed. Embed results get a `downloadUrl` presigned at each attempt (valid 1 hour
- * from that attempt; null when the order has no stored result).
+ * The exact bytes sent and signed. `urls` are the fields presigned at this attempt (valid 1 hour from it):
+ * `downloadUrl` of embed and anti-AI results (null when the order has no stored result) and the links.
  */
-export function renderPayload(
-  stored: Pick<StoredEvent, 'eventId' | 'eventType' | 'occurredAt' | 'data'>,
-  downloadUrl: string | null | undefined,
-): string {
-  const data = downloadUrl === undefined ? stored.data : { ...stored.data, downloadUrl };
+export function renderPayload(stored: Pick<StoredEvent, 'eventId' | 'eventType' | 'occurredAt' | 'data'>, urls: Record<string, string | null> = {}): string {
+  const data = { ...stored.data, ...urls };
   const payload: WebhookPayload = { eventId: stored.eventId, eventType: stored.eventType, occurredAt: stored.occurredAt, data };
   return JSON.stringify(payload);
 }

@@ -833,6 +833,34 @@ export interface components {
             evidence: components["schemas"]["AiDetectionEvidence"][];
             /** @example Only file-level evidence: no heatmap is drawn. */
             heatmapNote: string | null;
+            images: components["schemas"]["AiDetectionImageUrls"];
+        };
+        /** @description Presigned on each read, valid 1 hour; `null` when absent (test keys, no regional evidence) and once the order expired. */
+        AiDetectionImageUrls: {
+            /**
+             * Format: uri
+             * @description WebP copy with the longer side at most 1600 px when the input is larger, else the original input
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/preview.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            originalUrl: string | null;
+            /**
+             * Format: uri
+             * @description WebP within 740×400, aspect ratio kept
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/thumbnail.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            thumbnailUrl: string | null;
+            /**
+             * Format: uri
+             * @description WebP, longer side at most 1600 px; only with `generateHeatmap` and per-region evidence
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/heatmap.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            heatmapUrl: string | null;
+            /**
+             * Format: uri
+             * @description the heatmap blended over the image; only with `generateOverlay` and per-region evidence
+             * @example null
+             */
+            overlayUrl: string | null;
         };
         AiDetectionResult: {
             /**
@@ -922,6 +950,7 @@ export interface components {
             fileCount: number;
             /**
              * Format: uri
+             * @description presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)
              * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
              */
             thumbnailImageUrl: string | null;
@@ -962,6 +991,24 @@ export interface components {
                 generateHeatmap?: boolean;
                 generateOverlay?: boolean;
             };
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original
+             * @example http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            originalImageUrl?: string | null;
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the headline image's heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence
+             * @example null
+             */
+            heatmapImageUrl?: string | null;
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the heatmap blended over the image, same rules
+             * @example null
+             */
+            overlayImageUrl?: string | null;
             /**
              * @description watermarkEmbed only
              * @example [

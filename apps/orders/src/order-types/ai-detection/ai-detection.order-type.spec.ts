@@ -1,8 +1,8 @@
 // AI detection orders without a database: the spec's thresholds, per-image analyses kept on the order, the
 // headline probability, failures, and the confirmation recorded before the uploads are in.
-import { AiDetectionCompletedEvent, aiDetectionCategoryOf, EventSubjects, JobSubjects, OutboxMessage } from '@cp/contracts';
+import { AiDetectionCompletedEvent, aiDetectionCategoryOf, EventSubjects, JobSubjects, ObjectKeys, OutboxMessage, StoredObjectRef } from '@cp/contracts';
 import { Order, OrderFileState } from '../../domain/order';
-import { ProcessingContext } from '../order-type-definition';
+import { ObjectUrls, ProcessingContext } from '../order-type-definition';
 import { aiDetectionOrderRules } from './ai-detection-order.rules';
 import { AiDetectionOrderType } from './ai-detection.order-type';
 
@@ -40,7 +40,7 @@ function orderOf(status: 'pending' | 'inProgress', fileCount = 2, options = { ge
   );
 }
 
-function completed(fileId: string, probability: number): AiDetectionCompletedEvent {
+function completed(fileId: string, probability: number, heatmap = false): AiDetectionCompletedEvent {
   return {
     orderId: '9',
     fileId,
@@ -50,8 +50,18 @@ function completed(fileId: string, probability: number): AiDetectionCompletedEve
     statement: 's',
     evidence: [],
     heatmapNote: null,
-    images: { preview: null, thumbnail: { bucket: 'out', key: 't', fileName: 't.webp' }, heatmap: null, overlay: null },
+    images: {
+      preview: null,
+      thumbnail: { bucket: 'out', key: `t${fileId}`, fileName: 't.webp' },
+      heatmap: heatmap ? { bucket: 'out', key: `h${fileId}`, fileName: 'h.webp' } : null,
+      overlay: null,
+    },
   };
+}
+
+/** What a read presigns: each linked object, nothing else (a view must not link to an object it did not declare). */
+function urlsFor(linked: StoredObjectRef[]): ObjectUrls {
+  return { of: (ref) => (ref && linked.some((entry) => entry.key === ref.key) ? `https://s3/${ref.key}` : null) };
 }
 
 const subjects = (messages: OutboxMessage[]) => messages.map((entry) => entry.contract.subject);
@@ -82,11 +92,30 @@ describe('AI detection orders', () => {
     const order = orderOf('inProgress');
     const [onCompleted] = type.results;
     expect(onCompleted.apply(order, completed('1', 0.1), context)).toEqual([]);
-    const events = onCompleted.apply(order, completed('2', 0.8), context);
+    const events = onCompleted.apply(order, completed('2', 0.8, true), context);
     expect(subjects(events)).toContain(EventSubjects.orderCompleted);
     expect(type.webhookData(order)).toMatchObject({ probability: 0.8, category: 'likely_ai', heatmapUrl: null, overlayUrl: null });
-    expect(type.v3View(order, {}).detection).toMatchObject({ probability: 0.8, category: 'likely_ai', files: [{ fileId: '1', probability: 0.1 }, { fileId: '2', probability: 0.8 }] });
-    expect(type.v2Detail(order)).toMatchObject({ statusCode: 'likely_ai', aiProbability: 0.8 });
+    // The webhooks service presigns the headline image's heatmap into `heatmapUrl`.
+    expect(events.find((entry) => entry.contract.subject === EventSubjects.orderCompleted)?.payload).toMatchObject({
+      links: [{ field: 'heatmapUrl', object: { bucket: 'out', key: 'h2' } }],
+    });
+    const urls = urlsFor(type.linkedObjects(order));
+    expect(type.v3View(order, {}, urls).detection).toMatchObject({
+      probability: 0.8,
+      category: 'likely_ai',
+      files: [
+        { fileId: '1', probability: 0.1, images: { originalUrl: `https://s3/${ObjectKeys.input('3', '9', '1', 'p0.png')}`, thumbnailUrl: 'https://s3/t1', heatmapUrl: null } },
+        { fileId: '2', probability: 0.8, images: { thumbnailUrl: 'https://s3/t2', heatmapUrl: 'https://s3/h2', overlayUrl: null } },
+      ],
+    });
+    expect(type.v2Detail(order, urls)).toMatchObject({
+      statusCode: 'likely_ai',
+      aiProbability: 0.8,
+      thumbnailImageUrl: 'https://s3/t2',
+      originalImageUrl: `https://s3/${ObjectKeys.input('3', '9', '2', 'p1.png')}`,
+      heatmapImageUrl: 'https://s3/h2',
+      overlayImageUrl: null,
+    });
     expect(order.canDownload(context.now)).toBe(false);
   });
 
@@ -102,7 +131,14 @@ describe('AI detection orders', () => {
     const order = orderOf('inProgress', 1);
     type.startSandbox(order, context);
     expect(order.status).toBe('complete');
-    expect(type.v3View(order, {}).detection?.files[0]).toMatchObject({ probability: 0.5, category: 'uncertain_ai', noEvidence: true });
+    expect(type.linkedObjects(order)).toEqual([]);
+    expect(type.v3View(order, {}, urlsFor([])).detection?.files[0]).toMatchObject({
+      probability: 0.5,
+      category: 'uncertain_ai',
+      noEvidence: true,
+      images: { originalUrl: null, thumbnailUrl: null, heatmapUrl: null, overlayUrl: null },
+    });
+    expect(type.v2Detail(order, urlsFor([]))).not.toHaveProperty('thumbnailImageUrl');
   });
 
   it('a confirmation before the uploads are in is kept with the pending order, once', () => {

@@ -7,17 +7,22 @@ import {
   message,
   ObjectKeys,
   OutboxMessage,
+  StoredObjectRef,
   V2OrderDetailView,
   WatermarkOrderView,
+  WebhookLink,
 } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order, OrderOptions } from '../../domain/order';
-import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
+import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { toOrderView } from '../order-view.mapper';
 import { aiDetectionOptionsOf } from './ai-detection-order.rules';
 
-/** One image's analysis as the order keeps it (`typeResult.files[fileId]`). */
-export type StoredDetection = Omit<AiDetectionCompletedEvent, 'orderId'>;
+/**
+ * One image's analysis as the order keeps it (`typeResult.files[fileId]`); `original` is what the reads show
+ * as the input image: the detector's WebP copy, or the input itself when it is small enough.
+ */
+export type StoredDetection = Omit<AiDetectionCompletedEvent, 'orderId'> & { original?: StoredObjectRef | null };
 
 interface DetectionResults extends OrderOptions {
   files: Record<string, StoredDetection>;
@@ -29,13 +34,18 @@ function detectionsOf(order: Order): StoredDetection[] {
 }
 
 /** The order's headline: its most AI-looking image (an order is as suspicious as its worst image). */
+function headlineDetection(order: Order): StoredDetection | null {
+  return detectionsOf(order).reduce<StoredDetection | null>((top, detection) => (!top || detection.probability > top.probability ? detection : top), null);
+}
+
 function headline(order: Order): { probability: number; category: AiDetectionResultView['category'] } | null {
-  const detections = detectionsOf(order);
-  if (detections.length === 0) {
-    return null;
-  }
-  const probability = Math.max(...detections.map((detection) => detection.probability));
-  return { probability, category: aiDetectionCategoryOf(probability) };
+  const top = headlineDetection(order);
+  return top ? { probability: top.probability, category: aiDetectionCategoryOf(top.probability) } : null;
+}
+
+/** A simulated result's images are empty references: nothing to link to. */
+function stored(ref: StoredObjectRef | null | undefined): StoredObjectRef | null {
+  return ref && ref.key !== '' ? ref : null;
 }
 
 /** What a test key gets: a result that says it is simulated, in the uncertain band, with no evidence. */
@@ -64,8 +74,11 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
 
   readonly results = [
     onResult('orders-ai-detection-completed', Events.aiDetectionCompleted, (order, event, context) => {
+      const file = order.files.find((candidate) => candidate.id === event.fileId);
+      const input = file ? { bucket: context.buckets.inputs, key: ObjectKeys.input(order.state.accountId, order.id, file.id, file.fileName), fileName: file.fileName } : null;
       const detection: StoredDetection = {
         fileId: event.fileId,
+        original: event.images.preview ?? input,
         probability: event.probability,
         category: event.category,
         noEvidence: event.noEvidence,
@@ -81,7 +94,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
       if (!order.outputCompleted(`${event.fileId}-1`, '') || !order.allOutputsCompleted()) {
         return [];
       }
-      return order.complete(context.now, { download: null, webhookData: this.webhookData(order) }, null);
+      return order.complete(context.now, { download: null, webhookData: this.webhookData(order), links: this.webhookLinks(order) }, null);
     }),
     // An image that can never be analysed fails the order with its public code; the credits come back.
     onResult('orders-ai-detection-failed', Events.aiDetectionFailed, (order, event, context) => order.outputFailed(`${event.fileId}-1`, event.code, context.now)),
@@ -111,15 +124,28 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
   }
 
   /**
-   * Spec 6.2: `probability`, `heatmapUrl`, `overlayUrl`. The image URLs are presigned on reads (v3, v2);
-   * webhooks carry null for them (docs/api-decisions.md).
+   * Spec 6.2: `probability`, `heatmapUrl`, `overlayUrl` (of the headline image; null when there is none: the
+   * webhooks service sets the URLs from `webhookLinks`, presigned 1 hour at each attempt).
    */
   webhookData(order: Order): Record<string, unknown> {
     const top = headline(order);
     return { fileCount: order.files.length, probability: top?.probability ?? null, category: top?.category ?? null, heatmapUrl: null, overlayUrl: null };
   }
 
-  v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {
+  private webhookLinks(order: Order): WebhookLink[] {
+    const images = headlineDetection(order)?.images;
+    const heatmap = stored(images?.heatmap);
+    const overlay = stored(images?.overlay);
+    return [...(heatmap ? [{ field: 'heatmapUrl', object: heatmap }] : []), ...(overlay ? [{ field: 'overlayUrl', object: overlay }] : [])];
+  }
+
+  linkedObjects(order: Order): StoredObjectRef[] {
+    return detectionsOf(order).flatMap((detection) =>
+      [detection.original, detection.images.thumbnail, detection.images.heatmap, detection.images.overlay].flatMap((ref) => stored(ref) ?? []),
+    );
+  }
+
+  v3View(order: Order, uploadUrls: Record<string, string>, urls: ObjectUrls): WatermarkOrderView {
     const top = headline(order);
     const options = aiDetectionOptionsOf(order.state.options);
     return {
@@ -136,18 +162,37 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
               statement: detection.statement,
               evidence: detection.evidence,
               heatmapNote: detection.heatmapNote,
+              images: {
+                originalUrl: urls.of(stored(detection.original)),
+                thumbnailUrl: urls.of(stored(detection.images.thumbnail)),
+                heatmapUrl: urls.of(stored(detection.images.heatmap)),
+                overlayUrl: urls.of(stored(detection.images.overlay)),
+              },
             })),
           }
         : null,
     };
   }
 
-  /** Spec 2.7: `statusCode` from the probability, the probability and the options given at creation. */
-  v2Detail(order: Order): Partial<V2OrderDetailView> {
-    const top = headline(order);
+  /**
+   * Spec 2.7: `statusCode` from the probability, the probability, the options given at creation, and the
+   * headline image's original, heatmap, overlay and thumbnail (until processed, the common thumbnail: the input).
+   */
+  v2Detail(order: Order, urls: ObjectUrls): Partial<V2OrderDetailView> {
+    const top = headlineDetection(order);
     const options = aiDetectionOptionsOf(order.state.options);
+    const thumbnailImageUrl = urls.of(stored(top?.images.thumbnail));
     return {
-      ...(top ? { statusCode: top.category, aiProbability: top.probability } : {}),
+      ...(top
+        ? {
+            statusCode: aiDetectionCategoryOf(top.probability),
+            aiProbability: top.probability,
+            originalImageUrl: urls.of(stored(top.original)),
+            heatmapImageUrl: urls.of(stored(top.images.heatmap)),
+            overlayImageUrl: urls.of(stored(top.images.overlay)),
+          }
+        : {}),
+      ...(thumbnailImageUrl ? { thumbnailImageUrl } : {}),
       aiDetectionOptions: { generateHeatmap: options.generateHeatmap, generateOverlay: options.generateOverlay },
     };
   }

@@ -2,7 +2,7 @@
 import { AntiAiJob, DomainException, ErrorCode, EventSubjects, JobSubjects, OutboxMessage } from '@cp/contracts';
 import { Order, OrderFileState } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
-import { ProcessingContext } from '../order-type-definition';
+import { ObjectUrls, ProcessingContext } from '../order-type-definition';
 import { antiAiOrderRules } from './anti-ai-order.rules';
 import { AntiAiOrderType } from './anti-ai.order-type';
 
@@ -67,6 +67,18 @@ describe('anti-AI orders', () => {
       ['1-1', 'high', 'https://example.com/tdm.json', 'out', undefined],
       ['2-1', 'high', 'https://example.com/tdm.json', 'out', undefined],
     ]);
+    // The first file's job also makes the v2 detail thumbnail, under the order's prefix (retention deletes it).
+    expect(sent.map((job) => job.thumbnail?.key)).toEqual([expect.stringMatching(/thumbnail\.webp$/), undefined]);
+  });
+
+  it('the v2 detail shows the thumbnail the processor made, and the common one (the input) without it', () => {
+    const order = orderOf(antiAiOrderRules({ files: [{ fileName: 'a.jpg' }, { fileName: 'b.png' }] }));
+    const [thumbnailJob] = jobs(type.startLive(order, context));
+    const urls: ObjectUrls = { of: (ref) => (ref && type.linkedObjects(order).some((entry) => entry.key === ref.key) ? `https://s3/${ref.key}` : null) };
+    expect(type.v2Detail(order, urls)).toEqual({});
+    const [completed] = type.results;
+    completed.apply(order, { orderId: '9', outputFileId: '1-1', delivery: 'stored', objectKey: 'k1', size: 5, layers: [], thumbnail: thumbnailJob.thumbnail }, context);
+    expect(type.v2Detail(order, urls)).toEqual({ thumbnailImageUrl: `https://s3/${thumbnailJob.thumbnail?.key ?? 'none'}` });
   });
 
   it("zero-copy: each job PUTs to its file's target, and the order completes without a download", () => {

@@ -1,11 +1,24 @@
-import { AntiAiJob, Events, Jobs, message, ObjectKeys, OutboxMessage, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { AntiAiJob, Events, Jobs, message, ObjectKeys, OutboxMessage, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { Order } from '../../domain/order';
+import { Order, OrderOptions } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
-import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
+import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { completeWithSamples, finishOutputs, outputDownloadName } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { antiAiOptionsOf } from './anti-ai-order.rules';
+
+/** What the order keeps of its processing (`typeResult`). */
+interface AntiAiResults extends OrderOptions {
+  thumbnail: StoredObjectRef;
+}
+
+function thumbnailRef(order: Order, bucket: string): StoredObjectRef {
+  return { bucket, key: `${ObjectKeys.orderPrefix(order.state.accountId, order.id)}thumbnail.webp`, fileName: 'thumbnail.webp' };
+}
+
+function thumbnailOf(order: Order): StoredObjectRef | null {
+  return (order.state.typeResult as AntiAiResults | null)?.thumbnail ?? null;
+}
 
 /**
  * Anti-AI orders (spec 1, 4.14; docs/anti-ai.md): one protected copy per image, made by the processor's
@@ -20,6 +33,10 @@ export class AntiAiOrderType implements OrderTypeDefinition {
 
   readonly results = [
     onResult('orders-anti-ai-output-completed', Events.antiAiOutputCompleted, (order, event, context) => {
+      const thumbnail = event.thumbnail;
+      if (thumbnail) {
+        order.recordTypeResult(() => ({ thumbnail }) satisfies AntiAiResults, context.now);
+      }
       if (!order.outputCompleted(event.outputFileId, event.objectKey ?? '') || !order.allOutputsCompleted()) {
         return [];
       }
@@ -44,6 +61,8 @@ export class AntiAiOrderType implements OrderTypeDefinition {
       const name = outputDownloadName(order, output);
       const target = options.targets?.[input.fileName];
       const job: AntiAiJob = {
+        // The first file's job also writes the v2 detail thumbnail (spec 2.7).
+        ...(output === order.outputs[0] ? { thumbnail: thumbnailRef(order, buckets.outputs) } : {}),
         orderId: state.id,
         accountId: state.accountId,
         outputFileId: output.fileId,
@@ -66,11 +85,21 @@ export class AntiAiOrderType implements OrderTypeDefinition {
     return { fileCount: order.files.length };
   }
 
+  linkedObjects(order: Order): StoredObjectRef[] {
+    const thumbnail = thumbnailOf(order);
+    return thumbnail ? [thumbnail] : [];
+  }
+
   v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {
     return toOrderView(order, uploadUrls);
   }
 
-  v2Detail(): Partial<V2OrderDetailView> {
-    return {};
+  /**
+   * Spec 2.7: the WebP thumbnail within 740×400 the processor made; without one (not made, test keys) the
+   * common thumbnail, the first input image, stays.
+   */
+  v2Detail(order: Order, urls: ObjectUrls): Partial<V2OrderDetailView> {
+    const thumbnailImageUrl = urls.of(thumbnailOf(order));
+    return thumbnailImageUrl ? { thumbnailImageUrl } : {};
   }
 }

@@ -1,4 +1,4 @@
-import { Events, Jobs, message, ObjectKeys, OutboxMessage, WatermarkOrderView } from '@cp/contracts';
+import { Events, Jobs, message, ObjectKeys, OutboxMessage, StoredObjectRef, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
@@ -52,6 +52,11 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
 
   webhookData(order: Order): Record<string, unknown> {
     return { fileCount: order.files.length };
+  }
+
+  /** Its views link to no stored object (downloads have their own routes). */
+  linkedObjects(): StoredObjectRef[] {
+    return [];
   }
 
   v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {

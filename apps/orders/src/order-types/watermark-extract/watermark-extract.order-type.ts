@@ -1,4 +1,4 @@
-import { Events, ExtractResultView, Jobs, message, ObjectKeys, OutboxMessage, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { Events, ExtractResultView, Jobs, message, ObjectKeys, OutboxMessage, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order, OrderFileState, ResultDetails } from '../../domain/order';
 import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
@@ -58,6 +58,11 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
       watermarkFound: found,
       ...(found && typeof text === 'string' ? { watermarkInfo: { text } } : {}),
     };
+  }
+
+  /** Its views link to no stored object (downloads have their own routes). */
+  linkedObjects(): StoredObjectRef[] {
+    return [];
   }
 
   v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {
