@@ -2,12 +2,13 @@
 // the analysis by the ai-detector, v3 and v2 reads, the webhook, test keys and the refusals.
 import { SD_MARK_MESSAGES } from '@cp/ai-detection';
 import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
-import { AiDetectionOrderCreatedView, V2OrderDetailView } from '@cp/contracts';
-import { randomUUID } from 'node:crypto';
+import { AiDetectionOrderCreatedView, ReportView, V2OrderDetailView } from '@cp/contracts';
+import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
-import { corpusFile, getOrder, waitForOrder } from './support/orders';
+import { corpusFile, download, getOrder, waitForOrder } from './support/orders';
+import { pdfText } from './support/pdf-text';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const create = (key: string, body: unknown) => api<{ data: AiDetectionOrderCreatedView }>('/api/v2/orders/ai-detection', { key, method: 'POST', body });
@@ -157,6 +158,20 @@ describe('AI detection orders', () => {
     expect(hook?.data.probability).toBe(done.detection?.probability);
     expect(await image(hook?.data.heatmapUrl as string)).toMatchObject({ status: 200, format: 'webp' });
     expect(await image(hook?.data.overlayUrl as string)).toMatchObject({ status: 200, format: 'webp' });
+
+    // Spec 4.7: its report, in Korean: the assessment, the localized finding and the input's SHA-256.
+    const requested = await api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports`, { key: account.liveKey, method: 'POST', body: { locale: 'ko-KR' } });
+    expect([requested.status, requested.body.data.reportType]).toEqual([202, 'aiDetection']);
+    const report = await eventually(
+      () => api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports/ko-KR`, { key: account.liveKey }),
+      (answer) => answer.status === 200 && ['completed', 'failed'].includes(answer.body.data.status),
+      60_000,
+    );
+    expect(report.body.data.status).toBe('completed');
+    const text = (await pdfText((await download(report.body.data.download?.url ?? '')).body)).pages.join(' ').replace(/\s+/g, ' ');
+    expect(text).toContain('AI 생성일 가능성 높음');
+    expect(text).toContain('Stable Diffusion 워터마크 발견');
+    expect(text).toContain(createHash('sha256').update(png).digest('hex'));
   });
 
   it('confirm of an unknown or foreign order is RESOURCE_NOT_FOUND; bad bodies are VALIDATION_FAILED', async () => {

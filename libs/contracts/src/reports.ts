@@ -3,7 +3,8 @@ import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
 import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
 import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
-import { WatermarkOrderType } from './order-events';
+import type { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
+import { StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 
 export const REPORT_LOCALES: readonly ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
@@ -57,6 +58,31 @@ export interface ReportContextView {
   evidence?: DetectionEvidenceView | null;
   detectionStatus: DetectionStatus | null;
   files: ReportContextFile[];
+  /** AI detection orders, once processed: what their report prints (null otherwise). */
+  aiDetection?: AiDetectionReportContext | null;
+}
+
+/** One analysed image of an AI detection order, as its report prints it. */
+export interface AiDetectionReportFile {
+  fileName: string;
+  /** The input (hashed and previewed by the reports service). */
+  input: ReportContextFile;
+  probability: number;
+  category: AiDetectionCategory;
+  noEvidence: boolean;
+  statement: string;
+  evidence: AiDetectionEvidence[];
+  heatmapNote: string | null;
+  /** The heatmap the detector drew (WebP), when asked for and per-region evidence existed. */
+  heatmap: StoredObjectRef | null;
+}
+
+export interface AiDetectionReportContext {
+  probability: number;
+  category: AiDetectionCategory;
+  /** Test keys: a simulated result, no analysis. */
+  simulated: boolean;
+  files: AiDetectionReportFile[];
 }
 
 /** Request/reply patterns of the reports service (gateway → reports). */

@@ -1,4 +1,4 @@
-import { EventContract, OrderType, OutboxMessage, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { EventContract, OrderType, OutboxMessage, ReportContextFile, ReportContextView, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Provider, Type } from '@nestjs/common';
 import { Order } from '../domain/order';
 
@@ -51,8 +51,10 @@ export function onResult<TEvent extends { orderId: string }>(
  */
 export interface OrderTypeDefinition {
   readonly type: OrderType;
-  /** The report this type's orders can have (null: none); `Order.canReport` also needs a reportable result. */
+  /** The report this type's orders can have (null: none); the reports service decides from the context whether the result is reportable. */
   readonly reportType: ReportType | null;
+  /** This type's part of the report context (`inputs`: the order's files as the reports service reads them). */
+  reportContext?(order: Order, inputs: ReportContextFile[]): Partial<ReportContextView>;
   /**
    * What starts the processing of a pending order: its last file arriving (embed, extract, anti-AI), or the
    * client's confirmation (AI detection, spec 4.15).

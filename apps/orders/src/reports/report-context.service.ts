@@ -3,6 +3,7 @@ import { ObjectKeys, ReportContextQuery, ReportContextView } from '@cp/contracts
 import { Inject, Injectable } from '@nestjs/common';
 import { orderNameOf } from '../domain/order';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { OrderAccessService } from '../orders/order-access.service';
 
 /** Everything the reports service needs about one of the caller's orders. */
@@ -11,12 +12,20 @@ export class ReportContextService {
   constructor(
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
     private readonly access: OrderAccessService,
+    private readonly types: OrderTypeRegistry,
     private readonly clock: Clock,
   ) {}
 
   async get(query: ReportContextQuery): Promise<ReportContextView> {
     const order = await this.access.owned(query.caller, query.orderId);
     const { state, files } = order;
+    const inputs = files.map((file) => ({
+      role: file.role,
+      fileName: file.fileName,
+      size: file.size === null ? null : Number(file.size),
+      bucket: this.config.storage.buckets.inputs,
+      key: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName),
+    }));
     return {
       orderId: state.id,
       orderName: orderNameOf(state),
@@ -33,13 +42,8 @@ export class ReportContextService {
       method: state.resultDetails?.method ?? null,
       evidence: state.resultDetails?.evidence ?? null,
       detectionStatus: state.result?.detectionStatus ?? null,
-      files: files.map((file) => ({
-        role: file.role,
-        fileName: file.fileName,
-        size: file.size === null ? null : Number(file.size),
-        bucket: this.config.storage.buckets.inputs,
-        key: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName),
-      })),
+      files: inputs,
+      ...this.types.of(order).reportContext?.(order, inputs),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { ReportContextFile } from '@cp/contracts';
+import { ReportContextFile, StoredObjectRef } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { renderPdfPages } from '@cp/watermark-pdf';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -41,6 +41,15 @@ export class FileEvidenceReader {
       sha256: createHash('sha256').update(bytes).digest('hex'),
       thumbnailPng: await this.thumbnail(bytes, file.fileName),
     };
+  }
+
+  /** A stored image (a heatmap) as PNG for the PDF; null when gone or unreadable. */
+  async picture(ref: StoredObjectRef): Promise<Buffer | null> {
+    const info = await this.storage.stat(ref.bucket, ref.key);
+    if (!info || info.size > this.settings.thumbnailMaxBytes) {
+      return null;
+    }
+    return this.thumbnail(await this.storage.getBuffer(ref.bucket, ref.key, this.settings.thumbnailMaxBytes), ref.fileName);
   }
 
   /** A preview is a courtesy: a format sharp cannot read (BMP) or a broken file just has none. */

@@ -2,11 +2,14 @@ import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, GenerateReportJob, ObjectKeys, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
+import type { TDocumentDefinitions } from 'pdfmake/interfaces';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PdfRenderer } from '../rendering/pdf-renderer';
+import { AnalysedImage, buildAiDetectionReportDocument } from '../rendering/ai-detection-report-document';
 import { buildReportDocument } from '../rendering/report-document';
 import { OrderContextClient } from '../reports/order-context.client';
+import { hasReportableResult } from '../reports/report-policy';
 import { ReportEntity } from '../reports/report.entity';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 import { FileEvidenceReader } from './file-evidence.reader';
@@ -60,7 +63,52 @@ export class GenerateReportUseCase {
 
   private async generate(row: ReportEntity): Promise<Buffer> {
     const context = await this.context(row);
-    if (context.expired || context.status !== 'complete' || !context.result?.reportSupported || !context.detectionStatus) {
+    if (context.expired || !hasReportableResult(context, row.reportType)) {
+      throw new ReportNotAvailableError(`order ${row.orderId} no longer has a reportable result`);
+    }
+    const definition = row.reportType === 'aiDetection' ? await this.aiDetectionDocument(row, context) : await this.watermarkDocument(row, context);
+    try {
+      return await this.renderer.render(definition);
+    } catch (error) {
+      throw new ReportGenerationError(`rendering the ${row.locale} report of order ${row.orderId} failed`, { cause: error });
+    }
+  }
+
+  /** Every analysed image: its input hashed and previewed, its heatmap (WebP in storage) as PNG for the PDF. */
+  private async aiDetectionDocument(row: ReportEntity, context: ReportContextView): Promise<TDocumentDefinitions> {
+    const detection = context.aiDetection;
+    if (!detection) {
+      throw new ReportNotAvailableError(`order ${row.orderId} has no analyses`);
+    }
+    await this.injectFaults(detection.files[0]?.fileName ?? '');
+    const images: AnalysedImage[] = [];
+    for (const file of detection.files) {
+      const input = await this.evidence.read(file.input, 'input');
+      if (context.mode === 'live' && !input.sha256) {
+        throw new ReportNotAvailableError(`order ${row.orderId}: input files are gone`);
+      }
+      const heatmapPng = file.heatmap ? await this.evidence.picture(file.heatmap) : null;
+      images.push({ ...file, input, heatmapPng });
+    }
+    return buildAiDetectionReportDocument({
+      locale: row.locale,
+      orderId: context.orderId,
+      orderName: context.orderName,
+      mode: context.mode,
+      createdAt: context.createdAt,
+      completedAt: context.completedAt,
+      expiresAt: context.expiresAt,
+      probability: detection.probability,
+      category: detection.category,
+      images,
+      issuer: this.settings.issuer,
+      generatedAt: this.clock.now(),
+      reportReference: `RPT-${row.orderId}-${row.locale}-${row.attempt}`,
+    });
+  }
+
+  private async watermarkDocument(row: ReportEntity, context: ReportContextView): Promise<TDocumentDefinitions> {
+    if (!context.result || !context.detectionStatus) {
       throw new ReportNotAvailableError(`order ${row.orderId} no longer has a reportable result`);
     }
     const original = context.files.find((file) => file.role === 'original');
@@ -74,7 +122,7 @@ export class GenerateReportUseCase {
       // A live order's files are kept until retention; without them the report would prove nothing.
       throw new ReportNotAvailableError(`order ${row.orderId}: input files are gone`);
     }
-    const definition = buildReportDocument({
+    return buildReportDocument({
       locale: row.locale,
       orderId: context.orderId,
       orderName: context.orderName,
@@ -93,11 +141,6 @@ export class GenerateReportUseCase {
       generatedAt: this.clock.now(),
       reportReference: `RPT-${row.orderId}-${row.locale}-${row.attempt}`,
     });
-    try {
-      return await this.renderer.render(definition);
-    } catch (error) {
-      throw new ReportGenerationError(`rendering the ${row.locale} report of order ${row.orderId} failed`, { cause: error });
-    }
   }
 
   private async context(row: ReportEntity): Promise<ReportContextView> {

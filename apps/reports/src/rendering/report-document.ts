@@ -5,7 +5,7 @@ import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './repo
 
 /** One input file as examined: hashed and previewed from storage, or not retained (test orders). */
 export interface FileEvidence {
-  role: 'original' | 'inspected';
+  role: 'original' | 'inspected' | 'input';
   fileName: string;
   size: number | null;
   sha256: string | null;
@@ -35,18 +35,18 @@ export interface ReportDocumentData {
   reportReference: string;
 }
 
-const COLORS = { ink: '#1a1a1a', muted: '#5c6370', rule: '#c8ccd2', band: '#f2f4f7', accent: '#1f4e8c', warn: '#a4161a' };
+export const COLORS = { ink: '#1a1a1a', muted: '#5c6370', rule: '#c8ccd2', band: '#f2f4f7', accent: '#1f4e8c', warn: '#a4161a' };
 
 /** `abcd1234 ef56…`: hashes in groups of eight are easier to compare by eye. */
 export function groupedHash(hash: string): string {
   return hash.match(/.{1,8}/g)?.join(' ') ?? hash;
 }
 
-function userText(text: string, locale: ReportLocale, bold = false): ContentText {
+export function userText(text: string, locale: ReportLocale, bold = false): ContentText {
   return { text, font: fontForText(text, locale), wordBreak: 'break-all', bold };
 }
 
-function keyValueTable(rows: Array<[string, Content]>): Content {
+export function keyValueTable(rows: Array<[string, Content]>): Content {
   return {
     table: {
       widths: [140, '*'],
@@ -64,7 +64,7 @@ function keyValueTable(rows: Array<[string, Content]>): Content {
   };
 }
 
-function sectionTitle(text: string): ContentStack {
+export function sectionTitle(text: string): ContentStack {
   return {
     stack: [
       { text, style: 'section' },
@@ -204,20 +204,36 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
     { text: m.verification.integrity, style: 'muted' },
   );
 
+  return reportFrame({ locale, title: m.title, orderId: data.orderId, issuer: data.issuer, generatedAt: data.generatedAt, reportReference: data.reportReference, orderIdLabel: m.order.orderId, page: m.page }, content);
+}
+
+/** What every report shares around its content: A4, document info, fonts and styles, the footer with the order id. */
+export interface ReportFrame {
+  locale: ReportLocale;
+  title: string;
+  orderId: string;
+  issuer: string;
+  generatedAt: Date;
+  reportReference: string;
+  orderIdLabel: string;
+  page: (current: number, total: number) => string;
+}
+
+export function reportFrame(frame: ReportFrame, content: Content[]): TDocumentDefinitions {
   return {
     pageSize: 'A4',
-    language: data.locale,
+    language: frame.locale,
     pageMargins: [50, 50, 50, 60],
     info: {
-      title: `${m.title} — ${data.orderId}`,
-      author: data.issuer,
-      subject: `${m.title} (${data.locale})`,
-      keywords: `order ${data.orderId}; ${data.reportReference}`,
-      creator: data.issuer,
-      producer: data.issuer,
-      creationDate: data.generatedAt,
+      title: `${frame.title} — ${frame.orderId}`,
+      author: frame.issuer,
+      subject: `${frame.title} (${frame.locale})`,
+      keywords: `order ${frame.orderId}; ${frame.reportReference}`,
+      creator: frame.issuer,
+      producer: frame.issuer,
+      creationDate: frame.generatedAt,
     },
-    defaultStyle: { font: localeFont(locale), fontSize: 9.5, lineHeight: 1.25, color: COLORS.ink },
+    defaultStyle: { font: localeFont(frame.locale), fontSize: 9.5, lineHeight: 1.25, color: COLORS.ink },
     styles: {
       title: { fontSize: 20, bold: true, color: COLORS.accent },
       subtitle: { fontSize: 10, color: COLORS.muted, margin: [0, 2, 0, 0] },
@@ -231,8 +247,8 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
     content,
     footer: (currentPage: number, pageCount: number): Content => ({
       columns: [
-        { text: `${m.order.orderId} ${data.orderId} · ${data.reportReference}`, style: 'muted', fontSize: 7.5 },
-        { text: m.page(currentPage, pageCount), alignment: 'right', style: 'muted', fontSize: 7.5 },
+        { text: `${frame.orderIdLabel} ${frame.orderId} · ${frame.reportReference}`, style: 'muted', fontSize: 7.5 },
+        { text: frame.page(currentPage, pageCount), alignment: 'right', style: 'muted', fontSize: 7.5 },
       ],
       margin: [50, 20, 50, 0],
     }),

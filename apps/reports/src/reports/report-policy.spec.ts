@@ -54,6 +54,35 @@ describe('report policy', () => {
     expect(assertCanStartAttempt(context(), before)).toBe('watermarkDetection');
   });
 
+  it('accepts a completed AI detection order with its analyses, and refuses one without', () => {
+    const analysed = context({
+      orderType: 'aiDetection',
+      result: null,
+      detectionStatus: null,
+      aiDetection: {
+        probability: 0.9,
+        category: 'likely_ai',
+        simulated: false,
+        files: [
+          {
+            fileName: 'a.png',
+            input: { role: 'input', fileName: 'a.png', size: 10, bucket: 'in', key: 'k' },
+            probability: 0.9,
+            category: 'likely_ai',
+            noEvidence: false,
+            statement: 's',
+            evidence: [],
+            heatmapNote: null,
+            heatmap: null,
+          },
+        ],
+      },
+    });
+    expect(assertCanStartAttempt(analysed, before)).toBe('aiDetection');
+    expect(codeOf(() => assertCanStartAttempt({ ...analysed, aiDetection: null }, before))).toBe(ErrorCode.VALIDATION_FAILED);
+    expect(codeOf(() => assertCanStartAttempt({ ...analysed, status: 'inProgress' }, before))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
   it.each([
     ['an embed order', context({ orderType: 'watermarkEmbed' })],
     ['an order in progress', context({ status: 'inProgress', result: null })],

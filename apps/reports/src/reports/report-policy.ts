@@ -49,10 +49,18 @@ export function assertCanStartAttempt(context: ReportContextView, now: Date): Re
   if (context.apiVersion === 'v2' && isV2Retired(now)) {
     throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET, 'new reports for v2 orders ended with the v2 retirement');
   }
-  if (context.status !== 'complete' || !context.result?.reportSupported) {
+  if (!hasReportableResult(context, reportType)) {
     throw new DomainException(ErrorCode.VALIDATION_FAILED, `order ${context.orderId} has no reportable result`);
   }
   return reportType;
+}
+
+/** A completed order whose result a report can state: an extract result that supports one, or the AI analyses. */
+export function hasReportableResult(context: ReportContextView, reportType: ReportType): boolean {
+  if (context.status !== 'complete') {
+    return false;
+  }
+  return reportType === 'aiDetection' ? (context.aiDetection?.files.length ?? 0) > 0 : context.result?.reportSupported === true && context.detectionStatus !== null;
 }
 
 /** Whether a POST for this row starts a new attempt (no row yet, or a retryable failure). */

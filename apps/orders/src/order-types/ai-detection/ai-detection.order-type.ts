@@ -7,6 +7,8 @@ import {
   message,
   ObjectKeys,
   OutboxMessage,
+  ReportContextFile,
+  ReportContextView,
   StoredObjectRef,
   V2OrderDetailView,
   WatermarkOrderView,
@@ -69,7 +71,7 @@ function simulated(fileId: string): StoredDetection {
 @Injectable()
 export class AiDetectionOrderType implements OrderTypeDefinition {
   readonly type = 'aiDetection' as const;
-  readonly reportType = null;
+  readonly reportType = 'aiDetection' as const;
   readonly startsWhen = 'confirmed' as const;
 
   readonly results = [
@@ -137,6 +139,32 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
     const heatmap = stored(images?.heatmap);
     const overlay = stored(images?.overlay);
     return [...(heatmap ? [{ field: 'heatmapUrl', object: heatmap }] : []), ...(overlay ? [{ field: 'overlayUrl', object: overlay }] : [])];
+  }
+
+  /** Spec 4.7: a completed order's report prints every image's analysis (null until then). */
+  reportContext(order: Order, inputs: ReportContextFile[]): Partial<ReportContextView> {
+    const top = headline(order);
+    if (order.state.status !== 'complete' || !top) {
+      return { aiDetection: null };
+    }
+    const files = detectionsOf(order).flatMap((detection) => {
+      const index = order.files.findIndex((file) => file.id === detection.fileId);
+      const input = inputs[index];
+      return input
+        ? [{
+            fileName: input.fileName,
+            input,
+            probability: detection.probability,
+            category: detection.category,
+            noEvidence: detection.noEvidence,
+            statement: detection.statement,
+            evidence: detection.evidence,
+            heatmapNote: detection.heatmapNote,
+            heatmap: stored(detection.images.heatmap),
+          }]
+        : [];
+    });
+    return { aiDetection: { ...top, simulated: order.state.mode === 'test', files } };
   }
 
   linkedObjects(order: Order): StoredObjectRef[] {

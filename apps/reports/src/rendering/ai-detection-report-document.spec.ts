@@ -1,0 +1,80 @@
+// The AI detection report in its three languages, rendered to PDF and read back as text: the assessment, every
+// image with its evidence (localized findings), the heatmap when there is one, the limits, and the hashes.
+import { ReportLocale } from '@cp/contracts';
+import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
+import sharp from 'sharp';
+import { AI_DETECTION_REPORT_MESSAGES } from './ai-detection-report-messages';
+import { AiDetectionReportData, buildAiDetectionReportDocument } from './ai-detection-report-document';
+import { renderPdf } from './pdf-renderer';
+
+async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportData> = {}): Promise<AiDetectionReportData> {
+  const heatmapPng = await sharp({ create: { width: 64, height: 36, channels: 3, background: '#c03030' } }).png().toBuffer();
+  return {
+    locale,
+    orderId: '5550001',
+    orderName: 'ai-5550001',
+    mode: 'live',
+    createdAt: '2026-11-20T10:00:00.000Z',
+    completedAt: '2026-11-20T10:01:00.000Z',
+    expiresAt: '2026-12-20T10:00:00.000Z',
+    probability: 0.9526,
+    category: 'likely_ai',
+    images: [
+      {
+        input: { role: 'input', fileName: '생성.png', size: 2048, sha256: 'c'.repeat(64), thumbnailPng: null },
+        probability: 0.9526,
+        category: 'likely_ai',
+        noEvidence: false,
+        statement: '1 finding(s) counted; the probability is the documented fusion of their weights.',
+        evidence: [{ signal: 'sdWatermark', finding: 'sdWatermark.detected', description: 'Stable Diffusion invisible mark found: 130/136 bits.', direction: 'ai', weight: 3, details: {} }],
+        heatmapNote: null,
+        heatmapPng,
+      },
+      {
+        input: { role: 'input', fileName: 'photo.jpg', size: 4096, sha256: 'd'.repeat(64), thumbnailPng: null },
+        probability: 0.5,
+        category: 'uncertain_ai',
+        noEvidence: true,
+        statement: 'No evidence either way.',
+        evidence: [],
+        heatmapNote: 'Only file-level evidence: no heatmap is drawn.',
+        heatmapPng: null,
+      },
+    ],
+    issuer: 'Test issuer',
+    generatedAt: new Date('2026-11-21T00:00:00.000Z'),
+    reportReference: `RPT-5550001-${locale}-1`,
+    ...overrides,
+  };
+}
+
+async function text(input: AiDetectionReportData): Promise<{ content: string; images: number }> {
+  const pdf = await renderPdf(buildAiDetectionReportDocument(input));
+  const images = (pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length;
+  return { content: (await pdfPageTexts(pdf)).join('\n').replace(/\s+/g, ' '), images };
+}
+
+describe('AI detection report document', () => {
+  afterAll(() => closePdfRenderer());
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: assessment, each image with its localized evidence, limits and hashes', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const { content, images } = await text(await data(locale));
+    const squeeze = (value: string) => value.replace(/\s+/g, ' ');
+    expect(content).toContain('5550001');
+    expect(content).toContain(squeeze(m.result.categories.likely_ai.label));
+    expect(content).toContain(squeeze(m.image.findings['sdWatermark.detected']));
+    expect(content).toContain(squeeze(m.image.noEvidence));
+    expect(content).toContain('Only file-level evidence');
+    expect(content).toContain('c'.repeat(64));
+    expect(content).toContain('d'.repeat(64));
+    expect(content).toContain(new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(0.9526));
+    // The heatmap of the first image is in the PDF; the second has none.
+    expect(images).toBe(1);
+  });
+
+  it('a test order says that its result is simulated and not evidence', async () => {
+    const { content } = await text(await data('en-US', { mode: 'test' }));
+    expect(content).toContain('TEST ORDER');
+  });
+});

@@ -1,0 +1,171 @@
+import { AiDetectionCategory, AiDetectionEvidence, KeyModeLike, ReportLocale } from '@cp/contracts';
+import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
+import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, sectionTitle, userText } from './report-document';
+import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
+
+/** One analysed image as printed: the input (hashed, previewed), its analysis and its heatmap as PNG. */
+export interface AnalysedImage {
+  input: FileEvidence;
+  probability: number;
+  category: AiDetectionCategory;
+  noEvidence: boolean;
+  statement: string;
+  evidence: AiDetectionEvidence[];
+  heatmapNote: string | null;
+  heatmapPng: Buffer | null;
+}
+
+/** Everything printed in an AI detection report. */
+export interface AiDetectionReportData {
+  locale: ReportLocale;
+  orderId: string;
+  orderName: string;
+  mode: KeyModeLike;
+  createdAt: string;
+  completedAt: string | null;
+  expiresAt: string;
+  probability: number;
+  category: AiDetectionCategory;
+  images: AnalysedImage[];
+  issuer: string;
+  generatedAt: Date;
+  reportReference: string;
+}
+
+const percent = (value: number, locale: ReportLocale): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value);
+
+function picture(png: Buffer | null, fallback: string): Content {
+  return png
+    ? { image: `data:image/png;base64,${png.toString('base64')}`, fit: [225, 150], alignment: 'center' }
+    : { text: fallback, style: 'muted', alignment: 'center', margin: [0, 60, 0, 60] };
+}
+
+function framed(heading: string, content: Content): Content {
+  return {
+    stack: [
+      { text: heading, style: 'label', margin: [0, 0, 0, 3] },
+      { table: { widths: ['*'], heights: [160], body: [[{ stack: [content], fillColor: COLORS.band, margin: [0, 5, 0, 5] }]] }, layout: 'noBorders' },
+    ],
+  };
+}
+
+function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMessages, locale: ReportLocale): Content {
+  const weight = new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: 'exceptZero' });
+  const header: TableCell[] = [a.image.signal, a.image.finding, a.image.direction, a.image.weight].map((text) => ({ text, style: 'label' }));
+  return {
+    table: {
+      headerRows: 1,
+      widths: [110, '*', 60, 55],
+      body: [
+        header,
+        ...evidence.map((item): TableCell[] => [
+          { text: a.image.signals[item.signal] },
+          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale)] },
+          { text: a.image.directions[item.direction], color: item.direction === 'ai' ? COLORS.warn : COLORS.ink },
+          { text: weight.format(item.weight), alignment: 'right' },
+        ]),
+      ],
+    },
+    layout: { hLineWidth: () => 0.5, vLineWidth: () => 0, hLineColor: () => COLORS.rule, paddingTop: () => 4, paddingBottom: () => 4 },
+    fontSize: 8.5,
+    margin: [0, 0, 0, 6],
+  };
+}
+
+/** `title`: the section's title, kept on the page of its first image. */
+function imageSection(image: AnalysedImage, position: number, total: number, a: AiDetectionReportMessages, m: ReportMessages, locale: ReportLocale, title?: Content): Content[] {
+  const size = image.input.size === null ? m.notAvailable : m.files.bytes(formatBytes(image.input.size, locale));
+  return [
+    {
+      unbreakable: true,
+      stack: [
+        ...(title ? [title] : []),
+        { text: a.image.heading(position, total), style: 'fileHeading', margin: [0, 10, 0, 4] },
+        {
+          columns: [framed(a.image.input, picture(image.input.thumbnailPng, m.files.noThumbnail)), framed(a.image.heatmap, picture(image.heatmapPng, image.heatmapNote ?? a.image.noHeatmap))],
+          columnGap: 25,
+        },
+      ],
+    },
+    keyValueTable([
+      [m.files.fileName, userText(image.input.fileName, locale)],
+      [m.files.size, { text: size }],
+      [m.files.sha256, image.input.sha256 ? { text: groupedHash(image.input.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' }],
+      [a.result.probability, { text: percent(image.probability, locale), bold: true }],
+      [a.result.category, { text: a.result.categories[image.category].label }],
+      [a.image.statement, userText(image.statement, locale)],
+    ]),
+    { text: a.image.evidence, style: 'label', margin: [0, 2, 0, 3] },
+    image.evidence.length > 0 && !image.noEvidence ? evidenceTable(image.evidence, a, locale) : { text: a.image.noEvidence, margin: [0, 0, 0, 6] },
+  ];
+}
+
+/** The pdfmake definition of an AI detection report: order, assessment, every image with its evidence, method and limits, verification. */
+export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDocumentDefinitions {
+  const m = REPORT_MESSAGES[data.locale];
+  const a = AI_DETECTION_REPORT_MESSAGES[data.locale];
+  const locale = data.locale;
+  const date = (value: string | Date | null): string => formatDate(value, locale) ?? m.notAvailable;
+  const category = a.result.categories[data.category];
+
+  const content: Content[] = [
+    { text: a.title, style: 'title' },
+    { text: a.subtitle, style: 'subtitle' },
+    { canvas: [{ type: 'line', x1: 0, y1: 0, x2: 495, y2: 0, lineWidth: 2, lineColor: COLORS.accent }], margin: [0, 6, 0, 0] },
+  ];
+  if (data.mode === 'test') {
+    content.push({
+      table: { widths: ['*'], body: [[{ text: m.testOrderNotice, color: COLORS.warn, bold: true, margin: [6, 6, 6, 6] }]] },
+      layout: { hLineColor: () => COLORS.warn, vLineColor: () => COLORS.warn },
+      margin: [0, 10, 0, 0],
+    });
+  }
+  content.push(
+    sectionTitle(m.sections.order),
+    keyValueTable([
+      [m.order.orderId, { text: data.orderId, bold: true }],
+      [m.order.orderName, userText(data.orderName, locale)],
+      [m.order.orderType, { text: a.orderTypeValue }],
+      [m.order.createdAt, { text: date(data.createdAt) }],
+      [m.order.completedAt, { text: date(data.completedAt) }],
+      [m.order.retainedUntil, { text: date(data.expiresAt) }],
+      [m.order.reportGeneratedAt, { text: date(data.generatedAt) }],
+      [m.order.reportId, { text: data.reportReference }],
+    ]),
+    sectionTitle(a.sections.result),
+    keyValueTable([
+      [a.result.probability, { text: percent(data.probability, locale), bold: true, color: data.category === 'likely_ai' ? COLORS.warn : COLORS.ink }],
+      [a.result.category, { text: category.label, bold: true }],
+      [a.result.meaning, { text: category.meaning }],
+      [a.result.imageCount, { text: new Intl.NumberFormat(locale).format(data.images.length) }],
+    ]),
+    { text: a.result.headlineNote, style: 'muted', margin: [0, 0, 0, 4] },
+    ...data.images.flatMap((image, index) => imageSection(image, index + 1, data.images.length, a, m, locale, index === 0 ? sectionTitle(a.sections.images) : undefined)),
+    // Each title stays with the text under it.
+    { unbreakable: true, stack: [sectionTitle(a.sections.method), ...a.method.map((paragraph): Content => ({ text: paragraph, margin: [0, 0, 0, 6] }))] },
+    {
+      unbreakable: true,
+      stack: [
+        sectionTitle(m.sections.verification.replace(/^\d+/, '5')),
+        { text: m.verification.intro, margin: [0, 0, 0, 6] },
+        { text: m.verification.howTo, margin: [0, 0, 0, 6] },
+      ],
+    },
+    keyValueTable([
+      [m.verification.issuer, { text: data.issuer }],
+      [m.order.orderId, { text: data.orderId }],
+      [m.order.reportId, { text: data.reportReference }],
+      [m.verification.algorithm, { text: m.verification.algorithmValue }],
+      ...data.images.map((image): [string, Content] => [
+        `${image.input.fileName} — ${m.files.sha256}`,
+        image.input.sha256 ? { text: image.input.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' },
+      ]),
+    ]),
+    { text: m.verification.integrity, style: 'muted' },
+  );
+  return reportFrame(
+    { locale, title: a.title, orderId: data.orderId, issuer: data.issuer, generatedAt: data.generatedAt, reportReference: data.reportReference, orderIdLabel: m.order.orderId, page: m.page },
+    content,
+  );
+}
