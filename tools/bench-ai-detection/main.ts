@@ -1,11 +1,12 @@
 /*
  * AI-detection benchmark: a labelled set generated from the corpus photos (unmarked, with the Stable Diffusion marks
- * embedded by the test encoder and then edited, with generator metadata, with that metadata stripped), the
+ * embedded by the test encoder and then edited, with generator metadata, with that metadata stripped, with signed
+ * C2PA manifests (AI, capture, changed after signing)), the
  * probability distribution and category per group, false likely_ai on unmarked photos, detection rates after
  * edits, and the time of one 12-megapixel detection. Prints a table, writes bench-results/ai-detection.json.
  */
 import { AiDetector, DetectionCategory, SD_MARK_MESSAGES, U_VARIANTS } from '@cp/ai-detection';
-import { encodeSdMark, withPngTextChunk } from '@cp/ai-detection/testing';
+import { encodeSdMark, tamperedAfterSigning, withContentCredentials, withPngTextChunk } from '@cp/ai-detection/testing';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +99,12 @@ async function buildSet(): Promise<Sample[]> {
         // Stripping: any re-encode without metadata (what most upload pipelines do).
         samples.push({ group: 'generator metadata stripped', name, bytes: await sharp(bytesWithTags).png().toBuffer(), ai: true });
       }
+      // Real signed C2PA manifests (c2pa-rs; a development signer that the detector does not trust).
+      const signedAi = await withContentCredentials(png, 'trainedAlgorithmicMedia');
+      samples.push({ group: 'C2PA signed, AI source type', name, bytes: signedAi, ai: true });
+      samples.push({ group: 'C2PA signed, AI, then re-encoded (manifest gone)', name, bytes: await sharp(signedAi).png().toBuffer(), ai: true });
+      samples.push({ group: 'C2PA signed, AI, pixels changed after signing', name, bytes: await tamperedAfterSigning(signedAi), ai: true });
+      samples.push({ group: 'C2PA signed, capture source type', name, bytes: await withContentCredentials(png, 'digitalCapture', 'Example Camera'), ai: false });
       samples.push({
         group: 'declared capture (unsigned XMP)',
         name,

@@ -38,7 +38,8 @@ async function extract(zipFile: string, entryName: string, target: string): Prom
           const out = createWriteStream(target, { mode: 0o755 });
           stream.on('error', reject);
           out.on('error', reject);
-          out.on('finish', () => resolve());
+          // 'close', not 'finish': exec of a file still open for writing fails with ETXTBSY.
+          out.on('close', () => resolve());
           stream.pipe(out);
         });
       });

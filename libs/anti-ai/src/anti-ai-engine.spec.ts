@@ -1,6 +1,7 @@
 // The protection engine against real readers: ExifTool and two independent ones for the metadata (exifr;
 // libvips' XMP extraction parsed as XML), and c2pa-rs's validating reader for the signed manifest.
 // Images are generated here (no corpus).
+import { pngChunk } from '@cp/testing';
 import { extractImage } from '@cp/watermark';
 import exifr from 'exifr';
 import { XMLParser } from 'fast-xml-parser';
@@ -191,16 +192,3 @@ describe('AntiAiEngine', () => {
     await expect(truncated).rejects.toMatchObject({ code: AntiAiErrorCode.CORRUPT_IMAGE });
   });
 });
-
-/** One PNG chunk (length, type, data, CRC) by type. */
-function pngChunk(png: Buffer, type: string): Buffer {
-  let offset = 8;
-  while (offset < png.length) {
-    const length = png.readUInt32BE(offset);
-    if (png.toString('latin1', offset + 4, offset + 8) === type) {
-      return png.subarray(offset, offset + 12 + length);
-    }
-    offset += 12 + length;
-  }
-  throw new Error(`no ${type} chunk`);
-}

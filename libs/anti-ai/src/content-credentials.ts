@@ -112,12 +112,19 @@ function contextJson(trustAnchorPem?: string): string {
 
 export interface ManifestRequest {
   title: string;
+  /** The claim generator's name (this service's by default). */
+  claimGenerator?: string;
+  /**
+   * `opened` (default): the input is the parent ingredient of an edit (`c2pa.opened` first). `created`: the asset
+   * is new (a generator's or camera's claim; `actions` then start with `c2pa.created`, and there is no parent).
+   */
+  origin?: 'opened' | 'created';
   /**
    * Actions this service performed on the asset. The watermark is recorded as `c2pa.edited` with a
    * description: `c2pa.watermarked` requires a soft-binding assertion of a C2PA-registered algorithm,
    * which this engine is not.
    */
-  actions: Array<{ action: string; description?: string }>;
+  actions: Array<{ action: string; description?: string; digitalSourceType?: string }>;
 }
 
 /**
@@ -130,14 +137,15 @@ export class ContentCredentialsSigner {
   async sign(input: Buffer, format: AntiAiFormat, request: ManifestRequest): Promise<Buffer> {
     const { WasmBuilder } = c2pa();
     const mime = CONTENT_TYPES[format];
+    const created = request.origin === 'created';
     const definition = {
-      claim_generator_info: [{ name: 'content-protection anti-ai', version: '1' }],
+      claim_generator_info: [{ name: request.claimGenerator ?? 'content-protection anti-ai', version: '1' }],
       title: request.title,
       format: mime,
       assertions: [
         {
           label: 'c2pa.actions.v2',
-          data: { actions: [{ action: 'c2pa.opened', parameters: { ingredientIds: ['original'] } }, ...request.actions] },
+          data: { actions: [...(created ? [] : [{ action: 'c2pa.opened', parameters: { ingredientIds: ['original'] } }]), ...request.actions] },
         },
         {
           label: CAWG_TRAINING_MINING_LABEL,
@@ -148,7 +156,9 @@ export class ContentCredentialsSigner {
     const builder: WasmBuilderType = WasmBuilder.fromJson(JSON.stringify(definition), contextJson(this.credentials.trustAnchorPem));
     try {
       const asset = new MemoryBlob(new Uint8Array(input));
-      await builder.addIngredientFromBlob(JSON.stringify({ title: request.title, relationship: 'parentOf', label: 'original' }), mime, asset);
+      if (!created) {
+        await builder.addIngredientFromBlob(JSON.stringify({ title: request.title, relationship: 'parentOf', label: 'original' }), mime, asset);
+      }
       const signed = await builder.sign(coseSigner(this.credentials), [], mime, asset);
       return Buffer.from(signed);
     } finally {

@@ -1,6 +1,6 @@
 export { AntiAiEngine } from './anti-ai-engine';
-export { CAWG_ENTRIES, CAWG_TRAINING_MINING_LABEL, readContentCredentials } from './content-credentials';
-export type { ContentCredentialsReport } from './content-credentials';
+export { CAWG_ENTRIES, CAWG_TRAINING_MINING_LABEL, ContentCredentialsSigner, readContentCredentials } from './content-credentials';
+export type { ContentCredentialsReport, ManifestRequest } from './content-credentials';
 export { OptOutMetadataWriter, TDMREP_NAMESPACE } from './opt-out-metadata';
 export type { OptOutReadBack } from './opt-out-metadata';
 export { generateDevelopmentCredentials, loadSigningCredentials } from './signing-credentials';

@@ -3,3 +3,4 @@ export * from './pdf-fixtures';
 export * from './tls-fixtures';
 export * from './test-storage';
 export * from './zip';
+export * from './png-chunks';

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { tamperedAfterSigning, withContentCredentials } from '../../testing';
 import { c2paEvidence, ManifestStore, readC2pa } from './c2pa.signal';
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
@@ -16,6 +17,30 @@ function store(sourceType: string | null, status: Array<{ code: string }> = [], 
     },
   };
 }
+
+describe('Content Credentials signal on really signed images (c2pa-rs, a development signer nobody trusts)', () => {
+  const photo = () => sharp({ create: { width: 96, height: 64, channels: 3, background: '#5a7d9a' } }).png().toBuffer();
+
+  it('a signed AI source type counts for AI, with the claim generator; the unknown signer is said', async () => {
+    const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia', 'Example Image Generator');
+    const [evidence] = (await readC2pa(signed, 'image/png')).evidence;
+    expect(evidence).toMatchObject({ finding: 'c2pa.ai', direction: 'ai', details: { claimGenerator: 'Example Image Generator 1', signerTrusted: false } });
+    expect(evidence.weight).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a signed capture claim by an untrusted signer lowers the probability only as much as declared metadata', async () => {
+    const [evidence] = (await readC2pa(await withContentCredentials(await photo(), 'digitalCapture', 'Example Camera'), 'image/png')).evidence;
+    expect(evidence).toMatchObject({ finding: 'c2pa.capture', direction: 'real' });
+    expect(evidence.weight).toBe(c2paEvidence(store('digitalCapture', [{ code: 'signingCredential.untrusted' }]))[0].weight);
+  });
+
+  it('pixels changed after signing: the manifest fails validation and its claim is not counted', async () => {
+    const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia');
+    const [evidence] = (await readC2pa(await tamperedAfterSigning(signed), 'image/png')).evidence;
+    expect(evidence).toMatchObject({ finding: 'c2pa.invalid', weight: 0 });
+    expect(String(evidence.details.failures)).toContain('assertion.dataHash.mismatch');
+  });
+});
 
 describe('Content Credentials signal', () => {
   it('reads no evidence from an image without a manifest', async () => {
