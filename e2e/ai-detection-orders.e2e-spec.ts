@@ -159,19 +159,53 @@ describe('AI detection orders', () => {
     expect(await image(hook?.data.heatmapUrl as string)).toMatchObject({ status: 200, format: 'webp' });
     expect(await image(hook?.data.overlayUrl as string)).toMatchObject({ status: 200, format: 'webp' });
 
-    // Spec 4.7: its report, in Korean: the assessment, the localized finding and the input's SHA-256.
-    const requested = await api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports`, { key: account.liveKey, method: 'POST', body: { locale: 'ko-KR' } });
-    expect([requested.status, requested.body.data.reportType]).toEqual([202, 'aiDetection']);
-    const report = await eventually(
-      () => api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports/ko-KR`, { key: account.liveKey }),
-      (answer) => answer.status === 200 && ['completed', 'failed'].includes(answer.body.data.status),
-      60_000,
+    // Spec 4.7: its report in each locale: the assessment, the localized finding and the input's SHA-256.
+    const expected = {
+      'ko-KR': ['AI 생성일 가능성 높음', 'Stable Diffusion 워터마크 발견'],
+      'en-US': ['Likely AI-generated', 'Stable Diffusion mark found'],
+      'ja-JP': ['AI 生成の可能性が高い', 'Stable Diffusion の透かしを検出'],
+    };
+    for (const locale of Object.keys(expected)) {
+      const requested = await api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports`, { key: account.liveKey, method: 'POST', body: { locale } });
+      expect([requested.status, requested.body.data.reportType]).toEqual([202, 'aiDetection']);
+    }
+    for (const [locale, words] of Object.entries(expected)) {
+      const report = await eventually(
+        () => api<{ data: ReportView }>(`/api/v3/orders/${created.body.data.orderId}/reports/${locale}`, { key: account.liveKey }),
+        (answer) => answer.status === 200 && ['completed', 'failed'].includes(answer.body.data.status),
+        60_000,
+      );
+      expect(report.body.data.status).toBe('completed');
+      const text = (await pdfText((await download(report.body.data.download?.url ?? '')).body)).pages.join(' ').replace(/\s+/g, ' ');
+      for (const word of words) {
+        expect(text).toContain(word);
+      }
+      expect(text).toContain(createHash('sha256').update(png).digest('hex'));
+    }
+  });
+
+  it('an upload that is not an image fails the order with a public code, credits back, order.aiDetection.failed', async () => {
+    const before = await balance(account.accountId);
+    const created = await create(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'broken.png' }] });
+    await eventually(() => balance(account.accountId), (value) => value === before - 1);
+    expect(await put(created.body.data.files[0].uploadUrl, Buffer.from('plain text, not pixels'))).toBe(200);
+    await eventually(() => getOrder(account.liveKey, created.body.data.orderId), (order) => order.files[0].uploadUrl === null);
+    expect((await confirm(account.liveKey, created.body.data.orderId)).status).toBe(200);
+    const done = await waitForOrder(account.liveKey, created.body.data.orderId, ['complete', 'failed'], 60_000);
+    expect(done.status).toBe('failed');
+    const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.body.data.orderId}`, { key: account.liveKey })).body.data;
+    expect(detail.errors?.errorCode).toBe('AI_DETECTION_FILE_INVALID');
+    await eventually(() => balance(account.accountId), (value) => value === before);
+    const hooks = await eventually(
+      () => Promise.resolve(receiver.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as HookBody)),
+      (bodies) => bodies.some((body) => body.eventType === 'order.aiDetection.failed' && body.data.orderId === created.body.data.orderId),
     );
-    expect(report.body.data.status).toBe('completed');
-    const text = (await pdfText((await download(report.body.data.download?.url ?? '')).body)).pages.join(' ').replace(/\s+/g, ' ');
-    expect(text).toContain('AI 생성일 가능성 높음');
-    expect(text).toContain('Stable Diffusion 워터마크 발견');
-    expect(text).toContain(createHash('sha256').update(png).digest('hex'));
+    expect(hooks.find((body) => body.eventType === 'order.aiDetection.failed' && body.data.orderId === created.body.data.orderId)?.data).toMatchObject({
+      status: 'failed',
+      errorCode: 'AI_DETECTION_FILE_INVALID',
+    });
+    const report = await api(`/api/v3/orders/${created.body.data.orderId}/reports`, { key: account.liveKey, method: 'POST', body: { locale: 'en-US' } });
+    expect([report.status, report.body]).toEqual([400, { code: 'VALIDATION_FAILED' }]);
   });
 
   it('confirm of an unknown or foreign order is RESOURCE_NOT_FOUND; bad bodies are VALIDATION_FAILED', async () => {
