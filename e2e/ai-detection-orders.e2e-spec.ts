@@ -213,7 +213,15 @@ describe('AI detection orders', () => {
     const foreign = await create(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'a.jpg' }] });
     expect((await confirm(other.liveKey, foreign.body.data.orderId)).status).toBe(404);
     expect((await confirm(account.liveKey, '99999999999')).body).toEqual({ code: 'RESOURCE_NOT_FOUND' });
-    for (const body of [{ files: [{ fileName: 'doc.pdf' }] }, { files: [] }, { files: [{ fileName: 'a.jpg' }], options: { generateHeatmap: 'yes' } }]) {
+    for (const body of [
+      { files: [{ fileName: 'doc.pdf' }] },
+      { files: [] },
+      { files: [{ fileName: 'a.jpg' }], options: { generateHeatmap: 'yes' } },
+      // The SSRF rules of embed: HTTPS on a public address only.
+      { files: [{ fileName: 'a.jpg', originalFileUrl: 'https://127.0.0.1/a.jpg' }] },
+      { files: [{ fileName: 'a.jpg', originalFileUrl: 'http://images.example.com/a.jpg' }] },
+      { files: [{ fileName: 'a.jpg', originalFileUrl: 'https://169.254.169.254/latest/meta-data' }] },
+    ]) {
       expect((await create(account.liveKey, { idempotencyKey: randomUUID(), ...body })).status).toBe(400);
     }
     expect((await api('/api/v2/orders/ai-detection/confirm', { key: account.liveKey, method: 'POST', body: { idempotencyKey: 'k', orderId: 'abc' } })).status).toBe(400);
