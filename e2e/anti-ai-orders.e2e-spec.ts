@@ -1,9 +1,16 @@
 // Anti-AI orders over HTTP against all services (issue 15): the standard endpoint (upload and URL files),
 // the deprecated with-urls endpoint, zero-copy validation, test keys, reads and downloads.
 import { AntiAiOrderCreatedView, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { Client } from 'minio';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { Agent } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
+import { clientTlsDir } from './setup/e2e-layout';
 import { api, createAccount, eventually, openSchema, TestAccount } from './support/e2e-stack';
 import { corpusFile, download, getOrder, uploadFiles, waitForOrder } from './support/orders';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -127,6 +134,80 @@ describe('anti-AI orders', () => {
     });
   });
 
+  describe("zero-copy: results PUT to the client's own bucket (an HTTPS S3 server) by presigned URLs", () => {
+    const bucket = 'client-bucket';
+    let server: S3rver;
+    let client: Client;
+    let own: TestAccount;
+
+    beforeAll(async () => {
+      const dir = clientTlsDir();
+      const tls = { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) };
+      server = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 'client-s3-')), silent: true, vhostBuckets: false, ...tls });
+      const { port } = await server.run();
+      client = new Client({ endPoint: '127.0.0.1', port, useSSL: true, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true, transportAgent: new Agent({ ca: tls.cert }) });
+      await client.makeBucket(bucket, 'us-east-1');
+      own = await createAccount(gateway, 'enterprise', 10);
+      await eventually(() => balance(own.accountId), (value) => value === 10);
+    });
+
+    afterAll(async () => {
+      await server.close();
+    });
+
+    const presigned = async (key: string, expiresAt = new Date(Date.now() + 600_000)) => ({
+      fileKey: key,
+      url: await client.presignedPutObject(bucket, key, 600),
+      presignedUrlExpiresAt: expiresAt.toISOString(),
+    });
+
+    async function clientObject(key: string): Promise<Buffer | null> {
+      try {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await client.getObject(bucket, key)) {
+          chunks.push(chunk as Buffer);
+        }
+        return Buffer.concat(chunks);
+      } catch {
+        return null;
+      }
+    }
+
+    async function zeroCopyOrder(target: { fileKey: string; url: string; presignedUrlExpiresAt: string }): Promise<WatermarkOrderView> {
+      const response = await createAntiAi(own.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: target.fileKey }], options: { strength: 'medium' }, mode: { zeroCopy: true, outputTargets: [target] } });
+      expect(response.status).toBe(200);
+      expect(await put(response.body.data.files[0].uploadUrl, photo)).toBe(200);
+      return waitForOrder(own.liveKey, response.body.data.orderId, ['complete', 'failed'], 60_000);
+    }
+
+    it('success: the protected copy lands in their bucket (same pixels, opt-out XMP), nothing to download from us', async () => {
+      const done = await zeroCopyOrder(await presigned('delivered.png'));
+      expect(done.status).toBe('complete');
+      const delivered = await clientObject('delivered.png');
+      expect(delivered).not.toBeNull();
+      const [before, after] = await Promise.all([sharp(photo).raw().toBuffer(), sharp(delivered ?? Buffer.alloc(0)).raw().toBuffer()]);
+      expect(after.equals(before)).toBe(true);
+      expect((await sharp(delivered ?? Buffer.alloc(0)).metadata()).xmp?.toString('utf8')).toContain('DMI-PROHIBITED');
+      const download = await api(`/api/v3/orders/${done.orderId}/download`, { key: own.liveKey });
+      expect([download.status, download.body]).toEqual([400, { code: 'VALIDATION_FAILED' }]);
+      expect(await balance(own.accountId)).toBe(9);
+    });
+
+    it.each([
+      ['a target whose presignedUrlExpiresAt has passed', 'ANTI_AI_OUTPUT_TARGET_EXPIRED', () => presigned('late.png', new Date(Date.now() - 60_000))],
+      ['a target the server refuses (no such bucket)', 'ANTI_AI_OUTPUT_TARGET_REFUSED', async () => ({ ...(await presigned('refused.png')), url: (await presigned('refused.png')).url.replace(`/${bucket}/`, '/no-such-bucket/') })],
+    ])('%s fails the order with %s, the credit comes back, nothing lands', async (_name, code, makeTarget) => {
+      const before = await balance(own.accountId);
+      const target = await makeTarget();
+      const done = await zeroCopyOrder(target);
+      expect(done.status).toBe('failed');
+      const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${done.orderId}`, { key: own.liveKey })).body.data;
+      expect(detail.errors?.errorCode).toBe(code);
+      await eventually(() => balance(own.accountId), (value) => value === before);
+      expect(await clientObject(target.fileKey)).toBeNull();
+    });
+  });
+
   it('strength high: a copy stripped of every metadata still proves the opt-out through an extract order', async () => {
     const created = (await createAntiAi(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'coffee.png' }], options: { strength: 'high' } })).body.data;
     expect(await put(created.files[0].uploadUrl, photo)).toBe(200);
@@ -167,7 +248,10 @@ describe('anti-AI orders', () => {
       { files: [{ fileName: 'a.jpg' }], options: { strength: 'maximum' } },
       { files: [{ fileName: 'a.jpg' }], orderName: 'x'.repeat(65) },
       { files: [{ fileName: 'a.jpg' }, { fileName: 'b.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg')] } },
-      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg', 'https://127.0.0.1/x')] } },
+      // Private and metadata addresses (the stack allows only 127.0.0.1, for the client-bucket tests below).
+      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg', 'https://10.0.0.7/x')] } },
+      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg', 'https://169.254.169.254/latest')] } },
+      { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: true, outputTargets: [target('a.jpg', 'http://127.0.0.1:9/x')] } },
       { files: [{ fileName: 'a.jpg' }], mode: { zeroCopy: false, outputTargets: [target('a.jpg')] } },
     ];
     const before = await balance(account.accountId);

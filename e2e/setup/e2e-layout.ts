@@ -3,6 +3,11 @@ import path from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ROOT, SERVICE_NAMES, ServiceName, StackLayout } from '../../tools/stack/stack';
 
+/** Certificate of the HTTPS S3 server that stands for a client's bucket (anti-AI zero-copy); made by the global setup. */
+export function clientTlsDir(name = process.env.E2E_NAME ?? 'e2e'): string {
+  return path.join(ROOT, 'tmp', name, 'client-tls');
+}
+
 /**
  * The e2e stack: its own database, the test run's NATS, ports apart from `npm start`'s, two gateway
  * replicas. E2E_NAME and E2E_PORT_BASE let several stacks run side by side on one machine.
@@ -36,6 +41,9 @@ export function e2eLayout(): StackLayout {
       REPORTS_FAULT_INJECTION: 'true',
       REPORTS_FAULT_SLOW_MS: '6000',
       REPORTS_JOB_ACK_WAIT_MS: '5000',
+      // Anti-AI zero-copy: the client's bucket is an HTTPS S3 server on loopback, allowed by IP and trusted by CA.
+      ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1',
+      ANTI_AI_TARGET_EXTRA_CA_FILE: path.join(clientTlsDir(name), 'cert.pem'),
     },
   };
 }

@@ -3,7 +3,9 @@ import path from 'node:path';
 // Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { createDatabase, ensureNats, ensurePostgres, newStack, StackProcesses } from '../../tools/stack/stack';
-import { e2eLayout } from './e2e-layout';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { loopbackTlsCertificate } from '../../libs/testing/src/tls-fixtures';
+import { clientTlsDir, e2eLayout } from './e2e-layout';
 
 export default async function globalSetup(): Promise<void> {
   const layout = e2eLayout();
@@ -16,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
   await createDatabase(layout.adminDatabaseUrl, layout.database, true);
   mkdirSync(path.dirname(layout.clockOffsetFile ?? ''), { recursive: true });
   writeFileSync(layout.clockOffsetFile ?? '', '0');
+  loopbackTlsCertificate(clientTlsDir(layout.name));
   const stack = newStack(layout, true);
   try {
     await stack.startAll();

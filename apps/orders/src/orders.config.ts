@@ -1,4 +1,4 @@
-import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class OrdersEnv extends StorageEnv {
@@ -18,6 +18,13 @@ export class OrdersEnv extends StorageEnv {
   @IsInt()
   @Min(200)
   UPLOAD_WINDOW_SWEEP_INTERVAL_MS: number = 60_000;
+
+  /**
+   * Anti-AI zero-copy targets must be HTTPS on a public address; these IPs are accepted besides (a local
+   * test stack's S3 server on loopback). Empty in production.
+   */
+  @IsIpList()
+  ANTI_AI_TARGET_ALLOWED_IPS: string = '';
 }
 
 export interface OrdersConfig extends CoreConfig {
@@ -25,6 +32,7 @@ export interface OrdersConfig extends CoreConfig {
   retentionMs: number;
   uploadWindowMs: number;
   uploadWindowSweepIntervalMs: number;
+  antiAi: { allowedTargetIps: string[] };
 }
 
 export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): OrdersConfig {
@@ -35,6 +43,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     retentionMs: env.ORDER_RETENTION_HOURS * 3600_000,
     uploadWindowMs: env.UPLOAD_WINDOW_HOURS * 3600_000,
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
+    antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },
   };
 }
 

@@ -1,4 +1,4 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { loadSigningCredentials, SigningCredentials } from '@cp/anti-ai';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
@@ -57,6 +57,10 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @IsBoolean()
   ANTI_AI_TARGET_ALLOW_PRIVATE: boolean = false;
 
+  /** IPs zero-copy uploads may reach although private (a local test stack's S3 server); empty in production. */
+  @IsIpList()
+  ANTI_AI_TARGET_ALLOWED_IPS: string = '';
+
   /** Extra CA certificate (PEM) trusted for zero-copy targets, e.g. a local test S3 server. */
   @IsOptional()
   @IsString()
@@ -69,7 +73,7 @@ export interface WatermarkProcessorConfig extends CoreConfig {
   antiAi: {
     /** Absent: a development signing chain is generated at start (refused in production). */
     c2pa?: SigningCredentials;
-    target: { timeoutMs: number; allowPrivate: boolean; extraCaFile?: string };
+    target: { timeoutMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   };
 }
 
@@ -110,7 +114,12 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
     },
     antiAi: {
       c2pa,
-      target: { timeoutMs: env.ANTI_AI_TARGET_TIMEOUT_MS, allowPrivate: env.ANTI_AI_TARGET_ALLOW_PRIVATE, extraCaFile: env.ANTI_AI_TARGET_EXTRA_CA_FILE },
+      target: {
+        timeoutMs: env.ANTI_AI_TARGET_TIMEOUT_MS,
+        allowPrivate: env.ANTI_AI_TARGET_ALLOW_PRIVATE,
+        allowedIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS),
+        extraCaFile: env.ANTI_AI_TARGET_EXTRA_CA_FILE,
+      },
     },
   };
 }

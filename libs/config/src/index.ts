@@ -1,2 +1,3 @@
 export * from './validate-env';
 export * from './core-env';
+export * from './ip-list';

@@ -20,7 +20,7 @@ import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './orders';
 import { V2CreatedFileView } from './v2';
-import { CodePointLength, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsHttpsUrl, IsPublicHttpsUrl } from './validators';
 
 /** The image formats of embed (no PDF). BMP is accepted and fails with ANTI_AI_FORMAT_UNSUPPORTED (docs/anti-ai.md). */
 export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff)$/i;
@@ -51,8 +51,8 @@ export class AntiAiOutputTargetDto {
   @MaxLength(255)
   fileKey!: string;
 
-  @ApiProperty({ description: 'presigned HTTPS PUT URL on a public address' })
-  @IsPublicHttpsUrl()
+  @ApiProperty({ description: 'presigned HTTPS PUT URL on a public address (a private, loopback or metadata address is refused with VALIDATION_FAILED, and checked again on the connected address)' })
+  @IsHttpsUrl()
   @MaxLength(4096)
   url!: string;
 

@@ -46,6 +46,30 @@ export function isPublicHttpsUrl(value: unknown): boolean {
 }
 
 /**
+ * An absolute https URL without credentials: the shape checked on the request; where the host may point is
+ * decided by the service that accepts it (`isPublicHttpsUrl`, or an operator's allowed IPs).
+ */
+export function isHttpsUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 4096) {
+    return false;
+  }
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && !url.username && !url.password && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A public HTTPS URL, or an HTTPS URL whose host is one of `allowedIps` (a local test stack's servers). */
+export function isPermittedHttpsUrl(value: unknown, allowedIps: readonly string[]): boolean {
+  if (isPublicHttpsUrl(value)) {
+    return true;
+  }
+  return isHttpsUrl(value) && allowedIps.includes(new URL(value as string).hostname.replace(/^\[|\]$/g, ''));
+}
+
+/**
  * Anything but a global unicast address: loopback, private, link-local, CGNAT, benchmark, documentation,
  * multicast, unspecified, metadata, and IPv6 forms that embed an IPv4 address (IPv4-mapped in any
  * spelling such as `::ffff:7f00:1`, IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo). Ranges from
@@ -68,6 +92,17 @@ export function isPrivateAddress(address: string): boolean {
     }
   }
   return parsed.range() !== 'unicast';
+}
+
+export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isHttpsUrl',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: { validate: isHttpsUrl },
+    });
 }
 
 export function IsPublicHttpsUrl(options?: ValidationOptions): PropertyDecorator {

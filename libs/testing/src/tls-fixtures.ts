@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -10,9 +10,9 @@ export interface LoopbackTlsCertificate {
   cert: Buffer;
 }
 
-/** A one-day self-signed certificate for an HTTPS test server on 127.0.0.1 (made with openssl). */
-export function loopbackTlsCertificate(): LoopbackTlsCertificate {
-  const dir = mkdtempSync(path.join(tmpdir(), 'test-tls-'));
+/** A one-day self-signed certificate for an HTTPS test server on 127.0.0.1 (made with openssl), in `dir` (a new temporary folder by default). */
+export function loopbackTlsCertificate(dir: string = mkdtempSync(path.join(tmpdir(), 'test-tls-'))): LoopbackTlsCertificate {
+  mkdirSync(dir, { recursive: true });
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
   execFileSync('openssl', [

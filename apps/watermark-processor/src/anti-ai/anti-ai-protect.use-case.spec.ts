@@ -81,7 +81,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     });
     config = {
       watermark: { secret: 'anti-ai-use-case-spec-secret', maxPixels: 10_000_000, maxInputBytes: 5 * 1024 * 1024, concurrency: 1, maxAttempts: 2 },
-      antiAi: { target: { timeoutMs: 5000, allowPrivate: true, extraCaFile: caFile } },
+      antiAi: { target: { timeoutMs: 5000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: caFile } },
     } as WatermarkProcessorConfig;
     protector = new AntiAiProtector(config);
     // A port nothing listens on: bound, then released.
@@ -216,8 +216,8 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     expect(await eventsOf(work.orderId)).toEqual([{ subject: EventSubjects.antiAiOutputFailed, data: { orderId: work.orderId, outputFileId: work.outputFileId, code } }]);
   });
 
-  it('zero-copy refuses a private address on the connected socket unless the test switch allows it', async () => {
-    const strict = { ...config, antiAi: { target: { ...config.antiAi.target, allowPrivate: false } } } as WatermarkProcessorConfig;
+  it('zero-copy refuses a private address on the connected socket unless its IP is on the allowed list', async () => {
+    const strict = { ...config, antiAi: { target: { ...config.antiAi.target, allowedIps: [] } } } as WatermarkProcessorConfig;
     const work = await job('jpeg', { output: undefined, strength: 'low', outputTarget: await presignedPut('private/photo.jpg') });
     await useCase(strict).execute(work, context);
     expect(await eventsOf(work.orderId)).toEqual([

@@ -41,9 +41,10 @@ export class OutputTargetUploader {
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly clock: Clock,
   ) {
-    const { allowPrivate, extraCaFile } = config.antiAi.target;
+    const { allowPrivate, allowedIps, extraCaFile } = config.antiAi.target;
     this.agent = new RequestFilteringHttpsAgent({
       allowPrivateIPAddress: allowPrivate,
+      allowIPAddressList: allowedIps,
       allowMetaIPAddress: false,
       keepAlive: false,
       ...(extraCaFile ? { ca: readFileSync(extraCaFile) } : {}),

@@ -1,4 +1,4 @@
-import { ANTI_AI_DEFAULT_STRENGTH, AntiAiOptionsDto, AntiAiOutputTargetDto, AntiAiStrengthValue, DomainException, ErrorCode, mediaKindOf } from '@cp/contracts';
+import { ANTI_AI_DEFAULT_STRENGTH, AntiAiOptionsDto, AntiAiOutputTargetDto, AntiAiStrengthValue, DomainException, ErrorCode, isPermittedHttpsUrl, mediaKindOf } from '@cp/contracts';
 import { OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
 import { NewOrder } from '../../orders/order-creation.service';
 
@@ -26,13 +26,17 @@ export interface AntiAiRequest {
 /** Anti-AI credit cost: 1 credit per image (docs/api-decisions.md, issue 15). */
 export const ANTI_AI_CREDITS_PER_FILE = 1;
 
-function zeroCopyTargets(request: AntiAiRequest): AntiAiOrderOptions['targets'] {
+function zeroCopyTargets(request: AntiAiRequest, allowedTargetIps: readonly string[]): AntiAiOrderOptions['targets'] {
   const targets = request.outputTargets ?? [];
   if (!request.zeroCopy) {
     if (targets.length > 0) {
       throw new DomainException(ErrorCode.VALIDATION_FAILED, 'outputTargets need mode.zeroCopy = true');
     }
     return undefined;
+  }
+  // SSRF: a target on a private, loopback or metadata address is refused here and again on the connected socket.
+  if (targets.some((target) => !isPermittedHttpsUrl(target.url, allowedTargetIps))) {
+    throw new DomainException(ErrorCode.VALIDATION_FAILED, 'outputTargets[].url must be HTTPS on a public address');
   }
   const names = request.files.map((file) => file.fileName);
   if (new Set(names).size !== names.length) {
@@ -48,9 +52,12 @@ function zeroCopyTargets(request: AntiAiRequest): AntiAiOrderOptions['targets'] 
   }));
 }
 
-/** Creation rules of anti-AI orders: one output per image, 1 credit each, the options kept with the order. */
-export function antiAiOrderRules(request: AntiAiRequest): Pick<NewOrder, 'type' | 'credits' | 'files' | 'outputs' | 'options'> {
-  const targets = zeroCopyTargets(request);
+/**
+ * Creation rules of anti-AI orders: one output per image, 1 credit each, the options kept with the order.
+ * `allowedTargetIps`: private IPs an operator lets zero-copy targets use (a local test stack; none in production).
+ */
+export function antiAiOrderRules(request: AntiAiRequest, allowedTargetIps: readonly string[] = []): Pick<NewOrder, 'type' | 'credits' | 'files' | 'outputs' | 'options'> {
+  const targets = zeroCopyTargets(request, allowedTargetIps);
   const options: AntiAiOrderOptions = {
     strength: request.options?.strength ?? ANTI_AI_DEFAULT_STRENGTH,
     ...(request.orderName ? { orderName: request.orderName } : {}),

@@ -104,6 +104,17 @@ describe('anti-AI orders', () => {
     expect(codeOf(() => antiAiOrderRules({ files, zeroCopy: true, outputTargets: [target('a.jpg'), target('b.png')] }))).toBeNull();
   });
 
+  it('refuse targets off HTTPS or on a private address, unless the operator allowed that IP (a local test stack)', () => {
+    const files = [{ fileName: 'a.jpg' }];
+    const on = (url: string) => [{ ...target('a.jpg'), url }];
+    for (const url of ['https://127.0.0.1:9443/b/a.jpg', 'https://10.1.2.3/a.jpg', 'https://[::1]/a.jpg', 'https://169.254.169.254/a.jpg', 'https://intranet.local/a.jpg']) {
+      expect([url, codeOf(() => antiAiOrderRules({ files, zeroCopy: true, outputTargets: on(url) }))]).toEqual([url, ErrorCode.VALIDATION_FAILED]);
+    }
+    expect(codeOf(() => antiAiOrderRules({ files, zeroCopy: true, outputTargets: on('https://127.0.0.1:9443/b/a.jpg') }, ['127.0.0.1']))).toBeNull();
+    expect(codeOf(() => antiAiOrderRules({ files, zeroCopy: true, outputTargets: on('https://10.1.2.3/a.jpg') }, ['127.0.0.1']))).toBe(ErrorCode.VALIDATION_FAILED);
+    expect(codeOf(() => antiAiOrderRules({ files, zeroCopy: true, outputTargets: on('http://127.0.0.1:9443/b/a.jpg') }, ['127.0.0.1']))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
   it('a file that cannot be protected fails the order with its public code', () => {
     const order = orderOf(antiAiOrderRules({ files: [{ fileName: 'a.bmp' }] }));
     const [, failed] = type.results;

@@ -1,5 +1,6 @@
 import { AntiAiOrderCreatedView, CreateAntiAiOrderCommand } from '@cp/contracts';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ORDERS_CONFIG, OrdersConfig } from '../../orders.config';
 import { OrderCreationService } from '../../orders/order-creation.service';
 import { toAntiAiCreatedView } from '../../v2/v2-view.mapper';
 import { antiAiOrderRules } from './anti-ai-order.rules';
@@ -10,7 +11,10 @@ import { antiAiOrderRules } from './anti-ai-order.rules';
  */
 @Injectable()
 export class CreateAntiAiOrderUseCase {
-  constructor(private readonly creation: OrderCreationService) {}
+  constructor(
+    private readonly creation: OrderCreationService,
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+  ) {}
 
   async execute({ caller, request }: CreateAntiAiOrderCommand): Promise<AntiAiOrderCreatedView> {
     const created = await this.creation.execute({
@@ -20,7 +24,7 @@ export class CreateAntiAiOrderUseCase {
         options: request.options,
         zeroCopy: request.mode?.zeroCopy,
         outputTargets: request.mode?.outputTargets,
-      }),
+      }, this.config.antiAi.allowedTargetIps),
       caller,
       operation: 'anti-ai',
       idempotencyKey: request.idempotencyKey,

@@ -1,6 +1,7 @@
 import { AntiAiWithUrlsCreatedView, CreateAntiAiWithUrlsCommand } from '@cp/contracts';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { orderNameOf } from '../../domain/order';
+import { ORDERS_CONFIG, OrdersConfig } from '../../orders.config';
 import { OrderCreationService } from '../../orders/order-creation.service';
 import { antiAiOrderRules } from './anti-ai-order.rules';
 
@@ -11,7 +12,10 @@ import { antiAiOrderRules } from './anti-ai-order.rules';
  */
 @Injectable()
 export class CreateAntiAiWithUrlsOrderUseCase {
-  constructor(private readonly creation: OrderCreationService) {}
+  constructor(
+    private readonly creation: OrderCreationService,
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+  ) {}
 
   async execute({ caller, request }: CreateAntiAiWithUrlsCommand): Promise<AntiAiWithUrlsCreatedView> {
     const { order } = await this.creation.execute({
@@ -21,7 +25,7 @@ export class CreateAntiAiWithUrlsOrderUseCase {
         options: request.options,
         zeroCopy: request.mode?.zeroCopy,
         outputTargets: request.outputTargets ?? request.mode?.outputTargets,
-      }),
+      }, this.config.antiAi.allowedTargetIps),
       caller,
       operation: 'anti-ai-with-urls',
       idempotencyKey: request.idempotencyKey,
