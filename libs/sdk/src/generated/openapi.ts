@@ -1268,7 +1268,7 @@ export interface components {
         AntiAiOutputTargetDto: {
             /** @description the `fileName` of the file this target receives (file names must be unique in a zero-copy order) */
             fileKey: string;
-            /** @description presigned HTTPS PUT URL on a public address */
+            /** @description presigned HTTPS PUT URL on a public address (a private, loopback or metadata address is refused with VALIDATION_FAILED, and checked again on the connected address) */
             url: string;
             /** Format: date-time */
             presignedUrlExpiresAt: string;
