@@ -132,6 +132,27 @@ describe('anti-AI orders', () => {
       const archive = await download(urls.body.data.archiveUrl);
       expect(archive.body.subarray(0, 2).toString()).toBe('PK');
     });
+
+    it('every result URL is served with the AI-training opt-out headers; an altered link is 404', async () => {
+      const v3 = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${created.orderId}/download`, { key: account.liveKey });
+      const v2 = await api<{ data: { files: Array<{ downloadUrl: string }>; archiveUrl: string } }>(`/api/v2/orders/${created.orderId}/download-urls`, { key: account.liveKey });
+      for (const url of [v3.body.data.downloadUrl, v2.body.data.files[0].downloadUrl, v2.body.data.archiveUrl]) {
+        expect(url).toContain('/api/v2/results/');
+        const response = await fetch(url);
+        await response.arrayBuffer();
+        expect([response.status, response.headers.get('x-robots-tag'), response.headers.get('tdm-reservation')]).toEqual([200, 'noai, noimageai', '1']);
+        expect(response.headers.get('content-disposition')).toContain('attachment');
+      }
+      // Storage checks the signature (MinIO; the local S3 server here finds no such object), and only the outputs
+      // bucket is relayed, also through `..`.
+      const altered = v3.body.data.downloadUrl.replace(/\.png\?/, '.jpg?');
+      const refused = await fetch(altered);
+      expect([refused.status, await refused.json()]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }]);
+      const otherBucket = await fetch(v3.body.data.downloadUrl.replace('/api/v2/results/cp-outputs/', '/api/v2/results/cp-inputs/'));
+      expect([otherBucket.status, await otherBucket.json()]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }]);
+      const escaped = await fetch(v3.body.data.downloadUrl.replace('/api/v2/results/cp-outputs/', '/api/v2/results/cp-outputs/%2e%2e/cp-inputs/'));
+      expect([escaped.status, await escaped.json()]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }]);
+    });
   });
 
   describe("zero-copy: results PUT to the client's own bucket (an HTTPS S3 server) by presigned URLs", () => {

@@ -205,10 +205,12 @@ function serviceEnv(layout: StackLayout, service: ServiceName, port: number): Re
     ...(layout.clockOffsetFile ? { CLOCK_OFFSET_FILE: layout.clockOffsetFile } : {}),
     ...(layout.extraEnv ?? {}),
   };
-  if (USES_STORAGE.has(service)) {
+  // The gateway relays presigned reads of anti-AI results (no storage credentials).
+  if (USES_STORAGE.has(service) || service === 'api-gateway') {
     Object.assign(env, { S3_ENDPOINT: s3, S3_PUBLIC_ENDPOINT: s3 });
   }
-  if (service === 'api-gateway' || service === 'uploads') {
+  // Client-facing URLs: test upload sinks (gateway, uploads) and anti-AI result URLs (orders, webhooks).
+  if (service === 'api-gateway' || service === 'uploads' || service === 'orders' || service === 'webhooks') {
     env.PUBLIC_BASE_URL = `http://127.0.0.1:${layout.ports['api-gateway'][0]}`;
   }
   return env;

@@ -10,6 +10,8 @@ import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { ResultsController } from './results/results.controller';
+import { StorageRelay } from './results/storage-relay';
 import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { ReportsHttpModule } from './reports/reports-http.module';
 import { V2HttpModule } from './v2/v2-http.module';
@@ -36,13 +38,14 @@ export class AppModule {
         // After the webhooks module (route order).
         V2HttpModule,
       ],
-      controllers: [OrdersController, TestUploadsController],
+      controllers: [OrdersController, TestUploadsController, ResultsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         AuthenticatedKeyCache,
         KeyRevocationListener,
         RateLimitGrantRepository,
         RateLimiterService,
+        StorageRelay,
       ],
     };
   }

@@ -1,5 +1,5 @@
 import { CoreConfig, CoreEnv, toCoreConfig, validateEnv } from '@cp/config';
-import { IsInt, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 export class GatewayEnv extends CoreEnv {
   override PORT: number = 3000;
@@ -16,12 +16,25 @@ export class GatewayEnv extends CoreEnv {
   @IsInt()
   @Min(100)
   RPC_TIMEOUT_MS: number = 15_000;
+
+  /** Storage the results route relays from (the same values as the other services'; no credentials needed). */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  S3_ENDPOINT: string = 'http://127.0.0.1:9000';
+
+  /** The host presigned URLs are signed for (the signature covers it). */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  S3_PUBLIC_ENDPOINT: string = 'http://127.0.0.1:9000';
+
+  @IsString()
+  S3_BUCKET_OUTPUTS: string = 'cp-outputs';
 }
 
 export interface GatewayConfig extends CoreConfig {
   publicBaseUrl: string;
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
+  /** Where `GET /api/v2/results/…` relays presigned reads of result files to. */
+  results: { storageEndpoint: string; signedHost: string; bucket: string };
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -31,6 +44,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     publicBaseUrl: validated.PUBLIC_BASE_URL,
     bodyLimitBytes: validated.BODY_LIMIT_BYTES,
     rpcTimeoutMs: validated.RPC_TIMEOUT_MS,
+    results: { storageEndpoint: validated.S3_ENDPOINT, signedHost: new URL(validated.S3_PUBLIC_ENDPOINT).host, bucket: validated.S3_BUCKET_OUTPUTS },
   };
 }
 

@@ -1,5 +1,5 @@
 import { CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, Matches, Max, Min } from 'class-validator';
 
 export class OrdersEnv extends StorageEnv {
   override PORT: number = 3101;
@@ -25,6 +25,10 @@ export class OrdersEnv extends StorageEnv {
    */
   @IsIpList()
   ANTI_AI_TARGET_ALLOWED_IPS: string = '';
+
+  /** Base address clients use: anti-AI result URLs point at the gateway's results route under it. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 }
 
 export interface OrdersConfig extends CoreConfig {
@@ -33,6 +37,7 @@ export interface OrdersConfig extends CoreConfig {
   uploadWindowMs: number;
   uploadWindowSweepIntervalMs: number;
   antiAi: { allowedTargetIps: string[] };
+  publicBaseUrl: string;
 }
 
 export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): OrdersConfig {
@@ -44,6 +49,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     uploadWindowMs: env.UPLOAD_WINDOW_HOURS * 3600_000,
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
     antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },
+    publicBaseUrl: env.PUBLIC_BASE_URL,
   };
 }
 

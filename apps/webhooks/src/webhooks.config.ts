@@ -57,6 +57,10 @@ export class WebhooksEnv extends StorageEnv {
   /** Directory the local file transport writes .eml files to (relative to the working directory). */
   @IsString()
   MAIL_OUTBOX_DIR: string = path.join('tmp', 'mail');
+
+  /** Base address clients use: anti-AI `downloadUrl`s point at the gateway's results route under it. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 }
 
 export interface WebhooksSettings {
@@ -66,6 +70,7 @@ export interface WebhooksSettings {
   dispatchIntervalMs: number;
   maxConcurrency: number;
   maxConcurrencyPerEndpoint: number;
+  publicBaseUrl: string;
 }
 
 export interface MailSettings {
@@ -125,6 +130,7 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       maxConcurrency: env.WEBHOOK_MAX_CONCURRENCY,
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+      publicBaseUrl: env.PUBLIC_BASE_URL,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },
   };

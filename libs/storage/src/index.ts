@@ -3,3 +3,4 @@ export * from './storage.module';
 export * from './storage-event';
 export * from './upload-token';
 export * from './zip-package';
+export * from './result-urls';

@@ -9,8 +9,10 @@ import { AuthenticatedRequest } from './caller';
 
 /** Routes that carry their own authorisation or are for operators, not API clients. */
 const TEST_UPLOAD_PATH = /^\/api\/v2\/test-uploads\/[^/]+$/;
+// Stored results relayed with their presigned query: storage checks that signature (see results/).
+const RESULT_PATH = /^\/api\/v2\/results\/[^/]+\/.+$/;
 // /drain answers only loopback callers (the pod's own preStop hook), see libs/health.
-const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/drain$/, /^\/api\/docs(-json)?(\/.*)?$/, TEST_UPLOAD_PATH];
+const PUBLIC_PATHS = [/^\/health$/, /^\/ready$/, /^\/metrics$/, /^\/drain$/, /^\/api\/docs(-json)?(\/.*)?$/, TEST_UPLOAD_PATH, RESULT_PATH];
 
 export function isTestUploadPath(path: string): boolean {
   return TEST_UPLOAD_PATH.test(path);

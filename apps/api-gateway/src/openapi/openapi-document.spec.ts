@@ -15,7 +15,7 @@ function servedRoutes(app: INestApplication): string[] {
   return express.router.stack
     .filter((layer) => layer.route)
     .flatMap((layer) =>
-      Object.keys(layer.route!.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+      Object.keys(layer.route!.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path.replace(/[:*]([A-Za-z]+)/g, '{$1}')}`),
     )
     .sort();
 }

@@ -3,7 +3,8 @@ import { RpcClient } from '@cp/messaging';
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
 import { AppModule } from '../app.module';
-import { loadGatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, loadGatewayConfig } from '../gateway.config';
+import { StorageRelay } from '../results/storage-relay';
 
 /** Stands in for NATS and the clock: the document and the route table need the controllers, not their effects. */
 @Global()
@@ -33,11 +34,14 @@ function hasControllers(entry: unknown): entry is Type {
 @Module({})
 export class OpenApiHostModule {
   static register(): DynamicModule {
-    const app = AppModule.forRoot(loadGatewayConfig({ DATABASE_URL: 'postgres://offline/offline' }));
+    const config = loadGatewayConfig({ DATABASE_URL: 'postgres://offline/offline' });
+    const app = AppModule.forRoot(config);
     return {
       module: OpenApiHostModule,
       imports: [OfflineDependenciesModule.register(), ...(app.imports ?? []).filter(hasControllers)],
       controllers: app.controllers ?? [],
+      // The results route's relay only reads its configuration when a request comes.
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, StorageRelay],
     };
   }
 }

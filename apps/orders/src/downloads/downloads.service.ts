@@ -1,8 +1,8 @@
 import { DomainException, DownloadQuery, DownloadView, ErrorCode } from '@cp/contracts';
-import { ObjectStorage } from '@cp/storage';
 import { Injectable } from '@nestjs/common';
 import { OrderAccessService } from '../orders/order-access.service';
 import { KeyModesService } from '../sandbox/key-modes.service';
+import { ResultUrlsService } from './result-urls.service';
 
 export const DOWNLOAD_URL_SECONDS = 300;
 
@@ -11,7 +11,7 @@ export const DOWNLOAD_URL_SECONDS = 300;
 export class DownloadsService {
   constructor(
     private readonly access: OrderAccessService,
-    private readonly storage: ObjectStorage,
+    private readonly urls: ResultUrlsService,
     private readonly modes: KeyModesService,
   ) {}
 
@@ -22,7 +22,7 @@ export class DownloadsService {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
     }
     const target = this.modes.of(order).downloadTarget(order, output);
-    const downloadUrl = await this.storage.presignGet(target.bucket, target.key, DOWNLOAD_URL_SECONDS, target.fileName);
+    const downloadUrl = await this.urls.url(order, target, DOWNLOAD_URL_SECONDS);
     return { downloadUrl, expiresInSeconds: DOWNLOAD_URL_SECONDS };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module';
 import { DownloadsService } from '../downloads/downloads.service';
+import { ResultUrlsService } from '../downloads/result-urls.service';
 import { ExpireOrdersUseCase } from '../expiry/expire-orders.use-case';
 import { ExpiryRpcController } from '../expiry/expiry.controller';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
@@ -44,6 +45,7 @@ import { UploadsClient } from './uploads.client';
     OrderCreationService,
     OrdersQueryService,
     ObjectUrlsService,
+    ResultUrlsService,
     UploadsClient,
     KeyModesService,
     SampleFiles,

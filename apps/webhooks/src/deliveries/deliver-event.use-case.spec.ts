@@ -27,6 +27,7 @@ describe('deliver one event', () => {
     { presignGet: async (_bucket: string, key: string, seconds: number) => `https://s3.example.com/${key}?X-Amz-Expires=${seconds}` } as unknown as ObjectStorage,
     { execute: async () => ((notices += 1), true) } as unknown as NotifyDeliveryFailureUseCase,
     clock,
+    { publicBaseUrl: 'https://api.example.com' },
   );
 
   const claim = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => ({
@@ -78,6 +79,13 @@ describe('deliver one event', () => {
     );
     const data = (JSON.parse(sent[0].body) as { data: Record<string, unknown> }).data;
     expect(data).toEqual({ orderId: '5', status: 'complete', probability: 0.9, heatmapUrl: 'https://s3.example.com/9/5/h.webp?X-Amz-Expires=3600', overlayUrl: null });
+  });
+
+  it("anti-AI results: the downloadUrl is the gateway's results route relaying the presigned read (opt-out headers)", async () => {
+    nextOutcome = success;
+    await useCase.execute(claim({ eventType: 'order.antiAi.completed' }), 'automatic');
+    const data = (JSON.parse(sent[0].body) as { data: Record<string, unknown> }).data;
+    expect(data.downloadUrl).toBe('https://api.example.com/api/v2/results/9/5/out.png?X-Amz-Expires=3600');
   });
 
   it('schedules the next automatic attempt from the schedule, measured from the failed attempt', async () => {

@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { WebhookDeliveryStatus } from '@cp/contracts';
-import { ObjectStorage } from '@cp/storage';
-import { Injectable, Logger } from '@nestjs/common';
+import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { SecretCipher } from '../endpoints/secret-cipher';
 import { NotifyDeliveryFailureUseCase } from '../notifications/notify-delivery-failure.use-case';
@@ -11,6 +11,7 @@ import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveri
 import { SendOutcome, WebhookHttpSender } from './webhook-http-sender';
 import { renderPayload } from './webhook-payload';
 import { signatureHeaders } from './webhook-signer';
+import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
 /** Spec 8: the webhook `downloadUrl` is valid 1 hour. */
 export const DOWNLOAD_URL_SECONDS = 3600;
@@ -40,6 +41,7 @@ export class DeliverEventUseCase {
     private readonly storage: ObjectStorage,
     private readonly notifier: NotifyDeliveryFailureUseCase,
     private readonly clock: Clock,
+    @Inject(WEBHOOKS_SETTINGS) private readonly settings: Pick<WebhooksSettings, 'publicBaseUrl'>,
   ) {}
 
   async execute(claim: ClaimedDelivery, trigger: AttemptTrigger): Promise<AttemptResult> {
@@ -118,9 +120,11 @@ export class DeliverEventUseCase {
   private async presignedFields(claim: ClaimedDelivery): Promise<Record<string, string | null>> {
     const fields: Record<string, string | null> = {};
     if (claim.eventType === 'order.watermarkEmbed.completed' || claim.eventType === 'order.antiAi.completed') {
-      fields.downloadUrl = claim.download
+      const presigned = claim.download
         ? await this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName)
         : null;
+      // Anti-AI results are served by the gateway with the AI-training opt-out headers (docs/anti-ai.md).
+      fields.downloadUrl = presigned && claim.eventType === 'order.antiAi.completed' ? resultUrlThroughGateway(presigned, this.settings.publicBaseUrl) : presigned;
     }
     for (const link of claim.links ?? []) {
       fields[link.field] = await this.storage.presignGet(link.object.bucket, link.object.key, DOWNLOAD_URL_SECONDS, link.object.fileName);

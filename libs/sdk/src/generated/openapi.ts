@@ -121,6 +121,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/results/{bucket}/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A result file served with the AI training opt-out headers
+         * @description The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`.
+         */
+        get: operations["getResultFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/orders/webhooks": {
         parameters: {
             query?: never;
@@ -1907,6 +1927,65 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getResultFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bucket: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `RESOURCE_NOT_FOUND`: no such resource for this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RESOURCE_NOT_FOUND";
                     };
                 };
             };

@@ -1,0 +1,55 @@
+import { DomainException, ErrorCode } from '@cp/contracts';
+import { OPT_OUT_RESPONSE_HEADERS, RESULTS_ROUTE } from '@cp/storage';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
+import { StorageRelay } from './storage-relay';
+
+/** Headers of the stored object passed on to the client. */
+const RELAYED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'etag', 'last-modified'];
+
+/**
+ * Anti-AI result files (docs/anti-ai.md): the URLs handed out for them point here, so that the file is served
+ * with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1`, which presigned storage URLs cannot carry.
+ */
+@ApiTags('downloads')
+@Controller(RESULTS_ROUTE.slice(1))
+export class ResultsController {
+  constructor(private readonly relay: StorageRelay) {}
+
+  @Get(':bucket/*key')
+  @ApiOperation({
+    operationId: 'getResultFile',
+    summary: 'A result file served with the AI training opt-out headers',
+    description:
+      'The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`.',
+    security: [],
+  })
+  @ApiParam({ name: 'bucket', schema: { type: 'string' }, example: 'cp-outputs' })
+  @ApiParam({ name: 'key', schema: { type: 'string' }, example: '1/44/outputs/1001-1/spring-watermarked-1001-1.png' })
+  @ApiProduces('application/octet-stream')
+  @ApiResponse({ status: 200, description: 'the file, with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1`', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND)
+  async get(@Req() request: Request, @Res() response: Response): Promise<void> {
+    // Only the outputs bucket is relayed (the path is resolved first, so `..` cannot leave it).
+    const upstream = await this.relay.open(request.originalUrl.slice(RESULTS_ROUTE.length));
+    if (!upstream || upstream.statusCode !== 200) {
+      // Expired or altered signature, or no such object: storage's own answer is not passed on.
+      upstream?.resume();
+      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
+    }
+    response.status(200);
+    for (const name of RELAYED_HEADERS) {
+      const value = upstream.headers[name];
+      if (typeof value === 'string') {
+        response.setHeader(name, value);
+      }
+    }
+    for (const [name, value] of Object.entries(OPT_OUT_RESPONSE_HEADERS)) {
+      response.setHeader(name, value);
+    }
+    await pipeline(upstream, response);
+  }
+}
