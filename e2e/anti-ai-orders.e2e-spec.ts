@@ -1,5 +1,6 @@
 // Anti-AI orders over HTTP against all services (issue 15): the standard endpoint (upload and URL files),
 // the deprecated with-urls endpoint, zero-copy validation, test keys, reads and downloads.
+import { readContentCredentials } from '@cp/anti-ai';
 import { AntiAiOrderCreatedView, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Client } from 'minio';
 import { randomUUID } from 'node:crypto';
@@ -98,6 +99,12 @@ describe('anti-AI orders', () => {
       const xmp = (await sharp(file.body).metadata()).xmp?.toString('utf8') ?? '';
       expect(xmp).toContain('DMI-PROHIBITED');
       expect(xmp).toMatch(/reservation[^0-9]{0,40}1/);
+      // The signed manifest, read and validated by c2pa-rs (the stack signs with a development certificate, so the
+      // signature is valid and the signer untrusted): every CAWG training and mining entry says notAllowed.
+      const manifest = await readContentCredentials(file.body, 'png');
+      expect(manifest.validationState).toBe('Valid');
+      expect(manifest.failures).toEqual(['signingCredential.untrusted']);
+      expect(Object.values(manifest.trainingMining)).toEqual(['notAllowed', 'notAllowed', 'notAllowed', 'notAllowed']);
     });
 
     it('tells the client by a signed order.antiAi.completed webhook with fileCount and a download URL', async () => {
