@@ -1,4 +1,5 @@
 import { StorageConfig } from '@cp/config';
+import contentDisposition from 'content-disposition';
 import { Client } from 'minio';
 import { Readable } from 'node:stream';
 
@@ -28,6 +29,9 @@ function isNotFound(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
   return code === 'NotFound' || code === 'NoSuchKey' || code === 'NoSuchBucket';
 }
+
+/** Unicode bidirectional formatting characters (embeddings, overrides, isolates, marks). */
+const BIDI_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * S3 object storage through the minio client. Services talk to `endpoint`; presigned URLs are made for
@@ -74,7 +78,10 @@ export class ObjectStorage {
   presignGet(bucket: string, key: string, expirySeconds: number, downloadName?: string): Promise<string> {
     const headers: Record<string, string> = {};
     if (downloadName) {
-      headers['response-content-disposition'] = `attachment; filename="${downloadName.replace(/["\\\r\n]/g, '_')}"`;
+      // RFC 6266: an ASCII fallback and the UTF-8 name (Korean or Japanese names, quotes, RTL marks), which
+      // a raw header value could not carry.
+      // Bidirectional controls are replaced: an RTL override could show `photo‮gpj.exe` as `photoexe.jpg`.
+      headers['response-content-disposition'] = contentDisposition(downloadName.replace(BIDI_CONTROLS, '_'), { type: 'attachment' });
     }
     return this.external.presignedGetObject(bucket, key, expirySeconds, headers);
   }
