@@ -5,9 +5,10 @@ import { CreatedWebhookView, WatermarkOrderView } from '@cp/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
+import { readZip } from '@cp/testing';
 import { ROOT } from '@cp/stack';
 import { api, createAccount, eventually, layout, openSchema, TestAccount } from './support/e2e-stack';
-import { createEmbed, embedBody } from './support/orders';
+import { corpusFile, createEmbed, download, embedBody, uploadFiles, waitForOrder } from './support/orders';
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, unknown>>;
@@ -100,6 +101,37 @@ describe('security checks', () => {
   ])('originalFileUrl %s is refused before any fetch', async (url) => {
     const response = await createEmbed(owner.liveKey, embedBody([{ fileName: 'a.png', texts: ['t'], originalFileUrl: url }]));
     expect({ url, status: response.status, body: response.body }).toEqual({ url, status: 400, body: { code: 'VALIDATION_FAILED' } });
+  });
+
+  it('hostile file names: separators and control characters are refused; quotes, Korean and RTL overrides never escape their object key, break Content-Disposition or reach a ZIP entry', async () => {
+    for (const fileName of ['../evil.png', 'a/b.png', 'a\\b.png', 'nul\u0000.png', 'line\r\nbreak.png']) {
+      const refused = await createEmbed(owner.liveKey, embedBody([{ fileName, texts: ['x'] }]));
+      expect([fileName, refused.status, refused.body.code]).toEqual([fileName, 400, 'VALIDATION_FAILED']);
+    }
+    const hostile = '사진 "최종"\u202egnp.exe.png';
+    const created = await createEmbed(owner.liveKey, embedBody([{ fileName: hostile, texts: ['first', 'second'] }]));
+    expect(created.status).toBe(200);
+    const order = created.body.data;
+    expect(await uploadFiles(order, [corpusFile('photos/coffee.png')])).toEqual([200]);
+    const done = await waitForOrder(owner.liveKey, order.orderId);
+    expect(done.status).toBe('complete');
+    // Each output: a valid RFC 6266 header whose UTF-8 name is the spec's name with the override replaced.
+    const single = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${order.orderId}/files/${done.outputs[0].fileId}/download`, { key: owner.liveKey });
+    const file = await fetch(single.body.data.downloadUrl);
+    await file.arrayBuffer();
+    expect(file.status).toBe(200);
+    const header = file.headers.get('content-disposition') ?? '';
+    const encoded = /filename\*=UTF-8''([^;]+)$/.exec(header)?.[1] ?? '';
+    expect(decodeURIComponent(encoded)).toBe(`사진 "최종"_gnp.exe-watermarked-${done.outputs[0].fileId}.png`);
+    expect(header).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''/);
+    // The ZIP of both outputs: plain entry names, no folder part, no bidi control.
+    const zip = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${order.orderId}/download`, { key: owner.liveKey });
+    const entries = [...(await readZip((await download(zip.body.data.downloadUrl)).body)).keys()];
+    expect(entries).toHaveLength(2);
+    for (const entry of entries) {
+      expect(entry).not.toMatch(/[\\/\u202a-\u202e\u2066-\u2069]/);
+      expect(entry.startsWith('사진 "최종"_gnp.exe-watermarked-')).toBe(true);
+    }
   });
 
   it('API keys and webhook secrets never appear in any service log', () => {

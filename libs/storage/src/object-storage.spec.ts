@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { ObjectStorage } from './object-storage';
+import { ObjectStorage, safeDownloadName } from './object-storage';
 
 describe('ObjectStorage download names (real S3 server)', () => {
   let server: S3rver;
@@ -39,6 +39,10 @@ describe('ObjectStorage download names (real S3 server)', () => {
     const { status, header } = await disposition('a"b\u202egnp.exe.jpg');
     expect(status).toBe(200);
     expect(header).toBe(`attachment; filename="a\\"b_gnp.exe.jpg"`);
+  });
+
+  it('names are plain names: no folder part, no bidi controls, never empty or a dot segment', () => {
+    expect(['../../etc/passwd', 'a\\b.png', 'x/..', '..', '', 'r\u202egnp.exe', 'ok.png'].map(safeDownloadName)).toEqual(['passwd', 'b.png', '_', '_', '_', 'r_gnp.exe', 'ok.png']);
   });
 
   it('a plain name is left as it is', async () => {

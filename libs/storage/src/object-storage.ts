@@ -34,6 +34,15 @@ function isNotFound(error: unknown): boolean {
 const BIDI_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
 
 /**
+ * A client's file name as a download or ZIP entry name: a plain name (no folder part) without bidirectional
+ * controls, so an RTL override cannot show `photo‮gpj.exe` as `photoexe.jpg`.
+ */
+export function safeDownloadName(name: string): string {
+  const plain = name.replace(BIDI_CONTROLS, '_').split(/[\\/]/).pop() ?? '';
+  return plain === '' || plain === '.' || plain === '..' ? '_' : plain;
+}
+
+/**
  * S3 object storage through the minio client. Services talk to `endpoint`; presigned URLs are made for
  * `publicEndpoint`, the address an external client reaches (the signature covers the host).
  */
@@ -80,8 +89,7 @@ export class ObjectStorage {
     if (downloadName) {
       // RFC 6266: an ASCII fallback and the UTF-8 name (Korean or Japanese names, quotes, RTL marks), which
       // a raw header value could not carry.
-      // Bidirectional controls are replaced: an RTL override could show `photo‮gpj.exe` as `photoexe.jpg`.
-      headers['response-content-disposition'] = contentDisposition(downloadName.replace(BIDI_CONTROLS, '_'), { type: 'attachment' });
+      headers['response-content-disposition'] = contentDisposition(safeDownloadName(downloadName), { type: 'attachment' });
     }
     return this.external.presignedGetObject(bucket, key, expirySeconds, headers);
   }

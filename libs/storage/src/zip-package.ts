@@ -1,6 +1,6 @@
 import archiver from 'archiver';
 import { once } from 'node:events';
-import { ObjectStorage } from './object-storage';
+import { ObjectStorage, safeDownloadName } from './object-storage';
 
 /** One stored object and the name of its entry in the ZIP (a plain file name). */
 export interface ZipEntrySource {
@@ -23,7 +23,7 @@ export async function writeZipPackage(storage: ObjectStorage, entries: readonly 
   const appendEntries = async (): Promise<void> => {
     for (const entry of entries) {
       const added = once(archive, 'entry');
-      archive.append(await storage.get(entry.bucket, entry.key), { name: entry.fileName });
+      archive.append(await storage.get(entry.bucket, entry.key), { name: safeDownloadName(entry.fileName) });
       await added;
     }
     await archive.finalize();

@@ -1961,8 +1961,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                bucket: string;
                 key: string;
+                bucket: string;
             };
             cookie?: never;
         };
