@@ -89,6 +89,12 @@ describe('SourceFetcher', () => {
     expect(error.permanent).toBe(true);
   });
 
+  it('refuses a DNS name that resolves to loopback, on the resolved address (the name alone looks harmless)', async () => {
+    const error = await failure(fetcher(false).fetcher.fetchInto(`${base.replace('127.0.0.1', 'localhost')}/photo.jpg`, 'b', 'k'));
+    expect(error.permanent).toBe(true);
+    expect(error.message).toMatch(/not allowed|private/i);
+  });
+
   it('stores a file and returns its size when the address is allowed', async () => {
     const { fetcher: allowed, storage } = fetcher(true);
     expect(await allowed.fetchInto(`${base}/photo.jpg`, 'b', 'k')).toBe(64 * 1024);
