@@ -105,9 +105,8 @@ export interface AiDetectionConfirmView {
   status: OrderStatus;
 }
 
-/** One analysed image of an AI detection order (v3 read). */
-export interface AiDetectionFileResultView {
-  fileId: string;
+/** What the detector concluded about one image, as every reader of it (v3 view, report) shows it. */
+export interface AiDetectionAnalysis {
   probability: number;
   category: AiDetectionCategory;
   /** true: no signal found anything ("no evidence either way"). */
@@ -115,6 +114,11 @@ export interface AiDetectionFileResultView {
   statement: string;
   evidence: AiDetectionEvidence[];
   heatmapNote: string | null;
+}
+
+/** One analysed image of an AI detection order (v3 read). */
+export interface AiDetectionFileResultView extends AiDetectionAnalysis {
+  fileId: string;
   /** Presigned for 1 hour on each read; null when absent or once the order expired (docs/api-decisions.md). */
   images: AiDetectionImageUrlsView;
 }

@@ -3,7 +3,8 @@ import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
 import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
 import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
-import type { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
+import type { AiDetectionCategory } from './ai-detection';
+import type { AiDetectionAnalysis } from './ai-detection-orders';
 import { StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 
@@ -63,16 +64,10 @@ export interface ReportContextView {
 }
 
 /** One analysed image of an AI detection order, as its report prints it. */
-export interface AiDetectionReportFile {
+export interface AiDetectionReportFile extends AiDetectionAnalysis {
   fileName: string;
   /** The input (hashed and previewed by the reports service). */
   input: ReportContextFile;
-  probability: number;
-  category: AiDetectionCategory;
-  noEvidence: boolean;
-  statement: string;
-  evidence: AiDetectionEvidence[];
-  heatmapNote: string | null;
   /** The heatmap the detector drew (WebP), when asked for and per-region evidence existed. */
   heatmap: StoredObjectRef | null;
 }

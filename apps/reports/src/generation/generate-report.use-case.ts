@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PdfRenderer } from '../rendering/pdf-renderer';
 import { AnalysedImage, buildAiDetectionReportDocument } from '../rendering/ai-detection-report-document';
-import { buildReportDocument } from '../rendering/report-document';
+import { buildReportDocument, ReportOrderFields } from '../rendering/report-document';
 import { OrderContextClient } from '../reports/order-context.client';
 import { hasReportableResult } from '../reports/report-policy';
 import { ReportEntity } from '../reports/report.entity';
@@ -90,21 +90,7 @@ export class GenerateReportUseCase {
       const heatmapPng = file.heatmap ? await this.evidence.picture(file.heatmap) : null;
       images.push({ ...file, input, heatmapPng });
     }
-    return buildAiDetectionReportDocument({
-      locale: row.locale,
-      orderId: context.orderId,
-      orderName: context.orderName,
-      mode: context.mode,
-      createdAt: context.createdAt,
-      completedAt: context.completedAt,
-      expiresAt: context.expiresAt,
-      probability: detection.probability,
-      category: detection.category,
-      images,
-      issuer: this.settings.issuer,
-      generatedAt: this.clock.now(),
-      reportReference: `RPT-${row.orderId}-${row.locale}-${row.attempt}`,
-    });
+    return buildAiDetectionReportDocument({ ...this.orderFields(row, context), probability: detection.probability, category: detection.category, images });
   }
 
   private async watermarkDocument(row: ReportEntity, context: ReportContextView): Promise<TDocumentDefinitions> {
@@ -123,13 +109,7 @@ export class GenerateReportUseCase {
       throw new ReportNotAvailableError(`order ${row.orderId}: input files are gone`);
     }
     return buildReportDocument({
-      locale: row.locale,
-      orderId: context.orderId,
-      orderName: context.orderName,
-      mode: context.mode,
-      createdAt: context.createdAt,
-      completedAt: context.completedAt,
-      expiresAt: context.expiresAt,
+      ...this.orderFields(row, context),
       detectionStatus: context.detectionStatus,
       watermarkText: context.result.watermarkText,
       confidence: context.confidence,
@@ -137,10 +117,23 @@ export class GenerateReportUseCase {
       evidence: context.evidence ?? null,
       original: originalEvidence,
       inspected: inspectedEvidence,
+    });
+  }
+
+  /** What every report prints about its order and itself. */
+  private orderFields(row: ReportEntity, context: ReportContextView): ReportOrderFields {
+    return {
+      locale: row.locale,
+      orderId: context.orderId,
+      orderName: context.orderName,
+      mode: context.mode,
+      createdAt: context.createdAt,
+      completedAt: context.completedAt,
+      expiresAt: context.expiresAt,
       issuer: this.settings.issuer,
       generatedAt: this.clock.now(),
       reportReference: `RPT-${row.orderId}-${row.locale}-${row.attempt}`,
-    });
+    };
   }
 
   private async context(row: ReportEntity): Promise<ReportContextView> {

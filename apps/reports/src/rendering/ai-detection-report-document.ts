@@ -1,36 +1,20 @@
-import { AiDetectionCategory, AiDetectionEvidence, KeyModeLike, ReportLocale } from '@cp/contracts';
+import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, ReportLocale } from '@cp/contracts';
 import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
-import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, sectionTitle, userText } from './report-document';
-import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
+import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, verificationSection } from './report-document';
+import { formatBytes, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
 /** One analysed image as printed: the input (hashed, previewed), its analysis and its heatmap as PNG. */
-export interface AnalysedImage {
+export interface AnalysedImage extends AiDetectionAnalysis {
   input: FileEvidence;
-  probability: number;
-  category: AiDetectionCategory;
-  noEvidence: boolean;
-  statement: string;
-  evidence: AiDetectionEvidence[];
-  heatmapNote: string | null;
   heatmapPng: Buffer | null;
 }
 
 /** Everything printed in an AI detection report. */
-export interface AiDetectionReportData {
-  locale: ReportLocale;
-  orderId: string;
-  orderName: string;
-  mode: KeyModeLike;
-  createdAt: string;
-  completedAt: string | null;
-  expiresAt: string;
+export interface AiDetectionReportData extends ReportOrderFields {
   probability: number;
   category: AiDetectionCategory;
   images: AnalysedImage[];
-  issuer: string;
-  generatedAt: Date;
-  reportReference: string;
 }
 
 const percent = (value: number, locale: ReportLocale): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value);
@@ -106,33 +90,10 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
   const m = REPORT_MESSAGES[data.locale];
   const a = AI_DETECTION_REPORT_MESSAGES[data.locale];
   const locale = data.locale;
-  const date = (value: string | Date | null): string => formatDate(value, locale) ?? m.notAvailable;
   const category = a.result.categories[data.category];
 
-  const content: Content[] = [
-    { text: a.title, style: 'title' },
-    { text: a.subtitle, style: 'subtitle' },
-    { canvas: [{ type: 'line', x1: 0, y1: 0, x2: 495, y2: 0, lineWidth: 2, lineColor: COLORS.accent }], margin: [0, 6, 0, 0] },
-  ];
-  if (data.mode === 'test') {
-    content.push({
-      table: { widths: ['*'], body: [[{ text: m.testOrderNotice, color: COLORS.warn, bold: true, margin: [6, 6, 6, 6] }]] },
-      layout: { hLineColor: () => COLORS.warn, vLineColor: () => COLORS.warn },
-      margin: [0, 10, 0, 0],
-    });
-  }
+  const content = reportOpening(data, { title: a.title, subtitle: a.subtitle, orderType: a.orderTypeValue });
   content.push(
-    sectionTitle(m.sections.order),
-    keyValueTable([
-      [m.order.orderId, { text: data.orderId, bold: true }],
-      [m.order.orderName, userText(data.orderName, locale)],
-      [m.order.orderType, { text: a.orderTypeValue }],
-      [m.order.createdAt, { text: date(data.createdAt) }],
-      [m.order.completedAt, { text: date(data.completedAt) }],
-      [m.order.retainedUntil, { text: date(data.expiresAt) }],
-      [m.order.reportGeneratedAt, { text: date(data.generatedAt) }],
-      [m.order.reportId, { text: data.reportReference }],
-    ]),
     sectionTitle(a.sections.result),
     keyValueTable([
       [a.result.probability, { text: percent(data.probability, locale), bold: true, color: data.category === 'likely_ai' ? COLORS.warn : COLORS.ink }],
@@ -144,25 +105,11 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
     ...data.images.flatMap((image, index) => imageSection(image, index + 1, data.images.length, a, m, locale, index === 0 ? sectionTitle(a.sections.images) : undefined)),
     // Each title stays with the text under it.
     { unbreakable: true, stack: [sectionTitle(a.sections.method), ...a.method.map((paragraph): Content => ({ text: paragraph, margin: [0, 0, 0, 6] }))] },
-    {
-      unbreakable: true,
-      stack: [
-        sectionTitle(m.sections.verification.replace(/^\d+/, '5')),
-        { text: m.verification.intro, margin: [0, 0, 0, 6] },
-        { text: m.verification.howTo, margin: [0, 0, 0, 6] },
-      ],
-    },
-    keyValueTable([
-      [m.verification.issuer, { text: data.issuer }],
-      [m.order.orderId, { text: data.orderId }],
-      [m.order.reportId, { text: data.reportReference }],
-      [m.verification.algorithm, { text: m.verification.algorithmValue }],
-      ...data.images.map((image): [string, Content] => [
-        `${image.input.fileName} — ${m.files.sha256}`,
-        image.input.sha256 ? { text: image.input.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' },
-      ]),
-    ]),
-    { text: m.verification.integrity, style: 'muted' },
+    ...verificationSection(
+      data,
+      m.sections.verification.replace(/^\d+/, '5'),
+      data.images.map((image): [string, string | null] => [image.input.fileName, image.input.sha256]),
+    ),
   );
   return reportFrame(
     { locale, title: a.title, orderId: data.orderId, issuer: data.issuer, generatedAt: data.generatedAt, reportReference: data.reportReference, orderIdLabel: m.order.orderId, page: m.page },

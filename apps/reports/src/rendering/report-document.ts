@@ -12,8 +12,8 @@ export interface FileEvidence {
   thumbnailPng: Buffer | null;
 }
 
-/** Everything printed in a watermark detection report. */
-export interface ReportDocumentData {
+/** What every report prints about its order and itself. */
+export interface ReportOrderFields {
   locale: ReportLocale;
   orderId: string;
   orderName: string;
@@ -21,6 +21,13 @@ export interface ReportDocumentData {
   createdAt: string;
   completedAt: string | null;
   expiresAt: string;
+  issuer: string;
+  generatedAt: Date;
+  reportReference: string;
+}
+
+/** Everything printed in a watermark detection report. */
+export interface ReportDocumentData extends ReportOrderFields {
   detectionStatus: DetectionStatus;
   /** Only present when the caller may see it (the orders service filters it). */
   watermarkText: string | null;
@@ -30,9 +37,6 @@ export interface ReportDocumentData {
   evidence: DetectionEvidenceView | null;
   original: FileEvidence;
   inspected: FileEvidence;
-  issuer: string;
-  generatedAt: Date;
-  reportReference: string;
 }
 
 export const COLORS = { ink: '#1a1a1a', muted: '#5c6370', rule: '#c8ccd2', band: '#f2f4f7', accent: '#1f4e8c', warn: '#a4161a' };
@@ -137,18 +141,13 @@ function methodText(method: string | null, m: ReportMessages): string {
   return m.result.methods[method] ?? m.result.unknownMethod(method);
 }
 
-/** The pdfmake definition of a report: A4, four numbered sections, page footer with the order id. */
-export function buildReportDocument(data: ReportDocumentData): TDocumentDefinitions {
+/** The opening every report shares: title, subtitle, the test-order warning, and section 1 (the order). */
+export function reportOpening(data: ReportOrderFields, heading: { title: string; subtitle: string; orderType: string }): Content[] {
   const m = REPORT_MESSAGES[data.locale];
-  const locale = data.locale;
-  const date = (value: string | Date | null): string => formatDate(value, locale) ?? m.notAvailable;
-  const status = m.result.statuses[data.detectionStatus];
-  const watermark: Content =
-    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: m.result.watermarkTextWithheld, style: 'muted' };
-
+  const date = (value: string | Date | null): string => formatDate(value, data.locale) ?? m.notAvailable;
   const content: Content[] = [
-    { text: m.title, style: 'title' },
-    { text: m.subtitle, style: 'subtitle' },
+    { text: heading.title, style: 'title' },
+    { text: heading.subtitle, style: 'subtitle' },
     { canvas: [{ type: 'line', x1: 0, y1: 0, x2: 495, y2: 0, lineWidth: 2, lineColor: COLORS.accent }], margin: [0, 6, 0, 0] },
   ];
   if (data.mode === 'test') {
@@ -162,14 +161,51 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
     sectionTitle(m.sections.order),
     keyValueTable([
       [m.order.orderId, { text: data.orderId, bold: true }],
-      [m.order.orderName, userText(data.orderName, locale)],
-      [m.order.orderType, { text: m.order.orderTypeValue }],
+      [m.order.orderName, userText(data.orderName, data.locale)],
+      [m.order.orderType, { text: heading.orderType }],
       [m.order.createdAt, { text: date(data.createdAt) }],
       [m.order.completedAt, { text: date(data.completedAt) }],
       [m.order.retainedUntil, { text: date(data.expiresAt) }],
       [m.order.reportGeneratedAt, { text: date(data.generatedAt) }],
       [m.order.reportId, { text: data.reportReference }],
     ]),
+  );
+  return content;
+}
+
+/** The last section of every report: how to check the files against it, the issuer, and each file's SHA-256. */
+export function verificationSection(data: ReportOrderFields, title: string, hashes: Array<[string, string | null]>): Content[] {
+  const m = REPORT_MESSAGES[data.locale];
+  return [
+    {
+      // The title stays with the text under it.
+      unbreakable: true,
+      stack: [sectionTitle(title), { text: m.verification.intro, margin: [0, 0, 0, 6] }, { text: m.verification.howTo, margin: [0, 0, 0, 6] }],
+    },
+    keyValueTable([
+      [m.verification.issuer, { text: data.issuer }],
+      [m.order.orderId, { text: data.orderId }],
+      [m.order.reportId, { text: data.reportReference }],
+      [m.verification.algorithm, { text: m.verification.algorithmValue }],
+      ...hashes.map(([label, sha256]): [string, Content] => [
+        `${label} — ${m.files.sha256}`,
+        sha256 ? { text: sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' },
+      ]),
+    ]),
+    { text: m.verification.integrity, style: 'muted' },
+  ];
+}
+
+/** The pdfmake definition of a report: A4, four numbered sections, page footer with the order id. */
+export function buildReportDocument(data: ReportDocumentData): TDocumentDefinitions {
+  const m = REPORT_MESSAGES[data.locale];
+  const locale = data.locale;
+  const status = m.result.statuses[data.detectionStatus];
+  const watermark: Content =
+    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: m.result.watermarkTextWithheld, style: 'muted' };
+
+  const content = reportOpening(data, { title: m.title, subtitle: m.subtitle, orderType: m.order.orderTypeValue });
+  content.push(
     sectionTitle(m.sections.result),
     keyValueTable([
       [m.result.detectionStatus, { text: status.label, bold: true, color: data.detectionStatus === 'detected' ? COLORS.accent : COLORS.ink }],
@@ -190,18 +226,10 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
         },
       ],
     },
-    sectionTitle(m.sections.verification),
-    { text: m.verification.intro, margin: [0, 0, 0, 6] },
-    { text: m.verification.howTo, margin: [0, 0, 0, 6] },
-    keyValueTable([
-      [m.verification.issuer, { text: data.issuer }],
-      [m.order.orderId, { text: data.orderId }],
-      [m.order.reportId, { text: data.reportReference }],
-      [m.verification.algorithm, { text: m.verification.algorithmValue }],
-      [`${m.files.original} — ${m.files.sha256}`, data.original.sha256 ? { text: data.original.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' }],
-      [`${m.files.inspected} — ${m.files.sha256}`, data.inspected.sha256 ? { text: data.inspected.sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' }],
+    ...verificationSection(data, m.sections.verification, [
+      [m.files.original, data.original.sha256],
+      [m.files.inspected, data.inspected.sha256],
     ]),
-    { text: m.verification.integrity, style: 'muted' },
   );
 
   return reportFrame({ locale, title: m.title, orderId: data.orderId, issuer: data.issuer, generatedAt: data.generatedAt, reportReference: data.reportReference, orderIdLabel: m.order.orderId, page: m.page }, content);

@@ -1,4 +1,5 @@
 import {
+  AiDetectionAnalysis,
   AiDetectionCompletedEvent,
   aiDetectionCategoryOf,
   AiDetectionResultView,
@@ -43,6 +44,12 @@ function headlineDetection(order: Order): StoredDetection | null {
 function headline(order: Order): { probability: number; category: AiDetectionResultView['category'] } | null {
   const top = headlineDetection(order);
   return top ? { probability: top.probability, category: aiDetectionCategoryOf(top.probability) } : null;
+}
+
+/** The analysis itself, as the v3 view and the report show it. */
+function analysisOf(detection: StoredDetection): AiDetectionAnalysis {
+  const { probability, category, noEvidence, statement, evidence, heatmapNote } = detection;
+  return { probability, category, noEvidence, statement, evidence, heatmapNote };
 }
 
 /** A simulated result's images are empty references: nothing to link to. */
@@ -152,17 +159,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
       const index = order.files.findIndex((file) => file.id === detection.fileId);
       const input = inputs[index];
       return input
-        ? [{
-            fileName: input.fileName,
-            input,
-            probability: detection.probability,
-            category: detection.category,
-            noEvidence: detection.noEvidence,
-            statement: detection.statement,
-            evidence: detection.evidence,
-            heatmapNote: detection.heatmapNote,
-            heatmap: stored(detection.images.heatmap),
-          }]
+        ? [{ ...analysisOf(detection), fileName: input.fileName, input, heatmap: stored(detection.images.heatmap) }]
         : [];
     });
     return { aiDetection: { ...top, simulated: order.state.mode === 'test', files } };
@@ -184,13 +181,8 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
             ...top,
             options: { generateHeatmap: options.generateHeatmap, generateOverlay: options.generateOverlay },
             files: detectionsOf(order).map((detection) => ({
+              ...analysisOf(detection),
               fileId: detection.fileId,
-              probability: detection.probability,
-              category: detection.category,
-              noEvidence: detection.noEvidence,
-              statement: detection.statement,
-              evidence: detection.evidence,
-              heatmapNote: detection.heatmapNote,
               images: {
                 originalUrl: urls.of(stored(detection.original)),
                 thumbnailUrl: urls.of(stored(detection.images.thumbnail)),
