@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 // The private NATS of the run is restarted here the way test-infra started it.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { ROOT, startPrivateNats } from '../tools/stack/stack';
+import { portOpen, privatePostgresPid, ROOT, startPrivateNats, startPrivatePostgres } from '../tools/stack/stack';
 import { api, createAccount, layout, openSchema, stack, TestAccount } from './support/e2e-stack';
 import { embedBody } from './support/orders';
 
@@ -166,6 +166,26 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     },
   });
 
+  /** kill -9 of the stack's own PostgreSQL postmaster (its backends exit after it), then a start with crash recovery. */
+  const killPostgres = ({ port, dataDir }: { port: number; dataDir: string }): Fault => ({
+    name: 'kill -9 PostgreSQL',
+    inject: async () => {
+      const pid = privatePostgresPid(dataDir);
+      if (!pid) {
+        throw new Error('the private PostgreSQL is not running');
+      }
+      process.kill(pid, 'SIGKILL');
+      // The backends notice the postmaster's death and exit; a new postmaster waits for them to go.
+      for (let waited = 0; waited < 20 && (await portOpen('127.0.0.1', port)); waited += 1) {
+        await pause(250);
+      }
+      await pause(2000);
+    },
+    restore: async () => {
+      await startPrivatePostgres(port, dataDir);
+    },
+  });
+
   /** SIGSTOP for a while (the process holds its sockets but answers nothing), then SIGCONT. */
   const freeze = (key: string, name: string, ms: number): Fault => ({
     name,
@@ -198,6 +218,7 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
           },
           kill9(SECOND_PROCESSOR),
           kill9('api-gateway#1'),
+          ...(layout.privatePostgres ? [killPostgres(layout.privatePostgres)] : []),
           kill9('orders'),
           kill9('uploads'),
           kill9('webhooks'),

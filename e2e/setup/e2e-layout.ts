@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 // Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -15,11 +16,17 @@ export function clientTlsDir(name = process.env.E2E_NAME ?? 'e2e'): string {
 export function e2eLayout(): StackLayout {
   const name = process.env.E2E_NAME ?? 'e2e';
   const base = Number(process.env.E2E_PORT_BASE ?? 4000);
+  // Chaos runs kill PostgreSQL: they get a cluster of their own (under the system temp folder, which the
+  // postgres user can reach when the tests run as root).
+  const privatePostgres = process.env.E2E_PRIVATE_PG === '1' ? { port: base + 950, dataDir: path.join(tmpdir(), `cp-${name}-postgres`, 'data') } : undefined;
   const ports = Object.fromEntries(SERVICE_NAMES.map((service, index) => [service, [base + 100 + index]])) as Record<ServiceName, number[]>;
   ports['api-gateway'] = [base, base + 10];
   return {
     name,
-    adminDatabaseUrl: process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    adminDatabaseUrl: privatePostgres
+      ? `postgres://postgres@127.0.0.1:${privatePostgres.port}/postgres`
+      : (process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
+    ...(privatePostgres ? { privatePostgres } : {}),
     database: process.env.E2E_DATABASE ?? `cp_${name.replace(/[^a-z0-9_]/g, '_')}`,
     natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
     s3Port: base + 900,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { createDatabase, ensureNats, ensurePostgres, newStack, StackProcesses } from '../../tools/stack/stack';
+import { createDatabase, ensureNats, ensurePostgres, newStack, privatePostgresPid, StackProcesses, startPrivatePostgres } from '../../tools/stack/stack';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { loopbackTlsCertificate } from '../../libs/testing/src/tls-fixtures';
 import { clientTlsDir, e2eLayout } from './e2e-layout';
@@ -12,6 +12,9 @@ export default async function globalSetup(): Promise<void> {
   if (existsSync(StackProcesses.stateFile(layout))) {
     // A previous run that did not tear down: stop what it left behind.
     await StackProcesses.load(layout).stopAll();
+  }
+  if (layout.privatePostgres && !privatePostgresPid(layout.privatePostgres.dataDir)) {
+    await startPrivatePostgres(layout.privatePostgres.port, layout.privatePostgres.dataDir);
   }
   await ensurePostgres(layout.adminDatabaseUrl);
   await ensureNats(layout.natsUrl);

@@ -44,6 +44,8 @@ export interface StackLayout {
   logLevel: string;
   clockOffsetFile?: string;
   extraEnv?: Record<string, string>;
+  /** A PostgreSQL cluster of the stack's own (chaos runs kill it); absent: the machine's server. */
+  privatePostgres?: { port: number; dataDir: string };
 }
 
 export interface ProcessRecord {
@@ -155,6 +157,51 @@ export async function ensureNats(natsUrl: string): Promise<void> {
   });
   child.unref();
   await waitFor(() => portOpen(url.hostname, port), 15_000, 'nats-server');
+}
+
+/**
+ * A PostgreSQL cluster of the stack's own on `port` (initdb on first use, data in `dataDir`), started with the
+ * machine's PostgreSQL binaries; as root they run as the `postgres` user, which PostgreSQL requires.
+ * Returns the postmaster's pid.
+ */
+export async function startPrivatePostgres(port: number, dataDir: string): Promise<number> {
+  const initdb = which('initdb');
+  const postgres = which('postgres');
+  if (!initdb || !postgres) {
+    throw new Error('initdb and postgres are not installed (Debian: apt-get install postgresql)');
+  }
+  const asRoot = process.getuid?.() === 0;
+  const run = (binary: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args]);
+  mkdirSync(dataDir, { recursive: true });
+  if (asRoot) {
+    execFileSync('chown', ['-R', 'postgres:', path.dirname(dataDir)]);
+  }
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    const [command, args] = run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    execFileSync(command, args, { stdio: 'ignore' });
+  }
+  const logFile = openSync(path.join(path.dirname(dataDir), `postgres-${port}.log`), 'a');
+  const [command, args] = run(postgres, ['-D', dataDir, '-p', String(port), '-k', path.dirname(dataDir), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300']);
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFile, logFile] });
+  child.unref();
+  await waitFor(() => portOpen('127.0.0.1', port), 60_000, `private PostgreSQL on ${port}`);
+  // runuser forks the server: its pid is in postmaster.pid.
+  return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** The running postmaster of a private cluster, or null (no pid file, or a stale one after a crash). */
+export function privatePostgresPid(dataDir: string): number | null {
+  const file = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(file)) {
+    return null;
+  }
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
 }
 
 /** A NATS server of the test run's own (fresh JetStream store), so tests never share streams with a dev stack. */
