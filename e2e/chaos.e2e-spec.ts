@@ -201,6 +201,7 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
   const faults: Fault[] = [
     kill9('watermark-processor'),
     kill9('api-gateway'),
+    ...(layout.privatePostgres ? [killPostgres(layout.privatePostgres)] : []),
     ...(FULL
       ? [
           // Full run only: after a NATS restart the webhooks service's RPC handlers stay without a
@@ -218,7 +219,6 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
           },
           kill9(SECOND_PROCESSOR),
           kill9('api-gateway#1'),
-          ...(layout.privatePostgres ? [killPostgres(layout.privatePostgres)] : []),
           kill9('orders'),
           kill9('uploads'),
           kill9('webhooks'),

@@ -16,9 +16,9 @@ export function clientTlsDir(name = process.env.E2E_NAME ?? 'e2e'): string {
 export function e2eLayout(): StackLayout {
   const name = process.env.E2E_NAME ?? 'e2e';
   const base = Number(process.env.E2E_PORT_BASE ?? 4000);
-  // Chaos runs kill PostgreSQL: they get a cluster of their own (under the system temp folder, which the
-  // postgres user can reach when the tests run as root).
-  const privatePostgres = process.env.E2E_PRIVATE_PG === '1' ? { port: base + 950, dataDir: path.join(tmpdir(), `cp-${name}-postgres`, 'data') } : undefined;
+  // The stack's own PostgreSQL cluster, so that the fault-injection suite may kill it (under the system temp
+  // folder, which the postgres user can reach when the tests run as root). E2E_PRIVATE_PG=0: the machine's server.
+  const privatePostgres = process.env.E2E_PRIVATE_PG !== '0' ? { port: base + 950, dataDir: path.join(tmpdir(), `cp-${name}-postgres`, 'data') } : undefined;
   const ports = Object.fromEntries(SERVICE_NAMES.map((service, index) => [service, [base + 100 + index]])) as Record<ServiceName, number[]>;
   ports['api-gateway'] = [base, base + 10];
   return {

@@ -4,7 +4,7 @@
 # process, two gateway and two processor replicas. Prints the fault table; bench-results/chaos-full.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export NX_DAEMON=false CHAOS_FULL=1 E2E_PRIVATE_PG=1
+export NX_DAEMON=false CHAOS_FULL=1
 export E2E_NAME="${E2E_NAME:-chaos}" E2E_PORT_BASE="${E2E_PORT_BASE:-7000}"
 bash tools/stack/ensure-deps.sh
 eval "$(node -r ./tools/register.js tools/stack/test-infra.ts up)"

@@ -184,7 +184,23 @@ export async function startPrivatePostgres(port: number, dataDir: string): Promi
   const [command, args] = run(postgres, ['-D', dataDir, '-p', String(port), '-k', path.dirname(dataDir), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300']);
   const child = spawn(command, args, { detached: true, stdio: ['ignore', logFile, logFile] });
   child.unref();
-  await waitFor(() => portOpen('127.0.0.1', port), 60_000, `private PostgreSQL on ${port}`);
+  // Open is not ready: after a crash the server recovers first ("the database system is starting up").
+  await waitFor(
+    async () => {
+      const client = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 1000 });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    60_000,
+    `private PostgreSQL on ${port}`,
+  );
   // runuser forks the server: its pid is in postmaster.pid.
   return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 }

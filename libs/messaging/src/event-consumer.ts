@@ -81,6 +81,28 @@ function decodeEnvelope(raw: unknown): DecodedMessage<unknown> {
   return { eventId: envelope.eventId, data: envelope.data };
 }
 
+/** Retry delay after a failure of the infrastructure (database or broker unreachable), not of the message. */
+export const TRANSIENT_RETRY_MS = 2000;
+
+/**
+ * A failure that says nothing about the message: the database is down or restarting, or a connection broke
+ * (Node socket codes, PostgreSQL classes 08 "connection exception" and 57P "operator intervention").
+ */
+export function isTransientInfrastructureError(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let current: unknown = error; current instanceof Error && !seen.has(current); current = (current as Error & { cause?: unknown }).cause) {
+    seen.add(current);
+    const { code } = current as Error & { code?: unknown };
+    if (typeof code === 'string' && (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code) || /^(08|57P)/.test(code))) {
+      return true;
+    }
+    if (/terminating connection|Connection terminated|the database system is (starting up|shutting down|in recovery mode)|connect ECONNREFUSED/i.test(current.message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
  * Runs one durable JetStream pull consumer: validates each payload like an HTTP body, makes the handler
  * idempotent through the inbox, redelivers failures with backoff, and parks a message on
@@ -91,6 +113,11 @@ export class EventConsumer<TData extends object> {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Deliveries of a message (by stream sequence) that failed because the infrastructure did, in this process:
+   * they do not count against `maxAttempts`, so an outage of the database parks nothing.
+   */
+  private readonly transientFailures = new Map<number, number>();
 
   constructor(
     private readonly definition: ConsumerDefinition<TData>,
@@ -135,8 +162,9 @@ export class EventConsumer<TData extends object> {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(ackWaitMs),
-      // We park before the server would stop delivering; the margin covers crashes mid-handler.
-      max_deliver: this.maxAttempts + 2,
+      // No server limit: this consumer parks a message once it used its own attempts, and deliveries that
+      // failed on an outage (database down) do not count, so an outage longer than the backoff parks nothing.
+      max_deliver: -1,
       max_ack_pending: Math.max(10, (this.definition.concurrency ?? 1) * 4),
     };
     try {
@@ -156,10 +184,12 @@ export class EventConsumer<TData extends object> {
 
   private async process(message: JsMsg): Promise<void> {
     const deliveryCount = message.info.redeliveryCount;
+    // Attempts the message itself used: deliveries that failed on an outage are not its fault.
+    const attempt = deliveryCount - (this.transientFailures.get(message.seq) ?? 0);
     const heartbeat = setInterval(() => message.working(), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
     let decoded: DecodedMessage<TData> | undefined;
     try {
-      if (deliveryCount > this.maxAttempts) {
+      if (attempt > this.maxAttempts) {
         await this.park(message, 'attempts exhausted (handler crashed or timed out)');
         return;
       }
@@ -171,12 +201,19 @@ export class EventConsumer<TData extends object> {
       }
       await this.definition.handle(decoded.data, this.context(decoded.eventId, deliveryCount));
       message.ack();
+      this.transientFailures.delete(message.seq);
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
     } catch (error) {
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'error' });
       // Logs name the event and, when it has one, the order it is about.
       const context = { err: error, deliveryCount, eventId: decoded?.eventId, orderId: (decoded?.data as { orderId?: string } | undefined)?.orderId };
-      if (deliveryCount >= this.maxAttempts) {
+      if (isTransientInfrastructureError(error)) {
+        this.transientFailures.set(message.seq, (this.transientFailures.get(message.seq) ?? 0) + 1);
+        this.logger.warn({ ...context, retryInMs: TRANSIENT_RETRY_MS }, 'infrastructure unavailable; will be redelivered');
+        message.nak(TRANSIENT_RETRY_MS);
+        return;
+      }
+      if (attempt >= this.maxAttempts) {
         this.logger.error(context, 'handler failed; attempts exhausted, parking the message');
         if (decoded && this.definition.onExhausted) {
           await this.definition.onExhausted(decoded.data, decoded.eventId, error).catch((hookError: unknown) => {
@@ -187,7 +224,7 @@ export class EventConsumer<TData extends object> {
         return;
       }
       const backoff = this.definition.backoffMs ?? [1000, 5000, 30_000, 120_000];
-      const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
+      const delay = backoff[Math.min(attempt - 1, backoff.length - 1)];
       this.logger.warn({ ...context, retryInMs: delay }, 'handler failed; will be redelivered');
       message.nak(delay);
     } finally {
@@ -236,6 +273,7 @@ export class EventConsumer<TData extends object> {
   }
 
   private async park(message: JsMsg, reason: string): Promise<void> {
+    this.transientFailures.delete(message.seq);
     const headers = natsHeaders();
     headers.set('Parked-Subject', message.subject);
     headers.set('Parked-Stream-Sequence', String(message.seq));

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { EventConsumer } from './event-consumer';
+import { EventConsumer, isTransientInfrastructureError } from './event-consumer';
 import { ensureStreams } from './jetstream-setup';
 import { MESSAGING_ENTITIES } from './messaging-entities';
 import { OutboxEventEntity } from './outbox-event.entity';
@@ -173,6 +173,40 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     });
     expect(deliveries).toBe(2);
     expect(effects).toBe(1);
+  });
+
+  it('a database outage longer than its attempts parks nothing: the message is retried until the handler succeeds', async () => {
+    const subject = `${prefix}.outage`;
+    const writer = new OutboxWriter(new SystemClock());
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'during an outage' }));
+    await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
+
+    const attempts: number[] = [];
+    let handled = false;
+    await startConsumer(
+      `${prefix}-outage`,
+      subject,
+      async (_data, _eventId, deliveryCount) => {
+        attempts.push(deliveryCount);
+        if (attempts.length <= 3) {
+          // What pg throws while PostgreSQL restarts after a crash.
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        }
+        handled = true;
+      },
+      { maxAttempts: 2, backoffMs: [300, 900] },
+    );
+    await waitUntil(() => handled, 20_000);
+    expect(attempts).toEqual([1, 2, 3, 4]);
+  });
+
+  it('tells failures of the infrastructure from failures of a message', () => {
+    expect(isTransientInfrastructureError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isTransientInfrastructureError(Object.assign(new Error('terminating connection due to unexpected postmaster exit'), { code: '57P01' }))).toBe(true);
+    expect(isTransientInfrastructureError(new Error('query failed', { cause: new Error('Connection terminated unexpectedly') }))).toBe(true);
+    expect(isTransientInfrastructureError(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }))).toBe(false);
+    expect(isTransientInfrastructureError(new Error('handler bug'))).toBe(false);
+    expect(isTransientInfrastructureError('not an error')).toBe(false);
   });
 
   it('redelivers a failing message with backoff, then parks it where it stays visible', async () => {
