@@ -2,7 +2,7 @@ import { DomainException, DownloadQuery, DownloadView, ErrorCode } from '@cp/con
 import { Injectable } from '@nestjs/common';
 import { OrderAccessService } from '../orders/order-access.service';
 import { KeyModesService } from '../sandbox/key-modes.service';
-import { ResultUrlsService } from './result-urls.service';
+import { ObjectUrlsService } from '../orders/object-urls.service';
 
 export const DOWNLOAD_URL_SECONDS = 300;
 
@@ -11,7 +11,7 @@ export const DOWNLOAD_URL_SECONDS = 300;
 export class DownloadsService {
   constructor(
     private readonly access: OrderAccessService,
-    private readonly urls: ResultUrlsService,
+    private readonly urls: ObjectUrlsService,
     private readonly modes: KeyModesService,
   ) {}
 
@@ -22,7 +22,7 @@ export class DownloadsService {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
     }
     const target = this.modes.of(order).downloadTarget(order, output);
-    const downloadUrl = await this.urls.url(order, target, DOWNLOAD_URL_SECONDS);
+    const downloadUrl = await this.urls.download(order, target, DOWNLOAD_URL_SECONDS);
     return { downloadUrl, expiresInSeconds: DOWNLOAD_URL_SECONDS };
   }
 }

@@ -1,11 +1,16 @@
 import { Jobs, message, ObjectKeys, OutboxMessage, outputFileName, packageFileName, StoredObjectRef } from '@cp/contracts';
-import { Order, OrderOutputState } from '../domain/order';
+import { Order, OrderFileState, OrderOutputState } from '../domain/order';
 import { SampleFiles } from '../sandbox/sample-files';
 import { ProcessingContext } from './order-type-definition';
 
 /** `<input name>-watermarked-<output id>.<ext>` (spec 4.4 rule 2). */
 export function outputDownloadName(order: Order, output: OrderOutputState): string {
   return outputFileName(order.files.find((file) => file.id === output.inputFileId)?.fileName ?? 'file', output.fileId);
+}
+
+/** Where an input file is stored (live keys; test uploads are not kept). */
+export function inputRef(order: Order, file: Pick<OrderFileState, 'id' | 'fileName'>, bucket: string): StoredObjectRef {
+  return { bucket, key: ObjectKeys.input(order.state.accountId, order.id, file.id, file.fileName), fileName: file.fileName };
 }
 
 /** Where an output's file is (live keys). */

@@ -1,23 +1,28 @@
 import { Clock } from '@cp/clock';
 import { StoredObjectRef, V2_DOWNLOAD_URL_SECONDS } from '@cp/contracts';
-import { ObjectStorage } from '@cp/storage';
-import { Injectable } from '@nestjs/common';
+import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
+import { Inject, Injectable } from '@nestjs/common';
 import { Order } from '../domain/order';
 import { ObjectUrls } from '../order-types/order-type-definition';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 
 const keyOf = (ref: StoredObjectRef): string => `${ref.bucket}/${ref.key}`;
 
-/**
- * Presigns, for one read, the objects an order's views link to: 1 hour (spec 2.7), and nothing once the
- * order expired (retention deletes its objects). A ref that was not presigned here reads as null.
- */
+/** The URLs clients get for an order's stored objects: the images its views link to, and its result files. */
 @Injectable()
 export class ObjectUrlsService {
   constructor(
     private readonly storage: ObjectStorage,
+    private readonly types: OrderTypeRegistry,
     private readonly clock: Clock,
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
   ) {}
 
+  /**
+   * Presigns, for one read, the objects an order's views link to: 1 hour (spec 2.7), and nothing once the
+   * order expired (retention deletes its objects). A ref that was not presigned here reads as null.
+   */
   async for(order: Order, refs: readonly StoredObjectRef[]): Promise<ObjectUrls> {
     if (refs.length === 0 || order.isExpired(this.clock.now())) {
       return { of: () => null };
@@ -29,5 +34,14 @@ export class ObjectUrlsService {
       }
     }
     return { of: (ref) => (ref ? urls.get(keyOf(ref)) ?? null : null) };
+  }
+
+  /**
+   * A result file's download URL: presigned, or for types whose results carry the AI-training opt-out headers
+   * (anti-AI) the same presigned read relayed by the gateway's results route.
+   */
+  async download(order: Order, target: StoredObjectRef, seconds: number): Promise<string> {
+    const presigned = await this.storage.presignGet(target.bucket, target.key, seconds, target.fileName);
+    return this.types.of(order).optOutHeaders ? resultUrlThroughGateway(presigned, this.config.publicBaseUrl) : presigned;
   }
 }

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module';
 import { DownloadsService } from '../downloads/downloads.service';
-import { ResultUrlsService } from '../downloads/result-urls.service';
 import { ExpireOrdersUseCase } from '../expiry/expire-orders.use-case';
 import { ExpiryRpcController } from '../expiry/expiry.controller';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
@@ -45,7 +44,6 @@ import { UploadsClient } from './uploads.client';
     OrderCreationService,
     OrdersQueryService,
     ObjectUrlsService,
-    ResultUrlsService,
     UploadsClient,
     KeyModesService,
     SampleFiles,

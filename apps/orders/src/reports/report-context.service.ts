@@ -1,7 +1,8 @@
 import { Clock } from '@cp/clock';
-import { ObjectKeys, ReportContextQuery, ReportContextView } from '@cp/contracts';
+import { ReportContextQuery, ReportContextView } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { orderNameOf } from '../domain/order';
+import { inputRef } from '../order-types/order-outputs';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { OrderAccessService } from '../orders/order-access.service';
@@ -21,10 +22,8 @@ export class ReportContextService {
     const { state, files } = order;
     const inputs = files.map((file) => ({
       role: file.role,
-      fileName: file.fileName,
       size: file.size === null ? null : Number(file.size),
-      bucket: this.config.storage.buckets.inputs,
-      key: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName),
+      ...inputRef(order, file, this.config.storage.buckets.inputs),
     }));
     return {
       orderId: state.id,

@@ -2,7 +2,7 @@ import { KeyMode, ObjectKeys, OutboxMessage, packageFileName, StoredObjectRef } 
 import { ObjectStorage, writeZipPackage } from '@cp/storage';
 import { Order, OrderOutputState } from '../domain/order';
 import { OrderTypeDefinition, ProcessingContext } from '../order-types/order-type-definition';
-import { outputRef, packageRef } from '../order-types/order-outputs';
+import { inputRef, outputRef, packageRef } from '../order-types/order-outputs';
 import { SampleFiles } from './sample-files';
 
 /** Spec 4.12: test-key file keys are isolated logical keys under `test/`, never real objects. */
@@ -64,7 +64,7 @@ export class LiveMode implements KeyModeStrategy {
   storedInput(order: Order): StoredObjectRef | null {
     const image = order.files.find((file) => file.mediaKind === 'image' && file.status === 'uploaded');
     return image
-      ? { bucket: this.storage.buckets.inputs, key: ObjectKeys.input(order.state.accountId, order.id, image.id, image.fileName), fileName: image.fileName }
+      ? inputRef(order, image, this.storage.buckets.inputs)
       : null;
   }
 }

@@ -2,7 +2,7 @@ import { StoredObjectRef, V2_DOWNLOAD_URL_SECONDS, V2DownloadUrlsView, V2OrderQu
 import { Injectable } from '@nestjs/common';
 import { outputDownloadName } from '../order-types/order-outputs';
 import { OrderAccessService } from '../orders/order-access.service';
-import { ResultUrlsService } from '../downloads/result-urls.service';
+import { ObjectUrlsService } from '../orders/object-urls.service';
 import { KeyModesService } from '../sandbox/key-modes.service';
 
 /**
@@ -13,7 +13,7 @@ import { KeyModesService } from '../sandbox/key-modes.service';
 export class V2DownloadsService {
   constructor(
     private readonly access: OrderAccessService,
-    private readonly urls: ResultUrlsService,
+    private readonly urls: ObjectUrlsService,
     private readonly modes: KeyModesService,
   ) {}
 
@@ -22,7 +22,7 @@ export class V2DownloadsService {
     const { state, outputs } = order;
     const seconds = Math.max(1, Math.min(V2_DOWNLOAD_URL_SECONDS, Math.floor((state.expiresAt.getTime() - now.getTime()) / 1000)));
     const mode = this.modes.of(order);
-    const presign = (target: StoredObjectRef) => this.urls.url(order, target, seconds);
+    const presign = (target: StoredObjectRef) => this.urls.download(order, target, seconds);
     const files = await Promise.all(
       outputs.map(async (output) => ({
         fileId: output.fileId,

@@ -18,6 +18,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { Order, OrderOptions } from '../../domain/order';
 import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
+import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { aiDetectionOptionsOf } from './ai-detection-order.rules';
 
@@ -85,7 +86,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
   readonly results = [
     onResult('orders-ai-detection-completed', Events.aiDetectionCompleted, (order, event, context) => {
       const file = order.files.find((candidate) => candidate.id === event.fileId);
-      const input = file ? { bucket: context.buckets.inputs, key: ObjectKeys.input(order.state.accountId, order.id, file.id, file.fileName), fileName: file.fileName } : null;
+      const input = file ? inputRef(order, file, context.buckets.inputs) : null;
       const detection: StoredDetection = {
         fileId: event.fileId,
         original: event.images.preview ?? input,
@@ -118,7 +119,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         orderId: state.id,
         accountId: state.accountId,
         fileId: file.id,
-        input: { bucket: buckets.inputs, key: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName), fileName: file.fileName },
+        input: inputRef(order, file, buckets.inputs),
         outputBucket: buckets.outputs,
         outputPrefix: `${ObjectKeys.orderPrefix(state.accountId, state.id)}ai-detection/${file.id}/`,
         generateHeatmap: options.generateHeatmap,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Order, OrderOptions } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
 import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
-import { completeWithSamples, finishOutputs, outputDownloadName } from '../order-outputs';
+import { completeWithSamples, finishOutputs, inputRef, outputDownloadName } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { antiAiOptionsOf } from './anti-ai-order.rules';
 
@@ -68,7 +68,7 @@ export class AntiAiOrderType implements OrderTypeDefinition {
         accountId: state.accountId,
         outputFileId: output.fileId,
         strength: options.strength,
-        input: { bucket: buckets.inputs, key: ObjectKeys.input(state.accountId, state.id, input.id, input.fileName), fileName: input.fileName },
+        input: inputRef(order, input, buckets.inputs),
         ...(target ? { outputTarget: target } : { output: { bucket: buckets.outputs, key: ObjectKeys.output(state.accountId, state.id, output.fileId, name), fileName: name } }),
         ...(options.tdmPolicyUrl ? { tdmPolicyUrl: options.tdmPolicyUrl } : {}),
         ...(options.rights ? { rights: options.rights } : {}),

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Order } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
 import { ProcessingContext, onResult, OrderTypeDefinition } from '../order-type-definition';
-import { completeWithSamples, finishOutputs, outputDownloadName } from '../order-outputs';
+import { completeWithSamples, finishOutputs, inputRef, outputDownloadName } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 
 /** Spec 4.1 / 4.9: one output per watermark text, each embedded by its own processor job. */
@@ -41,7 +41,7 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
         mediaKind: output.mediaKind,
         // v2 orders carry v2 marks (another key version): v3 extract never detects them (spec 9.5).
         algorithm: state.apiVersion === 'v2' ? 'v2' : 'v3',
-        input: { bucket: buckets.inputs, key: ObjectKeys.input(state.accountId, state.id, input.id, input.fileName), fileName: input.fileName },
+        input: inputRef(order, input, buckets.inputs),
         output: { bucket: buckets.outputs, key: ObjectKeys.output(state.accountId, state.id, output.fileId, name), fileName: name },
       });
     });

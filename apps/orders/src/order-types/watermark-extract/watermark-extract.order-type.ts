@@ -1,7 +1,8 @@
-import { Events, ExtractResultView, Jobs, message, ObjectKeys, OutboxMessage, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { Events, ExtractResultView, Jobs, message, OutboxMessage, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order, OrderFileState, ResultDetails } from '../../domain/order';
 import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
+import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { simulatedExtractResult } from './simulated-extract-result';
 
@@ -32,7 +33,7 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
       // original, so without one the check cannot be made (unsupported, credit refunded).
       return this.finish(order, { detectionStatus: 'unsupported', reportSupported: false, watermarkText: null }, { confidence: 0, method: 'none' }, now);
     }
-    const ref = (file: OrderFileState) => ({ bucket: buckets.inputs, key: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName), fileName: file.fileName });
+    const ref = (file: OrderFileState) => inputRef(order, file, buckets.inputs);
     return [
       message(Jobs.watermarkExtract, {
         orderId: state.id,
