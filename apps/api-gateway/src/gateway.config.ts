@@ -1,11 +1,11 @@
-import { CoreConfig, CoreEnv, toCoreConfig, validateEnv } from '@cp/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { CoreConfig, CoreEnv, IsHttpOrigin, toCoreConfig, validateEnv } from '@cp/config';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 
 export class GatewayEnv extends CoreEnv {
   override PORT: number = 3000;
 
   /** Base address clients use (test upload URLs are built from it). */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 
   @IsInt()
@@ -18,11 +18,11 @@ export class GatewayEnv extends CoreEnv {
   RPC_TIMEOUT_MS: number = 15_000;
 
   /** Storage the results route relays from (the same values as the other services'; no credentials needed). */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   S3_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   /** The host presigned URLs are signed for (the signature covers it). */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   S3_PUBLIC_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   @IsString()

@@ -1,5 +1,5 @@
-import { CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { IsInt, Matches, Max, Min } from 'class-validator';
+import { CoreConfig, ipList, IsHttpOrigin, IsIpList, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { IsInt, Max, Min } from 'class-validator';
 
 export class OrdersEnv extends StorageEnv {
   override PORT: number = 3101;
@@ -27,7 +27,7 @@ export class OrdersEnv extends StorageEnv {
   ANTI_AI_TARGET_ALLOWED_IPS: string = '';
 
   /** Base address clients use: anti-AI result URLs point at the gateway's results route under it. */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 }
 

@@ -1,6 +1,6 @@
-import { ConfigValidationError, CoreConfig, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, IsHttpOrigin, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
 
 const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
@@ -8,7 +8,7 @@ export class UploadsEnv extends StorageEnv {
   override PORT: number = 3102;
 
   /** Base address of the public API: test-key upload URLs point at its sink. */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 
   /** Signs and verifies test-key upload tokens. Required in production. */

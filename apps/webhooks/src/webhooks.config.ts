@@ -1,7 +1,6 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, ipList, IsHttpOrigin, IsIpList, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -25,7 +24,7 @@ export class WebhooksEnv extends StorageEnv {
   WEBHOOK_ALLOW_HTTP: boolean = false;
 
   /** Comma-separated IP addresses that deliveries may reach although private/loopback (e.g. 127.0.0.1,::1 locally). */
-  @IsString()
+  @IsIpList()
   WEBHOOK_ALLOWED_TARGET_IPS: string = '';
 
   /** How often the scheduler looks for due deliveries. */
@@ -59,7 +58,7 @@ export class WebhooksEnv extends StorageEnv {
   MAIL_OUTBOX_DIR: string = path.join('tmp', 'mail');
 
   /** Base address clients use: anti-AI `downloadUrl`s point at the gateway's results route under it. */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:3000';
 }
 
@@ -110,13 +109,6 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
     variables.push('SMTP_URL');
     problems.push('SMTP_URL: is required in production');
   }
-  const allowedTargetIps = env.WEBHOOK_ALLOWED_TARGET_IPS.split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.length > 0);
-  if (allowedTargetIps.some((entry) => isIP(entry) === 0)) {
-    variables.push('WEBHOOK_ALLOWED_TARGET_IPS');
-    problems.push('WEBHOOK_ALLOWED_TARGET_IPS: must be a comma-separated list of IP addresses');
-  }
   if (problems.length > 0) {
     throw new ConfigValidationError(variables, problems);
   }
@@ -126,7 +118,7 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
     webhooks: {
       secretEncryptionKey: decodeKey(env.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_SECRET_ENCRYPTION_KEY),
       allowHttp: env.WEBHOOK_ALLOW_HTTP,
-      allowedTargetIps,
+      allowedTargetIps: ipList(env.WEBHOOK_ALLOWED_TARGET_IPS),
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       maxConcurrency: env.WEBHOOK_MAX_CONCURRENCY,
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,

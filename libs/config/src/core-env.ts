@@ -2,6 +2,11 @@ import { ConfigValidationError } from './validate-env';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
+/** An http(s) origin without a path, e.g. `https://api.example.com` (base URLs and storage endpoints). */
+export function IsHttpOrigin(): PropertyDecorator {
+  return Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' });
+}
+
 /** Reads the raw string: implicit conversion would already have made "false" truthy. */
 export const toBoolean = ({ key, obj }: { key: string; obj: Record<string, unknown> }): unknown => {
   const raw = obj[key];
@@ -49,11 +54,11 @@ export class CoreEnv {
 /** Variables of services that use object storage. */
 export class StorageEnv extends CoreEnv {
   /** Endpoint the services use, e.g. http://minio.storage:9000 */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   S3_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   /** Endpoint presigned URLs are made for: what an external client can reach. */
-  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  @IsHttpOrigin()
   S3_PUBLIC_ENDPOINT: string = 'http://127.0.0.1:9000';
 
   @IsString()

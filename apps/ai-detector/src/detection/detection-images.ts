@@ -2,7 +2,6 @@ import { DetectionResult, renderHeatmap, renderOverlay } from '@cp/ai-detection'
 import { V2_PREVIEW_MAX_SIDE, V2_THUMBNAIL_BOX } from '@cp/contracts';
 import sharp from 'sharp';
 
-
 export interface RenderedImage {
   name: string;
   data: Buffer;
