@@ -1,10 +1,13 @@
 // Fault injection on the e2e stack's own processes: two gateway replicas and two processor replicas
-// serve a steady load of 2-output embed orders while one part is killed (kill -9) or frozen (SIGSTOP)
-// and brought back. After each fault: every accepted order terminal, nothing lost or duplicated, the
-// credit ledger consistent with balances and orders, and the time to recover. Prints the fault table
-// and writes bench-results/chaos.json.
+// serve a steady load (2-output image embeds, an image extract, a PDF embed and a report request per
+// fault, every terminal order announced by webhook to a receiver that fails now and then) while one part
+// is killed (kill -9) or frozen (SIGSTOP) and brought back. After each fault: every accepted order
+// terminal, every requested report completed, nothing lost or duplicated, the credit ledger consistent
+// with balances and with each order's charge, every order's webhook event delivered (200) under one
+// eventId with one body, and the time to recover. Prints the fault table and writes bench-results/chaos-*.json.
 //   npm test: the short list (CHAOS_FULL unset). npm run chaos: every fault, more orders per fault.
-import { WatermarkOrderView } from '@cp/contracts';
+import { ReportView, WatermarkOrderView } from '@cp/contracts';
+import { readZip } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,13 +17,44 @@ import { DataSource } from 'typeorm';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { portOpen, privatePostgresPid, ROOT, startPrivateNats, startPrivatePostgres } from '../tools/stack/stack';
 import { api, createAccount, layout, openSchema, stack, TestAccount } from './support/e2e-stack';
-import { embedBody } from './support/orders';
+import { corpusFile, embedBody } from './support/orders';
+import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 
 const FULL = process.env.CHAOS_FULL === '1';
 const ORDERS_PER_FAULT = FULL ? 8 : 4;
 const RECOVERY_GOAL_MS = 30_000;
 const SETTLE_TIMEOUT_MS = 120_000;
 const SECOND_PROCESSOR = 'watermark-processor#1';
+/** The webhook receiver answers 503 to every FLAKY_EVERY-th request (the platform retries after 1, 2, 4 s). */
+const FLAKY_EVERY = 4;
+
+type OrderKind = 'embed' | 'extract' | 'pdf';
+interface Accepted {
+  kind: OrderKind;
+  order: WatermarkOrderView;
+}
+
+interface WebhookBody {
+  eventId: string;
+  eventType: string;
+  data: { orderId?: string } & Record<string, unknown>;
+}
+
+/** Credits an order in its final state should have cost (spec: 1 per text; extract 1 unless unsupported/error). */
+function expectedCharge(kind: OrderKind, view: WatermarkOrderView): number {
+  if (view.status !== 'complete') {
+    return 0;
+  }
+  if (kind === 'extract') {
+    return ['detected', 'not_detected', 'inconclusive'].includes(view.result?.detectionStatus ?? '') ? 1 : 0;
+  }
+  return view.outputs.length;
+}
+
+/** A body with the per-attempt parts (presigned links) taken out: what must be the same on every attempt. */
+function stableBody(request: ReceivedRequest): string {
+  return request.rawBody.toString('utf8').replace(/"https?:\/\/[^"]*"/g, '"<url>"');
+}
 
 interface FaultRow {
   fault: string;
@@ -48,10 +82,10 @@ function pidOf(key: string): number {
 }
 
 /** A client that fails over: a connection error on one gateway replica is retried on the other, same idempotency key. */
-async function createOrder(key: string, body: Record<string, unknown>, attempt = 0): Promise<WatermarkOrderView | null> {
+async function createOrder(key: string, body: Record<string, unknown>, attempt = 0, path = '/api/v3/orders/wtr-embed'): Promise<WatermarkOrderView | null> {
   for (let tries = 0; tries < 20; tries += 1) {
     try {
-      const response = await api<{ data: WatermarkOrderView }>('/api/v3/orders/wtr-embed', { key, method: 'POST', body, replica: (attempt + tries) % 2 });
+      const response = await api<{ data: WatermarkOrderView }>(path, { key, method: 'POST', body, replica: (attempt + tries) % 2 });
       if (response.status === 200) {
         return response.body.data;
       }
@@ -84,6 +118,30 @@ async function readOrder(key: string, orderId: string): Promise<WatermarkOrderVi
     }
   }
   throw new Error('no gateway replica answers');
+}
+
+/** POST or GET on whichever gateway replica answers (the report routes), retried through faults. */
+async function reportCall(key: string, orderId: string, method: 'POST' | 'GET'): Promise<ReportView | null> {
+  for (let tries = 0; tries < 40; tries += 1) {
+    try {
+      const response = await api<{ data: ReportView }>(method === 'POST' ? `/api/v3/orders/${orderId}/reports` : `/api/v3/orders/${orderId}/reports/en-US`, {
+        key,
+        method,
+        ...(method === 'POST' ? { body: { locale: 'en-US' } } : {}),
+        replica: tries % 2,
+      });
+      if (response.status === 200 || response.status === 202) {
+        return response.body.data;
+      }
+      if (response.status === 404 && method === 'GET') {
+        return null;
+      }
+    } catch {
+      // this replica is down
+    }
+    await pause(500);
+  }
+  throw new Error(`report ${method} never answered`);
 }
 
 async function upload(url: string, bytes: Buffer): Promise<void> {
@@ -119,6 +177,13 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
   let orders: DataSource;
   let account: TestAccount;
   let image: Buffer;
+  let marked: Buffer;
+  let receiver: WebhookReceiver;
+  /** What the receiver answered to each request. */
+  const answers = new WeakMap<ReceivedRequest, number>();
+  /** One finished extract order per fault: its report is requested while the fault strikes. */
+  const reportOrders: string[] = [];
+  const pdf = corpusFile('pdfs/text-1-page.pdf');
   const table: FaultRow[] = [];
   const natsPort = Number(new URL(layout.natsUrl).port);
   const natsDir = path.join(ROOT, 'tmp', `${layout.name}-nats`);
@@ -132,6 +197,25 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       .composite([{ input: Buffer.from('<svg width="512" height="384"><circle cx="256" cy="192" r="150" fill="#3a7"/></svg>') }])
       .png()
       .toBuffer();
+    receiver = await WebhookReceiver.start((attempt, request) => {
+      const status = attempt % FLAKY_EVERY === 0 ? 503 : 200;
+      answers.set(request, status);
+      return status;
+    });
+    const hook = await api('/api/v2/orders/webhooks', { key: account.liveKey, method: 'POST', body: { name: 'chaos', url: receiver.url() } });
+    expect(hook.status).toBe(201);
+    // The inspected copy of the extract orders: this image marked by the platform.
+    const embedded = await settle(account.liveKey, await createOrder(account.liveKey, embedBody([{ fileName: 'source.png', texts: ['chaos source'] }])), [image]);
+    const link = await api<{ data: { downloadUrl: string } }>(`/api/v3/orders/${embedded.orderId}/download`, { key: account.liveKey });
+    marked = Buffer.from(await (await fetch(link.body.data.downloadUrl)).arrayBuffer());
+    if (marked.subarray(0, 2).toString('latin1') === 'PK') {
+      marked = [...(await readZip(marked)).values()][0];
+    }
+    for (let index = 0; index < faults.length; index += 1) {
+      const extract = await settle(account.liveKey, await createOrder(account.liveKey, extractBody(`leak-${index}.png`), 0, '/api/v3/orders/wtr-extract'), [image, marked]);
+      expect(extract.result).toMatchObject({ detectionStatus: 'detected' });
+      reportOrders.push(extract.orderId);
+    }
     const processes = stack();
     if (!processes.state.processes[SECOND_PROCESSOR]) {
       // The port after the eight services' (+100…+107); +190 was 4190, a port fetch refuses to call.
@@ -144,6 +228,7 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     await processes.stop(SECOND_PROCESSOR);
     delete processes.state.processes[SECOND_PROCESSOR];
     processes.save();
+    await receiver.stop();
     process.stdout.write(
       `\nfault                          | in flight | lost | stuck | duplicated | recover (s) | since fault (s)\n` +
         `-------------------------------|-----------|------|-------|------------|-------------|----------------\n` +
@@ -198,6 +283,25 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     },
   });
 
+  const extractBody = (inspected: string): Record<string, unknown> => ({ idempotencyKey: randomUUID(), file: { fileName: inspected, originalFile: { fileName: 'source.png' } } });
+
+  /** Uploads an order's files and waits until it is terminal (set-up, no fault). */
+  async function settle(key: string, created: WatermarkOrderView | null, contents: Buffer[]): Promise<WatermarkOrderView> {
+    expect(created).not.toBeNull();
+    const order = created as WatermarkOrderView;
+    for (const [index, file] of order.files.entries()) {
+      await upload(file.uploadUrl ?? '', contents[index]);
+    }
+    for (let waited = 0; waited < 120; waited += 1) {
+      const current = await readOrder(key, order.orderId);
+      if (current && ['complete', 'failed'].includes(current.status)) {
+        return current;
+      }
+      await pause(1000);
+    }
+    throw new Error(`order ${order.orderId} did not finish`);
+  }
+
   const faults: Fault[] = [
     kill9('watermark-processor'),
     kill9('api-gateway'),
@@ -229,24 +333,36 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       : []),
   ];
 
-  it.each(faults.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
+  it.each(faults.map((fault, index) => [fault.name, fault, index] as const))('%s', async (_name, fault, faultIndex) => {
     const startedAt = Date.now() - 1000;
     const balanceBefore = await balanceOf(account.accountId);
-    const accepted: WatermarkOrderView[] = [];
-    // Steady load while the fault strikes: orders are created (failing over between gateway replicas)
-    // and uploaded one after another.
+    const accepted: Accepted[] = [];
+    const expectedOrders = ORDERS_PER_FAULT + 2;
+    const reportOrderId = reportOrders[faultIndex];
+    // Steady load while the fault strikes: a report request, then an extract, a PDF embed and image embeds,
+    // created (failing over between gateway replicas) and uploaded one after another.
     const load = (async () => {
+      expect(await reportCall(account.liveKey, reportOrderId, 'POST')).not.toBeNull();
+      const extract = await createOrder(account.liveKey, extractBody(`chaos-${faultIndex}.png`), 0, '/api/v3/orders/wtr-extract');
+      expect(extract).not.toBeNull();
+      accepted.push({ kind: 'extract', order: extract as WatermarkOrderView });
+      await upload(extract?.files[0].uploadUrl ?? '', image);
+      await upload(extract?.files[1].uploadUrl ?? '', marked);
+      const document = await createOrder(account.liveKey, embedBody([{ fileName: `chaos-${faultIndex}.pdf`, texts: [`chaos pdf ${fault.name}`] }]), 1);
+      expect(document).not.toBeNull();
+      accepted.push({ kind: 'pdf', order: document as WatermarkOrderView });
+      await upload(document?.files[0].uploadUrl ?? '', pdf);
       for (let index = 0; index < ORDERS_PER_FAULT; index += 1) {
         const body = embedBody([{ fileName: `chaos-${index}.png`, texts: [`chaos ${fault.name} ${index} a`, `b ${index}`] }], randomUUID());
         const order = await createOrder(account.liveKey, body, index);
         expect(order).not.toBeNull();
-        accepted.push(order as WatermarkOrderView);
+        accepted.push({ kind: 'embed', order: order as WatermarkOrderView });
         await upload(order?.files[0].uploadUrl ?? '', image);
       }
     })();
     await pause(400);
-    const before = await Promise.all(accepted.map((order) => readOrder(account.liveKey, order.orderId).catch(() => null)));
-    const inFlight = before.filter((order) => !order || !['complete', 'failed'].includes(order.status)).length + (ORDERS_PER_FAULT - accepted.length);
+    const before = await Promise.all(accepted.map(({ order }) => readOrder(account.liveKey, order.orderId).catch(() => null)));
+    const inFlight = before.filter((order) => !order || !['complete', 'failed'].includes(order.status)).length + (expectedOrders - accepted.length);
     const faultAt = Date.now();
     await fault.inject();
     await pause(1000);
@@ -255,9 +371,12 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     await load;
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     let final: Array<WatermarkOrderView | null> = [];
+    let report: ReportView | null = null;
     for (;;) {
-      final = await Promise.all(accepted.map((order) => readOrder(account.liveKey, order.orderId).catch(() => undefined))).then((all) => all.map((order) => order ?? null));
-      if (final.every((order) => order && ['complete', 'failed'].includes(order.status)) || Date.now() > deadline) {
+      final = await Promise.all(accepted.map(({ order }) => readOrder(account.liveKey, order.orderId).catch(() => undefined))).then((all) => all.map((order) => order ?? null));
+      report = await reportCall(account.liveKey, reportOrderId, 'GET').catch(() => null);
+      const ordersDone = final.every((order) => order && ['complete', 'failed'].includes(order.status));
+      if ((ordersDone && report && ['completed', 'failed'].includes(report.status)) || Date.now() > deadline) {
         break;
       }
       await pause(1000);
@@ -265,21 +384,61 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     const recoverMs = Date.now() - restoredAt;
     const sinceFaultMs = Date.now() - faultAt;
     const lost = final.filter((order) => order === null).length;
-    const stuck = final.filter((order) => order && !['complete', 'failed'].includes(order.status)).length;
-    const duplicated = accepted.reduce((sum, order) => sum + Math.max(0, outputObjects(account.accountId, order.orderId, startedAt).length - order.outputs.length), 0);
+    const stuck = final.filter((order) => order && !['complete', 'failed'].includes(order.status)).length + (report?.status === 'completed' ? 0 : 1);
+    const duplicated = accepted.reduce((sum, { order }, index) => sum + Math.max(0, outputObjects(account.accountId, order.orderId, startedAt).length - (final[index]?.outputs.length ?? order.outputs.length)), 0);
     table.push({ fault: fault.name, inFlight, lost, stuck, duplicated, recoverMs, sinceFaultMs });
     expect({ lost, stuck, duplicated }).toEqual({ lost: 0, stuck: 0, duplicated: 0 });
-    const completed = final.filter((order) => order?.status === 'complete') as WatermarkOrderView[];
-    for (const order of completed) {
-      expect(outputObjects(account.accountId, order.orderId, startedAt)).toHaveLength(2);
+    const views = final as WatermarkOrderView[];
+    // Nothing here should fail: the extract finds the mark, the embeds complete with every output stored once.
+    expect(views.map((view, index) => [accepted[index].kind, view.status])).toEqual(accepted.map(({ kind }) => [kind, 'complete']));
+    expect(views[0].result).toMatchObject({ detectionStatus: 'detected' });
+    for (const [index, view] of views.entries()) {
+      if (accepted[index].kind !== 'extract') {
+        expect(outputObjects(account.accountId, view.orderId, startedAt)).toHaveLength(view.outputs.length);
+      }
     }
-    // The ledger sums to the balance, and the balance moved by exactly the credits of completed orders.
+    // The ledger sums to the balance; each order's entries add up to what its final state costs.
     const ledger = await orders.query<Array<{ sum: number }>>('SELECT COALESCE(SUM(amount), 0)::int AS sum FROM credit_ledger_entry WHERE account_id = $1', [account.accountId]);
     const balance = await balanceOf(account.accountId);
     expect(ledger[0].sum).toBe(balance);
-    expect(balanceBefore - balance).toBe(completed.length * 2);
+    const charges = views.map((view, index) => expectedCharge(accepted[index].kind, view));
+    expect(balanceBefore - balance).toBe(charges.reduce((sum, charge) => sum + charge, 0));
+    const perOrder = await orders.query<Array<{ order_id: string; sum: number }>>(
+      `SELECT split_part(reference, ':', 2) AS order_id, SUM(amount)::int AS sum FROM credit_ledger_entry WHERE account_id = $1 AND split_part(reference, ':', 2) = ANY($2) GROUP BY 1`,
+      [account.accountId, views.map((view) => view.orderId)],
+    );
+    expect(views.map((view) => perOrder.find((row) => row.order_id === view.orderId)?.sum ?? 0)).toEqual(charges.map((charge) => -charge));
+    // Every order's completion reached the flaky receiver: one eventId per order, answered 200 at least once
+    // (a 503 is retried), and every attempt of an event carries the same body but for its presigned links.
+    const delivered = await waitForDeliveries(views.map((view) => view.orderId));
+    for (const view of views) {
+      const requests = delivered.get(view.orderId) ?? [];
+      const eventIds = new Set(requests.map((request) => (JSON.parse(request.rawBody.toString('utf8')) as WebhookBody).eventId));
+      expect({ orderId: view.orderId, eventIds: eventIds.size }).toEqual({ orderId: view.orderId, eventIds: 1 });
+      expect(new Set(requests.map(stableBody)).size).toBe(1);
+    }
     expect(recoverMs).toBeLessThan(SETTLE_TIMEOUT_MS);
   }, 300_000);
+
+  /** The receiver's requests per order, once each order has an attempt the receiver answered 200. */
+  async function waitForDeliveries(orderIds: string[]): Promise<Map<string, ReceivedRequest[]>> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const byOrder = new Map<string, ReceivedRequest[]>();
+      for (const request of receiver.received) {
+        const orderId = (JSON.parse(request.rawBody.toString('utf8')) as WebhookBody).data.orderId;
+        if (orderId && orderIds.includes(orderId)) {
+          byOrder.set(orderId, [...(byOrder.get(orderId) ?? []), request]);
+        }
+      }
+      const undelivered = orderIds.filter((orderId) => !(byOrder.get(orderId) ?? []).some((request) => answers.get(request) === 200));
+      if (undelivered.length === 0 || Date.now() > deadline) {
+        expect(undelivered).toEqual([]);
+        return byOrder;
+      }
+      await pause(500);
+    }
+  }
 
   async function balanceOf(accountId: string): Promise<number> {
     for (let tries = 0; ; tries += 1) {

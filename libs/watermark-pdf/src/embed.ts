@@ -1,5 +1,5 @@
-import { PDFDocument, PDFRawStream } from 'pdf-lib';
-import { embedImage, WatermarkError } from '@cp/watermark';
+import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
+import { embedImage, flatMarkField, gridDims, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
 import { RenderedPage, RenderError, renderPages } from './render';
@@ -16,6 +16,13 @@ export const OVERLAY_DOWNSAMPLE = 2;
 export const TARGET_PSNR_DB = 42.5;
 const MAX_GAIN = 3;
 const PAGES_PER_BATCH = 4;
+/** Resolution of the first, cheap rendering of every page: geometry, damage and how light the page is. */
+export const PREVIEW_DPI = 24;
+/** Pages at least this light (see lightness) carry the shared overlay; darker ones get an overlay of their own. */
+export const SHARED_MIN_LIGHTNESS = 0.6;
+/** Samples of the shared overlay per fine cell of the mark grid, per axis (the mark is bilinear over the cells). */
+export const SHARED_SAMPLES_PER_CELL = 2;
+const PREVIEW_BATCH = 16;
 
 type Matrix = [number, number, number, number, number, number];
 
@@ -111,8 +118,8 @@ export function buildOverlay(orig: Rgb, marked: Rgb, down: number): Overlay {
   return { width: ow, height: oh, sign, alpha, gain };
 }
 
-/** Adds the overlay as an image XObject with a soft mask, drawn last on the page in the default graphics state. */
-function drawOverlay(doc: PDFDocument, pageIndex: number, r: RenderedPage, ov: Overlay, down: number): void {
+/** The overlay as an image XObject (a 1-bit sign image with an 8-bit soft mask), registered once, drawable on many pages. */
+function overlayXObject(doc: PDFDocument, ov: Overlay): PDFRef {
   const ctx = doc.context;
   const smask = PDFRawStream.of(
     ctx.obj({
@@ -143,19 +150,69 @@ function drawOverlay(doc: PDFDocument, pageIndex: number, r: RenderedPage, ov: O
     }),
     deflateBits(ov.sign, ov.width, ov.height),
   );
-  const imageRef = ctx.register(image);
-  // Unit square -> device pixels of the rendering (top-left origin) -> user space (inverse of pdf.js's viewport).
-  const coverW = ov.width * down;
-  const coverH = ov.height * down;
+  return ctx.register(image);
+}
+
+/**
+ * Draws an overlay image last on a page, in the default graphics state, stretched over coverW x coverH device
+ * pixels of the page's rendering at `transform` (pdf.js's user space -> device pixels, top-left origin).
+ */
+function placeOverlay(doc: PDFDocument, pageIndex: number, imageRef: PDFRef, coverW: number, coverH: number, transform: number[]): void {
+  const ctx = doc.context;
   const unitToDevice: Matrix = [coverW, 0, 0, -coverH, 0, coverH];
-  const t = r.transform as Matrix;
-  const cm = mul(unitToDevice, inv(t)).map((v) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, '')));
-  const page = doc.getPage(pageIndex);
-  const node = page.node;
+  const cm = mul(unitToDevice, inv(transform as Matrix)).map((v) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, '')));
+  const node = doc.getPage(pageIndex).node;
   node.normalize(); // wraps the existing content in q … Q so the overlay starts from the default state
   const name = node.newXObject('CpWm', imageRef);
   const content = ctx.flateStream(`q ${cm.join(' ')} cm ${name.asString()} Do Q\n`);
   node.addContentStream(ctx.register(content));
+}
+
+/** A page's size in pixels and its user space -> device transform at the marking resolution, from any rendering of it. */
+function markGeometry(p: RenderedPage): { width: number; height: number; transform: number[] } {
+  const quarter = p.rotate % 180 !== 0;
+  const w = Math.abs(p.view[2] - p.view[0]);
+  const h = Math.abs(p.view[3] - p.view[1]);
+  const [pw, ph] = quarter ? [h, w] : [w, h];
+  let dpi = MARK_DPI;
+  const px = ((pw * dpi) / 72) * ((ph * dpi) / 72);
+  if (px > MAX_PAGE_PIXELS) dpi *= Math.sqrt(MAX_PAGE_PIXELS / px);
+  // pdf.js's viewport transform is linear in the scale: the preview's, scaled
+  const k = dpi / p.dpi;
+  return { width: Math.max(1, Math.round((pw * dpi) / 72)), height: Math.max(1, Math.round((ph * dpi) / 72)), transform: p.transform.map((v) => v * k) };
+}
+
+/** Mean squared relative luminance of a rendering: the share of a darkening mark's energy the page keeps (white = 1). */
+function lightness(p: RenderedPage): number {
+  const d = p.rgba;
+  let sum = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const l = (0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]) / 255;
+    sum += l * l;
+  }
+  return sum / (p.width * p.height);
+}
+
+/**
+ * The shared overlay of a page size: the engine's mark for a flat page, darkening only (paper cannot get
+ * lighter), sampled SHARED_SAMPLES_PER_CELL times per fine cell. It depends on the payload, the key and the
+ * page's pixel size only, so every page of that size references one XObject: the document grows by one image.
+ */
+function sharedOverlay(width: number, height: number, payload: bigint, key: WatermarkKey): Overlay {
+  const plan = planMark(width, height, payload, key);
+  const [fnx, fny] = gridDims(width, height)[0];
+  const ow = fnx * SHARED_SAMPLES_PER_CELL;
+  const oh = fny * SHARED_SAMPLES_PER_CELL;
+  const field = flatMarkField(plan, ow, oh);
+  let mse1 = 0;
+  for (let i = 0; i < field.length; i++) if (field[i] < 0) mse1 += field[i] * field[i];
+  mse1 /= field.length;
+  const targetMse = (255 * 255) / 10 ** (TARGET_PSNR_DB / 10);
+  const gain = mse1 > 0 ? Math.min(MAX_GAIN, Math.sqrt(targetMse / mse1)) : 1;
+  const alpha = new Uint8Array(field.length);
+  // on white paper, darkening by α takes 255·α off: α = −Δ·gain / 255
+  for (let i = 0; i < field.length; i++) alpha[i] = field[i] < 0 ? Math.min(255, Math.round(-field[i] * gain)) : 0;
+  return { width: ow, height: oh, sign: new Uint8Array(field.length), alpha, gain };
 }
 
 function renderFailure(err: unknown): PdfWatermarkError {
@@ -173,12 +230,37 @@ function renderFailure(err: unknown): PdfWatermarkError {
 export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOptions): Promise<Buffer> {
   const doc = await loadChecked(pdf, options.maxPages ?? DEFAULT_MAX_PAGES);
   const count = doc.getPageCount();
-  for (let start = 0; start < count; start += PAGES_PER_BATCH) {
+  const shared = new Map<string, PDFRef>();
+  const own: number[] = [];
+  for (let start = 0; start < count; start += PREVIEW_BATCH) {
     const indices: number[] = [];
-    for (let i = start; i < Math.min(count, start + PAGES_PER_BATCH); i++) indices.push(i);
+    for (let i = start; i < Math.min(count, start + PREVIEW_BATCH); i++) indices.push(i);
+    let previews: RenderedPage[];
+    try {
+      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS);
+    } catch (err) {
+      throw renderFailure(err);
+    }
+    for (const p of previews) {
+      if (lightness(p) < SHARED_MIN_LIGHTNESS) {
+        own.push(p.index);
+        continue;
+      }
+      const g = markGeometry(p);
+      const size = `${g.width}x${g.height}`;
+      let ref = shared.get(size);
+      if (!ref) {
+        ref = overlayXObject(doc, sharedOverlay(g.width, g.height, payload, options.key));
+        shared.set(size, ref);
+      }
+      placeOverlay(doc, p.index, ref, g.width, g.height, g.transform);
+    }
+  }
+  // dark pages (slides, photos): an overlay fitted to the page's own rendering, which may also lighten
+  for (let start = 0; start < own.length; start += PAGES_PER_BATCH) {
     let rendered: RenderedPage[];
     try {
-      rendered = await renderPages(pdf, indices, MARK_DPI, MAX_PAGE_PIXELS);
+      rendered = await renderPages(pdf, own.slice(start, start + PAGES_PER_BATCH), MARK_DPI, MAX_PAGE_PIXELS);
     } catch (err) {
       throw renderFailure(err);
     }
@@ -194,7 +276,8 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
         }
         throw err;
       }
-      drawOverlay(doc, r.index, r, buildOverlay(orig, marked, OVERLAY_DOWNSAMPLE), OVERLAY_DOWNSAMPLE);
+      const ov = buildOverlay(orig, marked, OVERLAY_DOWNSAMPLE);
+      placeOverlay(doc, r.index, overlayXObject(doc, ov), ov.width * OVERLAY_DOWNSAMPLE, ov.height * OVERLAY_DOWNSAMPLE, r.transform);
     }
   }
   const bytes = await doc.save({ useObjectStreams: true, updateFieldAppearances: false, addDefaultPage: false });

@@ -18,7 +18,11 @@ interface RefPage {
   rgb: Rgb;
   png: Buffer;
   gray: Gray;
+  /** THUMB_WIDTH-wide thumbnail for pairing pages by similarity (made once per rendering). */
+  thumb: Gray;
 }
+
+const THUMB_WIDTH = 96;
 
 /** Renderings of recently used originals (by SHA-256), so repeated extractions against one original render it once. */
 const REF_CACHE_SIZE = 2;
@@ -63,7 +67,8 @@ async function renderRefs(pdf: Buffer, count: number): Promise<RefPage[]> {
   const out: RefPage[] = [];
   for (const p of pages) {
     const rgb = rgbaToRgb(p.rgba, p.width, p.height);
-    out.push({ index: p.index, rgb, png: await rgbToPng(rgb), gray: grayFromRgb(rgb.data, rgb.width, rgb.height) });
+    const gray = grayFromRgb(rgb.data, rgb.width, rgb.height);
+    out.push({ index: p.index, rgb, png: await rgbToPng(rgb), gray, thumb: resample(pyramid(gray, 8), THUMB_WIDTH / gray.width) });
   }
   return out;
 }
@@ -104,12 +109,12 @@ class Engine {
   }
 }
 
-/** Similarity of two page renderings from small thumbnails (NCC), -1 when the aspect ratios differ. */
-function pageSimilarity(a: Gray, b: Gray): number {
-  if (Math.abs(a.width / a.height / (b.width / b.height) - 1) > 0.03) return -1;
-  const w = 96;
-  const ta = resample(pyramid(a, 8), w / a.width);
-  const tb = resample(pyramid(b, 8), w / b.width);
+/** Similarity of two page renderings from their thumbnails (NCC), -1 when the aspect ratios differ. */
+function pageSimilarity(a: RefPage, b: RefPage): number {
+  if (Math.abs(a.gray.width / a.gray.height / (b.gray.width / b.gray.height) - 1) > 0.03) return -1;
+  const w = THUMB_WIDTH;
+  const ta = a.thumb;
+  const tb = b.thumb;
   const h = Math.min(ta.height, tb.height);
   let sa = 0;
   let sb = 0;
@@ -146,7 +151,7 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
     return { status: 'unsupported', confidence: 0, capturedFromImage: false };
   }
   const pairs: Array<{ i: number; j: number; s: number }> = [];
-  for (const p of pages) for (const r of refs) pairs.push({ i: p.index, j: r.index, s: pageSimilarity(p.gray, r.gray) });
+  for (const p of pages) for (const r of refs) pairs.push({ i: p.index, j: r.index, s: pageSimilarity(p, r) });
   pairs.sort((a, b) => b.s - a.s);
   for (const pair of pairs) {
     if (pair.s < 0 || engine.exhausted) break;

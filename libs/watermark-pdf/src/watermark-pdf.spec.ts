@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import type { WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, pdfPageTexts, PdfWatermarkError, PdfWatermarkErrorCode } from './index';
 
@@ -32,6 +32,9 @@ interface PipelineOutput {
   unmarkedPdf: Summary;
   unmarkedCapture: Summary;
   otherKey: Summary;
+  darkPsnr: number;
+  darkFromPdf: Summary;
+  darkFromCapture: Summary;
 }
 let pipeline: PipelineOutput;
 const HEX = PAYLOAD.toString(16);
@@ -82,6 +85,31 @@ describe('embedPdf', () => {
     expect(textAfter).toEqual(textBefore);
     expect(textAfter[0]).toContain('Introduction');
     expect(marked.length - original.length).toBeLessThan(Math.max(0.2 * original.length, 200 * 1024 * after.getPageCount()));
+  });
+
+  it('keeps a long text document small: every page references one shared mark image', async () => {
+    const src = await PDFDocument.load(original);
+    const long = await PDFDocument.create();
+    for (const p of await long.copyPages(src, Array(12).fill(0) as number[])) long.addPage(p);
+    const longPdf = Buffer.from(await long.save({ useObjectStreams: true }));
+    const markedLong = await embedPdf(longPdf, PAYLOAD, { key: KEY });
+    expect(markedLong.length - longPdf.length).toBeLessThanOrEqual(0.1 * longPdf.length + 50 * 1024);
+    const doc = await PDFDocument.load(markedLong);
+    const marks = doc.getPages().map((p) => {
+      const xobjects = p.node.Resources()?.lookup(PDFName.of('XObject'), PDFDict);
+      const mark = xobjects?.entries().find(([name]) => name.decodeText().startsWith('CpWm'));
+      return mark?.[1].toString();
+    });
+    expect(marks).toHaveLength(12);
+    expect(marks[0]).toMatch(/^\d+ 0 R$/);
+    expect(new Set(marks).size).toBe(1);
+  });
+
+  it('gives a dark page a mark of its own that is recovered from the PDF and from a capture', () => {
+    expect(pipeline.darkPsnr).toBeGreaterThanOrEqual(40);
+    expect(pipeline.darkPsnr).toBeLessThan(60);
+    expect(pipeline.darkFromPdf).toMatchObject({ status: 'detected', payload: HEX });
+    expect(pipeline.darkFromCapture).toMatchObject({ status: 'detected', payload: HEX });
   });
 
   it('stays invisible: PSNR of the 150 dpi rendering ≥ 40 dB', () => {

@@ -84,20 +84,53 @@ export function planMark(width: number, height: number, payload: bigint, key: Wa
 
 /** Cell values (signed amplitudes) of each layer for this raster. */
 export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
+  const act = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
+  return cellValues(amplitudeMaps(act, plan.dims), plan, r.bilevel);
+}
+
+/** Signed cell values of each layer from its relative amplitude map, scaled to the target energy. */
+function cellValues(amps: Float32Array[], plan: MarkPlan, bilevel: boolean): Float32Array[] {
   const { dims, layers, coded } = plan;
-  const act = rasterActivity(r, dims[0][0], dims[0][1]);
-  const amps = amplitudeMaps(act, dims);
   return layers.map((layer, l) => {
     const a = amps[l];
     let ms = 0;
     for (let i = 0; i < a.length; i++) ms += a[i] * a[i];
     ms /= a.length;
     const share = l === 0 ? 1 - COARSE_SHARE : COARSE_SHARE;
-    const gain = math.sqrt((TARGET_MSE * (isSmallGrid(dims) ? SMALL_BOOST : 1) * share) / (INTERP_ENERGY * ms)) * (r.bilevel ? 12 : 1);
+    const gain = math.sqrt((TARGET_MSE * (isSmallGrid(dims) ? SMALL_BOOST : 1) * share) / (INTERP_ENERGY * ms)) * (bilevel ? 12 : 1);
     const v = new Float32Array(a.length);
     for (let c = 0; c < v.length; c++) v[c] = a[c] * gain * layer.chip[c] * (coded[layer.bit[c]] ? 1 : -1);
     return v;
   });
+}
+
+/**
+ * The luminance change the engine makes on a flat image of the plan's size (no texture, so no masking),
+ * sampled at the pixel centres of an outW x outH grid laid over the same area. Lets a caller draw the mark
+ * at another resolution (the PDF engine's shared page overlay) and still be read by this engine's extraction.
+ */
+export function flatMarkField(plan: MarkPlan, outW: number, outH: number): Float32Array {
+  const [fnx, fny] = plan.dims[0];
+  const values = cellValues(amplitudeMaps(new Float32Array(fnx * fny), plan.dims), plan, false);
+  const out = new Float32Array(outW * outH);
+  plan.dims.forEach(([nx], l) => {
+    const xt = axisTable(outW, nx);
+    const yt = axisTable(outH, plan.dims[l][1]);
+    const v = values[l];
+    for (let y = 0; y < outH; y++) {
+      const upper = yt.i0[y] * nx;
+      const lower = upper + nx;
+      const fy = yt.f[y];
+      for (let x = 0; x < outW; x++) {
+        const i = xt.i0[x];
+        const fx = xt.f[x];
+        const top = v[upper + i] + (v[upper + i + 1] - v[upper + i]) * fx;
+        const bottom = v[lower + i] + (v[lower + i + 1] - v[lower + i]) * fx;
+        out[y * outW + x] += top + (bottom - top) * fy;
+      }
+    }
+  });
+  return out;
 }
 
 /**

@@ -17,6 +17,8 @@ export type {
   MarkVersion,
   WatermarkKey,
 } from './types';
-export { embedImage } from './embed';
+export { embedImage, flatMarkField, planMark } from './embed';
+export type { MarkPlan } from './embed';
+export { gridDims } from './pattern';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';
