@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, crop, GEOMETRY_ATTACKS, randomGeometry, rng } from './attacks';
+import { derivedPhotos } from './derived-photos';
 
 const QUICK = process.argv.includes('--quick');
+// --rows <regex>: only the attack rows whose names match (a partial run; the table says so)
+const ROWS_ARG = process.argv.indexOf('--rows');
+const ROWS = ROWS_ARG > 0 ? new RegExp(process.argv[ROWS_ARG + 1] ?? '.') : null;
+const selected = <T extends [string, unknown]>(rows: T[]): T[] => (ROWS ? rows.filter(([name]) => ROWS.test(name)) : rows);
 // The corpus sits beside the repository (../shared), wherever the clone is.
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 if (!existsSync(PHOTOS)) {
@@ -81,7 +86,9 @@ interface Row {
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
-  const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort();
+  // the corpus photos, then dark, flat and low-key ones made from them (derived-photos.ts)
+  const derived = await derivedPhotos(PHOTOS);
+  const photos = [...readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort(), ...derived.keys()];
   const payloadsPerPhoto = QUICK ? 2 : 5;
   const quality: { photo: string; psnr: number; ssim: number; embedMs: number }[] = [];
   const rows = new Map<string, Row>();
@@ -96,7 +103,7 @@ async function main(): Promise<void> {
   };
   const marked: { photo: string; orig: Buffer; data: Buffer; id: bigint }[] = [];
   for (const photo of photos) {
-    const orig = readFileSync(join(PHOTOS, photo));
+    const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 7919 + photo.charCodeAt(0));
     const base = await lumaOf(orig);
     for (let k = 0; k < payloadsPerPhoto; k++) {
@@ -122,7 +129,7 @@ async function main(): Promise<void> {
   const geometryMs: number[] = [];
   let seed = 1;
   for (const m of marked) {
-    for (const [name, attack] of [...ATTACKS, ...GEOMETRY_ATTACKS]) {
+    for (const [name, attack] of selected([...ATTACKS, ...GEOMETRY_ATTACKS])) {
       const r = rng(seed++);
       const attacked = await attack(m.data, r);
       const t0 = performance.now();
@@ -133,7 +140,7 @@ async function main(): Promise<void> {
       addRow(name, m.photo, res.status === 'detected' && res.payload === m.id, res.status === 'detected');
       if (res.status === 'detected' && res.payload !== m.id) throw new Error(`wrong payload detected: ${name} ${m.photo}`);
     }
-    for (const [name, attack] of BLIND_ATTACKS) {
+    for (const [name, attack] of selected(BLIND_ATTACKS)) {
       const attacked = await attack(m.data, rng(seed++));
       const res = await extractImage(attacked, null, { key: KEY });
       addRow(name, m.photo, res.status === 'detected' && res.payload === m.id, res.status === 'detected');
@@ -152,7 +159,7 @@ async function main(): Promise<void> {
   const v2Key: WatermarkKey = { secret: 'bench-secret', version: 'v2' };
   const sources: { kind: string; data: Buffer; orig: Buffer; id?: bigint }[] = [];
   for (const photo of photos) {
-    const orig = readFileSync(join(PHOTOS, photo));
+    const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const small = await sharp(orig).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
     sources.push({ kind: 'unmarked', data: small, orig: small });
     sources.push({ kind: 'other-key', data: (await embedImage(small, randomId(fr), { key: otherKey })).data, orig: small });
@@ -212,7 +219,7 @@ async function main(): Promise<void> {
   const avgSsim = quality.reduce((s, q) => s + q.ssim, 0) / quality.length;
   const minSsim = Math.min(...quality.map((q) => q.ssim));
   const lines: string[] = [];
-  lines.push(`Watermark benchmark ${QUICK ? '(quick)' : '(full)'}: ${photos.length} photos x ${payloadsPerPhoto} payloads`);
+  lines.push(`Watermark benchmark ${QUICK ? '(quick)' : '(full)'}${ROWS ? ` (partial: rows matching /${ROWS.source}/ only)` : ''}: ${photos.length} photos x ${payloadsPerPhoto} payloads`);
   lines.push('');
   lines.push('| photo | PSNR dB (min) | SSIM (min) |');
   lines.push('|---|---|---|');
@@ -237,6 +244,7 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
   const json = {
     quick: QUICK,
+    rows: ROWS?.source ?? null,
     photos,
     payloadsPerPhoto,
     imperceptibility: { avgPsnr, minPsnr, avgSsim, minSsim, perImage: quality },

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, GEOMETRY_ATTACKS, rng } from './attacks';
+import { derivedPhotos } from './derived-photos';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 if (!existsSync(PHOTOS)) {
@@ -15,12 +16,13 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 2);
   const aRe = new RegExp(process.argv[3] ?? '.');
   const pRe = new RegExp(process.argv[4] ?? '.');
-  const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/.test(f) && pRe.test(f) && !f.startsWith('kite')).sort();
+  const derived = await derivedPhotos(PHOTOS);
+  const photos = [...readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/.test(f) && !f.startsWith('kite')).sort(), ...derived.keys()].filter((f) => pRe.test(f));
   const all = [...[...ATTACKS, ...GEOMETRY_ATTACKS].map(([a, f]) => [a, f, true] as const), ...BLIND_ATTACKS.map(([a, f]) => [a, f, false] as const)].filter(([a]) => aRe.test(a));
   const stats = new Map<string, { ok: number; t: number; fails: string[]; conf: number[] }>();
   const t0 = performance.now();
   for (const photo of photos) {
-    const orig = readFileSync(join(PHOTOS, photo));
+    const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 31 + 7);
     for (let k = 0; k < n; k++) {
       const id = (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));

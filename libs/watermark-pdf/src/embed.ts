@@ -20,6 +20,11 @@ const PAGES_PER_BATCH = 4;
 export const PREVIEW_DPI = 24;
 /** Pages at least this light (see lightness) carry the shared overlay; darker ones get an overlay of their own. */
 export const SHARED_MIN_LIGHTNESS = 0.6;
+/**
+ * Target PSNR of a white page under the shared overlay. Below TARGET_PSNR_DB: a text page keeps its ink unchanged,
+ * so it measures ~0.3 dB higher, and the flat mark has no texture to lean on (crops of a page need the margin).
+ */
+export const SHARED_TARGET_PSNR_DB = 41.5;
 /** Samples of the shared overlay per fine cell of the mark grid, per axis (the mark is bilinear over the cells). */
 export const SHARED_SAMPLES_PER_CELL = 2;
 const PREVIEW_BATCH = 16;
@@ -195,7 +200,7 @@ function lightness(p: RenderedPage): number {
 
 /**
  * The shared overlay of a page size: the engine's mark for a flat page, darkening only (paper cannot get
- * lighter), sampled SHARED_SAMPLES_PER_CELL times per fine cell. It depends on the payload, the key and the
+ * lighter), sampled SHARED_SAMPLES_PER_CELL times per fine cell, at SHARED_TARGET_PSNR_DB on white. It depends on the payload, the key and the
  * page's pixel size only, so every page of that size references one XObject: the document grows by one image.
  */
 function sharedOverlay(width: number, height: number, payload: bigint, key: WatermarkKey): Overlay {
@@ -207,7 +212,7 @@ function sharedOverlay(width: number, height: number, payload: bigint, key: Wate
   let mse1 = 0;
   for (let i = 0; i < field.length; i++) if (field[i] < 0) mse1 += field[i] * field[i];
   mse1 /= field.length;
-  const targetMse = (255 * 255) / 10 ** (TARGET_PSNR_DB / 10);
+  const targetMse = (255 * 255) / 10 ** (SHARED_TARGET_PSNR_DB / 10);
   const gain = mse1 > 0 ? Math.min(MAX_GAIN, Math.sqrt(targetMse / mse1)) : 1;
   const alpha = new Uint8Array(field.length);
   // on white paper, darkening by α takes 255·α off: α = −Δ·gain / 255

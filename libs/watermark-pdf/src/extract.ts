@@ -20,6 +20,8 @@ interface RefPage {
   gray: Gray;
   /** THUMB_WIDTH-wide thumbnail for pairing pages by similarity (made once per rendering). */
   thumb: Gray;
+  /** Hash of the rendering: pages that look the same (a repeated page, a blank page) are tried once. */
+  look: string;
 }
 
 const THUMB_WIDTH = 96;
@@ -68,7 +70,14 @@ async function renderRefs(pdf: Buffer, count: number): Promise<RefPage[]> {
   for (const p of pages) {
     const rgb = rgbaToRgb(p.rgba, p.width, p.height);
     const gray = grayFromRgb(rgb.data, rgb.width, rgb.height);
-    out.push({ index: p.index, rgb, png: await rgbToPng(rgb), gray, thumb: resample(pyramid(gray, 8), THUMB_WIDTH / gray.width) });
+    out.push({
+      index: p.index,
+      rgb,
+      png: await rgbToPng(rgb),
+      gray,
+      thumb: resample(pyramid(gray, 8), THUMB_WIDTH / gray.width),
+      look: createHash('sha256').update(rgb.data).digest('hex'),
+    });
   }
   return out;
 }
@@ -153,8 +162,13 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
   const pairs: Array<{ i: number; j: number; s: number }> = [];
   for (const p of pages) for (const r of refs) pairs.push({ i: p.index, j: r.index, s: pageSimilarity(p, r) });
   pairs.sort((a, b) => b.s - a.s);
+  const tried = new Set<string>();
   for (const pair of pairs) {
     if (pair.s < 0 || engine.exhausted) break;
+    // an inspected page against pages that look the same is one attempt
+    const id = `${pages[pair.i].look}:${refs[pair.j].look}`;
+    if (tried.has(id)) continue;
+    tried.add(id);
     if (await engine.run(pages[pair.i].png, refs[pair.j])) break;
   }
   return engine.result(false);
@@ -184,9 +198,10 @@ async function extractFromCapture(
   } catch {
     return { status: 'unsupported', confidence: 0, capturedFromImage: true };
   }
-  entry.prepared ??= refs.map((r) => prepareReference(r.gray));
-  const prepared = entry.prepared;
-  const locations = locateCapture(grayFromRgb(capture.data, capture.width, capture.height), prepared, MARK_DPI, 3);
+  // pages that look the same (a repeated page, blank pages) are searched once, as their first occurrence
+  const distinct = refs.filter((r, i) => refs.findIndex((other) => other.look === r.look) === i);
+  entry.prepared ??= distinct.map((r) => prepareReference(r.gray));
+  const locations = locateCapture(grayFromRgb(capture.data, capture.width, capture.height), entry.prepared, MARK_DPI, 3).map((loc) => ({ ...loc, page: distinct[loc.page].index }));
   const tried = new Set<string>();
   for (const loc of locations.slice(0, 3)) {
     const id = `${loc.page}:${Math.round(loc.x / 4)}:${Math.round(loc.y / 4)}:${Math.round(loc.dpi / 3)}`;

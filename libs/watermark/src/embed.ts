@@ -14,11 +14,12 @@ const INTERP_ENERGY = 4 / 9;
 /** Share of the mark energy on the coarse layer (it survives low-pass edits better). */
 const COARSE_SHARE = 0.6;
 
-/** Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4) of an interleaved raster on an nx x ny grid. */
-function rasterActivity(r: Raster, nx: number, ny: number): Float32Array {
+/** Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4) and mean luma (0–255) of an interleaved raster on an nx x ny grid. */
+function rasterActivity(r: Raster, nx: number, ny: number): { activity: Float32Array; luma: Float32Array } {
   const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
   const step = w * h > 4_000_000 ? 4 : w * h > 1_000_000 ? 2 : 1;
   const sum = new Float64Array(nx * ny);
+  const lum = new Float64Array(nx * ny);
   const cnt = new Int32Array(nx * ny);
   const cxOf = new Int32Array(w);
   for (let x = 0; x < w; x++) cxOf[x] = math.min(nx - 1, math.floor(((x + 0.5) * nx) / w));
@@ -27,16 +28,20 @@ function rasterActivity(r: Raster, nx: number, ny: number): Float32Array {
   const gray = cc === 1;
   for (let y = 0; y + 1 < h; y += step) {
     const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / h));
-    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, cnt);
-    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, cnt);
+    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt);
+    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt);
   }
-  const out = new Float32Array(nx * ny);
-  for (let i = 0; i < out.length; i++) out[i] = cnt[i] > 0 ? (sum[i] * scale) / cnt[i] : 0;
-  return out;
+  const activity = new Float32Array(nx * ny);
+  const luma = new Float32Array(nx * ny);
+  for (let i = 0; i < activity.length; i++) {
+    activity[i] = cnt[i] > 0 ? (sum[i] * scale) / cnt[i] : 0;
+    luma[i] = cnt[i] > 0 ? (lum[i] * scale) / cnt[i] : 128;
+  }
+  return { activity, luma };
 }
 
 /** One sampled row of rasterActivity for 8-bit samples (kept monomorphic: it runs ~750k times for 12 MP). */
-function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, cnt: Int32Array): void {
+function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array): void {
   const below = row + stride;
   for (let x = 0; x + 1 < w; x += step) {
     const i = row + x * ch;
@@ -46,12 +51,13 @@ function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch:
     const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
     const c = cellRow + cxOf[x];
     sum[c] += math.abs(right - v) + math.abs(down - v);
+    lum[c] += v;
     cnt[c] += 1;
   }
 }
 
 /** activityRow8 for 16-bit samples (a copy, so that each loop sees one array type). */
-function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, cnt: Int32Array): void {
+function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array): void {
   const below = row + stride;
   for (let x = 0; x + 1 < w; x += step) {
     const i = row + x * ch;
@@ -61,6 +67,7 @@ function activityRow16(d: Uint16Array, row: number, stride: number, w: number, c
     const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
     const c = cellRow + cxOf[x];
     sum[c] += math.abs(right - v) + math.abs(down - v);
+    lum[c] += v;
     cnt[c] += 1;
   }
 }
@@ -84,12 +91,59 @@ export function planMark(width: number, height: number, payload: bigint, key: Wa
 
 /** Cell values (signed amplitudes) of each layer for this raster. */
 export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
-  const act = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
-  return cellValues(amplitudeMaps(act, plan.dims), plan, r.bilevel);
+  const { activity, luma } = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
+  const amps = amplitudeMaps(activity, plan.dims);
+  // 1-bit images carry the mark as flipped edge pixels, not as a luminance change: no ceiling
+  return cellValues(amps, plan, r.bilevel, r.bilevel ? undefined : coarsen(ceilingMap(activity, luma), plan.dims));
 }
 
-/** Signed cell values of each layer from its relative amplitude map, scaled to the target energy. */
-function cellValues(amps: Float32Array[], plan: MarkPlan, bilevel: boolean): Float32Array[] {
+/**
+ * Visual masking (issue 16, part 2): the most a cell may change, in luma levels, from its texture and brightness.
+ * The energy target (TARGET_MSE) spreads the mark by texture, but on a picture that is mostly flat it still puts
+ * ~3 levels² on every flat cell, and there the eye (and SSIM) sees it; in dark areas the same change is a larger
+ * share of the signal. The ceiling leaves textured cells alone and holds flat and dark ones down, so a mostly
+ * flat or low-key picture carries less mark in total (its PSNR rises) rather than a visible one.
+ */
+export function ceilingMap(activity: Float32Array, luma: Float32Array): Float32Array {
+  const out = new Float32Array(activity.length);
+  for (let i = 0; i < out.length; i++) {
+    const dark = math.min(1, (luma[i] + 1.5 * FLAT_LUMA_KNEE) / (2.5 * FLAT_LUMA_KNEE));
+    out[i] = math.sqrt((FLAT_VARIANCE + TEXTURE_VARIANCE_PER_ACTIVITY * activity[i]) / INTERP_ENERGY) * dark;
+  }
+  return out;
+}
+/** Largest mark variance (levels²) on a flat, bright cell: ~0.985 SSIM on an 8x8 window of a flat area. */
+export const FLAT_VARIANCE = 1.4;
+/** Extra variance allowed per unit of activity (texture hides the mark). */
+export const TEXTURE_VARIANCE_PER_ACTIVITY = 0.8;
+/** Below this mean luma the ceiling falls linearly (to 60 % of it at black). */
+export const FLAT_LUMA_KNEE = 48;
+
+/** Per-layer maps from a fine-grid map: coarse cells take the mean of the fine cells they cover. */
+function coarsen(fine: Float32Array, dims: [number, number][]): Float32Array[] {
+  const [fnx, fny] = dims[0];
+  return dims.map(([nx, ny], l) => {
+    if (l === 0) return fine;
+    const out = new Float32Array(nx * ny);
+    const cnt = new Float32Array(nx * ny);
+    for (let y = 0; y < fny; y++) {
+      const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / fny));
+      for (let x = 0; x < fnx; x++) {
+        const c = cy * nx + math.min(nx - 1, math.floor(((x + 0.5) * nx) / fnx));
+        out[c] += fine[y * fnx + x];
+        cnt[c] += 1;
+      }
+    }
+    for (let i = 0; i < out.length; i++) out[i] = cnt[i] ? out[i] / cnt[i] : 0;
+    return out;
+  });
+}
+
+/**
+ * Signed cell values of each layer from its relative amplitude map, scaled to the target energy, each cell's
+ * two layers together held under `ceiling` (per layer, in its share of the energy) when given.
+ */
+function cellValues(amps: Float32Array[], plan: MarkPlan, bilevel: boolean, ceiling?: Float32Array[]): Float32Array[] {
   const { dims, layers, coded } = plan;
   return layers.map((layer, l) => {
     const a = amps[l];
@@ -99,9 +153,40 @@ function cellValues(amps: Float32Array[], plan: MarkPlan, bilevel: boolean): Flo
     const share = l === 0 ? 1 - COARSE_SHARE : COARSE_SHARE;
     const gain = math.sqrt((TARGET_MSE * (isSmallGrid(dims) ? SMALL_BOOST : 1) * share) / (INTERP_ENERGY * ms)) * (bilevel ? 12 : 1);
     const v = new Float32Array(a.length);
-    for (let c = 0; c < v.length; c++) v[c] = a[c] * gain * layer.chip[c] * (coded[layer.bit[c]] ? 1 : -1);
+    const cap = ceiling?.[l];
+    const capShare = math.sqrt(share);
+    // the energy the ceiling takes off flat and dark cells goes back to the cells under theirs, up to MAX_REFILL
+    const refill = cap ? refillGain(a, gain, cap, capShare) : 1;
+    for (let c = 0; c < v.length; c++) {
+      const amplitude = cap ? math.min(a[c] * gain * refill, cap[c] * capShare) : a[c] * gain;
+      v[c] = amplitude * layer.chip[c] * (coded[layer.bit[c]] ? 1 : -1);
+    }
     return v;
   });
+}
+
+/** Largest factor by which cells under the ceiling may grow to make up for the energy the ceiling removed. */
+export const MAX_REFILL = 2;
+
+/** The factor r ≤ MAX_REFILL for which Σ min(a·gain·r, cap)² comes closest to Σ (a·gain)² (bisection). */
+function refillGain(a: Float32Array, gain: number, cap: Float32Array, capShare: number): number {
+  let target = 0;
+  for (let c = 0; c < a.length; c++) target += (a[c] * gain) ** 2;
+  const energy = (r: number): number => {
+    let e = 0;
+    for (let c = 0; c < a.length; c++) e += math.min(a[c] * gain * r, cap[c] * capShare) ** 2;
+    return e;
+  };
+  if (energy(1) >= target * 0.999) return 1;
+  if (energy(MAX_REFILL) <= target) return MAX_REFILL;
+  let lo = 1;
+  let hi = MAX_REFILL;
+  for (let i = 0; i < 16; i++) {
+    const mid = (lo + hi) / 2;
+    if (energy(mid) < target) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

@@ -1,0 +1,72 @@
+import sharp from 'sharp';
+import { ceilingMap, embedImage } from './embed';
+import { extractImage } from './extract';
+import { astronautPng } from './testing/fixtures';
+
+const key = { secret: 'masking-spec', version: 'v3' as const };
+const id = 0x0ddba11cafef00dn;
+
+/** Mean SSIM of two luma planes over 8x8 windows with stride 4 (as tools/bench-watermark measures it). */
+function ssim(a: Float64Array, b: Float64Array, w: number, h: number): number {
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  let sum = 0;
+  let n = 0;
+  for (let y = 0; y + 8 <= h; y += 4) {
+    for (let x = 0; x + 8 <= w; x += 4) {
+      let ma = 0;
+      let mb = 0;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
+        ma += a[(y + j) * w + x + i];
+        mb += b[(y + j) * w + x + i];
+      }
+      ma /= 64;
+      mb /= 64;
+      let va = 0;
+      let vb = 0;
+      let cov = 0;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
+        const k = (y + j) * w + x + i;
+        va += (a[k] - ma) ** 2;
+        vb += (b[k] - mb) ** 2;
+        cov += (a[k] - ma) * (b[k] - mb);
+      }
+      sum += ((2 * ma * mb + c1) * ((2 * cov) / 63 + c2)) / ((ma * ma + mb * mb + c1) * (va / 63 + vb / 63 + c2));
+      n++;
+    }
+  }
+  return sum / n;
+}
+
+async function luma(image: Buffer): Promise<{ d: Float64Array; w: number; h: number }> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const d = new Float64Array(info.width * info.height);
+  for (let i = 0; i < d.length; i++) d[i] = 0.299 * data[i * 3] + 0.587 * data[i * 3 + 1] + 0.114 * data[i * 3 + 2];
+  return { d, w: info.width, h: info.height };
+}
+
+describe('visual masking (issue 16, part 2)', () => {
+  it('holds flat and dark cells under textured and bright ones', () => {
+    const [flatBright, flatDark, flatBlack, textured] = ceilingMap(new Float32Array([0, 0, 0, 20]), new Float32Array([200, 20, 0, 200]));
+    expect(flatDark).toBeLessThan(flatBright);
+    expect(flatBlack).toBeLessThan(flatDark);
+    expect(flatBlack).toBeGreaterThan(0); // black still carries some mark: crops of it must not be empty
+    expect(textured).toBeGreaterThan(2 * flatBright);
+  });
+
+  it('a mostly black frame with a small subject stays at SSIM ≥ 0.98 and keeps its mark through JPEG 70', async () => {
+    const subject = await sharp(await astronautPng()).resize(160, 160).toBuffer();
+    const frame = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 6, g: 6, b: 8 } } })
+      .composite([{ input: subject, left: 240, top: 160 }])
+      .png()
+      .toBuffer();
+    const marked = await embedImage(frame, id, { key });
+    const [before, after] = await Promise.all([luma(frame), luma(marked.data)]);
+    const score = ssim(before.d, after.d, before.w, before.h);
+    expect(score).toBeGreaterThanOrEqual(0.98);
+    expect(score).toBeLessThan(0.9999); // the mark is there
+    const leaked = await sharp(marked.data).jpeg({ quality: 70 }).toBuffer();
+    const found = await extractImage(leaked, frame, { key });
+    expect(found).toMatchObject({ status: 'detected', payload: id });
+  }, 120_000);
+});
