@@ -3,6 +3,7 @@ import { HeaderInfo } from './format';
 import { applyH, Homography, invertH, Plane, resize, solve } from './image';
 import { CODED_BITS, decodeSoft, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
+import { featureRegister } from './feature-register';
 import { register } from './register';
 import { DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode, WatermarkKey } from './types';
 
@@ -21,6 +22,8 @@ export const DECODING_ATTEMPTS = 28;
 export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
 /** Registration is trusted above this NCC of the aligned overlap. */
 const MIN_ALIGN_NCC = 0.6;
+/** Below this alignment NCC the template registration is not trusted and feature matching is tried too. */
+const FEATURE_FALLBACK_NCC = 0.9;
 
 /** Per-coded-bit z-scores of one layer. */
 function zFromCells(layer: Layer, amp: Float32Array, e: Float32Array, v: Float32Array): Float64Array {
@@ -780,7 +783,14 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
       }
       const si = math.min(1, maxInspectedScale);
       const I = await decodeLuma(inspected, ih, si);
-      const reg = register({ w: O.width, h: O.height, d: O.data }, { w: I.width, h: I.height, d: I.data });
+      const planeO = { w: O.width, h: O.height, d: O.data };
+      const planeI = { w: I.width, h: I.height, d: I.data };
+      let reg = register(planeO, planeI);
+      if (!reg || reg.ncc < FEATURE_FALLBACK_NCC) {
+        // the template search found nothing convincing: local features (mirror + any angle + scale + crop)
+        const byFeatures = await featureRegister(planeO, planeI).catch(() => null);
+        if (byFeatures && (!reg || byFeatures.ncc > reg.ncc)) reg = byFeatures;
+      }
       lastReg = reg;
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {
         registeredTried = true;

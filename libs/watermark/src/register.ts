@@ -528,6 +528,11 @@ function indexScale(rx: number, ry: number): Homography {
   return Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]);
 }
 
+/** Polishes a registration found elsewhere (feature matching) with the block-matching refinement. */
+export function refineFrom(O: Plane, I: Plane, H: Homography): Registration {
+  return refine(O, I, { H, ncc: 0, theta: 0, mirror: false, search: 3 });
+}
+
 function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
   let H = coarse.H;
   let ncc = alignmentScore(O, I, H);

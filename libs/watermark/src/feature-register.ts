@@ -1,0 +1,155 @@
+import { createRequire } from 'node:module';
+import type * as OpenCv from '@techstark/opencv-js';
+import { Homography, mulH, Plane } from './image';
+import { alignmentScore, refineFrom, Registration } from './register';
+
+/**
+ * Registration by local features (issue 16): ORB keypoints of the original and of the inspected image (as is and
+ * mirrored left-right), matched by Hamming distance with Lowe's ratio test, a homography by RANSAC (OpenCV), then
+ * the block-matching refinement of register.ts. ORB is rotation- and scale-invariant, so it finds what the coarse
+ * template search misses: a mirror, an arbitrary angle on an expanded canvas, a scale of 0.5–0.9 and a crop
+ * together. It only proposes a geometry: the caller keeps it when its alignment NCC beats the other registration,
+ * and decoding (keyed tag, threshold) decides as before, so it cannot create a detection by itself.
+ */
+
+type Cv = typeof OpenCv;
+
+const FEATURES = 3000;
+const RATIO = 0.8;
+const MIN_INLIERS = 8;
+/** Waiting for the OpenCV WebAssembly runtime (about 0.4 s on first use). */
+const INIT_TIMEOUT_MS = 30_000;
+
+let loading: Promise<{ cv: Cv }> | null = null;
+
+/** OpenCV, loaded on first use (12 MB of WebAssembly: processes that never need it never load it). */
+function opencv(): Promise<{ cv: Cv }> {
+  loading ??= new Promise((resolve, reject) => {
+    // required, not imported: the module object is thenable while it initialises, so it must never be awaited
+    const cv = createRequire(__filename)('@techstark/opencv-js') as Cv;
+    const started = Date.now();
+    const poll = (): void => {
+      if (typeof cv.Mat === 'function') resolve({ cv });
+      else if (Date.now() - started > INIT_TIMEOUT_MS) reject(new Error('OpenCV did not initialise'));
+      else setTimeout(poll, 10);
+    };
+    poll();
+  });
+  return loading;
+}
+
+function toMat(cv: Cv, p: Plane, mirrored: boolean): OpenCv.Mat {
+  const m = new cv.Mat(p.h, p.w, cv.CV_8UC1);
+  const out = m.data;
+  for (let y = 0; y < p.h; y++) {
+    const row = y * p.w;
+    for (let x = 0; x < p.w; x++) {
+      const v = p.d[row + (mirrored ? p.w - 1 - x : x)];
+      out[row + x] = v < 0 ? 0 : v > 255 ? 255 : Math.round(v);
+    }
+  }
+  return m;
+}
+
+interface Features {
+  keypoints: OpenCv.KeyPointVector;
+  descriptors: OpenCv.Mat;
+}
+
+function detect(cv: Cv, orb: OpenCv.ORB, image: OpenCv.Mat): Features {
+  const keypoints = new cv.KeyPointVector();
+  const descriptors = new cv.Mat();
+  const noMask = new cv.Mat();
+  orb.detectAndCompute(image, noMask, keypoints, descriptors);
+  noMask.delete();
+  return { keypoints, descriptors };
+}
+
+/** Inspected → original homography from ratio-tested matches, with its RANSAC inlier count. */
+function match(cv: Cv, original: Features, inspected: Features): { H: Homography; inliers: number } | null {
+  if (original.descriptors.rows < MIN_INLIERS || inspected.descriptors.rows < MIN_INLIERS) return null;
+  const matcher = new cv.BFMatcher(cv.NORM_HAMMING, false);
+  const pairs = new cv.DMatchVectorVector();
+  const src: number[] = [];
+  const dst: number[] = [];
+  try {
+    matcher.knnMatch(inspected.descriptors, original.descriptors, pairs, 2);
+    for (let i = 0; i < pairs.size(); i++) {
+      const pair = pairs.get(i);
+      if (pair.size() < 2) continue;
+      const best = pair.get(0);
+      if (best.distance < RATIO * pair.get(1).distance) {
+        const p = inspected.keypoints.get(best.queryIdx).pt;
+        const q = original.keypoints.get(best.trainIdx).pt;
+        src.push(p.x, p.y);
+        dst.push(q.x, q.y);
+      }
+    }
+  } finally {
+    pairs.delete();
+    matcher.delete();
+  }
+  if (src.length / 2 < MIN_INLIERS) return null;
+  const srcMat = cv.matFromArray(src.length / 2, 1, cv.CV_32FC2, src);
+  const dstMat = cv.matFromArray(dst.length / 2, 1, cv.CV_32FC2, dst);
+  const mask = new cv.Mat();
+  try {
+    const h = cv.findHomography(srcMat, dstMat, cv.RANSAC, 3, mask);
+    if (h.empty()) {
+      h.delete();
+      return null;
+    }
+    const H = Float64Array.from(h.data64F);
+    h.delete();
+    let inliers = 0;
+    for (let i = 0; i < mask.rows; i++) inliers += mask.data[i] ? 1 : 0;
+    return inliers >= MIN_INLIERS ? { H, inliers } : null;
+  } finally {
+    srcMat.delete();
+    dstMat.delete();
+    mask.delete();
+  }
+}
+
+/** A plausible edit: orientation-preserving or mirrored similarity-like map, scale 1/8…8, small perspective. */
+function plausible(H: Homography): boolean {
+  const det = (H[0] * H[4] - H[1] * H[3]) / (H[8] * H[8]);
+  return Number.isFinite(det) && Math.abs(det) > 1 / 64 && Math.abs(det) < 64 && Math.abs(H[6]) < 0.01 && Math.abs(H[7]) < 0.01;
+}
+
+/** The feature-based registration of I onto O, or null when nothing convincing is found. */
+export async function featureRegister(O: Plane, I: Plane): Promise<Registration | null> {
+  const { cv } = await opencv();
+  const orb = new cv.ORB(FEATURES);
+  const mats: OpenCv.Mat[] = [];
+  const features: Features[] = [];
+  try {
+    const om = toMat(cv, O, false);
+    mats.push(om);
+    const of = detect(cv, orb, om);
+    features.push(of);
+    let best: { H: Homography; inliers: number } | null = null;
+    for (const mirrored of [false, true]) {
+      const im = toMat(cv, I, mirrored);
+      mats.push(im);
+      const inf = detect(cv, orb, im);
+      features.push(inf);
+      const found = match(cv, of, inf);
+      if (!found) continue;
+      // mirrored: p' = (w − 1 − x, y) first, then the matched homography
+      const H = mirrored ? mulH(found.H, Float64Array.from([-1, 0, I.w - 1, 0, 1, 0, 0, 0, 1])) : found.H;
+      if (plausible(H) && (!best || found.inliers > best.inliers)) best = { H, inliers: found.inliers };
+    }
+    if (!best) return null;
+    const refined = refineFrom(O, I, best.H);
+    const raw = alignmentScore(O, I, best.H);
+    return refined.ncc >= raw ? refined : { H: best.H, ncc: raw };
+  } finally {
+    orb.delete();
+    for (const f of features) {
+      f.keypoints.delete();
+      f.descriptors.delete();
+    }
+    for (const m of mats) m.delete();
+  }
+}
