@@ -417,8 +417,28 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       expect({ orderId: view.orderId, eventIds: eventIds.size }).toEqual({ orderId: view.orderId, eventIds: 1 });
       expect(new Set(requests.map(stableBody)).size).toBe(1);
     }
+    // every service answers its routes again (request/reply over NATS resubscribed after the fault)
+    expect(await answersAgain(account.liveKey)).toEqual({ webhooks: 200, reports: 200, orders: 200 });
     expect(recoverMs).toBeLessThan(SETTLE_TIMEOUT_MS);
   }, 300_000);
+
+  /** Status of one read route per RPC-served service, retried for up to 30 s on either gateway replica. */
+  async function answersAgain(key: string): Promise<Record<string, number>> {
+    const routes: Record<string, string> = { webhooks: '/api/v2/orders/webhooks', reports: `/api/v3/orders/${reportOrders[0]}/reports/en-US`, orders: '/api/v2/orders/stats/recent' };
+    const out: Record<string, number> = {};
+    for (const [name, route] of Object.entries(routes)) {
+      const deadline = Date.now() + 30_000;
+      for (let tries = 0; ; tries += 1) {
+        const status = await api(route, { key, replica: tries % 2 }).then((response) => response.status, () => 0);
+        out[name] = status;
+        if (status === 200 || Date.now() > deadline) {
+          break;
+        }
+        await pause(500);
+      }
+    }
+    return out;
+  }
 
   /** The receiver's requests per order, once each order has an attempt the receiver answered 200. */
   async function waitForDeliveries(orderIds: string[]): Promise<Map<string, ReceivedRequest[]>> {

@@ -51,6 +51,20 @@ function toMat(cv: Cv, p: Plane, mirrored: boolean): OpenCv.Mat {
   return m;
 }
 
+/** The parts of OpenCV's match and keypoint lists used here (its declarations type them as `any`). */
+interface DMatch {
+  queryIdx: number;
+  trainIdx: number;
+  distance: number;
+}
+interface MatchPairs {
+  size(): number;
+  get(i: number): { size(): number; get(j: number): DMatch };
+}
+interface KeyPoints {
+  get(i: number): { pt: { x: number; y: number } };
+}
+
 interface Features {
   keypoints: OpenCv.KeyPointVector;
   descriptors: OpenCv.Mat;
@@ -68,25 +82,28 @@ function detect(cv: Cv, orb: OpenCv.ORB, image: OpenCv.Mat): Features {
 /** Inspected → original homography from ratio-tested matches, with its RANSAC inlier count. */
 function match(cv: Cv, original: Features, inspected: Features): { H: Homography; inliers: number } | null {
   if (original.descriptors.rows < MIN_INLIERS || inspected.descriptors.rows < MIN_INLIERS) return null;
-  const matcher = new cv.BFMatcher(cv.NORM_HAMMING, false);
-  const pairs = new cv.DMatchVectorVector();
+  const matcher = new cv.BFMatcher(cv.NORM_HAMMING as number, false);
+  const knn = new cv.DMatchVectorVector();
+  const pairs = knn as unknown as MatchPairs;
+  const inspectedPoints = inspected.keypoints as unknown as KeyPoints;
+  const originalPoints = original.keypoints as unknown as KeyPoints;
   const src: number[] = [];
   const dst: number[] = [];
   try {
-    matcher.knnMatch(inspected.descriptors, original.descriptors, pairs, 2);
+    matcher.knnMatch(inspected.descriptors, original.descriptors, knn, 2);
     for (let i = 0; i < pairs.size(); i++) {
       const pair = pairs.get(i);
       if (pair.size() < 2) continue;
       const best = pair.get(0);
       if (best.distance < RATIO * pair.get(1).distance) {
-        const p = inspected.keypoints.get(best.queryIdx).pt;
-        const q = original.keypoints.get(best.trainIdx).pt;
+        const p = inspectedPoints.get(best.queryIdx).pt;
+        const q = originalPoints.get(best.trainIdx).pt;
         src.push(p.x, p.y);
         dst.push(q.x, q.y);
       }
     }
   } finally {
-    pairs.delete();
+    knn.delete();
     matcher.delete();
   }
   if (src.length / 2 < MIN_INLIERS) return null;
@@ -94,7 +111,7 @@ function match(cv: Cv, original: Features, inspected: Features): { H: Homography
   const dstMat = cv.matFromArray(dst.length / 2, 1, cv.CV_32FC2, dst);
   const mask = new cv.Mat();
   try {
-    const h = cv.findHomography(srcMat, dstMat, cv.RANSAC, 3, mask);
+    const h = cv.findHomography(srcMat, dstMat, cv.RANSAC as number, 3, mask);
     if (h.empty()) {
       h.delete();
       return null;
