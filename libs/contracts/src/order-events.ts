@@ -6,6 +6,16 @@ import { EventSubjects } from './subjects';
 /** Spec 1: the four order types (each is one folder in the orders service, `apps/orders/src/order-types/`). */
 export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract', 'aiDetection', 'antiAi'] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
+
+/**
+ * Order types whose result files are served through the gateway's results relay with the AI-training opt-out
+ * headers (docs/anti-ai.md). Declared once: the orders service (download links) and the webhooks service
+ * (`downloadUrl`) both ask here.
+ */
+const OPT_OUT_RESULT_TYPES: ReadonlySet<string> = new Set<OrderType>(['antiAi']);
+export function resultsCarryOptOut(orderType: string): boolean {
+  return OPT_OUT_RESULT_TYPES.has(orderType);
+}
 /** @deprecated the name from when only watermark orders existed; use OrderType. */
 export type WatermarkOrderType = OrderType;
 

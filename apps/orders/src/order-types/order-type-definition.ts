@@ -60,11 +60,6 @@ export interface OrderTypeDefinition {
    * client's confirmation (AI detection, spec 4.15).
    */
   readonly startsWhen: 'filesUploaded' | 'confirmed';
-  /**
-   * Its result files are handed out through the gateway's results route, which adds the AI-training opt-out
-   * headers (`X-Robots-Tag`, TDMRep) that presigned storage URLs cannot carry (anti-AI).
-   */
-  readonly optOutHeaders: boolean;
   /** Result events of this type's workers. */
   readonly results: readonly ResultHandler[];
   /** Live key: the jobs that process an order that just moved to `inProgress` (or its completion when none are needed). */

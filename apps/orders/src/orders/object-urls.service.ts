@@ -1,10 +1,9 @@
 import { Clock } from '@cp/clock';
-import { StoredObjectRef, V2_DOWNLOAD_URL_SECONDS } from '@cp/contracts';
+import { resultsCarryOptOut, StoredObjectRef, V2_DOWNLOAD_URL_SECONDS } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { Order } from '../domain/order';
 import { ObjectUrls } from '../order-types/order-type-definition';
-import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 
 const keyOf = (ref: StoredObjectRef): string => `${ref.bucket}/${ref.key}`;
@@ -14,7 +13,6 @@ const keyOf = (ref: StoredObjectRef): string => `${ref.bucket}/${ref.key}`;
 export class ObjectUrlsService {
   constructor(
     private readonly storage: ObjectStorage,
-    private readonly types: OrderTypeRegistry,
     private readonly clock: Clock,
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
   ) {}
@@ -42,6 +40,6 @@ export class ObjectUrlsService {
    */
   async download(order: Order, target: StoredObjectRef, seconds: number): Promise<string> {
     const presigned = await this.storage.presignGet(target.bucket, target.key, seconds, target.fileName);
-    return this.types.of(order).optOutHeaders ? resultUrlThroughGateway(presigned, this.config.publicBaseUrl) : presigned;
+    return resultsCarryOptOut(order.state.type) ? resultUrlThroughGateway(presigned, this.config.publicBaseUrl) : presigned;
   }
 }

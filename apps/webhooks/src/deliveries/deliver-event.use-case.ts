@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { WebhookDeliveryStatus } from '@cp/contracts';
+import { resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
@@ -123,8 +123,9 @@ export class DeliverEventUseCase {
       const presigned = claim.download
         ? await this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName)
         : null;
-      // Anti-AI results are served by the gateway with the AI-training opt-out headers (docs/anti-ai.md).
-      fields.downloadUrl = presigned && claim.eventType === 'order.antiAi.completed' ? resultUrlThroughGateway(presigned, this.settings.publicBaseUrl) : presigned;
+      // `order.<type>.completed`: some types' results are served by the gateway with the opt-out headers
+      const orderType = claim.eventType.split('.')[1];
+      fields.downloadUrl = presigned && resultsCarryOptOut(orderType) ? resultUrlThroughGateway(presigned, this.settings.publicBaseUrl) : presigned;
     }
     for (const link of claim.links ?? []) {
       fields[link.field] = await this.storage.presignGet(link.object.bucket, link.object.key, DOWNLOAD_URL_SECONDS, link.object.fileName);

@@ -81,7 +81,6 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
   readonly type = 'aiDetection' as const;
   readonly reportType = 'aiDetection' as const;
   readonly startsWhen = 'confirmed' as const;
-  readonly optOutHeaders = false;
 
   readonly results = [
     onResult('orders-ai-detection-completed', Events.aiDetectionCompleted, (order, event, context) => {

@@ -30,7 +30,6 @@ export class AntiAiOrderType implements OrderTypeDefinition {
   readonly type = 'antiAi' as const;
   readonly reportType = null;
   readonly startsWhen = 'filesUploaded' as const;
-  readonly optOutHeaders = true;
 
   readonly results = [
     onResult('orders-anti-ai-output-completed', Events.antiAiOutputCompleted, (order, event, context) => {

@@ -12,7 +12,6 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkEmbed' as const;
   readonly reportType = null;
   readonly startsWhen = 'filesUploaded' as const;
-  readonly optOutHeaders = false;
 
   readonly results = [
     onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),

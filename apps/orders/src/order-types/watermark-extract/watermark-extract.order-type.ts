@@ -12,7 +12,6 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkExtract' as const;
   readonly reportType = 'watermarkDetection' as const;
   readonly startsWhen = 'filesUploaded' as const;
-  readonly optOutHeaders = false;
 
   readonly results = [
     onResult('orders-extract-completed', Events.extractCompleted, (order, event, context) =>
