@@ -23,7 +23,7 @@ export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
 /** Registration is trusted above this NCC of the aligned overlap. */
 const MIN_ALIGN_NCC = 0.6;
 /** Below this alignment NCC the template registration is not trusted and feature matching is tried too. */
-const FEATURE_FALLBACK_NCC = 0.9;
+const FEATURE_FALLBACK_NCC = 0.95;
 
 /** Per-coded-bit z-scores of one layer. */
 function zFromCells(layer: Layer, amp: Float32Array, e: Float32Array, v: Float32Array): Float64Array {
