@@ -5,6 +5,9 @@ import sharp from 'sharp';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, crop, GEOMETRY_ATTACKS, randomGeometry, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
+// one SSIM for the benchmark and the library's masking test
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ssim } from '../../libs/watermark/src/testing/ssim';
 
 const QUICK = process.argv.includes('--quick');
 // --rows <regex>: only the attack rows whose names match (a partial run; the table says so)
@@ -42,38 +45,6 @@ function psnr(a: Buffer, b: Buffer): number {
   for (let i = 0; i < a.length; i++) mse += (a[i] - b[i]) ** 2;
   mse /= a.length;
   return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
-}
-
-/** Mean SSIM on luma, 8x8 windows with stride 4. */
-function ssim(a: Float64Array, b: Float64Array, w: number, h: number): number {
-  const c1 = (0.01 * 255) ** 2;
-  const c2 = (0.03 * 255) ** 2;
-  let sum = 0;
-  let n = 0;
-  for (let y = 0; y + 8 <= h; y += 4) {
-    for (let x = 0; x + 8 <= w; x += 4) {
-      let ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
-      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
-        const k = (y + j) * w + x + i;
-        ma += a[k];
-        mb += b[k];
-      }
-      ma /= 64;
-      mb /= 64;
-      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
-        const k = (y + j) * w + x + i;
-        va += (a[k] - ma) ** 2;
-        vb += (b[k] - mb) ** 2;
-        cov += (a[k] - ma) * (b[k] - mb);
-      }
-      va /= 63;
-      vb /= 63;
-      cov /= 63;
-      sum += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
-      n++;
-    }
-  }
-  return sum / n;
 }
 
 interface Row {
