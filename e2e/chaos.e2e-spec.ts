@@ -6,8 +6,9 @@
 // with balances and with each order's charge, every order's webhook event delivered (200) under one
 // eventId with one body, and the time to recover. Prints the fault table and writes bench-results/chaos-*.json.
 //   npm test: the short list (CHAOS_FULL unset). npm run chaos: every fault, more orders per fault.
-import { ReportView, WatermarkOrderView } from '@cp/contracts';
+import { ReportView, Streams, WatermarkOrderView } from '@cp/contracts';
 import { readZip } from '@cp/testing';
+import { connect, StringCodec } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,6 +82,9 @@ function pidOf(key: string): number {
   return stack().state.processes[key].pid;
 }
 
+/** The last refusal of createOrder, for the failure message. */
+let lastCreateAnswer = '';
+
 /** A client that fails over: a connection error on one gateway replica is retried on the other, same idempotency key. */
 async function createOrder(key: string, body: Record<string, unknown>, attempt = 0, path = '/api/v3/orders/wtr-embed'): Promise<WatermarkOrderView | null> {
   for (let tries = 0; tries < 20; tries += 1) {
@@ -89,6 +93,7 @@ async function createOrder(key: string, body: Record<string, unknown>, attempt =
       if (response.status === 200) {
         return response.body.data;
       }
+      lastCreateAnswer = `${response.status} ${JSON.stringify(response.body).slice(0, 200)}`;
       if (response.status < 500 && response.status !== 429) {
         return null;
       }
@@ -184,6 +189,8 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
   /** One finished extract order per fault: its report is requested while the fault strikes. */
   const reportOrders: string[] = [];
   const pdf = corpusFile('pdfs/text-1-page.pdf');
+  /** Last sequence of the PARKED stream before the first fault: what the faults park comes after it. */
+  let parkedBefore = 0;
   const table: FaultRow[] = [];
   const natsPort = Number(new URL(layout.natsUrl).port);
   const natsDir = path.join(ROOT, 'tmp', `${layout.name}-nats`);
@@ -193,10 +200,18 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     gateway = await openSchema('gateway');
     orders = await openSchema('orders');
     account = await createAccount(gateway, 'enterprise', 1000);
+    // the orders service learns the grant from an event: the first order waits for it (else 402)
+    for (let waited = 0; (await balanceOf(account.accountId)) < 1000; waited += 1) {
+      if (waited > 120) {
+        throw new Error('the credit grant never reached the orders service');
+      }
+      await pause(250);
+    }
     image = await sharp({ create: { width: 512, height: 384, channels: 3, background: { r: 120, g: 90, b: 60 } } })
       .composite([{ input: Buffer.from('<svg width="512" height="384"><circle cx="256" cy="192" r="150" fill="#3a7"/></svg>') }])
       .png()
       .toBuffer();
+    parkedBefore = await parkedSequence();
     receiver = await WebhookReceiver.start((attempt, request) => {
       const status = attempt % FLAKY_EVERY === 0 ? 503 : 200;
       answers.set(request, status);
@@ -287,8 +302,10 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
 
   /** Uploads an order's files and waits until it is terminal (set-up, no fault). */
   async function settle(key: string, created: WatermarkOrderView | null, contents: Buffer[]): Promise<WatermarkOrderView> {
-    expect(created).not.toBeNull();
-    const order = created as WatermarkOrderView;
+    if (!created) {
+      throw new Error(`set-up order not created: ${lastCreateAnswer}`);
+    }
+    const order = created;
     for (const [index, file] of order.files.entries()) {
       await upload(file.uploadUrl ?? '', contents[index]);
     }
@@ -327,6 +344,8 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
           kill9('uploads'),
           kill9('webhooks'),
           kill9('reports'),
+          kill9('ai-detector'),
+          kill9('retention'),
           freeze('watermark-processor', 'SIGSTOP processor past ack wait', 25_000),
           freeze('s3', 'S3 unreachable 30 s', 30_000),
         ]
@@ -473,6 +492,34 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       }
     }
   }
+
+  /** Last sequence number of the PARKED stream (0 when empty). */
+  async function parkedSequence(): Promise<number> {
+    const nats = await connect({ servers: layout.natsUrl });
+    try {
+      return (await (await nats.jetstreamManager()).streams.info(Streams.parked.name)).state.last_seq;
+    } finally {
+      await nats.close();
+    }
+  }
+
+  it('parked nothing: no message gave up on during the faults', async () => {
+    const nats = await connect({ servers: layout.natsUrl });
+    const parked: string[] = [];
+    try {
+      const manager = await nats.jetstreamManager();
+      const last = (await manager.streams.info(Streams.parked.name)).state.last_seq;
+      for (let seq = parkedBefore + 1; seq <= last; seq += 1) {
+        const message = await manager.streams.getMessage(Streams.parked.name, { seq }).catch(() => null);
+        if (message) {
+          parked.push(`${message.subject}: ${message.header.get('Parked-Reason')} ${StringCodec().decode(message.data).slice(0, 200)}`);
+        }
+      }
+    } finally {
+      await nats.close();
+    }
+    expect(parked).toEqual([]);
+  });
 
   it('every fault recovered within the goal', () => {
     expect(table.length).toBe(faults.length);
