@@ -1,5 +1,5 @@
 import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
-import { embedImage, flatMarkField, gridDims, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
+import { embedImage, flatMarkField, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
 import { RenderedPage, RenderError, renderPages } from './render';
@@ -205,7 +205,7 @@ function lightness(p: RenderedPage): number {
  */
 function sharedOverlay(width: number, height: number, payload: bigint, key: WatermarkKey): Overlay {
   const plan = planMark(width, height, payload, key);
-  const [fnx, fny] = gridDims(width, height)[0];
+  const [fnx, fny] = plan.dims[0];
   const ow = fnx * SHARED_SAMPLES_PER_CELL;
   const oh = fny * SHARED_SAMPLES_PER_CELL;
   const field = flatMarkField(plan, ow, oh);

@@ -32,9 +32,16 @@ export function clearReferenceCache(): void {
   refCache.clear();
 }
 
-const refCache = new Map<string, { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] }>();
+/** An original's renderings and, once a capture was located against it, its prepared references. */
+interface ReferenceEntry {
+  refs: RefPage[];
+  /** One reference per distinct look, with the index of the page it stands for. */
+  prepared?: { pages: number[]; references: ReturnType<typeof prepareReference>[] };
+}
 
-async function cachedRefs(pdf: Buffer, maxPages: number): Promise<{ refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] }> {
+const refCache = new Map<string, ReferenceEntry>();
+
+async function cachedRefs(pdf: Buffer, maxPages: number): Promise<ReferenceEntry> {
   const id = `${maxPages}:${createHash('sha256').update(pdf).digest('hex')}`;
   const hit = refCache.get(id);
   if (hit) {
@@ -186,7 +193,7 @@ async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage)
 async function extractFromCapture(
   inspected: Buffer,
   originalPdf: Buffer,
-  entry: { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] },
+  entry: ReferenceEntry,
   engine: Engine,
 ): Promise<PdfExtractResult> {
   const refs = entry.refs;
@@ -199,9 +206,13 @@ async function extractFromCapture(
     return { status: 'unsupported', confidence: 0, capturedFromImage: true };
   }
   // pages that look the same (a repeated page, blank pages) are searched once, as their first occurrence
-  const distinct = refs.filter((r, i) => refs.findIndex((other) => other.look === r.look) === i);
-  entry.prepared ??= distinct.map((r) => prepareReference(r.gray));
-  const locations = locateCapture(grayFromRgb(capture.data, capture.width, capture.height), entry.prepared, MARK_DPI, 3).map((loc) => ({ ...loc, page: distinct[loc.page].index }));
+  if (!entry.prepared) {
+    const seen = new Set<string>();
+    const distinct = refs.filter((r) => !seen.has(r.look) && seen.add(r.look));
+    entry.prepared = { pages: distinct.map((r) => r.index), references: distinct.map((r) => prepareReference(r.gray)) };
+  }
+  const { pages, references } = entry.prepared;
+  const locations = locateCapture(grayFromRgb(capture.data, capture.width, capture.height), references, MARK_DPI, 3).map((loc) => ({ ...loc, page: pages[loc.page] }));
   const tried = new Set<string>();
   for (const loc of locations.slice(0, 3)) {
     const id = `${loc.page}:${Math.round(loc.x / 4)}:${Math.round(loc.y / 4)}:${Math.round(loc.dpi / 3)}`;
@@ -228,7 +239,7 @@ async function extractFromCapture(
 export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
   const isPdf = looksLikePdf(inspected);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  let entry: { refs: RefPage[]; prepared?: ReturnType<typeof prepareReference>[] };
+  let entry: ReferenceEntry;
   try {
     entry = await cachedRefs(originalPdf, maxPages);
   } catch {

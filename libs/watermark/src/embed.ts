@@ -1,7 +1,7 @@
 import { checkInput, decodeRaster, encodeRaster, Raster, RowsHook } from './codec';
 import { convEncode, infoBits, checkPayload } from './payload';
 import { withMarkKernel, MarkKernel } from './mark-kernel';
-import { amplitudeMaps, AxisTable, axisTable, buildLayers, gridDims, isSmallGrid, Layer, LAYER_COUNT } from './pattern';
+import { amplitudeMaps, AxisTable, axisTable, buildLayers, coarsen, gridDims, isSmallGrid, Layer, LAYER_COUNT } from './pattern';
 import { DEFAULT_MAX_PIXELS, EmbedOptions, EmbedResult, WatermarkKey } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -118,26 +118,6 @@ export const FLAT_VARIANCE = 1.4;
 export const TEXTURE_VARIANCE_PER_ACTIVITY = 0.8;
 /** Below this mean luma the ceiling falls linearly (to 60 % of it at black). */
 export const FLAT_LUMA_KNEE = 48;
-
-/** Per-layer maps from a fine-grid map: coarse cells take the mean of the fine cells they cover. */
-function coarsen(fine: Float32Array, dims: [number, number][]): Float32Array[] {
-  const [fnx, fny] = dims[0];
-  return dims.map(([nx, ny], l) => {
-    if (l === 0) return fine;
-    const out = new Float32Array(nx * ny);
-    const cnt = new Float32Array(nx * ny);
-    for (let y = 0; y < fny; y++) {
-      const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / fny));
-      for (let x = 0; x < fnx; x++) {
-        const c = cy * nx + math.min(nx - 1, math.floor(((x + 0.5) * nx) / fnx));
-        out[c] += fine[y * fnx + x];
-        cnt[c] += 1;
-      }
-    }
-    for (let i = 0; i < out.length; i++) out[i] = cnt[i] ? out[i] / cnt[i] : 0;
-    return out;
-  });
-}
 
 /**
  * Signed cell values of each layer from its relative amplitude map, scaled to the target energy, each cell's

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as OpenCv from '@techstark/opencv-js';
 import { Homography, mulH, Plane } from './image';
-import { alignmentScore, refineFrom, Registration } from './register';
+import { refineFrom, Registration } from './register';
 
 /**
  * Registration by local features (issue 16): ORB keypoints of the original and of the inspected image (as is and
@@ -158,9 +158,8 @@ export async function featureRegister(O: Plane, I: Plane): Promise<Registration 
       if (plausible(H) && (!best || found.inliers > best.inliers)) best = { H, inliers: found.inliers };
     }
     if (!best) return null;
-    const refined = refineFrom(O, I, best.H);
-    const raw = alignmentScore(O, I, best.H);
-    return refined.ncc >= raw ? refined : { H: best.H, ncc: raw };
+    // the refinement scores the proposal first and keeps only steps that do not lower that score (beyond 0.002)
+    return refineFrom(O, I, best.H);
   } finally {
     orb.delete();
     for (const f of features) {

@@ -19,6 +19,5 @@ export type {
 } from './types';
 export { embedImage, flatMarkField, planMark } from './embed';
 export type { MarkPlan } from './embed';
-export { gridDims } from './pattern';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';

@@ -150,26 +150,30 @@ export function regrid(src: Float32Array, nx: number, ny: number, tx: number, ty
 
 /** Relative amplitude maps (one per layer), from an activity map on the fine grid. */
 export function amplitudeMaps(activityFine: Float32Array, dims: [number, number][]): Float32Array[] {
-  const [fnx, fny] = dims[0];
-  return dims.map(([nx, ny], l) => {
-    let act = activityFine;
-    if (l > 0) {
-      // coarse cells: mean activity of the fine cells they cover
-      act = new Float32Array(nx * ny);
-      const cnt = new Float32Array(nx * ny);
-      for (let y = 0; y < fny; y++) {
-        const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / fny));
-        for (let x = 0; x < fnx; x++) {
-          const cx = math.min(nx - 1, math.floor(((x + 0.5) * nx) / fnx));
-          act[cy * nx + cx] += activityFine[y * fnx + x];
-          cnt[cy * nx + cx] += 1;
-        }
-      }
-      for (let i = 0; i < act.length; i++) act[i] = cnt[i] ? act[i] / cnt[i] : 0;
-    }
-    const a = new Float32Array(nx * ny);
-    const floor = isSmallGrid(dims) ? SMALL_MASK_FLOOR : MASK_FLOOR;
+  const floor = isSmallGrid(dims) ? SMALL_MASK_FLOOR : MASK_FLOOR;
+  return coarsen(activityFine, dims).map((act) => {
+    const a = new Float32Array(act.length);
     for (let i = 0; i < a.length; i++) a[i] = maskAmplitude(act[i], floor);
     return a;
+  });
+}
+
+/** Per-layer maps from a fine-grid map: coarse cells take the mean of the fine cells they cover. */
+export function coarsen(fine: Float32Array, dims: [number, number][]): Float32Array[] {
+  const [fnx, fny] = dims[0];
+  return dims.map(([nx, ny], l) => {
+    if (l === 0) return fine;
+    const out = new Float32Array(nx * ny);
+    const cnt = new Float32Array(nx * ny);
+    for (let y = 0; y < fny; y++) {
+      const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / fny));
+      for (let x = 0; x < fnx; x++) {
+        const c = cy * nx + math.min(nx - 1, math.floor(((x + 0.5) * nx) / fnx));
+        out[c] += fine[y * fnx + x];
+        cnt[c] += 1;
+      }
+    }
+    for (let i = 0; i < out.length; i++) out[i] = cnt[i] ? out[i] / cnt[i] : 0;
+    return out;
   });
 }
