@@ -1,44 +1,93 @@
 import { DomainException, ErrorCode, isErrorCode, RpcContract } from '@cp/contracts';
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { ClientProxy, ClientsModule, Transport } from '@nestjs/microservices';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { connect, JSONCodec, NatsConnection } from 'nats';
 import { NATS_RECONNECT_OPTIONS } from './nats-connection.service';
 
-export const RPC_CLIENT = Symbol('RPC_CLIENT');
-export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
+export const RPC_CLIENT_OPTIONS = Symbol('RPC_CLIENT_OPTIONS');
 
-/** Commands and queries over NATS request/reply; errors come back as DomainException with the public code. */
+export interface RpcClientOptions {
+  natsUrl: string;
+  /** Connection name shown by the NATS server. */
+  name: string;
+  timeoutMs: number;
+}
+
+/** What a `@MessagePattern` handler of `@nestjs/microservices` answers over NATS (one message for a single value). */
+interface RpcReply {
+  response?: unknown;
+  err?: unknown;
+}
+
+/**
+ * Commands and queries over NATS request/reply; errors come back as DomainException with the public code.
+ * Speaks the wire format of the services' `@nestjs/microservices` NATS servers (`{ pattern, data, id }`, answered
+ * `{ response | err, isDisposed, id }`) through the nats client's own request, which shares one wildcard inbox
+ * subscription per connection: Nest's client subscribes and unsubscribes a fresh inbox for every request, two
+ * more protocol messages and two more changes of the server's interest graph on the API's hot path (issue 19).
+ */
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
-  constructor(
-    @Inject(RPC_CLIENT) private readonly client: ClientProxy,
-    @Inject(RPC_TIMEOUT_MS) private readonly defaultTimeoutMs: number,
-  ) {}
+  private readonly codec = JSONCodec<unknown>();
+  private connection?: Promise<NatsConnection>;
+
+  constructor(@Inject(RPC_CLIENT_OPTIONS) private readonly options: RpcClientOptions) {}
 
   /** Sends a declared request (`Rpcs.*` of `@cp/contracts`): request and response types come from the declaration. */
   async request<TRequest extends object, TResponse>(
     contract: RpcContract<TRequest, TResponse>,
     payload: TRequest,
-    timeoutMs: number = this.defaultTimeoutMs,
+    timeoutMs: number = this.options.timeoutMs,
   ): Promise<TResponse> {
     const pattern = contract.pattern;
+    let reply: RpcReply;
     try {
-      return await firstValueFrom(this.client.send<TResponse>(pattern, payload).pipe(timeout(timeoutMs)));
-    } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
+      const nc = await this.connected();
+      const message = await nc.request(pattern, this.codec.encode({ pattern, data: payload, id: randomUUID() }), { timeout: timeoutMs });
+      reply = this.codec.decode(message.data) as RpcReply;
+    } catch {
+      // No replica answering in time, nobody subscribed, or the NATS connection down (connecting, reconnecting,
+      // closed): all retryable, so 503.
+      throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, `${pattern} is unavailable`);
+    }
+    if (reply.err !== undefined && reply.err !== null) {
+      const code = (reply.err as { code?: unknown }).code;
       if (isErrorCode(code)) {
         throw new DomainException(code, `${pattern} answered ${code}`);
       }
-      // No replica answering, or the NATS connection down (reconnecting, closed): retryable, so 503.
-      if (error instanceof TimeoutError || /no subscribers|no responders|connection lost|reconnect|connection closed|disconnect/i.test(String((error as Error)?.message))) {
-        throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, `${pattern} is unavailable`);
-      }
-      throw error;
+      // Not one of ours (e.g. no handler for the pattern on the other side): a fault, kept out of responses.
+      throw new Error(`${pattern} failed without a code`);
     }
+    return reply.response as TResponse;
+  }
+
+  /** One connection per process, made at the first request (as Nest's client did); a failed attempt is retried by the next request. */
+  private connected(): Promise<NatsConnection> {
+    if (!this.connection) {
+      const attempt = connect({
+        servers: this.options.natsUrl,
+        name: `${this.options.name}-rpc`,
+        // The error of a failed request is mapped to a code below; its async stack trace (an Error per request) is never read.
+        noAsyncTraces: true,
+        ...NATS_RECONNECT_OPTIONS,
+      });
+      this.connection = attempt;
+      void attempt.catch(() => {
+        if (this.connection === attempt) {
+          this.connection = undefined;
+        }
+      });
+    }
+    return this.connection;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.close();
+    const pending = this.connection;
+    this.connection = undefined;
+    const nc = await pending?.catch(() => undefined);
+    if (nc && !nc.isClosed()) {
+      await nc.drain();
+    }
   }
 }
 
@@ -46,14 +95,10 @@ export class RpcClient implements OnApplicationShutdown {
 @Module({})
 export class RpcClientModule {
   static register(natsUrl: string, name: string, timeoutMs = 15_000): DynamicModule {
+    const options: RpcClientOptions = { natsUrl, name, timeoutMs };
     return {
       module: RpcClientModule,
-      imports: [
-        ClientsModule.register([
-          { name: RPC_CLIENT, transport: Transport.NATS, options: { servers: [natsUrl], name: `${name}-rpc`, ...NATS_RECONNECT_OPTIONS } },
-        ]),
-      ],
-      providers: [RpcClient, { provide: RPC_TIMEOUT_MS, useValue: timeoutMs }],
+      providers: [RpcClient, { provide: RPC_CLIENT_OPTIONS, useValue: options }],
       exports: [RpcClient],
     };
   }

@@ -11,6 +11,10 @@ import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { Order } from '../domain/order';
+import { OrderReportEntity } from '../reports/order-report.entity';
+import { OrderFileEntity } from './order-file.entity';
+import { OrderOutputEntity } from './order-output.entity';
+import { OrderEntity } from './order.entity';
 import { OrderDraft, OrdersRepository } from './orders.repository';
 
 describe('OrdersRepository (real PostgreSQL)', () => {
@@ -85,6 +89,33 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     expect(loaded?.outputs.map((output) => output.watermarkText)).toEqual(['first', 'second', 'third']);
     expect(await repository.findOwned(order.id, '702', 'live')).toBeNull();
     expect(await repository.findOwned(order.id, accountId, 'test')).toBeNull();
+  });
+
+  it('reads an order in one statement exactly as TypeORM reads each table (types, nulls, JSON, children in order)', async () => {
+    const order = await create(clock.now(), ['z-last', 'a-first', 'middle']);
+    await dataSource.query(`UPDATE "${schema}"."order" SET result = $2, completed_at = $3 WHERE id = $1`, [
+      order.id,
+      JSON.stringify({ found: true, nested: [1, 'two', { deep: null }] }),
+      new Date('2026-11-01T12:00:01.234Z'),
+    ]);
+    await dataSource.manager.update(OrderOutputEntity, `${order.files[0].id}-2`, { objectKey: 'k/2.png', status: 'completed' });
+    for (const locale of ['ko-KR', 'en-US']) {
+      await dataSource.transaction((tx) =>
+        repository.recordReportStatus(tx, { orderId: order.id, locale, status: 'completed', changedAt: '2026-11-01T12:00:02.500Z' }),
+      );
+    }
+    const loaded = await repository.findOwned(order.id, accountId, 'live');
+    const manager = dataSource.manager;
+    expect(loaded?.state).toEqual(await manager.findOneByOrFail(OrderEntity, { id: order.id }));
+    expect(loaded?.state.completedAt).toBeInstanceOf(Date);
+    expect(loaded?.files).toEqual(await manager.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }));
+    expect(loaded?.outputs).toEqual(await manager.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }));
+    expect(loaded?.outputs.map((output) => output.watermarkText)).toEqual(['z-last', 'a-first', 'middle']);
+    expect(loaded?.reports).toEqual(await manager.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }));
+    expect(loaded?.reports.map((report) => report.locale)).toEqual(['en-US', 'ko-KR']);
+    const locked = await dataSource.transaction((tx) => repository.lock(tx, order.id));
+    expect(locked?.outputs).toEqual(loaded?.outputs);
+    expect(locked?.reports).toEqual(loaded?.reports);
   });
 
   it('saves a transition with its events and restores the credits of a failed order exactly once', async () => {

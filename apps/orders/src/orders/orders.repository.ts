@@ -1,5 +1,5 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { entityFromJson, rowJsonSql, tableSql, Transaction } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, LessThan } from 'typeorm';
@@ -16,6 +16,13 @@ export interface OrderDraft {
   order: Omit<OrderState, 'id' | 'updatedAt' | 'completedAt' | 'failedAt' | 'failureCode' | 'packageKey' | 'typeResult' | 'result' | 'resultDetails'>;
   files: Array<Omit<OrderFileState, 'id' | 'position' | 'status' | 'size'>>;
   outputs: (files: OrderFileState[]) => OrderOutputState[];
+}
+
+/** The children of an order as `childrenSql` selects them. */
+interface ChildRows {
+  files: Array<Record<string, unknown>>;
+  outputs: Array<Record<string, unknown>>;
+  reports: Array<Record<string, unknown>>;
 }
 
 /** The rows of an order as loaded, to write back only what a transition changed. */
@@ -41,9 +48,14 @@ export class OrdersRepository {
 
   /** One of the caller's orders (of the key's mode), read without a lock. */
   async findOwned(orderId: string, accountId: string, mode: KeyMode): Promise<Order | null> {
+    // The hot read of the API (issue 19): the order and its children in one statement, one snapshot.
     const manager = this.dataSource.manager;
-    const order = await manager.findOneBy(OrderEntity, { id: orderId, accountId, mode });
-    return order ? this.withChildren(manager, order) : null;
+    const rows = await manager.query<Array<{ order: Record<string, unknown> } & ChildRows>>(
+      `SELECT ${rowJsonSql(manager, OrderEntity, 'o')} AS "order", ${this.childrenSql('o.id')} FROM ${tableSql(manager, OrderEntity)} o
+        WHERE o.id = $1 AND o.account_id = $2 AND o.mode = $3`,
+      [orderId, accountId, mode],
+    );
+    return rows.length === 0 ? null : this.aggregate(manager, entityFromJson(manager, OrderEntity, rows[0].order), rows[0]);
   }
 
   /** Loads and row-locks an order for a transition. */
@@ -200,14 +212,38 @@ export class OrdersRepository {
     return orders;
   }
 
+  /**
+   * The children of an order read after it, in one statement. Not in the statement that locks the order: a
+   * row lock waited for re-reads the locked row, but subqueries of the same statement would still see the
+   * snapshot taken before the wait (read committed), so children changed by the lock's holder would be stale.
+   */
   private async withChildren(tx: Transaction, order: OrderEntity): Promise<Order> {
-    // One after another: a transaction is one connection, and pg refuses overlapping queries on it (pg 9).
-    const files = await tx.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } });
-    const outputs = await tx.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } });
-    const reports = await tx.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } });
-    const aggregate = new Order(order, files, outputs, reports);
+    const rows = await tx.query<ChildRows[]>(`SELECT ${this.childrenSql('$1')}`, [order.id]);
+    return this.aggregate(tx, order, rows[0]);
+  }
+
+  private aggregate(manager: Transaction, order: OrderEntity, children: ChildRows): Order {
+    const aggregate = new Order(
+      order,
+      children.files.map((row) => entityFromJson(manager, OrderFileEntity, row)),
+      children.outputs.map((row) => entityFromJson(manager, OrderOutputEntity, row)),
+      children.reports.map((row) => entityFromJson(manager, OrderReportEntity, row)),
+    );
     this.snapshots.set(aggregate, this.snapshot(aggregate));
     return aggregate;
+  }
+
+  /** Select-list entries `files`, `outputs` and `reports` of the order whose id is `orderIdSql`, each a JSON array in the aggregate's order. */
+  private childrenSql(orderIdSql: string): string {
+    const manager = this.dataSource.manager;
+    const children = (target: typeof OrderFileEntity | typeof OrderOutputEntity | typeof OrderReportEntity, alias: string, orderBy: string, name: string) =>
+      `(SELECT coalesce(json_agg(${rowJsonSql(manager, target, alias)} ORDER BY ${orderBy}), '[]'::json) FROM ${tableSql(manager, target)} ${alias}
+         WHERE ${alias}.order_id = ${orderIdSql}) AS ${name}`;
+    return [
+      children(OrderFileEntity, 'f', 'f.position', 'files'),
+      children(OrderOutputEntity, 'x', 'x.input_position, x.output_index', 'outputs'),
+      children(OrderReportEntity, 'r', 'r.locale', 'reports'),
+    ].join(', ');
   }
 
   private snapshot(order: Order): Snapshot {

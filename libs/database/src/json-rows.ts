@@ -1,0 +1,44 @@
+import { EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+
+/**
+ * Rows of several tables in one statement, as JSON (an aggregate and its children read in one round trip
+ * instead of one per table), turned back into entities from the same TypeORM metadata as a `find`.
+ */
+
+const TIMESTAMP_TYPES = new Set<unknown>(['timestamptz', 'timestamp', 'timestamp with time zone', 'timestamp without time zone', 'date', Date]);
+
+/** `"schema"."table"` of an entity, quoted. */
+export function tableSql(manager: EntityManager, target: EntityTarget<ObjectLiteral>): string {
+  const metadata = manager.connection.getMetadata(target);
+  return [metadata.schema, metadata.tableName]
+    .filter((part): part is string => Boolean(part))
+    .map((part) => manager.connection.driver.escape(part))
+    .join('.');
+}
+
+/**
+ * SQL of one row of `target` under `alias` as a JSON object keyed by column name. Bigints travel as text (a
+ * JSON number loses digits beyond 2^53). json_build_object takes at most 100 arguments: 50 columns.
+ */
+export function rowJsonSql(manager: EntityManager, target: EntityTarget<ObjectLiteral>, alias: string): string {
+  const { columns } = manager.connection.getMetadata(target);
+  if (columns.length > 50) {
+    throw new Error('rowJsonSql: more than 50 columns');
+  }
+  const fields = columns.map((column) => {
+    const reference = `${alias}.${manager.connection.driver.escape(column.databaseName)}`;
+    return `'${column.databaseName}', ${column.type === 'bigint' ? `${reference}::text` : reference}`;
+  });
+  return `json_build_object(${fields.join(', ')})`;
+}
+
+/** The entity of a row made by `rowJsonSql`: timestamps back to Date, everything else as JSON gave it. */
+export function entityFromJson<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, row: Record<string, unknown>): T {
+  const metadata: EntityMetadata = manager.connection.getMetadata(target);
+  const entity = metadata.create() as T;
+  for (const column of metadata.columns) {
+    const value = row[column.databaseName];
+    column.setEntityValue(entity, value === null || value === undefined ? null : TIMESTAMP_TYPES.has(column.type) ? new Date(value as string) : value);
+  }
+  return entity;
+}
