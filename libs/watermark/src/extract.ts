@@ -1,6 +1,6 @@
 import { checkInput, decodeLuma, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
-import { applyH, Homography, invertH, Plane, resize, solve } from './image';
+import { applyH, canvasFillRegion, Homography, invertH, Plane, resize, solve } from './image';
 import { CODED_BITS, decodeSoft, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { featureRegister } from './feature-register';
@@ -271,6 +271,119 @@ function applyFir(W: Float32Array, w: number, h: number, k: Float64Array, flip: 
   return out;
 }
 
+const FOREIGN_BLOCK = 8;
+/** A block is foreign when its mean absolute difference exceeds this many times the median block's, and FOREIGN_FLOOR levels. */
+const FOREIGN_FACTOR = 4;
+const FOREIGN_FLOOR = 12;
+/** A block of the original with at least this variance whose correlation with the inspected block is below FOREIGN_MIN_CORR is foreign too. */
+const FOREIGN_TEXTURE_VAR = 36;
+const FOREIGN_MIN_CORR = 0.3;
+
+/**
+ * Sets to NaN in W the blocks of the inspected image whose content is not the registered original's (mean absolute
+ * difference to the photometrically mapped original far above the median block's, or a textured original block the
+ * inspected block does not follow), with their neighbours (the anti-aliased seam). Returns the number of blocks left out.
+ */
+function maskForeign(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array): number {
+  const B = FOREIGN_BLOCK;
+  const bx = math.ceil(w / B);
+  const by = math.ceil(h / B);
+  const nb = bx * by;
+  const cnt = new Float64Array(nb);
+  const sumE = new Float64Array(nb);
+  const sP = new Float64Array(nb);
+  const sI = new Float64Array(nb);
+  const sPP = new Float64Array(nb);
+  const sII = new Float64Array(nb);
+  const sPI = new Float64Array(nb);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      if (num.isNaN(W[k])) continue;
+      const b = math.floor(y / B) * bx + math.floor(x / B);
+      const p = lutAt(lut, W[k]);
+      const v = I[k];
+      sumE[b] += math.abs(v - p);
+      cnt[b] += 1;
+      sP[b] += p;
+      sI[b] += v;
+      sPP[b] += p * p;
+      sII[b] += v * v;
+      sPI[b] += p * v;
+    }
+  }
+  const means: number[] = [];
+  for (let b = 0; b < nb; b++) if (cnt[b] >= (B * B) / 4) means.push(sumE[b] / cnt[b]);
+  if (means.length < 16) return 0;
+  means.sort((a, b) => a - b);
+  const limit = math.max(FOREIGN_FLOOR, FOREIGN_FACTOR * means[means.length >> 1]);
+  const foreign = new Uint8Array(nb);
+  let found = 0;
+  for (let b = 0; b < nb; b++) {
+    const c = cnt[b];
+    if (c < (B * B) / 4) continue;
+    const varP = sPP[b] / c - (sP[b] / c) ** 2;
+    const varI = sII[b] / c - (sI[b] / c) ** 2;
+    const cov = sPI[b] / c - (sP[b] / c) * (sI[b] / c);
+    // far off the original, or the original's texture gone (a flat fill over textured content)
+    const textureLost = varP > FOREIGN_TEXTURE_VAR && cov < FOREIGN_MIN_CORR * math.sqrt(varP * math.max(varI, 1e-6));
+    if (sumE[b] / c > limit || textureLost) {
+      foreign[b] = 1;
+      found++;
+    }
+  }
+  if (found === 0) return 0;
+  for (let y = 0; y < h; y++) {
+    const yb = math.floor(y / B);
+    for (let x = 0; x < w; x++) {
+      const xb = math.floor(x / B);
+      let hit = false;
+      for (let dy = -1; dy <= 1 && !hit; dy++) {
+        for (let dx = -1; dx <= 1 && !hit; dx++) {
+          const yy = yb + dy;
+          const xx = xb + dx;
+          if (yy >= 0 && yy < by && xx >= 0 && xx < bx && foreign[yy * bx + xx]) hit = true;
+        }
+      }
+      if (hit) W[y * w + x] = num.NaN;
+    }
+  }
+  return found;
+}
+
+/** A fill pixel is foreign when the original under it differs from the fill by more than this (mapped through the LUT); above the mark itself (a few levels), which a plain crop of a flat dark area shows against the unmarked original. */
+const FILL_MIN_DIFF = 8;
+
+/**
+ * The canvas an editor filled around a rotated image (any colour): the uniform regions reached from the four corners.
+ * Where such a region covers original content (a crop came before the rotation), its pixels are foreign even when
+ * their colour is close to the content's, which the block test of maskForeign cannot tell; they are set to NaN in W,
+ * with a 2-pixel seam. Returns the number of pixels left out.
+ */
+function maskCanvasFill(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array): number {
+  const n = w * h;
+  const region = canvasFillRegion(I, w, h);
+  const foreign = new Uint8Array(n);
+  let found = 0;
+  for (let k = 0; k < n; k++) {
+    if (region[k] && !num.isNaN(W[k]) && math.abs(I[k] - lutAt(lut, W[k])) > FILL_MIN_DIFF) {
+      foreign[k] = 1;
+      found++;
+    }
+  }
+  if (found < 64) return 0;
+  const R = 2;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!foreign[y * w + x]) continue;
+      for (let yy = math.max(0, y - R); yy <= math.min(h - 1, y + R); yy++) {
+        for (let xx = math.max(0, x - R); xx <= math.min(w - 1, x + R); xx++) W[yy * w + xx] = num.NaN;
+      }
+    }
+  }
+  return found;
+}
+
 /** Photometric LUT (64 bins, interpolated) mapping predicted values onto inspected values. */
 function fitLut(P: Float32Array, I: Float32Array): Float64Array | null {
   const bins = 64;
@@ -349,8 +462,15 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
     }
   }
   // photometric LUT first (brightness, contrast, gamma, clipping), then the FIR filter, then a final LUT
-  const lut1 = fitLut(W, I.data);
+  let lut1 = fitLut(W, I.data);
   if (!lut1) return null;
+  // pixels that show something else than the original (a canvas filled around a rotated crop, a caption, a
+  // sticker) would bend the fits below: left out, and the LUT fitted again without them
+  const nf = maskForeign(W, I.data, iw, ih, lut1) + maskCanvasFill(W, I.data, iw, ih, lut1);
+  if (nf > 0) {
+    lut1 = fitLut(W, I.data);
+    if (!lut1) return null;
+  }
   const P1 = new Float32Array(n);
   for (let k = 0; k < n; k++) P1[k] = num.isNaN(W[k]) ? num.NaN : lutAt(lut1, W[k]);
   // saturated inspected pixels carry no mark

@@ -127,3 +127,33 @@ export function invertH(H: Homography): Homography {
   for (let k = 0; k < 9; k++) inv[k] /= det;
   return inv;
 }
+
+/** Luma tolerance of a uniform canvas fill (JPEG leaves flat areas within a few levels). */
+export const FILL_TOLERANCE = 6;
+
+/**
+ * The canvas an editor filled around a rotated image, whatever its colour: the pixels reached from each of the four
+ * corners through pixels within FILL_TOLERANCE of that corner's value (1 = in the region).
+ */
+export function canvasFillRegion(d: Float32Array, w: number, h: number): Uint8Array {
+  const n = w * h;
+  const region = new Uint8Array(n);
+  const queue = new Int32Array(n);
+  for (const seed of [0, w - 1, (h - 1) * w, n - 1]) {
+    if (region[seed]) continue;
+    const c = d[seed];
+    let head = 0;
+    let tail = 0;
+    queue[tail++] = seed;
+    region[seed] = 1;
+    while (head < tail) {
+      const k = queue[head++];
+      const x = k % w;
+      if (x > 0 && !region[k - 1] && math.abs(d[k - 1] - c) <= FILL_TOLERANCE) { region[k - 1] = 1; queue[tail++] = k - 1; }
+      if (x < w - 1 && !region[k + 1] && math.abs(d[k + 1] - c) <= FILL_TOLERANCE) { region[k + 1] = 1; queue[tail++] = k + 1; }
+      if (k >= w && !region[k - w] && math.abs(d[k - w] - c) <= FILL_TOLERANCE) { region[k - w] = 1; queue[tail++] = k - w; }
+      if (k < n - w && !region[k + w] && math.abs(d[k + w] - c) <= FILL_TOLERANCE) { region[k + w] = 1; queue[tail++] = k + w; }
+    }
+  }
+  return region;
+}

@@ -1,4 +1,4 @@
-import { applyH, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
+import { applyH, canvasFillRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -347,8 +347,26 @@ function robustFit(matches: Match[], projective: boolean): Homography | null {
   return H;
 }
 
-/** NCC between the inspected and the original warped by H, on a sample grid. */
+const fillRegions = new WeakMap<Float32Array, Uint8Array>();
+
+/** The inspected plane's filled canvas (corners' uniform regions), computed once per plane. */
+function fillRegionOf(I: Plane): Uint8Array {
+  let region = fillRegions.get(I.d);
+  if (!region) {
+    region = canvasFillRegion(I.d, I.w, I.h);
+    fillRegions.set(I.d, region);
+  }
+  return region;
+}
+
+/**
+ * NCC between the inspected and the original warped by H, on a sample grid: the better of all samples and of the
+ * samples outside the inspected's filled canvas. Where a canvas filled around a rotated image covers original
+ * content (a crop came before the rotation), it lowers the score of the right alignment; where the corners' uniform
+ * region is the picture itself (a black frame), leaving it out would lose most of the information, so both count.
+ */
 export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
+  const fill = fillRegionOf(I);
   // compare at the inspected resolution: a reduced copy of the original when the inspected is smaller
   const sigma = math.sqrt(math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
   let O = O0;
@@ -360,29 +378,37 @@ export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
     H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
   }
   const step = math.max(1, math.floor(math.sqrt((I.w * I.h) / 40000)));
-  let n = 0;
-  let sa = 0;
-  let sb = 0;
-  let saa = 0;
-  let sbb = 0;
-  let sab = 0;
+  const all = new Float64Array(6);
+  const outside = new Float64Array(6);
   for (let y = 0; y < I.h; y += step) {
     for (let x = 0; x < I.w; x += step) {
       const [qx, qy] = applyH(H, x, y);
       if (qx < 0 || qy < 0 || qx > O.w - 1 || qy > O.h - 1) continue;
       const a = I.d[y * I.w + x];
       const b = sample(O, qx, qy);
-      n++;
-      sa += a;
-      sb += b;
-      saa += a * a;
-      sbb += b * b;
-      sab += a * b;
+      addPair(all, a, b);
+      if (!fill[y * I.w + x]) addPair(outside, a, b);
     }
   }
+  return math.max(nccOf(all), nccOf(outside));
+}
+
+/** Sums (n, a, b, aa, bb, ab) of a sample pair for nccOf. */
+function addPair(s: Float64Array, a: number, b: number): void {
+  s[0] += 1;
+  s[1] += a;
+  s[2] += b;
+  s[3] += a * a;
+  s[4] += b * b;
+  s[5] += a * b;
+}
+
+/** NCC from addPair sums; 0 below 50 samples. */
+function nccOf(s: Float64Array): number {
+  const n = s[0];
   if (n < 50) return 0;
-  const cov = sab - (sa * sb) / n;
-  const den = math.sqrt(math.max(1e-9, (saa - (sa * sa) / n) * (sbb - (sb * sb) / n)));
+  const cov = s[5] - (s[1] * s[2]) / n;
+  const den = math.sqrt(math.max(1e-9, (s[3] - (s[1] * s[1]) / n) * (s[4] - (s[2] * s[2]) / n)));
   return cov / den;
 }
 

@@ -37,6 +37,16 @@ const GEOMETRY: [string, Attack][] = [
   // any angle onto an expanded canvas, corners filled with an arbitrary colour
   ['rotate 137 expanded, teal fill', (b) => sharp(b).rotate(137, { background: '#2a9d8f' }).png().toBuffer()],
   ['mirror H', (b) => sharp(b).flop().png().toBuffer()],
+  // the fill now lies over original content (the crop came first): those pixels must not bend the photometric fits
+  [
+    'crop 70% area > rotate 200 expanded, blue-grey fill > jpeg 80',
+    async (b, w, h) => {
+      const cw = Math.round(w * Math.sqrt(0.7));
+      const ch = Math.round(h * Math.sqrt(0.7));
+      const cropped = await sharp(b).extract({ left: w - cw, top: Math.round((h - ch) / 3), width: cw, height: ch }).png().toBuffer();
+      return sharp(cropped).rotate(200, { background: '#474ad1' }).jpeg({ quality: 80 }).toBuffer();
+    },
+  ],
   [
     'chain: scale 70% > mirror V > rotate 250 > crop > jpeg 75 > contrast +40%',
     async (b, w, h) => {
