@@ -275,14 +275,11 @@ const FOREIGN_BLOCK = 8;
 /** A block is foreign when its mean absolute difference exceeds this many times the median block's, and FOREIGN_FLOOR levels. */
 const FOREIGN_FACTOR = 4;
 const FOREIGN_FLOOR = 12;
-/** A block of the original with at least this variance whose correlation with the inspected block is below FOREIGN_MIN_CORR is foreign too. */
-const FOREIGN_TEXTURE_VAR = 36;
-const FOREIGN_MIN_CORR = 0.3;
 
 /**
  * Sets to NaN in W the blocks of the inspected image whose content is not the registered original's (mean absolute
- * difference to the photometrically mapped original far above the median block's, or a textured original block the
- * inspected block does not follow), with their neighbours (the anti-aliased seam). Returns the number of blocks left out.
+ * difference to the photometrically mapped original far above the median block's: a caption, a sticker, a fill far
+ * from the content under it), with their neighbours (the anti-aliased seam). Returns the number of blocks left out.
  */
 function maskForeign(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array): number {
   const B = FOREIGN_BLOCK;
@@ -291,25 +288,13 @@ function maskForeign(W: Float32Array, I: Float32Array, w: number, h: number, lut
   const nb = bx * by;
   const cnt = new Float64Array(nb);
   const sumE = new Float64Array(nb);
-  const sP = new Float64Array(nb);
-  const sI = new Float64Array(nb);
-  const sPP = new Float64Array(nb);
-  const sII = new Float64Array(nb);
-  const sPI = new Float64Array(nb);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const k = y * w + x;
       if (num.isNaN(W[k])) continue;
       const b = math.floor(y / B) * bx + math.floor(x / B);
-      const p = lutAt(lut, W[k]);
-      const v = I[k];
-      sumE[b] += math.abs(v - p);
+      sumE[b] += math.abs(I[k] - lutAt(lut, W[k]));
       cnt[b] += 1;
-      sP[b] += p;
-      sI[b] += v;
-      sPP[b] += p * p;
-      sII[b] += v * v;
-      sPI[b] += p * v;
     }
   }
   const means: number[] = [];
@@ -320,14 +305,7 @@ function maskForeign(W: Float32Array, I: Float32Array, w: number, h: number, lut
   const foreign = new Uint8Array(nb);
   let found = 0;
   for (let b = 0; b < nb; b++) {
-    const c = cnt[b];
-    if (c < (B * B) / 4) continue;
-    const varP = sPP[b] / c - (sP[b] / c) ** 2;
-    const varI = sII[b] / c - (sI[b] / c) ** 2;
-    const cov = sPI[b] / c - (sP[b] / c) * (sI[b] / c);
-    // far off the original, or the original's texture gone (a flat fill over textured content)
-    const textureLost = varP > FOREIGN_TEXTURE_VAR && cov < FOREIGN_MIN_CORR * math.sqrt(varP * math.max(varI, 1e-6));
-    if (sumE[b] / c > limit || textureLost) {
+    if (cnt[b] >= (B * B) / 4 && sumE[b] / cnt[b] > limit) {
       foreign[b] = 1;
       found++;
     }
@@ -353,6 +331,8 @@ function maskForeign(W: Float32Array, I: Float32Array, w: number, h: number, lut
 
 /** A fill pixel is foreign when the original under it differs from the fill by more than this (mapped through the LUT); above the mark itself (a few levels), which a plain crop of a flat dark area shows against the unmarked original. */
 const FILL_MIN_DIFF = 8;
+/** Share of the corner regions' pixels over the original that must differ so, for the regions to count as a fill. */
+const FILL_MIN_SHARE = 0.2;
 
 /**
  * The canvas an editor filled around a rotated image (any colour): the uniform regions reached from the four corners.
@@ -365,13 +345,18 @@ function maskCanvasFill(W: Float32Array, I: Float32Array, w: number, h: number, 
   const region = canvasFillRegion(I, w, h);
   const foreign = new Uint8Array(n);
   let found = 0;
+  let covered = 0;
   for (let k = 0; k < n; k++) {
-    if (region[k] && !num.isNaN(W[k]) && math.abs(I[k] - lutAt(lut, W[k])) > FILL_MIN_DIFF) {
+    if (!region[k] || num.isNaN(W[k])) continue;
+    covered++;
+    if (math.abs(I[k] - lutAt(lut, W[k])) > FILL_MIN_DIFF) {
       foreign[k] = 1;
       found++;
     }
   }
-  if (found < 64) return 0;
+  // a fill over content differs from it nearly everywhere; a flat area of the picture itself (a night sky) only
+  // where the registration or the LUT is a little off
+  if (found < 64 || found < FILL_MIN_SHARE * covered) return 0;
   const R = 2;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
