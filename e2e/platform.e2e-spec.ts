@@ -2,6 +2,7 @@
 import { DataSource } from 'typeorm';
 import { SERVICE_NAMES } from '@cp/stack';
 import { accountsRepository, api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
+import { createEmbed, embedBody } from './support/orders';
 
 describe('platform foundation', () => {
   let gateway: DataSource;
@@ -71,6 +72,36 @@ describe('platform foundation', () => {
         expect(response.status).toBe(404);
         expect(response.body).toEqual({ code: 'RESOURCE_NOT_FOUND' });
       }
+    });
+
+    it('concurrent reads, coalesced into batches by the gateway, are each answered for their own caller only', async () => {
+      const alice = await createAccount(gateway, 'pro', 0);
+      const bob = await createAccount(gateway, 'pro', 0);
+      const order = async (key: string) => {
+        const created = await createEmbed(key, embedBody([{ fileName: 'photo.png', texts: ['reader'] }]));
+        expect(created.status).toBe(200);
+        return created.body.data.orderId;
+      };
+      const [aliceOrder, bobOrder] = await Promise.all([order(alice.testKey), order(bob.testKey)]);
+      const reads: Array<{ key: string; orderId: string; expected: string | null }> = [];
+      for (let round = 0; round < 8; round += 1) {
+        reads.push(
+          { key: alice.testKey, orderId: aliceOrder, expected: aliceOrder },
+          { key: bob.testKey, orderId: aliceOrder, expected: null },
+          { key: alice.liveKey, orderId: aliceOrder, expected: null },
+          { key: bob.testKey, orderId: bobOrder, expected: bobOrder },
+          { key: alice.testKey, orderId: '987654321', expected: null },
+        );
+      }
+      const answers = await Promise.all(reads.map((read) => api<{ data?: { orderId: string }; code?: string }>(`/api/v3/orders/${read.orderId}`, { key: read.key })));
+      answers.forEach((answer, index) => {
+        const { expected } = reads[index];
+        expect({ index, status: answer.status, body: answer.body }).toEqual(
+          expected === null
+            ? { index, status: 404, body: { code: 'RESOURCE_NOT_FOUND' } }
+            : { index, status: 200, body: { data: expect.objectContaining({ orderId: expected, status: 'pending' }) as unknown } },
+        );
+      });
     });
 
     it('an unknown route is a 404 with a code', async () => {

@@ -7,6 +7,7 @@ import { KeyRevocationListener } from './auth/key-revocation.listener';
 import { GATEWAY_ENTITIES, GATEWAY_SCHEMA } from './database/entities';
 import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
+import { OrderReadsService } from './orders/order-reads.service';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
@@ -45,6 +46,7 @@ export class AppModule {
         KeyRevocationListener,
         RateLimitGrantRepository,
         RateLimiterService,
+        OrderReadsService,
         StorageRelay,
       ],
     };

@@ -7,7 +7,8 @@ import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-or
 import { CreateExtractOrderCommand, ExtractCompletedEvent, ExtractJob } from './extract-orders';
 import { defineEvent, defineJob, defineRpc } from './message-contracts';
 import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent } from './order-events';
-import { GetOrderQuery, WatermarkOrderView } from './orders';
+import { BatchResults } from './errors';
+import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
 import {
   GenerateReportJob,
   GetReportQuery,
@@ -109,6 +110,7 @@ export const Jobs = {
 /** Every request/reply pattern with its request class and response type. */
 export const Rpcs = {
   ordersGet: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersGet, GetOrderQuery),
+  ordersGetMany: defineRpc<BatchResults<WatermarkOrderView>>()(RpcPatterns.ordersGetMany, GetOrdersQuery),
   ordersCreateEmbed: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateEmbed, CreateEmbedOrderCommand),
   ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()(RpcPatterns.ordersCreateAiDetection, CreateAiDetectionOrderCommand),
   ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()(RpcPatterns.ordersConfirmAiDetection, ConfirmAiDetectionOrderCommand),

@@ -62,3 +62,11 @@ export class DomainException extends Error {
 export interface RpcErrorBody {
   code: ErrorCode;
 }
+
+/** One answer of a batched request: the value, or the public code the same request alone would have failed with. */
+export type BatchItemResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode };
+
+/** Reply of a batched request: one result per item, in the items' order. */
+export interface BatchResults<T> {
+  results: Array<BatchItemResult<T>>;
+}

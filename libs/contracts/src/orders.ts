@@ -1,5 +1,6 @@
 import type { AiDetectionResultView } from './ai-detection-orders';
-import { Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, Matches, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 
 export const ORDER_ID_PATTERN = /^[0-9]{1,20}$/;
@@ -54,4 +55,20 @@ export interface WatermarkOrderView {
 export class GetOrderQuery extends CallerScoped {
   @Matches(ORDER_ID_PATTERN)
   orderId!: string;
+}
+
+/** Most reads one `orders.getMany` carries (a 64-read answer of complete orders stays far below NATS's 1 MB payload). */
+export const ORDER_READS_PER_BATCH = 64;
+
+/**
+ * `orders.getMany`: the order reads one gateway replica received at about the same time (issue 19), answered
+ * in one statement and one reply; each item is answered as `orders.get` would answer it alone.
+ */
+export class GetOrdersQuery {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(ORDER_READS_PER_BATCH)
+  @ValidateNested({ each: true })
+  @Type(() => GetOrderQuery)
+  items!: GetOrderQuery[];
 }

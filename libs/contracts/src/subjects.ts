@@ -6,6 +6,7 @@
  */
 export const RpcPatterns = {
   ordersGet: 'orders.get',
+  ordersGetMany: 'orders.getMany',
   ordersCreateEmbed: 'orders.create-embed',
   ordersCreateExtract: 'orders.create-extract',
   ordersCreateAntiAi: 'orders.create-anti-ai',

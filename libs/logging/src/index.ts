@@ -1,1 +1,2 @@
 export * from './logging.module';
+export * from './access-log';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { HttpLogger, Options, pinoHttp } from 'pino-http';
+import { Options } from 'pino-http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -45,23 +45,16 @@ function httpLoggerOptions(options: LoggingOptions): Options {
   };
 }
 
-/**
- * The HTTP logger as a plain middleware, for an app that must log (and give a request id to) requests
- * its own earlier middleware rejects; pair it with `LoggingModule.forRoot({ …, installedByApp: true })`.
- */
-export function createHttpLogger(options: LoggingOptions): HttpLogger {
-  return pinoHttp(httpLoggerOptions(options));
-}
-
 /** JSON logs (pino) with the service name, the request id and, on order routes, the order id. */
 @Module({})
 export class LoggingModule {
+  /** `installedByApp`: the app installs `createAccessLog` itself; Nest's logger then binds no per-request logger. */
   static forRoot(options: LoggingOptions & { installedByApp?: boolean }): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
         options.installedByApp
-          ? LoggerModule.forRoot({ pinoHttp: httpLoggerOptions(options), useExisting: true })
+          ? LoggerModule.forRoot({ pinoHttp: { level: options.level, base: { service: options.service } }, forRoutes: [] })
           : LoggerModule.forRoot({ pinoHttp: httpLoggerOptions(options) }),
       ],
     };

@@ -8,6 +8,7 @@ export * from './outbox-relay';
 export * from './event-consumer';
 export * from './messaging.module';
 export * from './rpc-client';
+export * from './rpc-batcher';
 export * from './rpc-server';
 export * from './messaging-metrics';
 export * from './messaging-migrations';

@@ -1,13 +1,15 @@
-// Real NATS: the RPC client against a `@nestjs/microservices` NATS server built like the services' (validation
-// pipe, `{ code }` errors), so the wire format both ends speak is checked, not assumed.
-import { defineRpc, DomainException, ErrorCode } from '@cp/contracts';
+// Real NATS: the RPC client (and the batcher over it) against a `@nestjs/microservices` NATS server built like the
+// services' (validation pipe, `{ code }` errors), so the wire format both ends speak is checked, not assumed.
+import { BatchResults, defineRpc, DomainException, ErrorCode } from '@cp/contracts';
 import { testInfra, uniqueName } from '@cp/testing';
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
 import { MessagePattern, Payload, Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { IsInt, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsInt, IsString, ValidateNested } from 'class-validator';
+import { RpcBatcher } from './rpc-batcher';
 import { RpcClient, RpcClientModule } from './rpc-client';
-import { RpcHandlers } from './rpc-server';
+import { answerEach, RpcHandlers } from './rpc-server';
 
 class AddQuery {
   @IsInt()
@@ -20,7 +22,17 @@ class AddQuery {
   label!: string;
 }
 
+class AddManyQuery {
+  @ArrayMaxSize(8)
+  @ValidateNested({ each: true })
+  @Type(() => AddQuery)
+  items!: AddQuery[];
+}
+
 const prefix = uniqueName('it_rpc');
+const addMany = defineRpc<BatchResults<{ sum: number; label: string }>>()(`${prefix}.addMany`, AddManyQuery);
+/** Sizes of the batches the server received. */
+const batchSizes: number[] = [];
 const add = defineRpc<{ sum: number; label: string }>()(`${prefix}.add`, AddQuery);
 const refuse = defineRpc<never>()(`${prefix}.refuse`, AddQuery);
 const crash = defineRpc<never>()(`${prefix}.crash`, AddQuery);
@@ -33,6 +45,20 @@ class CalculatorController {
   @MessagePattern(add.pattern)
   add(@Payload() query: AddQuery): { sum: number; label: string } {
     return { sum: query.a + query.b, label: query.label };
+  }
+
+  @MessagePattern(addMany.pattern)
+  addMany(@Payload() query: AddManyQuery): Promise<BatchResults<{ sum: number; label: string }>> {
+    batchSizes.push(query.items.length);
+    return answerEach(query.items, async (item) => {
+      if (item.label === 'refuse') {
+        throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, 'no such thing');
+      }
+      if (item.label === 'crash') {
+        throw new Error('internal detail that must not travel');
+      }
+      return Promise.resolve(this.add(item));
+    });
   }
 
   @MessagePattern(refuse.pattern)
@@ -108,5 +134,48 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
     await expect(client.request(slow, { a: 1, b: 2, label: 'x' }, 300)).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await expect(client.request(add, { a: 2, b: 3, label: 'after' })).resolves.toEqual({ sum: 5, label: 'after' });
+  });
+
+  describe('RpcBatcher', () => {
+    it('sends the requests of one event-loop turn as batches of at most maxItems, each caller getting its own answer', async () => {
+      batchSizes.length = 0;
+      const batcher = new RpcBatcher(client, addMany, 8);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => batcher.request({ a: i, b: 100, label: `n${i}` })));
+      expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => ({ sum: i + 100, label: `n${i}` })));
+      expect(batchSizes).toEqual([8, 8, 4]);
+    });
+
+    it('a lone request leaves at the end of its turn as a batch of one', async () => {
+      batchSizes.length = 0;
+      const batcher = new RpcBatcher(client, addMany, 8);
+      await expect(batcher.request({ a: 1, b: 2, label: 'alone' })).resolves.toEqual({ sum: 3, label: 'alone' });
+      expect(batchSizes).toEqual([1]);
+    });
+
+    it('an item that fails gets its own code; the others of its batch are answered', async () => {
+      batchSizes.length = 0;
+      const batcher = new RpcBatcher(client, addMany, 8);
+      const settled = await Promise.allSettled(['a', 'refuse', 'b', 'crash'].map((label, i) => batcher.request({ a: i, b: 0, label })));
+      expect(batchSizes).toEqual([4]);
+      expect(settled[0]).toEqual({ status: 'fulfilled', value: { sum: 0, label: 'a' } });
+      expect(settled[2]).toEqual({ status: 'fulfilled', value: { sum: 2, label: 'b' } });
+      expect(settled[1]).toMatchObject({ status: 'rejected', reason: { code: ErrorCode.RESOURCE_NOT_FOUND } });
+      expect(settled[3]).toMatchObject({ status: 'rejected', reason: { code: ErrorCode.SERVER_INTERNAL_ERROR } });
+      expect(String((settled[3] as PromiseRejectedResult).reason)).not.toContain('internal detail');
+    });
+
+    it('a batch the server refuses as a whole fails every caller with that code', async () => {
+      const batcher = new RpcBatcher(client, addMany, 8);
+      const invalid = { a: 'one', b: 2, label: 'x' } as unknown as AddQuery;
+      const settled = await Promise.allSettled([batcher.request({ a: 1, b: 2, label: 'fine' }), batcher.request(invalid)]);
+      expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+      expect(settled[0]).toMatchObject({ reason: { code: ErrorCode.VALIDATION_FAILED } });
+    });
+
+    it('nobody answering: every caller gets the unavailable code', async () => {
+      const batcher = new RpcBatcher(client, defineRpc<BatchResults<{ sum: number }>>()(`${prefix}.nobodyMany`, AddManyQuery), 8);
+      const settled = await Promise.allSettled([1, 2, 3].map((a) => batcher.request({ a, b: 0, label: 'x' })));
+      expect(settled.every((result) => result.status === 'rejected' && (result.reason as DomainException).code === ErrorCode.WATERMARK_V2_UNAVAILABLE)).toBe(true);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { DomainException, ErrorCode, RpcErrorBody } from '@cp/contracts';
+import { BatchItemResult, BatchResults, DomainException, ErrorCode, RpcErrorBody } from '@cp/contracts';
 import {
   applyDecorators,
   ArgumentMetadata,
@@ -31,20 +31,41 @@ export class RpcValidationPipe implements PipeTransform {
   }
 }
 
+const rpcLogger = new Logger('Rpc');
+
+/** The public code of a failed request: the domain code, or SERVER_INTERNAL_ERROR (logged, its text kept inside). */
+function publicCode(exception: unknown): ErrorCode {
+  if (exception instanceof DomainException) {
+    return exception.code;
+  }
+  rpcLogger.error({ err: exception }, 'request failed');
+  return ErrorCode.SERVER_INTERNAL_ERROR;
+}
+
 /** Sends `{ code }` back to the caller: the domain code, or SERVER_INTERNAL_ERROR without internal text. */
 @Catch()
 export class RpcDomainExceptionFilter implements RpcExceptionFilter<unknown> {
-  private readonly logger = new Logger('Rpc');
-
   catch(exception: unknown): Observable<never> {
-    if (exception instanceof DomainException) {
-      const body: RpcErrorBody = { code: exception.code };
-      return throwError(() => body);
-    }
-    this.logger.error({ err: exception }, 'request failed');
-    const body: RpcErrorBody = { code: ErrorCode.SERVER_INTERNAL_ERROR };
+    const body: RpcErrorBody = { code: publicCode(exception) };
     return throwError(() => body);
   }
+}
+
+/**
+ * Answers a batched request (`RpcBatcher` on the caller's side): every item is handled on its own and answered
+ * with its value or with the code it failed with, exactly as the single request would have been answered.
+ */
+export async function answerEach<TItem, TResult>(items: TItem[], handle: (item: TItem, index: number) => Promise<TResult>): Promise<BatchResults<TResult>> {
+  const results = await Promise.all(
+    items.map(async (item, index): Promise<BatchItemResult<TResult>> => {
+      try {
+        return { ok: true, value: await handle(item, index) };
+      } catch (exception) {
+        return { ok: false, code: publicCode(exception) };
+      }
+    }),
+  );
+  return { results };
 }
 
 /** Put on every `@MessagePattern` controller: validated payloads, `{ code }` errors. */

@@ -21,7 +21,7 @@ export interface ServiceKitOptions {
   entities: MixedList<Function>;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
-  /** The app installs the HTTP logger itself as its first middleware (see createHttpLogger). */
+  /** The app installs the access log itself as its first middleware (see createAccessLog). */
   httpLoggerInstalledByApp?: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@cp/contracts';
 import { looksLikeApiKey } from '@cp/gateway-data-access';
+import { LoggedRequest } from '@cp/logging';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { sendError } from '../http/error-response';
@@ -57,7 +58,7 @@ export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: R
       }
       next();
     })().catch((error: unknown) => {
-      logger.error({ err: error }, 'authentication failed unexpectedly');
+      logger.error({ err: error, reqId: (request as LoggedRequest).id }, 'authentication failed unexpectedly');
       sendError(response, ErrorCode.SERVER_INTERNAL_ERROR);
     });
   };

@@ -1,4 +1,5 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
+import { LoggedRequest } from '@cp/logging';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { sendError } from './error-response';
@@ -34,9 +35,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const code = errorCodeFor(exception);
+    const http = host.switchToHttp();
     if (code === ErrorCode.SERVER_INTERNAL_ERROR) {
-      this.logger.error({ err: exception }, 'unexpected error');
+      this.logger.error({ err: exception, reqId: http.getRequest<LoggedRequest>().id }, 'unexpected error');
     }
-    sendError(host.switchToHttp().getResponse<Response>(), code);
+    sendError(http.getResponse<Response>(), code);
   }
 }

@@ -1,6 +1,6 @@
 import { Clock } from '@cp/clock';
 import { ErrorCode } from '@cp/contracts';
-import { createHttpLogger } from '@cp/logging';
+import { createAccessLog } from '@cp/logging';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
@@ -10,7 +10,6 @@ import { AuthenticatedKeyCache } from '../auth/authenticated-key-cache';
 import { GatewayConfig } from '../gateway.config';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
-import { EnvelopeInterceptor } from './envelope.interceptor';
 import { sendError } from './error-response';
 import { HttpExceptionFilter } from './http-exception.filter';
 import { createValidationPipe } from './validation.pipe';
@@ -35,14 +34,14 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
 
 /**
  * Order matters: request id and access log, auth and rate limit, the retired v2 routes (410 before the
- * body is read), then body parsing and input hygiene, then routing with validation and envelopes.
+ * body is read), then body parsing and input hygiene, then routing with validation (controllers wrap their answers in `data`).
  */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
   // JSON API answers are not cached by validators: no SHA-1 of every body for an ETag nobody sends back.
   app.set('etag', false);
   app.set('trust proxy', true);
-  app.use(createHttpLogger({ service: 'api-gateway', level: config.log.level }));
+  app.use(createAccessLog({ service: 'api-gateway', level: config.log.level }));
   app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
   app.use(v2SunsetMiddleware(app.get(Clock)));
   const parseJson = json({ limit: config.bodyLimitBytes, strict: true });
@@ -54,7 +53,6 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.use(inputHygieneMiddleware);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new EnvelopeInterceptor());
 
   const document = buildOpenApiDocument(app, config.publicBaseUrl);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });

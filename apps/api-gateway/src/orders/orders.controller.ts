@@ -19,6 +19,8 @@ import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
+import { OrderReadsService } from './order-reads.service';
+import { data, DataEnvelope } from '../http/data-envelope';
 
 const EMBED_EXAMPLE = {
   idempotencyKey: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11',
@@ -34,7 +36,10 @@ export const ORDER_ID_PARAM = { name: 'orderId', schema: { type: 'string', patte
 @ApiTags('orders (v3)')
 @Controller('api/v3/orders')
 export class OrdersController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly reads: OrderReadsService,
+  ) {}
 
   @Post('wtr-embed')
   @HttpCode(200)
@@ -47,9 +52,9 @@ export class OrdersController {
   @ApiBody({ type: CreateEmbedOrderDto, examples: { twoRecipients: { value: EMBED_EXAMPLE } } })
   @ApiData('WatermarkOrder', { description: 'the order, `pending`, with one upload slot per file and one output per text' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
-  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateEmbedOrderDto): Promise<WatermarkOrderView> {
+  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateEmbedOrderDto): Promise<DataEnvelope<WatermarkOrderView>> {
     const command: CreateEmbedOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersCreateEmbed, command);
+    return data(this.rpc.request(Rpcs.ordersCreateEmbed, command));
   }
 
   @Post('wtr-extract')
@@ -63,9 +68,9 @@ export class OrdersController {
   @ApiBody({ type: CreateExtractOrderDto, examples: { leakedCopy: { value: EXTRACT_EXAMPLE } } })
   @ApiData('WatermarkOrder', { description: 'the order, `pending`, with two upload slots and no outputs' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
-  createExtract(@Caller() caller: CallerContext, @Body() request: CreateExtractOrderDto): Promise<WatermarkOrderView> {
+  createExtract(@Caller() caller: CallerContext, @Body() request: CreateExtractOrderDto): Promise<DataEnvelope<WatermarkOrderView>> {
     const command: CreateExtractOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersCreateExtract, command);
+    return data(this.rpc.request(Rpcs.ordersCreateExtract, command));
   }
 
   @Get(':orderId')
@@ -73,10 +78,10 @@ export class OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('WatermarkOrder', { description: 'the order' })
   @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
-  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<WatermarkOrderView> {
+  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<WatermarkOrderView>> {
     // Not an order id at all: there is no such order.
     const query: GetOrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
-    return this.rpc.request(Rpcs.ordersGet, query);
+    return data(this.reads.get(query));
   }
 
   @Get(':orderId/download')
@@ -89,9 +94,9 @@ export class OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('Download', { description: 'a presigned URL valid 300 seconds' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND)
-  download(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DownloadView> {
+  download(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<DownloadView>> {
     const query: DownloadQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
-    return this.rpc.request(Rpcs.ordersDownload, query);
+    return data(this.rpc.request(Rpcs.ordersDownload, query));
   }
 
   @Get(':orderId/files/:fileId/download')
@@ -100,12 +105,12 @@ export class OrdersController {
   @ApiParam({ name: 'fileId', description: 'an `outputs[].fileId`', schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' }, example: '1001-0' })
   @ApiData('Download', { description: 'a presigned URL valid 300 seconds' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND)
-  downloadOutput(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('fileId') fileId: string): Promise<DownloadView> {
+  downloadOutput(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('fileId') fileId: string): Promise<DataEnvelope<DownloadView>> {
     const query: DownloadQuery = {
       caller,
       orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
       outputFileId: pathId(fileId, OUTPUT_FILE_ID_PATTERN, ErrorCode.VALIDATION_FAILED),
     };
-    return this.rpc.request(Rpcs.ordersDownload, query);
+    return data(this.rpc.request(Rpcs.ordersDownload, query));
   }
 }

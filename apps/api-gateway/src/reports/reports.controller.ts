@@ -19,6 +19,7 @@ import { ORDER_ID_PARAM } from '../orders/orders.controller';
 import type { Response } from 'express';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
+import { data, DataEnvelope } from '../http/data-envelope';
 
 /** Path parameters that do not match their pattern are VALIDATION_FAILED (spec 4: v3 report endpoints). */
 export function orderIdOf(raw: string): string {
@@ -54,11 +55,11 @@ export class ReportsController {
     @Param('orderId') orderId: string,
     @Body() body: RequestReportBody,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<ReportView> {
+  ): Promise<DataEnvelope<ReportView>> {
     const command: RequestReportCommand = { caller, orderId: orderIdOf(orderId), locale: body.locale };
     const result = await this.rpc.request(Rpcs.reportsRequest, command);
     response.status(result.started ? HttpStatus.ACCEPTED : HttpStatus.OK);
-    return result.report;
+    return data(result.report);
   }
 
   @Get(':locale')
@@ -71,8 +72,8 @@ export class ReportsController {
   @ApiParam({ name: 'locale', schema: { type: 'string', enum: [...REPORT_LOCALES] }, example: 'ko-KR' })
   @ApiData('Report', { description: 'the report' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.REPORT_NOT_FOUND, ErrorCode.RESOURCE_NOT_FOUND)
-  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('locale') locale: string): Promise<ReportView> {
+  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('locale') locale: string): Promise<DataEnvelope<ReportView>> {
     const query: GetReportQuery = { caller, orderId: orderIdOf(orderId), locale: localeOf(locale) };
-    return this.rpc.request(Rpcs.reportsGet, query);
+    return data(this.rpc.request(Rpcs.reportsGet, query));
   }
 }

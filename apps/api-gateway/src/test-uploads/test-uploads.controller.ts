@@ -4,6 +4,7 @@ import { Controller, HttpCode, Param, Put, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
 import type { Request } from 'express';
+import { data, DataEnvelope } from '../http/data-envelope';
 
 /** A test-key upload may be large but nothing is kept; still, no endless streams. */
 const MAX_TEST_UPLOAD_BYTES = 256 * 1024 * 1024;
@@ -39,9 +40,9 @@ export class TestUploadsController {
   @ApiConsumes('application/octet-stream')
   @ApiData('TestUpload', { description: 'the upload was recorded' })
   @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
-  async upload(@Param('token') token: string, @Req() request: Request): Promise<TestUploadView> {
+  async upload(@Param('token') token: string, @Req() request: Request): Promise<DataEnvelope<TestUploadView>> {
     const size = await drain(request);
     const command: RecordTestUploadCommand = { token, size };
-    return this.rpc.request(Rpcs.uploadsRecordTestUpload, command);
+    return data(this.rpc.request(Rpcs.uploadsRecordTestUpload, command));
   }
 }

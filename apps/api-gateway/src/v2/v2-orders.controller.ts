@@ -37,6 +37,7 @@ import { ORDER_ID_PARAM } from '../orders/orders.controller';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
 import { V2DeprecatedInterceptor, V2SunsetInterceptor } from './v2-deprecation.interceptor';
+import { data, DataEnvelope } from '../http/data-envelope';
 
 /**
  * The deprecated v2 order routes: thin HTTP layer over the orders service. `stats/recent` is declared
@@ -59,9 +60,9 @@ export class V2OrdersController {
   @ApiBody({ type: CreateV2EmbedOrderDto, examples: { one: { value: { idempotencyKey: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', files: [{ fileName: 'photo.jpg', watermarks: [{ text: 'alice' }] }] } } } })
   @ApiData('V2EmbedOrderCreated', { description: 'the order (before the retirement)' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_API_SUNSET)
-  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateV2EmbedOrderDto): Promise<V2EmbedOrderCreatedView> {
+  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateV2EmbedOrderDto): Promise<DataEnvelope<V2EmbedOrderCreatedView>> {
     const command: CreateV2EmbedOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersV2CreateEmbed, command);
+    return data(this.rpc.request(Rpcs.ordersV2CreateEmbed, command));
   }
 
   @Post('wtr-extract')
@@ -76,9 +77,9 @@ export class V2OrdersController {
   @ApiBody({ type: CreateV2ExtractOrderDto, examples: { one: { value: { idempotencyKey: '0f5d7c3a-8a43-4d0e-a7f5-3b0e1c7d9a21', file: { fileName: 'leaked.jpg' }, includeOriginal: true } } } })
   @ApiData('V2ExtractOrderCreated', { description: 'the order (before the retirement)' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_API_SUNSET)
-  createExtract(@Caller() caller: CallerContext, @Body() request: CreateV2ExtractOrderDto): Promise<V2ExtractOrderCreatedView> {
+  createExtract(@Caller() caller: CallerContext, @Body() request: CreateV2ExtractOrderDto): Promise<DataEnvelope<V2ExtractOrderCreatedView>> {
     const command: CreateV2ExtractOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersV2CreateExtract, command);
+    return data(this.rpc.request(Rpcs.ordersV2CreateExtract, command));
   }
 
   @Post('ai-detection')
@@ -92,9 +93,9 @@ export class V2OrdersController {
   @ApiBody({ type: CreateAiDetectionOrderDto, examples: { one: { value: { idempotencyKey: '5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f', files: [{ fileName: 'photo.jpg' }], options: { generateHeatmap: true } } } } })
   @ApiData('AiDetectionOrderCreated', { description: 'the order, pending until confirmed' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
-  createAiDetection(@Caller() caller: CallerContext, @Body() request: CreateAiDetectionOrderDto): Promise<AiDetectionOrderCreatedView> {
+  createAiDetection(@Caller() caller: CallerContext, @Body() request: CreateAiDetectionOrderDto): Promise<DataEnvelope<AiDetectionOrderCreatedView>> {
     const command: CreateAiDetectionOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersCreateAiDetection, command);
+    return data(this.rpc.request(Rpcs.ordersCreateAiDetection, command));
   }
 
   @Post('ai-detection/confirm')
@@ -107,9 +108,9 @@ export class V2OrdersController {
   @ApiBody({ type: ConfirmAiDetectionOrderDto, examples: { one: { value: { idempotencyKey: 'c0ffee00-1b9a-4f43-9a4c-0f0b2f3c2d11', orderId: '46' } } } })
   @ApiData('AiDetectionConfirm', { description: 'the order and its status (`inProgress` once started)' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.ORDER_EXPIRED, ErrorCode.WATERMARK_V2_CONFLICT)
-  confirmAiDetection(@Caller() caller: CallerContext, @Body() request: ConfirmAiDetectionOrderDto): Promise<AiDetectionConfirmView> {
+  confirmAiDetection(@Caller() caller: CallerContext, @Body() request: ConfirmAiDetectionOrderDto): Promise<DataEnvelope<AiDetectionConfirmView>> {
     const command: ConfirmAiDetectionOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersConfirmAiDetection, command);
+    return data(this.rpc.request(Rpcs.ordersConfirmAiDetection, command));
   }
 
   @Post('anti-ai')
@@ -123,9 +124,9 @@ export class V2OrdersController {
   @ApiBody({ type: CreateAntiAiOrderDto, examples: { one: { value: { idempotencyKey: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', orderName: 'spring-catalogue', files: [{ fileName: 'photo.jpg' }], options: { strength: 'medium' } } } } })
   @ApiData('AntiAiOrderCreated', { description: 'the order' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
-  createAntiAi(@Caller() caller: CallerContext, @Body() request: CreateAntiAiOrderDto): Promise<AntiAiOrderCreatedView> {
+  createAntiAi(@Caller() caller: CallerContext, @Body() request: CreateAntiAiOrderDto): Promise<DataEnvelope<AntiAiOrderCreatedView>> {
     const command: CreateAntiAiOrderCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersCreateAntiAi, command);
+    return data(this.rpc.request(Rpcs.ordersCreateAntiAi, command));
   }
 
   @Post('anti-ai/with-urls')
@@ -140,18 +141,18 @@ export class V2OrdersController {
   @ApiBody({ type: CreateAntiAiWithUrlsDto, examples: { one: { value: { idempotencyKey: '9d2c7a31-0e44-4b8e-8f2d-5a1c6b3e7f90', files: [{ fileName: 'photo.jpg', imageUrl: 'https://images.example.com/photo.jpg' }], options: { strength: 'high' } } } } })
   @ApiData('AntiAiWithUrlsCreated', { description: 'the order, already in progress' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
-  createAntiAiWithUrls(@Caller() caller: CallerContext, @Body() request: CreateAntiAiWithUrlsDto): Promise<AntiAiWithUrlsCreatedView> {
+  createAntiAiWithUrls(@Caller() caller: CallerContext, @Body() request: CreateAntiAiWithUrlsDto): Promise<DataEnvelope<AntiAiWithUrlsCreatedView>> {
     const command: CreateAntiAiWithUrlsCommand = { caller, request };
-    return this.rpc.request(Rpcs.ordersCreateAntiAiWithUrls, command);
+    return data(this.rpc.request(Rpcs.ordersCreateAntiAiWithUrls, command));
   }
 
   @Get('stats/recent')
   @ApiOperation({ operationId: 'getV2RecentStats', summary: 'Orders per day over the last 7 days, with chart domain and ticks (spec 4.13)' })
   @ApiData('V2RecentStats', { description: 'usage of the 7 days ending on `date`' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  statsRecent(@Caller() caller: CallerContext, @Query() params: V2RecentStatsParams): Promise<V2RecentStatsView> {
+  statsRecent(@Caller() caller: CallerContext, @Query() params: V2RecentStatsParams): Promise<DataEnvelope<V2RecentStatsView>> {
     const query: V2RecentStatsQuery = { caller, ...(params.date ? { date: params.date } : {}) };
-    return this.rpc.request(Rpcs.ordersV2StatsRecent, query);
+    return data(this.rpc.request(Rpcs.ordersV2StatsRecent, query));
   }
 
   @Get(':orderId')
@@ -160,9 +161,9 @@ export class V2OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2OrderDetail', { description: 'the order detail' })
   @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
-  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2OrderDetailView> {
+  get(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<V2OrderDetailView>> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND) };
-    return this.rpc.request(Rpcs.ordersV2Get, query);
+    return data(this.rpc.request(Rpcs.ordersV2Get, query));
   }
 
   @Post(':orderId/refresh-urls')
@@ -171,9 +172,9 @@ export class V2OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2RefreshUrls', { description: 'new upload URLs' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
-  refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2RefreshUrlsView> {
+  refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<V2RefreshUrlsView>> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.WEBHOOK_NOT_FOUND) };
-    return this.rpc.request(Rpcs.ordersV2RefreshUrls, query);
+    return data(this.rpc.request(Rpcs.ordersV2RefreshUrls, query));
   }
 
   @Get(':orderId/download-urls')
@@ -181,8 +182,8 @@ export class V2OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2DownloadUrls', { description: 'presigned result URLs' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND)
-  downloadUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<V2DownloadUrlsView> {
+  downloadUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<V2DownloadUrlsView>> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.VALIDATION_FAILED) };
-    return this.rpc.request(Rpcs.ordersV2DownloadUrls, query);
+    return data(this.rpc.request(Rpcs.ordersV2DownloadUrls, query));
   }
 }

@@ -29,6 +29,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
 import { Caller } from '../auth/caller';
+import { data, DataEnvelope } from '../http/data-envelope';
 
 /** The manual retry makes one delivery attempt (up to 5 s) and may first wait for one in flight. */
 const RETRY_RPC_TIMEOUT_MS = 20_000;
@@ -58,18 +59,18 @@ export class WebhooksController {
   @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
   @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<CreatedWebhookView> {
+  create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<DataEnvelope<CreatedWebhookView>> {
     const command: CreateWebhookCommand = { caller, name: body.name, url: body.url };
-    return this.rpc.request(Rpcs.webhooksCreate, command);
+    return data(this.rpc.request(Rpcs.webhooksCreate, command));
   }
 
   @Get()
   @ApiOperation({ operationId: 'listWebhooks', summary: "List the account's webhooks" })
   @ApiData('Webhook', { description: 'the webhooks', array: true })
   @ApiErrors()
-  list(@Caller() caller: CallerContext): Promise<WebhookView[]> {
+  list(@Caller() caller: CallerContext): Promise<DataEnvelope<WebhookView[]>> {
     const query: ListWebhooksQuery = { caller };
-    return this.rpc.request(Rpcs.webhooksList, query);
+    return data(this.rpc.request(Rpcs.webhooksList, query));
   }
 
   @Get(':webhookId')
@@ -77,9 +78,9 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiData('Webhook', { description: 'the webhook' })
   @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
-  get(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<WebhookView> {
+  get(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<DataEnvelope<WebhookView>> {
     const query: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
-    return this.rpc.request(Rpcs.webhooksGet, query);
+    return data(this.rpc.request(Rpcs.webhooksGet, query));
   }
 
   @Put(':webhookId')
@@ -88,9 +89,9 @@ export class WebhooksController {
   @ApiBody({ type: UpdateWebhookBody, examples: { pause: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection', isActive: false } } } })
   @ApiData('Webhook', { description: 'the updated webhook' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
-  update(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @Body() body: UpdateWebhookBody): Promise<WebhookView> {
+  update(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @Body() body: UpdateWebhookBody): Promise<DataEnvelope<WebhookView>> {
     const command: UpdateWebhookCommand = { caller, webhookId: webhookIdOf(webhookId), name: body.name, url: body.url, isActive: body.isActive };
-    return this.rpc.request(Rpcs.webhooksUpdate, command);
+    return data(this.rpc.request(Rpcs.webhooksUpdate, command));
   }
 
   @Delete(':webhookId')
@@ -98,9 +99,9 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiData('DeletedWebhook', { description: 'the webhook was deleted' })
   @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
-  delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<DeletedWebhookView> {
+  delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<DataEnvelope<DeletedWebhookView>> {
     const command: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
-    return this.rpc.request(Rpcs.webhooksDelete, command);
+    return data(this.rpc.request(Rpcs.webhooksDelete, command));
   }
 
   @Get(':webhookId/events')
@@ -112,7 +113,7 @@ export class WebhooksController {
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
     @Query() params: ListWebhookEventsParams,
-  ): Promise<WebhookEventPageView> {
+  ): Promise<DataEnvelope<WebhookEventPageView>> {
     const query: ListWebhookEventsQuery = {
       caller,
       webhookId: webhookIdOf(webhookId),
@@ -120,7 +121,7 @@ export class WebhooksController {
       limit: params.limit ?? 20,
       ...(params.status ? { status: params.status } : {}),
     };
-    return this.rpc.request(Rpcs.webhooksListEvents, query);
+    return data(this.rpc.request(Rpcs.webhooksListEvents, query));
   }
 
   // Declared before `:eventId/retry` so the literal segment wins.
@@ -135,9 +136,9 @@ export class WebhooksController {
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
     @Body() body: RetryFailedWebhookEventsBody,
-  ): Promise<WebhookRetryFailedView> {
+  ): Promise<DataEnvelope<WebhookRetryFailedView>> {
     const command: RetryFailedWebhookEventsCommand = { caller, webhookId: webhookIdOf(webhookId), fromDate: body.fromDate, toDate: body.toDate };
-    return this.rpc.request(Rpcs.webhooksRetryFailed, command);
+    return data(this.rpc.request(Rpcs.webhooksRetryFailed, command));
   }
 
   @Post(':webhookId/events/:eventId/retry')
@@ -151,12 +152,12 @@ export class WebhooksController {
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
     @Param('eventId') eventId: string,
-  ): Promise<WebhookEventRetryView> {
+  ): Promise<DataEnvelope<WebhookEventRetryView>> {
     const id = webhookIdOf(webhookId);
     if (!WEBHOOK_EVENT_ID_PATTERN.test(eventId)) {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
     }
     const command: RetryWebhookEventCommand = { caller, webhookId: id, eventId };
-    return this.rpc.request(Rpcs.webhooksRetryEvent, command, RETRY_RPC_TIMEOUT_MS);
+    return data(this.rpc.request(Rpcs.webhooksRetryEvent, command, RETRY_RPC_TIMEOUT_MS));
   }
 }

@@ -16,9 +16,15 @@ export class OrderAccessService {
   async owned(caller: CallerContext, orderId: string, notFound: ErrorCode = ErrorCode.RESOURCE_NOT_FOUND): Promise<Order> {
     const order = await this.orders.findOwned(orderId, caller.accountId, caller.mode);
     if (!order) {
-      throw new DomainException(notFound, `order ${orderId} not found for the caller`);
+      throw notFoundError(orderId, notFound);
     }
     return order;
+  }
+
+  /** `owned` for many reads at once (one statement): each entry is the order or the error its read fails with. */
+  async ownedMany(reads: Array<{ caller: CallerContext; orderId: string }>): Promise<Array<Order | DomainException>> {
+    const found = await this.orders.findOwnedMany(reads.map(({ caller, orderId }) => ({ orderId, accountId: caller.accountId, mode: caller.mode })));
+    return found.map((order, index) => order ?? notFoundError(reads[index].orderId, ErrorCode.RESOURCE_NOT_FOUND));
   }
 
   /** An owned order whose results can be downloaded now: ORDER_EXPIRED after retention, VALIDATION_FAILED before completion. */
@@ -33,4 +39,8 @@ export class OrderAccessService {
     }
     return { order, now };
   }
+}
+
+function notFoundError(orderId: string, code: ErrorCode): DomainException {
+  return new DomainException(code, `order ${orderId} not found for the caller`);
 }

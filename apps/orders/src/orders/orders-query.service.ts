@@ -1,6 +1,8 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, WatermarkOrderView } from '@cp/contracts';
+import { BatchResults, CallerContext, DomainException, GetOrderQuery, WatermarkOrderView } from '@cp/contracts';
+import { answerEach } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
+import { Order } from '../domain/order';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ObjectUrlsService } from './object-urls.service';
 import { OrderAccessService } from './order-access.service';
@@ -18,7 +20,16 @@ export class OrdersQueryService {
   ) {}
 
   async get(caller: CallerContext, orderId: string): Promise<WatermarkOrderView> {
-    const order = await this.access.owned(caller, orderId);
+    return this.view(await this.access.owned(caller, orderId));
+  }
+
+  /** Many reads in one statement (`orders.getMany`), each answered as `get` answers it. */
+  async getMany(reads: GetOrderQuery[]): Promise<BatchResults<WatermarkOrderView>> {
+    const orders = await this.access.ownedMany(reads);
+    return answerEach(orders, (order) => (order instanceof DomainException ? Promise.reject(order) : this.view(order)));
+  }
+
+  private async view(order: Order): Promise<WatermarkOrderView> {
     const type = this.types.of(order);
     return type.v3View(order, await this.uploads.urlsFor(order, this.clock.now()), await this.urls.for(order, type.linkedObjects(order)));
   }

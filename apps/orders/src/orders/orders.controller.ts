@@ -1,4 +1,4 @@
-import { DownloadQuery, DownloadView, GetOrderQuery, ReportContextQuery, ReportContextView, Rpcs, WatermarkOrderView } from '@cp/contracts';
+import { BatchResults, DownloadQuery, DownloadView, GetOrderQuery, GetOrdersQuery, ReportContextQuery, ReportContextView, Rpcs, WatermarkOrderView } from '@cp/contracts';
 import { RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -16,9 +16,15 @@ export class OrdersRpcController {
     private readonly reportContexts: ReportContextService,
   ) {}
 
+  /** Single reads: what gateways before `orders.getMany` send, kept so that either can be deployed first. */
   @MessagePattern(Rpcs.ordersGet.pattern)
   get(@Payload() query: GetOrderQuery): Promise<WatermarkOrderView> {
     return this.queries.get(query.caller, query.orderId);
+  }
+
+  @MessagePattern(Rpcs.ordersGetMany.pattern)
+  getMany(@Payload() query: GetOrdersQuery): Promise<BatchResults<WatermarkOrderView>> {
+    return this.queries.getMany(query.items);
   }
 
   @MessagePattern(Rpcs.ordersReportContext.pattern)

@@ -91,6 +91,24 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     expect(await repository.findOwned(order.id, accountId, 'test')).toBeNull();
   });
 
+  it('reads many orders in one statement, each only for its own owner and mode, in the order asked', async () => {
+    const first = await create(clock.now(), ['one']);
+    const second = await create(clock.now(), ['two', 'three']);
+    const found = await repository.findOwnedMany([
+      { orderId: second.id, accountId, mode: 'live' },
+      { orderId: first.id, accountId: '702', mode: 'live' },
+      { orderId: '987654321', accountId, mode: 'live' },
+      { orderId: first.id, accountId, mode: 'test' },
+      { orderId: first.id, accountId, mode: 'live' },
+      { orderId: second.id, accountId, mode: 'live' },
+    ]);
+    expect(found.map((order) => order?.id ?? null)).toEqual([second.id, null, null, null, first.id, second.id]);
+    expect(found[0]?.outputs.map((output) => output.watermarkText)).toEqual(['two', 'three']);
+    expect(found[4]?.outputs.map((output) => output.watermarkText)).toEqual(['one']);
+    // Two reads of one order are two aggregates: a transition on one never changes the other.
+    expect(found[0]).not.toBe(found[5]);
+  });
+
   it('reads an order in one statement exactly as TypeORM reads each table (types, nulls, JSON, children in order)', async () => {
     const order = await create(clock.now(), ['z-last', 'a-first', 'middle']);
     await dataSource.query(`UPDATE "${schema}"."order" SET result = $2, completed_at = $3 WHERE id = $1`, [

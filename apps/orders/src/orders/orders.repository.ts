@@ -48,14 +48,26 @@ export class OrdersRepository {
 
   /** One of the caller's orders (of the key's mode), read without a lock. */
   async findOwned(orderId: string, accountId: string, mode: KeyMode): Promise<Order | null> {
-    // The hot read of the API (issue 19): the order and its children in one statement, one snapshot.
+    return (await this.findOwnedMany([{ orderId, accountId, mode }]))[0];
+  }
+
+  /**
+   * The hot read of the API (issue 19): for each wanted order, that order if it belongs to that account and mode,
+   * else null, in the wanted order. One statement for the whole batch, each order with its children, one snapshot.
+   */
+  async findOwnedMany(wanted: Array<{ orderId: string; accountId: string; mode: KeyMode }>): Promise<Array<Order | null>> {
     const manager = this.dataSource.manager;
-    const rows = await manager.query<Array<{ order: Record<string, unknown> } & ChildRows>>(
-      `SELECT ${rowJsonSql(manager, OrderEntity, 'o')} AS "order", ${this.childrenSql('o.id')} FROM ${tableSql(manager, OrderEntity)} o
-        WHERE o.id = $1 AND o.account_id = $2 AND o.mode = $3`,
-      [orderId, accountId, mode],
+    const rows = await manager.query<Array<{ n: number; order: Record<string, unknown> } & ChildRows>>(
+      `SELECT q.n::int AS n, ${rowJsonSql(manager, OrderEntity, 'o')} AS "order", ${this.childrenSql('o.id')}
+         FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS q(id, account_id, mode, n)
+         JOIN ${tableSql(manager, OrderEntity)} o ON o.id = q.id AND o.account_id = q.account_id AND o.mode = q.mode`,
+      [wanted.map((item) => item.orderId), wanted.map((item) => item.accountId), wanted.map((item) => item.mode)],
     );
-    return rows.length === 0 ? null : this.aggregate(manager, entityFromJson(manager, OrderEntity, rows[0].order), rows[0]);
+    const found: Array<Order | null> = wanted.map(() => null);
+    for (const row of rows) {
+      found[row.n - 1] = this.aggregate(manager, entityFromJson(manager, OrderEntity, row.order), row);
+    }
+    return found;
   }
 
   /** Loads and row-locks an order for a transition. */
