@@ -54,6 +54,8 @@ interface Measurement {
   /** Committed PostgreSQL transactions (≈ statements outside transactions) and rows written, per request. */
   pgTransactionsPerRequest: number;
   pgRowWritesPerRequest: number;
+  /** The statements that took most of PostgreSQL's time in the run (empty without pg_stat_statements). */
+  topStatements: StatementShare[];
 }
 
 function round2(value: number): number {
@@ -143,7 +145,65 @@ class CpuProbe {
   }
 }
 
-async function drive(base: string, keys: string[], target: Target, durationSeconds: number, run: number, probe: CpuProbe): Promise<Measurement> {
+/** One statement of the stack's database during a measured run (pg_stat_statements). */
+interface StatementShare {
+  query: string;
+  callsPerRequest: number;
+  meanMs: number;
+  /** Share of the database's execution time in the run. */
+  share: number;
+}
+
+/**
+ * Where PostgreSQL's time goes per scenario, from pg_stat_statements when the server preloads it
+ * (`shared_preload_libraries = 'pg_stat_statements'`); without it the breakdown is left out and said so.
+ */
+class StatementProbe {
+  private constructor(
+    private readonly admin: DataSource,
+    private readonly database: string,
+  ) {}
+
+  static async open(admin: DataSource, database: string): Promise<StatementProbe | null> {
+    try {
+      await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await admin.query('SELECT 1 FROM pg_stat_statements LIMIT 1');
+      return new StatementProbe(admin, database);
+    } catch {
+      process.stdout.write('pg_stat_statements is not loaded by this PostgreSQL server (shared_preload_libraries): no statement breakdown\n');
+      return null;
+    }
+  }
+
+  async reset(): Promise<void> {
+    await this.admin.query('SELECT pg_stat_statements_reset()');
+  }
+
+  async top(requests: number, limit = 6): Promise<StatementShare[]> {
+    const rows = await this.admin.query<Array<{ query: string; calls: string; total: number }>>(
+      `SELECT s.query, s.calls::text AS calls, s.total_exec_time AS total FROM pg_stat_statements s
+         JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.total_exec_time DESC`,
+      [this.database],
+    );
+    const all = rows.reduce((sum, row) => sum + row.total, 0);
+    return rows.slice(0, limit).map((row) => ({
+      query: row.query.replace(/\s+/g, ' ').slice(0, 140),
+      callsPerRequest: round2(Number(row.calls) / Math.max(1, requests)),
+      meanMs: Math.round((row.total / Math.max(1, Number(row.calls))) * 1000) / 1000,
+      share: all > 0 ? Math.round((row.total / all) * 1000) / 10 : 0,
+    }));
+  }
+}
+
+async function drive(
+  base: string,
+  keys: string[],
+  target: Target,
+  durationSeconds: number,
+  run: number,
+  probe: CpuProbe,
+  statements: StatementProbe | null = null,
+): Promise<Measurement> {
   let counter = 0;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -161,6 +221,7 @@ async function drive(base: string, keys: string[], target: Target, durationSecon
   const cpuScale = (durationSeconds * 1000) / idleMs;
   const counterScale = (durationSeconds * 1000 + 1500) / (idleMs + 1500);
   const countersBefore = await probe.databaseCounters();
+  await statements?.reset();
   const before = await probe.sample();
   let finish: (result: autocannon.Result) => void = () => undefined;
   let fail: (error: unknown) => void = () => undefined;
@@ -199,6 +260,7 @@ async function drive(base: string, keys: string[], target: Target, durationSecon
   const result = await done;
   const after = await probe.sample();
   const countersAfter = await probe.databaseCounters();
+  const topStatements = (await statements?.top(latencies.length)) ?? [];
   latencies.sort((a, b) => a - b);
   const round = (value: number) => Math.round(value * 10) / 10;
   return {
@@ -220,6 +282,7 @@ async function drive(base: string, keys: string[], target: Target, durationSecon
     pgRowWritesPerRequest: round2(
       (countersAfter.writes - countersBefore.writes - (idleCountersAfter.writes - idleCountersBefore.writes) * counterScale) / Math.max(1, latencies.length),
     ),
+    topStatements,
   };
 }
 
@@ -396,6 +459,7 @@ async function main(): Promise<void> {
       { scenario: 'get-existing', connections: 32, request: (index) => ({ method: 'GET', path: `/api/v3/orders/${orderIds[index % orderIds.length]}`, key: index % orderIds.length }) },
       { scenario: 'create-embed', connections: 16, request: (index) => ({ method: 'POST', path: '/api/v3/orders/wtr-embed', key: index, body: embedBody() }) },
     ];
+    const statements = await StatementProbe.open(admin, layout.database);
     const selected = values.only ? targets.filter((target) => values.only?.split(',').includes(target.scenario)) : targets;
     const loadBefore = loadavg();
     const measurements: Measurement[] = [];
@@ -405,7 +469,7 @@ async function main(): Promise<void> {
         const cpu = target.scenario === 'bare-404' ? new CpuProbe({ bare: [bare.pid ?? 0] }, admin, '-') : probe({});
         // A short warm-up, not measured.
         await drive(url, keys, { ...target, connections: 4 }, 1, 0, cpu);
-        const measurement = await drive(url, keys, target, duration, run, cpu);
+        const measurement = await drive(url, keys, target, duration, run, cpu, target.scenario === 'bare-404' ? null : statements);
         measurements.push(measurement);
         process.stdout.write(`run ${run} ${target.scenario}: ${measurement.requestsPerSecond} req/s, p99 ${measurement.p99Ms} ms, statuses ${JSON.stringify(measurement.statuses)}\n`);
       }
@@ -443,6 +507,14 @@ async function main(): Promise<void> {
           `${cpu(row, 'gateway')} | ${cpu(row, 'orders')} | ${cpu(row, 'uploads')} | ${cpu(row, 'postgres')} | ${cpu(row, 'nats')} | ${cpu(row, 'bare')} | ${cpu(row, 'load-generator')} |`,
       ),
     ];
+    // PostgreSQL's time per scenario, from the last run of each.
+    for (const target of selected) {
+      const last = measurements.filter((m) => m.scenario === target.scenario).at(-1);
+      if (last && last.topStatements.length > 0) {
+        lines.push('', `PostgreSQL statements, ${target.scenario} (run ${last.run}): share of execution time, calls per request, mean ms`);
+        lines.push(...last.topStatements.map((row) => `  ${row.share}%  ${row.callsPerRequest}/req  ${row.meanMs} ms  ${row.query}`));
+      }
+    }
     console.log(lines.join('\n'));
     mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
     writeFileSync(
