@@ -153,7 +153,11 @@ export class OrdersRepository {
     const files = await tx.save(
       draft.files.map((file, position) => tx.create(OrderFileEntity, { ...file, orderId: order.id, position, status: 'awaiting_upload', size: null })),
     );
-    const outputs = await tx.save(draft.outputs(files).map((output) => tx.create(OrderOutputEntity, { ...output, orderId: order.id })));
+    const outputs = draft.outputs(files).map((output) => tx.create(OrderOutputEntity, { ...output, orderId: order.id }));
+    // insert, not save: outputs carry their own keys, for which save first selects them to choose between insert and update.
+    if (outputs.length > 0) {
+      await tx.insert(OrderOutputEntity, outputs);
+    }
     const aggregate = new Order(order, files, outputs, []);
     this.snapshots.set(aggregate, this.snapshot(aggregate));
     return aggregate;

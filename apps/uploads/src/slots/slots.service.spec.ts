@@ -8,7 +8,7 @@ import { UploadsConfig } from '../uploads.config';
 import { MarkUploadedUseCase } from './mark-uploaded.use-case';
 import { SlotsService } from './slots.service';
 import { UploadSlotEntity } from './upload-slot.entity';
-import { NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
+import { InsertedUploadSlot, NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
 import { UploadUrlsService } from './upload-urls.service';
 
 /** Slots in a map, with the repository's rules: insert once per file id, mark uploaded once. */
@@ -16,12 +16,12 @@ class FakeSlots {
   readonly rows = new Map<string, UploadSlotEntity>();
   readonly published: OutboxMessage[] = [];
 
-  insertNew(_tx: Transaction, slots: NewUploadSlot[]): Promise<string[]> {
-    const fresh = slots.filter((slot) => !this.rows.has(slot.fileId));
+  insertNew(_tx: Transaction, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
+    const fresh = slots.filter((slot) => !this.rows.has(slot.fileId)).map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
     for (const slot of fresh) {
-      this.rows.set(slot.fileId, { ...slot, status: slot.sourceUrl ? 'fetching' : 'awaiting', size: null } as unknown as UploadSlotEntity);
+      this.rows.set(slot.fileId, { ...slot, size: null } as unknown as UploadSlotEntity);
     }
-    return Promise.resolve(fresh.filter((slot) => slot.sourceUrl).map((slot) => slot.fileId));
+    return Promise.resolve(fresh);
   }
 
   findByFileIds(_tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {

@@ -33,8 +33,9 @@ export class SlotsService {
   /** Idempotent per file id; files given by URL are queued for fetching (once) instead of getting a URL. */
   async register(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
     const bucket = this.config.storage.buckets.inputs;
+    const fileIds = command.files.map((file) => file.fileId);
     const slots = await this.transactions.run(async (tx) => {
-      const toFetch = await this.slots.insertNew(
+      const inserted = await this.slots.insertNew(
         tx,
         command.files.map((file) => ({
           fileId: file.fileId,
@@ -48,9 +49,10 @@ export class SlotsService {
       );
       await this.slots.publish(
         tx,
-        toFetch.map((fileId) => message(Jobs.uploadsFetch, { fileId })),
+        inserted.filter((slot) => slot.sourceUrl).map((slot) => message(Jobs.uploadsFetch, { fileId: slot.fileId })),
       );
-      return this.slots.findByFileIds(tx, command.files.map((file) => file.fileId));
+      // A first registration knows its slots; a replay reads them, with whatever happened to them since.
+      return inserted.length === fileIds.length ? inserted : this.slots.findByFileIds(tx, fileIds);
     });
     return { urls: await this.urlsOf(slots) };
   }
@@ -76,7 +78,7 @@ export class SlotsService {
     return { fileId: claims.fileId, size: command.size };
   }
 
-  private async urlsOf(slots: UploadSlotEntity[], validitySeconds?: number): Promise<Record<string, string>> {
+  private async urlsOf(slots: Array<Pick<UploadSlotEntity, 'status' | 'mode' | 'bucket' | 'objectKey' | 'orderId' | 'fileId'>>, validitySeconds?: number): Promise<Record<string, string>> {
     const waiting = slots.filter((slot) => slot.status === 'awaiting');
     const entries = await Promise.all(waiting.map(async (slot) => [slot.fileId, await this.urls.urlFor(slot, validitySeconds)] as const));
     return Object.fromEntries(entries);

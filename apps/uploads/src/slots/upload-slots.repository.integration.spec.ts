@@ -36,7 +36,7 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
     const byUrl = slot('1', { sourceUrl: 'https://images.example/a.png' });
     const first = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl]));
     const again = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl, { ...byUrl, sourceUrl: 'https://images.example/other.png' }]));
-    expect(first).toEqual([byUrl.fileId]);
+    expect(first).toEqual([expect.objectContaining({ ...upload, status: 'awaiting' }), expect.objectContaining({ ...byUrl, status: 'fetching' })]);
     expect(again).toEqual([]);
     const rows = await slots.findByFileIds(null, [upload.fileId, byUrl.fileId]);
     expect(rows.map((row) => [row.fileId, row.status, row.sourceUrl]).sort()).toEqual(

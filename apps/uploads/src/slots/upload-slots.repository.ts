@@ -15,6 +15,9 @@ export interface NewUploadSlot {
   sourceUrl: string | null;
 }
 
+/** A slot as `insertNew` wrote it. */
+export type InsertedUploadSlot = NewUploadSlot & Pick<UploadSlotEntity, 'status'>;
+
 /** Persistence of upload slots; writes share the caller's transaction with their outbox messages. */
 @Injectable()
 export class UploadSlotsRepository {
@@ -23,17 +26,12 @@ export class UploadSlotsRepository {
     private readonly outbox: OutboxWriter,
   ) {}
 
-  /** Inserts the slots not known yet (idempotent per file id); returns the file ids inserted now that have a source URL. */
-  async insertNew(tx: Transaction, slots: NewUploadSlot[]): Promise<string[]> {
-    const inserted = await tx
-      .createQueryBuilder()
-      .insert()
-      .into(UploadSlotEntity)
-      .values(slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) })))
-      .orIgnore()
-      .returning(['fileId', 'sourceUrl'])
-      .execute();
-    return (inserted.raw as Array<{ file_id: string; source_url: string | null }>).filter((row) => row.source_url).map((row) => String(row.file_id));
+  /** Inserts the slots not known yet (idempotent per file id); returns the slots inserted now, as inserted. */
+  async insertNew(tx: Transaction, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
+    const rows = slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
+    const inserted = await tx.createQueryBuilder().insert().into(UploadSlotEntity).values(rows).orIgnore().returning(['fileId']).execute();
+    const insertedIds = new Set((inserted.raw as Array<{ file_id: string }>).map((row) => String(row.file_id)));
+    return rows.filter((row) => insertedIds.has(row.fileId));
   }
 
   findByFileIds(tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {
