@@ -165,6 +165,48 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     expect(take.mock.calls.length).toBeLessThanOrEqual(20);
   });
 
+  it('a busy account gets its next lease ahead of time: its requests never wait for PostgreSQL', async () => {
+    const grants = new RateLimitGrantRepository(sources[0]);
+    const take = grants.take.bind(grants);
+    let held: Array<() => void> = [];
+    let holding = false;
+    jest.spyOn(grants, 'take').mockImplementation(async (...args) => {
+      if (holding) {
+        await new Promise<void>((release) => held.push(release));
+      }
+      return take(...args);
+    });
+    const replica = new RateLimiterService(grants, clock);
+    const busy = account();
+    /** The decision, or 'waited' when the request had to wait for a grant (it did not settle within its own turn). */
+    const request = () =>
+      Promise.race([replica.consume(busy, 'enterprise'), new Promise<'waited'>((resolve) => setImmediate(() => resolve('waited')))]);
+    // Warm-up: 15 requests a second; leases grow to a second's worth of the Enterprise rate.
+    for (let index = 0; index < 45; index += 1) {
+      await replica.consume(busy, 'enterprise');
+      clock.advance(66);
+    }
+    await replica.sweep(false);
+    // From now on every grant is held: requests go on being answered from the current lease while the next one is asked for.
+    holding = true;
+    const outcomes: Array<RateLimitDecision | 'waited'> = [];
+    for (let index = 0; index < 15 && held.length === 0; index += 1) {
+      outcomes.push(await request());
+      clock.advance(66);
+    }
+    expect(held.length).toBe(1);
+    for (let index = 0; index < 3; index += 1) {
+      outcomes.push(await request());
+      clock.advance(20);
+    }
+    expect(outcomes.every((outcome) => outcome !== 'waited' && outcome.allowed)).toBe(true);
+    holding = false;
+    held.forEach((release) => release());
+    held = [];
+    await replica.sweep(false);
+    expect((await replica.consume(busy, 'enterprise')).allowed).toBe(true);
+  });
+
   it('tokens a replica leased but did not use go back to the shared window', async () => {
     const id = account();
     // Replica 0 leases a second's worth of the Enterprise rate (17) and uses one.

@@ -17,6 +17,8 @@ export const WINDOW_MS = 60_000;
 export const LEASE_MS = 1_000;
 const SPAN_MS = WINDOW_MS + LEASE_MS;
 const PRUNE_EVERY_MS = 60_000;
+/** A busy account's next lease is asked for this far into its current one, so its requests never wait for PostgreSQL. */
+const PREFETCH_AGE_MS = (LEASE_MS * 3) / 4;
 
 interface Lease {
   grantId: string;
@@ -37,6 +39,9 @@ interface Lease {
  * against the grants of the last WINDOW_MS + LEASE_MS, so no 60-second span ever holds more than the limit.
  * A refusal is remembered until the oldest grant leaves the window (the Retry-After given), so a client
  * hammering while limited costs no database work, and one that waits Retry-After finds capacity.
+ * A busy account's next lease is taken in the background before the current one runs out or expires (issue 19:
+ * about one request in ten waited for a grant's round trip, most of the read path's p99); the current lease's
+ * unused tokens go back once the next one is in, so the overlap only ever counts more tokens, never fewer.
  */
 @Injectable()
 export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
@@ -46,6 +51,8 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
   private readonly pending = new Map<string, Promise<void>>();
   /** Lease size to ask for next, per account, from how much the last lease was used (1 for an account seen seldom). */
   private readonly nextSize = new Map<string, { size: number; atMs: number }>();
+  /** Unused tokens of leases replaced by a prefetched one, given back by the next sweep. */
+  private returns: GiveBack[] = [];
   private timer?: NodeJS.Timeout;
   private lastPruneMs = 0;
 
@@ -71,6 +78,9 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       const lease = this.leases.get(accountId);
       if (lease && now - lease.grantedAtMs < LEASE_MS && now >= lease.grantedAtMs && lease.remaining > 0) {
         lease.remaining -= 1;
+        if (!this.pending.has(accountId) && isBusy(lease, now)) {
+          this.startRefill(accountId, limit, now, true);
+        }
         return {
           allowed: true,
           limit,
@@ -83,22 +93,38 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
         return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntil(refused.untilMs, now) };
       }
       // One grant request per account and replica at a time; concurrent requests wait for it and retry.
-      let refill = this.pending.get(accountId);
-      if (!refill) {
-        refill = this.refill(accountId, limit, now).finally(() => this.pending.delete(accountId));
-        this.pending.set(accountId, refill);
-      }
-      await refill;
+      await (this.pending.get(accountId) ?? this.startRefill(accountId, limit, now, false));
     }
   }
 
-  private async refill(accountId: string, limit: number, now: number): Promise<void> {
+  private startRefill(accountId: string, limit: number, now: number, ahead: boolean): Promise<void> {
+    const refill = this.refill(accountId, limit, now, ahead).finally(() => this.pending.delete(accountId));
+    this.pending.set(accountId, refill);
+    if (ahead) {
+      // Nobody waits for a prefetch: its failure only means the next lease is asked for when this one runs out.
+      void refill.catch((error: unknown) => this.logger.warn({ err: error }, 'rate-limit lease prefetch failed'));
+    }
+    return refill;
+  }
+
+  /**
+   * `ahead`: the current lease stays in use until the new one is granted, and its unused tokens go back then;
+   * a refused prefetch changes nothing. Otherwise the expired or used-up lease is replaced, its unused
+   * tokens given back in the same round trip.
+   */
+  private async refill(accountId: string, limit: number, now: number, ahead: boolean): Promise<void> {
     const previous = this.leases.get(accountId);
-    this.leases.delete(accountId);
-    const giveBack = previous && previous.remaining > 0 ? { grantId: previous.grantId, tokens: previous.remaining } : undefined;
-    const want = this.leaseSize(accountId, limit, previous, now);
+    if (!ahead) {
+      this.leases.delete(accountId);
+    }
+    const giveBack = !ahead && previous && previous.remaining > 0 ? { grantId: previous.grantId, tokens: previous.remaining } : undefined;
+    const want = this.leaseSize(accountId, limit, previous, now, ahead);
     const result = await this.grants.take(accountId, limit, want, now, SPAN_MS, giveBack);
     if (result.grantId !== null && result.granted > 0) {
+      const replaced = this.leases.get(accountId);
+      if (ahead && replaced && replaced.remaining > 0) {
+        this.returns.push({ grantId: replaced.grantId, tokens: replaced.remaining });
+      }
       this.refusedUntil.delete(accountId);
       this.leases.set(accountId, {
         grantId: result.grantId,
@@ -108,7 +134,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
         used: result.used,
         oldestMs: result.oldestMs ?? now,
       });
-    } else {
+    } else if (!ahead) {
       // Capacity returns when the oldest grant leaves the span (at least a second from now, the header's unit).
       this.refusedUntil.set(accountId, { untilMs: Math.max((result.oldestMs ?? now) + SPAN_MS, now + 1), used: result.used });
     }
@@ -116,14 +142,18 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * At most a second of the plan's rate (Free 1, Pro 5, Enterprise 17); a lease used up within its second
-   * doubles the next one, a partly used one sizes the next to what was used. A busy account costs about one
-   * grant a second per replica; a quiet one asks for single tokens, so nothing is leased only to be given back.
+   * doubles the next one, a partly used one sizes the next to what was used, a prefetched one to the rate of
+   * the current one (a quarter more). A busy account costs about one grant a second per replica; a quiet one
+   * asks for single tokens, so nothing is leased only to be given back.
    */
-  private leaseSize(accountId: string, limit: number, previous: Lease | undefined, now: number): number {
+  private leaseSize(accountId: string, limit: number, previous: Lease | undefined, now: number, ahead: boolean): number {
     const largest = Math.max(1, Math.ceil((limit * LEASE_MS) / WINDOW_MS));
     const hint = this.nextSize.get(accountId);
     let size = hint && now - hint.atMs < 2 * LEASE_MS ? hint.size : 1;
-    if (previous) {
+    if (previous && ahead) {
+      const spent = previous.size - previous.remaining;
+      size = Math.ceil((spent * 1.25 * LEASE_MS) / Math.max(LEASE_MS / 10, now - previous.grantedAtMs));
+    } else if (previous) {
       size = previous.remaining === 0 ? previous.size * 2 : previous.size - previous.remaining;
     }
     size = Math.min(largest, Math.max(1, size));
@@ -134,7 +164,8 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
   /** Gives back what expired leases did not use, forgets old refusals, prunes old grants once a minute. */
   async sweep(all: boolean): Promise<void> {
     const now = this.clock.nowMs();
-    const returns: GiveBack[] = [];
+    const returns: GiveBack[] = this.returns;
+    this.returns = [];
     for (const [accountId, lease] of this.leases) {
       if ((all || now - lease.grantedAtMs >= LEASE_MS || now < lease.grantedAtMs) && !this.pending.has(accountId)) {
         this.leases.delete(accountId);
@@ -168,4 +199,10 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
 
 function secondsUntil(atMs: number, now: number): number {
   return Math.max(1, Math.ceil((atMs - now) / 1000));
+}
+
+/** A lease worth replacing before it ends: most of it spent, or three quarters of its time gone with half of it spent. */
+function isBusy(lease: Lease, now: number): boolean {
+  const spent = lease.size - lease.remaining;
+  return lease.size >= 4 && (lease.remaining <= lease.size / 4 || (now - lease.grantedAtMs >= PREFETCH_AGE_MS && spent * 2 >= lease.size));
 }
