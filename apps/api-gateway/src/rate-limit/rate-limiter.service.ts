@@ -79,7 +79,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       if (lease && now - lease.grantedAtMs < LEASE_MS && now >= lease.grantedAtMs && lease.remaining > 0) {
         lease.remaining -= 1;
         if (!this.pending.has(accountId) && isBusy(lease, now)) {
-          this.startRefill(accountId, limit, now, true);
+          void this.startRefill(accountId, limit, now, true);
         }
         return {
           allowed: true,
