@@ -48,7 +48,7 @@ describe('reports HTTP controller', () => {
       const answer: RequestReportResult = { started, report };
       const { controller, calls } = controllerAnswering(answer);
       const { response, status } = fakeResponse();
-      expect(await controller.request(caller, '42', { locale: 'en-US' }, response)).toEqual(report);
+      expect(await controller.request(caller, '42', { locale: 'en-US' }, response)).toEqual({ data: report });
       expect(status()).toBe(expected);
       expect(calls).toEqual([[Rpcs.reportsRequest.pattern, { caller, orderId: '42', locale: 'en-US' }]]);
     }
@@ -56,7 +56,7 @@ describe('reports HTTP controller', () => {
 
   it('forwards GET to reports.get', async () => {
     const { controller, calls } = controllerAnswering(report);
-    expect(await controller.get(caller, '42', 'en-US')).toEqual(report);
+    expect(await controller.get(caller, '42', 'en-US')).toEqual({ data: report });
     expect(calls).toEqual([[Rpcs.reportsGet.pattern, { caller, orderId: '42', locale: 'en-US' }]]);
   });
 });

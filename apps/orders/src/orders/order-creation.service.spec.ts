@@ -129,7 +129,11 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     const pending = creation.execute(embed('k-slow'));
     await waitFor(() => rpc.calls > 0 && rpc.behaviour === 'hang');
     // The only pooled connection is free, and no advisory lock of this key (or any) is held by it.
-    const locks = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`);
+    // Only this test's backends: other suites running at the same time hold advisory locks of their own.
+    const locks = await dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND a.application_name = 'it-create' AND l.pid <> pg_backend_pid()`,
+    );
     expect(locks[0].n).toBe(0);
     const rows = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "order" WHERE account_id = $1`, [accountId]);
     expect(rows[0].n).toBeGreaterThan(0);

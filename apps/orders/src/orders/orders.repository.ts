@@ -135,26 +135,30 @@ export class OrdersRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Inserts a new order with its files and outputs; the caller announces it (`order.created()`) and saves. */
+  /**
+   * Inserts a new order with its files and outputs; the caller announces it (`order.created()`) and saves.
+   * Files and outputs with `insert`, not `save`: nothing here exists yet, and save's change detection (and, for
+   * the outputs, which carry their own keys, a select to choose between insert and update) is not needed.
+   */
   async insert(tx: Transaction, draft: OrderDraft): Promise<Order> {
-    const order = await tx.save(
-      tx.create(OrderEntity, {
-        ...draft.order,
-        failureCode: null,
-        packageKey: null,
-        typeResult: null,
-        result: null,
-        resultDetails: null,
-        completedAt: null,
-        failedAt: null,
-        updatedAt: draft.order.createdAt,
-      }),
-    );
-    const files = await tx.save(
-      draft.files.map((file, position) => tx.create(OrderFileEntity, { ...file, orderId: order.id, position, status: 'awaiting_upload', size: null })),
-    );
+    const order = tx.create(OrderEntity, {
+      ...draft.order,
+      failureCode: null,
+      packageKey: null,
+      typeResult: null,
+      result: null,
+      resultDetails: null,
+      completedAt: null,
+      failedAt: null,
+      updatedAt: draft.order.createdAt,
+    });
+    // save: TypeORM's insert types cannot follow the open JSON of `options`.
+    await tx.save(order);
+    const files = draft.files.map((file, position) => tx.create(OrderFileEntity, { ...file, orderId: order.id, position, status: 'awaiting_upload', size: null }));
+    if (files.length > 0) {
+      await tx.insert(OrderFileEntity, files);
+    }
     const outputs = draft.outputs(files).map((output) => tx.create(OrderOutputEntity, { ...output, orderId: order.id }));
-    // insert, not save: outputs carry their own keys, for which save first selects them to choose between insert and update.
     if (outputs.length > 0) {
       await tx.insert(OrderOutputEntity, outputs);
     }
