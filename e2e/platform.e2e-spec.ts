@@ -104,6 +104,21 @@ describe('platform foundation', () => {
       });
     });
 
+    it('reads of large orders that would not fit one batched reply are answered one by one', async () => {
+      const carol = await createAccount(gateway, 'pro', 0);
+      // 100 files with a 1000-character text each: a few hundred KB per view, two of them beyond one reply's budget.
+      const files = Array.from({ length: 100 }, (_, index) => ({ fileName: `page-${index}.png`, texts: [`${index}-${'x'.repeat(990)}`] }));
+      const ids = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const created = await createEmbed(carol.testKey, embedBody(files));
+          expect(created.status).toBe(200);
+          return created.body.data.orderId;
+        }),
+      );
+      const answers = await Promise.all(ids.map((orderId) => api<{ data: { orderId: string; outputs: unknown[] } }>(`/api/v3/orders/${orderId}`, { key: carol.testKey })));
+      expect(answers.map((answer) => [answer.status, answer.body.data.orderId, answer.body.data.outputs.length])).toEqual(ids.map((orderId) => [200, orderId, 100]));
+    });
+
     it('an unknown route is a 404 with a code', async () => {
       const response = await api('/api/v3/nothing/here', { key: pro.liveKey });
       expect(response.status).toBe(404);

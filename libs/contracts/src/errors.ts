@@ -63,8 +63,11 @@ export interface RpcErrorBody {
   code: ErrorCode;
 }
 
-/** One answer of a batched request: the value, or the public code the same request alone would have failed with. */
-export type BatchItemResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode };
+/**
+ * One answer of a batched request: the value, the public code the same request alone would have failed with, or
+ * `alone`: ask for this item with the single request (its answer would have made the batch's reply too large).
+ */
+export type BatchItemResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode } | { ok: false; alone: true };
 
 /** Reply of a batched request: one result per item, in the items' order. */
 export interface BatchResults<T> {

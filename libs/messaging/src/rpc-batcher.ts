@@ -12,15 +12,18 @@ interface Waiting<TItem, TResult> {
  * everything asked during one turn of the event loop (the HTTP requests of one poll phase) leaves as a single
  * NATS message after it (`setImmediate`), so the server pays one message, one statement and one reply for all
  * of them. Nothing waits for a timer: a lone request leaves at the end of its own turn. Each caller gets its
- * own item's answer, or a DomainException with the code that item failed with.
+ * own item's answer, or a DomainException with the code that item failed with; an item the server answers
+ * `alone` (its answer would have made the reply too large) is asked for again with the single request.
  */
 export class RpcBatcher<TItem extends object, TResult> {
   private queue: Array<Waiting<TItem, TResult>> = [];
   private scheduled = false;
 
+  /** `single`: the request of one item, for the items the server answers `alone`. */
   constructor(
     private readonly rpc: RpcClient,
     private readonly contract: RpcContract<{ items: TItem[] }, BatchResults<TResult>>,
+    private readonly single: RpcContract<TItem, TResult>,
     private readonly maxItems: number,
   ) {}
 
@@ -56,6 +59,8 @@ export class RpcBatcher<TItem extends object, TResult> {
           const result = results[index];
           if (result.ok) {
             waiting.resolve(result.value);
+          } else if ('alone' in result) {
+            this.rpc.request(this.single, waiting.item).then(waiting.resolve, waiting.reject);
           } else {
             waiting.reject(new DomainException(result.code, `${this.contract.pattern} answered ${result.code}`));
           }

@@ -9,7 +9,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsInt, IsString, ValidateNested } from 'class-validator';
 import { RpcBatcher } from './rpc-batcher';
 import { RpcClient, RpcClientModule } from './rpc-client';
-import { answerEach, RpcHandlers } from './rpc-server';
+import { ANSWER_ALONE, answerEach, RpcHandlers } from './rpc-server';
 
 class AddQuery {
   @IsInt()
@@ -56,6 +56,9 @@ class CalculatorController {
       }
       if (item.label === 'crash') {
         throw new Error('internal detail that must not travel');
+      }
+      if (item.label === 'too large for the batch') {
+        return ANSWER_ALONE;
       }
       return Promise.resolve(this.add(item));
     });
@@ -139,7 +142,7 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
   describe('RpcBatcher', () => {
     it('sends the requests of one event-loop turn as batches of at most maxItems, each caller getting its own answer', async () => {
       batchSizes.length = 0;
-      const batcher = new RpcBatcher(client, addMany, 8);
+      const batcher = new RpcBatcher(client, addMany, add, 8);
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => batcher.request({ a: i, b: 100, label: `n${i}` })));
       expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => ({ sum: i + 100, label: `n${i}` })));
       expect(batchSizes).toEqual([8, 8, 4]);
@@ -147,14 +150,14 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
 
     it('a lone request leaves at the end of its turn as a batch of one', async () => {
       batchSizes.length = 0;
-      const batcher = new RpcBatcher(client, addMany, 8);
+      const batcher = new RpcBatcher(client, addMany, add, 8);
       await expect(batcher.request({ a: 1, b: 2, label: 'alone' })).resolves.toEqual({ sum: 3, label: 'alone' });
       expect(batchSizes).toEqual([1]);
     });
 
     it('an item that fails gets its own code; the others of its batch are answered', async () => {
       batchSizes.length = 0;
-      const batcher = new RpcBatcher(client, addMany, 8);
+      const batcher = new RpcBatcher(client, addMany, add, 8);
       const settled = await Promise.allSettled(['a', 'refuse', 'b', 'crash'].map((label, i) => batcher.request({ a: i, b: 0, label })));
       expect(batchSizes).toEqual([4]);
       expect(settled[0]).toEqual({ status: 'fulfilled', value: { sum: 0, label: 'a' } });
@@ -164,8 +167,20 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
       expect(String((settled[3] as PromiseRejectedResult).reason)).not.toContain('internal detail');
     });
 
+    it('an item the server answers alone is asked for again with the single request', async () => {
+      batchSizes.length = 0;
+      const batcher = new RpcBatcher(client, addMany, add, 8);
+      const answers = await Promise.all(['a', 'too large for the batch', 'b'].map((label, i) => batcher.request({ a: i, b: 10, label })));
+      expect(answers).toEqual([
+        { sum: 10, label: 'a' },
+        { sum: 11, label: 'too large for the batch' },
+        { sum: 12, label: 'b' },
+      ]);
+      expect(batchSizes).toEqual([3]);
+    });
+
     it('a batch the server refuses as a whole fails every caller with that code', async () => {
-      const batcher = new RpcBatcher(client, addMany, 8);
+      const batcher = new RpcBatcher(client, addMany, add, 8);
       const invalid = { a: 'one', b: 2, label: 'x' } as unknown as AddQuery;
       const settled = await Promise.allSettled([batcher.request({ a: 1, b: 2, label: 'fine' }), batcher.request(invalid)]);
       expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected']);
@@ -173,7 +188,7 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
     });
 
     it('nobody answering: every caller gets the unavailable code', async () => {
-      const batcher = new RpcBatcher(client, defineRpc<BatchResults<{ sum: number }>>()(`${prefix}.nobodyMany`, AddManyQuery), 8);
+      const batcher = new RpcBatcher(client, defineRpc<BatchResults<{ sum: number; label: string }>>()(`${prefix}.nobodyMany`, AddManyQuery), add, 8);
       const settled = await Promise.allSettled([1, 2, 3].map((a) => batcher.request({ a, b: 0, label: 'x' })));
       expect(settled.every((result) => result.status === 'rejected' && (result.reason as DomainException).code === ErrorCode.WATERMARK_V2_UNAVAILABLE)).toBe(true);
     });

@@ -51,15 +51,23 @@ export class RpcDomainExceptionFilter implements RpcExceptionFilter<unknown> {
   }
 }
 
+/** What a batched handler returns for an item the caller should ask for alone (see `answerEach`). */
+export const ANSWER_ALONE = Symbol('answer alone');
+
 /**
  * Answers a batched request (`RpcBatcher` on the caller's side): every item is handled on its own and answered
- * with its value or with the code it failed with, exactly as the single request would have been answered.
+ * with its value or with the code it failed with, exactly as the single request would have been answered; an
+ * item handled as `ANSWER_ALONE` is asked for again with the single request (a reply must fit NATS's payload).
  */
-export async function answerEach<TItem, TResult>(items: TItem[], handle: (item: TItem, index: number) => Promise<TResult>): Promise<BatchResults<TResult>> {
+export async function answerEach<TItem, TResult>(
+  items: TItem[],
+  handle: (item: TItem, index: number) => Promise<TResult | typeof ANSWER_ALONE>,
+): Promise<BatchResults<TResult>> {
   const results = await Promise.all(
     items.map(async (item, index): Promise<BatchItemResult<TResult>> => {
       try {
-        return { ok: true, value: await handle(item, index) };
+        const value = await handle(item, index);
+        return value === ANSWER_ALONE ? { ok: false, alone: true } : { ok: true, value };
       } catch (exception) {
         return { ok: false, code: publicCode(exception) };
       }

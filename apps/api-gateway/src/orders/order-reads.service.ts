@@ -11,7 +11,7 @@ export class OrderReadsService {
   private readonly batcher: RpcBatcher<GetOrderQuery, WatermarkOrderView>;
 
   constructor(rpc: RpcClient) {
-    this.batcher = new RpcBatcher(rpc, Rpcs.ordersGetMany, ORDER_READS_PER_BATCH);
+    this.batcher = new RpcBatcher(rpc, Rpcs.ordersGetMany, Rpcs.ordersGet, ORDER_READS_PER_BATCH);
   }
 
   get(query: GetOrderQuery): Promise<WatermarkOrderView> {
