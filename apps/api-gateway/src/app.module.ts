@@ -7,7 +7,8 @@ import { KeyRevocationListener } from './auth/key-revocation.listener';
 import { GATEWAY_ENTITIES, GATEWAY_SCHEMA } from './database/entities';
 import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
-import { OrdersHttpModule } from './orders/orders-http.module';
+import { OrderReadsService } from './orders/order-reads.service';
+import { OrdersController } from './orders/orders.controller';
 import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ResultsController } from './results/results.controller';
@@ -33,19 +34,19 @@ export class AppModule {
         }),
         RpcClientModule.register(config.nats.url, 'api-gateway', config.rpcTimeoutMs),
         AccountsModule,
-        OrdersHttpModule,
         WebhooksHttpModule,
         ReportsHttpModule,
         // After the webhooks module (route order).
         V2HttpModule,
       ],
-      controllers: [TestUploadsController, ResultsController],
+      controllers: [OrdersController, TestUploadsController, ResultsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         AuthenticatedKeyCache,
         KeyRevocationListener,
         RateLimitGrantRepository,
         RateLimiterService,
+        OrderReadsService,
         StorageRelay,
       ],
     };

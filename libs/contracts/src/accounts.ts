@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { EventSubjects } from './subjects';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -26,6 +26,7 @@ export class CallerContext {
 /** Base of every command and query made on behalf of a caller. */
 export class CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CallerContext)
   caller!: CallerContext;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
@@ -58,6 +58,7 @@ export class CreateAiDetectionOrderDto {
 
   @ApiPropertyOptional({ type: AiDetectionOptionsDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AiDetectionOptionsDto)
   options?: AiDetectionOptionsDto;
@@ -79,6 +80,7 @@ export class ConfirmAiDetectionOrderDto {
 /** `orders.create-ai-detection` */
 export class CreateAiDetectionOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateAiDetectionOrderDto)
   request!: CreateAiDetectionOrderDto;
@@ -87,6 +89,7 @@ export class CreateAiDetectionOrderCommand extends CallerScoped {
 /** `orders.confirm-ai-detection` */
 export class ConfirmAiDetectionOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ConfirmAiDetectionOrderDto)
   request!: ConfirmAiDetectionOrderDto;

@@ -19,6 +19,7 @@ export class AiDetectionJob {
   @Matches(/^[0-9]+(-[0-9]+)?$/)
   fileId!: string;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   input!: StoredObjectRef;
@@ -66,6 +67,7 @@ export class AiDetectionImages {
   preview!: StoredObjectRef | null;
 
   /** WebP thumbnail within 740×400, aspect ratio kept. */
+  @IsObject()
   @ValidateNested() @Type(() => StoredObjectRef)
   thumbnail!: StoredObjectRef;
 
@@ -107,6 +109,7 @@ export class AiDetectionCompletedEvent {
   @IsOptional() @IsString()
   heatmapNote!: string | null;
 
+  @IsObject()
   @ValidateNested() @Type(() => AiDetectionImages)
   images!: AiDetectionImages;
 }

@@ -1,20 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsDefined,
-  IsIn,
-  IsISO8601,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
@@ -103,12 +89,14 @@ export class AntiAiOrderBodyBase {
 
   @ApiPropertyOptional({ type: AntiAiOptionsDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AntiAiOptionsDto)
   options?: AntiAiOptionsDto;
 
   @ApiPropertyOptional({ type: AntiAiModeDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AntiAiModeDto)
   mode?: AntiAiModeDto;
@@ -159,6 +147,7 @@ export class CreateAntiAiWithUrlsDto extends AntiAiOrderBodyBase {
 /** `orders.create-anti-ai` */
 export class CreateAntiAiOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateAntiAiOrderDto)
   request!: CreateAntiAiOrderDto;
@@ -167,6 +156,7 @@ export class CreateAntiAiOrderCommand extends CallerScoped {
 /** `orders.create-anti-ai-with-urls` */
 export class CreateAntiAiWithUrlsCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateAntiAiWithUrlsDto)
   request!: CreateAntiAiWithUrlsDto;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsISO8601, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 import { OrderFailureCode } from './errors';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -44,24 +44,28 @@ export class AntiAiJob extends OutputRef {
   @IsIn(ANTI_AI_STRENGTH_VALUES)
   strength!: AntiAiStrengthValue;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   input!: StoredObjectRef;
 
   /** Where the result goes in our storage; absent in zero-copy mode. */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   output?: StoredObjectRef;
 
   /** Zero-copy mode: the result is PUT here and never kept in our storage. */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AntiAiOutputTarget)
   outputTarget?: AntiAiOutputTarget;
 
   /** The order's v2 detail thumbnail (spec 2.7: WebP within 740×400), asked of one job per order. */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   thumbnail?: StoredObjectRef;
@@ -96,6 +100,7 @@ export class AntiAiOutputCompletedEvent extends OutputRef {
 
   /** Set when the job asked for the order's thumbnail and it was written there (absent: none could be made). */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   thumbnail?: StoredObjectRef;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
 import { CodePointLength, IsPublicHttpsUrl } from './validators';
 
@@ -58,6 +58,7 @@ export class CreateEmbedOrderDto {
 /** `orders.create-embed` */
 export class CreateEmbedOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateEmbedOrderDto)
   request!: CreateEmbedOrderDto;

@@ -78,6 +78,7 @@ export class ExtractFileDto {
 
   @ApiProperty({ type: OriginalFileDto })
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => OriginalFileDto)
   originalFile!: OriginalFileDto;
@@ -92,6 +93,7 @@ export class CreateExtractOrderDto {
 
   @ApiProperty({ type: ExtractFileDto })
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ExtractFileDto)
   file!: ExtractFileDto;
@@ -100,6 +102,7 @@ export class CreateExtractOrderDto {
 /** `orders.create-extract` */
 export class CreateExtractOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateExtractOrderDto)
   request!: CreateExtractOrderDto;
@@ -116,10 +119,12 @@ export class ExtractJob {
   @Matches(/^[0-9]{1,20}$/)
   accountId!: string;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   original!: StoredObjectRef;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   inspected!: StoredObjectRef;

@@ -37,6 +37,7 @@ export class WebhookLink {
   @Matches(/^[a-z][A-Za-z]{0,40}Url$/)
   field!: string;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   object!: StoredObjectRef;
@@ -98,12 +99,14 @@ export class OrderCompletedEvent extends OrderEventBase {
 
   /** Embed orders: the result file or ZIP (null for test orders' sample files is not used: a sample is given). */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   download?: StoredObjectRef | null;
 
   /** Extract orders. */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ExtractOutcome)
   extract?: ExtractOutcome | null;

@@ -1,21 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsDefined,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './orders';
@@ -89,6 +74,7 @@ export class CreateV2ExtractOrderDto {
 
   @ApiProperty({ type: V2ExtractFileDto })
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => V2ExtractFileDto)
   file!: V2ExtractFileDto;
@@ -101,6 +87,7 @@ export class CreateV2ExtractOrderDto {
 
 export class CreateV2EmbedOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateV2EmbedOrderDto)
   request!: CreateV2EmbedOrderDto;
@@ -108,6 +95,7 @@ export class CreateV2EmbedOrderCommand extends CallerScoped {
 
 export class CreateV2ExtractOrderCommand extends CallerScoped {
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateV2ExtractOrderDto)
   request!: CreateV2ExtractOrderDto;

@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { CreateEmbedOrderDto } from './embed-orders';
+import { CreateExtractOrderDto } from './extract-orders';
 import { outputFileName, packageFileName, safeObjectName } from './object-keys';
 import { isPrivateAddress, isPublicHttpsUrl } from './validators';
 
@@ -65,5 +66,21 @@ describe('object and file names', () => {
     expect(outputFileName('README', '1-1')).toBe('README-watermarked-1-1');
     expect(packageFileName('42')).toBe('42-watermarked.zip');
     expect(safeObjectName('a/b\\c\u0001.png')).toBe('a_b_c_.png');
+  });
+});
+
+describe('nested objects', () => {
+  // class-validator validates each element of an array given where one object is expected, so an empty array
+  // passed every rule of the object and reached the orders service (a 500 the API fuzzing found).
+  it.each([
+    ['file: []', { idempotencyKey: 'k', file: [] }],
+    ['file: [{…}]', { idempotencyKey: 'k', file: [{ fileName: 'a.png', originalFile: { fileName: 'o.png' } }] }],
+    ['originalFile: []', { idempotencyKey: 'k', file: { fileName: 'a.png', originalFile: [] } }],
+  ])('an array where an object belongs is refused (%s)', (_case, body) => {
+    expect(validateSync(plainToInstance(CreateExtractOrderDto, body))).not.toHaveLength(0);
+  });
+
+  it('the object itself passes', () => {
+    expect(validateSync(plainToInstance(CreateExtractOrderDto, { idempotencyKey: 'k', file: { fileName: 'a.png', originalFile: { fileName: 'o.png' } } }))).toHaveLength(0);
   });
 });

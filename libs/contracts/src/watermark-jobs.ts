@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -23,10 +23,12 @@ export class EmbedJob {
   @IsIn(['image', 'pdf'])
   mediaKind!: MediaKind;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   input!: StoredObjectRef;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   output!: StoredObjectRef;
@@ -50,6 +52,7 @@ export class PackageJob {
   @Type(() => StoredObjectRef)
   entries!: StoredObjectRef[];
 
+  @IsObject()
   @ValidateNested()
   @Type(() => StoredObjectRef)
   output!: StoredObjectRef;

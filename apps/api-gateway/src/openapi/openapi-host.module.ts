@@ -4,6 +4,7 @@ import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
 import { AppModule } from '../app.module';
 import { GATEWAY_CONFIG, loadGatewayConfig } from '../gateway.config';
+import { OrderReadsService } from '../orders/order-reads.service';
 import { StorageRelay } from '../results/storage-relay';
 
 /** Stands in for NATS and the clock: the document and the route table need the controllers, not their effects. */
@@ -40,8 +41,8 @@ export class OpenApiHostModule {
       module: OpenApiHostModule,
       imports: [OfflineDependenciesModule.register(), ...(app.imports ?? []).filter(hasControllers)],
       controllers: app.controllers ?? [],
-      // The results route's relay only reads its configuration when a request comes.
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, StorageRelay],
+      // The results route's relay only reads its configuration when a request comes; the order reads only batch over the stand-in RpcClient.
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, StorageRelay, OrderReadsService],
     };
   }
 }
