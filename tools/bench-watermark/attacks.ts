@@ -191,12 +191,18 @@ const CHAIN_STEPS: [string, Attack][] = [
   ['mirror', (i, r) => mirror(i, r() < 0.5)],
 ];
 
-async function chain(img: Buffer, rand: () => number, steps: number): Promise<Buffer> {
+/** The random order of a chain's edits (the first draws of `rand`). */
+function chainOrder(rand: () => number): [string, Attack][] {
   const order = [...CHAIN_STEPS];
   for (let k = order.length - 1; k > 0; k--) {
     const j = Math.floor(rand() * (k + 1));
     [order[k], order[j]] = [order[j], order[k]];
   }
+  return order;
+}
+
+async function chain(img: Buffer, rand: () => number, steps: number): Promise<Buffer> {
+  const order = chainOrder(rand);
   let out = img;
   for (const [, step] of order.slice(0, steps)) out = await step(out, rand);
   return out;
@@ -231,4 +237,4 @@ export async function randomGeometry(img: Buffer, rand: () => number): Promise<B
   return rotateExpand(await mirror(img, rand() < 0.5), rand() * 360, rand);
 }
 
-export { rotateExpand, mirror };
+export { rotateExpand, mirror, chainOrder };

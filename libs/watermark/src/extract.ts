@@ -1,7 +1,7 @@
 import { checkInput, decodeLuma, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
 import { applyH, canvasFillRegion, Homography, invertH, Plane, resize, solve } from './image';
-import { CODED_BITS, decodeSoft, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
+import { CODED_BITS, convEncode, decodeSoft, DecodedPayload, INFO_BITS, PAYLOAD_BITS, TAG_BITS, viterbiDecode } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { featureRegister } from './feature-register';
 import { register } from './register';
@@ -15,9 +15,9 @@ const num = Number;
 export const DETECT_THRESHOLD = 0.2;
 /**
  * Decoding attempts of one extraction at most (see README, false-positive argument): 3 layer combinations + 1 joint
- * (registered), 6 size guesses x 3 combinations (blind), 2 x 3 (edge-weighted blind pass).
+ * + 1 reweighted combination (registered), 6 size guesses x 3 combinations (blind), 2 x 3 (edge-weighted blind pass).
  */
-export const DECODING_ATTEMPTS = 28;
+export const DECODING_ATTEMPTS = 29;
 /** Design bound on a false match per extraction: each attempt passes the 40-bit keyed check with probability 2^-40. */
 export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
 /** Registration is trusted above this NCC of the aligned overlap. */
@@ -178,6 +178,36 @@ function sampleOrNaN(d: Float32Array, w: number, h: number, x: number, y: number
   return top + (bot - top) * fy;
 }
 
+/**
+ * Cubic (Catmull-Rom) sample at index coordinates (x, y); NaN outside, bilinear within a pixel of the border.
+ * Bilinear interpolation blurs by an amount that depends on the sub-pixel phase, which varies across a rotated or
+ * rescaled image: no single FIR filter can undo it, so it stays in the residual as host leakage.
+ */
+function sampleCubicOrNaN(d: Float32Array, w: number, h: number, x: number, y: number): number {
+  if (!(x >= 1 && y >= 1 && x < w - 2 && y < h - 2)) return sampleOrNaN(d, w, h, x, y);
+  const x0 = math.floor(x);
+  const y0 = math.floor(y);
+  const fx = x - x0;
+  const fy = y - y0;
+  const wx0 = ((-0.5 * fx + 1) * fx - 0.5) * fx;
+  const wx1 = (1.5 * fx - 2.5) * fx * fx + 1;
+  const wx2 = ((-1.5 * fx + 2) * fx + 0.5) * fx;
+  const wx3 = (0.5 * fx - 0.5) * fx * fx;
+  const wy0 = ((-0.5 * fy + 1) * fy - 0.5) * fy;
+  const wy1 = (1.5 * fy - 2.5) * fy * fy + 1;
+  const wy2 = ((-1.5 * fy + 2) * fy + 0.5) * fy;
+  const wy3 = (0.5 * fy - 0.5) * fy * fy;
+  let i = (y0 - 1) * w + x0 - 1;
+  const r0 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r1 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r2 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r3 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  return wy0 * r0 + wy1 * r1 + wy2 * r2 + wy3 * r3;
+}
+
 /** Local scale (original pixels per inspected pixel) of H around the inspected centre. */
 function localScale(H: Homography, w: number, h: number): number {
   const cx = w / 2;
@@ -240,6 +270,15 @@ function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64
   for (let i = 0; i < n - 1; i++) A[i * n + i] += ridge;
   return solve(A, b, n);
 }
+
+/** Sum of the FIR taps (without the bias): its gain on flat content. */
+function firGain(k: Float64Array): number {
+  let s = 0;
+  for (let t = 0; t < (2 * FIR_R + 1) ** 2; t++) s += k[t];
+  return s;
+}
+/** Below this gain the fitted FIR is not used. */
+const MIN_FIR_GAIN = 0.5;
 
 function applyFir(W: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
   const R = FIR_R;
@@ -408,6 +447,8 @@ export interface RegisteredDiag {
   H: Homography;
   scale: number;
   fir: boolean;
+  /** Sum of the FIR taps (its gain on flat content). */
+  firGain: number;
   zs: Float64Array[];
 }
 let lastDiag: RegisteredDiag | null = null;
@@ -443,7 +484,7 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
       const [a, b] = applyH(H, x, y);
       qx[k] = (a + 0.5) / O.width;
       qy[k] = (b + 0.5) / O.height;
-      W[k] = sampleOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
+      W[k] = sampleCubicOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
     }
   }
   // photometric LUT first (brightness, contrast, gamma, clipping), then the FIR filter, then a final LUT
@@ -461,7 +502,11 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
   // saturated inspected pixels carry no mark
   const Iu = new Float32Array(I.data);
   for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = num.NaN;
-  const fir = fitFir(P1, Iu, iw, ih);
+  const fitted = fitFir(P1, Iu, iw, ih);
+  // an edit keeps flat content flat (the LUT already took the photometry), so a filter whose taps do not sum to
+  // about 1 was fitted on too little texture (a crop of mostly flat black); its matched filter would even invert the
+  // mark when the sum is negative
+  const fir = fitted && firGain(fitted) >= MIN_FIR_GAIN ? fitted : null;
   const P = fir ? applyFir(P1, iw, ih, fir, false) : P1;
   const lut = fitLut(P, I.data);
   if (!lut) return null;
@@ -502,14 +547,49 @@ function registeredDecode(O: LumaPlane, I: LumaPlane, H: Homography, key: Waterm
     for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
     return zFromCells(layer, amps[l], e, v);
   });
-  lastDiag = { H, scale: sigma, fir: fir !== null, zs };
+  lastDiag = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
   const first = decodeLayers(zs, key);
   if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
   // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
   const joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
-  if (!joint) return first;
-  const d = decodeSoft(joint, key);
-  return d.tagOk && (!first || d.agreement > first.agreement) ? d : first;
+  let best = first;
+  if (joint) {
+    const d = decodeSoft(joint, key);
+    if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
+    if (best && confidenceOf(best) >= DETECT_THRESHOLD) return best;
+  }
+  // still weak: the layers summed with weights from their own reliability (one more decoding attempt)
+  const reweighted = decodeSoft(reweigh(zs), key);
+  return reweighted.tagOk && (!best || reweighted.agreement > best.agreement) ? reweighted : best;
+}
+
+/**
+ * The layers' z-scores summed with weights mean / variance of each layer's agreement with the code word that the
+ * plain sum decodes to (the optimal weights for Gaussian observations, estimated). The z-scores of the two layers
+ * are not equally calibrated after heavy resampling (the host leakage differs per scale), so their plain sum can
+ * decode wrong where a weighted one does not: a scale > crop > rotate > contrast > mirror chain of the rocket
+ * decoded with 11 wrong id bits summed, exactly weighted (fine 0.05, coarse 0.02). Even a wrong first code word
+ * agrees with most coded bits, so the estimates hold.
+ */
+function reweigh(zs: Float64Array[]): Float64Array {
+  const sum = new Float64Array(CODED_BITS);
+  for (const z of zs) for (let i = 0; i < CODED_BITS; i++) sum[i] += z[i];
+  const coded = convEncode(viterbiDecode(sum, INFO_BITS));
+  const out = new Float64Array(CODED_BITS);
+  for (const z of zs) {
+    let m = 0;
+    let q = 0;
+    for (let i = 0; i < CODED_BITS; i++) {
+      const v = coded[i] ? z[i] : -z[i];
+      m += v;
+      q += v * v;
+    }
+    m /= CODED_BITS;
+    const variance = q / CODED_BITS - m * m;
+    const w = variance > 0 ? math.max(0, m / variance) : 0;
+    for (let i = 0; i < CODED_BITS; i++) out[i] += w * z[i];
+  }
+  return out;
 }
 
 /** Pure 2-D correlation (flip = false) or convolution (flip = true) with the FIR taps; borders and NaN give 0. */
@@ -891,10 +971,15 @@ export async function extractImage(inspected: Buffer, original: Buffer | null, o
       const planeO = { w: O.width, h: O.height, d: O.data };
       const planeI = { w: I.width, h: I.height, d: I.data };
       let reg = register(planeO, planeI);
-      if (!reg || reg.ncc < FEATURE_FALLBACK_NCC) {
+      if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
         // the template search found nothing convincing: local features (mirror + any angle + scale + crop)
         const byFeatures = await featureRegister(planeO, planeI).catch(() => null);
         if (byFeatures && (!reg || byFeatures.ncc > reg.ncc)) reg = byFeatures;
+      }
+      if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
+        // neither found a convincing geometry: the template search again over the whole circle (slow, so only here)
+        const swept = register(planeO, planeI, true);
+        if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
       }
       lastReg = reg;
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type * as OpenCv from '@techstark/opencv-js';
-import { Homography, mulH, Plane } from './image';
+import { canvasFillRegion, Homography, mulH, Plane } from './image';
+
+const math = Math;
 import { refineFrom, Registration } from './register';
 
 /**
@@ -38,13 +40,40 @@ function opencv(): Promise<{ cv: Cv }> {
   return loading;
 }
 
+/**
+ * Linear stretch of the luma range (0.5th to 99.5th percentile, outside a filled canvas) onto 0..255: ORB's corner
+ * test has a fixed threshold in levels, so a dark picture (a night sky, values 2..66) gave too few keypoints to
+ * match. Pictures that already span the range are hardly changed.
+ */
+function stretch(p: Plane): { lo: number; gain: number } {
+  const fill = canvasFillRegion(p.d, p.w, p.h);
+  const hist = new Uint32Array(256);
+  let n = 0;
+  for (let k = 0; k < p.d.length; k++) {
+    if (fill[k]) continue;
+    const v = p.d[k];
+    hist[v < 0 ? 0 : v > 255 ? 255 : Math.floor(v)]++;
+    n++;
+  }
+  let lo = 0;
+  let hi = 255;
+  let acc = 0;
+  for (let v = 0; v < 256; v++) {
+    acc += hist[v];
+    if (acc <= 0.005 * n) lo = v;
+    if (acc < 0.995 * n) hi = v + 1;
+  }
+  return hi - lo >= 16 ? { lo, gain: math.min(4, 255 / (hi - lo)) } : { lo: 0, gain: 1 };
+}
+
 function toMat(cv: Cv, p: Plane, mirrored: boolean): OpenCv.Mat {
   const m = new cv.Mat(p.h, p.w, cv.CV_8UC1);
   const out = m.data;
+  const { lo, gain } = stretch(p);
   for (let y = 0; y < p.h; y++) {
     const row = y * p.w;
     for (let x = 0; x < p.w; x++) {
-      const v = p.d[row + (mirrored ? p.w - 1 - x : x)];
+      const v = (p.d[row + (mirrored ? p.w - 1 - x : x)] - lo) * gain;
       out[row + x] = v < 0 ? 0 : v > 255 ? 255 : Math.round(v);
     }
   }

@@ -8,6 +8,12 @@ export interface Registration {
   H: Homography;
   /** Normalised cross-correlation of the aligned overlap (0..1). */
   ncc: number;
+  /**
+   * The NCC before the polish. The polish climbs the alignment score of any geometry, a wrong one too (a wrong
+   * candidate of the camera photo rose from below 0.95 to 0.968), so whether a registration is convincing enough
+   * to skip the other searches is judged on this; the polished NCC only compares registrations.
+   */
+  raw: number;
 }
 
 function orientationHistogram(p: Plane, bins: number): Float64Array {
@@ -359,6 +365,17 @@ function fillRegionOf(I: Plane): Uint8Array {
   return region;
 }
 
+const reduced = new WeakMap<Float32Array, Plane>();
+
+/** The original reduced to w x h, the last size kept per plane (the polish scores many nearby registrations). */
+function reducedOf(O: Plane, w: number, h: number): Plane {
+  const last = reduced.get(O.d);
+  if (last && last.w === w && last.h === h) return last;
+  const p = resize(O, w, h);
+  reduced.set(O.d, p);
+  return p;
+}
+
 /**
  * NCC between the inspected and the original warped by H, on a sample grid: the better of all samples and of the
  * samples outside the inspected's filled canvas. Where a canvas filled around a rotated image covers original
@@ -372,7 +389,7 @@ export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
   let O = O0;
   let H = H0;
   if (sigma > 1.3) {
-    O = resize(O0, math.max(8, math.round(O0.w / sigma)), math.max(8, math.round(O0.h / sigma)));
+    O = reducedOf(O0, math.max(8, math.round(O0.w / sigma)), math.max(8, math.round(O0.h / sigma)));
     const rx = O.w / O0.w;
     const ry = O.h / O0.h;
     H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
@@ -417,11 +434,11 @@ function nccOf(s: Float64Array): number {
  * and scale (size ratios, then a log-scale sweep) with masked NCC for translation, then block-matching
  * refinement to an affine and, with enough matches, a projective model.
  */
-export function register(O: Plane, I: Plane): Registration | null {
+export function register(O: Plane, I: Plane, thorough = false): Registration | null {
   if (O.w === I.w && O.h === I.h) {
     // same size: most edits keep the geometry; start from the identity
     const r = refine(O, I, { H: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), ncc: 1, theta: 0, mirror: false, search: 3 });
-    if (r.ncc >= 0.97) return r;
+    if (r.raw >= 0.97) return r;
   }
   const d = math.max(1, math.max(O.w, O.h) / 96);
   const Ic = resize(I, math.max(4, math.round(I.w / d)), math.max(4, math.round(I.h / d)));
@@ -487,6 +504,17 @@ export function register(O: Plane, I: Plane): Registration | null {
       }
     }
   }
+  if (thorough && !good()) {
+    // the whole circle in 4-degree steps, both mirror states, with the size-ratio scale guesses: for content whose
+    // gradient orientations say nothing (a sky with faint clouds) the histogram candidates miss the angle, while
+    // the coarse NCC of smooth content falls off slowly around the right one (within 0.05 over +-4 degrees)
+    for (let deg = 0; deg < 360 && !good(); deg += 4) {
+      for (const mirror of [false, true]) {
+        const t = (deg * math.PI) / 180;
+        for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, mirror);
+      }
+    }
+  }
   if (!good()) {
     // log-scale sweep for the two best coarse orientations and the best histogram orientations of each mirror
     // state (a wrong scale can make the right angle score low, so the histogram's own ranking is kept too)
@@ -539,9 +567,10 @@ export function register(O: Plane, I: Plane): Registration | null {
   for (const c of picked) {
     const r = refine(O, I, c);
     if (!out || r.ncc > out.ncc) out = r;
-    if (out.ncc >= 0.97) break;
+    if (out.raw >= 0.97) break;
   }
-  return out;
+  // only the best refined candidate is polished (each polish scores about 60 geometries)
+  return out && out.ncc < POLISH_BELOW ? polish(O, I, out) : out;
 }
 
 /** The isotropic scale guess (inspected pixels per original pixel) a working-resolution candidate was built with. */
@@ -556,7 +585,8 @@ function indexScale(rx: number, ry: number): Homography {
 
 /** Polishes a registration found elsewhere (feature matching) with the block-matching refinement. */
 export function refineFrom(O: Plane, I: Plane, H: Homography): Registration {
-  return refine(O, I, { H, ncc: 0, theta: 0, mirror: false, search: 3 });
+  const r = refine(O, I, { H, ncc: 0, theta: 0, mirror: false, search: 3 });
+  return r.ncc < POLISH_BELOW ? polish(O, I, r) : r;
 }
 
 function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
@@ -595,5 +625,48 @@ function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
       ncc = score;
     }
   }
-  return { H, ncc };
+  return { H, ncc, raw: ncc };
+}
+
+/** Below this alignment NCC a refined registration is polished directly on the alignment score. */
+const POLISH_BELOW = 0.95;
+
+/**
+ * Coordinate ascent of the alignment score over translation, rotation and scale about the inspected centre, with
+ * shrinking steps (2 px, 0.5 degree, 1 % down to an eighth). The block matching needs textured patches: on a 10 %
+ * crop of the rocket photo (mostly flat sky) it left the registration 3.7 px off (NCC 0.81, the exact one 0.99).
+ */
+function polish(O: Plane, I: Plane, start: Registration): Registration {
+  const cx = (I.w - 1) / 2;
+  const cy = (I.h - 1) / 2;
+  // H * (translation by the inspected centre) * similarity(angle, scale) * (back)
+  const moved = (H: Homography, dx: number, dy: number, angle: number, scale: number): Homography => {
+    const c = math.cos(angle) * scale;
+    const sn = math.sin(angle) * scale;
+    const S = Float64Array.from([c, -sn, cx - c * cx + sn * cy + dx, sn, c, cy - sn * cx - c * cy + dy, 0, 0, 1]);
+    return mulH(H, S);
+  };
+  let best = start;
+  const steps = [2, (0.5 * math.PI) / 180, 0.01];
+  // translation alone first (the usual error after block matching), then with angle and scale
+  for (let round = 0; round < 7; round++) {
+    const params = round < 2 ? 2 : 4;
+    let improved = true;
+    while (improved) {
+      improved = false;
+      for (let p = 0; p < params; p++) {
+        for (const sgn of [1, -1]) {
+          const d = sgn * steps[math.min(2, math.max(0, p - 1))];
+          const H = moved(best.H, p === 0 ? d : 0, p === 1 ? d : 0, p === 2 ? d : 0, p === 3 ? 1 + d : 1);
+          const ncc = alignmentScore(O, I, H);
+          if (ncc > best.ncc + 1e-4) {
+            best = { H, ncc, raw: start.raw };
+            improved = true;
+          }
+        }
+      }
+    }
+    if (round !== 1) for (let k = 0; k < steps.length; k++) steps[k] /= 2;
+  }
+  return best;
 }

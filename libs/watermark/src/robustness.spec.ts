@@ -37,6 +37,21 @@ const GEOMETRY: [string, Attack][] = [
   // any angle onto an expanded canvas, corners filled with an arbitrary colour
   ['rotate 137 expanded, teal fill', (b) => sharp(b).rotate(137, { background: '#2a9d8f' }).png().toBuffer()],
   ['mirror H', (b) => sharp(b).flop().png().toBuffer()],
+  // any angle with the borders cropped away (the largest centred rectangle of the original aspect)
+  [
+    'rotate -44.6, borders cropped',
+    async (b, w, h) => {
+      const r = await sharp(b).rotate(-44.6).toBuffer({ resolveWithObject: true });
+      const a = (44.6 * Math.PI) / 180;
+      const f = Math.min(w / (w * Math.cos(a) + h * Math.sin(a)), h / (w * Math.sin(a) + h * Math.cos(a)));
+      const cw = Math.floor(w * f) - 2;
+      const ch = Math.floor(h * f) - 2;
+      return sharp(r.data)
+        .extract({ left: Math.floor((r.info.width - cw) / 2), top: Math.floor((r.info.height - ch) / 2), width: cw, height: ch })
+        .png()
+        .toBuffer();
+    },
+  ],
   // the fill now lies over original content (the crop came first): those pixels must not bend the photometric fits
   [
     'crop 70% area > rotate 200 expanded, blue-grey fill > jpeg 80',
@@ -92,6 +107,7 @@ describe('geometry regression guard (rotation, mirror, chain; registered)', () =
     const t = res.evidence?.transform;
     if (name.startsWith('rotate 137')) expect([t?.mirrored, Math.abs((t?.rotationDeg ?? 0) + 137) < 1.5, t?.originalAreaVisible]).toEqual([false, true, 1]);
     if (name === 'mirror H') expect([t?.mirrored, t?.rotationDeg, t?.scale]).toEqual([true, 0, 1]);
+    if (name.startsWith('rotate -44.6')) expect([t?.mirrored, Math.abs((t?.rotationDeg ?? 0) - 44.6) < 1, Math.abs((t?.scale ?? 0) - 1) < 0.02]).toEqual([false, true, true]);
     if (name.startsWith('chain')) expect([t?.mirrored, Math.abs((t?.scale ?? 0) - 0.7) < 0.03]).toEqual([true, true]);
     expect(res.evidence).toMatchObject({ payloadBits: 64, checkBits: 40, checkBitsMatched: 40, codedBits: 330 });
     expect(res.evidence?.chanceBound).toBeLessThan(1e-9);

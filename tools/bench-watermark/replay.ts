@@ -1,0 +1,92 @@
+/* Dev probe: replays rows of the full benchmark with the full run's payloads and attack seeds (same photos, same
+ * order), so a failure seen in a full run can be examined alone.
+ * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images. */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
+import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, rng } from './attacks';
+import { derivedPhotos } from './derived-photos';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { lastRegisteredDiag, lastRegistration } from '../../libs/watermark/src/extract';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { convEncode, infoBits } from '../../libs/watermark/src/payload';
+
+const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
+const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
+const PAYLOADS = 5;
+
+function randomId(r: () => number): bigint {
+  return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
+}
+
+async function main(): Promise<void> {
+  const aRe = new RegExp(process.argv[2] ?? '.');
+  const pRe = new RegExp(process.argv[3] ?? '.');
+  const only = process.argv[4] ? process.argv[4].split(',').map(Number) : null;
+  const derived = await derivedPhotos(PHOTOS);
+  const photos = [...readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort(), ...derived.keys()];
+  const rows = [...ATTACKS, ...GEOMETRY_ATTACKS];
+  const perMarked = rows.length + BLIND_ATTACKS.length;
+  let prevDiag: ReturnType<typeof lastRegisteredDiag> = null;
+  let ok = 0;
+  let total = 0;
+  for (let p = 0; p < photos.length; p++) {
+    const photo = photos[p];
+    if (!pRe.test(photo)) continue;
+    const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
+    const r = rng(photo.length * 7919 + photo.charCodeAt(0));
+    for (let k = 0; k < PAYLOADS; k++) {
+      const id = randomId(r);
+      if (only && !only.includes(k)) continue;
+      const e = await embedImage(orig, id, { key: KEY });
+      const mi = p * PAYLOADS + k;
+      for (let a = 0; a < rows.length; a++) {
+        const [name, attack] = rows[a];
+        if (!aRe.test(name)) continue;
+        const seed = 1 + mi * perMarked + a;
+        const attacked = await attack(e.data, rng(seed));
+        const steps = /chain of (\d)/.exec(name);
+        const plan = steps ? ` [${chainOrder(rng(seed)).slice(0, Number(steps[1])).map(([s]) => s).join(' > ')}]` : '';
+        // REPLAY_SAVE=<dir>: keep each attacked image (photo-payload-seed) for closer probing
+        if (process.env.REPLAY_SAVE) writeFileSync(join(process.env.REPLAY_SAVE, `${photo}-${k}-${seed}.png`), attacked);
+        const t = performance.now();
+        const res = await extractImage(attacked, orig, { key: KEY });
+        const ms = performance.now() - t;
+        const good = res.status === 'detected' && res.payload === id;
+        total++;
+        if (good) ok++;
+        const reg = lastRegistration();
+        // the diagnostics of this extraction only (a registration below the trust threshold is not decoded)
+        const diag = lastRegisteredDiag() === prevDiag ? null : lastRegisteredDiag();
+        prevDiag = lastRegisteredDiag();
+        // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
+        const coded = convEncode(infoBits(id, KEY));
+        const zs = diag
+          ? diag.zs
+              .map((z) => {
+                let right = 0;
+                let corr = 0;
+                let abs = 0;
+                z.forEach((v, i) => {
+                  const s = coded[i] ? v : -v;
+                  if (s > 0) right++;
+                  corr += s;
+                  abs += Math.abs(v);
+                });
+                return `${right}:${(corr / abs).toFixed(2)}`;
+              })
+              .join('/')
+          : '-';
+        const tr = res.evidence?.transform;
+        process.stdout.write(
+          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}\n`,
+        );
+      }
+    }
+  }
+  process.stdout.write(`TOTAL ${ok}/${total}\n`);
+}
+main().catch((e: unknown) => {
+  process.stderr.write(String(e instanceof Error ? e.stack : e) + '\n');
+  process.exit(1);
+});
