@@ -1,4 +1,7 @@
 import sharp from 'sharp';
+// Test helpers of the engine, not part of its public surface (as main.ts imports its SSIM).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { rotateCrop } from '../../libs/watermark/src/testing/edits';
 
 /** Deterministic PRNG (mulberry32) so benchmark runs repeat. */
 export function rng(seed: number): () => number {
@@ -28,19 +31,6 @@ async function crop(img: Buffer, areaFrac: number, rand: () => number): Promise<
   return sharp(img).extract({ left, top, width: cw, height: ch }).png().toBuffer();
 }
 
-async function rotateCrop(img: Buffer, deg: number): Promise<Buffer> {
-  const { w, h } = await dims(img);
-  const rot = await sharp(img).rotate(deg, { background: '#808080' }).toBuffer({ resolveWithObject: true });
-  // largest axis-aligned rectangle of the original aspect inside the rotated image
-  const a = (Math.abs(deg) * Math.PI) / 180;
-  const s = Math.min(w / (w * Math.cos(a) + h * Math.sin(a)), h / (w * Math.sin(a) + h * Math.cos(a)));
-  const cw = Math.floor(w * s) - 2;
-  const ch = Math.floor(h * s) - 2;
-  return sharp(rot.data)
-    .extract({ left: Math.floor((rot.info.width - cw) / 2), top: Math.floor((rot.info.height - ch) / 2), width: cw, height: ch })
-    .png()
-    .toBuffer();
-}
 
 async function resize(img: Buffer, f: number): Promise<Buffer> {
   const { w, h } = await dims(img);

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { embedImage, extractImage } from './index';
+import { rotateCrop } from './testing/edits';
 import { astronautPng, textPng } from './testing/fixtures';
 const key = { secret: 'robust-spec', version: 'v3' as const };
 const id = 0x8badf00ddeadc0den;
@@ -40,17 +41,7 @@ const GEOMETRY: [string, Attack][] = [
   // any angle with the borders cropped away (the largest centred rectangle of the original aspect)
   [
     'rotate -44.6, borders cropped',
-    async (b, w, h) => {
-      const r = await sharp(b).rotate(-44.6).toBuffer({ resolveWithObject: true });
-      const a = (44.6 * Math.PI) / 180;
-      const f = Math.min(w / (w * Math.cos(a) + h * Math.sin(a)), h / (w * Math.sin(a) + h * Math.cos(a)));
-      const cw = Math.floor(w * f) - 2;
-      const ch = Math.floor(h * f) - 2;
-      return sharp(r.data)
-        .extract({ left: Math.floor((r.info.width - cw) / 2), top: Math.floor((r.info.height - ch) / 2), width: cw, height: ch })
-        .png()
-        .toBuffer();
-    },
+    (b) => rotateCrop(b, -44.6),
   ],
   // the fill now lies over original content (the crop came first): those pixels must not bend the photometric fits
   [
