@@ -18,15 +18,24 @@ export class CreditLedgerRepository {
     if (inserted.length === 0) {
       return false;
     }
-    await this.openAccount(manager, accountId);
+    // The balance row exists for every account that was ever credited: update it first, and open it only when
+    // nothing was updated (a missing row is a zero balance), so a charge costs one statement, not two.
+    if (!(await this.move(manager, accountId, amount))) {
+      await this.openAccount(manager, accountId);
+      if (!(await this.move(manager, accountId, amount))) {
+        throw new DomainException(ErrorCode.USAGE_LIMIT_EXCEEDED, `account ${accountId} has too few credits`);
+      }
+    }
+    return true;
+  }
+
+  /** Adds `amount` unless the balance would go negative; false when no row was changed (none, or too few credits). */
+  private async move(manager: EntityManager, accountId: string, amount: number): Promise<boolean> {
     const updated = await manager.query<[unknown[], number]>(
       'UPDATE credit_balance SET balance = balance + $2 WHERE account_id = $1 AND balance + $2 >= 0 RETURNING balance',
       [accountId, amount],
     );
-    if (updated[1] === 0) {
-      throw new DomainException(ErrorCode.USAGE_LIMIT_EXCEEDED, `account ${accountId} has too few credits`);
-    }
-    return true;
+    return updated[1] > 0;
   }
 
   async openAccount(manager: EntityManager, accountId: string): Promise<void> {

@@ -16,7 +16,7 @@ class FakeSlots {
   readonly rows = new Map<string, UploadSlotEntity>();
   readonly published: OutboxMessage[] = [];
 
-  insertNew(_tx: Transaction, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
+  insertNew(_tx: Transaction | null, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
     const fresh = slots.filter((slot) => !this.rows.has(slot.fileId)).map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
     for (const slot of fresh) {
       this.rows.set(slot.fileId, { ...slot, size: null } as unknown as UploadSlotEntity);

@@ -10,13 +10,13 @@ import {
   UploadUrlsView,
   UploadUrlsWithValidityQuery,
 } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { verifyUploadToken } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 import { MarkUploadedUseCase } from './mark-uploaded.use-case';
 import { UploadSlotEntity } from './upload-slot.entity';
-import { UploadSlotsRepository } from './upload-slots.repository';
+import { InsertedUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
 import { UploadUrlsService } from './upload-urls.service';
 
 @Injectable()
@@ -34,25 +34,29 @@ export class SlotsService {
   async register(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
     const bucket = this.config.storage.buckets.inputs;
     const fileIds = command.files.map((file) => file.fileId);
+    const newSlots = command.files.map((file) => ({
+      fileId: file.fileId,
+      orderId: command.orderId,
+      accountId: command.accountId,
+      mode: command.mode,
+      bucket,
+      objectKey: file.objectKey,
+      sourceUrl: file.sourceUrl ?? null,
+    }));
+    // A first registration knows its slots; a replay reads them, with whatever happened to them since.
+    const known = async (tx: Transaction | null, inserted: InsertedUploadSlot[]) =>
+      inserted.length === fileIds.length ? inserted : this.slots.findByFileIds(tx, fileIds);
+    if (newSlots.every((slot) => slot.sourceUrl === null)) {
+      // No fetch job to publish with them: the insert alone, without a transaction around it (two round trips fewer per order).
+      return { urls: await this.urlsOf(await known(null, await this.slots.insertNew(null, newSlots))) };
+    }
     const slots = await this.transactions.run(async (tx) => {
-      const inserted = await this.slots.insertNew(
-        tx,
-        command.files.map((file) => ({
-          fileId: file.fileId,
-          orderId: command.orderId,
-          accountId: command.accountId,
-          mode: command.mode,
-          bucket,
-          objectKey: file.objectKey,
-          sourceUrl: file.sourceUrl ?? null,
-        })),
-      );
+      const inserted = await this.slots.insertNew(tx, newSlots);
       await this.slots.publish(
         tx,
         inserted.filter((slot) => slot.sourceUrl).map((slot) => message(Jobs.uploadsFetch, { fileId: slot.fileId })),
       );
-      // A first registration knows its slots; a replay reads them, with whatever happened to them since.
-      return inserted.length === fileIds.length ? inserted : this.slots.findByFileIds(tx, fileIds);
+      return known(tx, inserted);
     });
     return { urls: await this.urlsOf(slots) };
   }

@@ -38,6 +38,9 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
     const again = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl, { ...byUrl, sourceUrl: 'https://images.example/other.png' }]));
     expect(first).toEqual([expect.objectContaining({ ...upload, status: 'awaiting' }), expect.objectContaining({ ...byUrl, status: 'fetching' })]);
     expect(again).toEqual([]);
+    // Without a transaction (nothing to publish with it) the insert is the same single statement.
+    const alone = slot('1');
+    expect(await slots.insertNew(null, [alone, upload])).toEqual([expect.objectContaining({ ...alone, status: 'awaiting' })]);
     const rows = await slots.findByFileIds(null, [upload.fileId, byUrl.fileId]);
     expect(rows.map((row) => [row.fileId, row.status, row.sourceUrl]).sort()).toEqual(
       [

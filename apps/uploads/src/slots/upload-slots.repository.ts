@@ -26,10 +26,14 @@ export class UploadSlotsRepository {
     private readonly outbox: OutboxWriter,
   ) {}
 
-  /** Inserts the slots not known yet (idempotent per file id); returns the slots inserted now, as inserted. */
-  async insertNew(tx: Transaction, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
+  /**
+   * Inserts the slots not known yet (idempotent per file id; one statement, so `tx` null is atomic too); returns
+   * the slots inserted now, as inserted.
+   */
+  async insertNew(tx: Transaction | null, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
     const rows = slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
-    const inserted = await tx.createQueryBuilder().insert().into(UploadSlotEntity).values(rows).orIgnore().returning(['fileId']).execute();
+    const inserted = await (tx ?? this.dataSource.manager)
+      .createQueryBuilder().insert().into(UploadSlotEntity).values(rows).orIgnore().returning(['fileId']).execute();
     const insertedIds = new Set((inserted.raw as Array<{ file_id: string }>).map((row) => String(row.file_id)));
     return rows.filter((row) => insertedIds.has(row.fileId));
   }
