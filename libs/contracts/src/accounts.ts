@@ -1,6 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EventSubjects } from './subjects';
+import { IsNestedObject } from './validators';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -26,9 +26,7 @@ export class CallerContext {
 /** Base of every command and query made on behalf of a caller. */
 export class CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CallerContext)
+  @IsNestedObject(() => CallerContext)
   caller!: CallerContext;
 }
 

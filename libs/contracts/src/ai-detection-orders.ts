@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_ID_PATTERN, OrderStatus } from './orders';
 import { V2CreatedFileView } from './v2';
-import { IsPublicHttpsUrl } from './validators';
+import { IsNestedObject, IsPublicHttpsUrl } from './validators';
 
 /** Images the detector reads (docs/ai-detection.md). */
 export const AI_DETECTION_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|tif|tiff|gif|avif)$/i;
@@ -58,9 +58,7 @@ export class CreateAiDetectionOrderDto {
 
   @ApiPropertyOptional({ type: AiDetectionOptionsDto })
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AiDetectionOptionsDto)
+  @IsNestedObject(() => AiDetectionOptionsDto)
   options?: AiDetectionOptionsDto;
 }
 
@@ -80,18 +78,14 @@ export class ConfirmAiDetectionOrderDto {
 /** `orders.create-ai-detection` */
 export class CreateAiDetectionOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateAiDetectionOrderDto)
+  @IsNestedObject(() => CreateAiDetectionOrderDto)
   request!: CreateAiDetectionOrderDto;
 }
 
 /** `orders.confirm-ai-detection` */
 export class ConfirmAiDetectionOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ConfirmAiDetectionOrderDto)
+  @IsNestedObject(() => ConfirmAiDetectionOrderDto)
   request!: ConfirmAiDetectionOrderDto;
 }
 

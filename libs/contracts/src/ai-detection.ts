@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
+import { IsNestedObject } from './validators';
 
 export const AI_DETECTION_CATEGORIES = ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'] as const;
 export type AiDetectionCategory = (typeof AI_DETECTION_CATEGORIES)[number];
@@ -19,9 +20,7 @@ export class AiDetectionJob {
   @Matches(/^[0-9]+(-[0-9]+)?$/)
   fileId!: string;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   input!: StoredObjectRef;
 
   /** Bucket and key prefix under which the detector writes its images (heatmap, overlay, copies, thumbnail). */
@@ -63,19 +62,18 @@ export class AiDetectionEvidence {
 /** Images the detector stored for one file; absent ones are null. */
 export class AiDetectionImages {
   /** WebP copy of the input, longer side ≤ 1600 px (null when the input already is that small: use the original). */
-  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  @IsOptional() @IsNestedObject(() => StoredObjectRef)
   preview!: StoredObjectRef | null;
 
   /** WebP thumbnail within 740×400, aspect ratio kept. */
-  @IsObject()
-  @ValidateNested() @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   thumbnail!: StoredObjectRef;
 
   /** Heatmap and overlay: WebP, longer side ≤ 1600 px; null unless asked for and regional evidence exists. */
-  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  @IsOptional() @IsNestedObject(() => StoredObjectRef)
   heatmap!: StoredObjectRef | null;
 
-  @IsOptional() @ValidateNested() @Type(() => StoredObjectRef)
+  @IsOptional() @IsNestedObject(() => StoredObjectRef)
   overlay!: StoredObjectRef | null;
 }
 
@@ -109,8 +107,7 @@ export class AiDetectionCompletedEvent {
   @IsOptional() @IsString()
   heatmapNote!: string | null;
 
-  @IsObject()
-  @ValidateNested() @Type(() => AiDetectionImages)
+  @IsNestedObject(() => AiDetectionImages)
   images!: AiDetectionImages;
 }
 

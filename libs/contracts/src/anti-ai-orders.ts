@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './orders';
 import { V2CreatedFileView } from './v2';
-import { CodePointLength, IsHttpsUrl, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsHttpsUrl, IsNestedObject, IsPublicHttpsUrl } from './validators';
 
 /** The image formats of embed (no PDF). BMP is accepted and fails with ANTI_AI_FORMAT_UNSUPPORTED (docs/anti-ai.md). */
 export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff)$/i;
@@ -89,16 +89,12 @@ export class AntiAiOrderBodyBase {
 
   @ApiPropertyOptional({ type: AntiAiOptionsDto })
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AntiAiOptionsDto)
+  @IsNestedObject(() => AntiAiOptionsDto)
   options?: AntiAiOptionsDto;
 
   @ApiPropertyOptional({ type: AntiAiModeDto })
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AntiAiModeDto)
+  @IsNestedObject(() => AntiAiModeDto)
   mode?: AntiAiModeDto;
 }
 
@@ -147,18 +143,14 @@ export class CreateAntiAiWithUrlsDto extends AntiAiOrderBodyBase {
 /** `orders.create-anti-ai` */
 export class CreateAntiAiOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateAntiAiOrderDto)
+  @IsNestedObject(() => CreateAntiAiOrderDto)
   request!: CreateAntiAiOrderDto;
 }
 
 /** `orders.create-anti-ai-with-urls` */
 export class CreateAntiAiWithUrlsCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateAntiAiWithUrlsDto)
+  @IsNestedObject(() => CreateAntiAiWithUrlsDto)
   request!: CreateAntiAiWithUrlsDto;
 }
 

@@ -1,9 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsArray, IsISO8601, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsISO8601, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min } from 'class-validator';
 import { OrderFailureCode } from './errors';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { OutputRef } from './watermark-jobs';
+import { IsNestedObject } from './validators';
 
 /** `options.strength` of anti-AI orders (what each adds: docs/anti-ai.md). */
 export const ANTI_AI_STRENGTH_VALUES = ['low', 'medium', 'high'] as const;
@@ -44,30 +44,22 @@ export class AntiAiJob extends OutputRef {
   @IsIn(ANTI_AI_STRENGTH_VALUES)
   strength!: AntiAiStrengthValue;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   input!: StoredObjectRef;
 
   /** Where the result goes in our storage; absent in zero-copy mode. */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   output?: StoredObjectRef;
 
   /** Zero-copy mode: the result is PUT here and never kept in our storage. */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AntiAiOutputTarget)
+  @IsNestedObject(() => AntiAiOutputTarget)
   outputTarget?: AntiAiOutputTarget;
 
   /** The order's v2 detail thumbnail (spec 2.7: WebP within 740×400), asked of one job per order. */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   thumbnail?: StoredObjectRef;
 
   /** `tdm:policy`: the client's TDMRep policy URL. */
@@ -100,9 +92,7 @@ export class AntiAiOutputCompletedEvent extends OutputRef {
 
   /** Set when the job asked for the order's thumbnail and it was written there (absent: none could be made). */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   thumbnail?: StoredObjectRef;
 
   /** The layers applied (`optOutMetadata`, `contentCredentials`, `watermark`). */

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import { CodePointLength, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsNestedObject, IsPublicHttpsUrl } from './validators';
 
 export const EMBED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff', 'pdf'] as const;
 export const EMBED_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff|pdf)$/i;
@@ -58,9 +58,7 @@ export class CreateEmbedOrderDto {
 /** `orders.create-embed` */
 export class CreateEmbedOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateEmbedOrderDto)
+  @IsNestedObject(() => CreateEmbedOrderDto)
   request!: CreateEmbedOrderDto;
 }
 

@@ -1,27 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsDefined,
-  IsIn,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  registerDecorator,
-  ValidateNested,
-  ValidationOptions,
-} from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, registerDecorator, ValidationOptions } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { DetectionStatus, MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
+import { IsNestedObject } from './validators';
 
 export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff'] as const;
 /** Spec 4.2 rule 1: what may be inspected against an original of each kind. */
@@ -78,9 +62,7 @@ export class ExtractFileDto {
 
   @ApiProperty({ type: OriginalFileDto })
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => OriginalFileDto)
+  @IsNestedObject(() => OriginalFileDto)
   originalFile!: OriginalFileDto;
 }
 
@@ -93,18 +75,14 @@ export class CreateExtractOrderDto {
 
   @ApiProperty({ type: ExtractFileDto })
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ExtractFileDto)
+  @IsNestedObject(() => ExtractFileDto)
   file!: ExtractFileDto;
 }
 
 /** `orders.create-extract` */
 export class CreateExtractOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateExtractOrderDto)
+  @IsNestedObject(() => CreateExtractOrderDto)
   request!: CreateExtractOrderDto;
 }
 
@@ -119,14 +97,10 @@ export class ExtractJob {
   @Matches(/^[0-9]{1,20}$/)
   accountId!: string;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   original!: StoredObjectRef;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   inspected!: StoredObjectRef;
 
   /** Which marks to look for: v2 orders look for the retired algorithm's marks, v3 orders for v3 (spec 9.5). */

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsObject, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { OrderStatus } from './orders';
 import { EventSubjects } from './subjects';
+import { IsNestedObject } from './validators';
 
 /** Spec 1: the four order types (each is one folder in the orders service, `apps/orders/src/order-types/`). */
 export const ORDER_TYPES = ['watermarkEmbed', 'watermarkExtract', 'aiDetection', 'antiAi'] as const;
@@ -37,9 +38,7 @@ export class WebhookLink {
   @Matches(/^[a-z][A-Za-z]{0,40}Url$/)
   field!: string;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   object!: StoredObjectRef;
 }
 
@@ -99,16 +98,12 @@ export class OrderCompletedEvent extends OrderEventBase {
 
   /** Embed orders: the result file or ZIP (null for test orders' sample files is not used: a sample is given). */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   download?: StoredObjectRef | null;
 
   /** Extract orders. */
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ExtractOutcome)
+  @IsNestedObject(() => ExtractOutcome)
   extract?: ExtractOutcome | null;
 
   /**

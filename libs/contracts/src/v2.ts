@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './orders';
 import { UploadUrlsQuery } from './uploads';
+import { IsNestedObject } from './validators';
 
 /** Spec 9.3: the v2 watermark embed and extract endpoints stop at 09:00 KST on 9 October 2026. */
 export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
@@ -74,9 +75,7 @@ export class CreateV2ExtractOrderDto {
 
   @ApiProperty({ type: V2ExtractFileDto })
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => V2ExtractFileDto)
+  @IsNestedObject(() => V2ExtractFileDto)
   file!: V2ExtractFileDto;
 
   @ApiPropertyOptional({ description: 'images only: also issue an upload slot for the original (`originalFile` in the response)' })
@@ -87,17 +86,13 @@ export class CreateV2ExtractOrderDto {
 
 export class CreateV2EmbedOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateV2EmbedOrderDto)
+  @IsNestedObject(() => CreateV2EmbedOrderDto)
   request!: CreateV2EmbedOrderDto;
 }
 
 export class CreateV2ExtractOrderCommand extends CallerScoped {
   @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CreateV2ExtractOrderDto)
+  @IsNestedObject(() => CreateV2ExtractOrderDto)
   request!: CreateV2ExtractOrderDto;
 }
 

@@ -1,8 +1,9 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { MediaKind } from './orders';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
+import { IsNestedObject } from './validators';
 
 /** `job.watermark.embed`: one output of an embed order. */
 export class EmbedJob {
@@ -23,14 +24,10 @@ export class EmbedJob {
   @IsIn(['image', 'pdf'])
   mediaKind!: MediaKind;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   input!: StoredObjectRef;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   output!: StoredObjectRef;
 
   /** Mark version: `v2` for orders made through the v2 API (v3 extract never detects those). Absent: `v3`. */
@@ -52,9 +49,7 @@ export class PackageJob {
   @Type(() => StoredObjectRef)
   entries!: StoredObjectRef[];
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StoredObjectRef)
+  @IsNestedObject(() => StoredObjectRef)
   output!: StoredObjectRef;
 }
 

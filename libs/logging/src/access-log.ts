@@ -1,13 +1,11 @@
 import pino, { DestinationStream, Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoggingOptions, requestIdFor } from './logging.module';
+import { LoggingOptions, NOT_ACCESS_LOGGED, requestIdFor } from './logging.module';
 
 /** A request as `createAccessLog` leaves it: `id` (`X-Request-Id`, as pino-http's typing declares it) names it in the app's own log lines. */
 export interface LoggedRequest extends IncomingMessage {
   params?: Record<string, string>;
 }
-
-const NOT_LOGGED = new Set(['/health', '/ready', '/metrics']);
 
 /**
  * The access log as a plain middleware, first in an app's pipeline, so that requests its own earlier middleware
@@ -26,7 +24,7 @@ export function createAccessLog(
   const logger: Logger = destination ? pino(settings, destination) : pino(settings);
   return (request, response, next) => {
     request.id = requestIdFor(request, response);
-    if (NOT_LOGGED.has(request.url ?? '') || !logger.isLevelEnabled('info')) {
+    if (NOT_ACCESS_LOGGED.has(request.url ?? '') || !logger.isLevelEnabled('info')) {
       next();
       return;
     }

@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+/** Probes, polled every few seconds: no access line. */
+export const NOT_ACCESS_LOGGED: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
 
 export interface LoggingOptions {
   service: string;
@@ -41,7 +43,7 @@ function httpLoggerOptions(options: LoggingOptions): Options {
       const params = (request as IncomingMessage & { params?: Record<string, string> }).params;
       return params?.orderId ? { orderId: params.orderId } : {};
     },
-    autoLogging: { ignore: (request) => ['/health', '/ready', '/metrics'].includes(request.url ?? '') },
+    autoLogging: { ignore: (request) => NOT_ACCESS_LOGGED.has(request.url ?? '') },
   };
 }
 
