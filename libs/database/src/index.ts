@@ -2,3 +2,4 @@ export * from './service-data-source';
 export * from './database.module';
 export * from './transaction.repository';
 export * from './json-rows';
+export * from './write-batch';

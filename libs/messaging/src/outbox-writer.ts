@@ -1,5 +1,6 @@
 import { Clock } from '@cp/clock';
 import { EventEnvelope, MessageContract, OutboxMessage } from '@cp/contracts';
+import { tableSql, WriteBatch } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
@@ -32,10 +33,33 @@ export class OutboxWriter {
     return envelope;
   }
 
-  /** Records messages made by a domain transition, in order. */
+  /** Records messages made by a domain transition, in order, in one statement. */
   async addAll(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
-    for (const item of messages) {
-      await this.add(manager, item.contract, item.payload);
+    const batch = new WriteBatch();
+    this.addAllTo(batch, manager, messages);
+    await batch.execute(manager);
+  }
+
+  /**
+   * Adds the insert of `messages` (in order: `seq` follows the array) to a statement of several writes; the
+   * envelopes are made now, as `add` makes them.
+   */
+  addAllTo(batch: WriteBatch, manager: EntityManager, messages: readonly OutboxMessage[]): void {
+    if (messages.length === 0) {
+      return;
     }
+    const occurredAt = this.clock.now().toISOString();
+    const rows = messages.map((item) => {
+      const eventId = randomUUID();
+      const envelope: EventEnvelope<object> = { eventId, subject: item.contract.subject, occurredAt, data: item.payload };
+      return { id: eventId, subject: item.contract.subject, envelope };
+    });
+    // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
+    batch.write(
+      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope)
+       SELECT r.id, r.subject, r.envelope 
+         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb)) WITH ORDINALITY AS r(id, subject, envelope, n)
+       ORDER BY r.n ON CONFLICT DO NOTHING`,
+    );
   }
 }

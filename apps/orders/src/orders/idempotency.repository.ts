@@ -1,5 +1,5 @@
 import { KeyMode } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { tableSql, Transaction, WriteBatch } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyRecordEntity } from './idempotency-record.entity';
 
@@ -28,5 +28,14 @@ export class IdempotencyRepository {
 
   async insert(tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): Promise<void> {
     await tx.insert(IdempotencyRecordEntity, { ...scope, requestHash, orderId });
+  }
+
+  /** `insert` as a part of a statement of several writes (order creation writes everything in one). */
+  addInsert(batch: WriteBatch, tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): void {
+    batch.write(
+      `INSERT INTO ${tableSql(tx, IdempotencyRecordEntity)} (account_id, mode, operation, idempotency_key, request_hash, order_id)
+       VALUES (${batch.param(scope.accountId, 'bigint')}, ${batch.param(scope.mode)}, ${batch.param(scope.operation)}, ${batch.param(scope.idempotencyKey)},
+               ${batch.param(requestHash)}, ${batch.param(orderId, 'bigint')})`,
+    );
   }
 }

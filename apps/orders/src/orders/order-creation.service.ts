@@ -104,7 +104,7 @@ export class OrderCreationService {
         }
         return replayed;
       }
-      const order = await this.orders.insert(tx, {
+      const order = await this.orders.newOrder(tx, {
         order: {
           accountId: caller.accountId,
           mode: caller.mode,
@@ -121,9 +121,12 @@ export class OrderCreationService {
         files: spec.files,
         outputs: spec.outputs ?? (() => []),
       });
-      await this.idempotency.insert(tx, scope, hash, order.id);
       const events = order.created(`${spec.operation} order`);
-      await this.orders.save(tx, order, spec.startsAtOnce ? [...events, ...order.startBeforeFiles(now)] : events);
+      if (spec.startsAtOnce) {
+        events.push(...order.startBeforeFiles(now));
+      }
+      // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
+      await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
       return order;
     });
   }

@@ -56,8 +56,8 @@ describe('OrdersRepository (real PostgreSQL)', () => {
   /** Inserts and announces an order the way creation does (charge, status event), committed. */
   const create = (createdAt = clock.now(), texts?: string[]): Promise<Order> =>
     dataSource.transaction(async (tx) => {
-      const order = await repository.insert(tx, draft(createdAt, texts));
-      await repository.save(tx, order, order.created('order charge'));
+      const order = await repository.newOrder(tx, draft(createdAt, texts));
+      await repository.insert(tx, order, order.created('order charge'));
       return order;
     });
   const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
@@ -89,6 +89,49 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     expect(loaded?.outputs.map((output) => output.watermarkText)).toEqual(['first', 'second', 'third']);
     expect(await repository.findOwned(order.id, '702', 'live')).toBeNull();
     expect(await repository.findOwned(order.id, accountId, 'test')).toBeNull();
+  });
+
+  it('writes a new order as its first transitions left it, in one statement: row, children, charge and events in order', async () => {
+    const since = await outboxCount();
+    const before = await balance();
+    const built = { ...draft(clock.now(), ['p', 'q']), files: [1, 2].map((n) => ({ role: 'input' as const, fileName: `f${n}.png`, sourceUrl: `https://example.test/${n}`, mediaKind: 'image' as const })) };
+    const order = await dataSource.transaction(async (tx) => {
+      const created = await repository.newOrder(tx, { ...built, order: { ...built.order, options: { deliver: { nested: [1, 'two', null] } } } });
+      await repository.insert(tx, created, [...created.created('order charge'), ...created.startBeforeFiles(clock.now())]);
+      return created;
+    });
+    expect(Number(order.files[1].id)).toBeGreaterThan(Number(order.files[0].id));
+    const loaded = await repository.findOwned(order.id, accountId, 'live');
+    expect(loaded?.state).toEqual({ ...order.state });
+    expect(loaded?.state).toMatchObject({ status: 'inProgress', options: { deliver: { nested: [1, 'two', null] } } });
+    expect(loaded?.files).toEqual(order.files.map((file) => ({ ...file })));
+    expect(loaded?.outputs).toEqual(order.outputs.map((output) => ({ ...output })));
+    expect(await balance()).toBe(before - 2);
+    expect(await outboxSubjects(since)).toEqual([EventSubjects.orderStatusChanged, EventSubjects.orderStatusChanged]);
+  });
+
+  it('writes nothing of a new order whose charge the balance refuses (the statement and its transaction roll back)', async () => {
+    const poor = '704';
+    await dataSource.transaction((tx) => ledger.apply(tx, poor, 1, 'grant:poor', 'test grant'));
+    const since = await outboxCount();
+    let orderId = '';
+    await expect(
+      dataSource.transaction(async (tx) => {
+        const order = await repository.newOrder(tx, { ...draft(clock.now(), ['1', '2', '3']), order: { ...draft(clock.now()).order, accountId: poor, creditsCharged: 3 } });
+        orderId = order.id;
+        await repository.insert(tx, order, order.created('order charge'));
+      }),
+    ).rejects.toMatchObject({ code: 'USAGE_LIMIT_EXCEEDED' });
+    expect(await ledger.balance(dataSource.manager, poor)).toBe(1);
+    expect(await dataSource.manager.countBy(OrderEntity, { id: orderId })).toBe(0);
+    expect(await dataSource.manager.countBy(OrderFileEntity, { orderId })).toBe(0);
+    expect(await outboxCount()).toBe(since);
+    // A credit to an account without a balance opens it; a reference is applied once.
+    await dataSource.transaction((tx) => ledger.apply(tx, '705', 4, 'grant:new', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(tx, '705', 4, 'grant:new', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(tx, '705', -3, 'charge:x', 'charge'));
+    await dataSource.transaction((tx) => ledger.apply(tx, '705', -3, 'charge:x', 'charge'));
+    expect(await ledger.balance(dataSource.manager, '705')).toBe(1);
   });
 
   it('reads many orders in one statement, each only for its own owner and mode, in the order asked', async () => {
@@ -221,8 +264,8 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const other = '703';
     const at = (iso: string) =>
       dataSource.transaction(async (tx) => {
-        const order = await repository.insert(tx, { ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
-        await repository.save(tx, order, []);
+        const order = await repository.newOrder(tx, { ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
+        await repository.insert(tx, order, []);
       });
     await at('2026-10-01T23:59:59.000Z');
     await at('2026-10-02T00:00:00.000Z');
