@@ -15,4 +15,12 @@ export class TransactionRepository {
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
   }
+
+  /**
+   * Runs work whose statements each commit on their own: for work that reads, then writes everything in one
+   * statement (`WriteBatch`), which is atomic by itself; no BEGIN and COMMIT round trips.
+   */
+  statementByStatement<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return work(this.dataSource.manager);
+  }
 }

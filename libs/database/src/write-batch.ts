@@ -1,18 +1,33 @@
-import { EntityManager } from 'typeorm';
+import { EntityManager, QueryFailedError } from 'typeorm';
+
+/** A PostgreSQL error of a failed statement: its SQLSTATE and, for constraint errors, the constraint's name. */
+export function constraintViolated(error: unknown, sqlState: string, constraint: string): boolean {
+  if (!(error instanceof QueryFailedError)) {
+    return false;
+  }
+  const driverError = error.driverError as { code?: unknown; constraint?: unknown } | undefined;
+  return driverError?.code === sqlState && driverError.constraint === constraint;
+}
+
+/** SQLSTATEs that repositories turn into their own errors. */
+export const SqlState = {
+  uniqueViolation: '23505',
+  checkViolation: '23514',
+} as const;
 
 /**
- * Writes of several repositories sent as one statement (data-modifying CTEs), so a transaction that writes to
+ * Writes of several repositories sent as one statement (data-modifying CTEs), so a creation that writes to
  * seven tables costs one round trip instead of seven (issue 19: on this VM each statement is a socket write and
- * a parse/plan in PostgreSQL, the larger part of an order creation's CPU). Every part runs exactly once, whether
- * or not another part reads it, and all of them see the same snapshot: a part can read what an earlier part
- * returned (`RETURNING`), never a row it wrote through the table. A repository adds its own SQL with `write`;
- * `require` turns "this condition is false after the writes" into the repository's own exception, which
- * rolls back the caller's transaction.
+ * a parse and plan in PostgreSQL, the larger part of an order creation's CPU). One statement is atomic on its
+ * own: when any part fails (a constraint), nothing of it is written, inside a transaction or not. Every part
+ * runs exactly once, and all of them see the snapshot the statement started with: a part can read what an
+ * earlier part returned (its name, from `RETURNING`), never a row another part wrote through the table.
+ * A repository adds its SQL with `write`, and with `translate` turns its constraint's error into its own.
  */
 export class WriteBatch {
   private readonly parts: string[] = [];
-  private readonly checks: Array<{ name: string; condition: string; failure: () => Error }> = [];
   private readonly values: unknown[] = [];
+  private readonly translators: Array<(error: unknown) => Error | undefined> = [];
 
   /** A bind parameter (`$n`) for `value`, optionally cast (`$n::jsonb`). */
   param(value: unknown, cast?: string): string {
@@ -20,33 +35,33 @@ export class WriteBatch {
     return `$${this.values.length}${cast ? `::${cast}` : ''}`;
   }
 
-  /** Adds one data-modifying statement; returns its name, for `RETURNING` rows that later parts or checks read. */
+  /** Adds one data-modifying statement; returns its name, for the `RETURNING` rows that later parts read. */
   write(sql: string): string {
     const name = `w${this.parts.length + 1}`;
     this.parts.push(`${name} AS (${sql})`);
     return name;
   }
 
-  /** After the writes, `condition` (SQL over the parts' names) must hold, or `failure()` is thrown. */
-  require(condition: string, failure: () => Error): void {
-    this.checks.push({ name: `c${this.checks.length + 1}`, condition, failure });
+  /** When the statement fails, `translate` may name the error a repository's rule gives it (else it is rethrown). */
+  translate(translate: (error: unknown) => Error | undefined): void {
+    this.translators.push(translate);
   }
 
-  get isEmpty(): boolean {
-    return this.parts.length === 0;
-  }
-
-  /** Runs every part in one statement (in `manager`'s transaction, if it has one), then the checks. */
+  /** Runs every part in one statement (in `manager`'s transaction, if it has one). */
   async execute(manager: EntityManager): Promise<void> {
     if (this.parts.length === 0) {
       return;
     }
-    const select = this.checks.length > 0 ? this.checks.map((check) => `(${check.condition}) AS ${check.name}`).join(', ') : '1 AS done';
-    const rows = await manager.query<Array<Record<string, boolean>>>(`WITH ${this.parts.join(',\n')}\nSELECT ${select}`, this.values);
-    for (const check of this.checks) {
-      if (rows[0]?.[check.name] !== true) {
-        throw check.failure();
+    try {
+      await manager.query(`WITH ${this.parts.join(',\n')}\nSELECT 1 AS done`, this.values);
+    } catch (error) {
+      for (const translate of this.translators) {
+        const translated = translate(error);
+        if (translated) {
+          throw translated;
+        }
       }
+      throw error;
     }
   }
 }

@@ -1,14 +1,18 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
-import { WriteBatch } from '@cp/database';
+import { constraintViolated, SqlState, WriteBatch } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
+/** The balance's CHECK constraint (`credit-balance.entity.ts`). */
+const BALANCE_NOT_NEGATIVE = 'ck_credit_balance_not_negative';
 
 /** Ledger and balance move together inside the caller's transaction. */
 @Injectable()
 export class CreditLedgerRepository {
   /**
-   * Applies `amount` once per `reference` (a reference already applied changes nothing), in one statement.
-   * A charge that would make the balance negative throws USAGE_LIMIT_EXCEEDED.
+   * Applies `amount` once per `reference` (a reference already applied changes nothing), in one statement
+   * (atomic with or without a transaction). A charge that would make the balance negative throws
+   * USAGE_LIMIT_EXCEEDED and writes nothing.
    */
   async apply(manager: EntityManager, accountId: string, amount: number, reference: string, reason: string): Promise<void> {
     const batch = new WriteBatch();
@@ -34,11 +38,17 @@ export class CreditLedgerRepository {
       );
       return;
     }
-    const charged = batch.write(
-      `UPDATE credit_balance b SET balance = b.balance + e.amount FROM ${entry} e
-       WHERE b.account_id = e.account_id AND b.balance + e.amount >= 0 RETURNING b.account_id`,
+    // A charge: the balance's CHECK (never negative) refuses it when the balance is too low, and a missing
+    // balance (zero) is inserted as the negative amount, which the CHECK refuses too; either way the whole
+    // statement fails. (A CHECK failure, unlike a condition in WHERE, cannot be passed over silently.)
+    batch.write(`UPDATE credit_balance b SET balance = b.balance + e.amount FROM ${entry} e WHERE b.account_id = e.account_id`);
+    batch.write(
+      `INSERT INTO credit_balance (account_id, balance) SELECT e.account_id, e.amount FROM ${entry} e
+       WHERE NOT EXISTS (SELECT 1 FROM credit_balance c WHERE c.account_id = e.account_id)`,
     );
-    batch.require(`NOT EXISTS (SELECT 1 FROM ${entry}) OR EXISTS (SELECT 1 FROM ${charged})`, () => new DomainException(ErrorCode.USAGE_LIMIT_EXCEEDED, `account ${accountId} has too few credits`));
+    batch.translate((error) =>
+      constraintViolated(error, SqlState.checkViolation, BALANCE_NOT_NEGATIVE) ? new DomainException(ErrorCode.USAGE_LIMIT_EXCEEDED, `account ${accountId} has too few credits`) : undefined,
+    );
   }
 
   async openAccount(manager: EntityManager, accountId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { KeyMode } from '@cp/contracts';
-import { tableSql, Transaction, WriteBatch } from '@cp/database';
+import { constraintViolated, SqlState, tableSql, Transaction, WriteBatch } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyRecordEntity } from './idempotency-record.entity';
 
@@ -9,6 +9,16 @@ export interface IdempotencyScope {
   mode: KeyMode;
   operation: string;
   idempotencyKey: string;
+}
+
+/** The record's primary key (account, mode, operation, key), as its migration (EmbedOrders) named it. */
+const RECORD_KEY = 'PK_0bd8e531cd6166167eaebdf4e5f';
+
+/** Another request with the same idempotency key committed its record first: look again, and replay it. */
+export class IdempotencyKeyTakenError extends Error {
+  constructor() {
+    super('idempotency key taken by a concurrent request');
+  }
 }
 
 /** Idempotency records of order creation. */
@@ -30,12 +40,17 @@ export class IdempotencyRepository {
     await tx.insert(IdempotencyRecordEntity, { ...scope, requestHash, orderId });
   }
 
-  /** `insert` as a part of a statement of several writes (order creation writes everything in one). */
+  /**
+   * `insert` as a part of a statement of several writes (order creation writes everything in one). The
+   * primary key serialises requests with the same key: the second waits for the first's commit, then its
+   * whole statement fails with IdempotencyKeyTakenError.
+   */
   addInsert(batch: WriteBatch, tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): void {
     batch.write(
       `INSERT INTO ${tableSql(tx, IdempotencyRecordEntity)} (account_id, mode, operation, idempotency_key, request_hash, order_id)
        VALUES (${batch.param(scope.accountId, 'bigint')}, ${batch.param(scope.mode)}, ${batch.param(scope.operation)}, ${batch.param(scope.idempotencyKey)},
                ${batch.param(requestHash)}, ${batch.param(orderId, 'bigint')})`,
     );
+    batch.translate((error) => (constraintViolated(error, SqlState.uniqueViolation, RECORD_KEY) ? new IdempotencyKeyTakenError() : undefined));
   }
 }

@@ -71,7 +71,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
-    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 10, 'grant:1', 'test grant'));
+    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 14, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {
@@ -101,6 +101,39 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(again.order.id).toBe(first.order.id);
     expect(await balance()).toBe(before);
     await expect(creation.execute(embed('k-replay', ['other']))).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_CONFLICT });
+  });
+
+  it('concurrent requests with one new key make one order, charged once; another body with that key is 409', async () => {
+    // Requests of their own connections (the suite's data source has one): they really run at the same time.
+    const concurrent = await new DataSource(serviceDataSourceOptions({ url: testInfra.databaseUrl, schema, entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES], migrations: [], applicationName: 'it-create-concurrent', poolSize: 6 })).initialize();
+    try {
+      const racing = new OrderCreationService(
+        { retentionMs: 720 * 3600_000 } as OrdersConfig,
+        new TransactionRepository(concurrent),
+        new OrdersRepository(concurrent, new OutboxWriter(clock), ledger),
+        new IdempotencyRepository(),
+        new UploadsClient(rpc as unknown as RpcClient),
+        clock,
+      );
+      const before = await balance();
+      const results = await Promise.allSettled([
+        ...Array.from({ length: 5 }, () => racing.execute(embed('k-race'))),
+        racing.execute(embed('k-race', ['other'])),
+      ]);
+      const created = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.order.id] : []));
+      const refused = results.flatMap((result) => (result.status === 'rejected' ? [(result.reason as DomainException).code] : []));
+      const rows = await dataSource.query<Array<{ id: string }>>(`SELECT order_id::text AS id FROM idempotency_record WHERE idempotency_key = 'k-race'`);
+      expect(rows).toHaveLength(1);
+      // Whichever body took the key first: its requests get its order, the others 409.
+      expect(new Set(created)).toEqual(new Set([rows[0].id]));
+      expect(refused.every((code) => code === ErrorCode.WATERMARK_V2_CONFLICT)).toBe(true);
+      expect(created.length + refused.length).toBe(6);
+      const charged = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "order" WHERE account_id = $1 AND id = $2`, [accountId, rows[0].id]);
+      expect(charged[0].n).toBe(1);
+      expect(before - (await balance())).toBe(created.length === 5 ? 2 : 1);
+    } finally {
+      await concurrent.destroy();
+    }
   });
 
   it('refuses an order the balance cannot pay (USAGE_LIMIT_EXCEEDED) and creates nothing', async () => {

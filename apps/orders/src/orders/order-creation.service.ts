@@ -1,11 +1,11 @@
 import { Clock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } from '../domain/order';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
-import { IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
+import { IdempotencyKeyTakenError, IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
 import { UploadsClient } from './uploads.client';
 
@@ -60,9 +60,9 @@ export interface CreatedOrder {
 }
 
 /**
- * What every order creation shares: idempotency per account and key (a transaction-scoped advisory lock
- * serialises concurrent identical requests; another body is 409), credits charged in the same
- * transaction. Upload slots are registered with the uploads service after the commit (idempotently, on
+ * What every order creation shares: idempotency per account and key (the record's primary key serialises
+ * concurrent identical requests; another body is 409), credits charged in the same statement that writes
+ * the order. Upload slots are registered with the uploads service after the commit (idempotently, on
  * every replay too), so no lock or connection is held while another service answers; the client gets its
  * upload URLs only once the uploads service knows them.
  */
@@ -86,48 +86,67 @@ export class OrderCreationService {
     return { order, uploadUrls: await this.uploads.registerSlots(order, this.clock.now()) };
   }
 
-  private createOrReplay(spec: NewOrder): Promise<Order> {
-    const { caller } = spec;
+  /**
+   * The order of this idempotency key, or a new one. No transaction: the lookup and the id reservation are
+   * reads, and everything is written in one statement. Two requests with the same new key both try; the
+   * record's primary key lets the first commit and fails the second's statement whole, which looks again and
+   * replays the first's order (or answers 409 to another body).
+   */
+  private async createOrReplay(spec: NewOrder): Promise<Order> {
+    const scope: IdempotencyScope = { accountId: spec.caller.accountId, mode: spec.caller.mode, operation: spec.operation, idempotencyKey: spec.idempotencyKey };
     const hash = requestHash(spec.request);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.transactions.statementByStatement(async (db) => {
+          const existing = await this.idempotency.find(db, scope);
+          return existing ? this.replay(spec, existing, hash) : this.create(db, spec, scope, hash);
+        });
+      } catch (error) {
+        // A second look always finds the record that took the key; the bound only guards against a bug.
+        if (!(error instanceof IdempotencyKeyTakenError) || attempt >= 3) {
+          throw error;
+        }
+      }
+    }
+  }
+
+  private async replay(spec: NewOrder, existing: { requestHash: string; orderId: string }, hash: string): Promise<Order> {
+    if (spec.conflictOnOtherBody !== false && existing.requestHash !== hash) {
+      throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
+    }
+    const replayed = await this.orders.findOwned(existing.orderId, spec.caller.accountId, spec.caller.mode);
+    if (!replayed) {
+      throw new Error(`idempotency record points at missing order ${existing.orderId}`);
+    }
+    return replayed;
+  }
+
+  private async create(tx: Transaction, spec: NewOrder, scope: IdempotencyScope, hash: string): Promise<Order> {
+    const { caller } = spec;
     const now = this.clock.now();
-    const scope: IdempotencyScope = { accountId: caller.accountId, mode: caller.mode, operation: spec.operation, idempotencyKey: spec.idempotencyKey };
-    return this.transactions.run(async (tx) => {
-      await this.idempotency.lockScope(tx, scope);
-      const existing = await this.idempotency.find(tx, scope);
-      if (existing) {
-        if (spec.conflictOnOtherBody !== false && existing.requestHash !== hash) {
-          throw new DomainException(ErrorCode.WATERMARK_V2_CONFLICT, 'idempotency key reused with another body');
-        }
-        const replayed = await this.orders.lock(tx, existing.orderId);
-        if (!replayed) {
-          throw new Error(`idempotency record points at missing order ${existing.orderId}`);
-        }
-        return replayed;
-      }
-      const order = await this.orders.newOrder(tx, {
-        order: {
-          accountId: caller.accountId,
-          mode: caller.mode,
-          type: spec.type,
-          apiVersion: spec.apiVersion ?? 'v3',
-          status: 'pending',
-          processingDelayed: false,
-          creditsCharged: caller.mode === 'live' ? spec.credits : 0,
-          options: spec.options ?? null,
-          expiresAt: new Date(now.getTime() + this.config.retentionMs),
-          // The service clock, not the database's: the upload window, expiry and v2 stats all read it.
-          createdAt: now,
-        },
-        files: spec.files,
-        outputs: spec.outputs ?? (() => []),
-      });
-      const events = order.created(`${spec.operation} order`);
-      if (spec.startsAtOnce) {
-        events.push(...order.startBeforeFiles(now));
-      }
-      // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
-      await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
-      return order;
+    const order = await this.orders.newOrder(tx, {
+      order: {
+        accountId: caller.accountId,
+        mode: caller.mode,
+        type: spec.type,
+        apiVersion: spec.apiVersion ?? 'v3',
+        status: 'pending',
+        processingDelayed: false,
+        creditsCharged: caller.mode === 'live' ? spec.credits : 0,
+        options: spec.options ?? null,
+        expiresAt: new Date(now.getTime() + this.config.retentionMs),
+        // The service clock, not the database's: the upload window, expiry and v2 stats all read it.
+        createdAt: now,
+      },
+      files: spec.files,
+      outputs: spec.outputs ?? (() => []),
     });
+    const events = order.created(`${spec.operation} order`);
+    if (spec.startsAtOnce) {
+      events.push(...order.startBeforeFiles(now));
+    }
+    // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
+    await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
+    return order;
   }
 }

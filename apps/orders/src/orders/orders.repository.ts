@@ -179,7 +179,7 @@ export class OrdersRepository {
       const json = JSON.stringify(single ? entityToJson(tx, target, entities[0]) : entities.map((entity) => entityToJson(tx, target, entity)));
       batch.write(`INSERT INTO ${table} SELECT * FROM jsonb_populate_record${single ? '' : 'set'}(NULL::${table}, ${batch.param(json, 'jsonb')})`);
     };
-    rows(OrderEntity, [order.state as OrderEntity], true);
+    rows(OrderEntity, [order.state], true);
     rows(OrderFileEntity, order.files as OrderFileEntity[], false);
     rows(OrderOutputEntity, order.outputs as OrderOutputEntity[], false);
     // One movement per account and statement (see addApply); a new order has at most its charge.
