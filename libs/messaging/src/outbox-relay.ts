@@ -35,10 +35,12 @@ export class OutboxRelay {
    */
   async pass(isStopping: () => boolean = () => false): Promise<void> {
     try {
+      // A batch smaller than the limit was all there was; what commits later is the next poll's.
+      const batchSize = this.options.batchSize ?? 100;
       let published: number;
       do {
         published = await this.relayBatch();
-      } while (published > 0 && !isStopping());
+      } while (published === batchSize && !isStopping());
       await this.cleanupPublished();
     } catch (error) {
       this.logger.warn({ err: error }, 'outbox relay pass failed; retrying on the next poll');
@@ -58,14 +60,16 @@ export class OutboxRelay {
         .setLock('pessimistic_write')
         .setOnLocked('skip_locked')
         .getMany();
-      for (const row of rows) {
-        const headers = natsHeaders();
-        headers.set('Content-Type', 'application/json');
-        await this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), {
-          msgID: row.id,
-          headers,
-        });
-      }
+      // Sent together, in seq order on one connection (JetStream stores them in that order), and their
+      // acknowledgements awaited together: one socket write for the batch instead of one round trip per event.
+      // A failed one fails the batch, which is published again (same Nats-Msg-Id, de-duplicated).
+      await Promise.all(
+        rows.map((row) => {
+          const headers = natsHeaders();
+          headers.set('Content-Type', 'application/json');
+          return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers });
+        }),
+      );
       if (rows.length > 0) {
         await manager.update(
           OutboxEventEntity,
