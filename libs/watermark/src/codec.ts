@@ -5,6 +5,7 @@ import { readBmp, writeBmp } from './bmp';
 import { checkPixels, HeaderInfo, parseBmpHeader, parseTiff, readHeader } from './format';
 import { JpegStripJoiner, withJpegEntropy } from './jpeg-stitch';
 import { JpegFacts, jpegFacts, transplantJpeg, transplantPng, transplantWebp } from './metadata';
+import { RgbPlanes } from './tone';
 import { ImageFormat, WatermarkError, WatermarkErrorCode } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -216,6 +217,40 @@ export async function decodeLuma(input: Buffer, header: HeaderInfo, scale: numbe
     const ch = info.channels;
     for (let i = 0, j = 0; i < out.length; i++, j += ch) out[i] = data[j];
     return { width: info.width, height: info.height, data: out, fullWidth: header.width, fullHeight: header.height };
+  } catch (e) {
+    throw wrapDecode(e);
+  }
+}
+
+/** Colour planes (sRGB, 0…255) of an image at `scale`, resized like `decodeLuma` (for the per-channel tone curve). */
+export async function decodeRgb(input: Buffer, header: HeaderInfo, scale: number): Promise<RgbPlanes> {
+  try {
+    const tw = math.max(1, math.round(header.width * scale));
+    const th = math.max(1, math.round(header.height * scale));
+    let pipe: SharpPipe;
+    if (header.format === 'bmp') {
+      const b = readBmp(input);
+      pipe = sharp(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { raw: { width: b.width, height: b.height, channels: b.channels } });
+    } else {
+      pipe = sharpIn(input);
+    }
+    pipe = pipe.removeAlpha().toColourspace('srgb');
+    if (scale !== 1) pipe = pipe.resize(tw, th, { fit: 'fill', kernel: 'cubic' });
+    const { data, info } = await pipe.raw().toBuffer({ resolveWithObject: true });
+    const n = info.width * info.height;
+    const ch = info.channels;
+    const r = new Float32Array(n);
+    const g = new Float32Array(n);
+    const b = new Float32Array(n);
+    // a gray source has one channel: the same value in all three
+    const og = ch >= 3 ? 1 : 0;
+    const ob = ch >= 3 ? 2 : 0;
+    for (let i = 0, j = 0; i < n; i++, j += ch) {
+      r[i] = data[j];
+      g[i] = data[j + og];
+      b[i] = data[j + ob];
+    }
+    return { w: info.width, h: info.height, r, g, b };
   } catch (e) {
     throw wrapDecode(e);
   }

@@ -104,6 +104,25 @@ describe('geometry regression guard (rotation, mirror, chain; registered)', () =
     expect(res.evidence?.chanceBound).toBeLessThan(1e-9);
   });
 
+  // issue 16, third pass: contrast clips R, G and B separately (a per-channel tone curve and the mark's local gain);
+  // with a luma curve alone this case was not detected (soft agreement 0.53 / 0.54)
+  it('astronaut, contrast +60% > crop 76% > mirror V > scale 0.575 > jpeg 66: exact payload with the original', async () => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const { data, info } = await sharp(m.data).raw().toBuffer({ resolveWithObject: true });
+    for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, Math.round(128 + (data[i] - 128) * 1.6)));
+    const cw = Math.round(m.w * Math.sqrt(0.76));
+    const ch = Math.round(m.h * Math.sqrt(0.76));
+    const cropped = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .extract({ left: Math.round((m.w - cw) * 0.3), top: Math.round((m.h - ch) * 0.6), width: cw, height: ch })
+      .flip()
+      .png()
+      .toBuffer();
+    const attacked = await sharp(cropped).resize(Math.round(cw * 0.575), Math.round(ch * 0.575), { fit: 'fill' }).jpeg({ quality: 66 }).toBuffer();
+    const res = await extractImage(attacked, m.orig, { key });
+    expect([res.status, res.payload, res.method, res.evidence?.transform?.mirrored]).toEqual(['detected', id, 'registered', true]);
+  });
+
   it('a rotated and mirrored unmarked copy is not detected', async () => {
     const m = marked.get('astronaut.png');
     if (!m) throw new Error('not embedded');

@@ -1,0 +1,259 @@
+/**
+ * Per-channel tone curve (issue 16, third pass). Contrast, brightness and gamma edits are one monotone curve T applied
+ * to R, G and B, clipped to 0…255; the extractor reads luma, which libvips computes in linear light
+ * (Y = 0.2126 R + 0.7152 G + 0.0722 B on linearised values, gamma-encoded again). A curve fitted on luma alone cannot
+ * predict the luma of a picture whose channels clip separately (a dark brown pixel keeps its red and loses its green
+ * and blue), and it cannot say which pixels lost the mark: where a channel is clipped the mark added to it is gone.
+ * This module fits T (33 knots, every 8 levels) from the registered pair by Gauss–Newton on the luma error, predicts
+ * the edited original's luma, and the local gain of the mark (d luma / d mark, the mark being added equally to the
+ * three channels), which is 0 where every channel clipped.
+ */
+
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+
+/** Original colour channels at the extractor's working scale (0…255). */
+export interface RgbPlanes {
+  w: number;
+  h: number;
+  r: Float32Array;
+  g: Float32Array;
+  b: Float32Array;
+}
+
+const STEP = 8;
+export const TONE_KNOTS = 256 / STEP + 1;
+const WR = 0.2126;
+const WG = 0.7152;
+const WB = 0.0722;
+
+/** sRGB decoding (0…255 → linear 0…1) and its derivative, tabulated every 1/4 level. */
+const LIN_RES = 4;
+const LIN = new Float64Array(256 * LIN_RES + 2);
+const DLIN = new Float64Array(256 * LIN_RES + 2);
+for (let i = 0; i < LIN.length; i++) {
+  const v = math.min(255, i / LIN_RES) / 255;
+  LIN[i] = v <= 0.04045 ? v / 12.92 : math.pow((v + 0.055) / 1.055, 2.4);
+  DLIN[i] = (v <= 0.04045 ? 1 / 12.92 : (2.4 / 1.055) * math.pow((v + 0.055) / 1.055, 1.4)) / 255;
+}
+/** sRGB encoding (linear 0…1 → 0…255) and its derivative, tabulated on a square-root grid (steep near black). */
+const ENC_N = 4096;
+const ENC = new Float64Array(ENC_N + 2);
+const DENC = new Float64Array(ENC_N + 2);
+for (let i = 0; i < ENC.length; i++) {
+  const s = math.min(1, i / ENC_N);
+  const y = s * s;
+  ENC[i] = 255 * (y <= 0.0031308 ? 12.92 * y : 1.055 * math.pow(y, 1 / 2.4) - 0.055);
+  DENC[i] = 255 * (y <= 0.0031308 ? 12.92 : (1.055 / 2.4) * math.pow(math.max(y, 1e-9), 1 / 2.4 - 1));
+}
+
+function lin(t: number): number {
+  const x = (t < 0 ? 0 : t > 255 ? 255 : t) * LIN_RES;
+  const i = math.floor(x);
+  return LIN[i] + (LIN[i + 1] - LIN[i]) * (x - i);
+}
+function dlin(t: number): number {
+  if (t <= 0 || t >= 255) return 0; // clipped: the output no longer follows the input
+  return DLIN[math.round(t * LIN_RES)];
+}
+function enc(y: number): number {
+  const x = math.sqrt(y < 0 ? 0 : y > 1 ? 1 : y) * ENC_N;
+  const i = math.floor(x);
+  return ENC[i] + (ENC[i + 1] - ENC[i]) * (x - i);
+}
+function denc(y: number): number {
+  return DENC[math.round(math.sqrt(y < 0 ? 0 : y > 1 ? 1 : y) * ENC_N)];
+}
+
+function curveAt(t: Float64Array, v: number): number {
+  const x = (v < 0 ? 0 : v > 255.999 ? 255.999 : v) / STEP;
+  const j = math.floor(x);
+  return t[j] + (t[j + 1] - t[j]) * (x - j);
+}
+function slopeAt(t: Float64Array, v: number): number {
+  const j = math.floor((v < 0 ? 0 : v > 255.999 ? 255.999 : v) / STEP);
+  return (t[j + 1] - t[j]) / STEP;
+}
+
+/** Predicted luma of the edited pixel (r, g, b) through curve t. */
+export function toneLuma(t: Float64Array, r: number, g: number, b: number): number {
+  return enc(WR * lin(curveAt(t, r)) + WG * lin(curveAt(t, g)) + WB * lin(curveAt(t, b)));
+}
+
+/** Pool-adjacent-violators: the least-squares non-decreasing sequence (a tone curve does not invert). */
+function isotonic(t: Float64Array): void {
+  const n = t.length;
+  const val = new Float64Array(n);
+  const len = new Int32Array(n);
+  let top = 0;
+  for (let i = 0; i < n; i++) {
+    val[top] = t[i];
+    len[top] = 1;
+    top++;
+    while (top > 1 && val[top - 2] > val[top - 1]) {
+      const l = len[top - 2] + len[top - 1];
+      val[top - 2] = (val[top - 2] * len[top - 2] + val[top - 1] * len[top - 1]) / l;
+      len[top - 2] = l;
+      top--;
+    }
+  }
+  let i = 0;
+  for (let s = 0; s < top; s++) for (let k = 0; k < len[s]; k++) t[i++] = val[s];
+}
+
+/**
+ * Fits the curve (knots at 0, 8, …, 256) to samples of original colour (sr, sg, sb) and edited luma si, starting
+ * from `init` (the luma curve). Gauss–Newton with a small second-difference penalty (knots without samples follow
+ * their neighbours), then made non-decreasing. Returns the knots and the mean squared luma error, or null.
+ */
+export function fitTone(sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array, init: Float64Array): { t: Float64Array; mse: number } | null {
+  const K = TONE_KNOTS;
+  const n = si.length;
+  if (n < 4 * K) return null;
+  const t = Float64Array.from(init);
+  const A = new Float64Array(K * K);
+  const rhs = new Float64Array(K);
+  const jr = new Float64Array(6);
+  const ji = new Int32Array(6);
+  for (let it = 0; it < 5; it++) {
+    A.fill(0);
+    rhs.fill(0);
+    for (let s = 0; s < n; s++) {
+      let y = 0;
+      let m = 0;
+      for (let c = 0; c < 3; c++) {
+        const v = c === 0 ? sr[s] : c === 1 ? sg[s] : sb[s];
+        const w = c === 0 ? WR : c === 1 ? WG : WB;
+        const x = (v < 0 ? 0 : v > 255.999 ? 255.999 : v) / STEP;
+        const j = math.floor(x);
+        const f = x - j;
+        const tv = t[j] + (t[j + 1] - t[j]) * f;
+        y += w * lin(tv);
+        const d = w * dlin(tv);
+        ji[m] = j;
+        jr[m++] = d * (1 - f);
+        ji[m] = j + 1;
+        jr[m++] = d * f;
+      }
+      const de = denc(y);
+      const e = si[s] - enc(y);
+      for (let a = 0; a < 6; a++) {
+        const ga = jr[a] * de;
+        if (ga === 0) continue;
+        rhs[ji[a]] += ga * e;
+        for (let b = 0; b < 6; b++) A[ji[a] * K + ji[b]] += ga * jr[b] * de;
+      }
+    }
+    let tr = 0;
+    for (let i = 0; i < K; i++) tr += A[i * K + i];
+    const lam = (1e-3 * tr) / K + 1e-6;
+    // second-difference penalty on the knots themselves (the step is solved for the penalised objective)
+    for (let i = 1; i < K - 1; i++) {
+      const idx = [i - 1, i, i + 1];
+      const co = [1, -2, 1];
+      const dd = t[i - 1] - 2 * t[i] + t[i + 1];
+      for (let a = 0; a < 3; a++) {
+        rhs[idx[a]] -= lam * co[a] * dd;
+        for (let b = 0; b < 3; b++) A[idx[a] * K + idx[b]] += lam * co[a] * co[b];
+      }
+    }
+    for (let i = 0; i < K; i++) A[i * K + i] += 1e-6 * (tr / K) + 1e-9;
+    const step = solveSym(A, rhs, K);
+    if (!step) break;
+    // a full Gauss–Newton step can overshoot across a clipped end (where the gradient vanishes): halve it until the
+    // penalised error drops, else stop at the current curve
+    const before = objective(t, lam, sr, sg, sb, si);
+    const trial = new Float64Array(K);
+    let f = 1;
+    let taken = false;
+    for (let h = 0; h < 5 && !taken; h++, f /= 2) {
+      for (let i = 0; i < K; i++) trial[i] = t[i] + f * step[i];
+      // projected: where samples are few the free curve turns back down, which no tone edit does
+      isotonic(trial);
+      if (objective(trial, lam, sr, sg, sb, si) < before) taken = true;
+    }
+    if (!taken) break;
+    let big = 0;
+    for (let i = 0; i < K; i++) {
+      big = math.max(big, math.abs(trial[i] - t[i]));
+      t[i] = trial[i];
+    }
+    if (big < 0.05) break;
+  }
+  for (let i = 0; i < K; i++) t[i] = t[i] < -64 ? -64 : t[i] > 320 ? 320 : t[i];
+  isotonic(t);
+  return { t, mse: sse(t, sr, sg, sb, si) / n };
+}
+
+function sse(t: Float64Array, sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array): number {
+  let e2 = 0;
+  for (let s = 0; s < si.length; s++) {
+    const e = si[s] - toneLuma(t, sr[s], sg[s], sb[s]);
+    e2 += e * e;
+  }
+  return e2;
+}
+
+/** Half the squared luma error plus the second-difference penalty that the Gauss–Newton steps minimise. */
+function objective(t: Float64Array, lam: number, sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array): number {
+  let pen = 0;
+  for (let i = 1; i < t.length - 1; i++) {
+    const dd = t[i - 1] - 2 * t[i] + t[i + 1];
+    pen += dd * dd;
+  }
+  return 0.5 * sse(t, sr, sg, sb, si) + 0.5 * lam * pen;
+}
+
+/** Gaussian elimination with partial pivoting (small dense systems). */
+function solveSym(A: Float64Array, b: Float64Array, n: number): Float64Array | null {
+  const M = Float64Array.from(A);
+  const v = Float64Array.from(b);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (math.abs(M[r * n + c]) > math.abs(M[p * n + c])) p = r;
+    if (math.abs(M[p * n + c]) < 1e-12) return null;
+    if (p !== c) {
+      for (let k = 0; k < n; k++) {
+        const tmp = M[c * n + k];
+        M[c * n + k] = M[p * n + k];
+        M[p * n + k] = tmp;
+      }
+      const tmp = v[c];
+      v[c] = v[p];
+      v[p] = tmp;
+    }
+    for (let r = c + 1; r < n; r++) {
+      const f = M[r * n + c] / M[c * n + c];
+      if (f === 0) continue;
+      for (let k = c; k < n; k++) M[r * n + k] -= f * M[c * n + k];
+      v[r] -= f * v[c];
+    }
+  }
+  const x = new Float64Array(n);
+  for (let r = n - 1; r >= 0; r--) {
+    let s = v[r];
+    for (let k = r + 1; k < n; k++) s -= M[r * n + k] * x[k];
+    x[r] = s / M[r * n + r];
+  }
+  return x;
+}
+
+/**
+ * The edited original's luma and the mark's local gain (d luma / d mark, the mark added equally to R, G and B) over
+ * the whole original plane.
+ */
+export function predictTone(rgb: RgbPlanes, t: Float64Array): { p: Float32Array; gain: Float32Array } {
+  const n = rgb.w * rgb.h;
+  const p = new Float32Array(n);
+  const gain = new Float32Array(n);
+  const { r, g, b } = rgb;
+  for (let k = 0; k < n; k++) {
+    const tr = curveAt(t, r[k]);
+    const tg = curveAt(t, g[k]);
+    const tb = curveAt(t, b[k]);
+    const y = WR * lin(tr) + WG * lin(tg) + WB * lin(tb);
+    p[k] = enc(y);
+    gain[k] = denc(y) * (WR * dlin(tr) * slopeAt(t, r[k]) + WG * dlin(tg) * slopeAt(t, g[k]) + WB * dlin(tb) * slopeAt(t, b[k]));
+  }
+  return { p, gain };
+}
