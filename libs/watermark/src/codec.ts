@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type OutputInfo } from 'sharp';
 
 type SharpPipe = ReturnType<typeof sharp>;
 import { readBmp, writeBmp } from './bmp';
@@ -199,20 +199,25 @@ export interface LumaPlane {
   fullHeight: number;
 }
 
+/** The image's pixels in `colourspace` at `scale` (cubic, like every reduction of the extractor), without alpha. */
+async function decodeRaw(input: Buffer, header: HeaderInfo, scale: number, colourspace: 'b-w' | 'srgb'): Promise<{ data: Buffer; info: OutputInfo }> {
+  let pipe: SharpPipe;
+  if (header.format === 'bmp') {
+    const b = readBmp(input);
+    pipe = sharp(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { raw: { width: b.width, height: b.height, channels: b.channels } });
+  } else {
+    pipe = sharpIn(input);
+  }
+  pipe = pipe.removeAlpha().toColourspace(colourspace);
+  if (scale !== 1) {
+    pipe = pipe.resize(math.max(1, math.round(header.width * scale)), math.max(1, math.round(header.height * scale)), { fit: 'fill', kernel: 'cubic' });
+  }
+  return pipe.raw().toBuffer({ resolveWithObject: true });
+}
+
 export async function decodeLuma(input: Buffer, header: HeaderInfo, scale: number): Promise<LumaPlane> {
   try {
-    const tw = math.max(1, math.round(header.width * scale));
-    const th = math.max(1, math.round(header.height * scale));
-    let pipe: SharpPipe;
-    if (header.format === 'bmp') {
-      const b = readBmp(input);
-      pipe = sharp(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { raw: { width: b.width, height: b.height, channels: b.channels } });
-    } else {
-      pipe = sharpIn(input);
-    }
-    pipe = pipe.removeAlpha().toColourspace('b-w');
-    if (scale !== 1) pipe = pipe.resize(tw, th, { fit: 'fill', kernel: 'cubic' });
-    const { data, info } = await pipe.raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await decodeRaw(input, header, scale, 'b-w');
     const out = new Float32Array(info.width * info.height);
     const ch = info.channels;
     for (let i = 0, j = 0; i < out.length; i++, j += ch) out[i] = data[j];
@@ -225,18 +230,7 @@ export async function decodeLuma(input: Buffer, header: HeaderInfo, scale: numbe
 /** Colour planes (sRGB, 0…255) of an image at `scale`, resized like `decodeLuma` (for the per-channel tone curve). */
 export async function decodeRgb(input: Buffer, header: HeaderInfo, scale: number): Promise<RgbPlanes> {
   try {
-    const tw = math.max(1, math.round(header.width * scale));
-    const th = math.max(1, math.round(header.height * scale));
-    let pipe: SharpPipe;
-    if (header.format === 'bmp') {
-      const b = readBmp(input);
-      pipe = sharp(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { raw: { width: b.width, height: b.height, channels: b.channels } });
-    } else {
-      pipe = sharpIn(input);
-    }
-    pipe = pipe.removeAlpha().toColourspace('srgb');
-    if (scale !== 1) pipe = pipe.resize(tw, th, { fit: 'fill', kernel: 'cubic' });
-    const { data, info } = await pipe.raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await decodeRaw(input, header, scale, 'srgb');
     const n = info.width * info.height;
     const ch = info.channels;
     const r = new Float32Array(n);

@@ -9,6 +9,8 @@
  * three channels), which is 0 where every channel clipped.
  */
 
+import { solve } from './image';
+
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
 
@@ -158,7 +160,7 @@ export function fitTone(sr: Float32Array, sg: Float32Array, sb: Float32Array, si
       }
     }
     for (let i = 0; i < K; i++) A[i * K + i] += 1e-6 * (tr / K) + 1e-9;
-    const step = solveSym(A, rhs, K);
+    const step = solve(A, rhs, K);
     if (!step) break;
     // a full Gauss–Newton step can overshoot across a clipped end (where the gradient vanishes): halve it until the
     // penalised error drops, else stop at the current curve
@@ -202,40 +204,6 @@ function objective(t: Float64Array, lam: number, sr: Float32Array, sg: Float32Ar
     pen += dd * dd;
   }
   return 0.5 * sse(t, sr, sg, sb, si) + 0.5 * lam * pen;
-}
-
-/** Gaussian elimination with partial pivoting (small dense systems). */
-function solveSym(A: Float64Array, b: Float64Array, n: number): Float64Array | null {
-  const M = Float64Array.from(A);
-  const v = Float64Array.from(b);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (math.abs(M[r * n + c]) > math.abs(M[p * n + c])) p = r;
-    if (math.abs(M[p * n + c]) < 1e-12) return null;
-    if (p !== c) {
-      for (let k = 0; k < n; k++) {
-        const tmp = M[c * n + k];
-        M[c * n + k] = M[p * n + k];
-        M[p * n + k] = tmp;
-      }
-      const tmp = v[c];
-      v[c] = v[p];
-      v[p] = tmp;
-    }
-    for (let r = c + 1; r < n; r++) {
-      const f = M[r * n + c] / M[c * n + c];
-      if (f === 0) continue;
-      for (let k = c; k < n; k++) M[r * n + k] -= f * M[c * n + k];
-      v[r] -= f * v[c];
-    }
-  }
-  const x = new Float64Array(n);
-  for (let r = n - 1; r >= 0; r--) {
-    let s = v[r];
-    for (let k = r + 1; k < n; k++) s -= M[r * n + k] * x[k];
-    x[r] = s / M[r * n + r];
-  }
-  return x;
 }
 
 /**
