@@ -57,7 +57,7 @@ export class OutboxWriter {
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(
       `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope)
-       SELECT r.id, r.subject, r.envelope 
+       SELECT r.id, r.subject, r.envelope
          FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb)) WITH ORDINALITY AS r(id, subject, envelope, n)
        ORDER BY r.n ON CONFLICT DO NOTHING`,
     );

@@ -5,7 +5,7 @@ import { CODED_BITS, convEncode, decodeSoft, DecodedPayload, INFO_BITS, PAYLOAD_
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims, Layer } from './pattern';
 import { featureRegister } from './feature-register';
 import { register } from './register';
-import { fitTone, predictTone, RgbPlanes, TONE_KNOTS } from './tone';
+import { fitTone, predictTone, RgbPlanes, TONE_KNOTS, TONE_STEP } from './tone';
 import { DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode, WatermarkKey } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -483,13 +483,9 @@ function typicalGain(x: Float32Array): number {
 function toneFit(rgb: RgbPlanes, W: Float32Array, I: Float32Array, w: number, h: number, sigma: number, qx: Float32Array, qy: Float32Array, lut1: Float64Array): Float64Array | null {
   const step = math.max(1, math.round(math.sqrt((w * h) / 20_000)));
   // sampled like the luma W: reduced first when H shrinks the original, cubic
-  const reduce = (d: Float32Array): Plane => {
-    const src: Plane = { w: rgb.w, h: rgb.h, d };
-    return sigma > 1.3 ? resize(src, math.max(8, math.round(rgb.w / sigma)), math.max(8, math.round(rgb.h / sigma))) : src;
-  };
-  const pr = reduce(rgb.r);
-  const pg = reduce(rgb.g);
-  const pb = reduce(rgb.b);
+  const pr = reducedLikeLuma(rgb.r, rgb, sigma);
+  const pg = reducedLikeLuma(rgb.g, rgb, sigma);
+  const pb = reducedLikeLuma(rgb.b, rgb, sigma);
   const sr: number[] = [];
   const sg: number[] = [];
   const sb: number[] = [];
@@ -525,15 +521,20 @@ function toneFit(rgb: RgbPlanes, W: Float32Array, I: Float32Array, w: number, h:
   const slope = den > 0 ? math.max(0.2, math.min(5, (m[0] * m[4] - m[1] * m[3]) / den)) : 1;
   const icpt = m[0] > 0 ? (m[3] - slope * m[1]) / m[0] : 0;
   const init = new Float64Array(TONE_KNOTS);
-  for (let j = 0; j < TONE_KNOTS; j++) init[j] = icpt + slope * j * 8;
+  for (let j = 0; j < TONE_KNOTS; j++) init[j] = icpt + slope * j * TONE_STEP;
   const fit = fitTone(Float32Array.from(sr), Float32Array.from(sg), Float32Array.from(sb), Float32Array.from(si), init);
   return fit && fit.mse < lutErr / si.length ? fit.t : null;
 }
 
+/** A plane of the original's working size, reduced as the luma is when H shrinks the original by more than 1.3. */
+function reducedLikeLuma(d: Float32Array, rgb: RgbPlanes, sigma: number): Plane {
+  const src: Plane = { w: rgb.w, h: rgb.h, d };
+  return sigma > 1.3 ? resize(src, math.max(8, math.round(rgb.w / sigma)), math.max(8, math.round(rgb.h / sigma))) : src;
+}
+
 /** A plane of the original's working size warped onto the inspected pixels like the luma (reduced first when H shrinks it). */
 function warpPlane(d: Float32Array, rgb: RgbPlanes, sigma: number, qx: Float32Array, qy: Float32Array, W: Float32Array): Float32Array {
-  let src: Plane = { w: rgb.w, h: rgb.h, d };
-  if (sigma > 1.3) src = resize(src, math.max(8, math.round(rgb.w / sigma)), math.max(8, math.round(rgb.h / sigma)));
+  const src = reducedLikeLuma(d, rgb, sigma);
   const out = new Float32Array(W.length);
   for (let k = 0; k < W.length; k++) out[k] = W[k] !== W[k] ? num.NaN : sampleCubicOrNaN(src.d, src.w, src.h, qx[k] * src.w - 0.5, qy[k] * src.h - 0.5);
   return out;

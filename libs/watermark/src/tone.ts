@@ -23,7 +23,9 @@ export interface RgbPlanes {
   b: Float32Array;
 }
 
-const STEP = 8;
+/** Levels between two knots of the curve. */
+export const TONE_STEP = 8;
+const STEP = TONE_STEP;
 export const TONE_KNOTS = 256 / STEP + 1;
 const WR = 0.2126;
 const WG = 0.7152;

@@ -37,7 +37,9 @@ export class IdempotencyRepository {
   }
 
   async insert(tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): Promise<void> {
-    await tx.insert(IdempotencyRecordEntity, { ...scope, requestHash, orderId });
+    const batch = new WriteBatch();
+    this.addInsert(batch, tx, scope, requestHash, orderId);
+    await batch.execute(tx);
   }
 
   /**

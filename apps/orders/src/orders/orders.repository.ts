@@ -171,17 +171,16 @@ export class OrdersRepository {
    */
   async insert(tx: Transaction, order: Order, events: readonly OutboxMessage[], also?: (batch: WriteBatch) => void): Promise<void> {
     const batch = new WriteBatch();
-    const rows = <T extends ObjectLiteral>(target: EntityTarget<T>, entities: readonly T[], single: boolean): void => {
-      if (entities.length === 0) {
-        return;
+    const rows = <T extends ObjectLiteral>(target: EntityTarget<T>, entities: readonly T[]): void => {
+      if (entities.length > 0) {
+        const table = tableSql(tx, target);
+        const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
+        batch.write(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${batch.param(json, 'jsonb')})`);
       }
-      const table = tableSql(tx, target);
-      const json = JSON.stringify(single ? entityToJson(tx, target, entities[0]) : entities.map((entity) => entityToJson(tx, target, entity)));
-      batch.write(`INSERT INTO ${table} SELECT * FROM jsonb_populate_record${single ? '' : 'set'}(NULL::${table}, ${batch.param(json, 'jsonb')})`);
     };
-    rows(OrderEntity, [order.state], true);
-    rows(OrderFileEntity, order.files as OrderFileEntity[], false);
-    rows(OrderOutputEntity, order.outputs as OrderOutputEntity[], false);
+    rows(OrderEntity, [order.state]);
+    rows(OrderFileEntity, order.files as OrderFileEntity[]);
+    rows(OrderOutputEntity, order.outputs as OrderOutputEntity[]);
     // One movement per account and statement (see addApply); a new order has at most its charge.
     const [first, ...more] = order.takeCreditMovements();
     if (first) {
