@@ -35,6 +35,11 @@ export class CoreEnv {
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
 
+  /** Repeated statements as named prepared statements; false behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS: boolean = true;
+
   @Matches(/^nats:\/\/.+/, { message: 'must be a nats:// URL' })
   NATS_URL: string = 'nats://127.0.0.1:4222';
 
@@ -87,7 +92,7 @@ export class StorageEnv extends CoreEnv {
 export interface CoreConfig {
   env: CoreEnv['NODE_ENV'];
   http: { host: string; port: number };
-  database: { url: string; poolSize: number };
+  database: { url: string; poolSize: number; preparedStatements: boolean };
   nats: { url: string };
   log: { level: string };
   clock: { offsetFile: string | undefined };
@@ -101,7 +106,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
   return {
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT },
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, preparedStatements: env.DATABASE_PREPARED_STATEMENTS },
     nats: { url: env.NATS_URL },
     log: { level: env.LOG_LEVEL },
     clock: { offsetFile: env.CLOCK_OFFSET_FILE },

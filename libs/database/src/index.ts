@@ -3,3 +3,4 @@ export * from './database.module';
 export * from './transaction.repository';
 export * from './json-rows';
 export * from './write-batch';
+export * from './prepared-statements';

@@ -1,3 +1,4 @@
+import { PreparingClient } from './prepared-statements';
 import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
@@ -10,6 +11,8 @@ export interface ServiceDatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
   poolSize?: number;
+  /** Default true: repeated statements are prepared on each connection (`PreparingClient`). */
+  preparedStatements?: boolean;
   applicationName: string;
 }
 
@@ -27,7 +30,11 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
     applicationName: options.applicationName,
     poolSize: options.poolSize ?? 10,
     // Raw SQL resolves unqualified table names in the service's own schema.
-    extra: { connectionTimeoutMillis: 5000, options: `-c search_path=${quoteIdentifier(options.schema)}` },
+    extra: {
+      connectionTimeoutMillis: 5000,
+      options: `-c search_path=${quoteIdentifier(options.schema)}`,
+      ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
+    },
   };
 }
 

@@ -72,6 +72,7 @@ export class ServiceKitModule {
           entities,
           migrations: options.migrations,
           poolSize: options.core.database.poolSize,
+          preparedStatements: options.core.database.preparedStatements,
           applicationName: options.name,
         }),
         MessagingModule.forRoot({
