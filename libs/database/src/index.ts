@@ -4,3 +4,4 @@ export * from './transaction.repository';
 export * from './json-rows';
 export * from './write-batch';
 export * from './prepared-statements';
+export * from './id-blocks';

@@ -16,7 +16,7 @@ describe('PreparingClient (real PostgreSQL)', () => {
 
   /** Statements prepared on the pool's single connection, by their text. */
   const preparedTexts = async (source: DataSource): Promise<string[]> =>
-    ((await source.query('SELECT statement FROM pg_prepared_statements')) as Array<{ statement: string }>).map((row) => row.statement);
+    (await source.query<Array<{ statement: string }>>('SELECT statement FROM pg_prepared_statements')).map((row) => row.statement);
 
   beforeAll(async () => {
     dataSource = await open();

@@ -144,6 +144,20 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(rpc.calls).toBe(calls);
   });
 
+  it('replays a known key even when the balance can no longer pay a new order (the write fails first, the record is found then)', async () => {
+    const poor = '602';
+    await dataSource.transaction((manager) => ledger.apply(manager, poor, 2, 'grant:602', 'test grant'));
+    const request = embed('k-poor-replay');
+    const asPoor = { ...request, caller: { accountId: poor, mode: 'live' as const } };
+    const first = await creation.execute(asPoor);
+    expect(await ledger.balance(dataSource.manager, poor)).toBe(0);
+    const again = await creation.execute(asPoor);
+    expect(again.order.id).toBe(first.order.id);
+    await expect(creation.execute({ ...asPoor, idempotencyKey: 'k-poor-new' })).rejects.toMatchObject({ code: ErrorCode.USAGE_LIMIT_EXCEEDED });
+    const orders = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "order" WHERE account_id = $1`, [poor]);
+    expect(orders[0].n).toBe(1);
+  });
+
   it('refuses orders of the retired v2 watermark API after the retirement (spec 9.4), for every v2 type, charging nothing', async () => {
     const [credits, calls] = [await balance(), rpc.calls];
     const v2 = (key: string): NewOrder => ({ ...embed(key), apiVersion: 'v2', operation: 'v2-wtr-embed', conflictOnOtherBody: false });

@@ -87,22 +87,25 @@ export class OrderCreationService {
   }
 
   /**
-   * The order of this idempotency key, or a new one. No transaction: the lookup and the id reservation are
-   * reads, and everything is written in one statement. Two requests with the same new key both try; the
-   * record's primary key lets the first commit and fails the second's statement whole, which looks again and
-   * replays the first's order (or answers 409 to another body).
+   * The order of this idempotency key, or a new one. The order is written first, in one statement with its
+   * idempotency record (no transaction, no lookup before: a new key is the common case, and its creation is
+   * then one round trip). When the statement fails, the record is looked for: a request with a known key
+   * replays its order (or answers 409 to another body), whatever stopped the new one (the record's primary
+   * key, or a charge the balance cannot pay). Two requests with the same new key both try; the primary key
+   * lets the first commit and fails the second's statement whole, which then finds the first's record.
    */
   private async createOrReplay(spec: NewOrder): Promise<Order> {
     const scope: IdempotencyScope = { accountId: spec.caller.accountId, mode: spec.caller.mode, operation: spec.operation, idempotencyKey: spec.idempotencyKey };
     const hash = requestHash(spec.request);
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.transactions.statementByStatement(async (db) => {
-          const existing = await this.idempotency.find(db, scope);
-          return existing ? this.replay(spec, existing, hash) : this.create(db, spec, scope, hash);
-        });
+        return await this.transactions.statementByStatement((db) => this.create(db, spec, scope, hash));
       } catch (error) {
-        // A second look always finds the record that took the key; the bound only guards against a bug.
+        const existing = await this.transactions.statementByStatement((db) => this.idempotency.find(db, scope));
+        if (existing) {
+          return this.replay(spec, existing, hash);
+        }
+        // A key taken by a record that is gone again (a bound against a bug, not a case that happens): try anew.
         if (!(error instanceof IdempotencyKeyTakenError) || attempt >= 3) {
           throw error;
         }
