@@ -4,3 +4,4 @@ export * from './cli-data-source';
 export * from './periodic-task';
 export * from './outbox-relay.loop';
 export * from './http-timeouts';
+export * from './validation-metadata-cache';

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Histogram } from 'prom-client';
 import { applyHttpTimeouts } from './http-timeouts';
+import { cacheValidationMetadata } from './validation-metadata-cache';
 
 export interface RunServiceOptions<TConfig> {
   name: string;
@@ -49,6 +50,7 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
     }
     throw error;
   }
+  cacheValidationMetadata();
   const app = await NestFactory.create<NestExpressApplication>(options.module(config), {
     bufferLogs: true,
     bodyParser: false,

@@ -1,5 +1,5 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { tableSql, Transaction } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
@@ -28,13 +28,28 @@ export class UploadSlotsRepository {
 
   /**
    * Inserts the slots not known yet (idempotent per file id; one statement, so `tx` null is atomic too); returns
-   * the slots inserted now, as inserted.
+   * the slots inserted now, as inserted. One text for any number of slots (arrays, not a VALUES list), so it is
+   * prepared once per connection: every order creation runs it (issue 19).
    */
   async insertNew(tx: Transaction | null, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
     const rows = slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
-    const inserted = await (tx ?? this.dataSource.manager)
-      .createQueryBuilder().insert().into(UploadSlotEntity).values(rows).orIgnore().returning(['fileId']).execute();
-    const insertedIds = new Set((inserted.raw as Array<{ file_id: string }>).map((row) => String(row.file_id)));
+    const manager = tx ?? this.dataSource.manager;
+    const inserted = await manager.query<Array<{ file_id: string }>>(
+      `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+       ON CONFLICT DO NOTHING RETURNING file_id::text`,
+      [
+        rows.map((row) => row.fileId),
+        rows.map((row) => row.orderId),
+        rows.map((row) => row.accountId),
+        rows.map((row) => row.mode),
+        rows.map((row) => row.bucket),
+        rows.map((row) => row.objectKey),
+        rows.map((row) => row.sourceUrl),
+        rows.map((row) => row.status),
+      ],
+    );
+    const insertedIds = new Set(inserted.map((row) => row.file_id));
     return rows.filter((row) => insertedIds.has(row.fileId));
   }
 
