@@ -31,6 +31,9 @@ export class NatsConnectionService implements OnApplicationShutdown {
     this.connection = await connect({
       servers: this.options.url,
       name: this.options.name,
+      // nats.js otherwise builds an Error per request for its stack (every JetStream publish of the outbox relay);
+      // a failed publish is retried by the relay, its async stack never read.
+      noAsyncTraces: true,
       ...NATS_RECONNECT_OPTIONS,
     });
     this.manager = await this.connection.jetstreamManager();

@@ -25,7 +25,7 @@ export function cacheValidationMetadata(storage: MetadataStorage = getMetadataSt
       byOptions = new Map();
       cache.set(target, byOptions);
     }
-    const key = JSON.stringify([schema, always, strictGroups, groups ?? null]);
+    const key = groups?.length ? JSON.stringify([schema, always, strictGroups, groups]) : `${schema}|${always}|${strictGroups}`;
     let found = byOptions.get(key);
     if (!found) {
       found = lookup(target, schema, always, strictGroups, groups);
