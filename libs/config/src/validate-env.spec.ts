@@ -18,6 +18,8 @@ describe('validateEnv', () => {
     expect(env.NATS_URL).toBe('nats://127.0.0.1:4222');
     const storage = validateEnv(StorageEnv, { ...base, S3_CREATE_BUCKETS: 'false' });
     expect(storage.S3_CREATE_BUCKETS).toBe(false);
+    expect(toCoreConfig(validateEnv(CoreEnv, base)).database.preparedStatements).toBe(true);
+    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, DATABASE_PREPARED_STATEMENTS: 'false' })).database.preparedStatements).toBe(false);
   });
 
   it('names every missing or invalid variable, without echoing values', () => {

@@ -42,7 +42,8 @@ describe('IdBlocks (real PostgreSQL)', () => {
       const children = all.flatMap((ids) => ids.child);
       expect(new Set(parents).size).toBe(parents.length);
       expect(new Set(children).size).toBe(children.length);
-      expect(first.flatMap((ids) => ids.child).map(Number)).toEqual([...first.flatMap((ids) => ids.child)].map(Number).sort((a, b) => a - b));
+      const firstChildren = first.flatMap((ids) => ids.child).map(Number);
+      expect(firstChildren).toEqual([...firstChildren].sort((a, b) => a - b));
       // The sequences were advanced past every id handed out, so rows written with them never collide with defaults.
       const [{ id }] = await query<Array<{ id: string }>>(`INSERT INTO "${schema}".parent DEFAULT VALUES RETURNING id::text AS id`);
       expect(parents).not.toContain(id);

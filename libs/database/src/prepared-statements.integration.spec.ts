@@ -31,11 +31,12 @@ describe('PreparingClient (real PostgreSQL)', () => {
 
   it('prepares a text from its second use on and answers the same rows every time', async () => {
     const text = 'INSERT INTO item (id, label) VALUES ($1, $2) RETURNING id, label';
+    const ids = Array.from({ length: PREPARE_FROM_USE + 2 }, (_, index) => index + 1);
     const answers: unknown[] = [];
-    for (let id = 1; id <= PREPARE_FROM_USE + 2; id += 1) {
+    for (const id of ids) {
       answers.push(await dataSource.query(text, [id, `item ${id}`]));
     }
-    expect(answers).toEqual([1, 2, 3, 4].map((id) => [{ id, label: `item ${id}` }]));
+    expect(answers).toEqual(ids.map((id) => [{ id, label: `item ${id}` }]));
     expect(await preparedTexts(dataSource)).toContain(text);
 
     const read = 'SELECT label FROM item WHERE id = $1';

@@ -38,8 +38,10 @@ function statementNameFor(text: string): string | undefined {
  * statement is parsed once per connection, and PostgreSQL plans it once when its generic plan costs no more
  * than the custom ones (plan_cache_mode auto).
  * What it cannot do: a pooler in transaction mode between the service and PostgreSQL (PgBouncer before 1.21)
- * does not keep prepared statements on one server connection; a deployment with one needs `prepared: false`
- * in the service's database options.
+ * does not keep prepared statements on one server connection; a deployment with one sets
+ * DATABASE_PREPARED_STATEMENTS=false. PostgreSQL re-plans a prepared statement after DDL on its tables, but one
+ * whose result columns change under it (`SELECT *` of a table a newer release altered) fails until its connection
+ * is replaced; the services name their columns.
  */
 export class PreparingClient extends Client {
   /** Names this connection has prepared (pg itself skips the Parse of a name it has seen). */

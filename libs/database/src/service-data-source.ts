@@ -47,7 +47,7 @@ function quoteIdentifier(name: string): string {
 
 /**
  * Opens the service's DataSource, creates its schema and runs its committed migrations.
- * An advisory lock serialises replicas that start at the same time.
+ * An advisory lock serialises processes that migrate at the same time.
  */
 export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<DataSource> {
   const dataSource = new DataSource(serviceDataSourceOptions(options));
@@ -61,17 +61,24 @@ export async function openServiceDatabase(options: ServiceDatabaseOptions): Prom
   return dataSource;
 }
 
+/**
+ * One lock for the whole database, not one per schema: `CREATE SCHEMA IF NOT EXISTS` of one name in two sessions at
+ * once fails one of them (a unique violation in pg_namespace), and a service's first migration creates its schema by
+ * name, so two test schemas of one service migrated at once collided.
+ */
+const MIGRATIONS_LOCK = 'cp:migrations';
+
 export async function migrateServiceDatabase(dataSource: DataSource, schema: string): Promise<void> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATIONS_LOCK]);
     try {
       // TypeORM creates its migrations table inside the schema before the first migration runs.
       await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {
-      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATIONS_LOCK]);
     }
   } finally {
     await runner.release();

@@ -101,7 +101,8 @@ export class OrderCreationService {
       try {
         return await this.transactions.statementByStatement((db) => this.create(db, spec, scope, hash));
       } catch (error) {
-        const existing = await this.transactions.statementByStatement((db) => this.idempotency.find(db, scope));
+        // When the lookup fails as well (the database is gone), the write's own error is the answer.
+        const existing = await this.transactions.statementByStatement((db) => this.idempotency.find(db, scope)).catch(() => null);
         if (existing) {
           return this.replay(spec, existing, hash);
         }
