@@ -15,43 +15,37 @@ export interface IdSequence {
  * its own block, like a sequence's CACHE), and a process that stops leaves the rest of its blocks unused.
  */
 export class IdBlocks<K extends string> {
-  private readonly pools = new Map<K, string[]>();
+  /** Unused ids of each sequence, ascending. */
+  private readonly pools: Record<K, string[]>;
   private refill: Promise<void> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly sequences: Record<K, IdSequence>,
-  ) {}
+  ) {
+    this.pools = Object.fromEntries(Object.keys(sequences).map((key) => [key, [] as string[]])) as Record<K, string[]>;
+  }
 
   /** `counts[key]` unused ids of each sequence, ascending. */
   async take(counts: Record<K, number>): Promise<Record<K, string[]>> {
     const keys = Object.keys(counts) as K[];
-    while (keys.some((key) => this.pool(key).length < counts[key])) {
+    while (keys.some((key) => this.pools[key].length < counts[key])) {
       this.refill ??= this.fill(counts).finally(() => {
         this.refill = undefined;
       });
       await this.refill;
     }
-    return Object.fromEntries(keys.map((key) => [key, this.pool(key).splice(0, counts[key])])) as Record<K, string[]>;
-  }
-
-  private pool(key: K): string[] {
-    let pool = this.pools.get(key);
-    if (!pool) {
-      pool = [];
-      this.pools.set(key, pool);
-    }
-    return pool;
+    return Object.fromEntries(keys.map((key) => [key, this.pools[key].splice(0, counts[key])])) as Record<K, string[]>;
   }
 
   private async fill(counts: Record<K, number>): Promise<void> {
-    const short = (Object.keys(counts) as K[]).filter((key) => this.pool(key).length < counts[key]);
+    const short = (Object.keys(counts) as K[]).filter((key) => this.pools[key].length < counts[key]);
     const values: unknown[] = [];
     const columns = short.map((key, index) => {
-      values.push(this.sequences[key].table, Math.max(this.sequences[key].block, counts[key] - this.pool(key).length));
+      values.push(this.sequences[key].table, Math.max(this.sequences[key].block, counts[key] - this.pools[key].length));
       return `ARRAY(SELECT nextval(pg_get_serial_sequence($${2 * index + 1}, 'id'))::text FROM generate_series(1, $${2 * index + 2}::int)) AS "c${index}"`;
     });
     const [row] = await this.dataSource.query<Array<Record<string, string[]>>>(`SELECT ${columns.join(', ')}`, values);
-    short.forEach((key, index) => this.pool(key).push(...row[`c${index}`]));
+    short.forEach((key, index) => this.pools[key].push(...row[`c${index}`]));
   }
 }

@@ -21,15 +21,10 @@ export class OutboxWriter {
     data: TData,
     eventId: string = randomUUID(),
   ): Promise<EventEnvelope<TData>> {
-    const subject = contract.subject;
-    const envelope: EventEnvelope<TData> = { eventId, subject, occurredAt: this.clock.now().toISOString(), data };
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboxEventEntity)
-      .values({ id: eventId, subject, envelope })
-      .orIgnore()
-      .execute();
+    const envelope: EventEnvelope<TData> = { eventId, subject: contract.subject, occurredAt: this.clock.now().toISOString(), data };
+    const batch = new WriteBatch();
+    this.writeEnvelopes(batch, manager, [envelope]);
+    await batch.execute(manager);
     return envelope;
   }
 
@@ -49,11 +44,16 @@ export class OutboxWriter {
       return;
     }
     const occurredAt = this.clock.now().toISOString();
-    const rows = messages.map((item) => {
-      const eventId = randomUUID();
-      const envelope: EventEnvelope<object> = { eventId, subject: item.contract.subject, occurredAt, data: item.payload };
-      return { id: eventId, subject: item.contract.subject, envelope };
-    });
+    this.writeEnvelopes(
+      batch,
+      manager,
+      messages.map((item) => ({ eventId: randomUUID(), subject: item.contract.subject, occurredAt, data: item.payload })),
+    );
+  }
+
+  /** The one insert of outbox rows; an event id already recorded is skipped. */
+  private writeEnvelopes(batch: WriteBatch, manager: EntityManager, envelopes: ReadonlyArray<EventEnvelope<object>>): void {
+    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope }));
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(
       `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope)
