@@ -5,7 +5,7 @@ import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nest
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
-import { StorageRelay } from './storage-relay';
+import { RelayedObject, StorageRelay, StorageRelayError } from './storage-relay';
 
 /** Headers of the stored object passed on to the client. */
 const RELAYED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'etag', 'last-modified'];
@@ -33,12 +33,16 @@ export class ResultsController {
   @ApiResponse({ status: 200, description: 'the file, with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1`', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
   @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND)
   async get(@Req() request: Request, @Res() response: Response): Promise<void> {
-    // Only the outputs bucket is relayed (the path is resolved first, so `..` cannot leave it).
-    const upstream = await this.relay.open(request.originalUrl.slice(RESULTS_ROUTE.length));
-    if (!upstream || upstream.statusCode !== 200) {
-      // Expired or altered signature, or no such object: storage's own answer is not passed on.
-      upstream?.resume();
-      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND);
+    // The raw path and query as sent: only they are passed to the relay, which joins them to storage's fixed origin.
+    let upstream: RelayedObject;
+    try {
+      upstream = await this.relay.open(request.originalUrl.slice(RESULTS_ROUTE.length));
+    } catch (error) {
+      if (error instanceof StorageRelayError && error.reason === 'storage-unavailable') {
+        throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, error.message);
+      }
+      // A refused path, an expired or altered signature, or no such object: storage's own answer is not passed on.
+      throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, error instanceof Error ? error.message : String(error));
     }
     response.status(200);
     for (const name of RELAYED_HEADERS) {
@@ -50,6 +54,11 @@ export class ResultsController {
     for (const [name, value] of Object.entries(OPT_OUT_RESPONSE_HEADERS)) {
       response.setHeader(name, value);
     }
-    await pipeline(upstream, response);
+    try {
+      await pipeline(upstream.body, response);
+    } catch {
+      // The status line is sent: a download cut short (storage failed, deadline or cap) can only end the connection.
+      response.destroy();
+    }
   }
 }

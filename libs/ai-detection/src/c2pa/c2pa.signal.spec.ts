@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import sharp from 'sharp';
 import { tamperedAfterSigning, withContentCredentials } from '../../testing';
 import { c2paEvidence, ManifestStore, readC2pa } from './c2pa.signal';
@@ -69,5 +71,31 @@ describe('Content Credentials signal', () => {
     expect(evidence.finding).toBe('c2pa.invalid');
     expect(evidence.weight).toBe(0);
     expect(evidence.description).toContain('assertion.dataHash.mismatch');
+  });
+});
+
+describe('remote manifests named inside a file are never fetched', () => {
+  it('a JPEG whose XMP names a dcterms:provenance URL on this machine makes no connection, and says nothing of it', async () => {
+    const seen: string[] = [];
+    const listener = createServer((request, response) => {
+      seen.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/c2pa' }).end(Buffer.alloc(64));
+    });
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    const { port } = listener.address() as { port: number };
+    try {
+      const xmp = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:dcterms="http://purl.org/dc/terms/" dcterms:provenance="http://127.0.0.1:${port}/remote-manifest.c2pa"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+      const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080' } }).withXmp(xmp).jpeg().toBuffer();
+      expect(jpeg.includes(Buffer.from(`127.0.0.1:${port}`))).toBe(true);
+      const outcome = await readC2pa(jpeg, 'image/jpeg');
+      // Give a fetch that was started time to arrive before looking.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(seen).toEqual([]);
+      expect(JSON.stringify(outcome)).not.toContain(`127.0.0.1:${port}`);
+      expect(outcome.evidence.every((evidence) => evidence.weight === 0)).toBe(true);
+    } finally {
+      listener.close();
+    }
   });
 });

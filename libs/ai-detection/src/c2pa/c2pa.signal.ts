@@ -104,14 +104,35 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
   }];
 }
 
+/**
+ * Settings of the reader: nothing is fetched from the network. A file can name a remote manifest
+ * (`dcterms:provenance` in its XMP) or an OCSP responder; following either would let an uploaded file make the
+ * detector connect where its author chooses, the operator's own network included.
+ */
+export const C2PA_READER_SETTINGS = JSON.stringify({ verify: { ocsp_fetch: false, remote_manifest_fetch: false } });
+
 /** Reads and validates the C2PA manifest store of an image; no manifest gives no evidence. */
 export async function readC2pa(bytes: Uint8Array, mimeType: string): Promise<SignalOutcome> {
   ensureInitialised();
   let reader: WasmReader;
   try {
-    reader = await WasmReader.fromBytes(mimeType, bytes);
+    reader = await WasmReader.fromBytes(mimeType, bytes, C2PA_READER_SETTINGS);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (/RemoteManifest/i.test(message)) {
+      // The file only points at a manifest elsewhere. It is not fetched (see C2PA_READER_SETTINGS), and the URL, the
+      // file author's text, is not repeated back.
+      return {
+        evidence: [{
+          signal: 'c2pa',
+          finding: 'c2pa.remoteManifest',
+          description: 'The file names a Content Credentials manifest stored elsewhere; remote manifests are not fetched, so it is not counted.',
+          direction: 'neutral',
+          weight: 0,
+          details: {},
+        }],
+      };
+    }
     if (/JumbfNotFound|NotFound|not found/i.test(message)) return { evidence: [] };
     return {
       evidence: [{
