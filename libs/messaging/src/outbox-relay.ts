@@ -1,3 +1,4 @@
+import { tableSql } from '@cp/database';
 import { Injectable, Logger } from '@nestjs/common';
 import { headers as natsHeaders, JetStreamClient } from 'nats';
 import { DataSource, LessThan } from 'typeorm';
@@ -9,14 +10,20 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Published rows are kept this long for inspection, then deleted. */
   retainPublishedMs?: number;
+  /** How long a claimed batch is this relay's before another may take it (a relay that died while publishing). */
+  claimLeaseMs?: number;
 }
+
+/** Longer than a batch's publish takes even on a slow broker (each publish waits at most its own timeout). */
+export const OUTBOX_CLAIM_LEASE_MS = 30_000;
 
 const encoder = new TextEncoder();
 
 /**
- * Publishes committed outbox rows to JetStream. Rows are claimed with FOR UPDATE SKIP LOCKED, so any
- * number of replicas can relay; a crash between publish and marking re-publishes the same `Nats-Msg-Id`,
- * which JetStream de-duplicates (and consumers' inboxes catch what falls outside the window).
+ * Publishes committed outbox rows to JetStream. Rows are claimed with a lease (FOR UPDATE SKIP LOCKED inside one
+ * short statement), so any number of replicas can relay and no transaction stays open while the broker answers; a
+ * crash between publish and marking re-publishes the same `Nats-Msg-Id`, which JetStream de-duplicates (and
+ * consumers' inboxes catch what falls outside the window).
  */
 @Injectable()
 export class OutboxRelay {
@@ -47,22 +54,33 @@ export class OutboxRelay {
     }
   }
 
-  /** Relays one batch; returns how many events were published. */
+  /**
+   * Relays one batch; returns how many events were published. Three steps, none of which holds a transaction
+   * across the broker: claim a batch with a lease (one short statement), publish it, mark it published (one
+   * statement). A relay that dies or hangs after claiming leaves rows whose lease runs out, and any replica takes
+   * them again; what was published twice carries the same `Nats-Msg-Id` and is de-duplicated.
+   */
   async relayBatch(): Promise<number> {
     const batchSize = this.options.batchSize ?? 100;
-    const published = await this.dataSource.transaction(async (manager) => {
-      const rows = await manager
-        .getRepository(OutboxEventEntity)
-        .createQueryBuilder('event')
-        .where('event.publishedAt IS NULL')
-        .orderBy('event.seq', 'ASC')
-        .limit(batchSize)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
+    const leaseMs = this.options.claimLeaseMs ?? OUTBOX_CLAIM_LEASE_MS;
+    const table = tableSql(this.dataSource.manager, OutboxEventEntity);
+    // Wrapped in a SELECT: the driver then answers rows (an UPDATE answers rows and a count), in seq order.
+    const rows = await this.dataSource.query<Array<{ id: string; subject: string; envelope: object }>>(
+      `WITH claimed AS (
+         UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+          WHERE id IN (SELECT id FROM ${table}
+                        WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                        ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, subject, envelope, seq)
+       SELECT id, subject, envelope FROM claimed ORDER BY seq`,
+      [batchSize, leaseMs],
+    );
+    if (rows.length === 0) {
+      return 0;
+    }
+    try {
       // Sent together, in seq order on one connection (JetStream stores them in that order), and their
       // acknowledgements awaited together: one socket write for the batch instead of one round trip per event.
-      // A failed one fails the batch, which is published again (same Nats-Msg-Id, de-duplicated).
       await Promise.all(
         rows.map((row) => {
           const headers = natsHeaders();
@@ -70,17 +88,14 @@ export class OutboxRelay {
           return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers });
         }),
       );
-      if (rows.length > 0) {
-        await manager.update(
-          OutboxEventEntity,
-          rows.map((row) => row.id),
-          { publishedAt: new Date() },
-        );
-      }
-      return rows.length;
-    });
-    messagingMetrics.outboxPublished.inc(published);
-    return published;
+    } catch (error) {
+      // Give the batch back at once rather than at the end of its lease; it is published again, de-duplicated.
+      await this.dataSource.query(`UPDATE ${table} SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL`, [rows.map((row) => row.id)]).catch(() => undefined);
+      throw error;
+    }
+    await this.dataSource.query(`UPDATE ${table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+    messagingMetrics.outboxPublished.inc(rows.length);
+    return rows.length;
   }
 
   private async cleanupPublished(): Promise<void> {

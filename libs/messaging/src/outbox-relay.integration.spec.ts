@@ -1,0 +1,105 @@
+// Real PostgreSQL and NATS JetStream: the outbox relay never keeps a transaction open while the broker answers,
+// and a batch claimed by a relay that hangs is taken by another once its lease has run out.
+import { SystemClock } from '@cp/clock';
+import { defineEvent, StreamDefinition } from '@cp/contracts';
+import { serviceDataSourceOptions } from '@cp/database';
+import { testInfra, uniqueName } from '@cp/testing';
+import { IsString } from 'class-validator';
+import { connect, JetStreamClient, JetStreamManager, NatsConnection, PubAck } from 'nats';
+import { DataSource, IsNull } from 'typeorm';
+import { ensureStreams } from './jetstream-setup';
+import { MESSAGING_ENTITIES } from './messaging-entities';
+import { OutboxEventEntity } from './outbox-event.entity';
+import { OutboxRelay } from './outbox-relay';
+import { OutboxWriter } from './outbox-writer';
+
+class NotePayload {
+  @IsString()
+  note!: string;
+}
+
+describe('OutboxRelay (real PostgreSQL and NATS)', () => {
+  const schema = uniqueName('it_relay');
+  const prefix = uniqueName('itr');
+  const stream: StreamDefinition = { name: prefix.toUpperCase(), subjects: [`${prefix}.>`], retention: 'limits', maxAgeSeconds: 600, duplicateWindowSeconds: 600 };
+  const event = defineEvent(`${prefix}.note.written`, NotePayload);
+  const applicationName = `relay-${prefix}`;
+  let dataSource: DataSource;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+
+  beforeAll(async () => {
+    dataSource = new DataSource(serviceDataSourceOptions({ url: testInfra.databaseUrl, schema, entities: MESSAGING_ENTITIES, migrations: [], applicationName }));
+    await dataSource.initialize();
+    await dataSource.query(`CREATE SCHEMA "${schema}"`);
+    // A throwaway schema for this test: its tables come straight from the entities.
+    await dataSource.synchronize();
+    nc = await connect({ servers: testInfra.natsUrl });
+    jsm = await nc.jetstreamManager();
+    await ensureStreams(jsm, [stream]);
+  });
+
+  afterAll(async () => {
+    await jsm.streams.delete(stream.name);
+    await nc.drain();
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  it('holds no transaction while a publish waits, and another relay takes the batch after the lease', async () => {
+    const writer = new OutboxWriter(new SystemClock());
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, event, { note: 'leased' }));
+
+    // A broker that never acknowledges: the first relay's publish hangs until released.
+    let release: () => void = () => undefined;
+    const hanging = new Promise<PubAck>((_resolve, reject) => {
+      release = () => reject(new Error('broker gave up'));
+    });
+    const stuckJs = { publish: () => hanging } as unknown as JetStreamClient;
+    const stuck = new OutboxRelay(dataSource, () => stuckJs, { pollIntervalMs: 100, claimLeaseMs: 1500 });
+    const stuckPass = stuck.relayBatch();
+
+    // While it waits: the row is claimed, and no session of this schema's pool sits idle in a transaction.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const claimed = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId });
+    expect(claimed.claimedUntil).not.toBeNull();
+    const open = await dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state LIKE 'idle in transaction%'`,
+      [applicationName],
+    );
+    expect(open[0].n).toBe(0);
+
+    // A second relay leaves the claimed row alone until the lease has run out, then publishes it.
+    const healthy = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100, claimLeaseMs: 1500 });
+    expect(await healthy.relayBatch()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    expect(await healthy.relayBatch()).toBe(1);
+    const published = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId });
+    expect(published.publishedAt).not.toBeNull();
+    expect(published.claimedUntil).toBeNull();
+    const info = await jsm.streams.info(stream.name);
+    expect(info.state.messages).toBe(1);
+
+    // The hung relay finally fails: the row stays published.
+    release();
+    await expect(stuckPass).rejects.toThrow('broker gave up');
+    expect((await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId })).publishedAt).not.toBeNull();
+  });
+
+  it('publishes a batch in sequence order and marks it published', async () => {
+    const writer = new OutboxWriter(new SystemClock());
+    const written = [];
+    for (let index = 0; index < 5; index++) {
+      written.push(await dataSource.transaction((manager) => writer.add(manager, event, { note: `n${index}` })));
+    }
+    const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100 });
+    expect(await relay.relayBatch()).toBe(5);
+    const stored = [];
+    for (let seq = 2; seq <= 6; seq++) {
+      const message = await jsm.streams.getMessage(stream.name, { seq });
+      stored.push(message.header.get('Nats-Msg-Id'));
+    }
+    expect(stored).toEqual(written.map((envelope) => envelope.eventId));
+    expect(await dataSource.getRepository(OutboxEventEntity).countBy({ publishedAt: IsNull() })).toBe(0);
+  });
+});
