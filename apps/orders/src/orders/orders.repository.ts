@@ -1,5 +1,5 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { entityFromJson, entityToJson, IdBlocks, rowJsonSql, tableSql, Transaction, WriteBatch } from '@cp/database';
+import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, WriteBatch } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
@@ -174,9 +174,8 @@ export class OrdersRepository {
     const batch = new WriteBatch();
     const rows = <T extends ObjectLiteral>(target: EntityTarget<T>, entities: readonly T[]): void => {
       if (entities.length > 0) {
-        const table = tableSql(tx, target);
         const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
-        batch.write(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${batch.param(json, 'jsonb')})`);
+        batch.write(insertJsonRowsSql(tx, target, batch.param(json, 'jsonb')));
       }
     };
     rows(OrderEntity, [order.state]);
