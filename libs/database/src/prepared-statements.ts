@@ -75,7 +75,12 @@ export class PreparingClient extends Client {
 
   /** Drops a named statement on the server and from pg's record of what this connection has parsed. */
   private async forget(name: string): Promise<void> {
-    await Reflect.apply(plainQuery, this, [`DEALLOCATE "${name}"`]);
+    await (Reflect.apply(plainQuery, this, [`DEALLOCATE "${name}"`]) as Promise<QueryResult>).catch((error: unknown) => {
+      // Already gone on the server (26000): what matters is that it is gone.
+      if ((error as { code?: unknown }).code !== '26000') {
+        throw error;
+      }
+    });
     delete (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name];
     this.prepared.delete(name);
     this.stale.delete(name);
