@@ -47,6 +47,13 @@ describe('input hygiene on every route', () => {
     }
   });
 
+  it('an orderId in a body beyond 64 bits (the AI detection confirm) is 404 RESOURCE_NOT_FOUND like a path id, never 5xx', async () => {
+    for (const huge of ['99999999999999999999', '9223372036854775808']) {
+      const response = await api('/api/v2/orders/ai-detection/confirm', { key: account.liveKey, method: 'POST', body: { idempotencyKey: randomUUID(), orderId: huge } });
+      expect({ huge, status: response.status, body: response.body }).toEqual({ huge, status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+    }
+  });
+
   it('a body nested 100 000 levels deep is VALIDATION_FAILED on every route that takes a body', async () => {
     for (const { method, path } of operations.filter((operation) => ['POST', 'PUT', 'PATCH'].includes(operation.method))) {
       const concrete = path.replace(/\{(\w+)\}/g, (_match, name: string) => (name === 'locale' ? 'en-US' : '1'));

@@ -40,6 +40,7 @@ export function e2eLayout(): StackLayout {
       MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', name, 'mail'),
       // Orders and uploads sweep often, so tests with a moved clock do not wait a minute.
       UPLOAD_WINDOW_SWEEP_INTERVAL_MS: '1000',
+      STUCK_ORDER_SWEEP_INTERVAL_MS: '1000',
       RECONCILE_INTERVAL_MS: '2000',
       // Tests read marks back with the same key the processor embeds with.
       WATERMARK_SECRET: 'e2e-watermark-secret-0001',

@@ -20,6 +20,20 @@ export class OrdersEnv extends StorageEnv {
   UPLOAD_WINDOW_SWEEP_INTERVAL_MS: number = 60_000;
 
   /**
+   * An order `inProgress` this long without any progress (no transition) is stuck: the sweeper fails it with
+   * PROCESSING_TIMEOUT and gives its credits back. Default 6 hours; at least 1 minute.
+   */
+  @IsInt()
+  @Min(60_000)
+  @Max(30 * 24 * 3600_000)
+  STUCK_ORDER_MAX_AGE_MS: number = 6 * 3600_000;
+
+  /** How often each replica looks for stuck orders (they claim rows with SKIP LOCKED, so replicas never collide). */
+  @IsInt()
+  @Min(200)
+  STUCK_ORDER_SWEEP_INTERVAL_MS: number = 60_000;
+
+  /**
    * Anti-AI zero-copy targets must be HTTPS on a public address; these IPs are accepted besides (a local
    * test stack's S3 server on loopback). Empty in production.
    */
@@ -36,6 +50,7 @@ export interface OrdersConfig extends CoreConfig {
   retentionMs: number;
   uploadWindowMs: number;
   uploadWindowSweepIntervalMs: number;
+  stuckOrders: { maxAgeMs: number; sweepIntervalMs: number };
   antiAi: { allowedTargetIps: string[] };
   publicBaseUrl: string;
 }
@@ -48,6 +63,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     retentionMs: env.ORDER_RETENTION_HOURS * 3600_000,
     uploadWindowMs: env.UPLOAD_WINDOW_HOURS * 3600_000,
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
+    stuckOrders: { maxAgeMs: env.STUCK_ORDER_MAX_AGE_MS, sweepIntervalMs: env.STUCK_ORDER_SWEEP_INTERVAL_MS },
     antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -40,6 +40,24 @@ export class CoreEnv {
   @IsBoolean()
   DATABASE_PREPARED_STATEMENTS: boolean = true;
 
+  /** PostgreSQL cancels a statement running longer (statement_timeout of every pooled connection); 0: the server's setting. */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS: number = 30_000;
+
+  /** PostgreSQL ends a session idle inside a transaction this long, releasing its locks (idle_in_transaction_session_timeout); 0: the server's setting. */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number = 60_000;
+
+  /** Longest wait for a pooled connection; past it the request answers 503 with Retry-After. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DATABASE_CONNECTION_TIMEOUT_MS: number = 5000;
+
   @Matches(/^nats:\/\/.+/, { message: 'must be a nats:// URL' })
   NATS_URL: string = 'nats://127.0.0.1:4222';
 
@@ -92,7 +110,14 @@ export class StorageEnv extends CoreEnv {
 export interface CoreConfig {
   env: CoreEnv['NODE_ENV'];
   http: { host: string; port: number };
-  database: { url: string; poolSize: number; preparedStatements: boolean };
+  database: {
+    url: string;
+    poolSize: number;
+    preparedStatements: boolean;
+    statementTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
+    connectionTimeoutMs: number;
+  };
   nats: { url: string };
   log: { level: string };
   clock: { offsetFile: string | undefined };
@@ -106,7 +131,14 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
   return {
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT },
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, preparedStatements: env.DATABASE_PREPARED_STATEMENTS },
+    database: {
+      url: env.DATABASE_URL,
+      poolSize: env.DATABASE_POOL_SIZE,
+      preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      connectionTimeoutMs: env.DATABASE_CONNECTION_TIMEOUT_MS,
+    },
     nats: { url: env.NATS_URL },
     log: { level: env.LOG_LEVEL },
     clock: { offsetFile: env.CLOCK_OFFSET_FILE },

@@ -22,6 +22,14 @@ describe('validateEnv', () => {
     expect(toCoreConfig(validateEnv(CoreEnv, { ...base, DATABASE_PREPARED_STATEMENTS: 'false' })).database.preparedStatements).toBe(false);
   });
 
+  it('gives the database timeouts their defaults, reads them, and refuses invalid ones', () => {
+    expect(toCoreConfig(validateEnv(CoreEnv, base)).database).toMatchObject({ statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, connectionTimeoutMs: 5000 });
+    const set = { DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0', DATABASE_CONNECTION_TIMEOUT_MS: '250' };
+    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, ...set })).database).toMatchObject({ statementTimeoutMs: 1500, idleInTransactionTimeoutMs: 0, connectionTimeoutMs: 250 });
+    expect(() => validateEnv(CoreEnv, { ...base, DATABASE_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+    expect(() => validateEnv(CoreEnv, { ...base, DATABASE_CONNECTION_TIMEOUT_MS: '0' })).toThrow(/DATABASE_CONNECTION_TIMEOUT_MS/);
+  });
+
   it('names every missing or invalid variable, without echoing values', () => {
     let caught: unknown;
     try {

@@ -13,6 +13,7 @@ export const ORDER_FAILURE_MESSAGES_KO: Record<OrderFailureCode, string> = {
   [OrderFailureCode.WATERMARK_SOURCE_URL_FAILED]: '원본 파일 URL에서 파일을 가져오지 못했습니다. URL이 공개 HTTPS 주소인지 확인해 주세요.',
   [OrderFailureCode.ORDER_TIMEOUT]: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.',
   [OrderFailureCode.PROCESSING_ERROR]: '처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.',
+  [OrderFailureCode.PROCESSING_TIMEOUT]: '처리가 제한 시간 안에 끝나지 않아 주문이 실패했습니다. 차감된 크레딧은 복구되었습니다. 다시 주문해 주세요.',
   [OrderFailureCode.WATERMARK_V2_API_SUNSET]: 'v2 워터마크 API 지원이 종료되었습니다. v3 API를 사용해 주세요.',
   [OrderFailureCode.AI_DETECTION_FILE_INVALID]: '이미지를 읽을 수 없어 AI 생성 여부를 분석하지 못했습니다. JPEG, PNG, WebP, TIFF, GIF, AVIF 이미지인지 확인해 주세요.',
   [OrderFailureCode.AI_DETECTION_FILE_TOO_LARGE]: '이미지가 분석 가능한 크기(픽셀 수 또는 파일 크기)를 초과했습니다.',

@@ -5,3 +5,4 @@ export * from './json-rows';
 export * from './write-batch';
 export * from './prepared-statements';
 export * from './id-blocks';
+export * from './database-unavailable';

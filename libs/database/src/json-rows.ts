@@ -44,8 +44,8 @@ export function entityFromJson<T extends ObjectLiteral>(manager: EntityManager, 
 }
 
 /**
- * An entity as a JSON object keyed by column name, every column present (`jsonb_populate_record` leaves a
- * missing key NULL, not its default): the inverse of `entityFromJson`, for rows written in one statement.
+ * An entity as a JSON object keyed by column name, every column the entity knows present: the inverse of
+ * `entityFromJson`, for rows written in one statement (`insertJsonRowsSql`).
  */
 export function entityToJson<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, entity: T): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -54,4 +54,20 @@ export function entityToJson<T extends ObjectLiteral>(manager: EntityManager, ta
     row[column.databaseName] = value instanceof Date ? value.toISOString() : (value ?? null);
   }
   return row;
+}
+
+/**
+ * `INSERT` of the JSON rows (an array of `entityToJson` objects) bound at `jsonParamSql`, naming exactly the
+ * entity's columns. `jsonb_populate_recordset` gives a row of the table's whole current type: a column a newer
+ * release's migration added is NULL there, so `INSERT … SELECT *` would write NULL into it (a `NOT NULL DEFAULT`
+ * column then fails every creation of the replicas still running the old code). Naming the columns leaves every
+ * other column to its default.
+ */
+export function insertJsonRowsSql(manager: EntityManager, target: EntityTarget<ObjectLiteral>, jsonParamSql: string): string {
+  const table = tableSql(manager, target);
+  const columns = manager.connection
+    .getMetadata(target)
+    .columns.map((column) => manager.connection.driver.escape(column.databaseName))
+    .join(', ');
+  return `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, ${jsonParamSql})`;
 }

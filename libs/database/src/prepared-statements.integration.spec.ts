@@ -58,6 +58,32 @@ describe('PreparingClient (real PostgreSQL)', () => {
     expect(await preparedTexts(dataSource)).not.toContain(plain);
   });
 
+  it('re-runs a prepared statement whose result type changed (0A000) unprepared, and prepares it again afterwards', async () => {
+    await dataSource.query('CREATE TABLE retyped (id int PRIMARY KEY, amount int NOT NULL)');
+    await dataSource.query('INSERT INTO retyped (id, amount) VALUES (1, 7)');
+    const read = 'SELECT id, amount FROM retyped WHERE id = $1';
+    for (let use = 0; use < PREPARE_FROM_USE; use += 1) {
+      expect(await dataSource.query(read, [1])).toEqual([{ id: 1, amount: 7 }]);
+    }
+    expect(await preparedTexts(dataSource)).toContain(read);
+    // A newer release's migration changes the column's type under the running one's prepared statement.
+    await dataSource.query('ALTER TABLE retyped ALTER COLUMN amount TYPE numeric(10, 2)');
+    expect(await dataSource.query(read, [1])).toEqual([{ id: 1, amount: '7.00' }]);
+    expect(await dataSource.query(read, [1])).toEqual([{ id: 1, amount: '7.00' }]);
+    expect(await preparedTexts(dataSource)).toContain(read);
+  });
+
+  it('inside a transaction, fails that transaction once (it is aborted) and works on the next use', async () => {
+    const read = 'SELECT amount FROM retyped WHERE id = $1';
+    for (let use = 0; use < PREPARE_FROM_USE; use += 1) {
+      expect(await dataSource.query(read, [1])).toEqual([{ amount: '7.00' }]);
+    }
+    await dataSource.query('ALTER TABLE retyped ALTER COLUMN amount TYPE bigint');
+    await expect(dataSource.transaction((tx) => tx.query(read, [1]))).rejects.toThrow(/cached plan must not change result type/);
+    expect(await dataSource.transaction((tx) => tx.query(read, [1]))).toEqual([{ amount: '7' }]);
+    expect(await dataSource.query(read, [1])).toEqual([{ amount: '7' }]);
+  });
+
   it(`prepares at most ${MAX_PREPARED_PER_CONNECTION} texts on one connection; further texts still run`, async () => {
     const before = (await preparedTexts(dataSource)).length;
     for (let index = 0; index < MAX_PREPARED_PER_CONNECTION + 10 - before; index += 1) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, QueryResult } from 'pg';
 
 /**
  * A text is prepared on a connection from its second use in the process on, so one-off statements (a
@@ -40,13 +40,55 @@ function statementNameFor(text: string): string | undefined {
  * What it cannot do: a pooler in transaction mode between the service and PostgreSQL (PgBouncer before 1.21)
  * does not keep prepared statements on one server connection; a deployment with one sets
  * DATABASE_PREPARED_STATEMENTS=false. PostgreSQL re-plans a prepared statement after DDL on its tables, but one
- * whose result columns change under it (`SELECT *` of a table a newer release altered) fails until its connection
- * is replaced; the services name their columns.
+ * whose result type changes under it (a column whose type a newer release's migration altered) fails with SQLSTATE
+ * 0A000 "cached plan must not change result type" on every use: such a statement is dropped from the connection
+ * and the query re-run once unprepared (`runPrepared`), so the next use prepares it again with the new type.
  */
 export class PreparingClient extends Client {
   /** Names this connection has prepared (pg itself skips the Parse of a name it has seen). */
   readonly prepared = new Set<string>();
+  /** Names whose result type changed while a transaction was open: dropped at the next use outside a failed transaction. */
+  readonly stale = new Set<string>();
+
+  /** `text` as the named statement `name`; see the class comment for a result type that changed. */
+  async runPrepared(name: string, text: string, values: unknown[]): Promise<QueryResult> {
+    if (this.stale.has(name) && this.getTransactionStatus() !== 'E') {
+      await this.forget(name);
+    }
+    this.prepared.add(name);
+    try {
+      return (await Reflect.apply(plainQuery, this, [{ name, text, values }])) as QueryResult;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== RESULT_TYPE_CHANGED) {
+        throw error;
+      }
+      this.stale.add(name);
+      // Inside a transaction the error has aborted it: nothing more can run there (the caller's transaction
+      // fails as it would have); the statement is dropped at its next use.
+      if (this.getTransactionStatus() !== 'I') {
+        throw error;
+      }
+      await this.forget(name);
+      return (await Reflect.apply(plainQuery, this, [text, values])) as QueryResult;
+    }
+  }
+
+  /** Drops a named statement on the server and from pg's record of what this connection has parsed. */
+  private async forget(name: string): Promise<void> {
+    await (Reflect.apply(plainQuery, this, [`DEALLOCATE "${name}"`]) as Promise<QueryResult>).catch((error: unknown) => {
+      // Already gone on the server (26000): what matters is that it is gone.
+      if ((error as { code?: unknown }).code !== '26000') {
+        throw error;
+      }
+    });
+    delete (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name];
+    this.prepared.delete(name);
+    this.stale.delete(name);
+  }
 }
+
+/** SQLSTATE feature_not_supported: "cached plan must not change result type" of a prepared statement. */
+const RESULT_TYPE_CHANGED = '0A000';
 
 // pg's own method, always called with the client as `this` below.
 // eslint-disable-next-line @typescript-eslint/unbound-method
@@ -58,8 +100,7 @@ PreparingClient.prototype.query = function query(this: PreparingClient, ...args:
   if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
     const name = statementNameFor(text);
     if (name && (this.prepared.has(name) || this.prepared.size < MAX_PREPARED_PER_CONNECTION)) {
-      this.prepared.add(name);
-      return Reflect.apply(plainQuery, this, [{ name, text, values }]) as unknown;
+      return this.runPrepared(name, text, values);
     }
   }
   return Reflect.apply(plainQuery, this, args) as unknown;

@@ -14,7 +14,18 @@ export interface ServiceDatabaseOptions {
   /** Default true: repeated statements are prepared on each connection (`PreparingClient`). */
   preparedStatements?: boolean;
   applicationName: string;
+  /**
+   * Longest a statement may run before PostgreSQL cancels it (SQLSTATE 57014); default 30 s. 0 leaves the
+   * server's own setting (migrations: an index build may take longer).
+   */
+  statementTimeoutMs?: number;
+  /** A session idle inside a transaction this long is ended by PostgreSQL (its locks released); default 60 s. */
+  idleInTransactionTimeoutMs?: number;
+  /** Longest wait for a connection from the pool (or a new one) before the query fails; default 5 s. */
+  connectionTimeoutMs?: number;
 }
+
+export const DATABASE_TIMEOUT_DEFAULTS = { statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, connectionTimeoutMs: 5000 } as const;
 
 export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataSourceOptions {
   return {
@@ -31,7 +42,12 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
     poolSize: options.poolSize ?? 10,
     // Raw SQL resolves unqualified table names in the service's own schema.
     extra: {
-      connectionTimeoutMillis: 5000,
+      // pg sends both timeouts in the startup message, so every connection of the pool has them from its first
+      // statement on: a stuck statement or a transaction left open (a remote call awaited inside it) cannot hold
+      // locks and a pool connection for ever.
+      statement_timeout: options.statementTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.connectionTimeoutMs,
       options: `-c search_path=${quoteIdentifier(options.schema)}`,
       ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
     },
@@ -50,14 +66,17 @@ function quoteIdentifier(name: string): string {
  * An advisory lock serialises processes that migrate at the same time.
  */
 export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<DataSource> {
+  // Migrations run on a pool of their own without the statement timeout: waiting for another replica's
+  // migrations (the advisory lock) or building an index may take longer than any request should.
+  const migrator = new DataSource(serviceDataSourceOptions({ ...options, poolSize: 2, preparedStatements: false, statementTimeoutMs: 0 }));
+  await migrator.initialize();
+  try {
+    await migrateServiceDatabase(migrator, options.schema);
+  } finally {
+    await migrator.destroy();
+  }
   const dataSource = new DataSource(serviceDataSourceOptions(options));
   await dataSource.initialize();
-  try {
-    await migrateServiceDatabase(dataSource, options.schema);
-  } catch (error) {
-    await dataSource.destroy();
-    throw error;
-  }
   return dataSource;
 }
 

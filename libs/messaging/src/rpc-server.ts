@@ -1,4 +1,5 @@
 import { BatchItemResult, BatchResults, DomainException, ErrorCode, RpcErrorBody } from '@cp/contracts';
+import { isDatabaseUnavailableError } from '@cp/database';
 import {
   applyDecorators,
   ArgumentMetadata,
@@ -13,6 +14,7 @@ import {
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Observable, throwError } from 'rxjs';
+import { isTransientInfrastructureError } from './event-consumer';
 
 /** Validates request/reply payloads with the same class-validator DTOs as HTTP bodies. */
 @Injectable()
@@ -33,10 +35,18 @@ export class RpcValidationPipe implements PipeTransform {
 
 const rpcLogger = new Logger('Rpc');
 
-/** The public code of a failed request: the domain code, or SERVER_INTERNAL_ERROR (logged, its text kept inside). */
+/**
+ * The public code of a failed request: the domain code; WATERMARK_V2_UNAVAILABLE (503 with Retry-After at the
+ * gateway) when the service's database or another piece of infrastructure is unavailable, so a database outage
+ * or a pool out of connections never reaches clients as a 500; else SERVER_INTERNAL_ERROR (logged, its text kept inside).
+ */
 function publicCode(exception: unknown): ErrorCode {
   if (exception instanceof DomainException) {
     return exception.code;
+  }
+  if (isTransientInfrastructureError(exception) || isDatabaseUnavailableError(exception)) {
+    rpcLogger.warn({ err: exception }, 'request failed: infrastructure unavailable');
+    return ErrorCode.WATERMARK_V2_UNAVAILABLE;
   }
   rpcLogger.error({ err: exception }, 'request failed');
   return ErrorCode.SERVER_INTERNAL_ERROR;

@@ -73,6 +73,9 @@ export class ServiceKitModule {
           migrations: options.migrations,
           poolSize: options.core.database.poolSize,
           preparedStatements: options.core.database.preparedStatements,
+          statementTimeoutMs: options.core.database.statementTimeoutMs,
+          idleInTransactionTimeoutMs: options.core.database.idleInTransactionTimeoutMs,
+          connectionTimeoutMs: options.core.database.connectionTimeoutMs,
           applicationName: options.name,
         }),
         MessagingModule.forRoot({

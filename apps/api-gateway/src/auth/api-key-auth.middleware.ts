@@ -4,6 +4,7 @@ import { LoggedRequest } from '@cp/logging';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { sendError } from '../http/error-response';
+import { errorCodeFor } from '../http/http-exception.filter';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { AuthenticatedKeyCache } from './authenticated-key-cache';
 import { AuthenticatedRequest } from './caller';
@@ -58,8 +59,10 @@ export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: R
       }
       next();
     })().catch((error: unknown) => {
-      logger.error({ err: error, reqId: (request as LoggedRequest).id }, 'authentication failed unexpectedly');
-      sendError(response, ErrorCode.SERVER_INTERNAL_ERROR);
+      // The key lookup and the rate limit read the database: when it is down or out of connections, 503 with Retry-After.
+      const code = errorCodeFor(error);
+      logger.error({ err: error, reqId: (request as LoggedRequest).id, code }, 'authentication failed unexpectedly');
+      sendError(response, code);
     });
   };
 }

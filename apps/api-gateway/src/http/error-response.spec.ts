@@ -1,8 +1,12 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
 import { BadRequestException, HttpException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from '@cp/gateway-data-access';
-import { isPublicPath } from '../auth/api-key-auth.middleware';
-import { ERROR_HTTP_STATUS } from './error-response';
+import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { apiKeyAuthMiddleware, isPublicPath } from '../auth/api-key-auth.middleware';
+import { AuthenticatedKeyCache } from '../auth/authenticated-key-cache';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { ERROR_HTTP_STATUS, sendError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-response';
 import { errorCodeFor } from './http-exception.filter';
 
 describe('error mapping', () => {
@@ -25,6 +29,67 @@ describe('error mapping', () => {
     expect(errorCodeFor(Object.assign(new Error('Decompression failed'), { status: 400, expose: true }))).toBe(ErrorCode.VALIDATION_FAILED);
     expect(errorCodeFor(Object.assign(new Error('too large'), { status: 413, expose: true }))).toBe(ErrorCode.PAYLOAD_TOO_LARGE);
     expect(errorCodeFor(Object.assign(new Error('internal'), { status: 500, expose: false }))).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
+  });
+});
+
+describe('infrastructure unavailable → 503 with Retry-After', () => {
+  /** A response that records what `sendError` does to it. */
+  const recorder = () => {
+    const headers = new Map<string, string>();
+    const sent: { status?: number; body?: unknown } = {};
+    const response = {
+      headersSent: false,
+      hasHeader: (name: string) => headers.has(name.toLowerCase()),
+      setHeader: (name: string, value: string) => headers.set(name.toLowerCase(), value),
+      status(status: number) {
+        sent.status = status;
+        return this;
+      },
+      json(body: unknown) {
+        sent.body = body;
+        return this;
+      },
+    };
+    return { response: response as unknown as Response, headers, sent };
+  };
+
+  it.each([
+    ['pg-pool cannot give a connection in time', new Error('timeout exceeded when trying to connect')],
+    ['the database refuses connections', Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })],
+    ['the database is shutting down (57P01)', new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))],
+    ['the database is starting up (57P03)', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
+  ])('%s is WATERMARK_V2_UNAVAILABLE', (_name, error) => {
+    expect(errorCodeFor(error)).toBe(ErrorCode.WATERMARK_V2_UNAVAILABLE);
+  });
+
+  it('a statement cancelled by its timeout or a constraint violation stays a 500 (the request, not the infrastructure)', () => {
+    expect(errorCodeFor(new QueryFailedError('SELECT', [], Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })))).toBe(
+      ErrorCode.SERVER_INTERNAL_ERROR,
+    );
+    expect(errorCodeFor(new QueryFailedError('INSERT', [], Object.assign(new Error('duplicate key'), { code: '23505' })))).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
+  });
+
+  it('a 503 carries Retry-After (a 429 keeps its own, a 500 has none)', () => {
+    const unavailable = recorder();
+    sendError(unavailable.response, ErrorCode.WATERMARK_V2_UNAVAILABLE);
+    expect(unavailable.sent).toEqual({ status: 503, body: { code: ErrorCode.WATERMARK_V2_UNAVAILABLE } });
+    expect(unavailable.headers.get('retry-after')).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+    const internal = recorder();
+    sendError(internal.response, ErrorCode.SERVER_INTERNAL_ERROR);
+    expect(internal.sent.status).toBe(500);
+    expect(internal.headers.has('retry-after')).toBe(false);
+  });
+
+  it('authentication whose key lookup meets a database without connections answers 503 with Retry-After', async () => {
+    const keys = { authenticate: () => Promise.reject(new Error('timeout exceeded when trying to connect')) } as unknown as AuthenticatedKeyCache;
+    const middleware = apiKeyAuthMiddleware(keys, {} as RateLimiterService);
+    const { response, headers, sent } = recorder();
+    const next = jest.fn();
+    middleware({ path: '/api/v3/orders/1', headers: { authorization: `Bearer ${generateApiKey('live')}` } } as Request, response, next);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(next).not.toHaveBeenCalled();
+    expect(sent).toEqual({ status: 503, body: { code: ErrorCode.WATERMARK_V2_UNAVAILABLE } });
+    expect(headers.get('retry-after')).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   });
 });
 

@@ -19,9 +19,20 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.WATERMARK_V2_UNAVAILABLE]: 503,
 };
 
+/**
+ * `Retry-After` of a 503: a database or service that is down or out of connections is usually back within
+ * seconds (a pool frees up, a replica restarts); a client that waits this long before retrying does not add to
+ * the load that made it unavailable.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export function sendError(response: Response, code: ErrorCode): void {
   if (response.headersSent) {
     return;
   }
-  response.status(ERROR_HTTP_STATUS[code]).json({ code });
+  const status = ERROR_HTTP_STATUS[code];
+  if (status === 503 && !response.hasHeader('Retry-After')) {
+    response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  }
+  response.status(status).json({ code });
 }

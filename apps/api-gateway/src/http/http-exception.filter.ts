@@ -1,5 +1,7 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
+import { isDatabaseUnavailableError } from '@cp/database';
 import { LoggedRequest } from '@cp/logging';
+import { isTransientInfrastructureError } from '@cp/messaging';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { sendError } from './error-response';
@@ -13,10 +15,23 @@ const FRAMEWORK_STATUS_CODES = new Map<number, ErrorCode>([
   [415, ErrorCode.VALIDATION_FAILED],
 ]);
 
+/**
+ * The infrastructure, not the request, failed: the database down or its pool out of connections, a broker or
+ * storage connection refused or reset. Retrying later succeeds, so the answer is 503 with `Retry-After`, not 500.
+ * The consumers' test (`isTransientInfrastructureError`) and the database's own patterns (pg-pool's connect
+ * timeout, SQLSTATE classes 08 and 57P) together.
+ */
+export function isInfrastructureUnavailable(exception: unknown): boolean {
+  return isTransientInfrastructureError(exception) || isDatabaseUnavailableError(exception);
+}
+
 /** Every error path of the HTTP API ends here as `{ code }`; internal messages are only logged. */
 export function errorCodeFor(exception: unknown): ErrorCode {
   if (exception instanceof DomainException) {
     return exception.code;
+  }
+  if (isInfrastructureUnavailable(exception)) {
+    return ErrorCode.WATERMARK_V2_UNAVAILABLE;
   }
   if (exception instanceof HttpException) {
     return FRAMEWORK_STATUS_CODES.get(exception.getStatus()) ?? ErrorCode.SERVER_INTERNAL_ERROR;
@@ -38,6 +53,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     if (code === ErrorCode.SERVER_INTERNAL_ERROR) {
       this.logger.error({ err: exception, reqId: http.getRequest<LoggedRequest>().id }, 'unexpected error');
+    } else if (!(exception instanceof DomainException) && code === ErrorCode.WATERMARK_V2_UNAVAILABLE) {
+      this.logger.warn({ err: exception, reqId: http.getRequest<LoggedRequest>().id }, 'infrastructure unavailable; answered 503');
     }
     sendError(http.getResponse<Response>(), code);
   }

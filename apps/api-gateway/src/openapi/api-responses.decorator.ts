@@ -2,7 +2,7 @@ import { ErrorCode } from '@cp/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ERROR_HTTP_STATUS } from '../http/error-response';
+import { ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error-response';
 
 /** Codes every authenticated route can answer with: auth, rate limit, internal error, a service that does not answer in time. */
 const ALWAYS: readonly ErrorCode[] = [
@@ -26,12 +26,23 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'body larger than the configured limit',
   [ErrorCode.RATE_LIMIT_EXCEEDED]: 'per-plan request rate exceeded; wait for `Retry-After` seconds',
   [ErrorCode.SERVER_INTERNAL_ERROR]: 'internal error',
-  [ErrorCode.WATERMARK_V2_UNAVAILABLE]: 'processing temporarily unavailable',
+  [ErrorCode.WATERMARK_V2_UNAVAILABLE]:
+    'temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds',
 };
 
 const RETRY_AFTER_HEADER = {
   'Retry-After': { description: 'seconds until the rate-limit window resets', schema: { type: 'integer', example: 12 } },
 };
+
+const UNAVAILABLE_RETRY_AFTER_HEADER = {
+  'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer', example: UNAVAILABLE_RETRY_AFTER_SECONDS } },
+};
+
+/** Headers documented with an error status. */
+const ERROR_HEADERS = new Map<number, typeof RETRY_AFTER_HEADER>([
+  [429, RETRY_AFTER_HEADER],
+  [503, UNAVAILABLE_RETRY_AFTER_HEADER],
+]);
 
 /** A successful `{ data }` response whose payload is the named component schema (see openapi-schemas.ts). */
 export function ApiData(
@@ -72,7 +83,7 @@ function errorResponses(codes: ErrorCode[]): MethodDecorator & ClassDecorator {
       ApiResponse({
         status,
         description: group.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code]}`).join('; '),
-        headers: status === 429 ? RETRY_AFTER_HEADER : undefined,
+        headers: ERROR_HEADERS.get(status),
         content: {
           'application/json': {
             schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { code: { type: 'string', enum: group } } }] },

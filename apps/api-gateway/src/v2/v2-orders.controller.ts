@@ -109,6 +109,8 @@ export class V2OrdersController {
   @ApiData('AiDetectionConfirm', { description: 'the order and its status (`inProgress` once started)' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.ORDER_EXPIRED, ErrorCode.WATERMARK_V2_CONFLICT)
   confirmAiDetection(@Caller() caller: CallerContext, @Body() request: ConfirmAiDetectionOrderDto): Promise<DataEnvelope<AiDetectionConfirmView>> {
+    // The body's id is checked like a path id: of the spec's pattern but beyond a 64-bit integer, it names no order (404), never a 500.
+    pathId(request.orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND);
     const command: ConfirmAiDetectionOrderCommand = { caller, request };
     return data(this.rpc.request(Rpcs.ordersConfirmAiDetection, command));
   }

@@ -265,6 +265,20 @@ describe('Order (spec 3.1)', () => {
       expect(target.expire(at(721))).toEqual([]);
     });
 
+    it.each([
+      ['pending', true],
+      ['inProgress', true],
+      ['complete', false],
+      ['failed', false],
+    ] as const)('a %s order that expires gets its credits back: %s', (status, refunded) => {
+      const target = order({ status, processingDelayed: status === 'inProgress' });
+      target.expire(at(720));
+      expect(target.status).toBe('expired');
+      expect(target.takeCreditMovements()).toEqual(refunded ? [{ amount: 2, reference: 'restore:42', reason: 'order expired before completing' }] : []);
+      target.expire(at(721));
+      expect(target.takeCreditMovements()).toEqual([]);
+    });
+
     it('isExpired by the clock before the sweep, and neither downloads nor reports after it', () => {
       const target = order({ status: 'complete', result: { detectionStatus: 'detected', reportSupported: true, watermarkText: 'x' } });
       expect(target.isExpired(at(719))).toBe(false);
@@ -272,6 +286,29 @@ describe('Order (spec 3.1)', () => {
       expect(target.isExpired(at(720))).toBe(true);
       expect(target.canDownload(at(720))).toBe(false);
       expect(target.canReport(at(720))).toBe(false);
+    });
+  });
+
+  describe('inProgress without progress past the sweeper age → failed PROCESSING_TIMEOUT', () => {
+    const SIX_HOURS = 6 * HOUR;
+
+    it('fails only once the age has passed since its last transition, restoring its credits with a failed event', () => {
+      const target = order({ status: 'inProgress', processingDelayed: true, updatedAt: at(2) });
+      expect(target.processingTimedOut(at(7.9), SIX_HOURS)).toEqual([]);
+      expect(target.status).toBe('inProgress');
+      const events = target.processingTimedOut(at(8), SIX_HOURS);
+      expect(target.state).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT', processingDelayed: false, failedAt: at(8) });
+      expect(payloadOf<OrderFailedEvent>(events, EventSubjects.orderFailed).errorCode).toBe('PROCESSING_TIMEOUT');
+      expect(target.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:42', reason: 'order failed' }]);
+      expect(target.outputs.map((item) => item.status)).toEqual(['failed', 'failed']);
+      expect(target.processingTimedOut(at(9), SIX_HOURS)).toEqual([]);
+    });
+
+    it.each(['pending', 'complete', 'failed', 'expired'] as const)('a %s order is left alone', (status) => {
+      const target = order({ status, updatedAt: at(0) });
+      expect(target.processingTimedOut(at(100), SIX_HOURS)).toEqual([]);
+      expect(target.status).toBe(status);
+      expect(target.takeCreditMovements()).toEqual([]);
     });
   });
 

@@ -411,6 +411,17 @@ export class Order {
     return this.fail(OrderFailureCode.ORDER_TIMEOUT, now);
   }
 
+  /**
+   * Stuck: `inProgress` with no transition for `maxAgeMs` (a job lost, parked or never answered). Fails with
+   * PROCESSING_TIMEOUT and its credits come back, so no order keeps a client's credits for ever.
+   */
+  processingTimedOut(now: Date, maxAgeMs: number): OutboxMessage[] {
+    if (!this.isProcessing() || this.state.updatedAt.getTime() > now.getTime() - maxAgeMs) {
+      return [];
+    }
+    return this.fail(OrderFailureCode.PROCESSING_TIMEOUT, now);
+  }
+
   /** Spec 9.4: from the retirement, a v2 order that has not started fails (credits restored). */
   v2Retired(now: Date): OutboxMessage[] {
     if (this.state.apiVersion !== 'v2' || this.state.status !== 'pending' || !isV2Retired(now)) {
@@ -421,11 +432,15 @@ export class Order {
 
   /**
    * Retention ended (any state): `expired`, result keys forgotten (the objects are deleted next; no row ever
-   * points at a deleted object). Announced so reports refuse downloads from then on.
+   * points at a deleted object). Announced so reports refuse downloads from then on. An order that never
+   * completed (still `pending` or `inProgress`) gives back what it was charged: it delivered nothing.
    */
   expire(now: Date): OutboxMessage[] {
     if (this.state.status === 'expired' || this.state.expiresAt > now) {
       return [];
+    }
+    if (this.state.status === 'pending' || this.state.status === 'inProgress') {
+      this.restoreCredits('order expired before completing');
     }
     this.state.status = 'expired';
     this.state.packageKey = null;

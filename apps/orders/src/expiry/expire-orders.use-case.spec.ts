@@ -99,6 +99,28 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
       expect(await expire.execute({ orderIds: [due] })).toEqual({ expired: [due], skipped: [] });
       expect(await statusEvents(due)).toHaveLength(1);
     });
+
+    it('refunds orders that expire without completing (pending, inProgress), once; complete and failed orders get nothing back', async () => {
+      const charged = async (status: OrderEntity['status'], credits: number): Promise<string> => {
+        const id = await order({ status, credits, expiresInMs: -1000 });
+        await dataSource.transaction((manager) => ledger.apply(manager, accountId, -credits, `charge:${id}`, 'charge'));
+        if (status === 'failed') {
+          await dataSource.transaction((manager) => ledger.apply(manager, accountId, credits, `restore:${id}`, 'order failed'));
+        }
+        return id;
+      };
+      const start = await balance();
+      const stuck = await charged('inProgress', 4);
+      const waiting = await charged('pending', 2);
+      const delivered = await charged('complete', 1);
+      const failed = await charged('failed', 8);
+      expect(await balance()).toBe(start - 7);
+      const ids = [stuck, waiting, delivered, failed];
+      expect(await expire.execute({ orderIds: ids })).toEqual({ expired: ids, skipped: [] });
+      expect(await balance()).toBe(start - 1);
+      expect(await expire.execute({ orderIds: ids })).toEqual({ expired: ids, skipped: [] });
+      expect(await balance()).toBe(start - 1);
+    });
   });
 
   describe('RetireV2OrdersUseCase', () => {

@@ -5,6 +5,7 @@ import { ApiVersion, OrderOptions, OrderState, ResultDetails } from '../domain/o
 @Entity({ name: 'order' })
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
 @Index('idx_order_pending_created', ['createdAt'], { where: `status = 'pending'` })
+@Index('idx_order_in_progress_updated', ['updatedAt'], { where: `status = 'inProgress'` })
 /** The row of the order aggregate (`domain/order.ts`); only `OrdersRepository` reads and writes it. */
 export class OrderEntity implements OrderState {
   @PrimaryGeneratedColumn({ type: 'bigint' })

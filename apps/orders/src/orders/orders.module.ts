@@ -15,6 +15,8 @@ import { UploadEventsConsumer } from '../processing/upload-events.consumer';
 import { ReportContextService } from '../reports/report-context.service';
 import { ReportStatusConsumer } from '../reports/report-status.consumer';
 import { KeyModesService } from '../sandbox/key-modes.service';
+import { FailStuckOrdersUseCase } from '../stuck-orders/fail-stuck-orders.use-case';
+import { StuckOrdersScheduler } from '../stuck-orders/stuck-orders.scheduler';
 import { SampleFiles } from '../sandbox/sample-files';
 import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
 import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
@@ -63,6 +65,9 @@ import { UploadsClient } from './uploads.client';
     ReportStatusConsumer,
     ExpireUploadWindowUseCase,
     UploadWindowScheduler,
+    // Orders stuck inProgress fail with PROCESSING_TIMEOUT and get their credits back.
+    FailStuckOrdersUseCase,
+    StuckOrdersScheduler,
     // Retention (issue 9): the retention service calls `orders.expire`.
     ExpireOrdersUseCase,
     // The deprecated v2 surface and its retirement.

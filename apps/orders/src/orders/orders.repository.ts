@@ -1,5 +1,5 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { entityFromJson, entityToJson, IdBlocks, rowJsonSql, tableSql, Transaction, WriteBatch } from '@cp/database';
+import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, WriteBatch } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
@@ -92,6 +92,20 @@ export class OrdersRepository {
     return this.withChildrenOf(tx, rows);
   }
 
+  /**
+   * `inProgress` orders without a transition since `deadline` (stuck), locked (others' claims skipped: every
+   * replica sweeps), least recently changed first.
+   */
+  async lockInProgressUnchangedSince(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
+    const rows = await tx.find(OrderEntity, {
+      where: { status: 'inProgress', updatedAt: LessThan(deadline) },
+      order: { updatedAt: 'ASC' },
+      take: limit,
+      lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
+    });
+    return this.withChildrenOf(tx, rows);
+  }
+
   /** Pending v2 orders, locked (others' claims skipped). */
   async lockPendingV2(tx: Transaction, limit: number): Promise<Order[]> {
     const rows = await tx.find(OrderEntity, {
@@ -123,13 +137,18 @@ export class OrdersRepository {
 
   /**
    * Writes expired orders in two statements (status and keys; output keys of all of them), with their
-   * events. The objects are deleted next by the retention service.
+   * events and the refunds of those that never completed. The objects are deleted next by the retention service.
    */
   async saveExpired(tx: Transaction, orders: Order[], events: readonly OutboxMessage[], now: Date): Promise<void> {
     if (orders.length > 0) {
       const ids = orders.map((order) => order.id);
       await tx.update(OrderEntity, { id: In(ids) }, { status: 'expired', packageKey: null, processingDelayed: false, updatedAt: now });
       await tx.update(OrderOutputEntity, { orderId: In(ids) }, { objectKey: null });
+    }
+    for (const order of orders) {
+      for (const movement of order.takeCreditMovements()) {
+        await this.ledger.apply(tx, order.state.accountId, movement.amount, movement.reference, movement.reason);
+      }
     }
     await this.outbox.addAll(tx, events);
   }
@@ -174,9 +193,8 @@ export class OrdersRepository {
     const batch = new WriteBatch();
     const rows = <T extends ObjectLiteral>(target: EntityTarget<T>, entities: readonly T[]): void => {
       if (entities.length > 0) {
-        const table = tableSql(tx, target);
         const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
-        batch.write(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${batch.param(json, 'jsonb')})`);
+        batch.write(insertJsonRowsSql(tx, target, batch.param(json, 'jsonb')));
       }
     };
     rows(OrderEntity, [order.state]);

@@ -1456,9 +1456,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1580,9 +1582,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,9 +1670,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1764,9 +1770,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1864,9 +1872,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1942,9 +1952,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,9 +2013,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,9 +2087,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2161,9 +2177,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2247,9 +2265,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2349,9 +2369,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2435,9 +2457,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,9 +2561,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2639,9 +2665,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2727,9 +2755,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2852,9 +2882,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2951,9 +2983,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3063,9 +3097,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3175,9 +3211,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,9 +3325,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3399,9 +3439,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,9 +3553,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3623,9 +3667,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3710,9 +3756,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3796,9 +3844,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,9 +3944,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,9 +4044,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: processing temporarily unavailable */
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
             503: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { AiDetectionConfirmView, ConfirmAiDetectionOrderCommand, DomainException, ErrorCode } from '@cp/contracts';
+import { AiDetectionConfirmView, ConfirmAiDetectionOrderCommand, digitsFitInt64, DomainException, ErrorCode } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyRepository } from '../../orders/idempotency.repository';
@@ -26,6 +26,10 @@ export class ConfirmAiDetectionOrderUseCase {
   execute({ caller, request }: ConfirmAiDetectionOrderCommand): Promise<AiDetectionConfirmView> {
     const scope = { accountId: caller.accountId, mode: caller.mode, operation: 'ai-detection-confirm', idempotencyKey: request.idempotencyKey };
     const hash = requestHash(request);
+    if (!digitsFitInt64(request.orderId)) {
+      // Of the pattern but beyond a bigint: no order has it, and PostgreSQL would refuse the comparison (a 500).
+      return Promise.reject(new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `order id ${request.orderId} exceeds 64 bits`));
+    }
     return this.transactions.run(async (tx) => {
       await this.idempotency.lockScope(tx, scope);
       const existing = await this.idempotency.find(tx, scope);

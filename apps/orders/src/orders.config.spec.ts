@@ -1,0 +1,17 @@
+import { loadOrdersConfig } from './orders.config';
+
+const base = { PORT: '3101', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+describe('orders config: stuck orders', () => {
+  it('defaults to 6 hours without progress and a sweep every minute', () => {
+    expect(loadOrdersConfig(base).stuckOrders).toEqual({ maxAgeMs: 6 * 3600_000, sweepIntervalMs: 60_000 });
+  });
+
+  it('reads STUCK_ORDER_MAX_AGE_MS and STUCK_ORDER_SWEEP_INTERVAL_MS', () => {
+    expect(loadOrdersConfig({ ...base, STUCK_ORDER_MAX_AGE_MS: '7200000', STUCK_ORDER_SWEEP_INTERVAL_MS: '1000' }).stuckOrders).toEqual({ maxAgeMs: 7_200_000, sweepIntervalMs: 1000 });
+  });
+
+  it.each(['0', '59999', 'soon', '-1'])('refuses STUCK_ORDER_MAX_AGE_MS=%s (under a minute would fail orders still working)', (value) => {
+    expect(() => loadOrdersConfig({ ...base, STUCK_ORDER_MAX_AGE_MS: value })).toThrow(/STUCK_ORDER_MAX_AGE_MS/);
+  });
+});

@@ -1,0 +1,134 @@
+// The stuck-order sweep against real PostgreSQL (orders' own migrations): orders inProgress without progress past
+// the max age fail with PROCESSING_TIMEOUT, their credits come back once (ledger balanced), the failed event is in
+// the outbox, and two replicas sweeping at once never fail an order twice.
+import { ManualClock } from '@cp/clock';
+import { EventSubjects, OrderFailedEvent } from '@cp/contracts';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { ORDERS_ENTITIES } from '../database/entities';
+import { ORDERS_MIGRATIONS } from '../database/migrations';
+import { OrdersConfig } from '../orders.config';
+import { OrderOutputEntity } from '../orders/order-output.entity';
+import { OrderEntity } from '../orders/order.entity';
+import { OrdersRepository } from '../orders/orders.repository';
+import { FailStuckOrdersUseCase } from './fail-stuck-orders.use-case';
+
+describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
+  const schema = uniqueName('it_stuck');
+  const HOUR = 3600_000;
+  const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
+  const config = { stuckOrders: { maxAgeMs: 6 * HOUR, sweepIntervalMs: 60_000 } } as OrdersConfig;
+  const accountId = '601';
+  let dataSource: DataSource;
+  let ledger: CreditLedgerRepository;
+  let sweeps: FailStuckOrdersUseCase[];
+
+  /** An order charged `credits` (ledger entry included) whose last transition was `ageMs` ago. */
+  const order = async (status: OrderEntity['status'], ageMs: number, credits = 2): Promise<string> => {
+    const changedAt = new Date(clock.nowMs() - ageMs);
+    const saved = await dataSource.getRepository(OrderEntity).save({
+      accountId,
+      mode: 'live' as const,
+      type: 'watermarkEmbed' as const,
+      apiVersion: 'v3' as const,
+      status,
+      processingDelayed: false,
+      creditsCharged: credits,
+      packageKey: null,
+      expiresAt: new Date(clock.nowMs() + 720 * HOUR),
+      createdAt: changedAt,
+    });
+    // `updatedAt` is the database's on save; the sweep reads the last transition's time from it.
+    await dataSource.getRepository(OrderEntity).update(saved.id, { updatedAt: changedAt });
+    await dataSource.getRepository(OrderOutputEntity).save({
+      fileId: `${saved.id}-1`,
+      orderId: saved.id,
+      inputFileId: saved.id,
+      inputPosition: 0,
+      outputIndex: 0,
+      watermarkText: 't',
+      status: 'queued' as const,
+      mediaKind: 'image' as const,
+      objectKey: null,
+      failureCode: null,
+    });
+    await dataSource.transaction((tx) => ledger.apply(tx, accountId, -credits, `charge:${saved.id}`, 'charge'));
+    return saved.id;
+  };
+  const row = (id: string) => dataSource.getRepository(OrderEntity).findOneByOrFail({ id });
+  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const failedEvents = async (): Promise<OrderFailedEvent[]> =>
+    (await dataSource.getRepository(OutboxEventEntity).find({ where: { subject: EventSubjects.orderFailed }, order: { seq: 'ASC' } })).map(
+      (event) => (event.envelope as { data: OrderFailedEvent }).data,
+    );
+
+  beforeAll(async () => {
+    dataSource = await openServiceDatabase({
+      url: testInfra.databaseUrl,
+      schema,
+      entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES],
+      migrations: ORDERS_MIGRATIONS,
+      applicationName: 'it-stuck',
+      poolSize: 6,
+    });
+    ledger = new CreditLedgerRepository();
+    // Two replicas: each its own repository over the shared database.
+    sweeps = [0, 1].map(
+      () => new FailStuckOrdersUseCase(config, new TransactionRepository(dataSource), new OrdersRepository(dataSource, new OutboxWriter(clock), ledger), clock),
+    );
+    await dataSource.transaction((tx) => ledger.apply(tx, accountId, 1000, 'grant:1', 'test grant'));
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  it('fails stuck orders with PROCESSING_TIMEOUT and refunds them; leaves recent and other orders alone', async () => {
+    const start = await balance();
+    const stuck = await order('inProgress', 7 * HOUR, 3);
+    const recent = await order('inProgress', 5 * HOUR);
+    const pending = await order('pending', 10 * HOUR);
+    expect(await balance()).toBe(start - 7);
+
+    expect(await sweeps[0].execute()).toBe(1);
+    expect(await row(stuck)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT', processingDelayed: false });
+    expect((await dataSource.getRepository(OrderOutputEntity).findOneByOrFail({ orderId: stuck })).status).toBe('failed');
+    expect((await row(recent)).status).toBe('inProgress');
+    expect((await row(pending)).status).toBe('pending');
+    expect(await balance()).toBe(start - 4);
+    expect((await failedEvents()).filter((event) => event.orderId === stuck)).toEqual([expect.objectContaining({ errorCode: 'PROCESSING_TIMEOUT', accountId })]);
+    expect(await sweeps[0].execute()).toBe(0);
+  });
+
+  it('two replicas sweeping at once fail each stuck order exactly once; the ledger stays balanced', async () => {
+    const start = await balance();
+    const ids: string[] = [];
+    for (let index = 0; index < 12; index += 1) {
+      ids.push(await order('inProgress', 8 * HOUR, 1));
+    }
+    expect(await balance()).toBe(start - 12);
+    const counts = await Promise.all(sweeps.map((sweep) => sweep.execute(3)));
+    let more = counts.reduce((sum, count) => sum + count, 0);
+    let total = more;
+    while (more > 0) {
+      const next = await Promise.all(sweeps.map((sweep) => sweep.execute(3)));
+      more = next.reduce((sum, count) => sum + count, 0);
+      total += more;
+    }
+    expect(total).toBe(12);
+    for (const id of ids) {
+      expect((await row(id)).failureCode).toBe('PROCESSING_TIMEOUT');
+    }
+    expect(await balance()).toBe(start);
+    const perOrder = (await failedEvents()).filter((event) => ids.includes(event.orderId)).map((event) => event.orderId);
+    expect(perOrder.sort()).toEqual([...ids].sort());
+    const restores = await dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM credit_ledger_entry WHERE reference = ANY($1::text[])`, [
+      ids.map((id) => `restore:${id}`),
+    ]);
+    expect(restores).toEqual([{ n: 12 }]);
+  });
+});
