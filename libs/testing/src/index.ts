@@ -5,3 +5,4 @@ export * from './test-storage';
 export * from './zip';
 export * from './png-chunks';
 export * from './test-s3-server';
+export * from './hostile-peer';
