@@ -1,6 +1,6 @@
 import { ConfigValidationError, CoreConfig, IsHttpOrigin, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
@@ -24,9 +24,11 @@ export class UploadsEnv extends StorageEnv {
   @Min(1024)
   SOURCE_FETCH_MAX_BYTES: number = 32 * 1024 * 1024;
 
+  /** Wall-clock budget of one source download (connect, answer, whole body): a source that trickles ends here. */
   @IsInt()
   @Min(1000)
-  SOURCE_FETCH_TIMEOUT_MS: number = 30_000;
+  @Max(600_000)
+  SOURCE_FETCH_DEADLINE_MS: number = 120_000;
 
   /** Test only: let the URL fetcher reach private addresses (never in production). */
   @Transform(toBoolean)
@@ -52,7 +54,7 @@ export interface UploadsConfig extends CoreConfig {
   publicBaseUrl: string;
   testUploadSecret: string;
   uploadUrlSeconds: number;
-  sourceFetch: { maxBytes: number; timeoutMs: number; allowPrivate: boolean; extraCaFile?: string };
+  sourceFetch: { maxBytes: number; deadlineMs: number; allowPrivate: boolean; extraCaFile?: string };
   reconcile: { intervalMs: number; minAgeMs: number };
 }
 
@@ -75,7 +77,7 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
     uploadUrlSeconds: env.UPLOAD_URL_SECONDS,
     sourceFetch: {
       maxBytes: env.SOURCE_FETCH_MAX_BYTES,
-      timeoutMs: env.SOURCE_FETCH_TIMEOUT_MS,
+      deadlineMs: env.SOURCE_FETCH_DEADLINE_MS,
       allowPrivate: env.SOURCE_FETCH_ALLOW_PRIVATE,
       extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,
     },

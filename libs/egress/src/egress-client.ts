@@ -2,7 +2,7 @@ import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
 import http, { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import net, { Socket } from 'node:net';
-import { Readable, Transform, TransformCallback } from 'node:stream';
+import { Transform, TransformCallback } from 'node:stream';
 import tls from 'node:tls';
 import { AddressPolicy, AddressPolicyOptions } from './address-policy';
 import { Deadline } from './deadline';
@@ -40,7 +40,7 @@ export interface EgressStream {
    * The answer's body. It fails with an EgressError (TOO_LARGE, DEADLINE, NETWORK) when the cap is passed, the
    * deadline passes or the connection breaks; destroying it ends the exchange.
    */
-  body: Readable;
+  body: EgressBody;
 }
 
 /** A POST or PUT of a body in memory, answered by a status (and, for a failure, the first bytes of its body). */
@@ -71,8 +71,8 @@ function isRedirect(status: number): boolean {
   return status >= 300 && status < 400;
 }
 
-/** Counts the bytes through it and fails with TOO_LARGE past `maxBytes`. */
-class ByteCap extends Transform {
+/** A streamed answer's body: counts the bytes through it and fails with TOO_LARGE past `maxBytes`. */
+export class EgressBody extends Transform {
   private seen = 0;
 
   constructor(private readonly maxBytes: number) {
@@ -86,6 +86,11 @@ class ByteCap extends Transform {
       return;
     }
     callback(null, chunk);
+  }
+
+  /** Bytes passed through so far. */
+  get bytes(): number {
+    return this.seen;
   }
 }
 
@@ -123,7 +128,7 @@ export class EgressClient {
       throw new EgressError(EgressFailure.BAD_URL, 'not an absolute URL');
     }
     if (!(this.schemes as readonly string[]).includes(url.protocol)) {
-      throw new EgressError(EgressFailure.BAD_URL, `scheme ${url.protocol.replace(':', '')} is not allowed (${this.schemes.map((scheme) => scheme.replace(':', '')).join(', ')} only)`);
+      throw new EgressError(EgressFailure.BAD_URL, `only ${this.schemes.map((scheme) => scheme.replace(':', '')).join(' and ')} URLs are allowed`);
     }
     if (url.username || url.password) {
       throw new EgressError(EgressFailure.BAD_URL, 'credentials in the URL are not allowed');
@@ -279,8 +284,8 @@ export class EgressClient {
   };
 
   /** The body behind a byte cap, destroyed with DEADLINE when the deadline passes; errors are EgressErrors. */
-  private capped(response: IncomingMessage, maxBytes: number, deadline: Deadline): Readable {
-    const body = new ByteCap(maxBytes);
+  private capped(response: IncomingMessage, maxBytes: number, deadline: Deadline): EgressBody {
+    const body = new EgressBody(maxBytes);
     const stop = deadline.onExpiry((error) => body.destroy(error));
     response.on('error', (error) => body.destroy(asEgressError(error)));
     // The connection ends with the body, however it ends (consumed, cut, or dropped by the reader).
