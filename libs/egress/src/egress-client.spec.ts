@@ -105,6 +105,12 @@ describe.each([
     expect(error.reason).toBe(EgressFailure.BLOCKED_ADDRESS);
   });
 
+  it('a redirect a caller opts into is followed when the next hop passes the checks too', async () => {
+    const response = await allowed.stream({ url: peer.url('redirect-private'), deadlineMs: 1500, maxResponseBytes: 1024, maxRedirects: 1 });
+    expect(response.url).toBe(`${peer.origin}/ok/redirected`);
+    expect(await drain(response.body)).toBe(2);
+  });
+
   it('slow-reader: a PUT the peer reads slowly fails with DEADLINE, and the client is free for the next request', async () => {
     // A peer of its own: it never reads far enough to see the client leave, so its connection lingers.
     const slow = await HostilePeer.start({ tls: certificate, intervalMs: 200, readChunkBytes: 512 });

@@ -160,7 +160,13 @@ export class EgressClient {
           if (hop >= (request.maxRedirects ?? 0) || !location) {
             throw new EgressError(EgressFailure.BAD_STATUS, `answered ${status} (redirects are not followed)`, status);
           }
-          url = this.parse(new URL(location, url).toString());
+          let next: string;
+          try {
+            next = new URL(location, url).toString();
+          } catch {
+            throw new EgressError(EgressFailure.BAD_URL, `answered ${status} with an unusable Location`, status);
+          }
+          url = this.parse(next);
           continue;
         }
         if (status < 200 || status >= 300) {
