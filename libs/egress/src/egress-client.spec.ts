@@ -4,6 +4,7 @@
 import { HostileBehaviour, HostilePeer, LoopbackTlsCertificate, loopbackTlsCertificate } from '@cp/testing';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { AddressPolicy } from './address-policy';
 import { EgressClient, EgressClientOptions } from './egress-client';
 import { EgressError, EgressFailure } from './egress-error';
 
@@ -148,6 +149,20 @@ describe.each([
     for (const url of [`${scheme}://127.0.0.1:${port}/ok/a`, `${scheme}://[::ffff:127.0.0.1]:${port}/ok/a`, `${scheme}://localhost:${port}/ok/a`]) {
       expect((await failureOf(strict.stream({ url, deadlineMs: 1500, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
       expect((await failureOf(strict.send({ url, method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+    }
+    expect([...peer.hits.values()].reduce((sum, count) => sum + count, 0)).toBe(hitsBefore);
+  });
+
+  it('the connected socket is checked before a byte of HTTP is sent (whatever resolved the address)', async () => {
+    const hitsBefore = [...peer.hits.values()].reduce((sum, count) => sum + count, 0);
+    // The literal passes the check before connecting; the connected peer's check refuses it.
+    const refusal = jest.spyOn(AddressPolicy.prototype, 'refusalOf').mockReturnValueOnce(null).mockReturnValueOnce('127.0.0.1 refused on the socket');
+    try {
+      const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024 }));
+      expect(error).toMatchObject({ reason: EgressFailure.BLOCKED_ADDRESS, message: 'connected to 127.0.0.1 refused on the socket' });
+      expect(refusal).toHaveBeenCalledTimes(2);
+    } finally {
+      refusal.mockRestore();
     }
     expect([...peer.hits.values()].reduce((sum, count) => sum + count, 0)).toBe(hitsBefore);
   });
