@@ -15,7 +15,11 @@ describe('uploads configuration: source fetch', () => {
     expect(() => loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '3600000' })).toThrow(/SOURCE_FETCH_DEADLINE_MS/);
   });
 
-  it('production refuses the private-address switch', () => {
-    expect(() => loadUploadsConfig({ ...base, NODE_ENV: 'production', TEST_UPLOAD_SECRET: 'a-production-secret-value', SOURCE_FETCH_ALLOW_PRIVATE: 'true' })).toThrow(/SOURCE_FETCH_ALLOW_PRIVATE/);
+  it('production refuses the private-address switch and the private-address allow-list', () => {
+    const production = { ...base, NODE_ENV: 'production', TEST_UPLOAD_SECRET: 'a-production-secret-value' };
+    expect(() => loadUploadsConfig({ ...production, SOURCE_FETCH_ALLOW_PRIVATE: 'true' })).toThrow(/SOURCE_FETCH_ALLOW_PRIVATE/);
+    expect(() => loadUploadsConfig({ ...production, SOURCE_FETCH_ALLOWED_IPS: '127.0.0.1' })).toThrow(/SOURCE_FETCH_ALLOWED_IPS/);
+    expect(loadUploadsConfig(production).sourceFetch.allowedIps).toEqual([]);
+    expect(loadUploadsConfig({ ...base, SOURCE_FETCH_ALLOWED_IPS: '127.0.0.1' }).sourceFetch.allowedIps).toEqual(['127.0.0.1']);
   });
 });

@@ -51,11 +51,12 @@ export class SourceFetcher {
     @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
     private readonly storage: ObjectStorage,
   ) {
-    const { allowPrivate, extraCaFile } = config.sourceFetch;
+    const { allowPrivate, allowedIps, extraCaFile } = config.sourceFetch;
     this.egress = new EgressClient({
       userAgent: 'content-protection-fetcher/1',
       schemes: ['https:'],
       allowPrivate,
+      allowedIps,
       ...(extraCaFile ? { extraCa: readFileSync(extraCaFile) } : {}),
     });
   }
