@@ -43,6 +43,37 @@ export default tseslint.config(
     },
   },
   {
+    // One guarded way out (issue 29): a request whose destination comes from input (a source URL, a webhook, a
+    // zero-copy target, anything later) goes through @cp/egress, which checks the address on the connected socket,
+    // refuses redirects and bounds the exchange with a deadline and byte caps. Nothing else opens an outbound
+    // HTTP connection. Type imports stay allowed (servers that listen, e.g. libs/runtime's http-timeouts), and so
+    // are net's isIP and friends. Exempt, because their destination is fixed configuration, not input: the SDK
+    // and the CLI (the user's own configured API), and the gateway's storage relay (the configured S3 origin).
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/egress/**', 'libs/testing/**', 'libs/sdk/**', 'apps/cli/**', 'apps/api-gateway/src/results/storage-relay.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['http', 'node:http', 'https', 'node:https', 'http2', 'node:http2', 'undici', 'request-filtering-agent', 'axios', 'got', 'node-fetch'].map((name) => ({
+              name,
+              message: 'Outbound requests go through @cp/egress (issue 29): it checks the connected address, refuses redirects, and has a deadline and byte caps.',
+              allowTypeImports: true,
+            })),
+            ...['net', 'node:net', 'tls', 'node:tls'].map((name) => ({
+              name,
+              importNames: ['connect', 'createConnection', 'Socket', 'TLSSocket'],
+              message: 'Outbound connections go through @cp/egress (issue 29).',
+              allowTypeImports: true,
+            })),
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'Outbound requests go through @cp/egress (issue 29).' }],
+    },
+  },
+  {
     // The SDK is published on its own: nothing of the server may leak into it.
     files: ['libs/sdk/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['@cp/*', '@nestjs/*', 'class-validator', 'typeorm'] }] },

@@ -1,6 +1,6 @@
-import { ConfigValidationError, CoreConfig, IsHttpOrigin, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, ipList, IsHttpOrigin, IsIpList, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
@@ -24,14 +24,20 @@ export class UploadsEnv extends StorageEnv {
   @Min(1024)
   SOURCE_FETCH_MAX_BYTES: number = 32 * 1024 * 1024;
 
+  /** Wall-clock budget of one source download (connect, answer, whole body): a source that trickles ends here. */
   @IsInt()
   @Min(1000)
-  SOURCE_FETCH_TIMEOUT_MS: number = 30_000;
+  @Max(600_000)
+  SOURCE_FETCH_DEADLINE_MS: number = 120_000;
 
   /** Test only: let the URL fetcher reach private addresses (never in production). */
   @Transform(toBoolean)
   @IsBoolean()
   SOURCE_FETCH_ALLOW_PRIVATE: boolean = false;
+
+  /** Test only: IPs the URL fetcher may reach although private (an e2e stack's hostile test server); refused in production. */
+  @IsIpList()
+  SOURCE_FETCH_ALLOWED_IPS: string = '';
 
   @IsOptional()
   @IsString()
@@ -52,7 +58,7 @@ export interface UploadsConfig extends CoreConfig {
   publicBaseUrl: string;
   testUploadSecret: string;
   uploadUrlSeconds: number;
-  sourceFetch: { maxBytes: number; timeoutMs: number; allowPrivate: boolean; extraCaFile?: string };
+  sourceFetch: { maxBytes: number; deadlineMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   reconcile: { intervalMs: number; minAgeMs: number };
 }
 
@@ -62,6 +68,7 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
     const unsafe = [
       ...(env.TEST_UPLOAD_SECRET === DEV_TEST_UPLOAD_SECRET ? ['TEST_UPLOAD_SECRET'] : []),
       ...(env.SOURCE_FETCH_ALLOW_PRIVATE ? ['SOURCE_FETCH_ALLOW_PRIVATE'] : []),
+      ...(ipList(env.SOURCE_FETCH_ALLOWED_IPS).length > 0 ? ['SOURCE_FETCH_ALLOWED_IPS'] : []),
     ];
     if (unsafe.length > 0) {
       throw new ConfigValidationError(unsafe, unsafe.map((name) => `${name}: must be set to a production value`));
@@ -75,8 +82,9 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
     uploadUrlSeconds: env.UPLOAD_URL_SECONDS,
     sourceFetch: {
       maxBytes: env.SOURCE_FETCH_MAX_BYTES,
-      timeoutMs: env.SOURCE_FETCH_TIMEOUT_MS,
+      deadlineMs: env.SOURCE_FETCH_DEADLINE_MS,
       allowPrivate: env.SOURCE_FETCH_ALLOW_PRIVATE,
+      allowedIps: ipList(env.SOURCE_FETCH_ALLOWED_IPS),
       extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,
     },
     reconcile: { intervalMs: env.RECONCILE_INTERVAL_MS, minAgeMs: env.RECONCILE_MIN_AGE_MS },

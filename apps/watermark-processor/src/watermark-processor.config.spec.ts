@@ -33,6 +33,19 @@ describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
     expect(error.message).toContain('ANTI_AI_TARGET_ALLOW_PRIVATE');
   });
 
+  it('production refuses an allow-list of private zero-copy target addresses', () => {
+    const production = { NODE_ENV: 'production', WATERMARK_SECRET: 'a-real-production-secret', ANTI_AI_C2PA_CERT_CHAIN_PEM: first.certificateChainPem, ANTI_AI_C2PA_PRIVATE_KEY_PEM: first.privateKeyPem };
+    expect(failureOf({ ...production, ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' }).message).toContain('ANTI_AI_TARGET_ALLOWED_IPS');
+    expect(loadWatermarkProcessorConfig({ ...base, ...production }).antiAi.target.allowedIps).toEqual([]);
+    expect(loadWatermarkProcessorConfig({ ...base, ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' }).antiAi.target.allowedIps).toEqual(['127.0.0.1']);
+  });
+
+  it('reads the zero-copy deadline and byte cap, and refuses a deadline under a second', () => {
+    expect(loadWatermarkProcessorConfig(base).antiAi.target).toMatchObject({ deadlineMs: 120_000, maxBytes: 512 * 1024 * 1024 });
+    expect(loadWatermarkProcessorConfig({ ...base, ANTI_AI_TARGET_DEADLINE_MS: '5000', ANTI_AI_TARGET_MAX_BYTES: '4096' }).antiAi.target).toMatchObject({ deadlineMs: 5000, maxBytes: 4096 });
+    expect(failureOf({ ANTI_AI_TARGET_DEADLINE_MS: '10' }).message).toContain('ANTI_AI_TARGET_DEADLINE_MS');
+  });
+
   it('refuses a key that does not belong to the chain', () => {
     const error = failureOf({ ANTI_AI_C2PA_CERT_CHAIN_PEM: first.certificateChainPem, ANTI_AI_C2PA_PRIVATE_KEY_PEM: second.privateKeyPem });
     expect(error.message).toContain('does not belong');

@@ -48,16 +48,26 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @IsString()
   ANTI_AI_C2PA_TRUST_ANCHOR_PEM?: string;
 
+  /**
+   * Wall-clock budget of delivering one file to its zero-copy target, all attempts together (connect, sending
+   * the body, the answer): a target that reads slowly or stalls frees the processor's slot by then.
+   */
   @IsInt()
   @Min(1000)
-  ANTI_AI_TARGET_TIMEOUT_MS: number = 30_000;
+  @Max(900_000)
+  ANTI_AI_TARGET_DEADLINE_MS: number = 120_000;
+
+  /** Largest result PUT to a zero-copy target; a larger one fails with ANTI_AI_OUTPUT_TARGET_REFUSED without being sent. */
+  @IsInt()
+  @Min(1024)
+  ANTI_AI_TARGET_MAX_BYTES: number = 512 * 1024 * 1024;
 
   /** Test only: let zero-copy uploads reach private addresses (never in production). */
   @Transform(toBoolean)
   @IsBoolean()
   ANTI_AI_TARGET_ALLOW_PRIVATE: boolean = false;
 
-  /** IPs zero-copy uploads may reach although private (a local test stack's S3 server); empty in production. */
+  /** IPs zero-copy uploads may reach although private (a local test stack's S3 server); refused in production. */
   @IsIpList()
   ANTI_AI_TARGET_ALLOWED_IPS: string = '';
 
@@ -73,7 +83,7 @@ export interface WatermarkProcessorConfig extends CoreConfig {
   antiAi: {
     /** Absent: a development signing chain is generated at start (refused in production). */
     c2pa?: SigningCredentials;
-    target: { timeoutMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
+    target: { deadlineMs: number; maxBytes: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   };
 }
 
@@ -84,6 +94,8 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
       ...(env.WATERMARK_SECRET === DEV_WATERMARK_SECRET ? ['WATERMARK_SECRET'] : []),
       ...(env.ANTI_AI_C2PA_CERT_CHAIN_PEM && env.ANTI_AI_C2PA_PRIVATE_KEY_PEM ? [] : ['ANTI_AI_C2PA_CERT_CHAIN_PEM', 'ANTI_AI_C2PA_PRIVATE_KEY_PEM']),
       ...(env.ANTI_AI_TARGET_ALLOW_PRIVATE ? ['ANTI_AI_TARGET_ALLOW_PRIVATE'] : []),
+      // Private targets are for a local test stack's S3 server only.
+      ...(ipList(env.ANTI_AI_TARGET_ALLOWED_IPS).length > 0 ? ['ANTI_AI_TARGET_ALLOWED_IPS'] : []),
     ];
     if (unsafe.length > 0) {
       throw new ConfigValidationError(unsafe, unsafe.map((name) => `${name}: must be set to a production value`));
@@ -115,7 +127,8 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
     antiAi: {
       c2pa,
       target: {
-        timeoutMs: env.ANTI_AI_TARGET_TIMEOUT_MS,
+        deadlineMs: env.ANTI_AI_TARGET_DEADLINE_MS,
+        maxBytes: env.ANTI_AI_TARGET_MAX_BYTES,
         allowPrivate: env.ANTI_AI_TARGET_ALLOW_PRIVATE,
         allowedIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS),
         extraCaFile: env.ANTI_AI_TARGET_EXTRA_CA_FILE,

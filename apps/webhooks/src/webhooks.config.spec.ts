@@ -38,6 +38,13 @@ describe('webhooks configuration', () => {
     expect(attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: key, SMTP_URL: 'smtp://mail:25' })()).toMatchObject({ env: 'production' });
   });
 
+  it('production refuses an allow-list of private target addresses', () => {
+    const production = { ...base, NODE_ENV: 'production', WEBHOOK_SECRET_ENCRYPTION_KEY: key, SMTP_URL: 'smtp://mail:25' };
+    expect(() => loadWebhooksConfig({ ...production, WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1' })).toThrow(/WEBHOOK_ALLOWED_TARGET_IPS/);
+    expect(loadWebhooksConfig({ ...production, WEBHOOK_ALLOWED_TARGET_IPS: ' ' }).webhooks.allowedTargetIps).toEqual([]);
+    expect(loadWebhooksConfig({ ...base, WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1' }).webhooks.allowedTargetIps).toEqual(['127.0.0.1']);
+  });
+
   it('names a malformed key or allow-list without echoing it', () => {
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_SECRET_ENCRYPTION_KEY: 'short' })).toThrow(ConfigValidationError);
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_ALLOWED_TARGET_IPS: 'intranet.local' })).toThrow(/WEBHOOK_ALLOWED_TARGET_IPS/);

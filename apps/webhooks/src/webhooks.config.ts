@@ -23,7 +23,7 @@ export class WebhooksEnv extends StorageEnv {
   @IsBoolean()
   WEBHOOK_ALLOW_HTTP: boolean = false;
 
-  /** Comma-separated IP addresses that deliveries may reach although private/loopback (e.g. 127.0.0.1,::1 locally). */
+  /** Comma-separated IP addresses that deliveries may reach although private/loopback (e.g. 127.0.0.1,::1 locally). Refused in production. */
   @IsIpList()
   WEBHOOK_ALLOWED_TARGET_IPS: string = '';
 
@@ -104,6 +104,11 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
   if (production && env.WEBHOOK_ALLOW_HTTP) {
     variables.push('WEBHOOK_ALLOW_HTTP');
     problems.push('WEBHOOK_ALLOW_HTTP: is not allowed in production');
+  }
+  // The allow-list lets deliveries reach private and loopback addresses: a local test stack's receivers only.
+  if (production && ipList(env.WEBHOOK_ALLOWED_TARGET_IPS).length > 0) {
+    variables.push('WEBHOOK_ALLOWED_TARGET_IPS');
+    problems.push('WEBHOOK_ALLOWED_TARGET_IPS: is not allowed in production');
   }
   if (production && !env.SMTP_URL) {
     variables.push('SMTP_URL');

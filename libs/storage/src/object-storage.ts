@@ -1,7 +1,7 @@
 import { StorageConfig } from '@cp/config';
 import contentDisposition from 'content-disposition';
 import { Client } from 'minio';
-import { Readable } from 'node:stream';
+import { PassThrough, pipeline, Readable } from 'node:stream';
 
 export interface ObjectInfo {
   size: number;
@@ -94,12 +94,36 @@ export class ObjectStorage {
     return this.external.presignedGetObject(bucket, key, expirySeconds, headers);
   }
 
+  /**
+   * Stores `body`. A stream's failure (a fetch cut at its byte cap or deadline, a reset connection) rejects
+   * with that error: the minio client pipes the body into its own chunking stream and listens for errors only
+   * there, so on its own a failing source would leave the upload unsettled for ever.
+   */
   async put(bucket: string, key: string, body: Buffer | Readable, contentType?: string, size?: number): Promise<void> {
     const metadata = contentType ? { 'Content-Type': contentType } : {};
     if (Buffer.isBuffer(body)) {
       await this.internal.putObject(bucket, key, body, body.length, metadata);
-    } else {
-      await this.internal.putObject(bucket, key, body, size, metadata);
+      return;
+    }
+    // The client reads a stream we control; the source's error ends that stream and settles the put.
+    const relay = new PassThrough();
+    let sourceFailed: (error: Error) => void = () => undefined;
+    const failure = new Promise<never>((_resolve, reject) => {
+      sourceFailed = reject;
+    });
+    pipeline(body, relay, (error) => {
+      if (error) {
+        sourceFailed(error);
+      }
+    });
+    try {
+      await Promise.race([this.internal.putObject(bucket, key, relay, size, metadata), failure]);
+    } catch (error) {
+      // Stop reading the source (an S3 error) and drop parts of a multipart upload the failure left behind.
+      body.destroy();
+      relay.destroy();
+      await this.internal.removeIncompleteUpload(bucket, key).catch(() => undefined);
+      throw error;
     }
   }
 

@@ -68,7 +68,7 @@ describe('SourceFetcher', () => {
 
   function fetcher(allowPrivate: boolean): { fetcher: SourceFetcher; storage: DrainingStorage } {
     const storage = new DrainingStorage();
-    const config = { sourceFetch: { maxBytes: 1024 * 1024, timeoutMs: 5000, allowPrivate, extraCaFile: caFile } } as UploadsConfig;
+    const config = { sourceFetch: { maxBytes: 1024 * 1024, deadlineMs: 5000, allowPrivate, allowedIps: [] as string[], extraCaFile: caFile } } as UploadsConfig;
     return { fetcher: new SourceFetcher(config, storage as unknown as ObjectStorage), storage };
   }
 

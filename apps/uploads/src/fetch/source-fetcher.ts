@@ -1,123 +1,82 @@
+import { EgressClient, EgressError, EgressFailure, EgressStream } from '@cp/egress';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import { get } from 'node:https';
-import { Transform, TransformCallback } from 'node:stream';
-import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 
-/** `permanent`: retrying cannot help (bad status, too large, forbidden address, redirect). */
+/** `permanent`: retrying cannot help (bad status, too large, too slow, forbidden address, redirect). */
 export class SourceFetchError extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    /** Why the egress module refused or cut the fetch. */
+    readonly reason?: EgressFailure,
   ) {
     super(message);
   }
 }
 
-class SizeLimit extends Transform {
-  private seen = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.seen += chunk.length;
-    if (this.seen > this.maxBytes) {
-      callback(new SourceFetchError(`larger than ${this.maxBytes} bytes`, true));
-      return;
+/**
+ * An egress failure as a fetch failure. Network trouble and a 5xx/429 answer may pass on a later attempt;
+ * everything else cannot: a source too slow for the deadline is failed once rather than holding a fetch slot
+ * for every attempt.
+ */
+function toFetchError(error: EgressError): SourceFetchError {
+  switch (error.reason) {
+    case EgressFailure.NETWORK:
+      return new SourceFetchError(error.message, false, error.reason);
+    case EgressFailure.BAD_STATUS: {
+      const status = error.status ?? 0;
+      return new SourceFetchError(error.message, status < 500 && status !== 429, error.reason);
     }
-    callback(null, chunk);
+    case EgressFailure.BLOCKED_ADDRESS:
+      return new SourceFetchError(`address not allowed: ${error.message}`, true, error.reason);
+    case EgressFailure.DEADLINE:
+      return new SourceFetchError(`the source did not deliver within the deadline (${error.message})`, true, error.reason);
+    default:
+      return new SourceFetchError(error.message, true, error.reason);
   }
-
-  get bytes(): number {
-    return this.seen;
-  }
-}
-
-/** A refused address can never succeed; network trouble may pass. */
-function classify(error: Error): SourceFetchError {
-  if (error instanceof SourceFetchError) {
-    return error;
-  }
-  // request-filtering-agent's refusal: "… is not allowed. Because, It is private IP address."
-  return new SourceFetchError(error.message, /is not allowed/i.test(error.message));
 }
 
 /**
- * Downloads a file given by `originalFileUrl` straight into storage: HTTPS only, redirects not followed,
- * the size counted while streaming, and connections to private, loopback, link-local and metadata
- * addresses refused on the address actually connected to (request-filtering-agent checks the socket).
+ * Downloads a file given by `originalFileUrl` straight into storage through the egress module: HTTPS only,
+ * public addresses only (checked on the connected socket), redirects not followed, one deadline for the whole
+ * download and the size capped while streaming. A failure of the download rejects the storage upload too.
  */
 @Injectable()
 export class SourceFetcher {
-  private readonly agent: RequestFilteringHttpsAgent;
+  private readonly egress: EgressClient;
 
   constructor(
     @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
     private readonly storage: ObjectStorage,
   ) {
-    const { allowPrivate, extraCaFile } = config.sourceFetch;
-    this.agent = new RequestFilteringHttpsAgent({
-      allowPrivateIPAddress: allowPrivate,
-      allowMetaIPAddress: false,
-      keepAlive: false,
-      ...(extraCaFile ? { ca: readFileSync(extraCaFile) } : {}),
+    const { allowPrivate, allowedIps, extraCaFile } = config.sourceFetch;
+    this.egress = new EgressClient({
+      userAgent: 'content-protection-fetcher/1',
+      schemes: ['https:'],
+      allowPrivate,
+      allowedIps,
+      ...(extraCaFile ? { extraCa: readFileSync(extraCaFile) } : {}),
     });
   }
 
   /** Returns the number of bytes stored. */
   async fetchInto(url: string, bucket: string, key: string): Promise<number> {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'https:') {
-      throw new SourceFetchError('only https URLs are fetched', true);
-    }
-    const response = await this.request(parsed);
-    if (response.statusCode !== 200) {
-      response.resume();
-      const status = response.statusCode ?? 0;
-      throw new SourceFetchError(`answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`, status < 500 && status !== 429);
-    }
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.config.sourceFetch.maxBytes) {
-      response.destroy();
-      throw new SourceFetchError(`declares ${declared} bytes, more than allowed`, true);
-    }
-    const limit = new SizeLimit(this.config.sourceFetch.maxBytes);
-    let failure: Error | undefined;
-    response.on('error', (error) => limit.destroy(error));
-    limit.on('error', (error) => {
-      failure = error;
-      response.destroy();
-    });
+    let source: EgressStream;
     try {
-      await this.storage.put(bucket, key, response.pipe(limit), response.headers['content-type']);
+      source = await this.egress.stream({ url, deadlineMs: this.config.sourceFetch.deadlineMs, maxResponseBytes: this.config.sourceFetch.maxBytes });
     } catch (error) {
-      if (failure) {
-        throw failure;
-      }
-      throw error;
+      throw error instanceof EgressError ? toFetchError(error) : error;
     }
-    if (failure) {
-      throw failure;
+    try {
+      const contentType = source.headers['content-type'];
+      await this.storage.put(bucket, key, source.body, typeof contentType === 'string' ? contentType : undefined);
+    } catch (error) {
+      // The body's own failure (cap, deadline, reset); anything else is storage trouble, retried as it is.
+      source.body.destroy();
+      throw error instanceof EgressError ? toFetchError(error) : error;
     }
-    return limit.bytes;
-  }
-
-  private request(url: URL): Promise<IncomingMessage> {
-    return new Promise((resolve, reject) => {
-      const fail = (error: Error): void => reject(classify(error));
-      try {
-        const request = get(url, { agent: this.agent, timeout: this.config.sourceFetch.timeoutMs, headers: { 'user-agent': 'content-protection-fetcher/1' } }, resolve);
-        request.on('timeout', () => request.destroy(new SourceFetchError('timed out', false)));
-        request.on('error', fail);
-      } catch (error) {
-        // The filtering agent refuses a literal private address synchronously, before any socket exists.
-        fail(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+    return source.body.bytes;
   }
 }

@@ -81,7 +81,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     });
     config = {
       watermark: { secret: 'anti-ai-use-case-spec-secret', maxPixels: 10_000_000, maxInputBytes: 5 * 1024 * 1024, concurrency: 1, maxAttempts: 2 },
-      antiAi: { target: { timeoutMs: 5000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: caFile } },
+      antiAi: { target: { deadlineMs: 5000, maxBytes: 64 * 1024 * 1024, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: caFile } },
     } as WatermarkProcessorConfig;
     protector = new AntiAiProtector(config);
     // A port nothing listens on: bound, then released.

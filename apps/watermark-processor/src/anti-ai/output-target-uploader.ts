@@ -1,11 +1,10 @@
 import { Clock } from '@cp/clock';
 import { AntiAiFailureCode, AntiAiOutputTarget } from '@cp/contracts';
+import { EgressAnswer, EgressClient, EgressError, EgressFailure } from '@cp/egress';
 import { Inject, Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import { request } from 'node:https';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
 /** The file cannot be delivered to its zero-copy target: fails with this public code. */
@@ -20,56 +19,60 @@ export class OutputTargetRejected extends Error {
 
 /** Pauses between attempts on network trouble or a 5xx/429 answer; then the file fails as unreachable. */
 const RETRY_DELAYS_MS = [500, 2000];
+/** Of a refusal's body, enough to read S3's error code ("Request has expired"). */
 const MAX_ERROR_BODY = 8 * 1024;
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
 /**
- * Zero-copy delivery: PUTs a result to the client's presigned URL. HTTPS only, redirects never followed,
- * and private, loopback, link-local and metadata addresses refused on the address actually connected to
- * (request-filtering-agent checks the socket, as the uploads service's URL fetcher does). Nothing is kept
- * in our storage; a target that expired, refuses or cannot be reached ends as a public code.
+ * Zero-copy delivery: PUTs a result to the client's presigned URL through the egress module. HTTPS only,
+ * redirects never followed, private, loopback, link-local and metadata addresses refused on every resolved
+ * address and the connected socket, and one deadline (ANTI_AI_TARGET_DEADLINE_MS) for the whole delivery with
+ * its retries, so a target that reads slowly or stalls cannot hold the processor's slot. A 2xx answer is a
+ * delivery by its status (its body is not waited for). Nothing is kept in our storage; a target that expired,
+ * refuses or cannot be reached ends as a public code.
  */
 @Injectable()
 export class OutputTargetUploader {
-  private readonly agent: RequestFilteringHttpsAgent;
+  private readonly egress: EgressClient;
 
   constructor(
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly clock: Clock,
   ) {
     const { allowPrivate, allowedIps, extraCaFile } = config.antiAi.target;
-    this.agent = new RequestFilteringHttpsAgent({
-      allowPrivateIPAddress: allowPrivate,
-      allowIPAddressList: allowedIps,
-      allowMetaIPAddress: false,
-      keepAlive: false,
-      ...(extraCaFile ? { ca: readFileSync(extraCaFile) } : {}),
+    this.egress = new EgressClient({
+      userAgent: 'content-protection-delivery/1',
+      schemes: ['https:'],
+      allowPrivate,
+      allowedIps,
+      ...(extraCaFile ? { extraCa: readFileSync(extraCaFile) } : {}),
     });
   }
 
   async put(target: AntiAiOutputTarget, body: Buffer, contentType: string): Promise<void> {
-    let url: URL;
     try {
-      url = new URL(target.url);
-    } catch {
-      throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN, 'not a URL');
+      this.egress.parse(target.url);
+    } catch (error) {
+      throw this.permanent(error);
     }
-    if (url.protocol !== 'https:') {
-      throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN, 'only https targets are used');
+    const { deadlineMs, maxBytes } = this.config.antiAi.target;
+    if (body.length > maxBytes) {
+      throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED, `result of ${body.length} bytes is larger than ${maxBytes}`);
     }
+    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       if (this.clock.nowMs() >= Date.parse(target.presignedUrlExpiresAt)) {
         throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_EXPIRED, 'presignedUrlExpiresAt has passed');
       }
-      const outcome = await this.attempt(url, body, contentType);
+      const remaining = Math.floor(deadlineMs - (performance.now() - started));
+      if (remaining <= 0) {
+        throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_UNREACHABLE, `not delivered within ${deadlineMs} ms`);
+      }
+      const outcome = await this.attempt(target.url, body, contentType, remaining);
       if (outcome === 'delivered') {
         return;
       }
-      if (attempt >= RETRY_DELAYS_MS.length) {
+      const left = deadlineMs - (performance.now() - started);
+      if (attempt >= RETRY_DELAYS_MS.length || left <= RETRY_DELAYS_MS[attempt]) {
         throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_UNREACHABLE, outcome.reason);
       }
       await sleep(RETRY_DELAYS_MS[attempt]);
@@ -77,17 +80,23 @@ export class OutputTargetUploader {
   }
 
   /** `delivered`, a transient failure to retry, or throws a permanent rejection. */
-  private async attempt(url: URL, body: Buffer, contentType: string): Promise<'delivered' | { reason: string }> {
-    let answer: Answer;
+  private async attempt(url: string, body: Buffer, contentType: string, deadlineMs: number): Promise<'delivered' | { reason: string }> {
+    let answer: EgressAnswer;
     try {
-      answer = await this.send(url, body, contentType);
+      answer = await this.egress.send({
+        url,
+        method: 'PUT',
+        headers: { 'content-type': contentType },
+        body,
+        deadlineMs,
+        maxRequestBytes: this.config.antiAi.target.maxBytes,
+        keepErrorBodyBytes: MAX_ERROR_BODY,
+      });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // request-filtering-agent's refusal: "… is not allowed. Because, It is private IP address."
-      if (/is not allowed/i.test(message)) {
-        throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN, 'private, loopback, link-local or metadata address');
+      if (error instanceof EgressError && (error.reason === EgressFailure.NETWORK || error.reason === EgressFailure.DEADLINE)) {
+        return { reason: error.message };
       }
-      return { reason: message || 'connection failed' };
+      throw this.permanent(error);
     }
     if (answer.status >= 200 && answer.status < 300) {
       return 'delivered';
@@ -96,45 +105,25 @@ export class OutputTargetUploader {
       return { reason: `answered ${answer.status}` };
     }
     // S3 and compatible servers answer an expired presigned URL with 403 AccessDenied "Request has expired".
-    if (answer.status === 403 && /expired/i.test(answer.body)) {
+    if (answer.status === 403 && /expired/i.test(answer.body.toString('utf8'))) {
       throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_EXPIRED, 'the target answered that the URL expired');
     }
-    const redirect = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : '';
-    throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED, `answered ${answer.status}${redirect}`);
+    throw new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED, `answered ${answer.status}`);
   }
 
-  private send(url: URL, body: Buffer, contentType: string): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const collect = (response: IncomingMessage): void => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (size < MAX_ERROR_BODY) {
-            chunks.push(chunk);
-            size += chunk.length;
-          }
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      };
-      try {
-        const put = request(
-          url,
-          {
-            method: 'PUT',
-            agent: this.agent,
-            timeout: this.config.antiAi.target.timeoutMs,
-            headers: { 'content-type': contentType, 'content-length': String(body.length), 'user-agent': 'content-protection-delivery/1' },
-          },
-          collect,
-        );
-        put.on('timeout', () => put.destroy(new Error('timed out')));
-        put.on('error', reject);
-        put.end(body);
-      } catch (error) {
-        // The filtering agent refuses a literal private address synchronously, before any socket exists.
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+  /** A failure retrying cannot mend, as its public code. */
+  private permanent(error: unknown): Error {
+    if (!(error instanceof EgressError)) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    switch (error.reason) {
+      case EgressFailure.BAD_URL:
+        return new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN, error.message);
+      case EgressFailure.BLOCKED_ADDRESS:
+        return new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_FORBIDDEN, 'private, loopback, link-local or metadata address');
+      default:
+        // A redirect (never followed) or a body over the cap.
+        return new OutputTargetRejected(AntiAiFailureCode.ANTI_AI_OUTPUT_TARGET_REFUSED, error.message);
+    }
   }
 }

@@ -1,11 +1,11 @@
+import { EgressClient, EgressError, EgressFailure } from '@cp/egress';
 import { Inject, Injectable } from '@nestjs/common';
-import http from 'node:http';
-import https from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
 /** Spec 6.3 / 8: the receiver answers within 5 seconds. */
 export const DELIVERY_TIMEOUT_MS = 5000;
+/** Our own payloads are a few KiB; anything near this is a bug, not a delivery. */
+export const MAX_DELIVERY_BODY_BYTES = 1024 * 1024;
 const MAX_ERROR_LENGTH = 500;
 
 export interface SendOutcome {
@@ -23,93 +23,62 @@ export interface SendRequest {
   headers: Record<string, string>;
 }
 
+/** An egress failure as a delivery outcome (kept in the delivery log and the metrics). */
+function failureOutcome(error: EgressError, timeoutMs: number): Omit<SendOutcome, 'durationMs'> {
+  switch (error.reason) {
+    case EgressFailure.BLOCKED_ADDRESS:
+      return { success: false, statusCode: null, error: 'target address is not allowed (private, loopback, link-local or metadata)', kind: 'blocked' };
+    case EgressFailure.DEADLINE:
+      return { success: false, statusCode: null, error: `no response within ${timeoutMs} ms`, kind: 'timeout' };
+    case EgressFailure.BAD_STATUS:
+      return { success: false, statusCode: error.status ?? null, error: `redirect ${error.status ?? ''} not followed`, kind: 'http_error' };
+    case EgressFailure.BAD_URL:
+      return { success: false, statusCode: null, error: `invalid URL: ${error.message}`, kind: 'network_error' };
+    default:
+      return { success: false, statusCode: null, error: error.message || 'connection failed', kind: 'network_error' };
+  }
+}
+
 /**
- * One POST, never following redirects (3xx is a failure). The filtering agents check the address actually
- * connected to after DNS resolution, so a host name that resolves to a private or metadata address is refused.
+ * One POST through the egress module: never following redirects (3xx is a failure), public addresses only
+ * (checked on every resolved address and the connected socket), one deadline for connect, send and status
+ * line. Only the status counts: the body is not read, so a receiver cannot hold the slot by streaming.
  */
 @Injectable()
 export class WebhookHttpSender {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  private readonly egress: EgressClient;
 
   constructor(@Inject(WEBHOOKS_SETTINGS) settings: WebhooksSettings) {
-    const filter = { allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList: [...settings.allowedTargetIps] };
-    this.httpAgent = new RequestFilteringHttpAgent({ ...filter, keepAlive: false });
-    this.httpsAgent = new RequestFilteringHttpsAgent({ ...filter, keepAlive: false });
+    this.egress = new EgressClient({
+      userAgent: 'ContentProtection-Webhooks/1.0',
+      schemes: settings.allowHttp ? ['https:', 'http:'] : ['https:'],
+      allowedIps: settings.allowedTargetIps,
+    });
   }
 
-  send(request: SendRequest, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendOutcome> {
+  async send(request: SendRequest, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendOutcome> {
     const started = Date.now();
     const finish = (outcome: Omit<SendOutcome, 'durationMs'>): SendOutcome => ({
       ...outcome,
       error: outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null,
       durationMs: Date.now() - started,
     });
-    return new Promise<SendOutcome>((resolve) => {
-      let settled = false;
-      const settle = (outcome: Omit<SendOutcome, 'durationMs'>): void => {
-        if (!settled) {
-          settled = true;
-          clearTimeout(deadline);
-          resolve(finish(outcome));
-        }
-      };
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        resolve(finish({ success: false, statusCode: null, error: 'invalid URL', kind: 'network_error' }));
-        return;
-      }
-      const isHttps = url.protocol === 'https:';
-      const body = Buffer.from(request.body, 'utf8');
-      let outgoing: http.ClientRequest;
-      try {
-        outgoing = (isHttps ? https : http).request(url, {
-          method: 'POST',
-          agent: isHttps ? this.httpsAgent : this.httpAgent,
-          headers: {
-            ...request.headers,
-            'Content-Type': 'application/json',
-            'Content-Length': String(body.length),
-            'User-Agent': 'ContentProtection-Webhooks/1.0',
-          },
-        });
-      } catch (error) {
-        // A literal IP address is checked synchronously by the filtering agent.
-        resolve(finish(this.connectionFailure(error)));
-        return;
-      }
-      // One deadline for the whole exchange (connect, send, status line), not an idle timeout.
-      const deadline = setTimeout(() => {
-        settle({ success: false, statusCode: null, error: `no response within ${timeoutMs} ms`, kind: 'timeout' });
-        outgoing.destroy();
-      }, timeoutMs);
-      outgoing.on('response', (response) => {
-        const status = response.statusCode ?? 0;
-        const ok = status >= 200 && status < 300;
-        settle({
-          success: ok,
-          statusCode: status,
-          error: ok ? null : status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`,
-          kind: ok ? 'success' : 'http_error',
-        });
-        // Only the status counts: the body is not read, so a receiver cannot hold the slot by streaming.
-        response.destroy();
+    try {
+      const answer = await this.egress.send({
+        url: request.url,
+        method: 'POST',
+        headers: { ...request.headers, 'Content-Type': 'application/json' },
+        body: Buffer.from(request.body, 'utf8'),
+        deadlineMs: timeoutMs,
+        maxRequestBytes: MAX_DELIVERY_BODY_BYTES,
       });
-      outgoing.on('error', (error: Error) => settle(this.connectionFailure(error)));
-      outgoing.end(body);
-    });
-  }
-
-  private connectionFailure(error: unknown): Omit<SendOutcome, 'durationMs'> {
-    const message = error instanceof Error ? error.message : String(error);
-    const blocked = /is not allowed/i.test(message);
-    return {
-      success: false,
-      statusCode: null,
-      error: blocked ? 'target address is not allowed (private, loopback, link-local or metadata)' : message || 'connection failed',
-      kind: blocked ? 'blocked' : 'network_error',
-    };
+      const ok = answer.status >= 200 && answer.status < 300;
+      return finish({ success: ok, statusCode: answer.status, error: ok ? null : `HTTP ${answer.status}`, kind: ok ? 'success' : 'http_error' });
+    } catch (error) {
+      if (error instanceof EgressError) {
+        return finish(failureOutcome(error, timeoutMs));
+      }
+      throw error;
+    }
   }
 }

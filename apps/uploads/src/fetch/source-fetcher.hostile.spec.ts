@@ -1,0 +1,65 @@
+// The URL fetcher against a hostile source (HTTPS on loopback) and a real S3 server: each misbehaviour ends
+// within the fetch deadline with a SourceFetchError (the consumer fails the file with WATERMARK_SOURCE_URL_FAILED
+// when it is permanent, retries it otherwise), the storage upload settles, nothing is stored, and the next fetch
+// behind it succeeds.
+import { EgressFailure } from '@cp/egress';
+import { ObjectStorage } from '@cp/storage';
+import { HostileBehaviour, HostilePeer, startTestS3Server, TestS3Server, testStorageConfig } from '@cp/testing';
+import { UploadsConfig } from '../uploads.config';
+import { SourceFetcher, SourceFetchError } from './source-fetcher';
+
+describe('SourceFetcher against a hostile source (real S3)', () => {
+  let peer: HostilePeer;
+  let s3: TestS3Server;
+  let storage: ObjectStorage;
+  let fetcher: SourceFetcher;
+  let bucket: string;
+
+  beforeAll(async () => {
+    peer = await HostilePeer.start({ tls: true, intervalMs: 200 });
+    s3 = await startTestS3Server();
+    storage = new ObjectStorage(testStorageConfig(s3.endpoint));
+    await storage.ensureBuckets();
+    bucket = storage.buckets.inputs;
+    const config = { sourceFetch: { maxBytes: 2 * 1024 * 1024, deadlineMs: 2000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: peer.caFile } } as UploadsConfig;
+    fetcher = new SourceFetcher(config, storage);
+  });
+
+  afterAll(async () => {
+    await peer.close();
+    await s3.close();
+  });
+
+  async function failure(promise: Promise<unknown>): Promise<SourceFetchError> {
+    try {
+      await promise;
+    } catch (error) {
+      if (error instanceof SourceFetchError) {
+        return error;
+      }
+      throw error;
+    }
+    throw new Error('expected the fetch to fail');
+  }
+
+  it.each<[HostileBehaviour, EgressFailure, boolean]>([
+    ['trickle', EgressFailure.DEADLINE, true],
+    ['slow-after-200', EgressFailure.DEADLINE, true],
+    ['endless', EgressFailure.TOO_LARGE, true],
+    ['reset', EgressFailure.NETWORK, false],
+    ['redirect-private', EgressFailure.BAD_STATUS, true],
+    ['redirect-metadata', EgressFailure.BAD_STATUS, true],
+  ])('%s: fails with %s (permanent: %s), stores nothing, and the next fetch succeeds', async (behaviour, reason, permanent) => {
+    const error = await failure(fetcher.fetchInto(peer.url(behaviour, 'photo.jpg'), bucket, `hostile/${behaviour}.jpg`));
+    expect(error).toMatchObject({ reason, permanent });
+    expect(await storage.stat(bucket, `hostile/${behaviour}.jpg`)).toBeNull();
+    expect(await fetcher.fetchInto(peer.url('ok', 'photo.jpg'), bucket, `after/${behaviour}.jpg`)).toBe(2);
+    expect((await storage.stat(bucket, `after/${behaviour}.jpg`))?.size).toBe(2);
+  });
+
+  it('a redirect is never followed to its private target', async () => {
+    const before = peer.hits.get('ok') ?? 0;
+    await failure(fetcher.fetchInto(peer.url('redirect-private'), bucket, 'hostile/redirect.jpg'));
+    expect(peer.hits.get('ok') ?? 0).toBe(before);
+  });
+});

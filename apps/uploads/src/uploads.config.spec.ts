@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { ConfigValidationError } from '@cp/config';
+import { loadUploadsConfig } from './uploads.config';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+describe('uploads configuration: source fetch', () => {
+  it('has a whole-download deadline and a byte cap by default', () => {
+    expect(loadUploadsConfig(base).sourceFetch).toMatchObject({ deadlineMs: 120_000, maxBytes: 32 * 1024 * 1024, allowPrivate: false });
+  });
+
+  it('reads them, and refuses a deadline under a second or over ten minutes', () => {
+    expect(loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '5000', SOURCE_FETCH_MAX_BYTES: '4096' }).sourceFetch).toMatchObject({ deadlineMs: 5000, maxBytes: 4096 });
+    expect(() => loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '10' })).toThrow(ConfigValidationError);
+    expect(() => loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '3600000' })).toThrow(/SOURCE_FETCH_DEADLINE_MS/);
+  });
+
+  it('production refuses the private-address switch and the private-address allow-list', () => {
+    const production = { ...base, NODE_ENV: 'production', TEST_UPLOAD_SECRET: 'a-production-secret-value' };
+    expect(() => loadUploadsConfig({ ...production, SOURCE_FETCH_ALLOW_PRIVATE: 'true' })).toThrow(/SOURCE_FETCH_ALLOW_PRIVATE/);
+    expect(() => loadUploadsConfig({ ...production, SOURCE_FETCH_ALLOWED_IPS: '127.0.0.1' })).toThrow(/SOURCE_FETCH_ALLOWED_IPS/);
+    expect(loadUploadsConfig(production).sourceFetch.allowedIps).toEqual([]);
+    expect(loadUploadsConfig({ ...base, SOURCE_FETCH_ALLOWED_IPS: '127.0.0.1' }).sourceFetch.allowedIps).toEqual(['127.0.0.1']);
+  });
+});

@@ -1,0 +1,3 @@
+export * from './address-policy';
+export * from './egress-client';
+export * from './egress-error';
