@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { generateDevelopmentCredentials } from '@cp/anti-ai';
 import { Client as S3Client } from 'minio';
 import S3rver from 's3rver';
-import { acceptStreamedUploads } from '../stack/s3rver-compat';
+import { acceptStreamedUploads } from '@cp/testing';
 import { createDatabase, ROOT, startPrivateNats, waitReady } from '../stack/stack';
 import { Container, deploymentSpec, K8sObject, ofKind, render } from './chart-manifests';
 

@@ -6,7 +6,7 @@ import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
 import { ensureStreams } from '@cp/messaging';
 import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
-import { acceptStreamedUploads } from './s3rver-compat';
+import { acceptStreamedUploads } from '@cp/testing';
 import { connect } from 'nats';
 import { mkdirSync } from 'node:fs';
 import S3rver from 's3rver';

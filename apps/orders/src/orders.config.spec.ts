@@ -15,3 +15,13 @@ describe('orders config: stuck orders', () => {
     expect(() => loadOrdersConfig({ ...base, STUCK_ORDER_MAX_AGE_MS: value })).toThrow(/STUCK_ORDER_MAX_AGE_MS/);
   });
 });
+
+describe('orders config: private zero-copy targets', () => {
+  it('accepts ANTI_AI_TARGET_ALLOWED_IPS outside production (a local test stack)', () => {
+    expect(loadOrdersConfig({ ...base, ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' }).antiAi.allowedTargetIps).toEqual(['127.0.0.1']);
+  });
+
+  it('refuses to start in production with ANTI_AI_TARGET_ALLOWED_IPS set', () => {
+    expect(() => loadOrdersConfig({ ...base, NODE_ENV: 'production', ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' })).toThrow(/ANTI_AI_TARGET_ALLOWED_IPS/);
+  });
+});

@@ -1,4 +1,4 @@
-import { CoreConfig, ipList, IsHttpOrigin, IsIpList, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, ipList, IsHttpOrigin, IsIpList, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class OrdersEnv extends StorageEnv {
@@ -57,6 +57,10 @@ export interface OrdersConfig extends CoreConfig {
 
 export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): OrdersConfig {
   const env = validateEnv(OrdersEnv, source);
+  // Private zero-copy targets are for a local test stack's S3 server only; the processor refuses them too.
+  if (env.NODE_ENV === 'production' && ipList(env.ANTI_AI_TARGET_ALLOWED_IPS).length > 0) {
+    throw new ConfigValidationError(['ANTI_AI_TARGET_ALLOWED_IPS'], ['ANTI_AI_TARGET_ALLOWED_IPS: must be empty in production']);
+  }
   return {
     ...toCoreConfig(env),
     storage: toStorageConfig(env),

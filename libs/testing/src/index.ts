@@ -6,3 +6,4 @@ export * from './zip';
 export * from './png-chunks';
 export * from './test-s3-server';
 export * from './hostile-peer';
+export * from './s3rver-compat';

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { acceptStreamedUploads } from './s3rver-compat';
 
 export interface TestS3Server {
   /** http://127.0.0.1:<port> */
@@ -17,19 +18,7 @@ export interface TestS3Server {
  */
 export async function startTestS3Server(): Promise<TestS3Server> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
-  server.middleware.unshift(async (context, next) => {
-    const bucket = /^\/([^/?]+)\/?$/.exec(context.path)?.[1];
-    if (context.method === 'GET' && bucket && 'uploads' in context.query) {
-      context.type = 'application/xml';
-      context.body =
-        '<?xml version="1.0" encoding="UTF-8"?>' +
-        `<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${bucket}</Bucket>` +
-        '<KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>' +
-        '</ListMultipartUploadsResult>';
-      return;
-    }
-    await next();
-  });
+  acceptStreamedUploads(server);
   const { port } = await server.run();
   return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }

@@ -55,3 +55,17 @@ describe('webhook URL policy', () => {
     expect(isBlockedAddress('example.com')).toBe(false);
   });
 });
+
+describe('webhook URL policy judges addresses as delivery does', () => {
+  it.each(['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::127.0.0.1', '100.100.100.200', 'fd00:ec2::254', '0.0.0.0'])('refuses %s', (address) => {
+    expect(isBlockedAddress(address)).toBe(true);
+  });
+
+  it('keeps metadata refused even when listed', () => {
+    expect(isBlockedAddress('169.254.169.254', ['169.254.169.254'])).toBe(true);
+  });
+
+  it('accepts an allow-listed loopback address in its mapped spelling too', () => {
+    expect(isBlockedAddress('::ffff:127.0.0.1', ['127.0.0.1'])).toBe(false);
+  });
+});

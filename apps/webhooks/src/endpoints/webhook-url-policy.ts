@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { AddressPolicy } from '@cp/egress';
+import { isIP } from 'node:net';
 
 export interface WebhookUrlPolicyOptions {
   /** Accept plain http:// (local development only). */
@@ -9,51 +10,18 @@ export interface WebhookUrlPolicyOptions {
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-// Private, loopback, link-local (cloud metadata 169.254.169.254 lives there), CGNAT, unspecified, multicast
-// and reserved ranges. Delivery checks the resolved address again; this gives early feedback for literals.
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
-}
-
 const BLOCKED_HOSTNAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /^metadata$/i];
 
+/**
+ * Whether a literal address is refused as a webhook target: the same judgement as the delivery's connected-socket
+ * check (`AddressPolicy` of `@cp/egress`: only public unicast addresses, IPv4-mapped forms judged as IPv4, metadata
+ * always refused), given early at create and update. A host name is not an address: false.
+ */
 export function isBlockedAddress(address: string, allowed: readonly string[] = []): boolean {
-  const family = isIP(address);
-  if (family === 0) {
+  if (isIP(address.replace(/^\[(.*)\]$/, '$1')) === 0) {
     return false;
   }
-  if (allowed.includes(address)) {
-    return false;
-  }
-  // IPv4-mapped IPv6 (::ffff:a.b.c.d or ::ffff:xxxx:xxxx) is judged by its IPv4 address.
-  const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-  if (mapped) {
-    const v4 = mapped[1] ?? [parseInt(mapped[2], 16) >> 8, parseInt(mapped[2], 16) & 255, parseInt(mapped[3], 16) >> 8, parseInt(mapped[3], 16) & 255].join('.');
-    return isBlockedAddress(v4, allowed);
-  }
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return new AddressPolicy({ allowedIps: allowed }).refusalOf(address) !== null;
 }
 
 /**

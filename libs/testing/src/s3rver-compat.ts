@@ -3,7 +3,7 @@ import type S3rver from 's3rver';
 /**
  * s3rver lacks ListMultipartUploads, which the minio client asks before every streamed (multipart) upload
  * to resume an earlier one: answer "none", so uploads of unknown length (ZIP packages) work as with MinIO.
- * Every local stand-in for MinIO (the stack's S3 server, the chart boot test) installs it.
+ * Every local stand-in for MinIO (the stack's S3 server, the chart boot test, integration tests) installs it.
  */
 export function acceptStreamedUploads(server: S3rver): void {
   server.middleware.unshift(async (context, next) => {
