@@ -1,0 +1,250 @@
+import { Worker } from 'node:worker_threads';
+
+/** Why a call to a bounded worker did not get its reply. */
+export enum WorkerFailureCode {
+  /** The call ran longer than its deadline: the worker was stopped (only way to interrupt synchronous work). */
+  DEADLINE = 'DEADLINE',
+  /** The worker's JavaScript heap reached its limit while running the call (ERR_WORKER_OUT_OF_MEMORY). */
+  OUT_OF_MEMORY = 'OUT_OF_MEMORY',
+  /** The worker died for another reason (uncaught error, exit, failed start). */
+  CRASHED = 'CRASHED',
+  /** The caller gave up (its AbortSignal fired) or the worker pool was closed. */
+  ABORTED = 'ABORTED',
+}
+
+/** A call that got no reply from its worker; the worker has been replaced for the next call. */
+export class WorkerFailure extends Error {
+  constructor(
+    readonly code: WorkerFailureCode,
+    /** The worker's name (e.g. `pdf-render`), for logs. */
+    readonly worker: string,
+    message: string,
+  ) {
+    super(`${worker} worker: ${message}`);
+    this.name = 'WorkerFailure';
+  }
+}
+
+export interface WorkerLimits {
+  /** Wall-clock budget of one call, counted from when the worker starts it (not while it waits its turn). */
+  deadlineMs: number;
+  /** V8 old-generation heap of the worker (resourceLimits.maxOldGenerationSizeMb). */
+  maxOldGenerationSizeMb: number;
+  /** V8 young-generation heap (resourceLimits.maxYoungGenerationSizeMb); V8's default when absent. */
+  maxYoungGenerationSizeMb?: number;
+  /** Thread stack (resourceLimits.stackSizeMb); Node's default (4) when absent. */
+  stackSizeMb?: number;
+}
+
+export interface BoundedWorkerOptions {
+  /** Short name for errors and logs. */
+  name: string;
+  /** Absolute path of the worker script (a plain `.mjs`, so it runs the same under ts-node, Jest and the build). */
+  file: string;
+  limits: WorkerLimits;
+  /** A worker without work for this long is stopped (default 5 s); it never keeps the process alive while idle. */
+  idleMs?: number;
+}
+
+/** What the worker script answers: any object carrying the `id` of the request it answers. */
+export interface WorkerReplyMessage {
+  id: number;
+}
+
+interface Call<TReply> {
+  id: number;
+  message: object;
+  transfer: ArrayBuffer[];
+  deadlineMs: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+  resolve: (reply: TReply) => void;
+  reject: (error: Error) => void;
+}
+
+export interface CallOptions {
+  /** Buffers moved to the worker instead of copied (they are unusable by the caller afterwards). */
+  transfer?: ArrayBuffer[];
+  /** Overrides the configured deadline for this call. */
+  deadlineMs?: number;
+  /** Abandons the call (and stops the worker if the call is running). */
+  signal?: AbortSignal;
+}
+
+/**
+ * One lazily started worker thread with heap limits that runs one call at a time. Calls are serialised so that a
+ * crash or a blown deadline is blamed on exactly the call that was running: the queued calls move to the next
+ * worker untouched. A call that overruns its deadline, runs the worker out of memory or kills it rejects with a
+ * WorkerFailure, and the worker is replaced for the next call.
+ */
+export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMessage> {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly queue: Array<Call<TReply>> = [];
+  private running: { call: Call<TReply>; timer: NodeJS.Timeout; worker: Worker } | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private limits: WorkerLimits;
+
+  constructor(private readonly options: BoundedWorkerOptions) {
+    this.limits = { ...options.limits };
+  }
+
+  /** New limits apply from the next worker started (the current one is stopped when idle). */
+  configure(limits: Partial<WorkerLimits>): void {
+    this.limits = { ...this.limits, ...limits };
+    if (!this.running) void this.close();
+  }
+
+  get currentLimits(): WorkerLimits {
+    return { ...this.limits };
+  }
+
+  call(request: TRequest, options: CallOptions = {}): Promise<TReply> {
+    return new Promise<TReply>((resolve, reject) => {
+      if (options.signal?.aborted) {
+        reject(new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the call was abandoned before it started'));
+        return;
+      }
+      const id = this.nextId++;
+      const call: Call<TReply> = {
+        id,
+        message: { ...request, id },
+        transfer: options.transfer ?? [],
+        deadlineMs: options.deadlineMs ?? this.limits.deadlineMs,
+        signal: options.signal,
+        resolve,
+        reject,
+      };
+      if (options.signal) {
+        call.onAbort = () => this.abandon(call);
+        options.signal.addEventListener('abort', call.onAbort, { once: true });
+      }
+      this.queue.push(call);
+      this.pump();
+    });
+  }
+
+  /** Stops the worker; queued and running calls reject with ABORTED. */
+  async close(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const calls = [...(this.running ? [this.running.call] : []), ...this.queue.splice(0)];
+    if (this.running) clearTimeout(this.running.timer);
+    this.running = null;
+    for (const call of calls) this.finish(call, new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the worker was closed'));
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+
+  private pump(): void {
+    if (this.running || this.queue.length === 0) return;
+    const call = this.queue.shift() as Call<TReply>;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    let worker: Worker;
+    try {
+      worker = this.ensure();
+    } catch (error) {
+      this.finish(call, new WorkerFailure(WorkerFailureCode.CRASHED, this.options.name, `the worker cannot start: ${(error as Error).message}`));
+      this.pump();
+      return;
+    }
+    worker.ref();
+    const timer = setTimeout(
+      () => this.replace(worker, new WorkerFailure(WorkerFailureCode.DEADLINE, this.options.name, `the call took longer than ${call.deadlineMs} ms`)),
+      call.deadlineMs,
+    );
+    this.running = { call, timer, worker };
+    try {
+      worker.postMessage(call.message, call.transfer);
+    } catch (error) {
+      // A message that cannot be cloned is the caller's mistake, not the worker's: the worker stays.
+      clearTimeout(timer);
+      this.running = null;
+      this.finish(call, error instanceof Error ? error : new Error(String(error)));
+      this.pump();
+      this.settle();
+    }
+  }
+
+  private ensure(): Worker {
+    if (this.worker) return this.worker;
+    const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb, stackSizeMb } = this.limits;
+    const worker = new Worker(this.options.file, {
+      resourceLimits: {
+        maxOldGenerationSizeMb,
+        ...(maxYoungGenerationSizeMb ? { maxYoungGenerationSizeMb } : {}),
+        ...(stackSizeMb ? { stackSizeMb } : {}),
+      },
+    });
+    worker.on('message', (reply: TReply) => {
+      const running = this.running;
+      // Late replies of a call already failed (deadline) come from a worker already replaced.
+      if (!running || running.worker !== worker || (reply as Partial<WorkerReplyMessage> | null)?.id !== running.call.id) return;
+      clearTimeout(running.timer);
+      this.running = null;
+      this.finish(running.call, null, reply);
+      this.pump();
+      this.settle();
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      const code = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED;
+      this.replace(worker, new WorkerFailure(code, this.options.name, error.message));
+    });
+    worker.on('exit', (exitCode) => {
+      this.replace(worker, new WorkerFailure(WorkerFailureCode.CRASHED, this.options.name, `the worker exited with code ${exitCode}`));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  /**
+   * The worker is unusable (deadline, crash, abandoned call): the running call fails with `failure`, the worker
+   * is stopped, and the queued calls start on a new worker. Events of a worker already replaced are ignored.
+   */
+  private replace(worker: Worker, failure: WorkerFailure): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    const running = this.running;
+    if (running && running.worker === worker) {
+      clearTimeout(running.timer);
+      this.running = null;
+      this.finish(running.call, failure);
+    }
+    void worker.terminate();
+    this.pump();
+    this.settle();
+  }
+
+  private abandon(call: Call<TReply>): void {
+    const queued = this.queue.indexOf(call);
+    const failure = new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the call was abandoned');
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.finish(call, failure);
+      return;
+    }
+    if (this.running?.call === call) this.replace(this.running.worker, failure);
+  }
+
+  private finish(call: Call<TReply>, error: Error | null, reply?: TReply): void {
+    if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort);
+    if (error) call.reject(error);
+    else call.resolve(reply as TReply);
+  }
+
+  /** An idle worker does not keep the process alive and stops after a few seconds. */
+  private settle(): void {
+    if (this.running || this.queue.length > 0 || !this.worker) return;
+    this.worker.unref();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const worker = this.worker;
+    this.idleTimer = setTimeout(() => {
+      if (this.worker !== worker || this.running) return;
+      this.worker = null;
+      void worker.terminate();
+    }, this.options.idleMs ?? 5_000);
+    this.idleTimer.unref();
+  }
+}
