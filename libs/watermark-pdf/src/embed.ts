@@ -2,7 +2,7 @@ import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
 import { embedImage, flatMarkField, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
-import { RenderedPage, RenderError, renderPages } from './render';
+import { isRendererFailure, isRenderOutOfMemory, RenderedPage, RenderError, renderPages } from './render';
 import { PdfEmbedOptions } from './types';
 import { DEFAULT_MAX_PAGES, loadChecked } from './validate';
 
@@ -220,10 +220,15 @@ function sharedOverlay(width: number, height: number, payload: bigint, key: Wate
   return { width: ow, height: oh, sign: new Uint8Array(field.length), alpha, gain };
 }
 
-function renderFailure(err: unknown): PdfWatermarkError {
+/** A rendering failure as the file's fault (a PdfWatermarkError), or as it is when the renderer is to blame (retried). */
+function renderFailure(err: unknown): Error {
   if (err instanceof RenderError && err.password) {
     return new PdfWatermarkError(PdfWatermarkErrorCode.ENCRYPTED, 'PDF is encrypted');
   }
+  if (isRenderOutOfMemory(err)) {
+    return new PdfWatermarkError(PdfWatermarkErrorCode.RESOURCE_LIMIT, `PDF page needs more memory than the renderer has: ${err.message}`);
+  }
+  if (isRendererFailure(err)) return err;
   return new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF page cannot be rendered: ${(err as Error).message}`);
 }
 

@@ -9,6 +9,11 @@ export enum PdfWatermarkErrorCode {
   TOO_MANY_PAGES = 'TOO_MANY_PAGES',
   /** The image engine refused a page rendering (should not happen with the default pixel cap). */
   PAGE_NOT_MARKABLE = 'PAGE_NOT_MARKABLE',
+  /**
+   * The file needs more than its share to open: streams that inflate past the configured budget, or a page
+   * whose rendering runs the renderer's heap out. Hostile or broken input, never retried.
+   */
+  RESOURCE_LIMIT = 'RESOURCE_LIMIT',
 }
 
 export class PdfWatermarkError extends Error {

@@ -4,7 +4,7 @@ import { DECODING_ATTEMPTS, DetectionEvidence, DetectionStatus, extractImage, FA
 import { MARK_DPI, MAX_PAGE_PIXELS } from './embed';
 import { Gray, grayFromRgb, locateCapture, Location, prepareReference, pyramid, resample } from './locate';
 import { paste, resizeRgb, Rgb, rgbaToRgb, rgbToPng, decodeRgb } from './raster';
-import { RenderedPage, renderPages } from './render';
+import { isRendererFailure, RenderedPage, renderPages } from './render';
 import { PdfExtractOptions, PdfExtractResult } from './types';
 import { DEFAULT_MAX_PAGES, loadChecked, looksLikePdf } from './validate';
 
@@ -163,7 +163,9 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
   let pages: RefPage[];
   try {
     pages = await renderRefs(inspected, count);
-  } catch {
+  } catch (err) {
+    // the renderer's own failure says nothing about the file: the job tries again
+    if (isRendererFailure(err)) throw err;
     return { status: 'unsupported', confidence: 0, capturedFromImage: false };
   }
   const pairs: Array<{ i: number; j: number; s: number }> = [];
@@ -233,8 +235,9 @@ async function extractFromCapture(
 /**
  * Looks for the mark of `key` in `inspected` — a PDF (the marked file, re-saved or re-printed, pages removed or
  * reordered) or an image capture of one page (PNG/JPEG/WebP/TIFF, any resolution, cropped, compressed) — using
- * the unmarked `originalPdf` as reference. Never throws: an unreadable inspected file → `unsupported`, an
- * unusable original → `error`. `detected` only when the image engine decodes a payload with a valid keyed tag.
+ * the unmarked `originalPdf` as reference. Never throws for the files: an unreadable inspected file →
+ * `unsupported`, an unusable original → `error`; it throws a WorkerFailure when the renderer itself failed
+ * (deadline, crash), which is worth another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
  */
 export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
   const isPdf = looksLikePdf(inspected);
@@ -242,7 +245,8 @@ export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options
   let entry: ReferenceEntry;
   try {
     entry = await cachedRefs(originalPdf, maxPages);
-  } catch {
+  } catch (err) {
+    if (isRendererFailure(err)) throw err;
     return { status: 'error', confidence: 0, capturedFromImage: !isPdf };
   }
   const engine = new Engine(options.key);

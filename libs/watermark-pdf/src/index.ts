@@ -8,6 +8,11 @@ export { pdfPageTexts, renderPdfPages } from './render';
 export type { PageImage } from './render';
 export type { PdfEmbedOptions, PdfExtractOptions, PdfExtractResult } from './types';
 export { DEFAULT_MAX_PAGES } from './validate';
+export { DEFAULT_INFLATION_LIMITS } from './inflation';
+export type { InflationLimits } from './inflation';
+export { configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from './limits';
+export type { PdfResourceLimits } from './limits';
+export { isRendererFailure } from './render';
 
 /** Stops the pdf.js worker thread and drops cached original renderings (both also go away by themselves). */
 export async function closePdfRenderer(): Promise<void> {

@@ -1,5 +1,7 @@
+import { BoundedWorker, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { checkInflation } from './inflation';
+import { onPdfResourceLimits, pdfResourceLimits } from './limits';
 
 /** One rendered page: RGBA pixels, top-left origin, plus pdf.js's user-space -> device-pixel transform. */
 export interface RenderedPage {
@@ -45,83 +47,37 @@ type Request =
   | { op: 'info'; data: Uint8Array }
   | { op: 'text'; data: Uint8Array };
 
-const IDLE_MS = 5_000;
+// A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
 
-/** One lazily started worker thread running pdf.js; stopped after a few idle seconds, never keeps the process alive. */
-class RenderWorker {
-  private worker: Worker | null = null;
-  private nextId = 1;
-  private pending = new Map<number, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>();
-  private idleTimer: NodeJS.Timeout | null = null;
-
-  call(req: Request): Promise<WorkerReply> {
-    const worker = this.ensure();
-    const id = this.nextId++;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    return new Promise<WorkerReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref();
-      // The PDF bytes are copied (structured clone): the caller keeps its buffer.
-      worker.postMessage({ id, ...req });
-    });
-  }
-
-  private ensure(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_FILE);
-    worker.on('message', (reply: WorkerReply) => {
-      const p = this.pending.get(reply.id);
-      if (!p) return;
-      this.pending.delete(reply.id);
-      p.resolve(reply);
-      this.settle();
-    });
-    // Only the current worker's death fails the pending calls: an idle worker being terminated (exit code 1)
-    // may report its exit after a new worker has taken new calls, and those calls are not its own.
-    worker.on('error', (err: Error) => {
-      if (this.worker === worker) this.fail(err);
-    });
-    worker.on('exit', (code) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      if (this.pending.size > 0) this.fail(new Error(`pdf render worker exited with code ${code}`));
-    });
-    this.worker = worker;
-    return worker;
-  }
-
-  private fail(err: Error): void {
-    const all = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of all) p.reject(err);
-    const w = this.worker;
-    this.worker = null;
-    if (w) void w.terminate();
-  }
-
-  private settle(): void {
-    if (this.pending.size > 0 || !this.worker) return;
-    this.worker.unref();
-    this.idleTimer = setTimeout(() => void this.close(), IDLE_MS);
-    this.idleTimer.unref();
-  }
-
-  async close(): Promise<void> {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    const w = this.worker;
-    this.worker = null;
-    if (w && this.pending.size === 0) await w.terminate();
-  }
-}
-
-const renderer = new RenderWorker();
+/**
+ * The pdf.js worker thread: heap-limited, one call at a time, each under a deadline. A call that overruns or
+ * runs the heap out rejects with a WorkerFailure and the next call gets a new worker; stopped after a few idle
+ * seconds, it never keeps the process alive. The PDF bytes are copied (structured clone): callers keep theirs.
+ */
+const renderer = new BoundedWorker<Request, WorkerReply>({
+  name: 'pdf-render',
+  file: WORKER_FILE,
+  limits: { deadlineMs: pdfResourceLimits().render.deadlineMs, maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb },
+});
+onPdfResourceLimits((limits) => renderer.configure(limits.render));
 
 /** Stops the pdf.js worker thread now (it also stops by itself after 5 s without work). */
 export async function closePdfRenderer(): Promise<void> {
   await renderer.close();
+}
+
+/**
+ * The renderer, not the file, failed the call (deadline passed, worker died, call abandoned): worth another
+ * attempt of the job. A heap exhausted by one page is the file's doing and is not one of these.
+ */
+export function isRendererFailure(error: unknown): error is WorkerFailure {
+  return error instanceof WorkerFailure && error.code !== WorkerFailureCode.OUT_OF_MEMORY;
+}
+
+/** The page needed more heap than the renderer has: hostile or broken input. */
+export function isRenderOutOfMemory(error: unknown): error is WorkerFailure {
+  return error instanceof WorkerFailure && error.code === WorkerFailureCode.OUT_OF_MEMORY;
 }
 
 function unwrap(reply: WorkerReply): WorkerReply {
@@ -145,6 +101,8 @@ export async function pdfGeometry(pdf: Uint8Array): Promise<{ numPages: number; 
 
 /** Text of every page as pdf.js extracts it (items joined by spaces). */
 export async function pdfPageTexts(pdf: Uint8Array): Promise<string[]> {
+  // public entry points take any file: the inflation bound first, as loadChecked does
+  await checkInflation(pdf, pdfResourceLimits().inflation);
   const reply = unwrap(await renderer.call({ op: 'text', data: pdf }));
   return reply.text ?? [];
 }
@@ -161,6 +119,7 @@ export interface PageImage {
 
 /** Renders pages of a PDF to RGB at `dpi` (same renderer as embedding and extraction), e.g. for previews and checks. */
 export async function renderPdfPages(pdf: Buffer, pages: number[], dpi: number, maxPixels = 60_000_000): Promise<PageImage[]> {
+  await checkInflation(pdf, pdfResourceLimits().inflation);
   const out = await renderPages(pdf, pages, dpi, maxPixels);
   return out.map((p) => {
     const rgb = Buffer.alloc(p.width * p.height * 3);

@@ -1,5 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
+import { checkInflation } from './inflation';
+import { pdfResourceLimits } from './limits';
 
 export const DEFAULT_MAX_PAGES = 500;
 
@@ -32,10 +34,14 @@ function checkTrailer(buf: Uint8Array): void {
   }
 }
 
-/** Parses the PDF with pdf-lib (metadata left untouched) after the structural, encryption and page-count checks. */
+/**
+ * Parses the PDF with pdf-lib (metadata left untouched) after the structural, inflation, encryption and
+ * page-count checks. The inflation bound comes first: pdf-lib inflates object streams while it parses.
+ */
 export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MAX_PAGES): Promise<PDFDocument> {
   if (!looksLikePdf(pdf)) throw new PdfWatermarkError(PdfWatermarkErrorCode.NOT_PDF, 'input is not a PDF');
   checkTrailer(pdf);
+  await checkInflation(pdf, pdfResourceLimits().inflation);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });

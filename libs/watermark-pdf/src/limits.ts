@@ -1,0 +1,37 @@
+import { DEFAULT_INFLATION_LIMITS, InflationLimits } from './inflation';
+
+/** What one PDF may cost to open and render (set once by the service from its configuration). */
+export interface PdfResourceLimits {
+  inflation: InflationLimits;
+  render: {
+    /** Budget of one call to the pdf.js worker (a batch of pages), in milliseconds. */
+    deadlineMs: number;
+    /** Heap of the pdf.js worker thread, in MiB: a page that needs more fails as RESOURCE_LIMIT. */
+    maxOldGenerationSizeMb: number;
+  };
+}
+
+export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
+  inflation: DEFAULT_INFLATION_LIMITS,
+  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024 },
+};
+
+let current: PdfResourceLimits = DEFAULT_PDF_RESOURCE_LIMITS;
+const listeners: Array<(limits: PdfResourceLimits) => void> = [];
+
+export function pdfResourceLimits(): PdfResourceLimits {
+  return current;
+}
+
+/** Replaces the limits (missing parts keep their current values); the renderer picks them up for its next worker. */
+export function configurePdfResources(limits: { inflation?: Partial<InflationLimits>; render?: Partial<PdfResourceLimits['render']> }): void {
+  current = {
+    inflation: { ...current.inflation, ...limits.inflation },
+    render: { ...current.render, ...limits.render },
+  };
+  for (const listener of listeners) listener(current);
+}
+
+export function onPdfResourceLimits(listener: (limits: PdfResourceLimits) => void): void {
+  listeners.push(listener);
+}
