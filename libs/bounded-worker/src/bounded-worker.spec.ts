@@ -1,7 +1,16 @@
 import { join } from 'node:path';
-import { BoundedWorker, WorkerFailure, WorkerFailureCode } from './bounded-worker';
+import { BoundedWorker } from './bounded-worker';
+import { WorkerIsolation } from './worker-channel';
+import { WorkerFailure, WorkerFailureCode } from './worker-failure';
 
-type Request = { op: 'echo'; value: string; bytes?: Uint8Array } | { op: 'spin' } | { op: 'hog' } | { op: 'exit' };
+type Request =
+  | { op: 'echo'; value: string; bytes?: Uint8Array }
+  | { op: 'spin' }
+  | { op: 'hog' }
+  | { op: 'exit' }
+  | { op: 'pid' }
+  | { op: 'retire' }
+  | { op: 'big' };
 interface Reply {
   id: number;
   value: string;
@@ -10,8 +19,8 @@ interface Reply {
 
 const FILE = join(__dirname, '__fixtures__', 'test-worker.mjs');
 
-function make(deadlineMs = 10_000): BoundedWorker<Request, Reply> {
-  return new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, limits: { deadlineMs, maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } });
+function make(isolation: WorkerIsolation, deadlineMs = 10_000): BoundedWorker<Request, Reply> {
+  return new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, isolation, limits: { deadlineMs, maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<WorkerFailure> {
@@ -23,61 +32,84 @@ async function failureOf(promise: Promise<unknown>): Promise<WorkerFailure> {
   return error as WorkerFailure;
 }
 
-describe('BoundedWorker', () => {
+describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mode) => {
   let worker: BoundedWorker<Request, Reply>;
   afterEach(async () => {
     await worker.close();
   });
 
-  it('answers calls in the worker thread', async () => {
-    worker = make();
+  it('answers calls in the worker', async () => {
+    worker = make(mode);
     await expect(worker.call({ op: 'echo', value: 'a' })).resolves.toMatchObject({ value: 'a' });
   });
 
   it('abandons a call that never ends at its deadline; the next call runs on a new worker', async () => {
-    worker = make(300);
-    const failure = await failureOf(worker.call({ op: 'spin' }));
+    worker = make(mode);
+    // the calls after it keep the default deadline: a new process may take a while to start on a loaded machine
+    const failure = await failureOf(worker.call({ op: 'spin' }, { deadlineMs: 300 }));
     expect(failure.code).toBe(WorkerFailureCode.DEADLINE);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
   });
 
   it('a call that fills the heap past its limit fails with OUT_OF_MEMORY, not the process; the next call works', async () => {
-    worker = make(60_000);
+    worker = make(mode, 60_000);
     const failure = await failureOf(worker.call({ op: 'hog' }));
     expect(failure.code).toBe(WorkerFailureCode.OUT_OF_MEMORY);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
   });
 
   it('a worker that exits fails its running call with CRASHED', async () => {
-    worker = make();
+    worker = make(mode);
     const failure = await failureOf(worker.call({ op: 'exit' }));
     expect(failure.code).toBe(WorkerFailureCode.CRASHED);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
   });
 
   it('runs one call at a time: calls queued behind a crashing one are not blamed and complete', async () => {
-    worker = make(300);
-    const spin = worker.call({ op: 'spin' });
+    worker = make(mode);
+    const spin = worker.call({ op: 'spin' }, { deadlineMs: 300 });
     const queued = [worker.call({ op: 'echo', value: '1' }), worker.call({ op: 'echo', value: '2' })];
     expect((await failureOf(spin)).code).toBe(WorkerFailureCode.DEADLINE);
     await expect(Promise.all(queued)).resolves.toMatchObject([{ value: '1' }, { value: '2' }]);
   });
 
-  it('moves transferred buffers to the worker instead of copying them', async () => {
-    worker = make();
+  it('hands buffers over (moved to a thread, copied to a process)', async () => {
+    worker = make(mode);
     const bytes = new Uint8Array(1024);
     const reply = await worker.call({ op: 'echo', value: 'x', bytes }, { transfer: [bytes.buffer] });
     expect(reply.bytes).toBe(1024);
-    // detached on this side: the worker owns it now
-    expect(bytes.byteLength).toBe(0);
+    // a thread owns it now (detached here); a process got a copy
+    expect(bytes.byteLength).toBe(mode === 'thread' ? 0 : 1024);
+  });
+
+  it('a reply asking to retire its worker is delivered, and the next call runs on a new worker', async () => {
+    worker = make(mode);
+    const first = await worker.call({ op: 'pid' });
+    const retired = await worker.call({ op: 'retire' });
+    expect(retired.value).toBe(first.value);
+    const next = await worker.call({ op: 'pid' });
+    expect(next.value).not.toBe(first.value);
   });
 
   it('an aborted call stops the worker and rejects with ABORTED', async () => {
-    worker = make(60_000);
+    worker = make(mode, 60_000);
     const controller = new AbortController();
     const spin = worker.call({ op: 'spin' }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     expect((await failureOf(spin)).code).toBe(WorkerFailureCode.ABORTED);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+  });
+});
+
+describe('BoundedWorker (process): one allocation far past the limit', () => {
+  it('ends the child only (in a thread, V8 would abort the whole process); the next call works', async () => {
+    const worker = make('process', 60_000);
+    try {
+      const failure = await failureOf(worker.call({ op: 'big' }));
+      expect(failure.code).toBe(WorkerFailureCode.OUT_OF_MEMORY);
+      await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
   });
 });

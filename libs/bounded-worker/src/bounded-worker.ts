@@ -1,29 +1,5 @@
-import { Worker } from 'node:worker_threads';
-
-/** Why a call to a bounded worker did not get its reply. */
-export enum WorkerFailureCode {
-  /** The call ran longer than its deadline: the worker was stopped (only way to interrupt synchronous work). */
-  DEADLINE = 'DEADLINE',
-  /** The worker's JavaScript heap reached its limit while running the call (ERR_WORKER_OUT_OF_MEMORY). */
-  OUT_OF_MEMORY = 'OUT_OF_MEMORY',
-  /** The worker died for another reason (uncaught error, exit, failed start). */
-  CRASHED = 'CRASHED',
-  /** The caller gave up (its AbortSignal fired) or the worker pool was closed. */
-  ABORTED = 'ABORTED',
-}
-
-/** A call that got no reply from its worker; the worker has been replaced for the next call. */
-export class WorkerFailure extends Error {
-  constructor(
-    readonly code: WorkerFailureCode,
-    /** The worker's name (e.g. `pdf-render`), for logs. */
-    readonly worker: string,
-    message: string,
-  ) {
-    super(`${worker} worker: ${message}`);
-    this.name = 'WorkerFailure';
-  }
-}
+import { openChannel, WorkerChannel, WorkerIsolation } from './worker-channel';
+import { WorkerFailure, WorkerFailureCode } from './worker-failure';
 
 export interface WorkerLimits {
   /** Wall-clock budget of one call, counted from when the worker starts it (not while it waits its turn). */
@@ -42,6 +18,8 @@ export interface BoundedWorkerOptions {
   /** Absolute path of the worker script (a plain `.mjs`, so it runs the same under ts-node, Jest and the build). */
   file: string;
   limits: WorkerLimits;
+  /** `thread` (default) or `process`: see WorkerIsolation. */
+  isolation?: WorkerIsolation;
   /** A worker without work for this long is stopped (default 5 s); it never keeps the process alive while idle. */
   idleMs?: number;
 }
@@ -49,6 +27,11 @@ export interface BoundedWorkerOptions {
 /** What the worker script answers: any object carrying the `id` of the request it answers. */
 export interface WorkerReplyMessage {
   id: number;
+  /**
+   * The worker asks to be replaced after this reply (its state can no longer be trusted, e.g. a WebAssembly
+   * instance after a trap); the reply itself is delivered.
+   */
+  retire?: boolean;
 }
 
 interface Call<TReply> {
@@ -78,10 +61,10 @@ export interface CallOptions {
  * WorkerFailure, and the worker is replaced for the next call.
  */
 export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMessage> {
-  private worker: Worker | null = null;
+  private worker: WorkerChannel | null = null;
   private nextId = 1;
   private readonly queue: Array<Call<TReply>> = [];
-  private running: { call: Call<TReply>; timer: NodeJS.Timeout; worker: Worker } | null = null;
+  private running: { call: Call<TReply>; timer: NodeJS.Timeout; worker: WorkerChannel } | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private limits: WorkerLimits;
 
@@ -134,7 +117,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     for (const call of calls) this.finish(call, new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the worker was closed'));
     const worker = this.worker;
     this.worker = null;
-    if (worker) await worker.terminate();
+    if (worker) await worker.stop();
   }
 
   private pump(): void {
@@ -142,7 +125,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     const call = this.queue.shift() as Call<TReply>;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    let worker: Worker;
+    let worker: WorkerChannel;
     try {
       worker = this.ensure();
     } catch (error) {
@@ -157,7 +140,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     );
     this.running = { call, timer, worker };
     try {
-      worker.postMessage(call.message, call.transfer);
+      worker.send(call.message, call.transfer);
     } catch (error) {
       // A message that cannot be cloned is the caller's mistake, not the worker's: the worker stays.
       clearTimeout(timer);
@@ -168,42 +151,36 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     }
   }
 
-  private ensure(): Worker {
+  private ensure(): WorkerChannel {
     if (this.worker) return this.worker;
-    const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb, stackSizeMb } = this.limits;
-    const worker = new Worker(this.options.file, {
-      resourceLimits: {
-        maxOldGenerationSizeMb,
-        ...(maxYoungGenerationSizeMb ? { maxYoungGenerationSizeMb } : {}),
-        ...(stackSizeMb ? { stackSizeMb } : {}),
-      },
-    });
-    worker.on('message', (reply: TReply) => {
-      const running = this.running;
-      // Late replies of a call already failed (deadline) come from a worker already replaced.
-      if (!running || running.worker !== worker || (reply as Partial<WorkerReplyMessage> | null)?.id !== running.call.id) return;
-      clearTimeout(running.timer);
-      this.running = null;
-      this.finish(running.call, null, reply);
-      this.pump();
-      this.settle();
-    });
-    worker.on('error', (error: Error & { code?: string }) => {
-      const code = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED;
-      this.replace(worker, new WorkerFailure(code, this.options.name, error.message));
-    });
-    worker.on('exit', (exitCode) => {
-      this.replace(worker, new WorkerFailure(WorkerFailureCode.CRASHED, this.options.name, `the worker exited with code ${exitCode}`));
+    const worker: WorkerChannel = openChannel(this.options.isolation ?? 'thread', this.options.file, this.limits, {
+      message: (reply) => this.onReply(worker, reply as TReply | null),
+      failed: (code, message) => this.replace(worker, new WorkerFailure(code, this.options.name, message)),
     });
     this.worker = worker;
     return worker;
+  }
+
+  private onReply(worker: WorkerChannel, reply: TReply | null): void {
+    const running = this.running;
+    // Late replies of a call already failed (deadline) come from a worker already replaced.
+    if (!running || running.worker !== worker || reply?.id !== running.call.id) return;
+    clearTimeout(running.timer);
+    this.running = null;
+    if (reply.retire && this.worker === worker) {
+      this.worker = null;
+      void worker.stop();
+    }
+    this.finish(running.call, null, reply);
+    this.pump();
+    this.settle();
   }
 
   /**
    * The worker is unusable (deadline, crash, abandoned call): the running call fails with `failure`, the worker
    * is stopped, and the queued calls start on a new worker. Events of a worker already replaced are ignored.
    */
-  private replace(worker: Worker, failure: WorkerFailure): void {
+  private replace(worker: WorkerChannel, failure: WorkerFailure): void {
     if (this.worker !== worker) return;
     this.worker = null;
     const running = this.running;
@@ -212,7 +189,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
       this.running = null;
       this.finish(running.call, failure);
     }
-    void worker.terminate();
+    void worker.stop();
     this.pump();
     this.settle();
   }
@@ -243,7 +220,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     this.idleTimer = setTimeout(() => {
       if (this.worker !== worker || this.running) return;
       this.worker = null;
-      void worker.terminate();
+      void worker.stop();
     }, this.options.idleMs ?? 5_000);
     this.idleTimer.unref();
   }

@@ -1,2 +1,4 @@
-export { BoundedWorker, WorkerFailure, WorkerFailureCode } from './bounded-worker';
+export { BoundedWorker } from './bounded-worker';
 export type { BoundedWorkerOptions, CallOptions, WorkerLimits, WorkerReplyMessage } from './bounded-worker';
+export type { WorkerIsolation } from './worker-channel';
+export { WorkerFailure, WorkerFailureCode } from './worker-failure';

@@ -1,4 +1,4 @@
-// PDF page renderer for @cp/watermark-pdf, run in a worker thread.
+// PDF page renderer for @cp/watermark-pdf, run in a child process (or a worker thread) by @cp/bounded-worker.
 // pdf.js (pdfjs-dist, Apache-2.0) is ESM-only: a worker thread loads it with a native dynamic import(),
 // independent of how the calling code is compiled (CommonJS, Jest's module registry, ...).
 // Protocol: { id, op: 'render', data: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number }
@@ -9,6 +9,10 @@
 import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+
+// A worker thread talks through parentPort, a child process through its IPC channel (and ends with its parent).
+const port = parentPort ?? { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
+if (!parentPort) process.on('disconnect', () => process.exit(0));
 
 const require = createRequire(import.meta.url);
 const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
@@ -22,8 +26,10 @@ function pdfjs() {
   return pdfjsPromise;
 }
 
-async function open(data) {
+async function open(bytes) {
   const lib = await pdfjs();
+  // the IPC channel delivers a Node Buffer, which pdf.js refuses: the same bytes as a plain Uint8Array
+  const data = Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
   const task = lib.getDocument({
     data,
     standardFontDataUrl,
@@ -101,14 +107,15 @@ async function text(msg) {
   }
 }
 
-parentPort.on('message', async (msg) => {
+port.on('message', async (msg) => {
   try {
     const result = msg.op === 'render' ? await render(msg) : msg.op === 'text' ? await text(msg) : await info(msg);
     const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
-    parentPort.postMessage({ id: msg.id, ok: true, ...result }, transfer);
+    if (parentPort) parentPort.postMessage({ id: msg.id, ok: true, ...result }, transfer);
+    else port.postMessage({ id: msg.id, ok: true, ...result });
   } catch (err) {
     const e = err ?? {};
-    parentPort.postMessage({
+    port.postMessage({
       id: msg.id,
       ok: false,
       error: { name: String(e.name ?? 'Error'), message: String(e.message ?? e), password: e.name === 'PasswordException' },

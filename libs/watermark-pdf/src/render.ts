@@ -51,18 +51,21 @@ type Request =
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
 
 /**
- * The pdf.js worker thread: heap-limited, one call at a time, each under a deadline. A call that overruns or
+ * pdf.js in a child process: heap-limited, one call at a time, each under a deadline. A call that overruns or
  * runs the heap out rejects with a WorkerFailure and the next call gets a new worker; stopped after a few idle
- * seconds, it never keeps the process alive. The PDF bytes are copied (structured clone): callers keep theirs.
+ * seconds, it never keeps the process alive. A process, not a thread: a file can make pdf.js ask for one array
+ * far past the heap limit, which V8 answers by aborting the whole process the thread lives in. The PDF bytes
+ * are copied: callers keep theirs.
  */
 const renderer = new BoundedWorker<Request, WorkerReply>({
   name: 'pdf-render',
   file: WORKER_FILE,
+  isolation: 'process',
   limits: { deadlineMs: pdfResourceLimits().render.deadlineMs, maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb },
 });
 onPdfResourceLimits((limits) => renderer.configure(limits.render));
 
-/** Stops the pdf.js worker thread now (it also stops by itself after 5 s without work). */
+/** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */
 export async function closePdfRenderer(): Promise<void> {
   await renderer.close();
 }

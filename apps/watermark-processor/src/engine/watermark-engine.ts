@@ -40,6 +40,8 @@ const PDF_REJECTION_CODES: Record<PdfWatermarkErrorCode, OrderFailureCode> = {
   [PdfWatermarkErrorCode.ENCRYPTED]: OrderFailureCode.WATERMARK_PDF_ENCRYPTED,
   [PdfWatermarkErrorCode.TOO_MANY_PAGES]: OrderFailureCode.WATERMARK_FILE_TOO_LARGE,
   [PdfWatermarkErrorCode.PAGE_NOT_MARKABLE]: OrderFailureCode.WATERMARK_FILE_TOO_LARGE,
+  // streams inflating past the budget, a page blowing the renderer's heap: a hostile or broken file
+  [PdfWatermarkErrorCode.RESOURCE_LIMIT]: OrderFailureCode.WATERMARK_FILE_INVALID,
 };
 
 const CONTENT_TYPES: Record<string, string> = {

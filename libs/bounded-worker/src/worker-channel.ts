@@ -1,0 +1,120 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import { WorkerFailureCode } from './worker-failure';
+
+/**
+ * Where the work runs:
+ * - `thread`: a worker_threads Worker with V8 resourceLimits. Cheap, and buffers can be transferred without a copy;
+ *   but when one allocation passes the heap limit by more than the 16 MiB of leeway Node gives a worker, V8 aborts
+ *   the whole process (a hostile file can ask for one big array).
+ * - `process`: a child Node process (`--max-old-space-size`): its out-of-memory abort only ends the child. Messages
+ *   are copied through the IPC pipe (structured clone, so typed arrays survive).
+ */
+export type WorkerIsolation = 'thread' | 'process';
+
+export interface ChannelLimits {
+  maxOldGenerationSizeMb: number;
+  maxYoungGenerationSizeMb?: number;
+  stackSizeMb?: number;
+}
+
+export interface ChannelEvents {
+  message(reply: unknown): void;
+  /** The worker is gone or unusable; called at most once. */
+  failed(code: WorkerFailureCode, message: string): void;
+}
+
+/** One running worker, thread or process, behind the few operations BoundedWorker needs. */
+export interface WorkerChannel {
+  send(message: object, transfer: ArrayBuffer[]): void;
+  /** Keeps the process alive while a call runs; an idle worker does not. */
+  ref(): void;
+  unref(): void;
+  stop(): Promise<void>;
+}
+
+export function openChannel(isolation: WorkerIsolation, file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
+  return isolation === 'process' ? processChannel(file, limits, events) : threadChannel(file, limits, events);
+}
+
+function once(events: ChannelEvents): ChannelEvents['failed'] {
+  let done = false;
+  return (code, message) => {
+    if (done) return;
+    done = true;
+    events.failed(code, message);
+  };
+}
+
+function threadChannel(file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
+  const failed = once(events);
+  const worker = new Worker(file, {
+    resourceLimits: {
+      maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
+      ...(limits.maxYoungGenerationSizeMb ? { maxYoungGenerationSizeMb: limits.maxYoungGenerationSizeMb } : {}),
+      ...(limits.stackSizeMb ? { stackSizeMb: limits.stackSizeMb } : {}),
+    },
+  });
+  worker.on('message', (reply: unknown) => events.message(reply));
+  worker.on('error', (error: Error & { code?: string }) => {
+    failed(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED, error.message);
+  });
+  worker.on('exit', (exitCode) => failed(WorkerFailureCode.CRASHED, `the worker exited with code ${exitCode}`));
+  return {
+    send: (message, transfer) => worker.postMessage(message, transfer),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    stop: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** V8's last words when a heap limit is reached ("Reached heap limit", "JavaScript heap out of memory"). */
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/i;
+const STDERR_TAIL = 4096;
+
+function processChannel(file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
+  const failed = once(events);
+  const execArgv = [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`];
+  if (limits.maxYoungGenerationSizeMb) execArgv.push(`--max-semi-space-size=${Math.max(1, Math.floor(limits.maxYoungGenerationSizeMb / 3))}`);
+  if (limits.stackSizeMb) execArgv.push(`--stack-size=${Math.floor(limits.stackSizeMb * 1024)}`);
+  // Own execArgv: the parent's (ts-node's -r, inspector flags) do not apply to a plain .mjs worker.
+  const child: ChildProcess = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL);
+  });
+  child.on('message', (reply: unknown) => events.message(reply));
+  child.on('error', (error) => failed(WorkerFailureCode.CRASHED, error.message));
+  // `close` comes after stderr is drained: its tail tells an out-of-memory abort from another death.
+  child.on('close', (code, signal) => {
+    const oom = OUT_OF_MEMORY.test(stderr);
+    failed(oom ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED, oom ? 'the worker reached its heap limit' : `the worker exited (${signal ?? `code ${code}`})`);
+  });
+  return {
+    send: (message) => {
+      child.send(message, (error) => {
+        if (error) failed(WorkerFailureCode.CRASHED, `the worker cannot be reached: ${error.message}`);
+      });
+    },
+    ref: () => {
+      child.ref();
+      child.channel?.ref();
+      (child.stderr as (NodeJS.ReadableStream & { ref?: () => void }) | null)?.ref?.();
+    },
+    unref: () => {
+      child.unref();
+      child.channel?.unref();
+      (child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+    },
+  };
+}

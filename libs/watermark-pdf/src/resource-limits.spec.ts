@@ -1,0 +1,123 @@
+import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
+import type { WatermarkKey } from '@cp/watermark';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { checkInflation, leadingFlateFilters } from './inflation';
+import {
+  closePdfRenderer,
+  configurePdfResources,
+  DEFAULT_PDF_RESOURCE_LIMITS,
+  embedPdf,
+  extractPdf,
+  isRendererFailure,
+  PdfWatermarkError,
+  PdfWatermarkErrorCode,
+  renderPdfPages,
+} from './index';
+import { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from './testing/hostile-pdf';
+
+const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
+const original = readFileSync(resolve(__dirname, '../test-fixtures/text-1-page.pdf'));
+const MiB = 1024 * 1024;
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => 'no error',
+    (error: unknown) => error,
+  );
+}
+
+afterEach(() => {
+  configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+});
+
+afterAll(async () => {
+  await closePdfRenderer();
+});
+
+describe('inflation bound', () => {
+  let bomb: Buffer;
+  beforeAll(async () => {
+    // 200 MiB of zeros in a content stream of about 200 KiB
+    bomb = await inflationBombPdf(200 * MiB);
+  });
+
+  it('refuses a content stream that inflates a thousandfold before any parser opens the file', async () => {
+    expect(bomb.length).toBeLessThan(MiB);
+    const error = await errorOf(embedPdf(bomb, 1n, { key: KEY }));
+    expect(error).toBeInstanceOf(PdfWatermarkError);
+    expect((error as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+  });
+
+  it('counts without keeping: checking the bomb does not grow memory by what it inflates to', async () => {
+    const before = process.memoryUsage().arrayBuffers;
+    await expect(checkInflation(bomb)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(32 * MiB);
+  });
+
+  it('extraction reports such a file as unsupported (inspected) or error (original), and previews refuse it', async () => {
+    await expect(extractPdf(bomb, original, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
+    await expect(extractPdf(original, bomb, { key: KEY })).resolves.toMatchObject({ status: 'error' });
+    await expect(renderPdfPages(bomb, [0], 40)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('follows chains of FlateDecode filters (a deflated deflate bomb)', async () => {
+    const twice = onePagePdf(deflateSync(await deflatedZeros(200 * MiB)), '[/FlateDecode /FlateDecode]');
+    await expect(checkInflation(twice)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('lets through ordinary files and highly compressible ones below the floor', async () => {
+    await expect(checkInflation(original)).resolves.toBeUndefined();
+    await expect(checkInflation(await inflationBombPdf(30 * MiB))).resolves.toBeUndefined();
+  });
+
+  it('scales the budget with the file and caps it', async () => {
+    const file = await inflationBombPdf(20 * MiB);
+    const limits = { minInflatedBytes: MiB, maxInflationRatio: 1000, maxInflatedBytes: 512 * MiB };
+    // ~20 KiB × 1000 = ~20 MiB: just short of 20 MiB of zeros
+    expect(file.length * 1000).toBeLessThan(20 * MiB);
+    await expect(checkInflation(file, limits)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(checkInflation(file, { ...limits, maxInflationRatio: 2000 })).resolves.toBeUndefined();
+    await expect(checkInflation(file, { ...limits, maxInflationRatio: 2000, maxInflatedBytes: 10 * MiB })).rejects.toMatchObject({
+      code: PdfWatermarkErrorCode.RESOURCE_LIMIT,
+    });
+  });
+
+  it('reads the filter chain of a stream dictionary', () => {
+    expect(leadingFlateFilters('<< /Length 10 /Filter /FlateDecode >>')).toBe(1);
+    expect(leadingFlateFilters('<< /Filter [ /FlateDecode /FlateDecode /DCTDecode ] >>')).toBe(2);
+    expect(leadingFlateFilters('<< /Filter [/ASCII85Decode /FlateDecode] >>')).toBe(0);
+    expect(leadingFlateFilters('<< /Filter /DCTDecode >>')).toBe(0);
+    expect(leadingFlateFilters('<< /Length 3 >>')).toBe(0);
+  });
+});
+
+describe('renderer limits', () => {
+  it('a render past its deadline fails as the renderer’s failure (retried, not blamed on the file); the next call works', async () => {
+    // warm: the worker process is up and pdf.js loaded, so only the render itself is timed
+    await renderPdfPages(original, [0], 40);
+    configurePdfResources({ render: { deadlineMs: 1 } });
+    const rendered = await errorOf(renderPdfPages(original, [0], 600));
+    expect(rendered).toBeInstanceOf(WorkerFailure);
+    expect((rendered as WorkerFailure).code).toBe(WorkerFailureCode.DEADLINE);
+    const embedded = await errorOf(embedPdf(original, 1n, { key: KEY }));
+    expect(isRendererFailure(embedded)).toBe(true);
+    await expect(extractPdf(original, original, { key: KEY })).rejects.toBeInstanceOf(WorkerFailure);
+    configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+    const [page] = await renderPdfPages(original, [0], 40);
+    expect(page.width).toBeGreaterThan(0);
+  });
+
+  it('a page that runs the renderer’s heap out fails the file with RESOURCE_LIMIT; the next call works', async () => {
+    // within the inflation budget (20 MB of text operators), but pdf.js holds them all in one array
+    const hungry = heapHungryPdf(10_000_000);
+    configurePdfResources({ render: { maxOldGenerationSizeMb: 64 } });
+    const error = await errorOf(embedPdf(hungry, 1n, { key: KEY }));
+    expect(error).toBeInstanceOf(PdfWatermarkError);
+    expect((error as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+    await expect(extractPdf(hungry, original, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
+    const [page] = await renderPdfPages(original, [0], 40);
+    expect(page.width).toBeGreaterThan(0);
+  });
+});
