@@ -33,6 +33,32 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @Max(20)
   WATERMARK_MAX_ATTEMPTS: number = 4;
 
+  /** PDF: all FlateDecode streams of one file may inflate to at most this many bytes (checked before parsing). */
+  @IsInt()
+  @Min(1024 * 1024)
+  PDF_MAX_INFLATED_BYTES: number = 512 * 1024 * 1024;
+
+  /** PDF: ... and to at most this many times the file's size, */
+  @IsInt()
+  @Min(1)
+  PDF_MAX_INFLATION_RATIO: number = 100;
+
+  /** PDF: ... but a small file may always inflate to this many bytes (a blank scan compresses a thousandfold). */
+  @IsInt()
+  @Min(1024 * 1024)
+  PDF_MIN_INFLATED_BYTES: number = 64 * 1024 * 1024;
+
+  /** PDF: budget of one call to the pdf.js renderer process (a batch of pages); past it the job attempt fails and is retried. */
+  @IsInt()
+  @Min(1000)
+  PDF_RENDER_DEADLINE_MS: number = 120_000;
+
+  /** PDF: heap of the pdf.js renderer process; a file that needs more fails with WATERMARK_FILE_INVALID. */
+  @IsInt()
+  @Min(64)
+  @Max(16_384)
+  PDF_RENDER_MAX_HEAP_MB: number = 1024;
+
   /** Anti-AI: PEM certificate chain (leaf first) that signs the C2PA manifests. Unset in development: a development chain is generated at start. */
   @IsOptional()
   @IsString()
@@ -80,6 +106,11 @@ export class WatermarkProcessorEnv extends StorageEnv {
 export interface WatermarkProcessorConfig extends CoreConfig {
   storage: StorageConfig;
   watermark: { secret: string; maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number };
+  /** What one PDF may cost to open and render (@cp/watermark-pdf's limits). */
+  pdf: {
+    inflation: { maxInflatedBytes: number; maxInflationRatio: number; minInflatedBytes: number };
+    render: { deadlineMs: number; maxOldGenerationSizeMb: number };
+  };
   antiAi: {
     /** Absent: a development signing chain is generated at start (refused in production). */
     c2pa?: SigningCredentials;
@@ -123,6 +154,10 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
       maxInputBytes: env.WATERMARK_MAX_INPUT_BYTES,
       concurrency: env.WATERMARK_CONCURRENCY,
       maxAttempts: env.WATERMARK_MAX_ATTEMPTS,
+    },
+    pdf: {
+      inflation: { maxInflatedBytes: env.PDF_MAX_INFLATED_BYTES, maxInflationRatio: env.PDF_MAX_INFLATION_RATIO, minInflatedBytes: env.PDF_MIN_INFLATED_BYTES },
+      render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB },
     },
     antiAi: {
       c2pa,

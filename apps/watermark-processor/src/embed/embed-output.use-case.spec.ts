@@ -1,4 +1,5 @@
 // The embed use case with fakes (no database, no S3, no engine): what it stores and what it reports.
+import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { EmbedJob, EventSubjects, OrderFailureCode } from '@cp/contracts';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
 import { IssuanceRepository } from '../issuance/issuance.repository';
@@ -72,7 +73,11 @@ describe('EmbedOutputUseCase', () => {
     const crash = setup(() => Promise.reject(new Error('out of memory')));
     crash.storage.seed('in', job.input.key, Buffer.from('pixels'));
     await expect(crash.useCase.execute(job, fakeContext())).rejects.toThrow('out of memory');
-    for (const { outbox } of [missing, crash]) {
+    // the PDF renderer past its deadline: a failed attempt, whose exhaustion marks the order processingDelayed
+    const deadline = setup(() => Promise.reject(new WorkerFailure(WorkerFailureCode.DEADLINE, 'pdf-render', 'the call took longer than 120000 ms')));
+    deadline.storage.seed('in', job.input.key, Buffer.from('%PDF-'));
+    await expect(deadline.useCase.execute(job, fakeContext())).rejects.toBeInstanceOf(WorkerFailure);
+    for (const { outbox } of [missing, crash, deadline]) {
       expect(outbox.subjects()).toEqual([EventSubjects.outputProcessing]);
     }
   });

@@ -1,6 +1,6 @@
 import { DetectionEvidenceView, DetectionStatus, MediaKind, OrderFailureCode } from '@cp/contracts';
 import { embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
-import { closePdfRenderer, embedPdf, extractPdf, PdfWatermarkError, PdfWatermarkErrorCode } from '@cp/watermark-pdf';
+import { closePdfRenderer, configurePdfResources, embedPdf, extractPdf, PdfWatermarkError, PdfWatermarkErrorCode } from '@cp/watermark-pdf';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
@@ -62,12 +62,15 @@ export class WatermarkEngine implements OnApplicationShutdown {
   constructor(@Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig) {
     this.key = { secret: config.watermark.secret, version: 'v3' };
     this.v2Key = { secret: config.watermark.secret, version: 'v2' };
+    // The PDF library's limits are process-wide (one renderer process); this service sets them once.
+    if (config.pdf) configurePdfResources(config.pdf);
   }
 
   /**
    * Looks for a mark of `algorithm` in `inspected`, registered against `original` (an image, or a PDF
    * whose page the inspected PDF or capture shows). Never throws for bad input: files outside the
-   * supported range are `unsupported`, a real failure is `error`.
+   * supported range (an inflation bomb, a page that runs the renderer's heap out) are `unsupported`, a real
+   * failure is `error`. The PDF renderer's own failure (deadline, crash) throws: the job's attempt fails.
    */
   async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<Detection> {
     // v3 extract looks for v3 marks only, v2 extract for v2 marks (spec 9.5).
@@ -87,6 +90,10 @@ export class WatermarkEngine implements OnApplicationShutdown {
     return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, evidence: result.evidence, capturedFromPdf: false };
   }
 
+  /**
+   * Marks one file. Input that can never be marked throws InputRejected (a public code, no retry); anything else
+   * thrown, such as the PDF renderer's deadline or crash (a WorkerFailure), fails this attempt of the job.
+   */
   async embed(input: Buffer, payload: bigint, mediaKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<{ data: Buffer; contentType: string }> {
     const key = algorithm === 'v2' ? this.v2Key : this.key;
     try {

@@ -1,0 +1,71 @@
+// The engine's PDF path against hostile files: what is the file's fault (a public code, no retry) and what is the
+// renderer's (thrown, so the job's attempt fails and its exhaustion marks the order processingDelayed).
+import { WorkerFailure } from '@cp/bounded-worker';
+import { OrderFailureCode } from '@cp/contracts';
+import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { heapHungryPdf, inflationBombPdf } from '../../../../libs/watermark-pdf/src/testing/hostile-pdf';
+import { loadWatermarkProcessorConfig, WatermarkProcessorConfig } from '../watermark-processor.config';
+import { InputRejected, WatermarkEngine } from './watermark-engine';
+
+const original = readFileSync(resolve(__dirname, '../../../../libs/watermark-pdf/test-fixtures/text-1-page.pdf'));
+const base = { DATABASE_URL: 'postgres://localhost/x' };
+
+function engine(env: Record<string, string> = {}): WatermarkEngine {
+  const config: WatermarkProcessorConfig = loadWatermarkProcessorConfig({ ...base, ...env });
+  return new WatermarkEngine(config);
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => 'no error',
+    (error: unknown) => error,
+  );
+}
+
+afterEach(() => {
+  // the renderer's limits are process-wide: the next test starts from the defaults
+  engine();
+});
+
+afterAll(async () => {
+  await closePdfRenderer();
+});
+
+describe('WatermarkEngine: PDF limits', () => {
+  it('takes the PDF limits from the environment', () => {
+    engine({ PDF_RENDER_DEADLINE_MS: '5000', PDF_RENDER_MAX_HEAP_MB: '256', PDF_MAX_INFLATED_BYTES: String(100 * 1024 * 1024), PDF_MAX_INFLATION_RATIO: '50' });
+    expect(pdfResourceLimits()).toEqual({
+      inflation: { maxInflatedBytes: 100 * 1024 * 1024, maxInflationRatio: 50, minInflatedBytes: 64 * 1024 * 1024 },
+      render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256 },
+    });
+    engine();
+    expect(pdfResourceLimits()).toEqual(DEFAULT_PDF_RESOURCE_LIMITS);
+  });
+
+  it('an inflation bomb fails the output with WATERMARK_FILE_INVALID, and extraction calls it unsupported', async () => {
+    const bomb = await inflationBombPdf(200 * 1024 * 1024);
+    const error = await errorOf(engine().embed(bomb, 1n, 'pdf'));
+    expect(error).toBeInstanceOf(InputRejected);
+    expect((error as InputRejected).code).toBe(OrderFailureCode.WATERMARK_FILE_INVALID);
+    await expect(engine().extract(bomb, original, 'pdf')).resolves.toMatchObject({ status: 'unsupported' });
+  });
+
+  it('a page that runs the renderer’s heap out is the file’s fault: WATERMARK_FILE_INVALID, not a retry', async () => {
+    const error = await errorOf(engine({ PDF_RENDER_MAX_HEAP_MB: '64' }).embed(heapHungryPdf(10_000_000), 1n, 'pdf'));
+    expect(error).toBeInstanceOf(InputRejected);
+    expect((error as InputRejected).code).toBe(OrderFailureCode.WATERMARK_FILE_INVALID);
+  });
+
+  it('a renderer past its deadline is not the file’s fault: embed and extract throw (the attempt fails, the job is retried)', async () => {
+    const slow = engine();
+    // warm (the renderer process up, pdf.js loaded), then a deadline no render can meet
+    await slow.embed(original, 1n, 'pdf');
+    configurePdfResources({ render: { deadlineMs: 1 } });
+    const embedded = await errorOf(slow.embed(original, 1n, 'pdf'));
+    expect(embedded).toBeInstanceOf(WorkerFailure);
+    expect(embedded).not.toBeInstanceOf(InputRejected);
+    await expect(slow.extract(original, original, 'pdf')).rejects.toBeInstanceOf(WorkerFailure);
+  });
+});
