@@ -25,6 +25,17 @@ export class AiDetectorEnv extends StorageEnv {
   @Max(20)
   AI_DETECTION_MAX_ATTEMPTS: number = 4;
 
+  /** Budget of one C2PA read (the reader runs in its own process); past it the signal says "could not be read". */
+  @IsInt()
+  @Min(100)
+  C2PA_READ_DEADLINE_MS: number = 30_000;
+
+  /** JavaScript heap of the C2PA reader process, in MiB; a manifest that needs more "could not be read". */
+  @IsInt()
+  @Min(16)
+  @Max(16_384)
+  C2PA_READER_MAX_HEAP_MB: number = 512;
+
   /** ONNX model of a pixel classifier; unset: the classifier signal is absent (never a default guess). */
   @IsOptional()
   @IsString()
@@ -57,7 +68,15 @@ export class AiDetectorEnv extends StorageEnv {
 
 export interface AiDetectorConfig extends CoreConfig {
   storage: StorageConfig;
-  detection: { maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number; classifier?: ClassifierConfig };
+  detection: {
+    maxPixels: number;
+    maxInputBytes: number;
+    concurrency: number;
+    maxAttempts: number;
+    classifier?: ClassifierConfig;
+    /** The C2PA reader process: deadline of one read and heap. */
+    c2pa: { deadlineMs: number; maxOldGenerationSizeMb: number };
+  };
 }
 
 function triple(name: string, value: string): [number, number, number] {
@@ -89,6 +108,7 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
       concurrency: env.AI_DETECTION_CONCURRENCY,
       maxAttempts: env.AI_DETECTION_MAX_ATTEMPTS,
       classifier,
+      c2pa: { deadlineMs: env.C2PA_READ_DEADLINE_MS, maxOldGenerationSizeMb: env.C2PA_READER_MAX_HEAP_MB },
     },
   };
 }

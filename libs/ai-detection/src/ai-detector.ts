@@ -1,4 +1,5 @@
 import sharp, { Metadata, OutputInfo } from 'sharp';
+import { C2paReaderLimits, closeC2paReader, configureC2paReader } from './c2pa/c2pa-reader';
 import { readC2pa } from './c2pa/c2pa.signal';
 import { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
 import { Evidence, RegionalEvidence, SignalId, SignalOutcome } from './evidence';
@@ -11,6 +12,8 @@ export interface AiDetectorOptions {
   /** Images above this many pixels are refused before decoding. */
   maxPixels: number;
   classifier?: ClassifierConfig;
+  /** Limits of the C2PA reader process (one per process, shared by every detector). */
+  c2pa?: Partial<C2paReaderLimits>;
 }
 
 export interface DetectionResult extends FusedProbability {
@@ -50,6 +53,7 @@ export class AiDetector {
   ) {}
 
   static async create(options: AiDetectorOptions): Promise<AiDetector> {
+    if (options.c2pa) configureC2paReader(options.c2pa);
     const classifier = options.classifier ? await OnnxClassifier.load(options.classifier) : null;
     return new AiDetector(options, classifier);
   }
@@ -103,5 +107,6 @@ export class AiDetector {
   async close(): Promise<void> {
     await this.metadata.close();
     await this.classifier?.close();
+    await closeC2paReader();
   }
 }

@@ -5,6 +5,16 @@ export * from './weights';
 export * from './heatmap';
 export * from './digital-source-type';
 export { c2paEvidence, readC2pa, ManifestStore } from './c2pa/c2pa.signal';
+export {
+  C2PA_READER_SETTINGS,
+  C2paReadFailed,
+  c2paReaderLimits,
+  closeC2paReader,
+  configureC2paReader,
+  DEFAULT_C2PA_READER_LIMITS,
+  readManifestStore,
+} from './c2pa/c2pa-reader';
+export type { C2paReaderLimits, C2paReadResult } from './c2pa/c2pa-reader';
 export { metadataEvidence, MetadataReader } from './metadata/metadata.signal';
 export { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
 export * from './sd-watermark/sd-watermark';

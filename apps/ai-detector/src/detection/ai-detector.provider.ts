@@ -10,7 +10,11 @@ export class AiDetectorProvider implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(AI_DETECTOR_CONFIG) private readonly config: AiDetectorConfig) {}
 
   async onModuleInit(): Promise<void> {
-    this.detector = await AiDetector.create({ maxPixels: this.config.detection.maxPixels, classifier: this.config.detection.classifier });
+    this.detector = await AiDetector.create({
+      maxPixels: this.config.detection.maxPixels,
+      classifier: this.config.detection.classifier,
+      c2pa: this.config.detection.c2pa,
+    });
   }
 
   detect(bytes: Buffer): Promise<DetectionResult> {

@@ -1,42 +1,9 @@
-import { initSync, WasmReader } from '@contentauth/c2pa-wasm';
-import { readFileSync } from 'node:fs';
 import { classifySourceType, SourceTypeClass } from '../digital-source-type';
 import { Evidence, SignalOutcome } from '../evidence';
 import { EVIDENCE_WEIGHTS } from '../weights';
+import { C2paReadFailed, C2paReadResult, Manifest, ManifestStore, readManifestStore } from './c2pa-reader';
 
-let initialised = false;
-
-function ensureInitialised(): void {
-  if (!initialised) {
-    // The WebAssembly module ships inside the package; nothing is fetched.
-    initSync({ module: readFileSync(require.resolve('@contentauth/c2pa-wasm/c2pa.wasm')) });
-    initialised = true;
-  }
-}
-
-interface ValidationStatus {
-  code?: string;
-  explanation?: string;
-}
-
-interface ManifestAssertion {
-  label?: string;
-  data?: { actions?: Array<{ action?: string; digitalSourceType?: string }> };
-}
-
-interface Manifest {
-  claim_generator?: string;
-  claim_generator_info?: Array<{ name?: string; version?: string }>;
-  assertions?: ManifestAssertion[];
-}
-
-/** The parts of c2pa's manifest store JSON this signal reads. */
-export interface ManifestStore {
-  active_manifest?: string;
-  manifests?: Record<string, Manifest>;
-  validation_status?: ValidationStatus[];
-  validation_state?: string;
-}
+export type { ManifestStore } from './c2pa-reader';
 
 /** Status codes that mean the signer is unknown (no trust list configured), not that the content was altered. */
 const UNTRUSTED_CODES = new Set(['signingCredential.untrusted']);
@@ -104,50 +71,44 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
   }];
 }
 
-/**
- * Settings of the reader: nothing is fetched from the network. A file can name a remote manifest
- * (`dcterms:provenance` in its XMP) or an OCSP responder; following either would let an uploaded file make the
- * detector connect where its author chooses, the operator's own network included.
- */
-export const C2PA_READER_SETTINGS = JSON.stringify({ verify: { ocsp_fetch: false, remote_manifest_fetch: false } });
+function unreadable(error: string): SignalOutcome {
+  return {
+    evidence: [{
+      signal: 'c2pa',
+      finding: 'c2pa.unreadable',
+      description: 'A Content Credentials manifest could not be read (damaged or unsupported); it is not counted.',
+      direction: 'neutral',
+      weight: 0,
+      details: { error: error.slice(0, 200) },
+    }],
+  };
+}
 
-/** Reads and validates the C2PA manifest store of an image; no manifest gives no evidence. */
+const READ_FAILURES: Record<C2paReadFailed['reason'], string> = {
+  deadline: 'reading the manifest took longer than allowed',
+  memory: 'reading the manifest needed more memory than allowed',
+  crashed: 'the manifest reader stopped',
+};
+
+/**
+ * Reads and validates the C2PA manifest store of an image (in the reader process, see c2pa-reader.ts); no manifest
+ * gives no evidence. A reader that overran its deadline or memory, or died, gives "could not be read" evidence:
+ * the rest of the detection goes on.
+ */
 export async function readC2pa(bytes: Uint8Array, mimeType: string): Promise<SignalOutcome> {
-  ensureInitialised();
-  let reader: WasmReader;
+  let result: C2paReadResult;
   try {
-    reader = await WasmReader.fromBytes(mimeType, bytes, C2PA_READER_SETTINGS);
+    result = await readManifestStore(bytes, mimeType);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/RemoteManifest/i.test(message)) {
-      // The file only points at a manifest elsewhere. It is not fetched (see C2PA_READER_SETTINGS), and the URL, the
-      // file author's text, is not repeated back.
-      return {
-        evidence: [{
-          signal: 'c2pa',
-          finding: 'c2pa.remoteManifest',
-          description: 'The file names a Content Credentials manifest stored elsewhere; remote manifests are not fetched, so it is not counted.',
-          direction: 'neutral',
-          weight: 0,
-          details: {},
-        }],
-      };
-    }
+    if (error instanceof C2paReadFailed) return unreadable(READ_FAILURES[error.reason]);
+    throw error;
+  }
+  if (!result.ok) {
+    const message = `${result.error.name}: ${result.error.message}`;
+    // only a reference to a manifest elsewhere, which is never fetched: the place it names is not repeated
+    if (/RemoteManifest/i.test(message)) return unreadable('the manifest is stored remotely and is not fetched');
     if (/JumbfNotFound|NotFound|not found/i.test(message)) return { evidence: [] };
-    return {
-      evidence: [{
-        signal: 'c2pa',
-        finding: 'c2pa.unreadable',
-        description: 'A Content Credentials manifest could not be read (damaged or unsupported); it is not counted.',
-        direction: 'neutral',
-        weight: 0,
-        details: { error: message.slice(0, 200) },
-      }],
-    };
+    return unreadable(result.error.message);
   }
-  try {
-    return { evidence: c2paEvidence(JSON.parse(reader.json()) as ManifestStore) };
-  } finally {
-    reader.free();
-  }
+  return { evidence: c2paEvidence(result.store) };
 }

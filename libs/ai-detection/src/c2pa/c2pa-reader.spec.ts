@@ -1,0 +1,74 @@
+import { ContentCredentialsSigner, generateDevelopmentCredentials, loadSigningCredentials } from '@cp/anti-ai';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { withContentCredentials } from '../../testing';
+import { c2paReaderLimits, closeC2paReader, configureC2paReader, DEFAULT_C2PA_READER_LIMITS } from './c2pa-reader';
+import { readC2pa } from './c2pa.signal';
+
+const AI = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
+const photo = (): Promise<Buffer> => sharp({ create: { width: 64, height: 48, channels: 3, background: '#5a7d9a' } }).png().toBuffer();
+
+afterEach(() => {
+  configureC2paReader(DEFAULT_C2PA_READER_LIMITS);
+});
+
+afterAll(async () => {
+  await closeC2paReader();
+});
+
+describe('C2PA reader process', () => {
+  it('a read past its deadline gives "could not be read" evidence, not a failure; the next read works', async () => {
+    const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia');
+    // 1 ms: not even enough to start the reader
+    configureC2paReader({ deadlineMs: 1 });
+    const [late] = (await readC2pa(signed, 'image/png')).evidence;
+    expect(late).toMatchObject({ finding: 'c2pa.unreadable', weight: 0, details: { error: 'reading the manifest took longer than allowed' } });
+    configureC2paReader({ deadlineMs: DEFAULT_C2PA_READER_LIMITS.deadlineMs });
+    const [read] = (await readC2pa(signed, 'image/png')).evidence;
+    expect(read).toMatchObject({ finding: 'c2pa.ai' });
+  });
+
+  it('a manifest that runs the reader out of memory gives "could not be read" evidence; the next read works', async () => {
+    const signer = new ContentCredentialsSigner(loadSigningCredentials(await generateDevelopmentCredentials('reader memory test')));
+    // a 4 MB action description: the reader's JSON of it does not fit a 4 MiB heap
+    const hostile = await signer.sign(await photo(), 'png', {
+      title: 'image.png',
+      origin: 'created',
+      actions: [{ action: 'c2pa.created', digitalSourceType: AI, description: 'x'.repeat(4_000_000) }],
+    });
+    configureC2paReader({ maxOldGenerationSizeMb: 4 });
+    expect(c2paReaderLimits().maxOldGenerationSizeMb).toBe(4);
+    const [evidence] = (await readC2pa(hostile, 'image/png')).evidence;
+    expect(evidence).toMatchObject({ finding: 'c2pa.unreadable', weight: 0, details: { error: 'reading the manifest needed more memory than allowed' } });
+    // the same small heap still reads an ordinary manifest: the hostile file, not the limit, was the problem
+    const [ordinary] = (await readC2pa(await withContentCredentials(await photo(), 'trainedAlgorithmicMedia'), 'image/png')).evidence;
+    expect(ordinary).toMatchObject({ finding: 'c2pa.ai' });
+  });
+
+  it('never fetches a remote manifest the file names (XMP dcterms:provenance), and says nothing of such a place', async () => {
+    const seen: string[] = [];
+    const server: Server = createServer((request, response) => {
+      seen.push(request.url ?? '');
+      response.writeHead(404).end('remote status text');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}/remote-manifest.c2pa`;
+      const xmp =
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+        `<rdf:Description rdf:about="" xmlns:dcterms="http://purl.org/dc/terms/" dcterms:provenance="${url}"/>` +
+        '</rdf:RDF></x:xmpmeta>';
+      const jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#777' } }).jpeg().withXmp(xmp).toBuffer();
+      expect(jpeg.toString('latin1')).toContain(url);
+      const { evidence } = await readC2pa(jpeg, 'image/jpeg');
+      expect(seen).toEqual([]);
+      expect(evidence).toMatchObject([{ finding: 'c2pa.unreadable', weight: 0, details: { error: 'the manifest is stored remotely and is not fetched' } }]);
+      expect(JSON.stringify(evidence)).not.toContain(String(port));
+      expect(JSON.stringify(evidence)).not.toContain('404');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { BoundedWorker, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
+import { join } from 'node:path';
+
+/**
+ * Settings of c2pa-rs for every read (its "context" JSON): nothing is fetched from the network, neither remote
+ * manifests named by the file (XMP `dcterms:provenance`) nor OCSP answers. The worker also has no `fetch` at all.
+ * Trust settings (`trust.user_anchors`, ...) go here too.
+ */
+export const C2PA_READER_SETTINGS: Record<string, unknown> = {
+  verify: { ocsp_fetch: false, remote_manifest_fetch: false },
+};
+
+export interface C2paReaderLimits {
+  /** Budget of one read, in milliseconds. */
+  deadlineMs: number;
+  /** JavaScript heap of the reader process, in MiB (the WebAssembly memory is outside it). */
+  maxOldGenerationSizeMb: number;
+}
+
+export const DEFAULT_C2PA_READER_LIMITS: C2paReaderLimits = { deadlineMs: 30_000, maxOldGenerationSizeMb: 512 };
+
+/** The reader ran out of time or memory, or died: the manifest could not be read (not the order's failure). */
+export class C2paReadFailed extends Error {
+  constructor(
+    readonly reason: 'deadline' | 'memory' | 'crashed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'C2paReadFailed';
+  }
+}
+
+/**
+ * The parts of c2pa's manifest store JSON the signal reads (the reader process keeps only these: the active
+ * manifest's claim generator and actions, and the validation results, strings cut to 500 characters).
+ */
+export interface ManifestStore {
+  active_manifest?: string;
+  manifests?: Record<string, Manifest>;
+  validation_status?: ValidationStatus[];
+  validation_state?: string;
+}
+
+export interface ValidationStatus {
+  code?: string;
+  explanation?: string;
+}
+
+export interface ManifestAssertion {
+  label?: string;
+  data?: { actions?: Array<{ action?: string; digitalSourceType?: string }> };
+}
+
+export interface Manifest {
+  claim_generator?: string;
+  claim_generator_info?: Array<{ name?: string; version?: string }>;
+  assertions?: ManifestAssertion[];
+}
+
+/** What c2pa-rs said about the file: its manifest store, or its error (no manifest, a damaged one). */
+export type C2paReadResult = { ok: true; store: ManifestStore } | { ok: false; error: { name: string; message: string } };
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  store?: ManifestStore;
+  error?: { name: string; message: string };
+  retire?: boolean;
+}
+
+interface Request {
+  mimeType: string;
+  bytes: Uint8Array;
+  settings: string;
+}
+
+// A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
+const WORKER_FILE = join(__dirname, 'c2pa-worker.mjs');
+
+/**
+ * c2pa-rs off the main thread: one long-lived child process (the WebAssembly module compiled once in it), one read
+ * at a time, each under a deadline and a heap limit; replaced after a crash, an overrun or a WebAssembly trap.
+ * A process rather than a thread: a manifest can make the reader ask for one string far past the heap limit,
+ * which V8 answers by aborting the whole process the thread lives in. The image is therefore copied to it once
+ * (through the IPC pipe), not moved.
+ */
+const reader = new BoundedWorker<Request, Reply>({
+  name: 'c2pa-reader',
+  file: WORKER_FILE,
+  isolation: 'process',
+  limits: DEFAULT_C2PA_READER_LIMITS,
+  // long-lived: compiling the 9 MB WebAssembly module costs more than keeping an idle process
+  idleMs: 10 * 60_000,
+});
+
+export function configureC2paReader(limits: Partial<C2paReaderLimits>): void {
+  reader.configure(limits satisfies Partial<WorkerLimits>);
+}
+
+export function c2paReaderLimits(): C2paReaderLimits {
+  const { deadlineMs, maxOldGenerationSizeMb } = reader.currentLimits;
+  return { deadlineMs, maxOldGenerationSizeMb };
+}
+
+/** Stops the reader process (it also stops by itself after ten idle minutes and never keeps the process alive). */
+export async function closeC2paReader(): Promise<void> {
+  await reader.close();
+}
+
+const REASONS: Record<WorkerFailureCode, C2paReadFailed['reason']> = {
+  [WorkerFailureCode.DEADLINE]: 'deadline',
+  [WorkerFailureCode.OUT_OF_MEMORY]: 'memory',
+  [WorkerFailureCode.CRASHED]: 'crashed',
+  [WorkerFailureCode.ABORTED]: 'crashed',
+};
+
+/** Reads the manifest store of an image in the reader process; throws C2paReadFailed when the reader failed. */
+export async function readManifestStore(bytes: Uint8Array, mimeType: string, settings: Record<string, unknown> = C2PA_READER_SETTINGS): Promise<C2paReadResult> {
+  let reply: Reply;
+  try {
+    reply = await reader.call({ mimeType, bytes, settings: JSON.stringify(settings) });
+  } catch (error) {
+    if (error instanceof WorkerFailure) throw new C2paReadFailed(REASONS[error.code], error.message);
+    throw error;
+  }
+  if (reply.ok) return { ok: true, store: reply.store ?? {} };
+  return { ok: false, error: reply.error ?? { name: 'Error', message: 'the manifest could not be read' } };
+}
