@@ -1,7 +1,11 @@
 // PDF page renderer for @cp/watermark-pdf, run in a child process (or a worker thread) by @cp/bounded-worker.
 // pdf.js (pdfjs-dist, Apache-2.0) is ESM-only: a worker thread loads it with a native dynamic import(),
 // independent of how the calling code is compiled (CommonJS, Jest's module registry, ...).
-// Protocol: { id, op: 'render', data: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number }
+// Documents: every request names its document (`docId`); the bytes come with the first request for it (`data`)
+// and are kept for the next ones (the last two documents), so a file is copied to this process once, not once per
+// batch of pages. A request for a document this worker does not hold (a new worker) answers { id, ok: false,
+// missing: true } and is sent again with its bytes.
+// Protocol: { id, op: 'render', docId, data?: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number }
 //        -> { id, ok: true, numPages, pages: [{ index, width, height, dpi, rgba: Uint8Array, transform: number[6],
 //              view: number[4], rotate: number }] }
 //         | { id, ok: false, error: { name, message, password: boolean } }
@@ -26,10 +30,26 @@ function pdfjs() {
   return pdfjsPromise;
 }
 
+const KEPT_DOCUMENTS = 2;
+const documents = new Map();
+
+/** The request's document bytes (kept from an earlier request when it brings none), or null when unknown here. */
+function documentOf(msg) {
+  if (msg.data) {
+    documents.delete(msg.docId);
+    documents.set(msg.docId, msg.data);
+    while (documents.size > KEPT_DOCUMENTS) documents.delete(documents.keys().next().value);
+    return msg.data;
+  }
+  return documents.get(msg.docId) ?? null;
+}
+
 async function open(bytes) {
   const lib = await pdfjs();
-  // the IPC channel delivers a Node Buffer, which pdf.js refuses: the same bytes as a plain Uint8Array
-  const data = Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
+  // A copy for pdf.js (which may take over the array it is given), as a plain Uint8Array: the IPC channel
+  // delivers a Node Buffer, which pdf.js refuses.
+  const data = new Uint8Array(bytes.byteLength);
+  data.set(bytes);
   const task = lib.getDocument({
     data,
     standardFontDataUrl,
@@ -48,8 +68,8 @@ function pageGeometry(page) {
   return { view: Array.from(page.view), rotate: page.rotate };
 }
 
-async function render(msg) {
-  const doc = await open(msg.data);
+async function render(msg, bytes) {
+  const doc = await open(bytes);
   try {
     const out = [];
     for (const index of msg.pages) {
@@ -78,8 +98,8 @@ async function render(msg) {
   }
 }
 
-async function info(msg) {
-  const doc = await open(msg.data);
+async function info(msg, bytes) {
+  const doc = await open(bytes);
   try {
     const pages = [];
     for (let i = 0; i < doc.numPages; i++) {
@@ -92,8 +112,8 @@ async function info(msg) {
   }
 }
 
-async function text(msg) {
-  const doc = await open(msg.data);
+async function text(msg, bytes) {
+  const doc = await open(bytes);
   try {
     const pages = [];
     for (let i = 0; i < doc.numPages; i++) {
@@ -108,8 +128,13 @@ async function text(msg) {
 }
 
 port.on('message', async (msg) => {
+  const bytes = documentOf(msg);
+  if (!bytes) {
+    port.postMessage({ id: msg.id, ok: false, missing: true });
+    return;
+  }
   try {
-    const result = msg.op === 'render' ? await render(msg) : msg.op === 'text' ? await text(msg) : await info(msg);
+    const result = msg.op === 'render' ? await render(msg, bytes) : msg.op === 'text' ? await text(msg, bytes) : await info(msg, bytes);
     const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
     if (parentPort) parentPort.postMessage({ id: msg.id, ok: true, ...result }, transfer);
     else port.postMessage({ id: msg.id, ok: true, ...result });

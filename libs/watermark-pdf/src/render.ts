@@ -36,16 +36,16 @@ export class RenderError extends Error {
 interface WorkerReply {
   id: number;
   ok: boolean;
+  /** The worker does not hold the document: the request is sent again with its bytes. */
+  missing?: boolean;
   numPages?: number;
   pages?: unknown[];
   text?: string[];
   error?: { name: string; message: string; password: boolean };
 }
 
-type Request =
-  | { op: 'render'; data: Uint8Array; pages: number[]; dpi: number; maxPixels: number }
-  | { op: 'info'; data: Uint8Array }
-  | { op: 'text'; data: Uint8Array };
+type Operation = { op: 'render'; pages: number[]; dpi: number; maxPixels: number } | { op: 'info' } | { op: 'text' };
+type Request = Operation & { docId: number; data?: Uint8Array };
 
 // A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
@@ -64,6 +64,23 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
   limits: { deadlineMs: pdfResourceLimits().render.deadlineMs, maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb },
 });
 onPdfResourceLimits((limits) => renderer.configure(limits.render));
+
+/**
+ * Documents by identity: the calls of one embed or extract pass the same buffer, which the worker keeps after the
+ * first call, so a large file crosses to the worker process once. A buffer is not to be changed once rendered.
+ */
+const documentIds = new WeakMap<Uint8Array, number>();
+let nextDocumentId = 1;
+
+async function callFor(pdf: Uint8Array, operation: Operation): Promise<WorkerReply> {
+  let docId = documentIds.get(pdf);
+  if (docId === undefined) {
+    docId = nextDocumentId++;
+    documentIds.set(pdf, docId);
+  }
+  const reply = await renderer.call({ ...operation, docId });
+  return reply.missing ? renderer.call({ ...operation, docId, data: pdf }) : reply;
+}
 
 /** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */
 export async function closePdfRenderer(): Promise<void> {
@@ -93,12 +110,12 @@ function unwrap(reply: WorkerReply): WorkerReply {
 
 /** Renders the given 0-based pages at `dpi` (reduced per page so that width·height ≤ maxPixels). */
 export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number): Promise<RenderedPage[]> {
-  const reply = unwrap(await renderer.call({ op: 'render', data: pdf, pages, dpi, maxPixels }));
+  const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }));
   return (reply.pages ?? []) as RenderedPage[];
 }
 
 export async function pdfGeometry(pdf: Uint8Array): Promise<{ numPages: number; pages: PageGeometry[] }> {
-  const reply = unwrap(await renderer.call({ op: 'info', data: pdf }));
+  const reply = unwrap(await callFor(pdf, { op: 'info' }));
   return { numPages: reply.numPages ?? 0, pages: (reply.pages ?? []) as PageGeometry[] };
 }
 
@@ -106,7 +123,7 @@ export async function pdfGeometry(pdf: Uint8Array): Promise<{ numPages: number; 
 export async function pdfPageTexts(pdf: Uint8Array): Promise<string[]> {
   // public entry points take any file: the inflation bound first, as loadChecked does
   await checkInflation(pdf, pdfResourceLimits().inflation);
-  const reply = unwrap(await renderer.call({ op: 'text', data: pdf }));
+  const reply = unwrap(await callFor(pdf, { op: 'text' }));
   return reply.text ?? [];
 }
 

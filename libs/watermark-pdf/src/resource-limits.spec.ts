@@ -93,6 +93,16 @@ describe('inflation bound', () => {
   });
 });
 
+describe('renderer documents', () => {
+  it('a document the worker kept is rendered again after the worker was replaced (its bytes are sent again)', async () => {
+    const pdf = Buffer.from(original);
+    const [first] = await renderPdfPages(pdf, [0], 40);
+    await closePdfRenderer();
+    const [again] = await renderPdfPages(pdf, [0], 40);
+    expect(again.rgb.equals(first.rgb)).toBe(true);
+  });
+});
+
 describe('renderer limits', () => {
   it('a render past its deadline fails as the renderer’s failure (retried, not blamed on the file); the next call works', async () => {
     // warm: the worker process is up and pdf.js loaded, so only the render itself is timed
