@@ -15,6 +15,7 @@ interface Reply {
   id: number;
   value: string;
   bytes: number | null;
+  sum: number;
 }
 
 const FILE = join(__dirname, '__fixtures__', 'test-worker.mjs');
@@ -80,6 +81,16 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     expect(reply.bytes).toBe(1024);
     // a thread owns it now (detached here); a process got a copy
     expect(bytes.byteLength).toBe(mode === 'thread' ? 0 : 1024);
+  });
+
+  it('hands over arrays larger than one IPC piece whole', async () => {
+    worker = make(mode);
+    const bytes = new Uint8Array(9 * 1024 * 1024 + 5);
+    for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i / 4096) % 251;
+    let expected = 0;
+    for (let i = 0; i < bytes.length; i += 4096) expected += bytes[i];
+    const reply = await worker.call({ op: 'echo', value: 'x', bytes });
+    expect(reply).toMatchObject({ bytes: bytes.length, sum: expected });
   });
 
   it('a reply asking to retire its worker is delivered, and the next call runs on a new worker', async () => {

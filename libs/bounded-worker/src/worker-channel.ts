@@ -74,6 +74,34 @@ function threadChannel(file: string, limits: ChannelLimits, events: ChannelEvent
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/i;
 const STDERR_TAIL = 4096;
 
+/** Byte arrays larger than this cross the IPC pipe in pieces of this size (see worker-port.mjs). */
+export const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Tags shared with worker-port.mjs. */
+const CHUNK = '__boundedWorkerChunk';
+const CHUNKED = '__boundedWorkerChunked';
+
+/**
+ * Sends a message to a child, its large byte arrays first, in pieces, each after the previous one was written:
+ * one 200 MiB message would hold the event loop for as long as the pipe takes it (seconds on a busy machine),
+ * pieces leave it free between them (and take less time altogether).
+ */
+async function sendInPieces(child: ChildProcess, message: Record<string, unknown>): Promise<void> {
+  const write = (piece: object): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      child.send(piece, (error) => (error ? reject(error) : resolve()));
+    });
+  const outgoing: Record<string, unknown> = { ...message };
+  for (const [key, value] of Object.entries(message)) {
+    if (!ArrayBuffer.isView(value) || value.byteLength <= CHUNK_BYTES) continue;
+    const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
+      await write({ [CHUNK]: true, key, total: bytes.byteLength, offset, data: bytes.subarray(offset, offset + CHUNK_BYTES) });
+    }
+    outgoing[key] = { [CHUNKED]: key };
+  }
+  await write(outgoing);
+}
+
 function processChannel(file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
   const failed = once(events);
   const execArgv = [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`];
@@ -95,8 +123,8 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
   });
   return {
     send: (message) => {
-      child.send(message, (error) => {
-        if (error) failed(WorkerFailureCode.CRASHED, `the worker cannot be reached: ${error.message}`);
+      sendInPieces(child, message as Record<string, unknown>).catch((error: unknown) => {
+        failed(WorkerFailureCode.CRASHED, `the worker cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
       });
     },
     ref: () => {

@@ -10,13 +10,12 @@
 //              view: number[4], rotate: number }] }
 //         | { id, ok: false, error: { name, message, password: boolean } }
 //           { id, op: 'info', data } -> { id, ok: true, numPages, pages: [{ index, view, rotate }] }
-import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+// the same relative place in the sources and in dist/ (tools/build.mjs copies every .mjs)
+import { workerPort } from '../../bounded-worker/src/worker-port.mjs';
 
-// A worker thread talks through parentPort, a child process through its IPC channel (and ends with its parent).
-const port = parentPort ?? { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
-if (!parentPort) process.on('disconnect', () => process.exit(0));
+const port = workerPort();
 
 const require = createRequire(import.meta.url);
 const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
@@ -127,20 +126,19 @@ async function text(msg, bytes) {
   }
 }
 
-port.on('message', async (msg) => {
+port.onMessage(async (msg) => {
   const bytes = documentOf(msg);
   if (!bytes) {
-    port.postMessage({ id: msg.id, ok: false, missing: true });
+    port.post({ id: msg.id, ok: false, missing: true });
     return;
   }
   try {
     const result = msg.op === 'render' ? await render(msg, bytes) : msg.op === 'text' ? await text(msg, bytes) : await info(msg, bytes);
     const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
-    if (parentPort) parentPort.postMessage({ id: msg.id, ok: true, ...result }, transfer);
-    else port.postMessage({ id: msg.id, ok: true, ...result });
+    port.post({ id: msg.id, ok: true, ...result }, transfer);
   } catch (err) {
     const e = err ?? {};
-    port.postMessage({
+    port.post({
       id: msg.id,
       ok: false,
       error: { name: String(e.name ?? 'Error'), message: String(e.message ?? e), password: e.name === 'PasswordException' },

@@ -6,11 +6,10 @@
 //         | { id, ok: false, error: { name, message }, retire?: true (after a WebAssembly trap) }
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+// the same relative place in the sources and in dist/ (tools/build.mjs copies every .mjs)
+import { workerPort } from '../../../bounded-worker/src/worker-port.mjs';
 
-// A worker thread talks through parentPort, a child process through its IPC channel (and ends with its parent).
-const port = parentPort ?? { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
-if (!parentPort) process.on('disconnect', () => process.exit(0));
+const port = workerPort();
 
 // Nothing in this worker may reach the network, whatever a file names and whatever the settings say: c2pa-rs
 // fetches remote manifests and OCSP answers through the global fetch.
@@ -78,15 +77,14 @@ async function read(msg) {
   }
 }
 
-// The listener is attached at once: a child process drops IPC messages that arrive before it exists.
-port.on('message', async (msg) => {
+port.onMessage(async (msg) => {
   try {
-    port.postMessage({ id: msg.id, ok: true, store: await read(msg) });
+    port.post({ id: msg.id, ok: true, store: await read(msg) });
   } catch (err) {
     const e = err ?? {};
     // after a trap (a Rust panic or an allocation failure) the instance's state is not to be trusted
     const trapped = err instanceof WebAssembly.RuntimeError;
     const error = { name: String(e.name ?? 'Error').slice(0, TEXT), message: String(e.message ?? e).slice(0, 2000) };
-    port.postMessage({ id: msg.id, ok: false, error, ...(trapped ? { retire: true } : {}) });
+    port.post({ id: msg.id, ok: false, error, ...(trapped ? { retire: true } : {}) });
   }
 });

@@ -1,18 +1,20 @@
 // Test worker for BoundedWorker, as a thread or a child process: answers, loops forever, fills its heap or exits.
-import { parentPort, threadId } from 'node:worker_threads';
+import { threadId, isMainThread } from 'node:worker_threads';
+import { workerPort } from '../worker-port.mjs';
 
-const port = parentPort ?? { on: (event, fn) => process.on(event, fn), postMessage: (msg) => process.send(msg) };
-if (!parentPort) process.on('disconnect', () => process.exit(0));
+const port = workerPort();
 // which worker answered: a thread id, or a process id
-const self = parentPort ? `thread ${threadId}` : `process ${process.pid}`;
+const self = isMainThread ? `process ${process.pid}` : `thread ${threadId}`;
 
-port.on('message', (msg) => {
+port.onMessage((msg) => {
   if (msg.op === 'echo') {
-    port.postMessage({ id: msg.id, value: msg.value, bytes: msg.bytes ? msg.bytes.byteLength : null });
+    let sum = 0;
+    if (msg.bytes) for (let i = 0; i < msg.bytes.length; i += 4096) sum += msg.bytes[i];
+    port.post({ id: msg.id, value: msg.value, bytes: msg.bytes ? msg.bytes.byteLength : null, sum });
   } else if (msg.op === 'pid') {
-    port.postMessage({ id: msg.id, value: self });
+    port.post({ id: msg.id, value: self });
   } else if (msg.op === 'retire') {
-    port.postMessage({ id: msg.id, value: self, retire: true });
+    port.post({ id: msg.id, value: self, retire: true });
   } else if (msg.op === 'spin') {
     for (;;) {
       // never answers: only the deadline ends this call
@@ -23,7 +25,7 @@ port.on('message', (msg) => {
   } else if (msg.op === 'big') {
     // one array of 400 MB: far more than the 16 MiB a worker thread may overrun its limit by
     const big = new Array(50_000_000).fill(0.5);
-    port.postMessage({ id: msg.id, value: String(big.length) });
+    port.post({ id: msg.id, value: String(big.length) });
   } else if (msg.op === 'exit') {
     process.exit(3);
   }
