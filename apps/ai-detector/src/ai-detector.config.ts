@@ -34,7 +34,7 @@ export class AiDetectorEnv extends StorageEnv {
   @IsInt()
   @Min(16)
   @Max(16_384)
-  C2PA_READER_MAX_HEAP_MB: number = 512;
+  C2PA_READER_MAX_HEAP_MB: number = 256;
 
   /** ONNX model of a pixel classifier; unset: the classifier signal is absent (never a default guess). */
   @IsOptional()

@@ -17,7 +17,7 @@ export interface C2paReaderLimits {
   maxOldGenerationSizeMb: number;
 }
 
-export const DEFAULT_C2PA_READER_LIMITS: C2paReaderLimits = { deadlineMs: 30_000, maxOldGenerationSizeMb: 512 };
+export const DEFAULT_C2PA_READER_LIMITS: C2paReaderLimits = { deadlineMs: 30_000, maxOldGenerationSizeMb: 256 };
 
 /** The reader ran out of time or memory, or died: the manifest could not be read (not the order's failure). */
 export class C2paReadFailed extends Error {
