@@ -247,7 +247,7 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
     for (let i = start; i < Math.min(count, start + PREVIEW_BATCH); i++) indices.push(i);
     let previews: RenderedPage[];
     try {
-      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS);
+      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS, options.signal);
     } catch (err) {
       throw renderFailure(err);
     }
@@ -270,7 +270,7 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
   for (let start = 0; start < own.length; start += PAGES_PER_BATCH) {
     let rendered: RenderedPage[];
     try {
-      rendered = await renderPages(pdf, own.slice(start, start + PAGES_PER_BATCH), MARK_DPI, MAX_PAGE_PIXELS);
+      rendered = await renderPages(pdf, own.slice(start, start + PAGES_PER_BATCH), MARK_DPI, MAX_PAGE_PIXELS, options.signal);
     } catch (err) {
       throw renderFailure(err);
     }

@@ -41,7 +41,7 @@ interface ReferenceEntry {
 
 const refCache = new Map<string, ReferenceEntry>();
 
-async function cachedRefs(pdf: Buffer, maxPages: number): Promise<ReferenceEntry> {
+async function cachedRefs(pdf: Buffer, maxPages: number, signal?: AbortSignal): Promise<ReferenceEntry> {
   const id = `${maxPages}:${createHash('sha256').update(pdf).digest('hex')}`;
   const hit = refCache.get(id);
   if (hit) {
@@ -50,7 +50,7 @@ async function cachedRefs(pdf: Buffer, maxPages: number): Promise<ReferenceEntry
     return hit;
   }
   const doc = await loadChecked(pdf, maxPages);
-  const entry = { refs: await renderRefs(pdf, doc.getPageCount()) };
+  const entry = { refs: await renderRefs(pdf, doc.getPageCount(), signal) };
   refCache.set(id, entry);
   while (refCache.size > REF_CACHE_SIZE) refCache.delete(refCache.keys().next().value as string);
   return entry;
@@ -66,12 +66,12 @@ interface Attempt {
 
 const rank: Record<DetectionStatus, number> = { detected: 4, inconclusive: 3, not_detected: 2, unsupported: 1, error: 0 };
 
-async function renderRefs(pdf: Buffer, count: number): Promise<RefPage[]> {
+async function renderRefs(pdf: Buffer, count: number, signal?: AbortSignal): Promise<RefPage[]> {
   const pages: RenderedPage[] = [];
   for (let start = 0; start < count; start += 8) {
     const idx: number[] = [];
     for (let i = start; i < Math.min(count, start + 8); i++) idx.push(i);
-    pages.push(...(await renderPages(pdf, idx, MARK_DPI, MAX_PAGE_PIXELS)));
+    pages.push(...(await renderPages(pdf, idx, MARK_DPI, MAX_PAGE_PIXELS, signal)));
   }
   const out: RefPage[] = [];
   for (const p of pages) {
@@ -153,7 +153,7 @@ function pageSimilarity(a: RefPage, b: RefPage): number {
   return (sab - (sa * sb) / n) / Math.sqrt(va * vb);
 }
 
-async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number): Promise<PdfExtractResult> {
+async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number, signal?: AbortSignal): Promise<PdfExtractResult> {
   let count: number;
   try {
     count = (await loadChecked(inspected, maxPages)).getPageCount();
@@ -162,7 +162,7 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
   }
   let pages: RefPage[];
   try {
-    pages = await renderRefs(inspected, count);
+    pages = await renderRefs(inspected, count, signal);
   } catch (err) {
     // the renderer's own failure says nothing about the file: the job tries again
     if (isRendererFailure(err)) throw err;
@@ -184,9 +184,9 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
 }
 
 /** The capture placed on the original page rendered at the capture's resolution, resampled to the reference grid. */
-async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage): Promise<Buffer> {
+async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage, signal?: AbortSignal): Promise<Buffer> {
   if (loc.fullPage) return rgbToPng(await resizeRgb(capture, ref.rgb.width, ref.rgb.height));
-  const [page] = await renderPages(pdf, [ref.index], loc.dpi, MAX_CAPTURE_PIXELS);
+  const [page] = await renderPages(pdf, [ref.index], loc.dpi, MAX_CAPTURE_PIXELS, signal);
   const canvas = rgbaToRgb(page.rgba, page.width, page.height);
   paste(canvas, capture, Math.round(loc.x), Math.round(loc.y));
   return rgbToPng(await resizeRgb(canvas, ref.rgb.width, ref.rgb.height));
@@ -197,6 +197,7 @@ async function extractFromCapture(
   originalPdf: Buffer,
   entry: ReferenceEntry,
   engine: Engine,
+  signal?: AbortSignal,
 ): Promise<PdfExtractResult> {
   const refs = entry.refs;
   let capture: Rgb;
@@ -220,7 +221,7 @@ async function extractFromCapture(
     const id = `${loc.page}:${Math.round(loc.x / 4)}:${Math.round(loc.y / 4)}:${Math.round(loc.dpi / 3)}`;
     if (tried.has(id)) continue;
     tried.add(id);
-    if (await engine.run(await composite(originalPdf, capture, loc, refs[loc.page]), refs[loc.page])) return engine.result(true);
+    if (await engine.run(await composite(originalPdf, capture, loc, refs[loc.page], signal), refs[loc.page])) return engine.result(true);
   }
   // Fallback: the engine's own registration of the raw capture against the best pages.
   const pagesTried = new Set<number>();
@@ -244,11 +245,13 @@ export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   let entry: ReferenceEntry;
   try {
-    entry = await cachedRefs(originalPdf, maxPages);
+    entry = await cachedRefs(originalPdf, maxPages, options.signal);
   } catch (err) {
     if (isRendererFailure(err)) throw err;
     return { status: 'error', confidence: 0, capturedFromImage: !isPdf };
   }
   const engine = new Engine(options.key);
-  return isPdf ? extractFromPdf(inspected, entry.refs, engine, maxPages) : extractFromCapture(inspected, originalPdf, entry, engine);
+  return isPdf
+    ? extractFromPdf(inspected, entry.refs, engine, maxPages, options.signal)
+    : extractFromCapture(inspected, originalPdf, entry, engine, options.signal);
 }

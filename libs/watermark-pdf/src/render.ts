@@ -72,14 +72,14 @@ onPdfResourceLimits((limits) => renderer.configure(limits.render));
 const documentIds = new WeakMap<Uint8Array, number>();
 let nextDocumentId = 1;
 
-async function callFor(pdf: Uint8Array, operation: Operation): Promise<WorkerReply> {
+async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSignal): Promise<WorkerReply> {
   let docId = documentIds.get(pdf);
   if (docId === undefined) {
     docId = nextDocumentId++;
     documentIds.set(pdf, docId);
   }
-  const reply = await renderer.call({ ...operation, docId });
-  return reply.missing ? renderer.call({ ...operation, docId, data: pdf }) : reply;
+  const reply = await renderer.call({ ...operation, docId }, { signal });
+  return reply.missing ? renderer.call({ ...operation, docId, data: pdf }, { signal }) : reply;
 }
 
 /** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */
@@ -109,8 +109,8 @@ function unwrap(reply: WorkerReply): WorkerReply {
 }
 
 /** Renders the given 0-based pages at `dpi` (reduced per page so that width·height ≤ maxPixels). */
-export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number): Promise<RenderedPage[]> {
-  const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }));
+export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number, signal?: AbortSignal): Promise<RenderedPage[]> {
+  const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }, signal));
   return (reply.pages ?? []) as RenderedPage[];
 }
 

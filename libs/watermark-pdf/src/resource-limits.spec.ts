@@ -104,6 +104,15 @@ describe('renderer documents', () => {
 });
 
 describe('renderer limits', () => {
+  it('an abandoned embed or extract (the job’s deadline) stops the renderer’s call and throws a renderer failure', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const embedded = await errorOf(embedPdf(original, 1n, { key: KEY, signal: controller.signal }));
+    expect(embedded).toMatchObject({ code: WorkerFailureCode.ABORTED });
+    expect(isRendererFailure(embedded)).toBe(true);
+    await expect(extractPdf(original, Buffer.from(original), { key: KEY, signal: controller.signal })).rejects.toMatchObject({ code: WorkerFailureCode.ABORTED });
+  });
+
   it('a render past its deadline fails as the renderer’s failure (retried, not blamed on the file); the next call works', async () => {
     // warm: the worker process is up and pdf.js loaded, so only the render itself is timed
     await renderPdfPages(original, [0], 40);

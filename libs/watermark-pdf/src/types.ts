@@ -4,12 +4,16 @@ export interface PdfEmbedOptions {
   key: WatermarkKey;
   /** Refuse documents with more pages (default 500). */
   maxPages?: number;
+  /** Abandons the work (e.g. the job's deadline passed): the renderer's running call is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface PdfExtractOptions {
   key: WatermarkKey;
   /** Refuse original documents with more pages (default 500). */
   maxPages?: number;
+  /** Abandons the work (e.g. the job's deadline passed): the renderer's running call is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface PdfExtractResult {

@@ -72,11 +72,11 @@ export class WatermarkEngine implements OnApplicationShutdown {
    * supported range (an inflation bomb, a page that runs the renderer's heap out) are `unsupported`, a real
    * failure is `error`. The PDF renderer's own failure (deadline, crash) throws: the job's attempt fails.
    */
-  async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<Detection> {
+  async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind, algorithm: MarkAlgorithm = 'v3', signal?: AbortSignal): Promise<Detection> {
     // v3 extract looks for v3 marks only, v2 extract for v2 marks (spec 9.5).
     const key = algorithm === 'v2' ? this.v2Key : this.key;
     if (originalKind === 'pdf') {
-      const result = await extractPdf(inspected, original, { key });
+      const result = await extractPdf(inspected, original, { key, signal });
       return {
         status: result.status,
         payload: result.payload,
@@ -94,11 +94,18 @@ export class WatermarkEngine implements OnApplicationShutdown {
    * Marks one file. Input that can never be marked throws InputRejected (a public code, no retry); anything else
    * thrown, such as the PDF renderer's deadline or crash (a WorkerFailure), fails this attempt of the job.
    */
-  async embed(input: Buffer, payload: bigint, mediaKind: MediaKind, algorithm: MarkAlgorithm = 'v3'): Promise<{ data: Buffer; contentType: string }> {
+  async embed(
+    input: Buffer,
+    payload: bigint,
+    mediaKind: MediaKind,
+    algorithm: MarkAlgorithm = 'v3',
+    /** The job's deadline: stops the PDF renderer's running call when the work is abandoned. */
+    signal?: AbortSignal,
+  ): Promise<{ data: Buffer; contentType: string }> {
     const key = algorithm === 'v2' ? this.v2Key : this.key;
     try {
       if (mediaKind === 'pdf') {
-        return { data: await embedPdf(input, payload, { key }), contentType: 'application/pdf' };
+        return { data: await embedPdf(input, payload, { key, signal }), contentType: 'application/pdf' };
       }
       const result = await embedImage(input, payload, { key, maxPixels: this.config.watermark.maxPixels });
       return { data: result.data, contentType: CONTENT_TYPES[result.format] ?? 'application/octet-stream' };
