@@ -2,6 +2,7 @@
 import { WatermarkOrderView } from '@cp/contracts';
 import { encryptedPdfFixture } from '@cp/testing';
 import { closePdfRenderer, extractPdf, pdfPageTexts, renderPdfPages } from '@cp/watermark-pdf';
+import { inflationBombPdf } from '@cp/watermark-pdf/testing';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
@@ -20,6 +21,7 @@ describe('PDF watermark orders', () => {
   const document = corpusFile('pdfs/text-1-page.pdf');
   let markedPdf: Buffer;
   let pdfIssuance: string;
+  let inflationBomb: Buffer;
 
   const balance = async (accountId: string): Promise<number> =>
     (await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]))[0]?.balance ?? -1;
@@ -40,6 +42,8 @@ describe('PDF watermark orders', () => {
     orders = await openSchema('orders');
     watermark = await openSchema('watermark');
     account = await createAccount(gateway, 'enterprise', 100);
+    // 200 MiB of zeros in a content stream of about 200 KiB (issue 29)
+    inflationBomb = await inflationBombPdf(200 * 1024 * 1024);
     await eventually(() => balance(account.accountId), (value) => value === 100);
   });
 
@@ -94,6 +98,7 @@ describe('PDF watermark orders', () => {
   it.each([
     ['an encrypted PDF', 'WATERMARK_PDF_ENCRYPTED', () => encryptedPdfFixture()],
     ['a damaged PDF', 'WATERMARK_FILE_INVALID', () => document.subarray(0, 4000)],
+    ['a PDF whose streams inflate a thousandfold', 'WATERMARK_FILE_INVALID', () => inflationBomb],
   ])('%s fails the embed order with %s and restores its credit', async (_name, code, content) => {
     const own = await createAccount(gateway, 'pro', 3);
     await eventually(() => balance(own.accountId), (value) => value === 3);

@@ -15,7 +15,7 @@ import {
   PdfWatermarkErrorCode,
   renderPdfPages,
 } from './index';
-import { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from './testing/hostile-pdf';
+import { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from '../testing';
 
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
 const original = readFileSync(resolve(__dirname, '../test-fixtures/text-1-page.pdf'));

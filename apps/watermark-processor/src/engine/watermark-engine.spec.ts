@@ -5,7 +5,7 @@ import { OrderFailureCode } from '@cp/contracts';
 import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { heapHungryPdf, inflationBombPdf } from '../../../../libs/watermark-pdf/src/testing/hostile-pdf';
+import { heapHungryPdf, inflationBombPdf } from '@cp/watermark-pdf/testing';
 import { loadWatermarkProcessorConfig, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { InputRejected, WatermarkEngine } from './watermark-engine';
 

@@ -1,0 +1,1 @@
+export { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from './hostile-pdf';
