@@ -64,7 +64,7 @@ describe('C2PA reader process', () => {
       expect(jpeg.toString('latin1')).toContain(url);
       const { evidence } = await readC2pa(jpeg, 'image/jpeg');
       expect(seen).toEqual([]);
-      expect(evidence).toMatchObject([{ finding: 'c2pa.unreadable', weight: 0, details: { error: 'the manifest is stored remotely and is not fetched' } }]);
+      expect(evidence).toMatchObject([{ finding: 'c2pa.remoteManifest', weight: 0, details: {} }]);
       expect(JSON.stringify(evidence)).not.toContain(String(port));
       expect(JSON.stringify(evidence)).not.toContain('404');
     } finally {

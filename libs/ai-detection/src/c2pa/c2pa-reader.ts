@@ -2,13 +2,12 @@ import { BoundedWorker, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@
 import { join } from 'node:path';
 
 /**
- * Settings of c2pa-rs for every read (its "context" JSON): nothing is fetched from the network, neither remote
- * manifests named by the file (XMP `dcterms:provenance`) nor OCSP answers. The worker also has no `fetch` at all.
- * Trust settings (`trust.user_anchors`, ...) go here too.
+ * Settings of the reader (c2pa-rs's "context" JSON), for every read: nothing is fetched from the network. A file can
+ * name a remote manifest (`dcterms:provenance` in its XMP) or an OCSP responder; following either would let an
+ * uploaded file make the detector connect where its author chooses, the operator's own network included. The
+ * reader process has no `fetch` at all besides. Trust settings (`trust.user_anchors`, ...) would go here too.
  */
-export const C2PA_READER_SETTINGS: Record<string, unknown> = {
-  verify: { ocsp_fetch: false, remote_manifest_fetch: false },
-};
+export const C2PA_READER_SETTINGS = JSON.stringify({ verify: { ocsp_fetch: false, remote_manifest_fetch: false } });
 
 export interface C2paReaderLimits {
   /** Budget of one read, in milliseconds. */
@@ -115,10 +114,10 @@ const REASONS: Record<WorkerFailureCode, C2paReadFailed['reason']> = {
 };
 
 /** Reads the manifest store of an image in the reader process; throws C2paReadFailed when the reader failed. */
-export async function readManifestStore(bytes: Uint8Array, mimeType: string, settings: Record<string, unknown> = C2PA_READER_SETTINGS): Promise<C2paReadResult> {
+export async function readManifestStore(bytes: Uint8Array, mimeType: string, settings: string = C2PA_READER_SETTINGS): Promise<C2paReadResult> {
   let reply: Reply;
   try {
-    reply = await reader.call({ mimeType, bytes, settings: JSON.stringify(settings) });
+    reply = await reader.call({ mimeType, bytes, settings });
   } catch (error) {
     if (error instanceof WorkerFailure) throw new C2paReadFailed(REASONS[error.code], error.message);
     throw error;

@@ -4,6 +4,7 @@ import { EVIDENCE_WEIGHTS } from '../weights';
 import { C2paReadFailed, C2paReadResult, Manifest, ManifestStore, readManifestStore } from './c2pa-reader';
 
 export type { ManifestStore } from './c2pa-reader';
+export { C2PA_READER_SETTINGS } from './c2pa-reader';
 
 /** Status codes that mean the signer is unknown (no trust list configured), not that the content was altered. */
 const UNTRUSTED_CODES = new Set(['signingCredential.untrusted']);
@@ -105,8 +106,20 @@ export async function readC2pa(bytes: Uint8Array, mimeType: string): Promise<Sig
   }
   if (!result.ok) {
     const message = `${result.error.name}: ${result.error.message}`;
-    // only a reference to a manifest elsewhere, which is never fetched: the place it names is not repeated
-    if (/RemoteManifest/i.test(message)) return unreadable('the manifest is stored remotely and is not fetched');
+    if (/RemoteManifest/i.test(message)) {
+      // The file only points at a manifest elsewhere. It is not fetched (see C2PA_READER_SETTINGS), and the URL, the
+      // file author's text, is not repeated back.
+      return {
+        evidence: [{
+          signal: 'c2pa',
+          finding: 'c2pa.remoteManifest',
+          description: 'The file names a Content Credentials manifest stored elsewhere; remote manifests are not fetched, so it is not counted.',
+          direction: 'neutral',
+          weight: 0,
+          details: {},
+        }],
+      };
+    }
     if (/JumbfNotFound|NotFound|not found/i.test(message)) return { evidence: [] };
     return unreadable(result.error.message);
   }
