@@ -25,7 +25,8 @@ function files(dir, keep) {
 }
 
 const isSource = (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.d.ts');
-// Plain ES modules loaded by path at run time (the PDF renderer's worker thread) are copied as they are.
+// Plain ES modules loaded by path at run time (the worker scripts of @cp/bounded-worker: the PDF renderer, the C2PA
+// reader, and the worker-port.mjs they import by relative path) are copied as they are.
 const isRuntimeAsset = (file) => file.endsWith('.mjs');
 
 const targets = process.argv.slice(2);
