@@ -1,6 +1,6 @@
 import { ReportContextFile, StoredObjectRef } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
-import { renderPdfPages } from '@cp/watermark-pdf';
+import { configurePdfResources, renderPdfPages } from '@cp/watermark-pdf';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
@@ -9,6 +9,11 @@ import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 
 const THUMBNAIL_BOX = { width: 450, height: 300 };
 const THUMBNAIL_MAX_PIXELS = 100_000_000;
+/**
+ * Heap of the pdf.js process that draws a report's preview: one first page at low resolution needs far less than
+ * the processor's full renders, and the service's own memory limit (768 MiB in the chart) must hold both.
+ */
+const PREVIEW_RENDER_HEAP_MB = 256;
 
 /** SHA-256 and a preview of one input file, read from storage (test orders keep no file contents). */
 @Injectable()
@@ -18,7 +23,9 @@ export class FileEvidenceReader {
   constructor(
     private readonly storage: ObjectStorage,
     @Inject(REPORTS_SETTINGS) private readonly settings: ReportsSettings,
-  ) {}
+  ) {
+    configurePdfResources({ render: { maxOldGenerationSizeMb: PREVIEW_RENDER_HEAP_MB } });
+  }
 
   async read(file: ReportContextFile, role: FileEvidence['role']): Promise<FileEvidence> {
     const info = await this.storage.stat(file.bucket, file.key);
