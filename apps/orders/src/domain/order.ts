@@ -257,6 +257,8 @@ export class Order {
       return this.fail(OrderFailureCode.WATERMARK_V2_API_SUNSET, now);
     }
     this.state.status = 'inProgress';
+    // A pending order delayed by a parked file event (`messageParked`) is moving again.
+    this.state.processingDelayed = false;
     this.touch(now);
     this.outputs.forEach((output) => (output.status = 'queued'));
     return [this.statusChanged()];
@@ -319,6 +321,19 @@ export class Order {
   /** Automatic retries exhausted: still `inProgress`, `processingDelayed` becomes true. */
   processingDelayed(now: Date): OutboxMessage[] {
     if (this.isProcessing() && !this.state.processingDelayed) {
+      this.state.processingDelayed = true;
+      this.touch(now);
+    }
+    return [];
+  }
+
+  /**
+   * A message about this order used up its attempts in the orders service itself (a file or result event was
+   * parked): the order waits for an operator's replay, visible as `processingDelayed`, whether it was still
+   * waiting for its files or processing. Cleared when it starts, fails or expires.
+   */
+  messageParked(now: Date): OutboxMessage[] {
+    if (!this.isFinal() && !this.state.processingDelayed) {
       this.state.processingDelayed = true;
       this.touch(now);
     }
