@@ -387,6 +387,8 @@ export class Order {
     }
     this.state.status = 'complete';
     this.state.completedAt = now;
+    // Done: no longer waiting for a recovery (a replayed job or event completed it).
+    this.state.processingDelayed = false;
     if (packageKey !== undefined) {
       this.state.packageKey = packageKey;
     }
