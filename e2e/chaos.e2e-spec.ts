@@ -508,15 +508,28 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
         const parkedFrom = await parkedSequence();
         const balanceBefore = await balanceOf(account.accountId);
         expect(stack().state.processes[SECOND_PROCESSOR]).toBeDefined();
+        // Large enough that each embed takes a while: the replicas are busy with jobs when the database goes.
+        const large = await sharp(image).resize(2400, 1800).png().toBuffer();
         const accepted: Accepted[] = [];
         for (let index = 0; index < OUTAGE_ORDERS; index += 1) {
           const body = embedBody([{ fileName: `outage-${index}.png`, texts: [`outage ${index} a`, `outage ${index} b`] }], randomUUID());
           const order = await createOrder(account.liveKey, body, index);
           expect(order).not.toBeNull();
           accepted.push({ kind: 'embed', order: order as WatermarkOrderView });
-          await upload(order?.files[0].uploadUrl ?? '', image);
+          await upload(order?.files[0].uploadUrl ?? '', large);
         }
-        // The outage strikes while the uploads are detected and the embeds run on both replicas.
+        // The outage strikes once the processors have jobs (an output started or done), with outputs still to do:
+        // those jobs are held through the outage by the two replicas (the old in-process count double-counted
+        // them as they moved between replicas, and parked them).
+        let unfinishedAtOutage = 0;
+        for (const until = Date.now() + 60_000; Date.now() < until; await pause(100)) {
+          const outputs = (await Promise.all(accepted.map(({ order }) => readOrder(account.liveKey, order.orderId)))).flatMap((view) => view?.outputs ?? []);
+          if (outputs.some((output) => output.status === 'processing' || output.status === 'completed')) {
+            unfinishedAtOutage = outputs.filter((output) => output.status !== 'completed').length;
+            break;
+          }
+        }
+        expect(unfinishedAtOutage).toBeGreaterThan(0);
         const pid = privatePostgresPid(postgres.dataDir);
         if (!pid) {
           throw new Error('the private PostgreSQL is not running');
