@@ -2,7 +2,7 @@
 import { defineEvent, defineJob } from '@cp/contracts';
 import { NatsError } from 'nats';
 import { QueryFailedError } from 'typeorm';
-import { DEFAULT_EVENT_DEADLINE_MS, deadlineVariableOf, isTransientInfrastructureError, JobDeadlineExceededError, resolveDeadlineMs } from './event-consumer';
+import { ConsumerDefinition, DEFAULT_EVENT_DEADLINE_MS, deadlineVariableOf, isTransientInfrastructureError, JobDeadlineExceededError, resolveDeadlineMs } from './event-consumer';
 import { RpcUnavailableError } from './rpc-client';
 
 class Payload {}
@@ -66,5 +66,19 @@ describe('resolveDeadlineMs', () => {
 
   it.each(['abc', '0', '999', '-5000', '1.5e3', '86400001', '5000ms'])('refuses %p, naming the variable', (value) => {
     expect(() => resolveDeadlineMs({ durable: 'watermark-embed', message: job }, { JOB_DEADLINE_MS_WATERMARK_EMBED: value })).toThrow(/JOB_DEADLINE_MS_WATERMARK_EMBED/);
+  });
+});
+
+describe('ConsumerDefinition', () => {
+  // Checked by the type checker (`tsc` runs over the specs): an unused @ts-expect-error is itself an error.
+  it('requires an exhaustion path: onExhausted, or parkOnlyBecause with a reason, not neither nor both', () => {
+    const base = { durable: 'd', stream: 'S', filterSubject: 's', payload: Payload, handle: () => Promise.resolve() };
+    // @ts-expect-error neither onExhausted nor parkOnlyBecause
+    const neither: ConsumerDefinition<Payload> = { ...base };
+    // @ts-expect-error both at once
+    const both: ConsumerDefinition<Payload> = { ...base, onExhausted: () => Promise.resolve(), parkOnlyBecause: 'x' };
+    const hook: ConsumerDefinition<Payload> = { ...base, onExhausted: () => Promise.resolve() };
+    const parkOnly: ConsumerDefinition<Payload> = { ...base, parkOnlyBecause: 'nothing to mark' };
+    expect([neither, both, hook, parkOnly].map((definition) => definition.durable)).toEqual(['d', 'd', 'd', 'd']);
   });
 });
