@@ -448,4 +448,47 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   });
+  it('two replicas and a restart during an outage: only the restart adds a delivery, so nothing is parked', async () => {
+    const subject = `${prefix}.replicas.outage`;
+    const durable = `${prefix}-replicas`;
+    await publishNote(subject, 'two replicas');
+    const seen: Array<[string, number]> = [];
+    let outage = true;
+    let handledBy = '';
+    const replica = (name: string) =>
+      new EventConsumer<NotePayload>(
+        {
+          durable,
+          stream: stream.name,
+          filterSubject: subject,
+          payload: NotePayload,
+          maxAttempts: 2,
+          parkOnlyBecause: 'a test message',
+          handle: async (_data, context) => {
+            seen.push([name, context.deliveryCount]);
+            if (outage) {
+              throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+            }
+            handledBy = name;
+          },
+        },
+        dataSource,
+        nc.jetstream(),
+        jsm,
+      );
+    const replicas = { a: replica('a'), b: replica('b') };
+    consumers.push(replicas.a, replicas.b);
+    await Promise.all([replicas.a.start(), replicas.b.start()]);
+    await waitUntil(() => seen.length >= 3);
+    // One replica holds the message through the outage; the broker's count stays 1.
+    const holder = seen[0][0] as 'a' | 'b';
+    expect(seen.every(([name, deliveryCount]) => name === holder && deliveryCount === 1)).toBe(true);
+    // The holder stops (a deploy) and the database comes back: the other replica handles it as delivery 2.
+    await replicas[holder].stop();
+    outage = false;
+    await waitUntil(() => handledBy !== '');
+    expect(handledBy).not.toBe(holder);
+    expect(seen.at(-1)).toEqual([handledBy, 2]);
+    expect(await parkedCount(durable)).toBe(0);
+  });
 });
