@@ -8,14 +8,23 @@
 // Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 // have started once so its schema exists. Events (account created, credits granted) go through the
 // gateway's outbox, so the orders service receives them even if it is down right now.
+//
+// Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
+//   npm run admin -- parked list [--durable orders-output-completed]
+//   npm run admin -- parked replay --seq 12          (or --all --durable X: every message that consumer parked)
+//   npm run admin -- parked discard --seq 12         (or --all --durable X)
+// A replay republishes the original message to its original subject for the consumer that parked it, then
+// removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
 import { KeyMode, Plan, PLANS } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
+import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
+import { ParkedMessage, ParkedMessages } from './parked-messages';
 
 type Output = Record<string, unknown>;
 
@@ -53,9 +62,16 @@ async function main(): Promise<void> {
       amount: { type: 'string' },
       reason: { type: 'string', default: 'operator grant' },
       json: { type: 'boolean', default: false },
+      seq: { type: 'string' },
+      durable: { type: 'string' },
+      all: { type: 'boolean', default: false },
     },
   });
   const [resource, action] = positionals;
+  if (resource === 'parked') {
+    await runParked(action ?? '', values);
+    return;
+  }
   const dataSource = new DataSource(
     serviceDataSourceOptions({
       url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cp_dev',
@@ -133,6 +149,59 @@ async function run(accounts: AccountsRepository, command: string, values: Record
     }
     default:
       fail(`unknown command "${command}" (see the header of tools/admin/admin.ts)`);
+  }
+}
+
+function seqOf(value: string | undefined): number {
+  if (!value || !/^[0-9]{1,15}$/.test(value) || Number(value) < 1) {
+    fail('--seq must be the sequence of a parked message (see `parked list`)');
+  }
+  return Number(value);
+}
+
+/** One line per message: seq, consumer, original subject, deliveries, time, reason (list); what was done (replay, discard). */
+function describeRow(row: object): string {
+  if ('reason' in row && 'parkedAt' in row && !('discarded' in row)) {
+    const parked = row as ParkedMessage;
+    return [parked.seq, parked.durable, parked.originalSubject, `deliveries=${parked.deliveries}`, parked.parkedAt, parked.reason].join('\t');
+  }
+  return Object.entries(row)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join(' ');
+}
+
+/** `parked list|replay|discard`: NATS only, no database. */
+async function runParked(action: string, values: { json?: boolean; seq?: string; durable?: string; all?: boolean }): Promise<void> {
+  if (!['list', 'replay', 'discard'].includes(action)) {
+    fail(`unknown command "parked ${action}" (list, replay or discard)`);
+  }
+  if (action !== 'list' && values.all !== true && values.seq === undefined) {
+    fail(`parked ${action} needs --seq N, or --all --durable X`);
+  }
+  if (values.all === true && !values.durable) {
+    fail('--all needs --durable (the consumer whose parked messages to take)');
+  }
+  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli' });
+  try {
+    const parked = new ParkedMessages(nc.jetstream(), await nc.jetstreamManager());
+    const sequences = action === 'list' || values.all !== true ? [] : (await parked.list(values.durable)).map((message) => message.seq);
+    let rows: object[];
+    if (action === 'list') {
+      rows = await parked.list(values.durable);
+    } else if (action === 'replay') {
+      rows = [];
+      for (const seq of values.all === true ? sequences : [seqOf(values.seq)]) {
+        rows.push(await parked.replay(seq));
+      }
+    } else {
+      rows = [];
+      for (const seq of values.all === true ? sequences : [seqOf(values.seq)]) {
+        rows.push({ ...(await parked.discard(seq)), discarded: true });
+      }
+    }
+    process.stdout.write(values.json === true ? `${JSON.stringify(rows)}\n` : `${rows.length === 0 ? 'nothing parked' : rows.map(describeRow).join('\n')}\n`);
+  } finally {
+    await nc.drain();
   }
 }
 

@@ -96,15 +96,21 @@ export const Events = {
   antiAiOutputFailed: defineEvent(EventSubjects.antiAiOutputFailed, AntiAiOutputFailedEvent),
 } as const;
 
-/** Every job with its payload class (stream JOBS, work-queue retention). */
+const MINUTE_MS = 60_000;
+
+/**
+ * Every job with its payload class (stream JOBS, work-queue retention) and the default deadline of one attempt
+ * (generous backstops against a handler that never settles, well above the slowest legitimate run; the
+ * steps inside have their own, tighter limits).
+ */
 export const Jobs = {
-  watermarkEmbed: defineJob(JobSubjects.watermarkEmbed, EmbedJob),
-  watermarkExtract: defineJob(JobSubjects.watermarkExtract, ExtractJob),
-  watermarkPackage: defineJob(JobSubjects.watermarkPackage, PackageJob),
-  uploadsFetch: defineJob(JobSubjects.uploadsFetch, FetchSourceJob),
-  reportsGenerate: defineJob(JobSubjects.reportsGenerate, GenerateReportJob),
-  aiDetect: defineJob(JobSubjects.aiDetect, AiDetectionJob),
-  watermarkAntiAi: defineJob(JobSubjects.watermarkAntiAi, AntiAiJob),
+  watermarkEmbed: defineJob(JobSubjects.watermarkEmbed, EmbedJob, 15 * MINUTE_MS),
+  watermarkExtract: defineJob(JobSubjects.watermarkExtract, ExtractJob, 10 * MINUTE_MS),
+  watermarkPackage: defineJob(JobSubjects.watermarkPackage, PackageJob, 10 * MINUTE_MS),
+  uploadsFetch: defineJob(JobSubjects.uploadsFetch, FetchSourceJob, 15 * MINUTE_MS),
+  reportsGenerate: defineJob(JobSubjects.reportsGenerate, GenerateReportJob, 5 * MINUTE_MS),
+  aiDetect: defineJob(JobSubjects.aiDetect, AiDetectionJob, 5 * MINUTE_MS),
+  watermarkAntiAi: defineJob(JobSubjects.watermarkAntiAi, AntiAiJob, 10 * MINUTE_MS),
 } as const;
 
 /** Every request/reply pattern with its request class and response type. */

@@ -16,6 +16,12 @@ export interface JobContract<TPayload extends object> {
   readonly kind: 'job';
   readonly subject: string;
   readonly payload: ClassConstructor<TPayload>;
+  /**
+   * Default wall-clock budget of one attempt at this job: past it the consumer abandons the attempt and counts it
+   * as failed. Declared with the job so every consumer of it agrees; an operator overrides it per consumer with
+   * `JOB_DEADLINE_MS_<DURABLE>` (see `@cp/messaging`).
+   */
+  readonly deadlineMs: number;
 }
 
 /** Something written to an outbox and relayed to JetStream: an event or a job. */
@@ -34,8 +40,8 @@ export function defineEvent<TPayload extends object>(subject: string, payload: C
   return { kind: 'event', subject, payload };
 }
 
-export function defineJob<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>): JobContract<TPayload> {
-  return { kind: 'job', subject, payload };
+export function defineJob<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>, deadlineMs: number): JobContract<TPayload> {
+  return { kind: 'job', subject, payload, deadlineMs };
 }
 
 /** `defineRpc<ResponseView>()(pattern, RequestClass)`: the response type is given, the request inferred. */

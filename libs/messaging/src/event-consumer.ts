@@ -2,36 +2,55 @@ import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contr
 import { Logger } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import {
-  AckPolicy,
-  ConsumerConfig,
-  ConsumerMessages,
-  DeliverPolicy,
-  headers as natsHeaders,
-  JetStreamClient,
-  JetStreamManager,
-  JsMsg,
-  nanos,
-} from 'nats';
+import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
 import { DataSource, EntityManager } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { messagingMetrics } from './messaging-metrics';
+import { RpcUnavailableError } from './rpc-client';
 
 /**
  * Ack wait of long jobs (embed, extract, package, fetch): the consumer sends a progress heartbeat
  * (`working()`) every third of it while the handler runs, so a live job never times out however long it
  * takes, and a job whose process died (kill -9, OOM, SIGSTOP) is redelivered to a healthy replica within
- * 20 s instead of 2-5 minutes.
+ * 20 s instead of 2-5 minutes. How long a handler may run is its deadline, not the ack wait.
  */
 export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
 
+/** Deadline of one attempt at an event (a database transaction or two) when neither the definition nor the environment sets one. */
+export const DEFAULT_EVENT_DEADLINE_MS = 2 * 60_000;
+
+/** Bounds of a deadline given in the environment: at least a second, at most a day. */
+const DEADLINE_MIN_MS = 1000;
+const DEADLINE_MAX_MS = 24 * 3600_000;
+
+/** Headers of a parked message (PARKED stream) that the admin command reads; the body is the original message's. */
+export const ParkedHeaders = {
+  subject: 'Parked-Subject',
+  durable: 'Parked-Durable',
+  streamSequence: 'Parked-Stream-Sequence',
+  deliveries: 'Parked-Deliveries',
+  reason: 'Parked-Reason',
+} as const;
+
+/**
+ * Set on a message republished by `admin parked replay`: only the consumer named here handles it. The original
+ * subject may have other consumers (events fan out); they acknowledge the copy without running their handler.
+ */
+export const REPLAY_FOR_HEADER = 'Replay-For-Durable';
+
 export interface HandlerContext {
   eventId: string;
-  /** 1 on the first delivery. */
+  /** 1 on the first delivery: the broker's own count, so it survives restarts and is shared by replicas. */
   deliveryCount: number;
   /**
+   * Aborted when this attempt's deadline passes: the consumer has stopped waiting and counted the attempt as
+   * failed. Long steps should pass it on (fetches, workers) or check it between steps.
+   */
+  signal: AbortSignal;
+  /**
    * Runs `work` in a transaction that also records this event in the inbox. When the event was already
-   * handled, `work` does not run and the result is `false`. Heavy work belongs before this call.
+   * handled, `work` does not run and the result is `false`. Heavy work belongs before this call. Once the
+   * attempt's deadline has passed it refuses to start, and it rolls back instead of committing.
    */
   transaction(work: (manager: EntityManager) => Promise<void>): Promise<boolean>;
 }
@@ -47,29 +66,66 @@ export type ConsumedMessage<TData extends object> =
   /** Only for messages that are not declared contracts (storage notifications, test subjects). */
   | { message?: never; filterSubject: string; payload: ClassConstructor<TData> };
 
-export type ConsumerDefinition<TData extends object> = ConsumerOptions<TData> & ConsumedMessage<TData>;
+/**
+ * What happens when a valid message used up its attempts. Required, so a new consumer cannot forget it: either
+ * a hook that makes the outcome visible (e.g. the order shows `processingDelayed`), or a stated reason why
+ * parking alone is enough.
+ */
+export type ExhaustionPath<TData extends object> =
+  | {
+      /**
+       * Called when a valid message failed its last attempt, before it is parked. If it fails on an outage
+       * (database down) the message is kept and redelivered, so nothing is parked without its visible state;
+       * any other failure is logged and the message is parked anyway (its reason says so).
+       */
+      onExhausted(data: TData, eventId: string, error: unknown): Promise<void>;
+      parkOnlyBecause?: never;
+    }
+  | {
+      onExhausted?: never;
+      /** Why a parked message of this consumer needs nothing besides the PARKED stream (an operator replays it). */
+      parkOnlyBecause: string;
+    };
+
+export type ConsumerDefinition<TData extends object> = ConsumerOptions<TData> & ConsumedMessage<TData> & ExhaustionPath<TData>;
 
 export interface ConsumerOptions<TData extends object> {
   /** Durable consumer name, unique per service and purpose, e.g. `orders-credits-granted`. */
   durable: string;
   stream: string;
   handle(data: TData, context: HandlerContext): Promise<void>;
-  /** Attempts before the message is parked on `parked.<durable>`. */
+  /** Attempts (broker deliveries) before the message is parked on `parked.<durable>`. */
   maxAttempts?: number;
   /** Delay before each redelivery after a failure; the last value repeats. */
   backoffMs?: number[];
   ackWaitMs?: number;
   concurrency?: number;
   /**
-   * Called once when a valid message failed its last attempt, before it is parked (for example to mark
-   * an order `processingDelayed`). Its own failure is logged and does not prevent parking.
+   * Wall-clock budget of one attempt. Default: the job's declared `deadlineMs` (`Jobs.*`), else
+   * `DEFAULT_EVENT_DEADLINE_MS`. The environment variable `JOB_DEADLINE_MS_<DURABLE>` overrides both.
    */
-  onExhausted?(data: TData, eventId: string, error: unknown): Promise<void>;
+  deadlineMs?: number;
+  /**
+   * How long one delivery is held in this process, retrying, while the infrastructure (database, broker) is
+   * down, before it is returned to the broker (which then counts one attempt). Default `TRANSIENT_HOLD_MS`.
+   */
+  transientHoldMs?: number;
   /** Messages that are not event envelopes (for example storage notifications) bring their own decoder. */
   decode?: (raw: unknown, message: JsMsg) => DecodedMessage<unknown>;
 }
 
 export class InvalidMessageError extends Error {}
+
+/** An attempt that outlived its deadline: abandoned by the consumer and counted as failed. */
+export class JobDeadlineExceededError extends Error {
+  constructor(
+    readonly durable: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`deadline of ${deadlineMs} ms exceeded`);
+    this.name = 'JobDeadlineExceededError';
+  }
+}
 
 const decoder = new TextDecoder();
 
@@ -81,43 +137,119 @@ function decodeEnvelope(raw: unknown): DecodedMessage<unknown> {
   return { eventId: envelope.eventId, data: envelope.data };
 }
 
-/** Retry delay after a failure of the infrastructure (database or broker unreachable), not of the message. */
-export const TRANSIENT_RETRY_MS = 2000;
+/** `JOB_DEADLINE_MS_<DURABLE>`: the durable upper-cased, every character other than a letter or digit an underscore. */
+export function deadlineVariableOf(durable: string): string {
+  return `JOB_DEADLINE_MS_${durable.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The deadline of one attempt of a consumer: environment, then definition, then the job's declaration, then the event default. */
+export function resolveDeadlineMs(
+  definition: Pick<ConsumerOptions<object>, 'durable' | 'deadlineMs'> & { message?: MessageContract<object> },
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  const variable = deadlineVariableOf(definition.durable);
+  const raw = env[variable];
+  if (raw !== undefined && raw !== '') {
+    const value = /^[0-9]{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!(value >= DEADLINE_MIN_MS && value <= DEADLINE_MAX_MS)) {
+      throw new Error(`${variable} must be a whole number of milliseconds from ${DEADLINE_MIN_MS} to ${DEADLINE_MAX_MS}, got "${raw}"`);
+    }
+    return value;
+  }
+  return definition.deadlineMs ?? (definition.message?.kind === 'job' ? definition.message.deadlineMs : DEFAULT_EVENT_DEADLINE_MS);
+}
+
+/** First wait before retrying in process after an infrastructure failure; it doubles up to `TRANSIENT_RETRY_MAX_MS`. */
+export const TRANSIENT_RETRY_MS = 1000;
+const TRANSIENT_RETRY_MAX_MS = 15_000;
+/** Default of `transientHoldMs`: ten minutes of retries in process before the broker is asked to redeliver. */
+export const TRANSIENT_HOLD_MS = 10 * 60_000;
+/** A message that could not be parked (broker unreachable) comes back after this long and is parked then. */
+const PARK_RETRY_MS = 5000;
+/** How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. */
+const PULL_EXPIRES_MS = 3000;
+
+const SOCKET_ERROR_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+/**
+ * PostgreSQL classes that say the server, not the statement, is the problem: 08 connection exception,
+ * 57P operator intervention (shutdown, crash, cannot connect now), 53 insufficient resources (too many
+ * connections, out of memory, disk full). Not 57014 (query_canceled, e.g. `statement_timeout`): a statement
+ * that is too slow is usually this message's doing (a huge batch, a lock it waits on), and counting it as an
+ * attempt lets such a message be parked instead of retried without end.
+ */
+const POSTGRES_TRANSIENT_SQLSTATE = /^(08|57P|53)[0-9A-Z]{2,3}$/;
+/** nats.js `ErrorCode`s of a connection that is down, reconnecting or draining, of a request nobody answered in time, or of no responders. */
+const NATS_TRANSIENT_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'CONNECTION_REFUSED', 'CONNECTION_TIMEOUT', 'DISCONNECT', 'TIMEOUT', '503']);
+const TRANSIENT_MESSAGES =
+  /terminating connection|Connection terminated|the database system is (starting up|shutting down|in recovery mode)|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable/i;
 
 /**
- * A failure that says nothing about the message: the database is down or restarting, or a connection broke
- * (Node socket codes, PostgreSQL classes 08 "connection exception" and 57P "operator intervention").
+ * A failure that says nothing about the message: the database is down, restarting or has no connection to
+ * give (pg-pool's connect timeout), a connection broke, or the broker is unreachable. Looks through `cause`,
+ * TypeORM's `driverError` and the `errors` of an AggregateError (Node's dual-stack connect).
  */
 export function isTransientInfrastructureError(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let current: unknown = error; current instanceof Error && !seen.has(current); current = (current as Error & { cause?: unknown }).cause) {
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const current = queue.shift();
+    if (!(current instanceof Error) || seen.has(current)) {
+      continue;
+    }
     seen.add(current);
+    if (current instanceof RpcUnavailableError) {
+      return true;
+    }
     const { code } = current as Error & { code?: unknown };
-    if (typeof code === 'string' && (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code) || /^(08|57P)/.test(code))) {
+    if (typeof code === 'string') {
+      if (SOCKET_ERROR_CODES.test(code) || POSTGRES_TRANSIENT_SQLSTATE.test(code)) {
+        return true;
+      }
+      if (current.name === 'NatsError' && NATS_TRANSIENT_CODES.has(code)) {
+        return true;
+      }
+    }
+    if (TRANSIENT_MESSAGES.test(current.message)) {
       return true;
     }
-    if (/terminating connection|Connection terminated|the database system is (starting up|shutting down|in recovery mode)|connect ECONNREFUSED/i.test(current.message)) {
-      return true;
-    }
+    const linked = current as Error & { cause?: unknown; driverError?: unknown; errors?: unknown };
+    queue.push(linked.cause, linked.driverError, ...(Array.isArray(linked.errors) ? (linked.errors as unknown[]) : []));
   }
   return false;
 }
 
+type Attempt = { ok: true } | { ok: false; error: unknown };
+
 /**
  * Runs one durable JetStream pull consumer: validates each payload like an HTTP body, makes the handler
- * idempotent through the inbox, redelivers failures with backoff, and parks a message on
- * `parked.<durable>` (PARKED stream) when its attempts are used up or it can never be valid.
+ * idempotent through the inbox, bounds every attempt by a deadline, redelivers failures with backoff, and
+ * parks a message on `parked.<durable>` (PARKED stream) when its attempts are used up or it can never be valid.
+ *
+ * Attempts are the broker's delivery count (`redeliveryCount`), never a count kept in this process: a restart
+ * or a second replica sees the same number. For that count to mean "attempts", a delivery must only end
+ * without an ack when the message itself failed. Hence:
+ * - each slot pulls one message when it is free (`next()`), so no message waits in a client buffer while its
+ *   ack wait runs out (a buffered message would be redelivered, and counted, without ever being tried);
+ * - an infrastructure failure (database or broker down, see `isTransientInfrastructureError`) keeps the
+ *   delivery: the handler is retried in this process with growing pauses while `working()` heartbeats hold the
+ *   message, so the count does not move however long a database outage lasts, on one replica or several (each
+ *   holds its own messages; the broker never hands a held message to another). Only after `transientHoldMs`
+ *   (default 10 min, so a handler that wrongly looks transient is not retried forever), or when the process
+ *   stops, is it returned to the broker, which counts one delivery: at most one per hold or per restart,
+ *   instead of one per retry;
+ * - a process that dies mid-attempt (crash, OOM, kill -9) counts one delivery, which is right: that attempt
+ *   may have been the cause.
+ * The server's `max_deliver` stays -1 (unlimited): when a server limit is reached the server just stops
+ * delivering and the message sits in the stream unseen, while this consumer's own limit parks it with its
+ * reason and runs the exhaustion hook, so the order shows it.
  */
 export class EventConsumer<TData extends object> {
   private readonly logger: Logger;
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private readonly inFlight = new Set<Promise<void>>();
-  /**
-   * Deliveries of a message (by stream sequence) that failed because the infrastructure did, in this process:
-   * they do not count against `maxAttempts`, so an outage of the database parks nothing.
-   */
-  private readonly transientFailures = new Map<number, number>();
+  private readonly deadlineMs: number;
+  private workers: Array<Promise<void>> = [];
+  private stopping = false;
+  /** Wakes the pauses between in-process retries when the consumer stops. */
+  private readonly stopSignal = new AbortController();
 
   constructor(
     private readonly definition: ConsumerDefinition<TData>,
@@ -126,32 +258,47 @@ export class EventConsumer<TData extends object> {
     private readonly jsm: JetStreamManager,
   ) {
     this.logger = new Logger(`Consumer:${definition.durable}`);
+    this.deadlineMs = resolveDeadlineMs(definition);
   }
 
   private get maxAttempts(): number {
     return this.definition.maxAttempts ?? 5;
   }
 
+  private get concurrency(): number {
+    return this.definition.concurrency ?? 1;
+  }
+
   async start(): Promise<void> {
     await this.ensureConsumer();
     const consumer = await this.js.consumers.get(this.definition.stream, this.definition.durable);
-    this.messages = await consumer.consume({ max_messages: this.definition.concurrency ?? 1 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const message of messages) {
-        const task = this.process(message).finally(() => this.inFlight.delete(task));
-        this.inFlight.add(task);
-        if (this.inFlight.size >= (this.definition.concurrency ?? 1)) {
-          await Promise.race(this.inFlight);
-        }
-      }
-    })();
+    this.workers = Array.from({ length: this.concurrency }, () => this.work(consumer));
   }
 
+  /** Stops pulling, ends in-process retries, and waits for the attempts being handled (drain before shutdown). */
   async stop(): Promise<void> {
-    this.messages?.stop();
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    this.stopping = true;
+    this.stopSignal.abort();
+    await Promise.allSettled(this.workers);
+  }
+
+  /** One slot: pulls a message only when free. Never rejects (no unhandled rejection can end the process). */
+  private async work(consumer: Consumer): Promise<void> {
+    while (!this.stopping) {
+      let message: JsMsg | null;
+      try {
+        message = await consumer.next({ expires: PULL_EXPIRES_MS });
+      } catch (error) {
+        this.logger.warn({ err: error }, 'pull failed; retrying');
+        await this.pause(TRANSIENT_RETRY_MS);
+        continue;
+      }
+      if (message) {
+        await this.process(message).catch((error: unknown) => {
+          this.logger.error({ err: error }, 'message processing failed unexpectedly; the broker redelivers it');
+        });
+      }
+    }
   }
 
   private async ensureConsumer(): Promise<void> {
@@ -162,10 +309,10 @@ export class EventConsumer<TData extends object> {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(ackWaitMs),
-      // No server limit: this consumer parks a message once it used its own attempts, and deliveries that
-      // failed on an outage (database down) do not count, so an outage longer than the backoff parks nothing.
+      // Unlimited on the server: this consumer parks a message itself once the broker's delivery count passes
+      // `maxAttempts` (see the class comment); a server limit would strand it silently instead.
       max_deliver: -1,
-      max_ack_pending: Math.max(10, (this.definition.concurrency ?? 1) * 4),
+      max_ack_pending: Math.max(10, this.concurrency * 4),
     };
     try {
       await this.jsm.consumers.info(this.definition.stream, this.definition.durable);
@@ -183,52 +330,146 @@ export class EventConsumer<TData extends object> {
   }
 
   private async process(message: JsMsg): Promise<void> {
+    const replayFor = message.headers?.get(REPLAY_FOR_HEADER);
+    if (replayFor && replayFor !== this.definition.durable) {
+      // An operator's replay meant for another consumer of the same subject.
+      this.settle(message, 'ack');
+      return;
+    }
     const deliveryCount = message.info.redeliveryCount;
-    // Attempts the message itself used: deliveries that failed on an outage are not its fault.
-    const attempt = deliveryCount - (this.transientFailures.get(message.seq) ?? 0);
-    const heartbeat = setInterval(() => message.working(), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
-    let decoded: DecodedMessage<TData> | undefined;
+    const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
     try {
-      if (attempt > this.maxAttempts) {
-        await this.park(message, 'attempts exhausted (handler crashed or timed out)');
-        return;
-      }
+      let decoded: DecodedMessage<TData>;
       try {
         decoded = this.decode(message);
       } catch (error) {
         await this.park(message, error instanceof Error ? error.message : 'invalid message');
         return;
       }
-      await this.definition.handle(decoded.data, this.context(decoded.eventId, deliveryCount));
-      message.ack();
-      this.transientFailures.delete(message.seq);
-      messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
-    } catch (error) {
-      messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'error' });
-      // Logs name the event and, when it has one, the order it is about.
-      const context = { err: error, deliveryCount, eventId: decoded?.eventId, orderId: (decoded?.data as { orderId?: string } | undefined)?.orderId };
-      if (isTransientInfrastructureError(error)) {
-        this.transientFailures.set(message.seq, (this.transientFailures.get(message.seq) ?? 0) + 1);
-        this.logger.warn({ ...context, retryInMs: TRANSIENT_RETRY_MS }, 'infrastructure unavailable; will be redelivered');
-        message.nak(TRANSIENT_RETRY_MS);
+      if (deliveryCount > this.maxAttempts) {
+        // The previous deliveries ended without an answer: the process died or stopped during them.
+        await this.exhaust(message, decoded, new Error('attempts exhausted (the process handling it stopped or died)'));
         return;
       }
-      if (attempt >= this.maxAttempts) {
-        this.logger.error(context, 'handler failed; attempts exhausted, parking the message');
-        if (decoded && this.definition.onExhausted) {
-          await this.definition.onExhausted(decoded.data, decoded.eventId, error).catch((hookError: unknown) => {
-            this.logger.error({ err: hookError }, 'onExhausted hook failed');
-          });
-        }
-        await this.park(message, error instanceof Error ? error.message : 'handler failed');
+      const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
+      if (attempt.ok) {
+        this.settle(message, 'ack');
+        messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
+        return;
+      }
+      const { error } = attempt;
+      const deadline = error instanceof JobDeadlineExceededError;
+      messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: deadline ? 'deadline' : 'error' });
+      // Logs name the event and, when it has one, the order it is about.
+      const context = { err: error, deliveryCount, eventId: decoded.eventId, orderId: (decoded.data as { orderId?: unknown }).orderId };
+      if (isTransientInfrastructureError(error)) {
+        // Held for `transientHoldMs` or stopped: back to the broker, which counts this one delivery.
+        this.logger.warn({ ...context, retryInMs: TRANSIENT_RETRY_MS }, 'infrastructure still unavailable; returned to the broker');
+        this.settle(message, 'nak', TRANSIENT_RETRY_MS);
+        return;
+      }
+      if (deliveryCount >= this.maxAttempts) {
+        this.logger.error(context, deadline ? 'handler passed its deadline; attempts exhausted' : 'handler failed; attempts exhausted');
+        await this.exhaust(message, decoded, error);
         return;
       }
       const backoff = this.definition.backoffMs ?? [1000, 5000, 30_000, 120_000];
-      const delay = backoff[Math.min(attempt - 1, backoff.length - 1)];
-      this.logger.warn({ ...context, retryInMs: delay }, 'handler failed; will be redelivered');
-      message.nak(delay);
+      const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
+      this.logger.warn({ ...context, retryInMs: delay }, deadline ? 'handler passed its deadline; abandoned, will be redelivered' : 'handler failed; will be redelivered');
+      this.settle(message, 'nak', delay);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /** Runs the handler; while it fails on the infrastructure, retries it in process (heartbeats keep the delivery). */
+  private attemptHoldingOnOutage(decoded: DecodedMessage<TData>, deliveryCount: number): Promise<Attempt> {
+    return this.holdOnOutage(decoded, deliveryCount, () => this.attemptWithDeadline(decoded, deliveryCount));
+  }
+
+  /** Repeats `run` while it fails on the infrastructure, with growing pauses, for at most `transientHoldMs` or until the consumer stops. */
+  private async holdOnOutage(decoded: DecodedMessage<TData>, deliveryCount: number, run: () => Promise<Attempt>): Promise<Attempt> {
+    const holdUntil = Date.now() + (this.definition.transientHoldMs ?? TRANSIENT_HOLD_MS);
+    let pauseMs = TRANSIENT_RETRY_MS;
+    let lastWarning = 0;
+    for (;;) {
+      const attempt = await run();
+      if (attempt.ok || !isTransientInfrastructureError(attempt.error) || this.stopping || Date.now() + pauseMs > holdUntil) {
+        return attempt;
+      }
+      if (Date.now() - lastWarning > 60_000) {
+        lastWarning = Date.now();
+        this.logger.warn({ err: attempt.error, eventId: decoded.eventId, deliveryCount }, 'infrastructure unavailable; retrying in process (not counted as an attempt)');
+      }
+      await this.pause(pauseMs);
+      pauseMs = Math.min(pauseMs * 2, TRANSIENT_RETRY_MAX_MS);
+    }
+  }
+
+  /** One run of the handler, bounded by the deadline: past it the signal aborts and the consumer stops waiting. */
+  private async attemptWithDeadline(decoded: DecodedMessage<TData>, deliveryCount: number): Promise<Attempt> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        const error = new JobDeadlineExceededError(this.definition.durable, this.deadlineMs);
+        controller.abort(error);
+        reject(error);
+      }, this.deadlineMs);
+    });
+    const work = Promise.resolve().then(() => this.definition.handle(decoded.data, this.context(decoded.eventId, deliveryCount, controller.signal)));
+    try {
+      await Promise.race([work, deadline]);
+      return { ok: true };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        // The abandoned run may still settle later; say so, once, for whoever reads the logs.
+        work.then(
+          () => this.logger.warn({ eventId: decoded.eventId }, 'abandoned attempt finished after its deadline (its transaction was not committed)'),
+          () => undefined,
+        );
+      }
+      return { ok: false, error };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Attempts used up: the hook makes the outcome visible, then the message is parked. A hook that fails on an
+   * outage keeps the message (redelivered, and exhausted again, once the infrastructure is back).
+   */
+  private async exhaust(message: JsMsg, decoded: DecodedMessage<TData>, error: unknown): Promise<void> {
+    let reason = error instanceof Error ? error.message : 'handler failed';
+    if (this.definition.onExhausted) {
+      const hook = this.definition.onExhausted.bind(this.definition);
+      // Held on an outage like the handler: the visible state is what makes parking safe.
+      const result = await this.holdOnOutage(decoded, message.info.redeliveryCount, () => this.boundedHook(() => hook(decoded.data, decoded.eventId, error)));
+      if (!result.ok) {
+        if (isTransientInfrastructureError(result.error)) {
+          this.logger.warn({ err: result.error, eventId: decoded.eventId }, 'onExhausted failed on the infrastructure; kept for later');
+          this.settle(message, 'nak', PARK_RETRY_MS);
+          return;
+        }
+        this.logger.error({ err: result.error, eventId: decoded.eventId }, 'onExhausted hook failed; parking anyway');
+        reason = `${reason} (onExhausted failed: ${result.error instanceof Error ? result.error.message : String(result.error)})`;
+      }
+    }
+    await this.park(message, reason);
+  }
+
+  private async boundedHook(hook: () => Promise<void>): Promise<Attempt> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new JobDeadlineExceededError(this.definition.durable, this.deadlineMs)), this.deadlineMs);
+    });
+    try {
+      await Promise.race([Promise.resolve().then(hook), deadline]);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -248,13 +489,15 @@ export class EventConsumer<TData extends object> {
     return { eventId: decoded.eventId, data };
   }
 
-  private context(eventId: string, deliveryCount: number): HandlerContext {
+  private context(eventId: string, deliveryCount: number, signal: AbortSignal): HandlerContext {
     const consumer = this.definition.durable;
     return {
       eventId,
       deliveryCount,
-      transaction: (work) =>
-        this.dataSource.transaction(async (manager) => {
+      signal,
+      transaction: async (work) => {
+        signal.throwIfAborted();
+        return this.dataSource.transaction(async (manager) => {
           const inserted = await manager
             .createQueryBuilder()
             .insert()
@@ -267,23 +510,68 @@ export class EventConsumer<TData extends object> {
             return false;
           }
           await work(manager);
+          // The deadline passed while the work ran: the consumer already counted this attempt as failed and
+          // may redeliver it, so nothing of it may commit.
+          signal.throwIfAborted();
           return true;
-        }),
+        });
+      },
     };
   }
 
+  /**
+   * Publishes the message to `parked.<durable>` and ends its delivery. A failed publish (broker unreachable)
+   * is caught: the message is returned for later and parked then, never lost, never an unhandled rejection.
+   */
   private async park(message: JsMsg, reason: string): Promise<void> {
-    this.transientFailures.delete(message.seq);
     const headers = natsHeaders();
-    headers.set('Parked-Subject', message.subject);
-    headers.set('Parked-Stream-Sequence', String(message.seq));
-    headers.set('Parked-Deliveries', String(message.info.redeliveryCount));
-    headers.set('Parked-Reason', reason.slice(0, 500));
-    await this.js.publish(`${PARKED_SUBJECT_PREFIX}.${this.definition.durable}`, message.data, {
-      headers,
-      msgID: `${this.definition.durable}:${message.info.stream}:${message.seq}`,
-    });
-    message.term();
+    headers.set(ParkedHeaders.subject, message.subject);
+    headers.set(ParkedHeaders.durable, this.definition.durable);
+    headers.set(ParkedHeaders.streamSequence, String(message.seq));
+    headers.set(ParkedHeaders.deliveries, String(message.info.redeliveryCount));
+    headers.set(ParkedHeaders.reason, reason.replace(/[\r\n]+/g, ' ').slice(0, 500));
+    try {
+      await this.js.publish(`${PARKED_SUBJECT_PREFIX}.${this.definition.durable}`, message.data, {
+        headers,
+        msgID: `${this.definition.durable}:${message.info.stream}:${message.seq}`,
+      });
+    } catch (error) {
+      this.logger.error({ err: error, retryInMs: PARK_RETRY_MS }, 'could not park the message; kept for later');
+      this.settle(message, 'nak', PARK_RETRY_MS);
+      return;
+    }
+    this.settle(message, 'term');
     messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'parked' });
+  }
+
+  /** Ack, nak, term or heartbeat; on a closed connection it throws, and the broker's ack wait then redelivers anyway. */
+  private settle(message: JsMsg, action: 'ack' | 'nak' | 'term' | 'working', delayMs?: number): void {
+    try {
+      if (action === 'nak') {
+        message.nak(delayMs);
+      } else {
+        message[action]();
+      }
+    } catch (error) {
+      this.logger.warn({ err: error, action }, 'could not reach the broker; it redelivers after the ack wait');
+    }
+  }
+
+  /** Waits `ms`, or less when the consumer stops. */
+  private pause(ms: number): Promise<void> {
+    const stop = this.stopSignal.signal;
+    return new Promise((resolve) => {
+      if (stop.aborted) {
+        resolve();
+        return;
+      }
+      const done = (): void => {
+        clearTimeout(timer);
+        stop.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stop.addEventListener('abort', done, { once: true });
+    });
   }
 }

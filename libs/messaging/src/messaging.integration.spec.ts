@@ -1,16 +1,17 @@
 // Real PostgreSQL and NATS JetStream: the outbox survives a crash, consumers are idempotent, failures
 // are redelivered with backoff and finally parked where an operator can see them.
 import { SystemClock } from '@cp/clock';
-import { defineEvent, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
+import { defineEvent, EventEnvelope, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
 import { testInfra, uniqueName } from '@cp/testing';
 import { IsString } from 'class-validator';
-import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, JetStreamManager, NatsConnection } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { EventConsumer, isTransientInfrastructureError } from './event-consumer';
+import { EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError } from './event-consumer';
+import { InboxRecordEntity } from './inbox-record.entity';
 import { ensureStreams } from './jetstream-setup';
 import { MESSAGING_ENTITIES } from './messaging-entities';
 import { OutboxEventEntity } from './outbox-event.entity';
@@ -74,11 +75,20 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     await dataSource.destroy();
   });
 
+  interface TestConsumerOptions {
+    maxAttempts?: number;
+    backoffMs?: number[];
+    deadlineMs?: number;
+    transientHoldMs?: number;
+    onExhausted?: (data: NotePayload, eventId: string, error: unknown) => Promise<void>;
+    js?: JetStreamClient;
+  }
+
   function startConsumer(
     durable: string,
     subject: string,
-    handle: (data: NotePayload, eventId: string, deliveryCount: number) => Promise<void>,
-    options: { maxAttempts?: number; backoffMs?: number[] } = {},
+    handle: (data: NotePayload, eventId: string, deliveryCount: number, context: HandlerContext) => Promise<void>,
+    { onExhausted, js, ...options }: TestConsumerOptions = {},
   ): Promise<void> {
     const consumer = new EventConsumer<NotePayload>(
       {
@@ -87,14 +97,28 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
         filterSubject: subject,
         payload: NotePayload,
         ...options,
-        handle: (data, context) => handle(data, context.eventId, context.deliveryCount),
+        ...(onExhausted ? { onExhausted } : { parkOnlyBecause: 'a test message' }),
+        handle: (data, context) => handle(data, context.eventId, context.deliveryCount, context),
       },
       dataSource,
-      nc.jetstream(),
+      js ?? nc.jetstream(),
       jsm,
     );
     consumers.push(consumer);
     return consumer.start();
+  }
+
+  async function publishNote(subject: string, note: string): Promise<EventEnvelope<NotePayload>> {
+    const writer = new OutboxWriter(new SystemClock());
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note }));
+    await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
+    return envelope;
+  }
+
+  async function parkedCount(durable: string): Promise<number> {
+    const parkedSubject = `${PARKED_SUBJECT_PREFIX}.${durable}`;
+    const info = await jsm.streams.info(Streams.parked.name, { subjects_filter: parkedSubject });
+    return info.state.subjects?.[parkedSubject] ?? 0;
   }
 
   it('delivers an event committed by a process killed before it could publish', async () => {
@@ -155,6 +179,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
         stream: stream.name,
         filterSubject: subject,
         payload: NotePayload,
+        parkOnlyBecause: 'a test message',
         handle: async (_data, context) => {
           await context.transaction(async () => {
             effects += 1;
@@ -197,7 +222,12 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       { maxAttempts: 2, backoffMs: [300, 900] },
     );
     await waitUntil(() => handled, 20_000);
-    expect(attempts).toEqual([1, 2, 3, 4]);
+    // Retried in this process while the delivery is held: the broker's count (the attempts) never moved.
+    expect(attempts).toEqual([1, 1, 1, 1]);
+    await waitUntil(async () => (await jsm.consumers.info(stream.name, `${prefix}-outage`)).num_ack_pending === 0);
+    const info = await jsm.consumers.info(stream.name, `${prefix}-outage`);
+    expect(info.num_redelivered).toBe(0);
+    expect(await parkedCount(`${prefix}-outage`)).toBe(0);
   });
 
   it('tells failures of the infrastructure from failures of a message', () => {
@@ -266,5 +296,199 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       return (info.state.subjects?.[`${PARKED_SUBJECT_PREFIX}.${durable}`] ?? 0) === 1;
     });
     expect(calls).toBe(0);
+  });
+  it('abandons a handler that never settles at its deadline, counts the attempt, and exhausts it into onExhausted', async () => {
+    const subject = `${prefix}.never.settles`;
+    const durable = `${prefix}-hang`;
+    const envelope = await publishNote(subject, 'hangs');
+    const deliveries: number[] = [];
+    const signals: AbortSignal[] = [];
+    const exhausted: Array<{ note: string; eventId: string; error: unknown }> = [];
+    await startConsumer(
+      durable,
+      subject,
+      (_data, _eventId, deliveryCount, context) => {
+        deliveries.push(deliveryCount);
+        signals.push(context.signal);
+        return new Promise<void>(() => undefined);
+      },
+      {
+        maxAttempts: 2,
+        backoffMs: [200],
+        deadlineMs: 1000,
+        onExhausted: async (data, eventId, error) => {
+          exhausted.push({ note: data.note, eventId, error });
+        },
+      },
+    );
+    await waitUntil(async () => (await parkedCount(durable)) === 1, 20_000);
+    // Two broker deliveries: the deadline made each one a failed attempt (not a hang held by heartbeats).
+    expect(deliveries).toEqual([1, 2]);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+    expect(exhausted.map(({ note, eventId }) => ({ note, eventId }))).toEqual([{ note: 'hangs', eventId: envelope.eventId }]);
+    expect(exhausted[0].error).toBeInstanceOf(JobDeadlineExceededError);
+  });
+
+  it('never commits the inbox transaction of an attempt that passed its deadline', async () => {
+    const subject = `${prefix}.slow.transaction`;
+    const durable = `${prefix}-slow-tx`;
+    const envelope = await publishNote(subject, 'slow');
+    let workEnded = false;
+    await startConsumer(
+      durable,
+      subject,
+      async (_data, _eventId, _deliveryCount, context) => {
+        await context.transaction(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1800));
+          workEnded = true;
+        });
+      },
+      { maxAttempts: 1, deadlineMs: 1000 },
+    );
+    await waitUntil(() => workEnded, 10_000);
+    await waitUntil(async () => (await parkedCount(durable)) === 1);
+    // The work finished after the deadline; its transaction rolled back, so a replay would still handle the event.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await dataSource.getRepository(InboxRecordEntity).countBy({ consumer: durable, eventId: envelope.eventId })).toBe(0);
+  });
+
+  it('returns a message held on an outage to the broker after transientHoldMs: one delivery per hold, not per retry', async () => {
+    const subject = `${prefix}.long.outage`;
+    const durable = `${prefix}-long-outage`;
+    await publishNote(subject, 'long outage');
+    const deliveries: number[] = [];
+    let handled = false;
+    await startConsumer(
+      durable,
+      subject,
+      async (_data, _eventId, deliveryCount) => {
+        deliveries.push(deliveryCount);
+        if (deliveries.length <= 3) {
+          // What pg-pool throws when no connection could be had in time.
+          throw new Error('timeout exceeded when trying to connect');
+        }
+        handled = true;
+      },
+      { maxAttempts: 3, transientHoldMs: 2500 },
+    );
+    await waitUntil(() => handled, 20_000);
+    // Tries at 0 s and 1 s hold delivery 1 (the next pause would pass the 2.5 s hold), then delivery 2 tries again.
+    expect(deliveries).toEqual([1, 1, 2, 2]);
+    expect(await parkedCount(durable)).toBe(0);
+  });
+
+  it('keeps an exhausted message while its onExhausted hook fails on an outage, then parks it', async () => {
+    const subject = `${prefix}.hook.outage`;
+    const durable = `${prefix}-hook-outage`;
+    await publishNote(subject, 'hook during outage');
+    let hookCalls = 0;
+    let parkedWhenHookSucceeded = -1;
+    await startConsumer(
+      durable,
+      subject,
+      async () => {
+        throw new Error('handler bug');
+      },
+      {
+        maxAttempts: 1,
+        onExhausted: async () => {
+          hookCalls += 1;
+          if (hookCalls < 3) {
+            throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+          }
+          parkedWhenHookSucceeded = await parkedCount(durable);
+        },
+      },
+    );
+    await waitUntil(async () => (await parkedCount(durable)) === 1, 20_000);
+    expect(hookCalls).toBe(3);
+    expect(parkedWhenHookSucceeded).toBe(0);
+  });
+
+  it('a failed publish while parking is caught (no unhandled rejection): the message is kept and parked later', async () => {
+    const subject = `${prefix}.park.fails`;
+    const durable = `${prefix}-park-fails`;
+    await publishNote(subject, 'park me');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const real = nc.jetstream();
+    let publishes = 0;
+    // The broker refuses the first publish to PARKED (as when NATS is restarting).
+    const js = new Proxy(real, {
+      get(target, property) {
+        if (property === 'publish') {
+          return (...args: Parameters<JetStreamClient['publish']>) => {
+            publishes += 1;
+            return publishes === 1
+              ? Promise.reject(Object.assign(new Error('TIMEOUT'), { name: 'NatsError', code: 'TIMEOUT' }))
+              : target.publish(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      await startConsumer(
+        durable,
+        subject,
+        async () => {
+          throw new Error('handler bug');
+        },
+        { maxAttempts: 1, js },
+      );
+      await waitUntil(() => publishes === 1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await parkedCount(durable)).toBe(0);
+      await waitUntil(async () => (await parkedCount(durable)) === 1, 20_000);
+      expect(publishes).toBe(2);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+  it('two replicas and a restart during an outage: only the restart adds a delivery, so nothing is parked', async () => {
+    const subject = `${prefix}.replicas.outage`;
+    const durable = `${prefix}-replicas`;
+    await publishNote(subject, 'two replicas');
+    const seen: Array<[string, number]> = [];
+    let outage = true;
+    let handledBy = '';
+    const replica = (name: string) =>
+      new EventConsumer<NotePayload>(
+        {
+          durable,
+          stream: stream.name,
+          filterSubject: subject,
+          payload: NotePayload,
+          maxAttempts: 2,
+          parkOnlyBecause: 'a test message',
+          handle: async (_data, context) => {
+            seen.push([name, context.deliveryCount]);
+            if (outage) {
+              throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+            }
+            handledBy = name;
+          },
+        },
+        dataSource,
+        nc.jetstream(),
+        jsm,
+      );
+    const replicas = { a: replica('a'), b: replica('b') };
+    consumers.push(replicas.a, replicas.b);
+    await Promise.all([replicas.a.start(), replicas.b.start()]);
+    await waitUntil(() => seen.length >= 3);
+    // One replica holds the message through the outage; the broker's count stays 1.
+    const holder = seen[0][0] as 'a' | 'b';
+    expect(seen.every(([name, deliveryCount]) => name === holder && deliveryCount === 1)).toBe(true);
+    // The holder stops (a deploy) and the database comes back: the other replica handles it as delivery 2.
+    await replicas[holder].stop();
+    outage = false;
+    await waitUntil(() => handledBy !== '');
+    expect(handledBy).not.toBe(holder);
+    expect(seen.at(-1)).toEqual([handledBy, 2]);
+    expect(await parkedCount(durable)).toBe(0);
   });
 });

@@ -26,6 +26,16 @@ interface RpcReply {
  * subscription per connection: Nest's client subscribes and unsubscribes a fresh inbox for every request, two
  * more protocol messages and two more changes of the server's interest graph on the API's hot path (issue 19).
  */
+/**
+ * No replica answered (timeout, no responders, NATS connection down): a 503 for the API, and a transient
+ * infrastructure failure for a consumer (it retries without using up the message's attempts).
+ */
+export class RpcUnavailableError extends DomainException {
+  constructor(pattern: string) {
+    super(ErrorCode.WATERMARK_V2_UNAVAILABLE, `${pattern} is unavailable`);
+  }
+}
+
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
   private readonly codec = JSONCodec<unknown>();
@@ -48,7 +58,7 @@ export class RpcClient implements OnApplicationShutdown {
     } catch {
       // No replica answering in time, nobody subscribed, or the NATS connection down (connecting, reconnecting,
       // closed): all retryable, so 503.
-      throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, `${pattern} is unavailable`);
+      throw new RpcUnavailableError(pattern);
     }
     if (reply.err !== undefined && reply.err !== null) {
       const code = (reply.err as { code?: unknown }).code;

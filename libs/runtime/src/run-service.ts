@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Histogram } from 'prom-client';
 import { applyHttpTimeouts } from './http-timeouts';
+import { installProcessErrorHandlers } from './process-error-handlers';
 import { cacheValidationMetadata } from './validation-metadata-cache';
 
 export interface RunServiceOptions<TConfig> {
@@ -40,6 +41,8 @@ function measureRequests(request: Request, response: Response, next: NextFunctio
 
 /** Boots one service process; configuration errors name the variable and exit with status 1. */
 export async function runService<TConfig>(options: RunServiceOptions<TConfig>): Promise<INestApplication> {
+  // First, so nothing during boot or after it can end the process through an unhandled rejection.
+  installProcessErrorHandlers(options.name);
   let config: TConfig;
   try {
     config = options.loadConfig();

@@ -16,6 +16,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
       durable: 'orders-account-created',
       stream: Streams.events.name,
       message: Events.accountCreated,
+      parkOnlyBecause: "no order is involved: the account's ledger opens when an operator replays the event (`admin parked replay`)",
       handle: async (event, context) => {
         await context.transaction((manager) => this.ledger.openAccount(manager, event.accountId));
       },

@@ -16,6 +16,7 @@ export class CreditsGrantedConsumer implements OnModuleInit {
       durable: 'orders-credits-granted',
       stream: Streams.events.name,
       message: Events.creditsGranted,
+      parkOnlyBecause: 'no order is involved: the grant is applied once an operator replays it (`admin parked replay`; the ledger reference keeps it once)',
       handle: async (event, context) => {
         await context.transaction(async (manager) => {
           await this.ledger.apply(manager, event.accountId, event.amount, `grant:${event.grantId}`, event.reason);

@@ -257,6 +257,8 @@ export class Order {
       return this.fail(OrderFailureCode.WATERMARK_V2_API_SUNSET, now);
     }
     this.state.status = 'inProgress';
+    // A pending order delayed by a parked file event (`messageParked`) is moving again.
+    this.state.processingDelayed = false;
     this.touch(now);
     this.outputs.forEach((output) => (output.status = 'queued'));
     return [this.statusChanged()];
@@ -326,6 +328,19 @@ export class Order {
   }
 
   /**
+   * A message about this order used up its attempts in the orders service itself (a file or result event was
+   * parked): the order waits for an operator's replay, visible as `processingDelayed`, whether it was still
+   * waiting for its files or processing. Cleared when it starts, fails or expires.
+   */
+  messageParked(now: Date): OutboxMessage[] {
+    if (!this.isFinal() && !this.state.processingDelayed) {
+      this.state.processingDelayed = true;
+      this.touch(now);
+    }
+    return [];
+  }
+
+  /**
    * The type's result (extract: the detection outcome). Unsupported and error results still complete the
    * order (spec 3.1) and refund its credit.
    */
@@ -372,6 +387,8 @@ export class Order {
     }
     this.state.status = 'complete';
     this.state.completedAt = now;
+    // Done: no longer waiting for a recovery (a replayed job or event completed it).
+    this.state.processingDelayed = false;
     if (packageKey !== undefined) {
       this.state.packageKey = packageKey;
     }

@@ -9,6 +9,7 @@ import { ORDER_TYPE_FOLDERS } from '../order-types/order-types';
 import { ApplyResultUseCase } from '../processing/apply-result.use-case';
 import { FileFailedUseCase } from '../processing/file-failed.use-case';
 import { FileUploadedUseCase } from '../processing/file-uploaded.use-case';
+import { OrderDelayedUseCase } from '../processing/order-delayed.use-case';
 import { OrderProcessingService } from '../processing/order-processing.service';
 import { OrderResultsConsumer } from '../processing/order-results.consumer';
 import { UploadEventsConsumer } from '../processing/upload-events.consumer';
@@ -60,6 +61,7 @@ import { UploadsClient } from './uploads.client';
     UploadEventsConsumer,
     ApplyResultUseCase,
     OrderResultsConsumer,
+    OrderDelayedUseCase,
     DownloadsService,
     ReportContextService,
     ReportStatusConsumer,

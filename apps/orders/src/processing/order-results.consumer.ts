@@ -4,6 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { onResult, ResultHandler } from '../order-types/order-type-definition';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ApplyResultUseCase } from './apply-result.use-case';
+import { OrderDelayedUseCase } from './order-delayed.use-case';
 
 /** Result events of every order type's workers, plus the ones all types share (ZIP packaging, delays of whole-order jobs). */
 @Injectable()
@@ -12,6 +13,7 @@ export class OrderResultsConsumer implements OnModuleInit {
     private readonly messaging: MessagingRuntime,
     private readonly types: OrderTypeRegistry,
     private readonly applyResult: ApplyResultUseCase,
+    private readonly delayed: OrderDelayedUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -35,6 +37,8 @@ export class OrderResultsConsumer implements OnModuleInit {
         stream: Streams.events.name,
         message: handler.contract,
         handle: (event, context) => context.transaction((tx) => this.applyResult.execute(tx, handler, event)).then(() => undefined),
+        // A worker's result that cannot be applied: the order shows `processingDelayed` until the event is replayed.
+        onExhausted: (event) => this.delayed.execute(handler.orderIdOf(event)),
       });
     }
   }

@@ -1,7 +1,7 @@
 // Use cases of processing with a fake repository: uploads start orders, workers' results finish them.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, KeyMode, OrderType, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { ObjectStorage } from '@cp/storage';
 import { ModuleRef } from '@nestjs/core';
 import { ApiVersion, Order, OrderFileState, OrderOutputState } from '../domain/order';
@@ -16,6 +16,7 @@ import { SampleFiles } from '../sandbox/sample-files';
 import { ApplyResultUseCase } from './apply-result.use-case';
 import { FileFailedUseCase } from './file-failed.use-case';
 import { FileUploadedUseCase } from './file-uploaded.use-case';
+import { OrderDelayedUseCase } from './order-delayed.use-case';
 import { OrderProcessingService } from './order-processing.service';
 
 /** Keeps orders in memory and records what each save wrote. */
@@ -103,6 +104,7 @@ function setup(order: Order, now = new Date('2026-10-01T01:00:00.000Z')) {
     uploaded: new FileUploadedUseCase(orders, processing, clock),
     failed: new FileFailedUseCase(orders, clock),
     applyResult: new ApplyResultUseCase(orders, processing, clock),
+    delayed: new OrderDelayedUseCase({ run: <T>(work: (tx: Transaction) => Promise<T>) => work(tx) } as unknown as TransactionRepository, orders, clock),
   };
 }
 
@@ -212,5 +214,44 @@ describe('ApplyResultUseCase with the embed and extract handlers', () => {
     await applyResult.execute(tx, handler(embedType, 'orders-output-completed'), { orderId: '9', outputFileId: '1-1', objectKey: 'k', size: 1 });
     expect(repository.saved).toEqual([]);
     expect(definitions.watermarkEmbed.type).toBe('watermarkEmbed');
+  });
+});
+
+describe('OrderDelayedUseCase (exhaustion of the orders consumers)', () => {
+  it('a processing order whose result event was parked shows processingDelayed; its later completion clears it', async () => {
+    const order = makeOrder('watermarkEmbed', 'live', 1);
+    const { uploaded, delayed, applyResult } = setup(order);
+    await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 100 });
+    await delayed.execute('9');
+    expect(order.status).toBe('inProgress');
+    expect(order.state.processingDelayed).toBe(true);
+    // The operator replays the parked result: the order completes and is no longer delayed.
+    const completed = order.outputs[0].fileId;
+    const handler = embedType.results.find((candidate) => candidate.contract.subject === EventSubjects.outputCompleted);
+    if (!handler) {
+      throw new Error('no output-completed handler');
+    }
+    await applyResult.execute(tx, handler, { orderId: '9', outputFileId: completed, objectKey: 'out/1-1.png', size: 1 });
+    expect(order.status).toBe('complete');
+    expect(order.state.processingDelayed).toBe(false);
+  });
+
+  it('a pending order whose file event was parked shows processingDelayed until it starts', async () => {
+    const order = makeOrder('watermarkEmbed', 'live', 1);
+    const { uploaded, delayed } = setup(order);
+    await delayed.execute('9');
+    expect(order.status).toBe('pending');
+    expect(order.state.processingDelayed).toBe(true);
+    await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 100 });
+    expect(order.status).toBe('inProgress');
+    expect(order.state.processingDelayed).toBe(false);
+  });
+
+  it('a terminal order is left as it is', async () => {
+    const order = makeOrder('watermarkEmbed', 'live', 1);
+    const { failed, delayed } = setup(order);
+    await failed.execute(tx, { orderId: '9', fileId: '1', code: 'WATERMARK_SOURCE_URL_FAILED' });
+    await delayed.execute('9');
+    expect(order.state.processingDelayed).toBe(false);
   });
 });

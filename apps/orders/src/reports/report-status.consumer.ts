@@ -16,6 +16,7 @@ export class ReportStatusConsumer implements OnModuleInit {
       durable: 'orders-report-status',
       stream: Streams.events.name,
       message: Events.reportStatusChanged,
+      parkOnlyBecause: "the report's own status lives in the reports service; this copy on the order catches up on replay",
       handle: async (event, context) => {
         await context.transaction((tx) => this.orders.recordReportStatus(tx, event));
       },

@@ -23,6 +23,7 @@ export class OrderExpiredConsumer implements OnModuleInit {
       durable: 'reports-order-expired',
       stream: Streams.events.name,
       message: Events.orderStatusChanged,
+      parkOnlyBecause: "retention deletes the expired order's objects regardless; only this service's rows wait for a replay",
       concurrency: 4,
       handle: async (event, context) => {
         if (event.status !== 'expired') {

@@ -19,6 +19,7 @@ export class OrderScheduleConsumer implements OnModuleInit {
       durable: 'retention-order-status',
       stream: Streams.events.name,
       message: Events.orderStatusChanged,
+      parkOnlyBecause: 'an order without a schedule is kept, not lost; the replay schedules it',
       concurrency: 8,
       handle: async (event, context) => {
         if (event.mode !== 'live' || !event.expiresAt) {

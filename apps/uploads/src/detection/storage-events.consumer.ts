@@ -26,6 +26,7 @@ export class StorageEventsConsumer implements OnModuleInit {
       stream: Streams.storage.name,
       filterSubject: STORAGE_EVENTS_SUBJECT,
       payload: StorageNotificationDto,
+      parkOnlyBecause: 'an upload not detected leaves its order pending, which the upload window fails and refunds; a replay records it',
       concurrency: 4,
       decode: (raw, message) => {
         const notification = raw as Partial<StorageNotification> | null;

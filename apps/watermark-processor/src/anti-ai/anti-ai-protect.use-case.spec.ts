@@ -116,6 +116,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
   const context: HandlerContext = {
     eventId: 'e',
     deliveryCount: 1,
+    signal: new AbortController().signal,
     transaction: (work) => dataSource.transaction(work).then(() => true),
   };
 

@@ -1,6 +1,7 @@
 import { Jobs, Streams } from '@cp/contracts';
 import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ProcessingDelays } from '../embed/processing-delays.service';
 import { PackageOrderUseCase } from './package-order.use-case';
 
 @Injectable()
@@ -8,6 +9,7 @@ export class PackageJobConsumer implements OnModuleInit {
   constructor(
     private readonly messaging: MessagingRuntime,
     private readonly packageOrder: PackageOrderUseCase,
+    private readonly delays: ProcessingDelays,
   ) {}
 
   onModuleInit(): void {
@@ -19,6 +21,8 @@ export class PackageJobConsumer implements OnModuleInit {
       backoffMs: [2000, 10_000, 60_000],
       ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
       handle: (job, context) => this.packageOrder.execute(job, context),
+      // The order waits for its ZIP: it shows `processingDelayed` until an operator replays the job.
+      onExhausted: (job) => this.delays.orderDelayed(job.orderId),
     });
   }
 }

@@ -76,6 +76,7 @@ export function fakeContext(): HandlerContext {
   return {
     eventId: 'e-1',
     deliveryCount: 1,
+    signal: new AbortController().signal,
     transaction: async (work) => {
       await work({} as EntityManager);
       return true;

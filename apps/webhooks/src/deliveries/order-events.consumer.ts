@@ -22,6 +22,7 @@ export class OrderEventsConsumer implements OnModuleInit {
       durable: 'webhooks-order-completed',
       stream: Streams.events.name,
       message: Events.orderCompleted,
+      parkOnlyBecause: 'the order is already terminal and readable through the API; the webhook is sent on replay',
       concurrency: 8,
       handle: async (event, context) => {
         await this.accept(event.accountId, context, completedEvent(context.eventId, event));
@@ -31,6 +32,7 @@ export class OrderEventsConsumer implements OnModuleInit {
       durable: 'webhooks-order-failed',
       stream: Streams.events.name,
       message: Events.orderFailed,
+      parkOnlyBecause: 'the order is already terminal and readable through the API; the webhook is sent on replay',
       concurrency: 8,
       handle: async (event, context) => {
         await this.accept(event.accountId, context, failedEvent(context.eventId, event));

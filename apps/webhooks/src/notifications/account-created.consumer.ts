@@ -16,6 +16,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
       durable: 'webhooks-account-created',
       stream: Streams.events.name,
       message: Events.accountCreated,
+      parkOnlyBecause: 'no order is involved: the contact address is remembered on replay',
       handle: async (event, context) => {
         await context.transaction((manager) => this.contacts.remember(manager, event.accountId, event.ownerEmail ?? null));
       },

@@ -1,0 +1,140 @@
+// The PARKED stream seen by an operator: list what consumers gave up on, replay a message to its original
+// subject (for the consumer that parked it), or discard it. Used by `npm run admin -- parked …`.
+import { PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
+import { ParkedHeaders, REPLAY_FOR_HEADER } from '@cp/messaging';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, MsgHdrs, StoredMsg } from 'nats';
+import { randomUUID } from 'node:crypto';
+
+export interface ParkedMessage {
+  /** Sequence in the PARKED stream: what `replay --seq` and `discard --seq` take. */
+  seq: number;
+  durable: string;
+  originalSubject: string;
+  deliveries: number;
+  reason: string;
+  parkedAt: string;
+}
+
+export interface ReplayResult {
+  seq: number;
+  durable: string;
+  subject: string;
+  /** Sequence of the republished copy in its original stream. */
+  republishedSeq: number;
+}
+
+const DURABLE = /^[A-Za-z0-9_-]{1,200}$/;
+
+function header(headers: MsgHdrs | undefined, name: string): string {
+  return headers?.get(name) ?? '';
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && /no message found|not found/i.test(error.message);
+}
+
+export class ParkedMessages {
+  private readonly stream = Streams.parked.name;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+  ) {}
+
+  /** Parked messages, oldest first; only one consumer's when `durable` is given. */
+  async list(durable?: string): Promise<ParkedMessage[]> {
+    const filter = this.subjectOf(durable);
+    const info = await this.jsm.streams.info(this.stream, { subjects_filter: filter });
+    const total = Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+    if (total === 0) {
+      return [];
+    }
+    // A short-lived reader that never acknowledges: listing changes nothing.
+    const reader = await this.jsm.consumers.add(this.stream, {
+      name: `admin-parked-list-${randomUUID()}`,
+      filter_subject: filter,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+      inactive_threshold: 60_000_000_000,
+    });
+    try {
+      const consumer = await this.js.consumers.get(this.stream, reader.name);
+      const found: ParkedMessage[] = [];
+      while (found.length < total) {
+        const batch = await consumer.fetch({ max_messages: Math.min(256, total - found.length), expires: 5000 });
+        let received = 0;
+        for await (const message of batch) {
+          received += 1;
+          found.push(this.describe(message.seq, message.subject, message.headers, new Date(Math.floor(message.info.timestampNanos / 1e6))));
+          if (message.info.pending === 0) {
+            return found;
+          }
+        }
+        if (received === 0) {
+          break;
+        }
+      }
+      return found;
+    } finally {
+      await this.jsm.consumers.delete(this.stream, reader.name).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Republishes a parked message's original body to its original subject, marked for the consumer that parked
+   * it (other consumers of the subject acknowledge the copy without handling it), then removes it from PARKED.
+   * The copy gets a new `Nats-Msg-Id` so JetStream's de-duplication does not drop it; the consumer's inbox keeps
+   * the handling once, should a copy arrive twice.
+   */
+  async replay(seq: number): Promise<ReplayResult> {
+    const stored = await this.get(seq);
+    const parked = this.describe(stored.seq, stored.subject, stored.header, stored.time);
+    if (!parked.originalSubject || parked.originalSubject.startsWith(`${PARKED_SUBJECT_PREFIX}.`)) {
+      throw new Error(`parked message ${seq} has no original subject to replay to`);
+    }
+    const headers = natsHeaders();
+    headers.set(REPLAY_FOR_HEADER, parked.durable);
+    const ack = await this.js.publish(parked.originalSubject, stored.data, { headers, msgID: `replay:${parked.durable}:${seq}:${randomUUID()}` });
+    await this.jsm.streams.deleteMessage(this.stream, seq, false);
+    return { seq, durable: parked.durable, subject: parked.originalSubject, republishedSeq: ack.seq };
+  }
+
+  async discard(seq: number): Promise<ParkedMessage> {
+    const stored = await this.get(seq);
+    const parked = this.describe(stored.seq, stored.subject, stored.header, stored.time);
+    await this.jsm.streams.deleteMessage(this.stream, seq, false);
+    return parked;
+  }
+
+  private async get(seq: number): Promise<StoredMsg> {
+    try {
+      return await this.jsm.streams.getMessage(this.stream, { seq });
+    } catch (error) {
+      if (isNotFound(error)) {
+        throw new Error(`no parked message with sequence ${seq}`);
+      }
+      throw error;
+    }
+  }
+
+  private subjectOf(durable?: string): string {
+    if (durable === undefined) {
+      return `${PARKED_SUBJECT_PREFIX}.>`;
+    }
+    if (!DURABLE.test(durable)) {
+      throw new Error('--durable must be a consumer name (letters, digits, - and _)');
+    }
+    return `${PARKED_SUBJECT_PREFIX}.${durable}`;
+  }
+
+  private describe(seq: number, subject: string, headers: MsgHdrs | undefined, parkedAt: Date): ParkedMessage {
+    return {
+      seq,
+      durable: header(headers, ParkedHeaders.durable) || subject.slice(PARKED_SUBJECT_PREFIX.length + 1),
+      originalSubject: header(headers, ParkedHeaders.subject),
+      deliveries: Number(header(headers, ParkedHeaders.deliveries)) || 0,
+      reason: header(headers, ParkedHeaders.reason),
+      parkedAt: parkedAt.toISOString(),
+    };
+  }
+}
