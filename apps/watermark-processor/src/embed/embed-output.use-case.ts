@@ -51,7 +51,7 @@ export class EmbedOutputUseCase {
       }
       const input = await this.storage.getBuffer(job.input.bucket, job.input.key, this.config.watermark.maxInputBytes);
       // The issuance records the version it was first made with; retries keep it.
-      result = await this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm);
+      result = await this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm, context.signal);
     } catch (error) {
       if (error instanceof InputRejected) {
         this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'input rejected');

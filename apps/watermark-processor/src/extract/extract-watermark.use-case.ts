@@ -23,7 +23,7 @@ export class ExtractWatermarkUseCase {
 
   async execute(job: ExtractJob, context: HandlerContext): Promise<void> {
     const algorithm = job.algorithm ?? 'v3';
-    const detection = await this.detect(job, algorithm);
+    const detection = await this.detect(job, algorithm, context.signal);
     let watermarkText: string | null = null;
     if (detection.status === 'detected' && detection.payload !== undefined) {
       const matches = await this.issuances.findByPayload(detection.payload.toString(), algorithm);
@@ -44,7 +44,7 @@ export class ExtractWatermarkUseCase {
     await context.transaction((manager) => this.outbox.add(manager, Events.extractCompleted, completed).then(() => undefined));
   }
 
-  private async detect(job: ExtractJob, algorithm: MarkAlgorithm): Promise<Detection> {
+  private async detect(job: ExtractJob, algorithm: MarkAlgorithm, signal: AbortSignal): Promise<Detection> {
     const limit = this.config.watermark.maxInputBytes;
     const sizes = await Promise.all([this.storage.stat(job.original.bucket, job.original.key), this.storage.stat(job.inspected.bucket, job.inspected.key)]);
     if (sizes.some((info) => !info)) {
@@ -57,6 +57,6 @@ export class ExtractWatermarkUseCase {
       this.storage.getBuffer(job.original.bucket, job.original.key, limit),
       this.storage.getBuffer(job.inspected.bucket, job.inspected.key, limit),
     ]);
-    return this.engine.extract(inspected, original, mediaKindOf(job.original.fileName), algorithm);
+    return this.engine.extract(inspected, original, mediaKindOf(job.original.fileName), algorithm, signal);
   }
 }
