@@ -271,6 +271,15 @@ describe('v3 watermark embed orders', () => {
       expect(failed.outputs[0].status).toBe('failed');
       await eventually(() => balance(own.accountId), (value) => value === 5);
     });
+
+    it('a test key never fetches its URL: the order completes the mock lifecycle (the same unreachable URL fails a live order)', async () => {
+      const created = (
+        await createEmbed(account.testKey, embedBody([{ fileName: 'remote.jpg', texts: ['x'], originalFileUrl: 'https://images.example.com/remote.jpg' }]))
+      ).body.data;
+      expect(created.files[0].uploadUrl).toBeNull();
+      const finished = await waitForOrder(account.testKey, created.orderId, ['complete', 'failed'], 90_000);
+      expect({ status: finished.status, outputs: finished.outputs.map((output) => output.status) }).toEqual({ status: 'complete', outputs: ['completed'] });
+    });
   });
 
   describe('the 12-hour upload window', () => {
