@@ -2,6 +2,8 @@
 import { WatermarkOrderView } from '@cp/contracts';
 import { extractImage } from '@cp/watermark';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { IncomingMessage, request } from 'node:http';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, layout, openSchema, setClockOffset, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
@@ -240,6 +242,29 @@ describe('v3 watermark embed orders', () => {
   });
 
   describe('test keys', () => {
+    it('the test-upload sink refuses a bad token before reading the body: an endless body still gets its 404 and the connection is closed', async () => {
+      const created = (await createEmbed(account.testKey, embedBody([{ fileName: 'a.png', texts: ['one'] }]))).body.data;
+      const url = new URL(`${created.files[0].uploadUrl ?? ''}x`);
+      const upload = request({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname, headers: { 'content-type': 'application/octet-stream' } });
+      upload.on('error', () => undefined);
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      // The body never ends: the client keeps sending until the gateway answers.
+      const timer = setInterval(() => upload.write(chunk), 5);
+      try {
+        const [response] = (await once(upload, 'response')) as [IncomingMessage];
+        const chunks: Buffer[] = [];
+        for await (const part of response) {
+          chunks.push(part as Buffer);
+        }
+        expect({ status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }).toEqual({ status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+        expect(response.headers.connection).toBe('close');
+        expect(upload.writableEnded).toBe(false);
+      } finally {
+        clearInterval(timer);
+        upload.destroy();
+      }
+    });
+
     it('same lifecycle through the test-upload sink: no credits, sample downloads', async () => {
       const before = await balance(account.accountId);
       const created = (await createEmbed(account.testKey, embedBody([{ fileName: 'a.png', texts: ['one', 'two'] }]))).body.data;
