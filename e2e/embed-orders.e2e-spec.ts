@@ -2,6 +2,8 @@
 import { WatermarkOrderView } from '@cp/contracts';
 import { extractImage } from '@cp/watermark';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { IncomingMessage, request } from 'node:http';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, layout, openSchema, setClockOffset, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
@@ -240,6 +242,29 @@ describe('v3 watermark embed orders', () => {
   });
 
   describe('test keys', () => {
+    it('the test-upload sink refuses a bad token before reading the body: an endless body still gets its 404 and the connection is closed', async () => {
+      const created = (await createEmbed(account.testKey, embedBody([{ fileName: 'a.png', texts: ['one'] }]))).body.data;
+      const url = new URL(`${created.files[0].uploadUrl ?? ''}x`);
+      const upload = request({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname, headers: { 'content-type': 'application/octet-stream' } });
+      upload.on('error', () => undefined);
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      // The body never ends: the client keeps sending until the gateway answers.
+      const timer = setInterval(() => upload.write(chunk), 5);
+      try {
+        const [response] = (await once(upload, 'response')) as [IncomingMessage];
+        const chunks: Buffer[] = [];
+        for await (const part of response) {
+          chunks.push(part as Buffer);
+        }
+        expect({ status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }).toEqual({ status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+        expect(response.headers.connection).toBe('close');
+        expect(upload.writableEnded).toBe(false);
+      } finally {
+        clearInterval(timer);
+        upload.destroy();
+      }
+    });
+
     it('same lifecycle through the test-upload sink: no credits, sample downloads', async () => {
       const before = await balance(account.accountId);
       const created = (await createEmbed(account.testKey, embedBody([{ fileName: 'a.png', texts: ['one', 'two'] }]))).body.data;
@@ -270,6 +295,15 @@ describe('v3 watermark embed orders', () => {
       expect(rows[0].failure_code).toBe('WATERMARK_SOURCE_URL_FAILED');
       expect(failed.outputs[0].status).toBe('failed');
       await eventually(() => balance(own.accountId), (value) => value === 5);
+    });
+
+    it('a test key never fetches its URL: the order completes the mock lifecycle (the same unreachable URL fails a live order)', async () => {
+      const created = (
+        await createEmbed(account.testKey, embedBody([{ fileName: 'remote.jpg', texts: ['x'], originalFileUrl: 'https://images.example.com/remote.jpg' }]))
+      ).body.data;
+      expect(created.files[0].uploadUrl).toBeNull();
+      const finished = await waitForOrder(account.testKey, created.orderId, ['complete', 'failed'], 90_000);
+      expect({ status: finished.status, outputs: finished.outputs.map((output) => output.status) }).toEqual({ status: 'complete', outputs: ['completed'] });
     });
   });
 

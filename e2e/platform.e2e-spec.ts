@@ -1,6 +1,6 @@
 // The platform foundation over HTTP against all eight services, each its own process.
 import { DataSource } from 'typeorm';
-import { SERVICE_NAMES } from '@cp/stack';
+import { metricsPortOf, SERVICE_NAMES } from '@cp/stack';
 import { accountsRepository, api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
 import { createEmbed, embedBody } from './support/orders';
 
@@ -220,17 +220,30 @@ describe('platform foundation', () => {
   });
 
   describe('operations', () => {
-    it('every service answers /health, /ready (its dependencies up) and /metrics', async () => {
+    it('every service answers /health and /ready (its dependencies up) on its port, and /metrics only on its internal metrics port', async () => {
       for (const service of SERVICE_NAMES) {
         const port = layout.ports[service][0];
         const health = await fetch(`http://127.0.0.1:${port}/health`);
         expect(health.status).toBe(200);
         const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as { status: string; checks: Record<string, string> };
         expect({ service, ...ready }).toMatchObject({ service, status: 'ready', checks: { postgres: 'up', nats: 'up' } });
-        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPortOf(port)}/metrics`)).text();
         expect(metrics).toContain('process_cpu_user_seconds_total');
         expect(metrics).toContain('outbox_events_published_total');
+        const onPublicPort = await fetch(`http://127.0.0.1:${port}/metrics`);
+        const body = await onPublicPort.text();
+        expect({ service, status: onPublicPort.status, leaks: body.includes('process_cpu_user_seconds_total') }).toEqual({ service, status: 404, leaks: false });
       }
+    });
+
+    it("the gateway's public port answers 404 for /metrics, with or without an API key", async () => {
+      for (const port of layout.ports['api-gateway']) {
+        const anonymous = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect({ status: anonymous.status, body: (await anonymous.json()) as unknown }).toEqual({ status: 404, body: { code: 'ROUTE_NOT_FOUND' } });
+      }
+      const account = await createAccount(gateway, 'free', 0);
+      const withKey = await api('/metrics', { key: account.liveKey });
+      expect(withKey.status).toBe(404);
     });
 
     it('each service owns its schema with its own migrations table', async () => {

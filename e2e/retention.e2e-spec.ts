@@ -137,8 +137,15 @@ describe('retention', () => {
       const atKill = await purged();
       expect(atKill).toBeLessThan(COUNT);
 
+      // The killed sweep's batch stays leased until its lease runs out (RETENTION_LEASE_SECONDS, 15 min): move
+      // the clock past it, as the time a real restart would wait.
+      const leased = async (): Promise<number> =>
+        (await retention.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM order_expiry WHERE order_id = ANY($1::bigint[]) AND leased_until IS NOT NULL`, [orderIds]))[0].n;
+      expect(await leased()).toBeGreaterThan(0);
+      setClockOffset(2 * 3600_000 + 16 * 60_000);
       await restartRetention(FAST_RETENTION);
       await eventually(purged, (n) => n === COUNT, 120_000);
+      expect(await leased()).toBe(0);
       const leftovers = await Promise.all(orderIds.map((orderId) => objectsUnder(own.accountId, orderId)));
       expect(leftovers.flat()).toEqual([]);
       const states = await orders.query<Array<{ status: string; n: number; keys: number }>>(

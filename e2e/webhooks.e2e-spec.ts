@@ -7,6 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
+import { metricsPortOf } from '@cp/stack';
 import { accountsRepository, api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 
@@ -266,7 +267,7 @@ describe('webhooks', () => {
       const logged = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
       expect(logged).toMatchObject({ status: 'SUCCESS', attempts: 1, lastStatusCode: 200, error: null, eventType: 'order.watermarkEmbed.completed' });
 
-      const metrics = await (await fetch(`http://127.0.0.1:${layout.ports.webhooks[0]}/metrics`)).text();
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPortOf(layout.ports.webhooks[0])}/metrics`)).text();
       expect(metrics).toMatch(/webhook_delivery_attempts_total\{outcome="success",trigger="automatic"\} [1-9]/);
       expect(metrics).toMatch(/webhook_deliveries_total\{outcome="success"\} [1-9]/);
       expect(metrics).toContain('webhook_oldest_pending_delivery_age_seconds');

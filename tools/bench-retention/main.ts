@@ -45,9 +45,9 @@ class CountingStorage extends ObjectStorage {
     return Promise.resolve([`${prefix}inputs/1/a.png`, `${prefix}outputs/1-1/a-watermarked-1-1.png`]);
   }
 
-  override remove(_bucket: string, keys: string[]): Promise<void> {
+  override removeEach(_bucket: string, keys: string[]): Promise<string[]> {
     this.removed += keys.length;
-    return Promise.resolve();
+    return Promise.resolve([]);
   }
 }
 
@@ -114,7 +114,7 @@ async function run(orders: DataSource, retention: DataSource, count: number, bat
   );
   const sweep = new SweepExpiredOrdersUseCase(
     new TransactionRepository(retention),
-    { retention: { sweepIntervalMs: 1000, batchSize, deleteConcurrency: 8, recheckMs: 3600_000 } },
+    { retention: { sweepIntervalMs: 1000, batchSize, deleteConcurrency: 8, recheckMs: 3600_000, leaseMs: 900_000 } },
     new OrderExpiryRepository(),
     new InProcessOrders(expireOrders),
     new OrderObjects(storage),

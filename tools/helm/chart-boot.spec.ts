@@ -124,6 +124,9 @@ describe('the chart boots the built services', () => {
     expect(env.PORT).toBe(String(declaredPort));
     // Addresses substituted: the cluster's NATS and MinIO become this machine's, the port a free one.
     Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', NATS_URL: natsUrl });
+    // The chart gives every pod the same metrics port; here the services share one machine.
+    expect(env.METRICS_PORT).toBe(String(container.ports.find((entry) => entry.name === 'metrics')?.containerPort));
+    env.METRICS_PORT = '0';
     if (env.S3_ENDPOINT !== undefined) {
       env.S3_ENDPOINT = `http://127.0.0.1:${s3Port}`;
     }

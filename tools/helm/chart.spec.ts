@@ -151,6 +151,23 @@ describe('Helm chart', () => {
     }
   });
 
+  it('metrics: every service serves them on its own `metrics` port, which the Service exposes and the ServiceMonitor scrapes (never the API port)', () => {
+    const { objects } = get('production');
+    for (const service of SERVICES) {
+      const name = `content-protection-${service}`;
+      const [container] = deploymentSpec(byName(objects, 'Deployment', name)).template.spec.containers;
+      expect(container.ports).toContainEqual({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
+      expect(byName(objects, 'ConfigMap', name).data).toMatchObject({ METRICS_PORT: '9464' });
+      const ports = (byName(objects, 'Service', name).spec as { ports: Array<{ name: string; port: number; targetPort: string }> }).ports;
+      expect(ports).toContainEqual({ name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' });
+      const endpoints = (byName(objects, 'ServiceMonitor', name).spec as { endpoints: Array<{ port: string; path: string }> }).endpoints;
+      expect(endpoints.map((endpoint) => [endpoint.port, endpoint.path])).toEqual([['metrics', '/metrics']]);
+      const ingress = (byName(objects, 'NetworkPolicy', name).spec as { ingress: Array<{ from: unknown[]; ports: Array<{ port: string }> }> }).ingress;
+      const scrape = ingress.filter((rule) => JSON.stringify(rule.from).includes('monitoring'));
+      expect(scrape.map((rule) => rule.ports.map((port) => port.port))).toEqual([['metrics']]);
+    }
+  });
+
   it('one service alone: only the watermark processor, with its own tag, replicas and objects', () => {
     const { objects } = get('one service alone');
     expect(countByKind(objects)).toEqual({

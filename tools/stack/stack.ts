@@ -256,12 +256,22 @@ export async function createDatabase(adminUrl: string, name: string, reset: bool
   }
 }
 
+/**
+ * Each service process's internal metrics port: its HTTP port + 50, inside the stack's own range of ports
+ * (`npm start`: 3050 and 3151…; e2e: base+50, base+60 and base+150…), so replicas and parallel stacks never share one.
+ */
+export function metricsPortOf(port: number): number {
+  return port + 50;
+}
+
 function serviceEnv(layout: StackLayout, service: ServiceName, port: number): Record<string, string> {
   const s3 = `http://127.0.0.1:${layout.s3Port}`;
   const env: Record<string, string> = {
     NODE_ENV: 'development',
     PORT: String(port),
     HOST: '127.0.0.1',
+    METRICS_PORT: String(metricsPortOf(port)),
+    METRICS_HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl(layout),
     NATS_URL: layout.natsUrl,
     LOG_LEVEL: layout.logLevel,

@@ -1,5 +1,8 @@
-import { CoreConfig, CoreEnv, IsHttpOrigin, toCoreConfig, validateEnv } from '@cp/config';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { ConfigValidationError, CoreConfig, CoreEnv, IsHttpOrigin, toCoreConfig, validateEnv } from '@cp/config';
+import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+
+/** The uploads service's development default: both sides verify the same tokens. */
+const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
 export class GatewayEnv extends CoreEnv {
   override PORT: number = 3000;
@@ -27,23 +30,36 @@ export class GatewayEnv extends CoreEnv {
 
   @IsString()
   S3_BUCKET_OUTPUTS: string = 'cp-outputs';
+
+  /**
+   * The uploads service's secret of test-key upload tokens: the test-upload sink checks a token before it
+   * reads any of the body. Required in production (the same value as the uploads service's).
+   */
+  @IsString()
+  @MinLength(16)
+  TEST_UPLOAD_SECRET: string = DEV_TEST_UPLOAD_SECRET;
 }
 
 export interface GatewayConfig extends CoreConfig {
   publicBaseUrl: string;
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
+  testUploadSecret: string;
   /** Where `GET /api/v2/results/…` relays presigned reads of result files to. */
   results: { storageEndpoint: string; signedHost: string; bucket: string };
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const validated = validateEnv(GatewayEnv, env);
+  if (validated.NODE_ENV === 'production' && validated.TEST_UPLOAD_SECRET === DEV_TEST_UPLOAD_SECRET) {
+    throw new ConfigValidationError(['TEST_UPLOAD_SECRET'], ['TEST_UPLOAD_SECRET: must be set to a production value']);
+  }
   return {
     ...toCoreConfig(validated),
     publicBaseUrl: validated.PUBLIC_BASE_URL,
     bodyLimitBytes: validated.BODY_LIMIT_BYTES,
     rpcTimeoutMs: validated.RPC_TIMEOUT_MS,
+    testUploadSecret: validated.TEST_UPLOAD_SECRET,
     results: { storageEndpoint: validated.S3_ENDPOINT, signedHost: new URL(validated.S3_PUBLIC_ENDPOINT).host, bucket: validated.S3_BUCKET_OUTPUTS },
   };
 }

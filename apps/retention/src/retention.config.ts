@@ -26,6 +26,14 @@ export class RetentionEnv extends StorageEnv {
   @IsInt()
   @Min(0)
   RETENTION_RECHECK_MINUTES: number = 60;
+
+  /**
+   * How long a sweep owns the batch it claimed (the orders call and the deletes run outside any transaction).
+   * A sweep that crashed leaves its batch to the next one once this has passed.
+   */
+  @IsInt()
+  @Min(70)
+  RETENTION_LEASE_SECONDS: number = 900;
 }
 
 export interface RetentionSettings {
@@ -33,6 +41,7 @@ export interface RetentionSettings {
   batchSize: number;
   deleteConcurrency: number;
   recheckMs: number;
+  leaseMs: number;
 }
 
 export type RetentionConfig = CoreConfig & { storage: StorageConfig; retention: RetentionSettings };
@@ -47,6 +56,7 @@ export function loadRetentionConfig(source: NodeJS.ProcessEnv = process.env): Re
       batchSize: env.RETENTION_BATCH_SIZE,
       deleteConcurrency: env.RETENTION_DELETE_CONCURRENCY,
       recheckMs: env.RETENTION_RECHECK_MINUTES * 60_000,
+      leaseMs: env.RETENTION_LEASE_SECONDS * 1000,
     },
   };
 }

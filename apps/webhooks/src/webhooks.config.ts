@@ -50,6 +50,12 @@ export class WebhooksEnv extends StorageEnv {
   @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 
+  /** Limit of each SMTP stage (connect, greeting, socket inactivity) for failure e-mails. */
+  @IsInt()
+  @Min(500)
+  @Max(120_000)
+  SMTP_TIMEOUT_MS: number = 10_000;
+
   @IsString()
   MAIL_FROM: string = 'Content Protection <no-reply@content-protection.local>';
 
@@ -74,6 +80,8 @@ export interface WebhooksSettings {
 
 export interface MailSettings {
   smtpUrl: string | undefined;
+  /** connectionTimeout, greetingTimeout and socketTimeout of the SMTP transport. */
+  timeoutMs: number;
   from: string;
   outboxDir: string;
 }
@@ -129,6 +137,6 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
       publicBaseUrl: env.PUBLIC_BASE_URL,
     },
-    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },
+    mail: { smtpUrl: env.SMTP_URL, timeoutMs: env.SMTP_TIMEOUT_MS, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },
   };
 }

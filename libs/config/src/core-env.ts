@@ -27,6 +27,19 @@ export class CoreEnv {
   @IsString()
   HOST: string = '0.0.0.0';
 
+  /**
+   * Port of the internal metrics server (Prometheus `GET /metrics`), apart from the public port so that
+   * metrics are never served to API clients. 0 turns it off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  /** Interface the metrics server binds to. */
+  @IsString()
+  METRICS_HOST: string = '0.0.0.0';
+
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// connection URL' })
   DATABASE_URL!: string;
 
@@ -110,6 +123,8 @@ export class StorageEnv extends CoreEnv {
 export interface CoreConfig {
   env: CoreEnv['NODE_ENV'];
   http: { host: string; port: number };
+  /** The internal metrics server; port 0: none. */
+  metrics: { host: string; port: number };
   database: {
     url: string;
     poolSize: number;
@@ -131,6 +146,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
   return {
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT },
+    metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
     database: {
       url: env.DATABASE_URL,
       poolSize: env.DATABASE_POOL_SIZE,

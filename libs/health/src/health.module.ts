@@ -1,14 +1,17 @@
-import { Controller, Get, Global, Header, HttpCode, Module, NotFoundException, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Global, HttpCode, Module, NotFoundException, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { collectDefaultMetrics, register } from 'prom-client';
+import { collectDefaultMetrics } from 'prom-client';
 import { ReadinessRegistry } from './readiness-registry';
 
 collectDefaultMetrics();
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-/** Operator endpoints, outside the public API: liveness, readiness, Prometheus metrics. */
+/**
+ * Operator endpoints, outside the public API: liveness and readiness (the chart's probes use the service
+ * port). Prometheus metrics are served by `MetricsServer` on the internal metrics port only.
+ */
 @ApiExcludeController()
 @Controller()
 export class HealthController {
@@ -37,12 +40,6 @@ export class HealthController {
     }
     await this.readiness.drain();
     return { status: 'drained' };
-  }
-
-  @Get('metrics')
-  @Header('Content-Type', register.contentType)
-  metrics(): Promise<string> {
-    return register.metrics();
   }
 }
 

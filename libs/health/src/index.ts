@@ -1,2 +1,3 @@
 export * from './health.module';
 export * from './readiness-registry';
+export * from './metrics-server';

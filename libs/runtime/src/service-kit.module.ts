@@ -1,11 +1,11 @@
 import { Clock, createClock } from '@cp/clock';
 import { CoreConfig, StorageConfig } from '@cp/config';
 import { DatabaseModule } from '@cp/database';
-import { HealthModule, ReadinessRegistry } from '@cp/health';
+import { HealthModule, MetricsServer, ReadinessRegistry } from '@cp/health';
 import { LoggingModule } from '@cp/logging';
 import { MESSAGING_ENTITIES, MessagingModule, MessagingRuntime, NatsConnectionService } from '@cp/messaging';
 import { ObjectStorage, StorageModule } from '@cp/storage';
-import { DynamicModule, Global, Inject, Injectable, Module, OnModuleInit, Optional } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, MixedList } from 'typeorm';
 import { OutboxRelayLoop } from './outbox-relay.loop';
 
@@ -49,9 +49,33 @@ class ReadinessWiring implements OnModuleInit {
   }
 }
 
+const METRICS_ADDRESS = Symbol('METRICS_ADDRESS');
+
+/** Prometheus metrics on the internal port (`METRICS_PORT`), from start to shutdown; the public port has no /metrics. */
+@Injectable()
+class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Metrics');
+  private readonly server: MetricsServer;
+
+  constructor(@Inject(METRICS_ADDRESS) private readonly address: CoreConfig['metrics']) {
+    this.server = new MetricsServer(address);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.address.port !== 0) {
+      const port = await this.server.start();
+      this.logger.log({ host: this.address.host, port }, 'metrics served on the internal port');
+    }
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.server.stop();
+  }
+}
+
 /**
  * Everything a service process needs besides its features: JSON logs, its migrated schema, NATS with
- * outbox and consumers, storage when used, the clock, /health, /ready and /metrics.
+ * outbox and consumers, storage when used, the clock, /health and /ready, and /metrics on the internal metrics port.
  */
 @Global()
 @Module({})
@@ -86,7 +110,13 @@ export class ServiceKitModule {
         HealthModule,
         ...(options.storage ? [StorageModule.forRoot(options.storage)] : []),
       ],
-      providers: [{ provide: Clock, useValue: createClock(options.core.clock.offsetFile) }, ReadinessWiring, OutboxRelayLoop],
+      providers: [
+        { provide: Clock, useValue: createClock(options.core.clock.offsetFile) },
+        { provide: METRICS_ADDRESS, useValue: options.core.metrics },
+        ReadinessWiring,
+        OutboxRelayLoop,
+        MetricsEndpoint,
+      ],
       exports: [Clock],
     };
   }

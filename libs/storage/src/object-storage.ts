@@ -30,6 +30,31 @@ function isNotFound(error: unknown): boolean {
   return code === 'NotFound' || code === 'NoSuchKey' || code === 'NoSuchBucket';
 }
 
+/** One entry of a bulk delete's error list: minio's parser gives the `<Error>` element itself; its type says `{ Error }`. */
+type RemoveError = { Key?: unknown; Error?: { Key?: unknown } } | null | undefined;
+
+/**
+ * The keys a bulk delete reports as not deleted. An error that names no key (or a key that was not asked
+ * for) makes every key count as not deleted: nothing may be taken for gone that storage did not confirm.
+ */
+export function keysNotRemoved(requested: readonly string[], errors: readonly RemoveError[]): string[] {
+  const asked = new Set(requested);
+  const failed = new Set<string>();
+  for (const error of errors) {
+    if (!error) {
+      continue;
+    }
+    // The XML parser turns an all-digit key into a number.
+    const named = error.Key ?? error.Error?.Key;
+    const key = typeof named === 'number' ? String(named) : named;
+    if (typeof key !== 'string' || !asked.has(key)) {
+      return [...requested];
+    }
+    failed.add(key);
+  }
+  return requested.filter((key) => failed.has(key));
+}
+
 /** Unicode bidirectional formatting characters (embeddings, overrides, isolates, marks). */
 const BIDI_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
 
@@ -164,6 +189,17 @@ export class ObjectStorage {
     if (keys.length > 0) {
       await this.internal.removeObjects(bucket, keys);
     }
+  }
+
+  /**
+   * Deletes `keys` in bulk and returns the keys storage did not delete: the bulk call answers 200 with a
+   * per-key error list, which `remove` does not look at.
+   */
+  async removeEach(bucket: string, keys: string[]): Promise<string[]> {
+    if (keys.length === 0) {
+      return [];
+    }
+    return keysNotRemoved(keys, await this.internal.removeObjects(bucket, keys));
   }
 
   async listKeys(bucket: string, prefix: string): Promise<string[]> {

@@ -1,3 +1,4 @@
+import { keysNotRemoved } from './object-storage';
 import { objectKeyOf, toStorageNotification } from './storage-event';
 import { signUploadToken, verifyUploadToken } from './upload-token';
 
@@ -32,5 +33,20 @@ describe('test upload tokens', () => {
     expect(verifyUploadToken(`${forged}.${signature}`, 'secret-secret-secret', 0)).toBeNull();
     expect(verifyUploadToken(`${body}.${signature}.x`, 'secret-secret-secret', 0)).toBeNull();
     expect(verifyUploadToken('', 'secret-secret-secret', 0)).toBeNull();
+  });
+});
+
+describe('bulk delete results', () => {
+  const keys = ['1/2/inputs/3/a.png', '1/2/outputs/3-1/a.png', '123'];
+
+  it('names the keys storage reported as not deleted (both shapes of the error list, all-digit keys parsed as numbers)', () => {
+    expect(keysNotRemoved(keys, [])).toEqual([]);
+    expect(keysNotRemoved(keys, [null, { Key: '1/2/outputs/3-1/a.png' }])).toEqual(['1/2/outputs/3-1/a.png']);
+    expect(keysNotRemoved(keys, [{ Error: { Key: '1/2/inputs/3/a.png' } }, { Key: 123 }])).toEqual(['1/2/inputs/3/a.png', '123']);
+  });
+
+  it('counts every key as not deleted when an error names no key it asked for', () => {
+    expect(keysNotRemoved(keys, [{ Error: {} }])).toEqual(keys);
+    expect(keysNotRemoved(keys, [{ Key: 'other' }])).toEqual(keys);
   });
 });

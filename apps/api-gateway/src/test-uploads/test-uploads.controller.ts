@@ -1,10 +1,11 @@
 import { DomainException, ErrorCode, RecordTestUploadCommand, Rpcs, TestUploadView } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Controller, HttpCode, Param, Put, Req } from '@nestjs/common';
+import { Controller, HttpCode, Param, Put, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
 import type { Request } from 'express';
 import { data, DataEnvelope } from '../http/data-envelope';
+import { TestUploadTokenGuard } from './test-upload-token.guard';
 
 /** A test-key upload may be large but nothing is kept; still, no endless streams. */
 const MAX_TEST_UPLOAD_BYTES = 256 * 1024 * 1024;
@@ -21,13 +22,17 @@ async function drain(request: Request): Promise<number> {
   return size;
 }
 
-/** Spec 4.8: test keys upload here; the signed token authorises the PUT, the body is discarded. */
+/**
+ * Spec 4.8: test keys upload here; the signed token authorises the PUT (checked before the body is read),
+ * the body is discarded. The uploads service checks the token again and that its slot exists.
+ */
 @ApiTags('uploads')
 @Controller('api/v2/test-uploads')
 export class TestUploadsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Put(':token')
+  @UseGuards(TestUploadTokenGuard)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'uploadTestFile',

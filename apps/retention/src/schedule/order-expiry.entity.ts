@@ -1,3 +1,4 @@
+import { KeyMode } from '@cp/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
@@ -31,4 +32,15 @@ export class OrderExpiryEntity {
 
   @Column({ name: 'objects_deleted', type: 'integer', default: 0 })
   objectsDeleted!: number;
+
+  /**
+   * Set while a sweep works on the row outside any transaction; an expired lease (the sweeper crashed) makes
+   * the row claimable again. The sweep records its result only while its lease is still the row's.
+   */
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  leasedUntil!: Date | null;
+
+  /** Test orders keep their test statuses (orders is not asked to expire them), but their objects are deleted too. */
+  @Column({ type: 'text', default: 'live' })
+  mode!: KeyMode;
 }

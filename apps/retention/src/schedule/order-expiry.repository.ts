@@ -1,68 +1,118 @@
+import { KeyMode } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { OrderExpiryEntity } from './order-expiry.entity';
+import { ExpiryPhase } from './order-expiry.entity';
 
 export interface NewExpiry {
   orderId: string;
   accountId: string;
   expiresAt: Date;
+  mode: KeyMode;
 }
 
-/** TypeORM access to the expiry schedule. */
+/** A due schedule row claimed by one sweep until `leasedUntil` (also the lease's identity when recording). */
+export interface LeasedExpiry {
+  orderId: string;
+  accountId: string;
+  phase: Exclude<ExpiryPhase, 'done'>;
+  mode: KeyMode;
+  leasedUntil: Date;
+}
+
+interface LeasedRow {
+  order_id: string;
+  account_id: string;
+  phase: Exclude<ExpiryPhase, 'done'>;
+  mode: KeyMode;
+  leased_until: Date;
+}
+
+/** TypeORM access to the expiry schedule. Every method is one statement: its own short transaction. */
 @Injectable()
 export class OrderExpiryRepository {
   /** The first event of an order schedules it; later ones (and redeliveries) change nothing. */
   async schedule(manager: EntityManager, expiry: NewExpiry): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OrderExpiryEntity)
-      .values({ ...expiry, phase: 'scheduled', nextCheckAt: expiry.expiresAt, purgedAt: null, objectsDeleted: 0 })
-      .orIgnore()
-      .execute();
+    await manager.query(
+      `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at, purged_at, objects_deleted, mode)
+       VALUES ($1, $2, $3, 'scheduled', $3, NULL, 0, $4)
+       ON CONFLICT (order_id) DO NOTHING`,
+      [expiry.orderId, expiry.accountId, expiry.expiresAt, expiry.mode],
+    );
   }
 
   /**
-   * Claims the next due batch, oldest first, row-locked for the caller's transaction. SKIP LOCKED lets
-   * replicas share the work; a crash releases the locks, so the batch is simply claimed again.
+   * Claims the next due batch, oldest first, with a lease until `leasedUntil`: SKIP LOCKED lets replicas
+   * share the work, and the row locks last only for this statement. Rows whose lease has run out (their
+   * sweeper crashed) are due again.
    */
-  claimDue(manager: EntityManager, now: Date, limit: number): Promise<OrderExpiryEntity[]> {
-    return manager
-      .getRepository(OrderExpiryEntity)
-      .createQueryBuilder('expiry')
-      .where(`expiry.phase <> 'done'`)
-      .andWhere('expiry.next_check_at <= :now', { now })
-      .orderBy('expiry.next_check_at', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+  async claimDue(manager: EntityManager, now: Date, limit: number, leasedUntil: Date): Promise<LeasedExpiry[]> {
+    const rows = await manager.query<[LeasedRow[], number]>(
+      `UPDATE order_expiry AS e SET leased_until = $3
+         FROM (SELECT order_id FROM order_expiry
+                WHERE phase <> 'done' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+                ORDER BY next_check_at, order_id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED) AS due
+        WHERE e.order_id = due.order_id
+        RETURNING e.order_id, e.account_id, e.phase, e.mode, e.leased_until`,
+      [now, limit, leasedUntil],
+    );
+    return rows[0].map((row) => ({ orderId: String(row.order_id), accountId: String(row.account_id), phase: row.phase, mode: row.mode, leasedUntil: row.leased_until }));
   }
 
-  /** First pass done: recheck the prefix later. Second pass done: finished. */
-  async purged(manager: EntityManager, rows: Array<{ expiry: OrderExpiryEntity; deleted: number }>, now: Date, recheckMs: number): Promise<void> {
+  /**
+   * First pass done: recheck the prefix later. Second pass done: finished. Only rows still under this
+   * sweep's lease are written (a sweep that outlived its lease leaves the row to whoever claimed it since).
+   */
+  async purged(manager: EntityManager, rows: Array<{ expiry: LeasedExpiry; deleted: number }>, now: Date, recheckMs: number): Promise<void> {
     const first = rows.filter((row) => row.expiry.phase === 'scheduled');
     const second = rows.filter((row) => row.expiry.phase === 'purged');
     if (first.length > 0) {
       await manager.query(
-        `UPDATE order_expiry AS e SET phase = 'purged', purged_at = $1, next_check_at = $2, objects_deleted = e.objects_deleted + d.n
-           FROM unnest($3::bigint[], $4::int[]) AS d(order_id, n) WHERE e.order_id = d.order_id`,
-        [now, new Date(now.getTime() + recheckMs), first.map((row) => row.expiry.orderId), first.map((row) => row.deleted)],
+        `UPDATE order_expiry AS e SET phase = 'purged', purged_at = $1, next_check_at = $2, objects_deleted = e.objects_deleted + d.n, leased_until = NULL
+           FROM unnest($3::bigint[], $4::int[], $5::timestamptz[]) AS d(order_id, n, lease)
+          WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
+        [now, new Date(now.getTime() + recheckMs), ...this.columns(first)],
       );
     }
     if (second.length > 0) {
       await manager.query(
-        `UPDATE order_expiry AS e SET phase = 'done', objects_deleted = e.objects_deleted + d.n
-           FROM unnest($1::bigint[], $2::int[]) AS d(order_id, n) WHERE e.order_id = d.order_id`,
-        [second.map((row) => row.expiry.orderId), second.map((row) => row.deleted)],
+        `UPDATE order_expiry AS e SET phase = 'done', objects_deleted = e.objects_deleted + d.n, leased_until = NULL
+           FROM unnest($1::bigint[], $2::int[], $3::timestamptz[]) AS d(order_id, n, lease)
+          WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
+        this.columns(second),
       );
     }
   }
 
-  /** Orders did not expire these (unknown, or not due by its clock): look again later. */
-  async postpone(manager: EntityManager, orderIds: string[], until: Date): Promise<void> {
-    if (orderIds.length > 0) {
-      await manager.query('UPDATE order_expiry SET next_check_at = $1 WHERE order_id = ANY($2::bigint[])', [until, orderIds]);
+  /**
+   * Not finished this time (orders did not expire it, or some objects could not be deleted): the row stays
+   * in its phase and is due again at `until`; its lease ends.
+   */
+  async postpone(manager: EntityManager, expiries: LeasedExpiry[], until: Date): Promise<void> {
+    if (expiries.length > 0) {
+      await manager.query(
+        `UPDATE order_expiry AS e SET next_check_at = $1, leased_until = NULL
+           FROM unnest($2::bigint[], $3::timestamptz[]) AS d(order_id, lease)
+          WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
+        [until, expiries.map((expiry) => expiry.orderId), expiries.map((expiry) => expiry.leasedUntil)],
+      );
     }
+  }
+
+  /** Gives claimed rows back unchanged (the sweep failed before it could do anything with them). */
+  async release(manager: EntityManager, expiries: LeasedExpiry[]): Promise<void> {
+    if (expiries.length > 0) {
+      await manager.query(
+        `UPDATE order_expiry AS e SET leased_until = NULL
+           FROM unnest($1::bigint[], $2::timestamptz[]) AS d(order_id, lease)
+          WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
+        [expiries.map((expiry) => expiry.orderId), expiries.map((expiry) => expiry.leasedUntil)],
+      );
+    }
+  }
+
+  private columns(rows: Array<{ expiry: LeasedExpiry; deleted: number }>): [string[], number[], Date[]] {
+    return [rows.map((row) => row.expiry.orderId), rows.map((row) => row.deleted), rows.map((row) => row.expiry.leasedUntil)];
   }
 }

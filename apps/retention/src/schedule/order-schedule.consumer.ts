@@ -4,8 +4,9 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OrderExpiryRepository } from './order-expiry.repository';
 
 /**
- * Learns every live order's `expiresAt` from the orders service's status events (the creation event is
- * the first). Test orders store no files and keep their test statuses (spec 3.1), so they are not scheduled.
+ * Learns every order's `expiresAt` from the orders service's status events (the creation event is the
+ * first). Test orders are scheduled too: they keep their test statuses (spec 3.1), but anything stored under
+ * their prefix is deleted when their retention ends like a live order's.
  */
 @Injectable()
 export class OrderScheduleConsumer implements OnModuleInit {
@@ -22,11 +23,11 @@ export class OrderScheduleConsumer implements OnModuleInit {
       parkOnlyBecause: 'an order without a schedule is kept, not lost; the replay schedules it',
       concurrency: 8,
       handle: async (event, context) => {
-        if (event.mode !== 'live' || !event.expiresAt) {
+        if (!event.expiresAt) {
           return;
         }
         const expiresAt = new Date(event.expiresAt);
-        await context.transaction((manager) => this.expiries.schedule(manager, { orderId: event.orderId, accountId: event.accountId, expiresAt }));
+        await context.transaction((manager) => this.expiries.schedule(manager, { orderId: event.orderId, accountId: event.accountId, expiresAt, mode: event.mode }));
       },
     });
   }

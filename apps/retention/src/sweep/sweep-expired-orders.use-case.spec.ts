@@ -19,37 +19,65 @@ import { OrderObjects } from './order-objects.service';
 import { OrdersExpiryPort } from './orders-expiry.client';
 import { SweepExpiredOrdersUseCase } from './sweep-expired-orders.use-case';
 
+/** Which of the given schedule rows another connection cannot lock right now (someone holds their row lock). */
+async function lockedRows(dataSource: DataSource, orderIds: string[]): Promise<string[]> {
+  const locked: string[] = [];
+  for (const orderId of orderIds) {
+    try {
+      await dataSource.transaction((tx) => tx.query('SELECT order_id FROM order_expiry WHERE order_id = $1 FOR UPDATE NOWAIT', [orderId]));
+    } catch {
+      locked.push(orderId);
+    }
+  }
+  return locked;
+}
+
 class FakeOrders extends OrdersExpiryPort {
   readonly expired = new Set<string>();
   /** Ids orders refuses (not due by its clock, or unknown). */
   readonly refuse = new Set<string>();
-  calls = 0;
+  readonly asked: string[][] = [];
+  /** Rows found row-locked while orders was being called (a lock held across the RPC). */
+  readonly lockedDuringCall: string[] = [];
+  failNext = false;
 
-  expire(orderIds: string[]): Promise<ExpireOrdersResult> {
-    this.calls += 1;
+  constructor(private readonly dataSource: () => DataSource) {
+    super();
+  }
+
+  async expire(orderIds: string[]): Promise<ExpireOrdersResult> {
+    this.asked.push([...orderIds]);
+    this.lockedDuringCall.push(...(await lockedRows(this.dataSource(), orderIds)));
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('orders did not answer');
+    }
     orderIds.filter((id) => !this.refuse.has(id)).forEach((id) => this.expired.add(id));
-    return Promise.resolve({ expired: orderIds.filter((id) => !this.refuse.has(id)), skipped: orderIds.filter((id) => this.refuse.has(id)) });
+    return { expired: orderIds.filter((id) => !this.refuse.has(id)), skipped: orderIds.filter((id) => this.refuse.has(id)) };
   }
 }
 
-/** Storage whose `remove` fails after `failAfter` calls: a crash in the middle of a batch. */
+/** Real storage whose bulk delete reports the keys in `failing` as not deleted (they stay), as S3 does per key. */
 class FlakyStorage extends ObjectStorage {
-  failAfter = Infinity;
-  removes = 0;
+  readonly failing = new Set<string>();
+  /** Set by the test: rows found row-locked during a delete. */
+  checkLocks?: () => Promise<string[]>;
+  readonly lockedDuringDelete: string[] = [];
 
-  override async remove(bucket: string, keys: string[]): Promise<void> {
-    if (keys.length > 0 && this.removes >= this.failAfter) {
-      throw new Error('simulated crash');
+  override async removeEach(bucket: string, keys: string[]): Promise<string[]> {
+    if (this.checkLocks) {
+      this.lockedDuringDelete.push(...(await this.checkLocks()));
     }
-    this.removes += keys.length > 0 ? 1 : 0;
-    await super.remove(bucket, keys);
+    const failed = keys.filter((key) => this.failing.has(key));
+    await super.removeEach(bucket, keys.filter((key) => !this.failing.has(key)));
+    return failed;
   }
 }
 
 describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
   const schema = uniqueName('it_retention');
   const clock = new ManualClock(new Date('2026-11-01T00:00:00.000Z'));
-  const settings: RetentionSettings = { sweepIntervalMs: 1000, batchSize: 3, deleteConcurrency: 2, recheckMs: 3600_000 };
+  const settings: RetentionSettings = { sweepIntervalMs: 1000, batchSize: 3, deleteConcurrency: 2, recheckMs: 3600_000, leaseMs: 600_000 };
   let s3: S3rver;
   let storage: FlakyStorage;
   let dataSource: DataSource;
@@ -59,6 +87,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
 
   const accountId = '77';
   const orderIds = ['1001', '1002', '1003', '1004', '1005', '1006', '1007'];
+  const testOrderId = '1008';
 
   const objectsOf = async (orderId: string): Promise<number> => {
     const prefix = ObjectKeys.orderPrefix(accountId, orderId);
@@ -70,6 +99,20 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
   const phases = async (): Promise<Record<string, string>> => {
     const rows = await dataSource.getRepository(OrderExpiryEntity).find();
     return Object.fromEntries(rows.map((row) => [row.orderId, row.phase]));
+  };
+
+  const drain = async (): Promise<void> => {
+    let handled: number;
+    do {
+      handled = await sweep.execute();
+    } while (handled > 0);
+  };
+
+  const storeObjects = async (orderId: string): Promise<void> => {
+    const prefix = ObjectKeys.orderPrefix(accountId, orderId);
+    await storage.put(storage.buckets.inputs, `${prefix}inputs/1/a.png`, Buffer.from('in'));
+    await storage.put(storage.buckets.outputs, `${prefix}outputs/1-1/a-watermarked-1-1.png`, Buffer.from('out'));
+    await storage.put(storage.buckets.reports, `${prefix}reports/ko-KR.pdf`, Buffer.from('pdf'));
   };
 
   beforeAll(async () => {
@@ -84,17 +127,14 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
       migrations: RETENTION_MIGRATIONS,
       applicationName: 'it',
     });
-    orders = new FakeOrders();
+    orders = new FakeOrders(() => dataSource);
     sweep = new SweepExpiredOrdersUseCase(new TransactionRepository(dataSource), { retention: settings }, repository, orders, new OrderObjects(storage), clock);
     // Six orders expired an hour ago, one expires tomorrow; each has an input, an output and a report.
     for (const [index, orderId] of orderIds.entries()) {
       const expiresAt = new Date(clock.nowMs() + (index === 6 ? 24 : -1) * 3600_000);
-      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt });
-      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt: new Date(0) }); // a redelivery changes nothing
-      const prefix = ObjectKeys.orderPrefix(accountId, orderId);
-      await storage.put(storage.buckets.inputs, `${prefix}inputs/1/a.png`, Buffer.from('in'));
-      await storage.put(storage.buckets.outputs, `${prefix}outputs/1-1/a-watermarked-1-1.png`, Buffer.from('out'));
-      await storage.put(storage.buckets.reports, `${prefix}reports/ko-KR.pdf`, Buffer.from('pdf'));
+      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt, mode: 'live' });
+      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt: new Date(0), mode: 'live' }); // a redelivery changes nothing
+      await storeObjects(orderId);
     }
     // Another order of the same account whose id shares the digits must not be touched.
     await storage.put(storage.buckets.inputs, `${accountId}/10011/inputs/1/keep.png`, Buffer.from('keep'));
@@ -106,52 +146,77 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
     await s3.close();
   });
 
-  it('a crash in the middle of a batch rolls the batch back; running again finishes it', async () => {
-    storage.failAfter = 2;
-    await expect(sweep.execute()).rejects.toThrow('simulated crash');
-    expect(Object.values(await phases()).every((phase) => phase === 'scheduled')).toBe(true);
-    storage.failAfter = Infinity;
-    // Orders already expired the batch: asking again is harmless (idempotent on its side too).
+  it('a sweeper that crashed after claiming leaves its batch leased; once the lease runs out the batch is claimed again', async () => {
+    // What a crashed replica left behind: the first batch claimed, nothing done with it.
+    const crashed = await dataSource.transaction((tx) => repository.claimDue(tx, clock.now(), 3, new Date(clock.nowMs() + settings.leaseMs)));
+    expect(crashed.map((row) => row.orderId)).toEqual(['1001', '1002', '1003']);
+    // Another sweep meanwhile takes the next rows, not the leased ones.
     expect(await sweep.execute()).toBe(3);
-    expect(orders.calls).toBe(2);
+    expect(orders.asked).toEqual([['1004', '1005', '1006']]);
+    clock.advance(settings.leaseMs);
+    expect(await sweep.execute()).toBe(3);
+    expect(orders.asked[1]).toEqual(['1001', '1002', '1003']);
+    expect(Object.values(await phases()).filter((phase) => phase === 'purged')).toHaveLength(6);
+  });
+
+  it('holds no row lock while orders is called or objects are deleted', async () => {
+    expect(orders.lockedDuringCall).toEqual([]);
+    expect(storage.lockedDuringDelete).toEqual([]);
+    // And with the locks looked at during the deletes too (the recheck pass of the six purged orders).
+    storage.checkLocks = () => lockedRows(dataSource, orderIds);
+    clock.advance(settings.recheckMs);
+    await drain();
+    storage.checkLocks = undefined;
+    expect(storage.lockedDuringDelete).toEqual([]);
+    expect(Object.values(await phases()).filter((phase) => phase === 'done')).toHaveLength(6);
   });
 
   it('drains the due orders in batches, deleting every object under their prefixes', async () => {
-    orders.refuse.add('1006');
-    let handled: number;
-    do {
-      handled = await sweep.execute();
-    } while (handled > 0);
-    const after = await phases();
-    expect(after).toEqual({ '1001': 'purged', '1002': 'purged', '1003': 'purged', '1004': 'purged', '1005': 'purged', '1006': 'scheduled', '1007': 'scheduled' });
-    for (const orderId of ['1001', '1002', '1003', '1004', '1005']) {
+    for (const orderId of orderIds.slice(0, 6)) {
       expect(await objectsOf(orderId)).toBe(0);
     }
-    expect(await objectsOf('1006')).toBe(3);
     expect(await objectsOf('1007')).toBe(3);
     expect(await storage.stat(storage.buckets.inputs, `${accountId}/10011/inputs/1/keep.png`)).not.toBeNull();
-    // Counts are of what each successful pass found (the crashed attempt had already removed some).
-    const rows = await dataSource.getRepository(OrderExpiryEntity).findBy({ phase: 'purged' });
-    expect(rows.filter((row) => ['1004', '1005'].includes(row.orderId)).map((row) => row.objectsDeleted)).toEqual([3, 3]);
+    const rows = await dataSource.getRepository(OrderExpiryEntity).findBy({ phase: 'done' });
+    expect(rows.map((row) => row.objectsDeleted)).toEqual([3, 3, 3, 3, 3, 3]);
+    expect(rows.every((row) => row.leasedUntil === null)).toBe(true);
   });
 
-  it('lists the prefix once more after the recheck delay and deletes what in-flight jobs wrote late', async () => {
-    const late = `${ObjectKeys.orderPrefix(accountId, '1001')}outputs/1-2/late.png`;
-    await storage.put(storage.buckets.outputs, late, Buffer.from('late'));
+  it('an order with a key storage does not delete stays due and is not marked purged; the next sweep finishes it', async () => {
+    clock.advance(24 * 3600_000);
+    const stuck = `${ObjectKeys.orderPrefix(accountId, '1007')}outputs/1-1/a-watermarked-1-1.png`;
+    storage.failing.add(stuck);
+    expect(await sweep.execute()).toBe(1);
+    expect((await phases())['1007']).toBe('scheduled');
+    expect(await storage.stat(storage.buckets.outputs, stuck)).not.toBeNull();
+    expect(await objectsOf('1007')).toBe(1);
+    // Not due again within the same sweep (no busy loop), due at the next one.
     expect(await sweep.execute()).toBe(0);
-    clock.advance(24 * 3600_000 + 1000);
-    orders.refuse.clear();
-    let handled: number;
-    do {
-      handled = await sweep.execute();
-    } while (handled > 0);
-    expect(await storage.stat(storage.buckets.outputs, late)).toBeNull();
-    const after = await phases();
-    expect(after['1001']).toBe('done');
-    // 1006 was refused once and postponed; now it goes through its first pass.
-    expect(after['1006']).toBe('purged');
-    expect(await objectsOf('1006')).toBe(0);
-    // 1007 is due now too (its day passed).
-    expect(after['1007']).toBe('purged');
+    storage.failing.clear();
+    clock.advance(settings.sweepIntervalMs);
+    expect(await sweep.execute()).toBe(1);
+    expect((await phases())['1007']).toBe('purged');
+    expect(await objectsOf('1007')).toBe(0);
+  });
+
+  it('a failed orders call gives the batch back at once', async () => {
+    const orderId = '1009';
+    await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt: clock.now(), mode: 'live' });
+    orders.failNext = true;
+    await expect(sweep.execute()).rejects.toThrow('orders did not answer');
+    const row = await dataSource.getRepository(OrderExpiryEntity).findOneByOrFail({ orderId });
+    expect(row).toMatchObject({ phase: 'scheduled', leasedUntil: null });
+    expect(await sweep.execute()).toBe(1);
+    expect((await phases())[orderId]).toBe('purged');
+  });
+
+  it("deletes test orders' objects too, without asking orders to expire them (they keep their test status)", async () => {
+    await repository.schedule(dataSource.manager, { orderId: testOrderId, accountId, expiresAt: clock.now(), mode: 'test' });
+    await storeObjects(testOrderId);
+    const asked = orders.asked.length;
+    await drain();
+    expect(orders.asked.length).toBe(asked);
+    expect((await phases())[testOrderId]).toBe('purged');
+    expect(await objectsOf(testOrderId)).toBe(0);
   });
 });

@@ -1,9 +1,8 @@
 import { Clock } from '@cp/clock';
 import { TransactionRepository } from '@cp/database';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
-import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
-import { OrderExpiryRepository } from '../schedule/order-expiry.repository';
+import { LeasedExpiry, OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects } from './order-objects.service';
 import { OrdersExpiryPort } from './orders-expiry.client';
 
@@ -21,14 +20,20 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
 }
 
 /**
- * One batch of the retention sweep (spec 3.1: retention period over → files deleted, order `expired`).
- * In one transaction holding the batch's schedule rows: orders marks the orders expired and nulls their
- * object keys first, then the objects under each order's prefix are deleted, then the rows advance. Every
- * step is idempotent, so a crash anywhere (the locks go with the connection) just repeats the batch:
- * no object outlives its sweep and no order row ever points at a deleted object.
+ * One batch of the retention sweep (spec 3.1: retention period over → files deleted, order `expired`), in
+ * three steps so that no lock or pooled connection is held across the orders RPC or the S3 deletes:
+ * 1. a short statement claims the due rows with a lease (a crashed sweep's lease runs out and the rows are
+ *    claimed again);
+ * 2. outside any transaction, orders marks the live orders expired and forgets their object keys, then the
+ *    objects under each order's prefix are deleted (test orders: only the objects; they keep their test status);
+ * 3. short statements record the outcome, only for rows still under this sweep's lease.
+ * Every step is idempotent, so repeating a batch is harmless and no order row ever points at a deleted object.
+ * An order with a key storage would not delete is not marked purged: it is due again at the next sweep.
  */
 @Injectable()
 export class SweepExpiredOrdersUseCase {
+  private readonly logger = new Logger(SweepExpiredOrdersUseCase.name);
+
   constructor(
     private readonly transactions: TransactionRepository,
     @Inject(RETENTION_CONFIG) private readonly config: Pick<RetentionConfig, 'retention'>,
@@ -40,27 +45,69 @@ export class SweepExpiredOrdersUseCase {
 
   /** Handles one due batch; returns how many schedule rows it handled (0: nothing is due). */
   async execute(): Promise<number> {
-    const { batchSize, deleteConcurrency, recheckMs } = this.config.retention;
-    return this.transactions.run(async (manager) => {
-      const now = this.clock.now();
-      const due = await this.expiries.claimDue(manager, now, batchSize);
-      if (due.length === 0) {
-        return 0;
+    const { batchSize, leaseMs } = this.config.retention;
+    const claimedAt = this.clock.now();
+    const due = await this.transactions.run((tx) => this.expiries.claimDue(tx, claimedAt, batchSize, new Date(claimedAt.getTime() + leaseMs)));
+    if (due.length === 0) {
+      return 0;
+    }
+    let skipped: Set<string>;
+    try {
+      skipped = await this.expireLiveOrders(due);
+    } catch (error) {
+      // Nothing was done with the batch: give it back now rather than when the lease runs out.
+      await this.transactions.run((tx) => this.expiries.release(tx, due));
+      throw error;
+    }
+    const purged: Array<{ expiry: LeasedExpiry; deleted: number }> = [];
+    const unfinished: LeasedExpiry[] = [];
+    await forEachLimited(
+      due.filter((expiry) => !skipped.has(expiry.orderId)),
+      this.config.retention.deleteConcurrency,
+      async (expiry) => {
+        const outcome = await this.purge(expiry);
+        if (outcome === null) {
+          unfinished.push(expiry);
+        } else {
+          purged.push({ expiry, deleted: outcome });
+        }
+      },
+    );
+    await this.record(purged, unfinished, due.filter((expiry) => skipped.has(expiry.orderId)));
+    return due.length;
+  }
+
+  /** Live orders due for their first pass are expired by orders; returns the ids it refused (not due by its clock, unknown). */
+  private async expireLiveOrders(due: LeasedExpiry[]): Promise<Set<string>> {
+    const scheduled = due.filter((expiry) => expiry.phase === 'scheduled' && expiry.mode === 'live');
+    if (scheduled.length === 0) {
+      return new Set();
+    }
+    const result = await this.orders.expire(scheduled.map((expiry) => expiry.orderId));
+    return new Set(result.skipped);
+  }
+
+  /** The order's objects, deleted; null when some are still there (an error of storage: retried next sweep). */
+  private async purge(expiry: LeasedExpiry): Promise<number | null> {
+    try {
+      const { deleted, failed } = await this.objects.purge(expiry.accountId, expiry.orderId);
+      if (failed.length === 0) {
+        return deleted;
       }
-      const scheduled = due.filter((expiry) => expiry.phase === 'scheduled');
-      const skipped = new Set<string>();
-      if (scheduled.length > 0) {
-        const result = await this.orders.expire(scheduled.map((expiry) => expiry.orderId));
-        result.skipped.forEach((orderId) => skipped.add(orderId));
-      }
-      const toPurge = due.filter((expiry) => !skipped.has(expiry.orderId));
-      const purged: Array<{ expiry: OrderExpiryEntity; deleted: number }> = [];
-      await forEachLimited(toPurge, deleteConcurrency, async (expiry) => {
-        purged.push({ expiry, deleted: await this.objects.purge(expiry.accountId, expiry.orderId) });
-      });
-      await this.expiries.purged(manager, purged, now, recheckMs);
-      await this.expiries.postpone(manager, [...skipped], new Date(now.getTime() + Math.max(recheckMs, 60_000)));
-      return due.length;
+      this.logger.warn({ orderId: expiry.orderId, failed: failed.slice(0, 10), failedCount: failed.length }, 'retention: objects not deleted; retried at the next sweep');
+    } catch (error) {
+      this.logger.warn({ err: error, orderId: expiry.orderId }, 'retention: purge failed; retried at the next sweep');
+    }
+    return null;
+  }
+
+  private async record(purged: Array<{ expiry: LeasedExpiry; deleted: number }>, unfinished: LeasedExpiry[], refused: LeasedExpiry[]): Promise<void> {
+    const { recheckMs, sweepIntervalMs } = this.config.retention;
+    const now = this.clock.now();
+    await this.transactions.run(async (tx) => {
+      await this.expiries.purged(tx, purged, now, recheckMs);
+      await this.expiries.postpone(tx, unfinished, new Date(now.getTime() + sweepIntervalMs));
+      await this.expiries.postpone(tx, refused, new Date(now.getTime() + Math.max(recheckMs, 60_000)));
     });
   }
 }

@@ -3,6 +3,13 @@ import { DataSource, EntityManager } from 'typeorm';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The account's daily failure e-mail, claimed: where to send it and the stamp to put back if it is not sent. */
+export interface DailyNotificationSlot {
+  ownerEmail: string;
+  claimedAt: Date;
+  previous: Date | null;
+}
+
 /** Owner addresses kept from `evt.gateway.account.created`, and the once-a-day e-mail stamp. */
 @Injectable()
 export class AccountContactsRepository {
@@ -17,25 +24,29 @@ export class AccountContactsRepository {
   }
 
   /**
-   * Inside `work`'s transaction: stamps the account as e-mailed at `now` when it has an owner address and
-   * was not e-mailed in the 24 hours before, and hands `work` the address. When `work` throws (the mail
-   * could not be sent), the stamp rolls back so the next failure tries again. Returns whether it ran.
+   * Stamps the account as e-mailed at `now` when it has an owner address and was not e-mailed in the 24
+   * hours before; null otherwise. One statement (its own short transaction): of replicas racing for the same
+   * account exactly one gets the slot, and no lock is held while the mail is sent.
    */
-  async withDailyNotificationSlot(accountId: string, now: Date, work: (ownerEmail: string) => Promise<void>): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows = await manager.query<[Array<{ owner_email: string }>, number]>(
-        `UPDATE account_contact SET last_failure_email_at = $2
-         WHERE account_id = $1 AND owner_email IS NOT NULL
-           AND (last_failure_email_at IS NULL OR last_failure_email_at <= $3)
-         RETURNING owner_email`,
-        [accountId, now, new Date(now.getTime() - DAY_MS)],
-      );
-      const email = rows[0][0]?.owner_email;
-      if (!email) {
-        return false;
-      }
-      await work(email);
-      return true;
-    });
+  async claimDailySlot(accountId: string, now: Date): Promise<DailyNotificationSlot | null> {
+    const rows = await this.dataSource.query<[Array<{ owner_email: string; previous: Date | null }>, number]>(
+      `UPDATE account_contact AS c SET last_failure_email_at = $2
+         FROM (SELECT account_id, last_failure_email_at AS previous FROM account_contact WHERE account_id = $1 FOR UPDATE) AS old
+        WHERE c.account_id = old.account_id AND c.owner_email IS NOT NULL
+          AND (c.last_failure_email_at IS NULL OR c.last_failure_email_at <= $3)
+        RETURNING c.owner_email, old.previous`,
+      [accountId, now, new Date(now.getTime() - DAY_MS)],
+    );
+    const row = rows[0][0];
+    return row ? { ownerEmail: row.owner_email, claimedAt: now, previous: row.previous } : null;
+  }
+
+  /** The mail of a claimed slot was not sent: the stamp goes back (unless another claim replaced it), so the next failure tries again. */
+  async releaseDailySlot(accountId: string, slot: DailyNotificationSlot): Promise<void> {
+    await this.dataSource.query(`UPDATE account_contact SET last_failure_email_at = $3 WHERE account_id = $1 AND last_failure_email_at = $2`, [
+      accountId,
+      slot.claimedAt,
+      slot.previous,
+    ]);
   }
 }

@@ -12,6 +12,21 @@ export interface MailMessage {
 }
 
 /**
+ * The SMTP URL with connect, greeting, socket and DNS limits: nodemailer's own allow minutes per stage, and
+ * a stuck server must not hold a delivery worker. nodemailer reads a URL's query as transport options (and
+ * ignores other options given beside a URL); a limit the operator wrote into the URL is kept.
+ */
+export function withTimeouts(smtpUrl: string, timeoutMs: number): string {
+  const url = new URL(smtpUrl);
+  for (const option of ['connectionTimeout', 'greetingTimeout', 'socketTimeout', 'dnsTimeout']) {
+    if (!url.searchParams.has(option)) {
+      url.searchParams.set(option, String(timeoutMs));
+    }
+  }
+  return url.toString();
+}
+
+/**
  * Sends through SMTP when SMTP_URL is set; otherwise renders the message and writes it as an .eml file to
  * MAIL_OUTBOX_DIR (local development and tests read it there).
  */
@@ -26,7 +41,7 @@ export class FailureMailer {
     private readonly clock: Clock,
   ) {
     if (settings.smtpUrl) {
-      this.smtp = createTransport(settings.smtpUrl);
+      this.smtp = createTransport(withTimeouts(settings.smtpUrl, settings.timeoutMs));
     } else {
       this.file = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     }

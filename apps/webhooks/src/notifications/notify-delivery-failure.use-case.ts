@@ -1,6 +1,6 @@
 import { Clock } from '@cp/clock';
 import { Injectable, Logger } from '@nestjs/common';
-import { AccountContactsRepository } from './account-contacts.repository';
+import { AccountContactsRepository, DailyNotificationSlot } from './account-contacts.repository';
 import { FailureMailer } from './failure-mailer';
 
 export interface DeliveryFailureNotice {
@@ -25,20 +25,33 @@ export class NotifyDeliveryFailureUseCase {
     private readonly clock: Clock,
   ) {}
 
-  /** Returns true when an e-mail went out. Never throws: a mail problem must not disturb deliveries. */
+  /**
+   * Returns true when an e-mail went out. Never throws: a mail problem must not disturb deliveries.
+   * The daily slot is claimed in one short statement, the mail is sent outside any transaction (SMTP can take
+   * seconds), and a mail that could not be sent gives the slot back.
+   */
   async execute(notice: DeliveryFailureNotice): Promise<boolean> {
+    let slot: DailyNotificationSlot | null;
     try {
-      const sent = await this.contacts.withDailyNotificationSlot(notice.accountId, this.clock.now(), (ownerEmail) =>
-        this.mailer.send({ to: ownerEmail, subject: `Webhook delivery failing: ${notice.webhookName}`, text: this.body(notice) }),
-      );
-      if (sent) {
-        this.logger.log({ accountId: notice.accountId, webhookId: notice.webhookId }, 'failure e-mail sent');
-      }
-      return sent;
+      slot = await this.contacts.claimDailySlot(notice.accountId, this.clock.now());
     } catch (error) {
-      this.logger.error({ err: error, accountId: notice.accountId }, 'failure e-mail could not be sent');
+      this.logger.error({ err: error, accountId: notice.accountId }, 'failure e-mail: the daily slot could not be claimed');
       return false;
     }
+    if (!slot) {
+      return false;
+    }
+    try {
+      await this.mailer.send({ to: slot.ownerEmail, subject: `Webhook delivery failing: ${notice.webhookName}`, text: this.body(notice) });
+    } catch (error) {
+      this.logger.error({ err: error, accountId: notice.accountId }, 'failure e-mail could not be sent');
+      await this.contacts.releaseDailySlot(notice.accountId, slot).catch((releaseError: unknown) => {
+        this.logger.error({ err: releaseError, accountId: notice.accountId }, 'failure e-mail: the daily slot could not be given back');
+      });
+      return false;
+    }
+    this.logger.log({ accountId: notice.accountId, webhookId: notice.webhookId }, 'failure e-mail sent');
+    return true;
   }
 
   private body(notice: DeliveryFailureNotice): string {

@@ -1,0 +1,105 @@
+// The test-upload sink over a real HTTP server: the token is checked before the body is read.
+import { Clock, ManualClock } from '@cp/clock';
+import { RecordTestUploadCommand } from '@cp/contracts';
+import { RpcClient } from '@cp/messaging';
+import { signUploadToken } from '@cp/storage';
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { once } from 'node:events';
+import { ClientRequest, IncomingMessage, request } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { GATEWAY_CONFIG } from '../gateway.config';
+import { HttpExceptionFilter } from '../http/http-exception.filter';
+import { TestUploadsController } from './test-uploads.controller';
+import { TestUploadTokenGuard } from './test-upload-token.guard';
+
+const SECRET = 'test-upload-secret-of-this-spec';
+
+class FakeRpc {
+  readonly commands: RecordTestUploadCommand[] = [];
+
+  request(_rpc: unknown, command: RecordTestUploadCommand): Promise<{ fileId: string; size: number }> {
+    this.commands.push(command);
+    return Promise.resolve({ fileId: '34', size: command.size });
+  }
+}
+
+async function readJson(response: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) {
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
+
+describe('TestUploadsController (real HTTP server)', () => {
+  const clock = new ManualClock(new Date('2026-11-01T00:00:00.000Z'));
+  const rpc = new FakeRpc();
+  let app: INestApplication;
+  let port: number;
+
+  /** A PUT whose chunked body never ends: it keeps sending until the server answers. */
+  function endlessUpload(token: string): { request: ClientRequest; sent: () => number; stop: () => void } {
+    const upload = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-type': 'application/octet-stream' } });
+    upload.on('error', () => undefined);
+    let sent = 0;
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    const timer = setInterval(() => {
+      if (!upload.destroyed && upload.write(chunk)) {
+        sent += chunk.length;
+      }
+    }, 5);
+    return { request: upload, sent: () => sent, stop: () => clearInterval(timer) };
+  }
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      controllers: [TestUploadsController],
+      providers: [
+        TestUploadTokenGuard,
+        { provide: RpcClient, useValue: rpc },
+        { provide: Clock, useValue: clock },
+        { provide: GATEWAY_CONFIG, useValue: { testUploadSecret: SECRET } },
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    app.useGlobalFilters(new HttpExceptionFilter());
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer() as { address(): AddressInfo }).address().port;
+  });
+
+  afterAll(() => app.close());
+
+  it.each([
+    ['a forged signature', () => `${signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, 'another-secret-of-16+').split('.')[0]}.AAAA`],
+    ['an expired token', () => signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() - 1 }, SECRET)],
+    ['garbage', () => 'not-a-token'],
+  ])('%s is refused while the body is still being sent, and the connection is closed', async (_name, token) => {
+    const upload = endlessUpload(token());
+    try {
+      const [response] = (await once(upload.request, 'response')) as [IncomingMessage];
+      expect(response.statusCode).toBe(404);
+      expect(response.headers.connection).toBe('close');
+      expect(await readJson(response)).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+      // The server hangs up although the body never ended (it does not drain it).
+      if (!upload.request.socket?.destroyed) {
+        await once(upload.request.socket as NonNullable<ClientRequest['socket']>, 'close');
+      }
+      expect(upload.request.writableEnded).toBe(false);
+    } finally {
+      upload.stop();
+      upload.request.destroy();
+    }
+    expect(rpc.commands).toEqual([]);
+  });
+
+  it('a valid token: the body is read (counted) and recorded', async () => {
+    const token = signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, SECRET);
+    const upload = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-type': 'image/png' } });
+    upload.end(Buffer.alloc(1000, 2));
+    const [response] = (await once(upload, 'response')) as [IncomingMessage];
+    expect(response.statusCode).toBe(200);
+    expect(await readJson(response)).toEqual({ data: { fileId: '34', size: 1000 } });
+    expect(rpc.commands).toEqual([{ token, size: 1000 }]);
+  });
+});
