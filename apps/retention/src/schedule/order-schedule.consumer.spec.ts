@@ -27,6 +27,7 @@ describe('OrderScheduleConsumer', () => {
   const context: HandlerContext = {
     eventId: 'e1',
     deliveryCount: 1,
+    signal: new AbortController().signal,
     transaction: async (work) => {
       await work({} as EntityManager);
       return true;

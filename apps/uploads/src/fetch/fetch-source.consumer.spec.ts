@@ -43,6 +43,7 @@ describe('FetchSourceConsumer', () => {
   const context: HandlerContext = {
     eventId: 'e1',
     deliveryCount: 1,
+    signal: new AbortController().signal,
     transaction: async (work) => {
       await work({} as EntityManager);
       return true;
