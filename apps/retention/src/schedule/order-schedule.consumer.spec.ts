@@ -1,3 +1,4 @@
+import { inlineHandlerContext } from '@cp/messaging/testing';
 import { HandlerContext, MessagingRuntime } from '@cp/messaging';
 import { OrderStatusChangedEvent } from '@cp/contracts';
 import { EntityManager } from 'typeorm';
@@ -24,15 +25,7 @@ describe('OrderScheduleConsumer', () => {
     return { handle, scheduled };
   }
 
-  const context: HandlerContext = {
-    eventId: 'e1',
-    deliveryCount: 1,
-    signal: new AbortController().signal,
-    transaction: async (work) => {
-      await work({} as EntityManager);
-      return true;
-    },
-  };
+  const context: HandlerContext = inlineHandlerContext('e1');
 
   const event = (mode: 'live' | 'test', expiresAt?: string): OrderStatusChangedEvent =>
     ({ orderId: '12', accountId: '5', mode, status: 'pending', ...(expiresAt ? { expiresAt } : {}) }) as OrderStatusChangedEvent;

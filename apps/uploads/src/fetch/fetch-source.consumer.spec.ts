@@ -1,3 +1,4 @@
+import { inlineHandlerContext } from '@cp/messaging/testing';
 import { FetchSourceJob } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { HandlerContext, MessagingRuntime } from '@cp/messaging';
@@ -40,15 +41,7 @@ describe('FetchSourceConsumer', () => {
     return { handle, fetched, uploaded };
   }
 
-  const context: HandlerContext = {
-    eventId: 'e1',
-    deliveryCount: 1,
-    signal: new AbortController().signal,
-    transaction: async (work) => {
-      await work({} as EntityManager);
-      return true;
-    },
-  };
+  const context: HandlerContext = inlineHandlerContext('e1');
 
   it("a test-key order's source URL is never fetched: the file counts as arrived, nothing stored", async () => {
     const { handle, fetched, uploaded } = consumerFor(slotOf('test'));

@@ -1,3 +1,4 @@
+import { inlineHandlerContext } from '@cp/messaging/testing';
 import { MessageContract } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
@@ -72,14 +73,5 @@ export class RecordingOutbox {
 
 export const fakeTransactions = { run: <T>(work: (manager: EntityManager) => Promise<T>) => work({} as EntityManager) } as unknown as TransactionRepository;
 
-export function fakeContext(): HandlerContext {
-  return {
-    eventId: 'e-1',
-    deliveryCount: 1,
-    signal: new AbortController().signal,
-    transaction: async (work) => {
-      await work({} as EntityManager);
-      return true;
-    },
-  };
-}
+/** The first delivery of a job, its transaction run inline. */
+export const fakeContext = (): HandlerContext => inlineHandlerContext();

@@ -1,0 +1,18 @@
+import type { EntityManager } from 'typeorm';
+import type { HandlerContext } from '../src/event-consumer';
+
+/**
+ * A handler context for unit tests of consumers and use cases: the first delivery of event `eventId`, a deadline
+ * that never fires, and a "transaction" that runs its work with a bare manager (the work's repositories are fakes).
+ */
+export function inlineHandlerContext(eventId = 'e-1'): HandlerContext {
+  return {
+    eventId,
+    deliveryCount: 1,
+    signal: new AbortController().signal,
+    transaction: async (work) => {
+      await work({} as EntityManager);
+      return true;
+    },
+  };
+}
