@@ -80,12 +80,6 @@ export interface AiDetectionReportContext {
   files: AiDetectionReportFile[];
 }
 
-/** Request/reply patterns of the reports service (gateway → reports). */
-export const ReportRpcPatterns = {
-  request: 'reports.request',
-  get: 'reports.get',
-} as const;
-
 /** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
 export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;
 
