@@ -74,6 +74,39 @@ export default tseslint.config(
     },
   },
   {
+    // The repository rule (issue 31): only repositories, entities, migrations and the database plumbing touch
+    // TypeORM; use cases, services, publishers and modules pass the `Transaction` handle of @cp/database to
+    // repositories and never call the database themselves. Type imports count too (an `EntityManager` parameter
+    // is how a use case would start calling `tx.query`). Exempt: libs/database (the DataSource, transactions,
+    // WriteBatch, IdBlocks), the outbox, inbox and relay of libs/messaging and its test helpers, libs/runtime's
+    // TypeORM CLI data source and its service bootstrap's database wiring (readiness, migrations), and specs.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      '**/*.repository.ts',
+      '**/*.entity.ts',
+      '**/migrations/**',
+      'libs/database/**',
+      'libs/messaging/src/outbox-writer.ts',
+      'libs/messaging/src/outbox-relay.ts',
+      'libs/messaging/src/event-consumer.ts',
+      'libs/messaging/src/messaging.module.ts',
+      'libs/messaging/src/__fixtures__/**',
+      'libs/messaging/testing/**',
+      'libs/runtime/src/cli-data-source.ts',
+      'libs/runtime/src/service-kit.module.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'typeorm', message: 'Only *.repository.ts (and entities, migrations, libs/database) use TypeORM: pass the Transaction of @cp/database to a repository (issue 31).' }],
+          patterns: [{ group: ['typeorm/*'], message: 'Only *.repository.ts (and entities, migrations, libs/database) use TypeORM (issue 31).' }],
+        },
+      ],
+    },
+  },
+  {
     // The SDK is published on its own: nothing of the server may leak into it.
     files: ['libs/sdk/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['@cp/*', '@nestjs/*', 'class-validator', 'typeorm'] }] },

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, 
 import { CallerScoped } from './accounts';
 import { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { ORDER_ID_PATTERN, OrderStatus } from './orders';
+import { ORDER_ID_PATTERN, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
 import { IsNestedObject, IsPublicHttpsUrl } from './validators';
 

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, I
 import { CallerScoped } from './accounts';
 import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { OrderStatus } from './orders';
+import { OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
 import { CodePointLength, IsHttpsUrl, IsNestedObject, IsPublicHttpsUrl } from './validators';
 

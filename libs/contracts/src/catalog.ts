@@ -17,11 +17,10 @@ import {
   ReportStatusChangedEvent,
   ReportView,
   RequestReportCommand,
-  ReportRpcPatterns,
   RequestReportResult,
 } from './reports';
 import { ExpireOrdersCommand, ExpireOrdersResult } from './retention';
-import { EventSubjects, JobSubjects, RpcPatterns } from './subjects';
+import { EventSubjects, JobSubjects } from './subjects';
 import {
   FetchSourceJob,
   FileFailedEvent,
@@ -29,7 +28,6 @@ import {
   RecordTestUploadCommand,
   RegisterSlotsCommand,
   TestUploadView,
-  UploadRpcPatterns,
   UploadUrlsView,
 } from './uploads';
 import {
@@ -68,7 +66,6 @@ import {
   WebhookEventRetryView,
   WebhookRefQuery,
   WebhookRetryFailedView,
-  WebhookRpcPatterns,
   WebhookView,
 } from './webhooks';
 
@@ -113,36 +110,40 @@ export const Jobs = {
   watermarkAntiAi: defineJob(JobSubjects.watermarkAntiAi, AntiAiJob, 10 * MINUTE_MS),
 } as const;
 
-/** Every request/reply pattern with its request class and response type. */
+/**
+ * Every request/reply pattern (`<service>.<verb>`) with its request class and response type. The pattern strings
+ * live only here: senders use `RpcClient.request(Rpcs.x, …)` and handlers `@RpcHandler(Rpcs.x)` (`@cp/messaging`),
+ * so both ends are checked against the same declaration.
+ */
 export const Rpcs = {
-  ordersGet: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersGet, GetOrderQuery),
-  ordersGetMany: defineRpc<BatchResults<WatermarkOrderView>>()(RpcPatterns.ordersGetMany, GetOrdersQuery),
-  ordersCreateEmbed: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateEmbed, CreateEmbedOrderCommand),
-  ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()(RpcPatterns.ordersCreateAiDetection, CreateAiDetectionOrderCommand),
-  ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()(RpcPatterns.ordersConfirmAiDetection, ConfirmAiDetectionOrderCommand),
-  ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()(RpcPatterns.ordersCreateAntiAi, CreateAntiAiOrderCommand),
-  ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()(RpcPatterns.ordersCreateAntiAiWithUrls, CreateAntiAiWithUrlsCommand),
-  ordersCreateExtract: defineRpc<WatermarkOrderView>()(RpcPatterns.ordersCreateExtract, CreateExtractOrderCommand),
-  ordersDownload: defineRpc<DownloadView>()(RpcPatterns.ordersDownload, DownloadQuery),
-  ordersReportContext: defineRpc<ReportContextView>()(RpcPatterns.ordersReportContext, ReportContextQuery),
-  ordersExpire: defineRpc<ExpireOrdersResult>()(RpcPatterns.ordersExpire, ExpireOrdersCommand),
-  ordersV2CreateEmbed: defineRpc<V2EmbedOrderCreatedView>()(RpcPatterns.ordersV2CreateEmbed, CreateV2EmbedOrderCommand),
-  ordersV2CreateExtract: defineRpc<V2ExtractOrderCreatedView>()(RpcPatterns.ordersV2CreateExtract, CreateV2ExtractOrderCommand),
-  ordersV2Get: defineRpc<V2OrderDetailView>()(RpcPatterns.ordersV2Get, V2OrderQuery),
-  ordersV2RefreshUrls: defineRpc<V2RefreshUrlsView>()(RpcPatterns.ordersV2RefreshUrls, V2OrderQuery),
-  ordersV2StatsRecent: defineRpc<V2RecentStatsView>()(RpcPatterns.ordersV2StatsRecent, V2RecentStatsQuery),
-  ordersV2DownloadUrls: defineRpc<V2DownloadUrlsView>()(RpcPatterns.ordersV2DownloadUrls, V2OrderQuery),
-  uploadsRegisterSlots: defineRpc<UploadUrlsView>()(UploadRpcPatterns.registerSlots, RegisterSlotsCommand),
-  uploadsUploadUrls: defineRpc<UploadUrlsView>()(UploadRpcPatterns.uploadUrls, UploadUrlsWithValidityQuery),
-  uploadsRecordTestUpload: defineRpc<TestUploadView>()(UploadRpcPatterns.recordTestUpload, RecordTestUploadCommand),
-  reportsRequest: defineRpc<RequestReportResult>()(ReportRpcPatterns.request, RequestReportCommand),
-  reportsGet: defineRpc<ReportView>()(ReportRpcPatterns.get, GetReportQuery),
-  webhooksCreate: defineRpc<CreatedWebhookView>()(WebhookRpcPatterns.create, CreateWebhookCommand),
-  webhooksUpdate: defineRpc<WebhookView>()(WebhookRpcPatterns.update, UpdateWebhookCommand),
-  webhooksList: defineRpc<WebhookView[]>()(WebhookRpcPatterns.list, ListWebhooksQuery),
-  webhooksGet: defineRpc<WebhookView>()(WebhookRpcPatterns.get, WebhookRefQuery),
-  webhooksDelete: defineRpc<DeletedWebhookView>()(WebhookRpcPatterns.delete, WebhookRefQuery),
-  webhooksListEvents: defineRpc<WebhookEventPageView>()(WebhookRpcPatterns.listEvents, ListWebhookEventsQuery),
-  webhooksRetryEvent: defineRpc<WebhookEventRetryView>()(WebhookRpcPatterns.retryEvent, RetryWebhookEventCommand),
-  webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()(WebhookRpcPatterns.retryFailed, RetryFailedWebhookEventsCommand),
+  ordersGet: defineRpc<WatermarkOrderView>()('orders.get', GetOrderQuery),
+  ordersGetMany: defineRpc<BatchResults<WatermarkOrderView>>()('orders.getMany', GetOrdersQuery),
+  ordersCreateEmbed: defineRpc<WatermarkOrderView>()('orders.create-embed', CreateEmbedOrderCommand),
+  ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()('orders.create-ai-detection', CreateAiDetectionOrderCommand),
+  ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()('orders.confirm-ai-detection', ConfirmAiDetectionOrderCommand),
+  ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()('orders.create-anti-ai', CreateAntiAiOrderCommand),
+  ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()('orders.create-anti-ai-with-urls', CreateAntiAiWithUrlsCommand),
+  ordersCreateExtract: defineRpc<WatermarkOrderView>()('orders.create-extract', CreateExtractOrderCommand),
+  ordersDownload: defineRpc<DownloadView>()('orders.download', DownloadQuery),
+  ordersReportContext: defineRpc<ReportContextView>()('orders.report-context', ReportContextQuery),
+  ordersExpire: defineRpc<ExpireOrdersResult>()('orders.expire', ExpireOrdersCommand),
+  ordersV2CreateEmbed: defineRpc<V2EmbedOrderCreatedView>()('orders.v2-create-embed', CreateV2EmbedOrderCommand),
+  ordersV2CreateExtract: defineRpc<V2ExtractOrderCreatedView>()('orders.v2-create-extract', CreateV2ExtractOrderCommand),
+  ordersV2Get: defineRpc<V2OrderDetailView>()('orders.v2-get', V2OrderQuery),
+  ordersV2RefreshUrls: defineRpc<V2RefreshUrlsView>()('orders.v2-refresh-urls', V2OrderQuery),
+  ordersV2StatsRecent: defineRpc<V2RecentStatsView>()('orders.v2-stats-recent', V2RecentStatsQuery),
+  ordersV2DownloadUrls: defineRpc<V2DownloadUrlsView>()('orders.v2-download-urls', V2OrderQuery),
+  uploadsRegisterSlots: defineRpc<UploadUrlsView>()('uploads.register-slots', RegisterSlotsCommand),
+  uploadsUploadUrls: defineRpc<UploadUrlsView>()('uploads.upload-urls', UploadUrlsWithValidityQuery),
+  uploadsRecordTestUpload: defineRpc<TestUploadView>()('uploads.record-test-upload', RecordTestUploadCommand),
+  reportsRequest: defineRpc<RequestReportResult>()('reports.request', RequestReportCommand),
+  reportsGet: defineRpc<ReportView>()('reports.get', GetReportQuery),
+  webhooksCreate: defineRpc<CreatedWebhookView>()('webhooks.create', CreateWebhookCommand),
+  webhooksUpdate: defineRpc<WebhookView>()('webhooks.update', UpdateWebhookCommand),
+  webhooksList: defineRpc<WebhookView[]>()('webhooks.list', ListWebhooksQuery),
+  webhooksGet: defineRpc<WebhookView>()('webhooks.get', WebhookRefQuery),
+  webhooksDelete: defineRpc<DeletedWebhookView>()('webhooks.delete', WebhookRefQuery),
+  webhooksListEvents: defineRpc<WebhookEventPageView>()('webhooks.list-events', ListWebhookEventsQuery),
+  webhooksRetryEvent: defineRpc<WebhookEventRetryView>()('webhooks.retry-event', RetryWebhookEventCommand),
+  webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
 } as const;

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, registerDecorator, ValidationOptions } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { DetectionStatus, MediaKind } from './orders';
+import { DetectionStatus, MediaKind } from './order-values';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { IsNestedObject } from './validators';

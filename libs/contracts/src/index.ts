@@ -7,6 +7,7 @@ export * from './anti-ai-orders';
 export * from './envelope';
 export * from './errors';
 export * from './order-failure-messages';
+export * from './order-values';
 export * from './orders';
 export * from './embed-orders';
 export * from './extract-orders';

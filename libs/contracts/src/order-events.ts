@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsObject, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
-import { OrderStatus } from './orders';
+import { OrderStatus } from './order-values';
 import { EventSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 

@@ -1,18 +1,8 @@
-import type { AiDetectionResultView } from './ai-detection-orders';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, Matches, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
-
-export const ORDER_ID_PATTERN = /^[0-9]{1,20}$/;
-export const OUTPUT_FILE_ID_PATTERN = /^[0-9]+-[0-9]+$/;
-
-export type OrderStatus = 'pending' | 'inProgress' | 'complete' | 'failed' | 'expired';
-export type OutputStatus = 'pending' | 'queued' | 'processing' | 'completed' | 'failed' | 'retry_required';
-export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'unsupported' | 'error';
-export type ReportLocale = 'ko-KR' | 'en-US' | 'ja-JP';
-export type ReportStatus = 'queued' | 'processing' | 'completed' | 'failed';
-export type MediaKind = 'image' | 'pdf';
-export type KeyModeLike = 'live' | 'test';
+import type { AiDetectionResultView } from './ai-detection-orders';
+import { DetectionStatus, MediaKind, ORDER_ID_PATTERN, OrderStatus, OutputStatus, ReportLocale, ReportStatus } from './order-values';
 
 /** Spec 2.2 */
 export interface InputFileView {

@@ -2,7 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
 import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
-import { DetectionStatus, ExtractResultView, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './orders';
+import { DetectionStatus, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './order-values';
+import { ExtractResultView } from './orders';
 import type { AiDetectionCategory } from './ai-detection';
 import type { AiDetectionAnalysis } from './ai-detection-orders';
 import { StoredObjectRef, WatermarkOrderType } from './order-events';
@@ -79,12 +80,6 @@ export interface AiDetectionReportContext {
   simulated: boolean;
   files: AiDetectionReportFile[];
 }
-
-/** Request/reply patterns of the reports service (gateway → reports). */
-export const ReportRpcPatterns = {
-  request: 'reports.request',
-  get: 'reports.get',
-} as const;
 
 /** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
 export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;

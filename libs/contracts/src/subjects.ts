@@ -1,29 +1,9 @@
 /**
- * Every NATS subject the services use. Request/reply patterns are `<service>.<verb>`;
- * events are `evt.<service>.<entity>.<past-tense>`; work items are `job.<worker>.<kind>`.
- * Payload types live next to their subject in the feature files of this library; `catalog.ts` pairs each
- * subject with its payload class (`Events`, `Jobs`, `Rpcs`), and call sites use those declarations.
+ * The event and job subjects: events are `evt.<service>.<entity>.<past-tense>`; work items are
+ * `job.<worker>.<kind>`. Payload types live next to their subject in the feature files of this library;
+ * `catalog.ts` pairs each subject with its payload class (`Events`, `Jobs`), and call sites use those
+ * declarations. Request/reply patterns (`<service>.<verb>`) are written only in `catalog.ts` (`Rpcs`).
  */
-export const RpcPatterns = {
-  ordersGet: 'orders.get',
-  ordersGetMany: 'orders.getMany',
-  ordersCreateEmbed: 'orders.create-embed',
-  ordersCreateExtract: 'orders.create-extract',
-  ordersCreateAntiAi: 'orders.create-anti-ai',
-  ordersCreateAiDetection: 'orders.create-ai-detection',
-  ordersConfirmAiDetection: 'orders.confirm-ai-detection',
-  ordersCreateAntiAiWithUrls: 'orders.create-anti-ai-with-urls',
-  ordersDownload: 'orders.download',
-  ordersReportContext: 'orders.report-context',
-  ordersExpire: 'orders.expire',
-  ordersV2CreateEmbed: 'orders.v2-create-embed',
-  ordersV2CreateExtract: 'orders.v2-create-extract',
-  ordersV2Get: 'orders.v2-get',
-  ordersV2RefreshUrls: 'orders.v2-refresh-urls',
-  ordersV2StatsRecent: 'orders.v2-stats-recent',
-  ordersV2DownloadUrls: 'orders.v2-download-urls',
-} as const;
-
 export const EventSubjects = {
   accountCreated: 'evt.gateway.account.created',
   creditsGranted: 'evt.gateway.credits.granted',

@@ -3,12 +3,6 @@ import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min,
 import { KeyMode } from './accounts';
 import { EventSubjects, JobSubjects } from './subjects';
 
-export const UploadRpcPatterns = {
-  registerSlots: 'uploads.register-slots',
-  uploadUrls: 'uploads.upload-urls',
-  recordTestUpload: 'uploads.record-test-upload',
-} as const;
-
 export class UploadSlotSpec {
   @Matches(/^[0-9]{1,20}$/)
   fileId!: string;

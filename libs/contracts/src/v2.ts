@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { OrderStatus } from './orders';
+import { OrderStatus } from './order-values';
 import { UploadUrlsQuery } from './uploads';
 import { IsNestedObject } from './validators';
 

@@ -15,18 +15,6 @@ import {
 } from 'class-validator';
 import { CallerScoped } from './accounts';
 
-/** Request/reply subjects served by the webhooks service. */
-export const WebhookRpcPatterns = {
-  create: 'webhooks.create',
-  update: 'webhooks.update',
-  list: 'webhooks.list',
-  get: 'webhooks.get',
-  delete: 'webhooks.delete',
-  listEvents: 'webhooks.list-events',
-  retryEvent: 'webhooks.retry-event',
-  retryFailed: 'webhooks.retry-failed',
-} as const;
-
 export const WEBHOOK_NAME_MAX_LENGTH = 100;
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** Largest id a webhook or delivery event path segment may carry (PostgreSQL int4 / safe integers). */

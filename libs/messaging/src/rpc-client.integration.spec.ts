@@ -3,13 +3,13 @@
 import { BatchResults, defineRpc, DomainException, ErrorCode } from '@cp/contracts';
 import { testInfra, uniqueName } from '@cp/testing';
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
-import { MessagePattern, Payload, Transport } from '@nestjs/microservices';
+import { Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsInt, IsString, ValidateNested } from 'class-validator';
 import { RpcBatcher } from './rpc-batcher';
 import { RpcClient, RpcClientModule } from './rpc-client';
-import { ANSWER_ALONE, answerEach, RpcHandlers } from './rpc-server';
+import { ANSWER_ALONE, answerEach, RpcHandler, RpcHandlers } from './rpc-server';
 
 class AddQuery {
   @IsInt()
@@ -42,13 +42,13 @@ const nobody = defineRpc<never>()(`${prefix}.nobody`, AddQuery);
 @Controller()
 @RpcHandlers()
 class CalculatorController {
-  @MessagePattern(add.pattern)
-  add(@Payload() query: AddQuery): { sum: number; label: string } {
+  @RpcHandler(add)
+  async add(query: AddQuery): Promise<{ sum: number; label: string }> {
     return { sum: query.a + query.b, label: query.label };
   }
 
-  @MessagePattern(addMany.pattern)
-  addMany(@Payload() query: AddManyQuery): Promise<BatchResults<{ sum: number; label: string }>> {
+  @RpcHandler(addMany)
+  addMany(query: AddManyQuery): Promise<BatchResults<{ sum: number; label: string }>> {
     batchSizes.push(query.items.length);
     return answerEach(query.items, async (item) => {
       if (item.label === 'refuse') {
@@ -60,22 +60,22 @@ class CalculatorController {
       if (item.label === 'too large for the batch') {
         return ANSWER_ALONE;
       }
-      return Promise.resolve(this.add(item));
+      return this.add(item);
     });
   }
 
-  @MessagePattern(refuse.pattern)
-  refuse(): never {
+  @RpcHandler(refuse)
+  refuse(): Promise<never> {
     throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, 'no such thing');
   }
 
-  @MessagePattern(crash.pattern)
-  crash(): never {
+  @RpcHandler(crash)
+  crash(): Promise<never> {
     throw new Error('internal detail that must not travel');
   }
 
-  @MessagePattern(slow.pattern)
-  async slow(@Payload() query: AddQuery): Promise<{ sum: number }> {
+  @RpcHandler(slow)
+  async slow(query: AddQuery): Promise<{ sum: number }> {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     return { sum: query.a + query.b };
   }

@@ -13,7 +13,7 @@ export interface RpcClientOptions {
   timeoutMs: number;
 }
 
-/** What a `@MessagePattern` handler of `@nestjs/microservices` answers over NATS (one message for a single value). */
+/** What an `@RpcHandler` (a `@MessagePattern` of `@nestjs/microservices`) answers over NATS (one message for a single value). */
 interface RpcReply {
   response?: unknown;
   err?: unknown;

@@ -1,4 +1,4 @@
-import { BatchItemResult, BatchResults, DomainException, ErrorCode, RpcErrorBody } from '@cp/contracts';
+import { BatchItemResult, BatchResults, DomainException, ErrorCode, RpcContract, RpcErrorBody } from '@cp/contracts';
 import { isDatabaseUnavailableError } from '@cp/database';
 import {
   applyDecorators,
@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Observable, throwError } from 'rxjs';
 import { isTransientInfrastructureError } from './event-consumer';
 
@@ -86,7 +87,39 @@ export async function answerEach<TItem, TResult>(
   return { results };
 }
 
-/** Put on every `@MessagePattern` controller: validated payloads, `{ code }` errors. */
+/** Put on every controller of `@RpcHandler` methods: validated payloads, `{ code }` errors. */
 export function RpcHandlers(): ClassDecorator {
   return applyDecorators(UseFilters(new RpcDomainExceptionFilter()), UsePipes(new RpcValidationPipe()));
+}
+
+/**
+ * Serves a declared request (`Rpcs.*` of `@cp/contracts`) with the decorated method: the compiler checks the
+ * method against the declaration (it takes the request class, or nothing, and resolves to the response type), so
+ * a payload or view change that compiles on the sending side (`RpcClient.request`) cannot fail on this one at run
+ * time. The method's first parameter is the payload (no `@Payload()` needed).
+ *
+ * Validation stays the controller's `RpcValidationPipe` (`@RpcHandlers()`), which validates against the
+ * parameter's declared class; that class must be the declaration's request class itself, checked here when the
+ * class is defined: the compiler alone would accept a structurally compatible class (or `object`), which the
+ * pipe would then validate with the wrong rules.
+ */
+export function RpcHandler<TRequest extends object, TResponse>(contract: RpcContract<TRequest, TResponse>) {
+  return <THandler extends (payload: TRequest) => Promise<TResponse>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<THandler>,
+  ): void => {
+    const parameterTypes = Reflect.getMetadata('design:paramtypes', target, key) as unknown[] | undefined;
+    if (parameterTypes === undefined) {
+      throw new Error(`@RpcHandler(${contract.pattern}) on ${String(key)}: no decorator metadata (emitDecoratorMetadata is off)`);
+    }
+    if (parameterTypes.length > 0) {
+      if (parameterTypes[0] !== contract.request) {
+        const declared = (parameterTypes[0] as { name?: string } | undefined)?.name ?? String(parameterTypes[0]);
+        throw new Error(`@RpcHandler(${contract.pattern}) on ${String(key)}: the payload parameter is ${declared}, the declaration's request is ${contract.request.name}`);
+      }
+      Payload()(target, key, 0);
+    }
+    MessagePattern(contract.pattern)(target, key, descriptor);
+  };
 }

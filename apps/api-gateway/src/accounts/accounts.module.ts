@@ -1,16 +1,9 @@
 import { AccountsRepository } from '@cp/gateway-data-access';
-import { OutboxWriter } from '@cp/messaging';
 import { Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
+/** The gateway's accounts and keys (the repository takes the service's DataSource and the outbox writer). */
 @Module({
-  providers: [
-    {
-      provide: AccountsRepository,
-      inject: [DataSource, OutboxWriter],
-      useFactory: (dataSource: DataSource, outbox: OutboxWriter) => new AccountsRepository(dataSource, outbox),
-    },
-  ],
+  providers: [AccountsRepository],
   exports: [AccountsRepository],
 })
 export class AccountsModule {}

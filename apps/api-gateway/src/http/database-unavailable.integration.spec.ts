@@ -4,10 +4,10 @@
 // proxy the test closes), through the gateway's own exception filter and the services' RPC error filter.
 import { defineRpc, ErrorCode } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
-import { RpcClient, RpcClientModule, RpcHandlers } from '@cp/messaging';
+import { RpcClient, RpcClientModule, RpcHandler, RpcHandlers } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { Controller, Get, INestApplication, INestMicroservice, Module } from '@nestjs/common';
-import { MessagePattern, Transport } from '@nestjs/microservices';
+import { Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
@@ -30,7 +30,7 @@ let servicePool: DataSource;
 @Controller()
 @RpcHandlers()
 class ServiceController {
-  @MessagePattern(probe.pattern)
+  @RpcHandler(probe)
   async probe(): Promise<{ n: number }> {
     const rows = await servicePool.query<Array<{ n: number }>>('SELECT 1 AS n');
     return rows[0];

@@ -7,9 +7,8 @@ import {
   V2RecentStatsView,
   V2RefreshUrlsView,
 } from '@cp/contracts';
-import { RpcHandlers } from '@cp/messaging';
+import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RefreshUploadUrlsUseCase } from './refresh-upload-urls.use-case';
 import { V2DownloadsService } from './v2-downloads.service';
 import { V2OrdersQueryService } from './v2-orders-query.service';
@@ -24,23 +23,23 @@ export class V2OrdersRpcController {
     private readonly downloads: V2DownloadsService,
   ) {}
 
-  @MessagePattern(Rpcs.ordersV2Get.pattern)
-  get(@Payload() query: V2OrderQuery): Promise<V2OrderDetailView> {
+  @RpcHandler(Rpcs.ordersV2Get)
+  get(query: V2OrderQuery): Promise<V2OrderDetailView> {
     return this.queries.detail(query);
   }
 
-  @MessagePattern(Rpcs.ordersV2StatsRecent.pattern)
-  statsRecent(@Payload() query: V2RecentStatsQuery): Promise<V2RecentStatsView> {
+  @RpcHandler(Rpcs.ordersV2StatsRecent)
+  statsRecent(query: V2RecentStatsQuery): Promise<V2RecentStatsView> {
     return this.queries.recentStats(query);
   }
 
-  @MessagePattern(Rpcs.ordersV2RefreshUrls.pattern)
-  refreshUrls(@Payload() query: V2OrderQuery): Promise<V2RefreshUrlsView> {
+  @RpcHandler(Rpcs.ordersV2RefreshUrls)
+  refreshUrls(query: V2OrderQuery): Promise<V2RefreshUrlsView> {
     return this.refreshUploadUrls.execute(query);
   }
 
-  @MessagePattern(Rpcs.ordersV2DownloadUrls.pattern)
-  downloadUrls(@Payload() query: V2OrderQuery): Promise<V2DownloadUrlsView> {
+  @RpcHandler(Rpcs.ordersV2DownloadUrls)
+  downloadUrls(query: V2OrderQuery): Promise<V2DownloadUrlsView> {
     return this.downloads.downloadUrls(query);
   }
 }

@@ -1,6 +1,6 @@
 import { Clock } from '@cp/clock';
+import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ReportsRepository } from '../reports/reports.repository';
 
 /** Marks every report of an expired order and drops its object keys; returns the objects to delete. */
@@ -11,9 +11,9 @@ export class ExpireOrderReportsUseCase {
     private readonly clock: Clock,
   ) {}
 
-  async execute(manager: EntityManager, orderId: string): Promise<Array<{ bucket: string; key: string }>> {
-    await this.repository.markOrderExpired(manager, orderId, this.clock.now());
-    const rows = await this.repository.lockAllOfOrder(manager, orderId);
+  async execute(tx: Transaction, orderId: string): Promise<Array<{ bucket: string; key: string }>> {
+    await this.repository.markOrderExpired(tx, orderId, this.clock.now());
+    const rows = await this.repository.lockAllOfOrder(tx, orderId);
     const dropped: Array<{ bucket: string; key: string }> = [];
     for (const row of rows) {
       if (row.objectBucket && row.objectKey) {
@@ -22,7 +22,7 @@ export class ExpireOrderReportsUseCase {
       row.orderExpired = true;
       row.objectBucket = null;
       row.objectKey = null;
-      await this.repository.save(manager, row);
+      await this.repository.save(tx, row);
     }
     return dropped;
   }

@@ -1,7 +1,7 @@
 import { Events, ReportStatusChangedEvent } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
+import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ReportEntity } from './report.entity';
 
 /** Every status change goes out as `evt.reports.report.status-changed` in the same transaction (orders keeps `reports[]`). */
@@ -9,13 +9,13 @@ import { ReportEntity } from './report.entity';
 export class ReportStatusPublisher {
   constructor(private readonly outbox: OutboxWriter) {}
 
-  async changed(manager: EntityManager, row: ReportEntity): Promise<void> {
+  async changed(tx: Transaction, row: ReportEntity): Promise<void> {
     const event: ReportStatusChangedEvent = {
       orderId: row.orderId,
       locale: row.locale,
       status: row.status,
       changedAt: row.statusChangedAt.toISOString(),
     };
-    await this.outbox.add(manager, Events.reportStatusChanged, event);
+    await this.outbox.add(tx, Events.reportStatusChanged, event);
   }
 }

@@ -1,7 +1,6 @@
-import { GetReportQuery, ReportRpcPatterns, ReportView, RequestReportCommand, RequestReportResult } from '@cp/contracts';
-import { RpcHandlers } from '@cp/messaging';
+import { GetReportQuery, Rpcs, ReportView, RequestReportCommand, RequestReportResult } from '@cp/contracts';
+import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { GetReportUseCase } from './get-report.use-case';
 import { RequestReportUseCase } from './request-report.use-case';
 
@@ -13,13 +12,13 @@ export class ReportsRpcController {
     private readonly getReport: GetReportUseCase,
   ) {}
 
-  @MessagePattern(ReportRpcPatterns.request)
-  request(@Payload() command: RequestReportCommand): Promise<RequestReportResult> {
+  @RpcHandler(Rpcs.reportsRequest)
+  request(command: RequestReportCommand): Promise<RequestReportResult> {
     return this.requestReport.execute(command);
   }
 
-  @MessagePattern(ReportRpcPatterns.get)
-  get(@Payload() query: GetReportQuery): Promise<ReportView> {
+  @RpcHandler(Rpcs.reportsGet)
+  get(query: GetReportQuery): Promise<ReportView> {
     return this.getReport.execute(query);
   }
 }

@@ -1,10 +1,9 @@
 import { inlineHandlerContext } from '@cp/messaging/testing';
 import { MessageContract } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Readable } from 'node:stream';
-import { EntityManager } from 'typeorm';
 
 /** Objects in memory with the storage calls the use cases make. */
 export class MemoryStorage {
@@ -57,7 +56,7 @@ export class MemoryStorage {
 export class RecordingOutbox {
   readonly messages: Array<{ subject: string; payload: object }> = [];
 
-  add<TData extends object>(_manager: EntityManager, contract: MessageContract<TData>, data: TData): Promise<void> {
+  add<TData extends object>(_manager: Transaction, contract: MessageContract<TData>, data: TData): Promise<void> {
     this.messages.push({ subject: contract.subject, payload: data });
     return Promise.resolve();
   }
@@ -71,7 +70,7 @@ export class RecordingOutbox {
   }
 }
 
-export const fakeTransactions = { run: <T>(work: (manager: EntityManager) => Promise<T>) => work({} as EntityManager) } as unknown as TransactionRepository;
+export const fakeTransactions = { run: <T>(work: (manager: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
 
 /** The first delivery of a job, its transaction run inline. */
 export const fakeContext = (): HandlerContext => inlineHandlerContext();

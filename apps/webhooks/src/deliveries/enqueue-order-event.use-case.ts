@@ -1,6 +1,6 @@
 import { Clock } from '@cp/clock';
+import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { StoredEvent } from './webhook-payload';
@@ -14,10 +14,10 @@ export class EnqueueOrderEventUseCase {
     private readonly clock: Clock,
   ) {}
 
-  async execute(manager: EntityManager, accountId: string, sourceEventId: string, event: StoredEvent): Promise<number> {
-    const endpoints = await this.endpoints.listActiveForAccount(manager, accountId);
+  async execute(tx: Transaction, accountId: string, sourceEventId: string, event: StoredEvent): Promise<number> {
+    const endpoints = await this.endpoints.listActiveForAccount(tx, accountId);
     return this.deliveries.enqueue(
-      manager,
+      tx,
       accountId,
       sourceEventId,
       event,

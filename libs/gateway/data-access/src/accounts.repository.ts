@@ -1,5 +1,6 @@
 import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent, Events, KeyMode, Plan } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull } from 'typeorm';
 import { AccountEntity } from './account.entity';
@@ -24,9 +25,10 @@ export interface AuthenticatedKey {
  * Accounts and API keys of the gateway's schema. Account creation and credit grants also write their
  * event to the gateway's outbox in the same transaction (the orders service keeps the credit ledger).
  */
+@Injectable()
 export class AccountsRepository {
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
   ) {}
 

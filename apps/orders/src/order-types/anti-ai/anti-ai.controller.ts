@@ -1,7 +1,6 @@
 import { AntiAiOrderCreatedView, AntiAiWithUrlsCreatedView, CreateAntiAiOrderCommand, CreateAntiAiWithUrlsCommand, Rpcs } from '@cp/contracts';
-import { RpcHandlers } from '@cp/messaging';
+import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CreateAntiAiOrderUseCase } from './create-anti-ai-order.use-case';
 import { CreateAntiAiWithUrlsOrderUseCase } from './create-anti-ai-with-urls-order.use-case';
 
@@ -14,13 +13,13 @@ export class AntiAiController {
     private readonly createWithUrls: CreateAntiAiWithUrlsOrderUseCase,
   ) {}
 
-  @MessagePattern(Rpcs.ordersCreateAntiAi.pattern)
-  createOrder(@Payload() command: CreateAntiAiOrderCommand): Promise<AntiAiOrderCreatedView> {
+  @RpcHandler(Rpcs.ordersCreateAntiAi)
+  createOrder(command: CreateAntiAiOrderCommand): Promise<AntiAiOrderCreatedView> {
     return this.create.execute(command);
   }
 
-  @MessagePattern(Rpcs.ordersCreateAntiAiWithUrls.pattern)
-  createOrderWithUrls(@Payload() command: CreateAntiAiWithUrlsCommand): Promise<AntiAiWithUrlsCreatedView> {
+  @RpcHandler(Rpcs.ordersCreateAntiAiWithUrls)
+  createOrderWithUrls(command: CreateAntiAiWithUrlsCommand): Promise<AntiAiWithUrlsCreatedView> {
     return this.createWithUrls.execute(command);
   }
 }

@@ -1,7 +1,6 @@
 import { CreateEmbedOrderCommand, CreateV2EmbedOrderCommand, Rpcs, V2EmbedOrderCreatedView, WatermarkOrderView } from '@cp/contracts';
-import { RpcHandlers } from '@cp/messaging';
+import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CreateEmbedOrderUseCase } from './create-embed-order.use-case';
 import { CreateV2EmbedOrderUseCase } from './create-v2-embed-order.use-case';
 
@@ -14,13 +13,13 @@ export class WatermarkEmbedController {
     private readonly createV2Embed: CreateV2EmbedOrderUseCase,
   ) {}
 
-  @MessagePattern(Rpcs.ordersCreateEmbed.pattern)
-  create(@Payload() command: CreateEmbedOrderCommand): Promise<WatermarkOrderView> {
+  @RpcHandler(Rpcs.ordersCreateEmbed)
+  create(command: CreateEmbedOrderCommand): Promise<WatermarkOrderView> {
     return this.createEmbed.execute(command);
   }
 
-  @MessagePattern(Rpcs.ordersV2CreateEmbed.pattern)
-  createV2(@Payload() command: CreateV2EmbedOrderCommand): Promise<V2EmbedOrderCreatedView> {
+  @RpcHandler(Rpcs.ordersV2CreateEmbed)
+  createV2(command: CreateV2EmbedOrderCommand): Promise<V2EmbedOrderCreatedView> {
     return this.createV2Embed.execute(command);
   }
 }

@@ -1,7 +1,6 @@
 import { CreateExtractOrderCommand, CreateV2ExtractOrderCommand, Rpcs, V2ExtractOrderCreatedView, WatermarkOrderView } from '@cp/contracts';
-import { RpcHandlers } from '@cp/messaging';
+import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CreateExtractOrderUseCase } from './create-extract-order.use-case';
 import { CreateV2ExtractOrderUseCase } from './create-v2-extract-order.use-case';
 
@@ -14,13 +13,13 @@ export class WatermarkExtractController {
     private readonly createV2Extract: CreateV2ExtractOrderUseCase,
   ) {}
 
-  @MessagePattern(Rpcs.ordersCreateExtract.pattern)
-  create(@Payload() command: CreateExtractOrderCommand): Promise<WatermarkOrderView> {
+  @RpcHandler(Rpcs.ordersCreateExtract)
+  create(command: CreateExtractOrderCommand): Promise<WatermarkOrderView> {
     return this.createExtract.execute(command);
   }
 
-  @MessagePattern(Rpcs.ordersV2CreateExtract.pattern)
-  createV2(@Payload() command: CreateV2ExtractOrderCommand): Promise<V2ExtractOrderCreatedView> {
+  @RpcHandler(Rpcs.ordersV2CreateExtract)
+  createV2(command: CreateV2ExtractOrderCommand): Promise<V2ExtractOrderCreatedView> {
     return this.createV2Extract.execute(command);
   }
 }

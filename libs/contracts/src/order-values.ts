@@ -1,0 +1,15 @@
+/**
+ * The values every order file of this library shares (ids, statuses, media kinds, locales). A leaf of the
+ * library's imports: the feature files (orders, events, jobs, reports, each order type) take them from here, so
+ * none of them has to import another that imports it back (issue 31; `import-cycles.spec.ts` keeps it so).
+ */
+export const ORDER_ID_PATTERN = /^[0-9]{1,20}$/;
+export const OUTPUT_FILE_ID_PATTERN = /^[0-9]+-[0-9]+$/;
+
+export type OrderStatus = 'pending' | 'inProgress' | 'complete' | 'failed' | 'expired';
+export type OutputStatus = 'pending' | 'queued' | 'processing' | 'completed' | 'failed' | 'retry_required';
+export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'unsupported' | 'error';
+export type ReportLocale = 'ko-KR' | 'en-US' | 'ja-JP';
+export type ReportStatus = 'queued' | 'processing' | 'completed' | 'failed';
+export type MediaKind = 'image' | 'pdf';
+export type KeyModeLike = 'live' | 'test';
