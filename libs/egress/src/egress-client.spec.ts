@@ -35,6 +35,11 @@ async function released(peer: HostilePeer): Promise<void> {
   }
 }
 
+
+/** Where a test expects DEADLINE: long enough for a loopback exchange, short enough to keep the suite quick. */
+const SHORT_DEADLINE_MS = 1500;
+/** Where a test expects any other outcome: a loaded CI machine's TLS handshakes must never turn it into DEADLINE. */
+const AMPLE_DEADLINE_MS = 20_000;
 describe.each([
   ['HTTP', false],
   ['HTTPS', true],
@@ -54,7 +59,7 @@ describe.each([
 
   afterAll(() => peer.close());
 
-  const get = (behaviour: HostileBehaviour, maxResponseBytes = 1024 * 1024) => allowed.stream({ url: peer.url(behaviour), deadlineMs: 1500, maxResponseBytes });
+  const get = (behaviour: HostileBehaviour, maxResponseBytes = 1024 * 1024, deadlineMs = AMPLE_DEADLINE_MS) => allowed.stream({ url: peer.url(behaviour), deadlineMs, maxResponseBytes });
 
   it('streams a normal answer and releases the connection', async () => {
     const response = await get('ok');
@@ -64,19 +69,19 @@ describe.each([
   });
 
   it('trickle: the body fails with DEADLINE (an idle timeout would never fire)', async () => {
-    const response = await get('trickle');
+    const response = await get('trickle', undefined, SHORT_DEADLINE_MS);
     expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.DEADLINE);
     await released(peer);
   });
 
   it('slow-after-200: the body fails with DEADLINE', async () => {
-    const response = await get('slow-after-200');
+    const response = await get('slow-after-200', undefined, SHORT_DEADLINE_MS);
     expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.DEADLINE);
     await released(peer);
   });
 
   it('a body nobody reads is still cut at the deadline', async () => {
-    const response = await get('slow-after-200');
+    const response = await get('slow-after-200', undefined, SHORT_DEADLINE_MS);
     const error = await new Promise<unknown>((resolve) => response.body.once('error', resolve));
     expect((error as EgressError).reason).toBe(EgressFailure.DEADLINE);
     await released(peer);
@@ -102,12 +107,12 @@ describe.each([
   });
 
   it('a redirect a caller opts into is checked again: a hop to the metadata address is refused', async () => {
-    const error = await failureOf(allowed.stream({ url: peer.url('redirect-metadata'), deadlineMs: 1500, maxResponseBytes: 1024, maxRedirects: 1 }));
+    const error = await failureOf(allowed.stream({ url: peer.url('redirect-metadata'), deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024, maxRedirects: 1 }));
     expect(error.reason).toBe(EgressFailure.BLOCKED_ADDRESS);
   });
 
   it('a redirect a caller opts into is followed when the next hop passes the checks too', async () => {
-    const response = await allowed.stream({ url: peer.url('redirect-private'), deadlineMs: 1500, maxResponseBytes: 1024, maxRedirects: 1 });
+    const response = await allowed.stream({ url: peer.url('redirect-private'), deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024, maxRedirects: 1 });
     expect(response.url).toBe(`${peer.origin}/ok/redirected`);
     expect(await drain(response.body)).toBe(2);
   });
@@ -116,29 +121,29 @@ describe.each([
     // A peer of its own: it never reads far enough to see the client leave, so its connection lingers.
     const slow = await HostilePeer.start({ tls: certificate, intervalMs: 200, readChunkBytes: 512 });
     try {
-      const error = await failureOf(allowed.send({ url: slow.url('slow-reader'), method: 'PUT', body: Buffer.alloc(4 * 1024 * 1024, 3), deadlineMs: 1500, maxRequestBytes: 8 * 1024 * 1024 }));
+      const error = await failureOf(allowed.send({ url: slow.url('slow-reader'), method: 'PUT', body: Buffer.alloc(4 * 1024 * 1024, 3), deadlineMs: SHORT_DEADLINE_MS, maxRequestBytes: 8 * 1024 * 1024 }));
       expect(error.reason).toBe(EgressFailure.DEADLINE);
-      expect((await allowed.send({ url: slow.url('ok'), method: 'PUT', body: Buffer.from('x'), deadlineMs: 1500, maxRequestBytes: 1024 })).status).toBe(200);
+      expect((await allowed.send({ url: slow.url('ok'), method: 'PUT', body: Buffer.from('x'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 })).status).toBe(200);
     } finally {
       await slow.close();
     }
   });
 
   it('send: a 200 that trickles its body is a success by its status, the body not waited for', async () => {
-    const answer = await allowed.send({ url: peer.url('trickle'), method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024, keepErrorBodyBytes: 1024 });
+    const answer = await allowed.send({ url: peer.url('trickle'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024, keepErrorBodyBytes: 1024 });
     expect(answer.status).toBe(200);
     await released(peer);
   });
 
   it('send: a redirect is BAD_STATUS with its status', async () => {
-    const error = await failureOf(allowed.send({ url: peer.url('redirect-private'), method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024 }));
+    const error = await failureOf(allowed.send({ url: peer.url('redirect-private'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
     expect(error).toMatchObject({ reason: EgressFailure.BAD_STATUS, status: 302 });
   });
 
   it('send: an error answer keeps the first bytes of its body; a body over the request cap is refused', async () => {
-    const missing = await allowed.send({ url: `${peer.origin}/nothing-here`, method: 'PUT', body: Buffer.from('x'), deadlineMs: 1500, maxRequestBytes: 1024, keepErrorBodyBytes: 100 });
+    const missing = await allowed.send({ url: `${peer.origin}/nothing-here`, method: 'PUT', body: Buffer.from('x'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024, keepErrorBodyBytes: 100 });
     expect(missing.status).toBe(404);
-    const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'PUT', body: Buffer.alloc(2048), deadlineMs: 1500, maxRequestBytes: 1024 }));
+    const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'PUT', body: Buffer.alloc(2048), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
     expect(error.reason).toBe(EgressFailure.TOO_LARGE);
   });
 
@@ -147,8 +152,8 @@ describe.each([
     const port = new URL(peer.origin).port;
     const scheme = tls ? 'https' : 'http';
     for (const url of [`${scheme}://127.0.0.1:${port}/ok/a`, `${scheme}://[::ffff:127.0.0.1]:${port}/ok/a`, `${scheme}://localhost:${port}/ok/a`]) {
-      expect((await failureOf(strict.stream({ url, deadlineMs: 1500, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
-      expect((await failureOf(strict.send({ url, method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await failureOf(strict.stream({ url, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await failureOf(strict.send({ url, method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
     }
     expect([...peer.hits.values()].reduce((sum, count) => sum + count, 0)).toBe(hitsBefore);
   });
@@ -158,7 +163,7 @@ describe.each([
     // The literal passes the check before connecting; the connected peer's check refuses it.
     const refusal = jest.spyOn(AddressPolicy.prototype, 'refusalOf').mockReturnValueOnce(null).mockReturnValueOnce('127.0.0.1 refused on the socket');
     try {
-      const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'POST', body: Buffer.from('{}'), deadlineMs: 1500, maxRequestBytes: 1024 }));
+      const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
       expect(error).toMatchObject({ reason: EgressFailure.BLOCKED_ADDRESS, message: 'connected to 127.0.0.1 refused on the socket' });
       expect(refusal).toHaveBeenCalledTimes(2);
     } finally {
@@ -171,7 +176,7 @@ describe.each([
     const port = new URL(peer.origin).port;
     const scheme = tls ? 'https' : 'http';
     for (const address of ['[::ffff:169.254.169.254]', '[::ffff:10.0.0.1]', '[::ffff:127.0.0.2]', '169.254.169.254']) {
-      expect((await failureOf(allowed.stream({ url: `${scheme}://${address}:${port}/ok/a`, deadlineMs: 1500, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await failureOf(allowed.stream({ url: `${scheme}://${address}:${port}/ok/a`, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
     }
   });
 });

@@ -21,7 +21,7 @@ describe('SourceFetcher against a hostile source (real S3)', () => {
     storage = new ObjectStorage(testStorageConfig(s3.endpoint));
     await storage.ensureBuckets();
     bucket = storage.buckets.inputs;
-    const config = { sourceFetch: { maxBytes: 2 * 1024 * 1024, deadlineMs: 2000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: peer.caFile } } as UploadsConfig;
+    const config = { sourceFetch: { maxBytes: 2 * 1024 * 1024, deadlineMs: 3000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: peer.caFile } } as UploadsConfig;
     fetcher = new SourceFetcher(config, storage);
   });
 
