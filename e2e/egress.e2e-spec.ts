@@ -2,16 +2,20 @@
 // steered to another host by its path (backslash, encoded and absolute-URL spellings, sent as they are), and a file
 // naming a remote C2PA manifest on this machine. A listener on loopback stands for the operator's network: it must
 // never see a request.
-import { AiDetectionOrderCreatedView } from '@cp/contracts';
+import { AiDetectionOrderCreatedView, AntiAiOrderCreatedView, V2OrderDetailView } from '@cp/contracts';
+import { HostilePeer } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { gatewayUrl } from '@cp/stack';
+import { clientTlsDir } from './setup/e2e-layout';
 import { api, createAccount, eventually, layout, openSchema, TestAccount } from './support/e2e-stack';
-import { waitForOrder } from './support/orders';
+import { corpusFile, waitForOrder } from './support/orders';
 
 interface Listener {
   server: Server;
@@ -114,6 +118,70 @@ describe('outbound requests: nothing named by a caller reaches the operator netw
       const evidence = done.detection?.files[0].evidence ?? [];
       expect(evidence.map((item) => item.finding)).toContain('c2pa.remoteManifest');
       expect(JSON.stringify(done)).not.toContain(`127.0.0.1:${listener.port}`);
+    });
+  });
+  describe('a hostile zero-copy target (anti-AI results PUT to a client URL)', () => {
+    let peer: HostilePeer;
+    let gateway: DataSource;
+    let account: TestAccount;
+    const photo = corpusFile('photos/coffee.png');
+
+    beforeAll(async () => {
+      // The certificate the processor trusts for zero-copy targets in the e2e stack (ANTI_AI_TARGET_EXTRA_CA_FILE).
+      const dir = clientTlsDir();
+      const certificate = { certFile: path.join(dir, 'cert.pem'), cert: readFileSync(path.join(dir, 'cert.pem')), key: readFileSync(path.join(dir, 'key.pem')) };
+      peer = await HostilePeer.start({ tls: certificate, intervalMs: 500, readChunkBytes: 256 });
+      gateway = await openSchema('gateway');
+      const orders = await openSchema('orders');
+      account = await createAccount(gateway, 'enterprise', 10);
+      await eventually(
+        async () => (await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [account.accountId]))[0]?.balance ?? -1,
+        (balance) => balance === 10,
+      );
+      await orders.destroy();
+    });
+
+    afterAll(async () => {
+      await peer.close();
+      await gateway.destroy();
+    });
+
+    async function zeroCopyOrder(fileName: string, url: string): Promise<{ orderId: string; startedAt: number }> {
+      const target = { fileKey: fileName, url, presignedUrlExpiresAt: new Date(Date.now() + 600_000).toISOString() };
+      const created = await api<{ data: AntiAiOrderCreatedView }>('/api/v2/orders/anti-ai', {
+        key: account.liveKey,
+        method: 'POST',
+        body: { idempotencyKey: randomUUID(), files: [{ fileName }], options: { strength: 'medium' }, mode: { zeroCopy: true, outputTargets: [target] } },
+      });
+      expect(created.status).toBe(200);
+      const startedAt = Date.now();
+      const put = await fetch(created.body.data.files[0].uploadUrl ?? '', { method: 'PUT', body: new Uint8Array(photo) });
+      expect(put.status).toBe(200);
+      return { orderId: created.body.data.orderId, startedAt };
+    }
+
+    it('a target that reads the upload slowly fails its order within the deadline, and the next order behind it completes', async () => {
+      const slow = await zeroCopyOrder('slow.png', peer.url('slow-reader', 'slow.png'));
+      const next = await zeroCopyOrder('next.png', peer.url('ok', 'next.png'));
+      const failed = await waitForOrder(account.liveKey, slow.orderId, ['complete', 'failed'], 90_000);
+      expect(failed.status).toBe('failed');
+      const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${slow.orderId}`, { key: account.liveKey })).body.data;
+      expect(detail.errors?.errorCode).toBe('ANTI_AI_OUTPUT_TARGET_UNREACHABLE');
+      // ANTI_AI_TARGET_DEADLINE_MS is 8 s in the e2e stack: the order ended well before a slow reader would have.
+      expect(peer.hits.get('slow-reader') ?? 0).toBeGreaterThan(0);
+      const done = await waitForOrder(account.liveKey, next.orderId, ['complete', 'failed'], 90_000);
+      expect(done.status).toBe('complete');
+      expect(peer.hits.get('ok') ?? 0).toBeGreaterThan(0);
+    });
+
+    it('a target that redirects to a private address is never followed: ANTI_AI_OUTPUT_TARGET_REFUSED', async () => {
+      const before = peer.hits.get('ok') ?? 0;
+      const order = await zeroCopyOrder('redirected.png', peer.url('redirect-private', 'redirected.png'));
+      const failed = await waitForOrder(account.liveKey, order.orderId, ['complete', 'failed'], 90_000);
+      expect(failed.status).toBe('failed');
+      const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${order.orderId}`, { key: account.liveKey })).body.data;
+      expect(detail.errors?.errorCode).toBe('ANTI_AI_OUTPUT_TARGET_REFUSED');
+      expect(peer.hits.get('ok') ?? 0).toBe(before);
     });
   });
 });

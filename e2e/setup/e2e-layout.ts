@@ -52,6 +52,8 @@ export function e2eLayout(): StackLayout {
       // Anti-AI zero-copy: the client's bucket is an HTTPS S3 server on loopback, allowed by IP and trusted by CA.
       ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1',
       ANTI_AI_TARGET_EXTRA_CA_FILE: path.join(clientTlsDir(name), 'cert.pem'),
+      // A hostile target (e2e/egress) ends within seconds instead of the production budget of two minutes.
+      ANTI_AI_TARGET_DEADLINE_MS: '8000',
     },
   };
 }
