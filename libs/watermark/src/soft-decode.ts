@@ -1,5 +1,5 @@
 /** Soft decoding of a weak registered residual: the joint least-squares estimate and the reweighted layer sum. */
-import { smoothCells } from './cell-decode';
+import { pixelTaps, PixelTaps, smoothCells } from './cell-decode';
 import { convolve } from './fir';
 import { CODED_BITS, convEncode, INFO_BITS, viterbiDecode } from './payload';
 import { Layer } from './pattern';
@@ -34,27 +34,6 @@ export function reweigh(zs: Float64Array[]): Float64Array {
     for (let i = 0; i < CODED_BITS; i++) out[i] += w * z[i];
   }
   return out;
-}
-
-/** Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. */
-function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array): { c: Int32Array; fx: Float32Array; fy: Float32Array } {
-  const n = u.length;
-  const c = new Int32Array(n).fill(-1);
-  const fxs = new Float32Array(n);
-  const fys = new Float32Array(n);
-  for (let k = 0; k < n; k++) {
-    if (!valid[k]) continue;
-    let fx = u[k] * nx - 0.5;
-    let fy = v[k] * ny - 0.5;
-    let ix = math.floor(fx);
-    let iy = math.floor(fy);
-    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
-    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
-    c[k] = iy * nx + ix;
-    fxs[k] = fx;
-    fys[k] = fy;
-  }
-  return { c, fx: fxs, fy: fys };
 }
 
 const JOINT_ITERS = 16;
@@ -114,12 +93,15 @@ export function jointSoft(
     const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
     W[k] = 1 / (math.max(0, sm[c]) + 0.5);
   }
+  // one layer's grid width, bit of each cell, per-cell coefficients and pixel taps (the three loops below walk them)
+  const layerTaps = (l: number): { nx: number; bit: Layer['bit']; cf: Float32Array; cc: Int32Array; fx: PixelTaps['fx']; fy: PixelTaps['fy'] } => {
+    const t = taps[l];
+    return { nx: layers[l].nx, bit: layers[l].bit, cf: coef[l], cc: t.c, fx: t.fx, fy: t.fy };
+  };
   const synth = (sv: Float64Array): Float32Array => {
     const m = new Float32Array(n);
     for (let l = 0; l < layers.length; l++) {
-      const { nx, bit } = layers[l];
-      const cf = coef[l];
-      const { c: cc, fx, fy } = taps[l];
+      const { nx, bit, cf, cc, fx, fy } = layerTaps(l);
       for (let k = 0; k < n; k++) {
         const c = cc[k];
         if (c < 0) continue;
@@ -137,9 +119,7 @@ export function jointSoft(
   const project = (img: Float32Array): Float64Array => {
     const out = new Float64Array(CODED_BITS);
     for (let l = 0; l < layers.length; l++) {
-      const { nx, bit } = layers[l];
-      const cf = coef[l];
-      const { c: cc, fx, fy } = taps[l];
+      const { nx, bit, cf, cc, fx, fy } = layerTaps(l);
       for (let k = 0; k < n; k++) {
         const c = cc[k];
         if (c < 0) continue;
@@ -166,9 +146,7 @@ export function jointSoft(
   const diag = new Float64Array(CODED_BITS);
   // diagonal estimate: energy of each bit's template, computed without the cross terms (squared coefficients)
   for (let l = 0; l < layers.length; l++) {
-    const { nx, bit } = layers[l];
-    const cf = coef[l];
-    const { c: cc, fx, fy } = taps[l];
+    const { nx, bit, cf, cc, fx, fy } = layerTaps(l);
     for (let k = 0; k < n; k++) {
       const c = cc[k];
       if (c < 0) continue;
