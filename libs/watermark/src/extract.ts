@@ -13,7 +13,7 @@ import { findRegistration, registeredDecode } from './registered-decode';
 import { RgbPlanes } from './tone';
 import { DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode } from './types';
 
-export { confidenceOf, DETECT_THRESHOLD } from './cell-decode';
+export { DETECT_THRESHOLD } from './cell-decode';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;

@@ -5,7 +5,8 @@ import { solve } from './image';
 const math = Math;
 const num = Number;
 
-export const FIR_R = 2;
+/** Radius of the filter: 5x5 taps. */
+const FIR_R = 2;
 
 /**
  * Least-squares FIR filter (5x5 + bias) mapping the warped original onto the inspected image: it absorbs blur,

@@ -7,6 +7,8 @@
  * This module fits T (33 knots, every 8 levels) from the registered pair by Gauss–Newton on the luma error, predicts
  * the edited original's luma, and the local gain of the mark (d luma / d mark, the mark being added equally to the
  * three channels), which is 0 where every channel clipped.
+ * Below it, the photometric fits of registered decoding: the luma LUT (every extraction with the original) and the
+ * tone-curve fit on the registered pair, used when the edit clipped part of the picture.
  */
 
 import { Plane, resize, sampleCubicOrNaN, solve } from './image';
