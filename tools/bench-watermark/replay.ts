@@ -7,8 +7,6 @@ import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { lastRegisteredDiag, lastRegistration } from '../../libs/watermark/src/extract';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
@@ -27,7 +25,6 @@ async function main(): Promise<void> {
   const photos = [...readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort(), ...derived.keys()];
   const rows = [...ATTACKS, ...GEOMETRY_ATTACKS];
   const perMarked = rows.length + BLIND_ATTACKS.length;
-  let prevDiag: ReturnType<typeof lastRegisteredDiag> = null;
   let ok = 0;
   let total = 0;
   for (let p = 0; p < photos.length; p++) {
@@ -50,15 +47,14 @@ async function main(): Promise<void> {
         // REPLAY_SAVE=<dir>: keep each attacked image (photo-payload-seed) for closer probing
         if (process.env.REPLAY_SAVE) writeFileSync(join(process.env.REPLAY_SAVE, `${photo}-${k}-${seed}.png`), attacked);
         const t = performance.now();
-        const res = await extractImage(attacked, orig, { key: KEY });
+        const res = await extractImage(attacked, orig, { key: KEY, diagnostics: true });
         const ms = performance.now() - t;
         const good = res.status === 'detected' && res.payload === id;
         total++;
         if (good) ok++;
-        const reg = lastRegistration();
-        // the diagnostics of this extraction only (a registration below the trust threshold is not decoded)
-        const diag = lastRegisteredDiag() === prevDiag ? null : lastRegisteredDiag();
-        prevDiag = lastRegisteredDiag();
+        // a registration below the trust threshold is not decoded: no decoding diagnostics then
+        const reg = res.diagnostics?.registration ?? null;
+        const diag = res.diagnostics?.registeredDecoding ?? null;
         // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
         const coded = convEncode(infoBits(id, KEY));
         const zs = diag

@@ -1,6 +1,7 @@
 /** Small float-image helpers (luma planes). */
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
+const num = Number;
 export interface Plane {
   w: number;
   h: number;
@@ -156,4 +157,47 @@ export function canvasFillRegion(d: Float32Array, w: number, h: number): Uint8Ar
     }
   }
   return region;
+}
+
+/** Bilinear sample of plane p at index coordinates (x, y); NaN outside. */
+export function sampleOrNaN(d: Float32Array, w: number, h: number, x: number, y: number): number {
+  if (!(x >= 0 && y >= 0 && x <= w - 1 && y <= h - 1)) return num.NaN;
+  const x0 = math.min(w - 2, math.floor(x));
+  const y0 = math.min(h - 2, math.floor(y));
+  const fx = x - x0;
+  const fy = y - y0;
+  const i = y0 * w + x0;
+  const top = d[i] + (d[i + 1] - d[i]) * fx;
+  const bot = d[i + w] + (d[i + w + 1] - d[i + w]) * fx;
+  return top + (bot - top) * fy;
+}
+
+/**
+ * Cubic (Catmull-Rom) sample at index coordinates (x, y); NaN outside, bilinear within a pixel of the border.
+ * Bilinear interpolation blurs by an amount that depends on the sub-pixel phase, which varies across a rotated or
+ * rescaled image: no single FIR filter can undo it, so it stays in the residual as host leakage.
+ */
+export function sampleCubicOrNaN(d: Float32Array, w: number, h: number, x: number, y: number): number {
+  if (!(x >= 1 && y >= 1 && x < w - 2 && y < h - 2)) return sampleOrNaN(d, w, h, x, y);
+  const x0 = math.floor(x);
+  const y0 = math.floor(y);
+  const fx = x - x0;
+  const fy = y - y0;
+  const wx0 = ((-0.5 * fx + 1) * fx - 0.5) * fx;
+  const wx1 = (1.5 * fx - 2.5) * fx * fx + 1;
+  const wx2 = ((-1.5 * fx + 2) * fx + 0.5) * fx;
+  const wx3 = (0.5 * fx - 0.5) * fx * fx;
+  const wy0 = ((-0.5 * fy + 1) * fy - 0.5) * fy;
+  const wy1 = (1.5 * fy - 2.5) * fy * fy + 1;
+  const wy2 = ((-1.5 * fy + 2) * fy + 0.5) * fy;
+  const wy3 = (0.5 * fy - 0.5) * fy * fy;
+  let i = (y0 - 1) * w + x0 - 1;
+  const r0 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r1 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r2 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  i += w;
+  const r3 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
+  return wy0 * r0 + wy1 * r1 + wy2 * r2 + wy3 * r3;
 }

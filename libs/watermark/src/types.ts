@@ -21,6 +21,8 @@ export interface EmbedResult {
 export interface ExtractOptions {
   key: WatermarkKey;
   maxPixels?: number;
+  /** Return what registration and the registered decoding found (`ExtractResult.diagnostics`; for the benchmark's probes). */
+  diagnostics?: boolean;
 }
 export type ExtractMethod = 'registered' | 'blind' | 'none';
 
@@ -69,6 +71,29 @@ export interface ExtractResult {
   method: ExtractMethod;
   /** Present for `detected` and `inconclusive` results. */
   evidence?: DetectionEvidence;
+  /** Present when `ExtractOptions.diagnostics` asked for it. */
+  diagnostics?: ExtractDiagnostics;
+}
+
+/** The intermediate figures of one extraction (the benchmark's probes read them). */
+export interface ExtractDiagnostics {
+  /** The best registration found, trusted or not (inspected working pixels to original working pixels); null when there was no original or none was found. */
+  registration: { H: Float64Array; ncc: number } | null;
+  /** Null when the registration was not trusted, or the decoding stopped before the per-layer z-scores. */
+  registeredDecoding: RegisteredDecodingDiagnostics | null;
+}
+
+export interface RegisteredDecodingDiagnostics {
+  /** The homography the original was warped with. */
+  H: Float64Array;
+  /** Local scale (original pixels per inspected pixel). */
+  scale: number;
+  /** Whether the fitted FIR filter was used. */
+  fir: boolean;
+  /** Sum of the FIR taps (its gain on flat content); 1 when none was fitted. */
+  firGain: number;
+  /** Per-coded-bit z-scores of each layer (fine first). */
+  zs: Float64Array[];
 }
 export interface ImageInfo {
   format: ImageFormat;

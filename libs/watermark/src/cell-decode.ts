@@ -1,0 +1,128 @@
+/** Cell statistics to per-coded-bit z-scores, and z-scores of the layers to a payload (registered and blind decoding). */
+import { CODED_BITS, decodeSoft, DecodedPayload } from './payload';
+import { Layer } from './pattern';
+import { WatermarkKey } from './types';
+
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+
+/** A check-passing candidate needs at least this confidence to be reported as `detected`. */
+export const DETECT_THRESHOLD = 0.2;
+
+/** Per-coded-bit z-scores of one layer. */
+export function zFromCells(layer: Layer, amp: Float32Array, e: Float32Array, v: Float32Array): Float64Array {
+  const soft = new Float64Array(CODED_BITS);
+  const vr = new Float64Array(CODED_BITS);
+  for (let c = 0; c < e.length; c++) {
+    if (!(v[c] > 0)) continue;
+    const a = amp[c];
+    soft[layer.bit[c]] += (a * layer.chip[c] * e[c]) / v[c];
+    vr[layer.bit[c]] += (a * a) / v[c];
+  }
+  for (let i = 0; i < CODED_BITS; i++) soft[i] = vr[i] > 0 ? soft[i] / math.sqrt(vr[i]) : 0;
+  return soft;
+}
+
+export function smoothCells(x: Float32Array, nx: number, ny: number, r: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let y = 0; y < ny; y++) {
+    for (let xx = 0; xx < nx; xx++) {
+      let s = 0;
+      let n = 0;
+      for (let b = math.max(0, y - r); b <= math.min(ny - 1, y + r); b++) {
+        for (let a = math.max(0, xx - r); a <= math.min(nx - 1, xx + r); a++) {
+          const v = x[b * nx + a];
+          if (v >= 0) {
+            s += v;
+            n++;
+          }
+        }
+      }
+      out[y * nx + xx] = n ? s / n : -1;
+    }
+  }
+  return out;
+}
+
+export interface CellSums {
+  p: Float32Array; // sum w*r
+  w1: Float32Array; // sum w
+  w2: Float32Array; // sum w^2
+  r2: Float32Array; // sum w*r^2
+}
+
+/** Accumulates bilinear cell projections of values r (NaN = skip) at normalised positions (u[k], v[k]) in [0,1]. */
+export function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Array, r: Float32Array): CellSums {
+  const s: CellSums = { p: new Float32Array(nx * ny), w1: new Float32Array(nx * ny), w2: new Float32Array(nx * ny), r2: new Float32Array(nx * ny) };
+  const { p, w1, w2, r2 } = s;
+  const count = r.length;
+  const valid = new Uint8Array(count);
+  for (let k = 0; k < count; k++) if (r[k] === r[k]) valid[k] = 1;
+  const t = pixelTaps(nx, ny, u, v, valid, true);
+  for (let k = 0; k < count; k++) {
+    const c = t.c[k];
+    if (c < 0) continue;
+    const val = r[k];
+    const fx = t.fx[k];
+    const fy = t.fy[k];
+    const vv = val * val;
+    const a = (1 - fx) * (1 - fy);
+    const b = fx * (1 - fy);
+    const cc = (1 - fx) * fy;
+    const d = fx * fy;
+    p[c] += a * val; w1[c] += a; w2[c] += a * a; r2[c] += a * vv;
+    p[c + 1] += b * val; w1[c + 1] += b; w2[c + 1] += b * b; r2[c + 1] += b * vv;
+    p[c + nx] += cc * val; w1[c + nx] += cc; w2[c + nx] += cc * cc; r2[c + nx] += cc * vv;
+    p[c + nx + 1] += d * val; w1[c + nx + 1] += d; w2[c + nx + 1] += d * d; r2[c + nx + 1] += d * vv;
+  }
+  return s;
+}
+
+export interface PixelTaps {
+  c: Int32Array;
+  fx: Float32Array | Float64Array;
+  fy: Float32Array | Float64Array;
+}
+
+/**
+ * Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. The fractions are
+ * kept in double precision when `precise` (the cell sums of registered decoding), in single precision otherwise (the
+ * joint soft estimate, whose figures were measured so).
+ */
+export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array, precise = false): PixelTaps {
+  const n = u.length;
+  const c = new Int32Array(n).fill(-1);
+  const fxs = precise ? new Float64Array(n) : new Float32Array(n);
+  const fys = precise ? new Float64Array(n) : new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (!valid[k]) continue;
+    let fx = u[k] * nx - 0.5;
+    let fy = v[k] * ny - 0.5;
+    let ix = math.floor(fx);
+    let iy = math.floor(fy);
+    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
+    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
+    c[k] = iy * nx + ix;
+    fxs[k] = fx;
+    fys[k] = fy;
+  }
+  return { c, fx: fxs, fy: fys };
+}
+
+export function decodeLayers(zs: Float64Array[], key: WatermarkKey): DecodedPayload | null {
+  const combos: Float64Array[] = [];
+  const sum = new Float64Array(CODED_BITS);
+  for (const z of zs) for (let i = 0; i < CODED_BITS; i++) sum[i] += z[i];
+  combos.push(sum, ...zs);
+  let best: DecodedPayload | null = null;
+  for (const soft of combos) {
+    const d = decodeSoft(soft, key);
+    if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
+    if (best && confidenceOf(best) >= DETECT_THRESHOLD) break;
+  }
+  return best;
+}
+
+export function confidenceOf(d: DecodedPayload): number {
+  return math.max(0, math.min(1, d.agreement));
+}

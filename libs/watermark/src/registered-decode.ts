@@ -1,0 +1,178 @@
+/** Registered decoding: the original found in the inspected image, subtracted, and the residual decoded. */
+import { accumulate, confidenceOf, decodeLayers, DETECT_THRESHOLD, smoothCells, zFromCells } from './cell-decode';
+import { LumaPlane } from './codec';
+import { featureRegister } from './feature-register';
+import { applyFir, firGain, fitFir, MIN_FIR_GAIN } from './fir';
+import { maskCanvasFill, maskForeign } from './foreign-mask';
+import { applyH, Homography, Plane, resize, sampleCubicOrNaN } from './image';
+import { decodeSoft, DecodedPayload } from './payload';
+import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
+import { register, Registration } from './register';
+import { jointSoft, reweigh } from './soft-decode';
+import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
+import { ExtractDiagnostics, WatermarkKey } from './types';
+
+/** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
+const math = Math;
+const num = Number;
+
+/** Below this alignment NCC the template registration is not trusted and feature matching is tried too. */
+const FEATURE_FALLBACK_NCC = 0.95;
+
+/** Local scale (original pixels per inspected pixel) of H around the inspected centre. */
+function localScale(H: Homography, w: number, h: number): number {
+  const cx = w / 2;
+  const cy = h / 2;
+  const [a0, b0] = applyH(H, cx, cy);
+  const [a1, b1] = applyH(H, cx + 1, cy);
+  const [a2, b2] = applyH(H, cx, cy + 1);
+  return math.sqrt(math.abs((a1 - a0) * (b2 - b0) - (a2 - a0) * (b1 - b0)));
+}
+
+/**
+ * The original's geometry in the inspected image: the template search; when it is not convincing, local features
+ * (mirror + any angle + scale + crop); when neither is, the template search again over the whole circle (slow, so
+ * only here). The best by alignment NCC, whether trusted or not.
+ */
+export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Registration | null> {
+  let reg = register(planeO, planeI);
+  if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
+    const byFeatures = await featureRegister(planeO, planeI).catch(() => null);
+    if (byFeatures && (!reg || byFeatures.ncc > reg.ncc)) reg = byFeatures;
+  }
+  if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
+    const swept = register(planeO, planeI, true);
+    if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
+  }
+  return reg;
+}
+
+/**
+ * Registered decoding: the original is reduced to the inspected scale, warped onto the inspected pixels, passed
+ * through a fitted FIR filter and photometric LUT, and subtracted; the residual is matched-filtered with the same
+ * FIR kernel and projected on the cells of each layer.
+ */
+export async function registeredDecode(
+  O: LumaPlane,
+  I: LumaPlane,
+  H: Homography,
+  key: WatermarkKey,
+  loadRgb: () => Promise<RgbPlanes | null>,
+  diagnostics: ExtractDiagnostics | null,
+): Promise<DecodedPayload | null> {
+  const iw = I.width;
+  const ih = I.height;
+  const n = iw * ih;
+  // H maps inspected index coordinates to original index coordinates.
+  const sigma = localScale(H, iw, ih);
+  let src: Plane = { w: O.width, h: O.height, d: O.data };
+  if (sigma > 1.3) src = resize(src, math.max(8, math.round(O.width / sigma)), math.max(8, math.round(O.height / sigma)));
+  const rx = src.w / O.width;
+  const ry = src.h / O.height;
+  const qx = new Float32Array(n);
+  const qy = new Float32Array(n);
+  const W = new Float32Array(n);
+  for (let y = 0; y < ih; y++) {
+    for (let x = 0; x < iw; x++) {
+      const k = y * iw + x;
+      const [a, b] = applyH(H, x, y);
+      qx[k] = (a + 0.5) / O.width;
+      qy[k] = (b + 0.5) / O.height;
+      W[k] = sampleCubicOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
+    }
+  }
+  // photometric LUT first (brightness, contrast, gamma, clipping), then the FIR filter, then a final LUT
+  let lut1 = fitLut(W, I.data);
+  if (!lut1) return null;
+  // pixels that show something else than the original (a canvas filled around a rotated crop, a caption, a
+  // sticker) would bend the fits below: left out, and the LUT fitted again without them
+  const nf = maskForeign(W, I.data, iw, ih, lut1) + maskCanvasFill(W, I.data, iw, ih, lut1);
+  if (nf > 0) {
+    lut1 = fitLut(W, I.data);
+    if (!lut1) return null;
+  }
+  let P1: Float32Array = new Float32Array(n);
+  for (let k = 0; k < n; k++) P1[k] = num.isNaN(W[k]) ? num.NaN : lutAt(lut1, W[k]);
+  // an edit that clipped part of the picture: per-channel tone curve and the mark's local gain (tone.ts)
+  let gain: Float32Array | null = null;
+  if (clippedShare(W, I.data) >= TONE_MIN_CLIPPED) {
+    const rgb = await loadRgb();
+    const tone = rgb ? toneFit(rgb, W, I.data, iw, ih, sigma, qx, qy, lut1) : null;
+    if (rgb && tone) {
+      const pg = predictTone(rgb, tone);
+      P1 = warpPlane(pg.p, rgb, sigma, qx, qy, W);
+      gain = warpPlane(pg.gain, rgb, sigma, qx, qy, W);
+    }
+  }
+  // saturated inspected pixels carry no mark
+  const Iu = new Float32Array(I.data);
+  for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = num.NaN;
+  const fitted = fitFir(P1, Iu, iw, ih);
+  // an edit keeps flat content flat (the LUT already took the photometry), so a filter whose taps do not sum to
+  // about 1 was fitted on too little texture (a crop of mostly flat black); its matched filter would even invert the
+  // mark when the sum is negative
+  const fir = fitted && firGain(fitted) >= MIN_FIR_GAIN ? fitted : null;
+  const P = fir ? applyFir(P1, iw, ih, fir, false) : P1;
+  const lut = fitLut(P, I.data);
+  if (!lut) return null;
+  const gainMed = gain ? typicalGain(gain) : 1;
+  let r: Float32Array = new Float32Array(n);
+  let absSum = 0;
+  let cnt = 0;
+  for (let k = 0; k < n; k++) {
+    const p = P[k];
+    if (num.isNaN(p)) {
+      r[k] = num.NaN;
+      continue;
+    }
+    r[k] = I.data[k] - lutAt(lut, p);
+    if (gain) {
+      const g = gain[k] / gainMed;
+      if (!(g >= TONE_MIN_GAIN)) {
+        r[k] = num.NaN;
+        continue;
+      }
+      r[k] /= g;
+    }
+    absSum += math.abs(r[k]);
+    cnt++;
+  }
+  if (cnt < 64) return null;
+  const clip = 5 * (absSum / cnt) + 1;
+  for (let k = 0; k < n; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
+  const r0 = r;
+  if (fir) r = applyFir(r, iw, ih, fir, true);
+  const dims = gridDims(O.fullWidth, O.fullHeight);
+  const layers = buildLayers(key, dims);
+  const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
+  const amps = amplitudeMaps(act, dims);
+  const zs = layers.map((layer, l) => {
+    const { nx, ny } = layer;
+    const s = accumulate(nx, ny, qx, qy, r);
+    const e = new Float32Array(nx * ny);
+    const lv = new Float32Array(nx * ny).fill(-1);
+    for (let c = 0; c < e.length; c++) {
+      if (s.w1[c] < 0.5) continue;
+      e[c] = s.p[c] / s.w1[c];
+      lv[c] = math.max(0, s.r2[c] / s.w1[c] - e[c] * e[c]);
+    }
+    const sm = smoothCells(lv, nx, ny, 1);
+    const v = new Float32Array(nx * ny);
+    for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
+    return zFromCells(layer, amps[l], e, v);
+  });
+  if (diagnostics) diagnostics.registeredDecoding = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
+  const first = decodeLayers(zs, key);
+  if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
+  // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
+  const joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
+  let best = first;
+  if (joint) {
+    const d = decodeSoft(joint, key);
+    if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
+    if (best && confidenceOf(best) >= DETECT_THRESHOLD) return best;
+  }
+  // still weak: the layers summed with weights from their own reliability (one more decoding attempt)
+  const reweighted = decodeSoft(reweigh(zs), key);
+  return reweighted.tagOk && (!best || reweighted.agreement > best.agreement) ? reweighted : best;
+}
