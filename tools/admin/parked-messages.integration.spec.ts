@@ -5,7 +5,7 @@ import { defineEvent, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@
 import { serviceDataSourceOptions } from '@cp/database';
 import { EventConsumer, ensureStreams, MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { SystemClock } from '@cp/clock';
-import { testInfra, uniqueName } from '@cp/testing';
+import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { connect, JetStreamManager, NatsConnection } from 'nats';
 import { execFile } from 'node:child_process';
@@ -29,16 +29,6 @@ async function admin<T>(...args: string[]): Promise<T> {
     timeout: 60_000,
   });
   return JSON.parse(stdout) as T;
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
@@ -110,7 +100,7 @@ describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
 
   it('lists a parked message with its reason, replays it to the consumer that parked it, and it is handled once', async () => {
     await publish('first');
-    await waitUntil(async () => (await admin<ParkedMessage[]>('list', '--durable', durable)).length === 1);
+    await waitUntil(async () => (await admin<ParkedMessage[]>('list', '--durable', durable)).length === 1, 30_000, 100);
     const [parked] = await admin<ParkedMessage[]>('list', '--durable', durable);
     expect(parked).toMatchObject({ durable, originalSubject: subject, deliveries: 1, reason: 'handler bug' });
     expect(Number.isNaN(Date.parse(parked.parkedAt))).toBe(false);
@@ -119,7 +109,7 @@ describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
     broken = false;
     const replayed = await admin<ReplayResult[]>('replay', '--seq', String(parked.seq));
     expect(replayed).toEqual([expect.objectContaining({ seq: parked.seq, durable, subject })]);
-    await waitUntil(() => handled.length === 1);
+    await waitUntil(() => handled.length === 1, 30_000, 100);
     expect(handled).toEqual(['first']);
     expect(await admin<ParkedMessage[]>('list', '--durable', durable)).toEqual([]);
     // The copy went to the same subject; the other consumer acknowledged it without handling it again.
@@ -130,7 +120,7 @@ describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
   it('discards a parked message: gone from PARKED, never handled', async () => {
     broken = true;
     await publish('second');
-    await waitUntil(async () => (await admin<ParkedMessage[]>('list', '--durable', durable)).length === 1);
+    await waitUntil(async () => (await admin<ParkedMessage[]>('list', '--durable', durable)).length === 1, 30_000, 100);
     const [parked] = await admin<ParkedMessage[]>('list', '--durable', durable);
     await admin('discard', '--seq', String(parked.seq));
     expect(await admin<ParkedMessage[]>('list', '--durable', durable)).toEqual([]);

@@ -1,24 +1,12 @@
 // The egress client against a hostile peer on loopback (HTTP and HTTPS): every misbehaviour ends by its
 // deadline or cap with a typed error, private destinations are refused unless allow-listed, redirects are
 // failures, and the peer's connection is released after each failure.
-import { HostileBehaviour, HostilePeer, LoopbackTlsCertificate, loopbackTlsCertificate } from '@cp/testing';
+import { HostileBehaviour, HostilePeer, loopbackTlsCertificate, LoopbackTlsCertificate, rejectionOf } from '@cp/testing';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { AddressPolicy } from './address-policy';
 import { EgressClient, EgressClientOptions } from './egress-client';
 import { EgressError, EgressFailure } from './egress-error';
-
-async function failureOf(work: Promise<unknown>): Promise<EgressError> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof EgressError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected an EgressError');
-}
 
 async function drain(body: Readable): Promise<number> {
   let size = 0;
@@ -70,13 +58,13 @@ describe.each([
 
   it('trickle: the body fails with DEADLINE (an idle timeout would never fire)', async () => {
     const response = await get('trickle', undefined, SHORT_DEADLINE_MS);
-    expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.DEADLINE);
+    expect((await rejectionOf(drain(response.body), EgressError)).reason).toBe(EgressFailure.DEADLINE);
     await released(peer);
   });
 
   it('slow-after-200: the body fails with DEADLINE', async () => {
     const response = await get('slow-after-200', undefined, SHORT_DEADLINE_MS);
-    expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.DEADLINE);
+    expect((await rejectionOf(drain(response.body), EgressError)).reason).toBe(EgressFailure.DEADLINE);
     await released(peer);
   });
 
@@ -89,25 +77,25 @@ describe.each([
 
   it('endless: the byte cap cuts the body with TOO_LARGE', async () => {
     const response = await get('endless', 256 * 1024);
-    expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.TOO_LARGE);
+    expect((await rejectionOf(drain(response.body), EgressError)).reason).toBe(EgressFailure.TOO_LARGE);
     await released(peer);
   });
 
   it('reset mid-body: NETWORK', async () => {
     const response = await get('reset');
-    expect((await failureOf(drain(response.body))).reason).toBe(EgressFailure.NETWORK);
+    expect((await rejectionOf(drain(response.body), EgressError)).reason).toBe(EgressFailure.NETWORK);
     await released(peer);
   });
 
   it.each<HostileBehaviour>(['redirect-private', 'redirect-metadata'])('%s: BAD_STATUS 302, the target never reached', async (behaviour) => {
     const before = peer.hits.get('ok') ?? 0;
-    const error = await failureOf(get(behaviour));
+    const error = await rejectionOf(get(behaviour), EgressError);
     expect(error).toMatchObject({ reason: EgressFailure.BAD_STATUS, status: 302 });
     expect(peer.hits.get('ok') ?? 0).toBe(before);
   });
 
   it('a redirect a caller opts into is checked again: a hop to the metadata address is refused', async () => {
-    const error = await failureOf(allowed.stream({ url: peer.url('redirect-metadata'), deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024, maxRedirects: 1 }));
+    const error = await rejectionOf(allowed.stream({ url: peer.url('redirect-metadata'), deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024, maxRedirects: 1 }), EgressError);
     expect(error.reason).toBe(EgressFailure.BLOCKED_ADDRESS);
   });
 
@@ -121,7 +109,7 @@ describe.each([
     // A peer of its own: it never reads far enough to see the client leave, so its connection lingers.
     const slow = await HostilePeer.start({ tls: certificate, intervalMs: 200, readChunkBytes: 512 });
     try {
-      const error = await failureOf(allowed.send({ url: slow.url('slow-reader'), method: 'PUT', body: Buffer.alloc(4 * 1024 * 1024, 3), deadlineMs: SHORT_DEADLINE_MS, maxRequestBytes: 8 * 1024 * 1024 }));
+      const error = await rejectionOf(allowed.send({ url: slow.url('slow-reader'), method: 'PUT', body: Buffer.alloc(4 * 1024 * 1024, 3), deadlineMs: SHORT_DEADLINE_MS, maxRequestBytes: 8 * 1024 * 1024 }), EgressError);
       expect(error.reason).toBe(EgressFailure.DEADLINE);
       expect((await allowed.send({ url: slow.url('ok'), method: 'PUT', body: Buffer.from('x'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 })).status).toBe(200);
     } finally {
@@ -136,14 +124,14 @@ describe.each([
   });
 
   it('send: a redirect is BAD_STATUS with its status', async () => {
-    const error = await failureOf(allowed.send({ url: peer.url('redirect-private'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
+    const error = await rejectionOf(allowed.send({ url: peer.url('redirect-private'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }), EgressError);
     expect(error).toMatchObject({ reason: EgressFailure.BAD_STATUS, status: 302 });
   });
 
   it('send: an error answer keeps the first bytes of its body; a body over the request cap is refused', async () => {
     const missing = await allowed.send({ url: `${peer.origin}/nothing-here`, method: 'PUT', body: Buffer.from('x'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024, keepErrorBodyBytes: 100 });
     expect(missing.status).toBe(404);
-    const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'PUT', body: Buffer.alloc(2048), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
+    const error = await rejectionOf(allowed.send({ url: peer.url('ok'), method: 'PUT', body: Buffer.alloc(2048), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }), EgressError);
     expect(error.reason).toBe(EgressFailure.TOO_LARGE);
   });
 
@@ -152,8 +140,8 @@ describe.each([
     const port = new URL(peer.origin).port;
     const scheme = tls ? 'https' : 'http';
     for (const url of [`${scheme}://127.0.0.1:${port}/ok/a`, `${scheme}://[::ffff:127.0.0.1]:${port}/ok/a`, `${scheme}://localhost:${port}/ok/a`]) {
-      expect((await failureOf(strict.stream({ url, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
-      expect((await failureOf(strict.send({ url, method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await rejectionOf(strict.stream({ url, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }), EgressError)).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await rejectionOf(strict.send({ url, method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }), EgressError)).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
     }
     expect([...peer.hits.values()].reduce((sum, count) => sum + count, 0)).toBe(hitsBefore);
   });
@@ -163,7 +151,7 @@ describe.each([
     // The literal passes the check before connecting; the connected peer's check refuses it.
     const refusal = jest.spyOn(AddressPolicy.prototype, 'refusalOf').mockReturnValueOnce(null).mockReturnValueOnce('127.0.0.1 refused on the socket');
     try {
-      const error = await failureOf(allowed.send({ url: peer.url('ok'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }));
+      const error = await rejectionOf(allowed.send({ url: peer.url('ok'), method: 'POST', body: Buffer.from('{}'), deadlineMs: AMPLE_DEADLINE_MS, maxRequestBytes: 1024 }), EgressError);
       expect(error).toMatchObject({ reason: EgressFailure.BLOCKED_ADDRESS, message: 'connected to 127.0.0.1 refused on the socket' });
       expect(refusal).toHaveBeenCalledTimes(2);
     } finally {
@@ -176,7 +164,7 @@ describe.each([
     const port = new URL(peer.origin).port;
     const scheme = tls ? 'https' : 'http';
     for (const address of ['[::ffff:169.254.169.254]', '[::ffff:10.0.0.1]', '[::ffff:127.0.0.2]', '169.254.169.254']) {
-      expect((await failureOf(allowed.stream({ url: `${scheme}://${address}:${port}/ok/a`, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }))).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
+      expect((await rejectionOf(allowed.stream({ url: `${scheme}://${address}:${port}/ok/a`, deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 }), EgressError)).reason).toBe(EgressFailure.BLOCKED_ADDRESS);
     }
   });
 });
@@ -190,7 +178,7 @@ describe('EgressClient URL rules', () => {
     ['another scheme', 'file:///etc/passwd'],
     ['credentials', 'https://user:secret@example.com/a'],
   ])('refuses %s as BAD_URL', async (_case, url) => {
-    expect((await failureOf(client.stream({ url, deadlineMs: 1000, maxResponseBytes: 1 }))).reason).toBe(EgressFailure.BAD_URL);
+    expect((await rejectionOf(client.stream({ url, deadlineMs: 1000, maxResponseBytes: 1 }), EgressError)).reason).toBe(EgressFailure.BAD_URL);
   });
 
   it('connects to exactly the parsed origin: a backslash cannot move the authority', () => {

@@ -3,7 +3,7 @@
 import { SystemClock } from '@cp/clock';
 import { defineEvent, EventEnvelope, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
-import { testInfra, uniqueName } from '@cp/testing';
+import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { spawnSync } from 'node:child_process';
@@ -25,16 +25,6 @@ class NotePayload {
 
 const ROOT = path.resolve(__dirname, '../../..');
 const encoder = new TextEncoder();
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('messaging backbone (real PostgreSQL and NATS)', () => {
   const schema = uniqueName('it_messaging');

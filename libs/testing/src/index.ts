@@ -7,3 +7,4 @@ export * from './png-chunks';
 export * from './test-s3-server';
 export * from './hostile-peer';
 export * from './s3rver-compat';
+export * from './async-assertions';

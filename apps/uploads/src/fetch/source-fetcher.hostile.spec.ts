@@ -4,7 +4,7 @@
 // behind it succeeds.
 import { EgressFailure } from '@cp/egress';
 import { ObjectStorage } from '@cp/storage';
-import { HostileBehaviour, HostilePeer, startTestS3Server, TestS3Server, testStorageConfig } from '@cp/testing';
+import { HostileBehaviour, HostilePeer, rejectionOf, startTestS3Server, TestS3Server, testStorageConfig } from '@cp/testing';
 import { UploadsConfig } from '../uploads.config';
 import { SourceFetcher, SourceFetchError } from './source-fetcher';
 
@@ -30,18 +30,6 @@ describe('SourceFetcher against a hostile source (real S3)', () => {
     await s3.close();
   });
 
-  async function failure(promise: Promise<unknown>): Promise<SourceFetchError> {
-    try {
-      await promise;
-    } catch (error) {
-      if (error instanceof SourceFetchError) {
-        return error;
-      }
-      throw error;
-    }
-    throw new Error('expected the fetch to fail');
-  }
-
   it.each<[HostileBehaviour, EgressFailure, boolean]>([
     ['trickle', EgressFailure.DEADLINE, true],
     ['slow-after-200', EgressFailure.DEADLINE, true],
@@ -50,7 +38,7 @@ describe('SourceFetcher against a hostile source (real S3)', () => {
     ['redirect-private', EgressFailure.BAD_STATUS, true],
     ['redirect-metadata', EgressFailure.BAD_STATUS, true],
   ])('%s: fails with %s (permanent: %s), stores nothing, and the next fetch succeeds', async (behaviour, reason, permanent) => {
-    const error = await failure(fetcher.fetchInto(peer.url(behaviour, 'photo.jpg'), bucket, `hostile/${behaviour}.jpg`));
+    const error = await rejectionOf(fetcher.fetchInto(peer.url(behaviour, 'photo.jpg'), bucket, `hostile/${behaviour}.jpg`), SourceFetchError);
     expect(error).toMatchObject({ reason, permanent });
     expect(await storage.stat(bucket, `hostile/${behaviour}.jpg`)).toBeNull();
     expect(await fetcher.fetchInto(peer.url('ok', 'photo.jpg'), bucket, `after/${behaviour}.jpg`)).toBe(2);
@@ -59,7 +47,7 @@ describe('SourceFetcher against a hostile source (real S3)', () => {
 
   it('a redirect is never followed to its private target', async () => {
     const before = peer.hits.get('ok') ?? 0;
-    await failure(fetcher.fetchInto(peer.url('redirect-private'), bucket, 'hostile/redirect.jpg'));
+    await rejectionOf(fetcher.fetchInto(peer.url('redirect-private'), bucket, 'hostile/redirect.jpg'), SourceFetchError);
     expect(peer.hits.get('ok') ?? 0).toBe(before);
   });
 });

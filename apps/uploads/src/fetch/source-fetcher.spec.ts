@@ -1,7 +1,7 @@
 // The URL fetcher against a real HTTPS server on loopback: HTTPS only, no redirects, the size counted
 // while streaming, and private addresses refused unless a test switch allows them.
 import { ObjectStorage } from '@cp/storage';
-import { loopbackTlsCertificate } from '@cp/testing';
+import { loopbackTlsCertificate, rejectionOf } from '@cp/testing';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -72,25 +72,13 @@ describe('SourceFetcher', () => {
     return { fetcher: new SourceFetcher(config, storage as unknown as ObjectStorage), storage };
   }
 
-  async function failure(promise: Promise<unknown>): Promise<SourceFetchError> {
-    try {
-      await promise;
-    } catch (error) {
-      if (error instanceof SourceFetchError) {
-        return error;
-      }
-      throw error;
-    }
-    throw new Error('expected the fetch to fail');
-  }
-
   it('refuses a loopback address by default, on the address actually connected to', async () => {
-    const error = await failure(fetcher(false).fetcher.fetchInto(`${base}/photo.jpg`, 'b', 'k'));
+    const error = await rejectionOf(fetcher(false).fetcher.fetchInto(`${base}/photo.jpg`, 'b', 'k'), SourceFetchError);
     expect(error.permanent).toBe(true);
   });
 
   it('refuses a DNS name that resolves to loopback, on the resolved address (the name alone looks harmless)', async () => {
-    const error = await failure(fetcher(false).fetcher.fetchInto(`${base.replace('127.0.0.1', 'localhost')}/photo.jpg`, 'b', 'k'));
+    const error = await rejectionOf(fetcher(false).fetcher.fetchInto(`${base.replace('127.0.0.1', 'localhost')}/photo.jpg`, 'b', 'k'), SourceFetchError);
     expect(error.permanent).toBe(true);
     expect(error.message).toMatch(/not allowed|private/i);
   });
@@ -102,26 +90,26 @@ describe('SourceFetcher', () => {
   });
 
   it('stops a body that grows past the limit while streaming', async () => {
-    const error = await failure(fetcher(true).fetcher.fetchInto(`${base}/endless.jpg`, 'b', 'k'));
+    const error = await rejectionOf(fetcher(true).fetcher.fetchInto(`${base}/endless.jpg`, 'b', 'k'), SourceFetchError);
     expect(error.permanent).toBe(true);
     expect(error.message).toMatch(/larger than/);
   });
 
   it('refuses a declared length over the limit without reading it', async () => {
-    const error = await failure(fetcher(true).fetcher.fetchInto(`${base}/declared-large.jpg`, 'b', 'k'));
+    const error = await rejectionOf(fetcher(true).fetcher.fetchInto(`${base}/declared-large.jpg`, 'b', 'k'), SourceFetchError);
     expect(error.message).toMatch(/declares/);
   });
 
   it('does not follow redirects, and a 404 is final', async () => {
-    const redirect = await failure(fetcher(true).fetcher.fetchInto(`${base}/moved.jpg`, 'b', 'k'));
+    const redirect = await rejectionOf(fetcher(true).fetcher.fetchInto(`${base}/moved.jpg`, 'b', 'k'), SourceFetchError);
     expect(redirect.message).toMatch(/redirects are not followed/);
     expect(redirect.permanent).toBe(true);
-    const missing = await failure(fetcher(true).fetcher.fetchInto(`${base}/missing.jpg`, 'b', 'k'));
+    const missing = await rejectionOf(fetcher(true).fetcher.fetchInto(`${base}/missing.jpg`, 'b', 'k'), SourceFetchError);
     expect(missing.permanent).toBe(true);
   });
 
   it('refuses plain HTTP', async () => {
-    const error = await failure(fetcher(true).fetcher.fetchInto(base.replace('https:', 'http:'), 'b', 'k'));
+    const error = await rejectionOf(fetcher(true).fetcher.fetchInto(base.replace('https:', 'http:'), 'b', 'k'), SourceFetchError);
     expect(error.message).toMatch(/only https/);
   });
 });
