@@ -289,8 +289,13 @@ export class EventConsumer<TData extends object> {
       try {
         message = await consumer.next({ expires: PULL_EXPIRES_MS });
       } catch (error) {
+        // A leader election of the stream (a JetStream node lost) answers timeouts and "no responders" until a
+        // new leader serves the pull: retried. A consumer the cluster no longer has is made again.
         this.logger.warn({ err: error }, 'pull failed; retrying');
         await this.pause(TRANSIENT_RETRY_MS);
+        if (error instanceof Error && /consumer (is )?not found|consumer deleted/i.test(error.message) && !this.stopping) {
+          await this.ensureConsumer().catch((failure: unknown) => this.logger.warn({ err: failure }, 'could not recreate the consumer; retrying'));
+        }
         continue;
       }
       if (message) {
@@ -313,6 +318,9 @@ export class EventConsumer<TData extends object> {
       // `maxAttempts` (see the class comment); a server limit would strand it silently instead.
       max_deliver: -1,
       max_ack_pending: Math.max(10, this.concurrency * 4),
+      // 0: the stream's replication (NATS_STREAM_REPLICAS), also after the stream is scaled in place; a number
+      // here would pin the consumer's state to fewer nodes than its stream's and lose it with one of them.
+      num_replicas: 0,
     };
     try {
       await this.jsm.consumers.info(this.definition.stream, this.definition.durable);
