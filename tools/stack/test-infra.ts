@@ -34,8 +34,10 @@ async function up(): Promise<void> {
   rmSync(stateDir, { recursive: true, force: true });
   const pid = await startPrivateNats(port, stateDir);
   writeFileSync(pidFile, String(pid));
-  // Three client ports and three route ports, all free, from TEST_NATS_CLUSTER_PORT on.
-  let clusterBase = Number(process.env.TEST_NATS_CLUSTER_PORT ?? 7222);
+  // Three client ports and three route ports, all free: from TEST_NATS_CLUSTER_PORT, else inside the e2e stack's
+  // own range (E2E_PORT_BASE + 960…965, beside its PostgreSQL at +950), else from 7222.
+  const portBase = process.env.E2E_PORT_BASE;
+  let clusterBase = Number(process.env.TEST_NATS_CLUSTER_PORT ?? (portBase ? Number(portBase) + 960 : 7222));
   const taken = async (base: number): Promise<boolean> => (await Promise.all([0, 1, 2, 3, 4, 5].map((offset) => portOpen('127.0.0.1', base + offset)))).some(Boolean);
   while (await taken(clusterBase)) {
     clusterBase += 6;

@@ -2,28 +2,18 @@
 // changed in place on a live stream with its messages and consumers, and refused at start when the cluster
 // is too small for it.
 import { StreamDefinition } from '@cp/contracts';
-import { testInfra, uniqueName } from '@cp/testing';
+import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { connect, JetStreamManager, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventConsumer } from './event-consumer';
-import { checkStreamReplicas, ensureStreams } from './jetstream-setup';
+import { checkStreamReplicas, ensureStreams, existingStreamPeers } from './jetstream-setup';
 import { NatsConnectionService, natsServers } from './nats-connection.service';
 
 class NotePayload {
   @IsString()
   note!: string;
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe('JetStream replication on a three-node cluster', () => {
@@ -76,29 +66,34 @@ describe('JetStream replication on a three-node cluster', () => {
       jsm,
     );
     await consumer.start();
-    await waitUntil(async () => handled.length === 5);
+    await waitUntil(async () => handled.length === 5, 20_000, 200);
     await consumer.stop();
     expect((await jsm.consumers.info(stream.name, durable)).config.num_replicas ?? 0).toBe(0);
 
     await ensureStreams(jsm, [stream], { replicas: 3 });
     expect((await jsm.streams.info(stream.name)).config.num_replicas).toBe(3);
-    await waitUntil(async () => (await currentFollowers('stream')) === 2 && (await currentFollowers('consumer', durable)) === 2);
+    await waitUntil(async () => (await currentFollowers('stream')) === 2 && (await currentFollowers('consumer', durable)) === 2, 20_000, 200);
     const scaled = await jsm.streams.info(stream.name);
     expect(scaled.state.messages).toBe(5);
+    expect(await existingStreamPeers(jsm, [stream, { ...stream, name: `${stream.name}_NONE` }])).toBe(3);
     expect((await jsm.consumers.info(stream.name, durable)).ack_floor.stream_seq).toBe(5);
 
     // Running again (every start of every replica) changes nothing; one copy again is also done in place.
     await ensureStreams(jsm, [stream], { replicas: 3 });
     expect((await jsm.streams.info(stream.name)).config.num_replicas).toBe(3);
     await ensureStreams(jsm, [stream], { replicas: 1 });
-    await waitUntil(async () => (await jsm.streams.info(stream.name)).cluster?.replicas === undefined || (await currentFollowers('stream')) === 0);
+    await waitUntil(async () => (await jsm.streams.info(stream.name)).cluster?.replicas === undefined || (await currentFollowers('stream')) === 0, 20_000, 200);
     expect((await jsm.streams.info(stream.name)).state.messages).toBe(5);
   });
 
-  it('checks the replication against what the server reports: three of three nodes, not four, not three on a lone server', async () => {
+  it('checks the replication against what the server reports: three of three nodes, not four, not three on a lone server, three with one node down', async () => {
     expect(nc.info?.connect_urls).toHaveLength(3);
     expect(() => checkStreamReplicas(3, nc.info ?? { server_name: '' })).not.toThrow();
     expect(() => checkStreamReplicas(4, nc.info ?? { server_name: '' })).toThrow(/NATS_STREAM_REPLICAS=4 needs .* at least 4 nodes; cluster \S+ has 3/);
+    // A node down: the server lists two, but the existing streams are placed on three, so a restarting service starts.
+    const oneDown = { server_name: 'n1', cluster: 'cp-test', connect_urls: ['127.0.0.1:1', '127.0.0.1:2'] };
+    expect(() => checkStreamReplicas(3, oneDown, 3)).not.toThrow();
+    expect(() => checkStreamReplicas(3, oneDown, 0)).toThrow(/cluster cp-test has 2/);
     const lone = await connect({ servers: testInfra.natsUrl });
     try {
       expect(() => checkStreamReplicas(1, lone.info ?? { server_name: '' })).not.toThrow();

@@ -15,21 +15,39 @@ export interface EnsureStreamsOptions {
 
 /**
  * Refuses a replication the server cannot give, at start and with the setting named, instead of JetStream's
- * "insufficient resources" on the first stream. A server outside a cluster reports no `cluster`; a cluster
- * member lists every node's client address in `connect_urls` (absent when the cluster does not advertise them:
- * then JetStream's own answer is all there is).
+ * "insufficient resources" on the first stream. A server outside a cluster reports no `cluster`. A cluster
+ * member lists the client address of every node it sees in `connect_urls` (absent when the cluster does not
+ * advertise them: then JetStream's own answer is all there is); a node that is down is missing from that list,
+ * so the peers of the existing streams (`knownPeers`, offline ones included) count too: a service that restarts
+ * while one node of three is down must still start.
  */
-export function checkStreamReplicas(replicas: number, server: Pick<ServerInfo, 'cluster' | 'connect_urls' | 'server_name'>): void {
+export function checkStreamReplicas(replicas: number, server: Pick<ServerInfo, 'cluster' | 'connect_urls' | 'server_name'>, knownPeers = 0): void {
   if (replicas <= 1) {
     return;
   }
   if (!server.cluster) {
     throw new Error(`NATS_STREAM_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} nodes; the server ${server.server_name} is not clustered`);
   }
-  const nodes = server.connect_urls?.length ?? 0;
+  const nodes = Math.max(server.connect_urls?.length ?? 0, knownPeers);
   if (nodes > 0 && nodes < replicas) {
     throw new Error(`NATS_STREAM_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} nodes; cluster ${server.cluster} has ${nodes}`);
   }
+}
+
+/** The most nodes any of these existing streams is placed on (its leader and replicas, offline ones included); 0 if none exists. */
+export async function existingStreamPeers(jsm: JetStreamManager, definitions: StreamDefinition[]): Promise<number> {
+  let peers = 0;
+  for (const definition of definitions) {
+    try {
+      const info = await jsm.streams.info(definition.name);
+      peers = Math.max(peers, info.cluster ? 1 + (info.cluster.replicas?.length ?? 0) : 0);
+    } catch (error) {
+      if (!isNotFound(error)) {
+        throw error;
+      }
+    }
+  }
+  return peers;
 }
 
 /** Creates each stream or brings its configuration up to date; safe to run on every start of every replica. */

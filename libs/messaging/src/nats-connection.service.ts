@@ -1,7 +1,7 @@
 import { ALL_STREAMS, StreamDefinition } from '@cp/contracts';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
-import { checkStreamReplicas, ensureStreams } from './jetstream-setup';
+import { checkStreamReplicas, ensureStreams, existingStreamPeers } from './jetstream-setup';
 
 /**
  * Reconnect options for every NATS connection of a service (JetStream, RPC server, RPC client). The nats
@@ -50,12 +50,13 @@ export class NatsConnectionService implements OnApplicationShutdown {
       noAsyncTraces: true,
       ...NATS_RECONNECT_OPTIONS,
     });
-    const replicas = this.options.streamReplicas ?? 1;
-    if (this.connection.info) {
-      checkStreamReplicas(replicas, this.connection.info);
-    }
     this.manager = await this.connection.jetstreamManager();
-    await ensureStreams(this.manager, this.options.streams ?? ALL_STREAMS, { replicas });
+    const streams = this.options.streams ?? ALL_STREAMS;
+    const replicas = this.options.streamReplicas ?? 1;
+    if (this.connection.info && replicas > 1) {
+      checkStreamReplicas(replicas, this.connection.info, await existingStreamPeers(this.manager, streams));
+    }
+    await ensureStreams(this.manager, streams, { replicas });
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 
