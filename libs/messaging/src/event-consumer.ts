@@ -16,6 +16,14 @@ import { RpcUnavailableError } from './rpc-client';
  */
 export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
 
+/**
+ * Ack wait of a consumer that sets none (the events). Short, because a delivery whose ack the broker never got
+ * waits this long to be redelivered: when a JetStream node dies, the deliveries and acks in flight through it
+ * are lost, and those events only move again after it (30 s made a leader kill of EVENTS a 30 s stall). A
+ * handler may still run longer: the progress heartbeat (`working()`, every third of the ack wait) holds it.
+ */
+export const DEFAULT_ACK_WAIT_MS = 10_000;
+
 /** Deadline of one attempt at an event (a database transaction or two) when neither the definition nor the environment sets one. */
 export const DEFAULT_EVENT_DEADLINE_MS = 2 * 60_000;
 
@@ -307,7 +315,7 @@ export class EventConsumer<TData extends object> {
   }
 
   private async ensureConsumer(): Promise<void> {
-    const ackWaitMs = this.definition.ackWaitMs ?? 30_000;
+    const ackWaitMs = this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const config: Partial<ConsumerConfig> = {
       durable_name: this.definition.durable,
       filter_subject: this.definition.message ? this.definition.message.subject : this.definition.filterSubject,
@@ -345,7 +353,7 @@ export class EventConsumer<TData extends object> {
       return;
     }
     const deliveryCount = message.info.redeliveryCount;
-    const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
+    const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) / 3));
     try {
       let decoded: DecodedMessage<TData>;
       try {
