@@ -7,9 +7,22 @@ import { randomBytes } from 'node:crypto';
 export const testInfra = {
   databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cp_test',
   natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+  /** A three-node JetStream cluster (comma-separated client URLs), started by tools/stack/test-infra.ts. */
+  natsClusterUrl: process.env.TEST_NATS_CLUSTER_URL ?? '',
 };
 
 /** A schema or stream name no other test uses. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Polls `check` until it holds; fails after `timeoutMs` (a condition the test waits for, never a speed assertion). */
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, intervalMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error('condition not reached in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 }
