@@ -15,14 +15,3 @@ export const testInfra = {
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString('hex')}`;
 }
-
-/** Polls `check` until it holds; fails after `timeoutMs` (a condition the test waits for, never a speed assertion). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
