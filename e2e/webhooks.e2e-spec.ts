@@ -3,6 +3,7 @@
 // killed service, manual and range retries, and the failure e-mail.
 import { EventEnvelope, EventSubjects, OrderCompletedEvent, OrderFailedEvent, WebhookEventPageView } from '@cp/contracts';
 import { connect, NatsConnection } from 'nats';
+import { natsServers } from '@cp/messaging';
 import { createHmac, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -121,7 +122,7 @@ describe('webhooks', () => {
   beforeAll(async () => {
     gateway = await openSchema('gateway');
     webhooksDb = await openSchema('webhooks');
-    nats = await connect({ servers: layout.natsUrl });
+    nats = await connect({ servers: natsServers(layout.natsUrl) });
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // Jest loads global setup and teardown outside its module mapping, so the stack is imported by path here.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { createDatabase, ensureNats, ensurePostgres, newStack, privatePostgresPid, StackProcesses, startPrivatePostgres } from '../../tools/stack/stack';
+import { createDatabase, ensureNats, ensurePostgres, newStack, privatePostgresPid, StackProcesses, startPrivatePostgres, waitForJetStream } from '../../tools/stack/stack';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { loopbackTlsCertificate } from '../../libs/testing/src/tls-fixtures';
 import { clientTlsDir, e2eLayout } from './e2e-layout';
@@ -17,7 +17,12 @@ export default async function globalSetup(): Promise<void> {
     await startPrivatePostgres(layout.privatePostgres.port, layout.privatePostgres.dataDir);
   }
   await ensurePostgres(layout.adminDatabaseUrl);
-  await ensureNats(layout.natsUrl);
+  if (layout.natsUrl.includes(',')) {
+    // A cluster: test-infra started it; its JetStream answers once a meta leader is elected.
+    await waitForJetStream(layout.natsUrl, 30_000);
+  } else {
+    await ensureNats(layout.natsUrl);
+  }
   await createDatabase(layout.adminDatabaseUrl, layout.database, true);
   mkdirSync(path.dirname(layout.clockOffsetFile ?? ''), { recursive: true });
   writeFileSync(layout.clockOffsetFile ?? '', '0');

@@ -20,7 +20,7 @@ import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
 import { KeyMode, Plan, PLANS } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
-import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
+import { MESSAGING_ENTITIES, natsServers, OutboxWriter } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -181,7 +181,7 @@ async function runParked(action: string, values: { json?: boolean; seq?: string;
   if (values.all === true && !values.durable) {
     fail('--all needs --durable (the consumer whose parked messages to take)');
   }
-  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli' });
+  const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 'admin-cli' });
   try {
     const parked = new ParkedMessages(nc.jetstream(), await nc.jetstreamManager());
     const sequences = action === 'list' || values.all !== true ? [] : (await parked.list(values.durable)).map((message) => message.seq);

@@ -3,7 +3,7 @@
 // service runs the production code path. s3rver does not verify SigV4 signatures (MinIO does).
 //   S3_PORT=9000 S3_DIRECTORY=tmp/s3 NATS_URL=nats://127.0.0.1:4222 node -r ./tools/register.js tools/stack/s3-server.ts
 import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
-import { ensureStreams } from '@cp/messaging';
+import { ensureStreams, NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
 import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
 import { acceptStreamedUploads } from '@cp/testing';
@@ -15,8 +15,9 @@ async function main(): Promise<void> {
   const port = Number(process.env.S3_PORT ?? 9000);
   const directory = process.env.S3_DIRECTORY ?? 'tmp/s3';
   mkdirSync(directory, { recursive: true });
-  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 's3-bridge', maxReconnectAttempts: -1 });
-  await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS);
+  const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 's3-bridge', ...NATS_RECONNECT_OPTIONS });
+  // The services' replication: a bridge started first (or restarted) must not scale the streams back to one copy.
+  await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS, { replicas: Number(process.env.NATS_STREAM_REPLICAS ?? 1) });
   const js = nc.jetstream();
   const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, vhostBuckets: false });
   acceptStreamedUploads(server);

@@ -6,6 +6,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
+import { connect as connectNats } from 'nats';
 import { Client } from 'pg';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -237,6 +238,92 @@ export async function startPrivateNats(port: number, storeDir: string): Promise<
   return child.pid ?? 0;
 }
 
+/** One node of a test NATS cluster: its client URL, process and JetStream store (kept across a restart of the node). */
+export interface NatsClusterNode {
+  name: string;
+  clientPort: number;
+  clusterPort: number;
+  storeDir: string;
+  configFile: string;
+}
+
+/** The nodes of a cluster of `size` on loopback: client ports from `clientPortBase`, route ports from `routePortBase`. */
+export function natsClusterNodes(clientPortBase: number, routePortBase: number, dir: string, size = 3): NatsClusterNode[] {
+  return Array.from({ length: size }, (_unused, index) => ({
+    name: `n${index + 1}`,
+    clientPort: clientPortBase + index,
+    clusterPort: routePortBase + index,
+    storeDir: path.join(dir, `n${index + 1}`),
+    configFile: path.join(dir, `n${index + 1}.conf`),
+  }));
+}
+
+/** Nodes and pids of a test run's cluster (`{ nodes, pids }`), kept by test-infra; the chaos suite kills and restarts them. */
+export function natsClusterFile(runName: string): string {
+  return path.join(ROOT, 'tmp', `${runName}-nats-cluster.json`);
+}
+
+/** The comma-separated server list the services take as NATS_URL. */
+export function natsClusterUrl(nodes: NatsClusterNode[]): string {
+  return nodes.map((node) => `nats://127.0.0.1:${node.clientPort}`).join(',');
+}
+
+/**
+ * Starts (or restarts, same store) one node of a JetStream cluster: a config file with its routes to every node
+ * (its own route is ignored by the server), `server_name` (JetStream clustering requires it) and its own store.
+ * Returns the pid.
+ */
+export async function startNatsClusterNode(node: NatsClusterNode, nodes: NatsClusterNode[]): Promise<number> {
+  const binary = which('nats-server');
+  if (!binary) {
+    throw new Error('nats-server is not installed (Debian: apt-get install nats-server)');
+  }
+  mkdirSync(node.storeDir, { recursive: true });
+  const routes = nodes.filter((other) => other !== node).map((other) => `nats-route://127.0.0.1:${other.clusterPort}`);
+  writeFileSync(
+    node.configFile,
+    [
+      `server_name: ${node.name}`,
+      'host: 127.0.0.1',
+      `port: ${node.clientPort}`,
+      `jetstream { store_dir: ${JSON.stringify(node.storeDir)} }`,
+      `cluster { name: cp-test, host: 127.0.0.1, port: ${node.clusterPort}, routes: [${routes.join(', ')}] }`,
+      '',
+    ].join('\n'),
+  );
+  const logFile = openSync(path.join(node.storeDir, 'nats.log'), 'a');
+  const child = spawn(binary, ['-c', node.configFile], { detached: true, stdio: ['ignore', logFile, logFile] });
+  child.unref();
+  await waitFor(() => portOpen('127.0.0.1', node.clientPort), 15_000, `nats-server ${node.name} on ${node.clientPort}`);
+  return child.pid ?? 0;
+}
+
+/** Starts every node of a cluster; returns their pids in the nodes' order, once JetStream answers (a meta leader is elected). */
+export async function startNatsCluster(nodes: NatsClusterNode[]): Promise<number[]> {
+  const pids = await Promise.all(nodes.map((node) => startNatsClusterNode(node, nodes)));
+  await waitForJetStream(natsClusterUrl(nodes), 30_000);
+  return pids;
+}
+
+/** Until JetStream answers an API request through the servers of `url` (one URL or a comma-separated list). */
+export async function waitForJetStream(url: string, timeoutMs: number): Promise<void> {
+  const nc = await connectNats({ servers: url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: 1000, checkAPI: false });
+    await waitFor(
+      () =>
+        jsm.getAccountInfo().then(
+          () => true,
+          () => false,
+        ),
+      timeoutMs,
+      `JetStream at ${url}`,
+    );
+  } finally {
+    await nc.close();
+  }
+}
+
 export async function createDatabase(adminUrl: string, name: string, reset: boolean): Promise<void> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
     throw new Error(`invalid database name ${name}`);
@@ -370,6 +457,8 @@ export class StackProcesses {
         S3_PORT: String(layout.s3Port),
         S3_DIRECTORY: path.join(stackDir(layout), 's3'),
         NATS_URL: layout.natsUrl,
+        // The bridge ensures the streams too: at the services' replication, never scaling them back.
+        ...(layout.extraEnv?.NATS_STREAM_REPLICAS ? { NATS_STREAM_REPLICAS: layout.extraEnv.NATS_STREAM_REPLICAS } : {}),
       },
       args: ['-r', path.join(ROOT, 'tools/register.js'), path.join(ROOT, 'tools/stack/s3-server.ts')],
       log: path.join(stackDir(layout), 'logs', 's3.log'),

@@ -71,8 +71,21 @@ export class CoreEnv {
   @Max(600_000)
   DATABASE_CONNECTION_TIMEOUT_MS: number = 5000;
 
-  @Matches(/^nats:\/\/.+/, { message: 'must be a nats:// URL' })
+  /**
+   * The NATS server, or every node of a cluster as a comma-separated list: with the whole list a service still
+   * connects, and reconnects, while any one node is down.
+   */
+  @Matches(/^nats:\/\/[^,\s]+(\s*,\s*nats:\/\/[^,\s]+)*$/, { message: 'must be a nats:// URL or a comma-separated list of them' })
   NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  /**
+   * Copies JetStream keeps of each stream (and, inheriting it, of each consumer): 1 on a single server, 3 on a
+   * three-node cluster so that a node and its volume can be lost. Checked at start against the cluster's size.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  NATS_STREAM_REPLICAS: number = 1;
 
   @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
   LOG_LEVEL: string = 'info';
@@ -133,7 +146,8 @@ export interface CoreConfig {
     idleInTransactionTimeoutMs: number;
     connectionTimeoutMs: number;
   };
-  nats: { url: string };
+  /** `url`: one server or a comma-separated list (split by the messaging library's connections). */
+  nats: { url: string; streamReplicas: number };
   log: { level: string };
   clock: { offsetFile: string | undefined };
   outbox: { pollIntervalMs: number };
@@ -155,7 +169,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       connectionTimeoutMs: env.DATABASE_CONNECTION_TIMEOUT_MS,
     },
-    nats: { url: env.NATS_URL },
+    nats: { url: env.NATS_URL, streamReplicas: env.NATS_STREAM_REPLICAS },
     log: { level: env.LOG_LEVEL },
     clock: { offsetFile: env.CLOCK_OFFSET_FILE },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },

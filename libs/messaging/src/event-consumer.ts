@@ -16,6 +16,14 @@ import { RpcUnavailableError } from './rpc-client';
  */
 export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
 
+/**
+ * Ack wait of a consumer that sets none (the events). Short, because a delivery whose ack the broker never got
+ * waits this long to be redelivered: when a JetStream node dies, the deliveries and acks in flight through it
+ * are lost, and those events only move again after it (30 s made a leader kill of EVENTS a 30 s stall). A
+ * handler may still run longer: the progress heartbeat (`working()`, every third of the ack wait) holds it.
+ */
+export const DEFAULT_ACK_WAIT_MS = 10_000;
+
 /** Deadline of one attempt at an event (a database transaction or two) when neither the definition nor the environment sets one. */
 export const DEFAULT_EVENT_DEADLINE_MS = 2 * 60_000;
 
@@ -289,8 +297,13 @@ export class EventConsumer<TData extends object> {
       try {
         message = await consumer.next({ expires: PULL_EXPIRES_MS });
       } catch (error) {
+        // A leader election of the stream (a JetStream node lost) answers timeouts and "no responders" until a
+        // new leader serves the pull: retried. A consumer the cluster no longer has is made again.
         this.logger.warn({ err: error }, 'pull failed; retrying');
         await this.pause(TRANSIENT_RETRY_MS);
+        if (error instanceof Error && /consumer (is )?not found|consumer deleted/i.test(error.message) && !this.stopping) {
+          await this.ensureConsumer().catch((failure: unknown) => this.logger.warn({ err: failure }, 'could not recreate the consumer; retrying'));
+        }
         continue;
       }
       if (message) {
@@ -302,7 +315,7 @@ export class EventConsumer<TData extends object> {
   }
 
   private async ensureConsumer(): Promise<void> {
-    const ackWaitMs = this.definition.ackWaitMs ?? 30_000;
+    const ackWaitMs = this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const config: Partial<ConsumerConfig> = {
       durable_name: this.definition.durable,
       filter_subject: this.definition.message ? this.definition.message.subject : this.definition.filterSubject,
@@ -313,6 +326,9 @@ export class EventConsumer<TData extends object> {
       // `maxAttempts` (see the class comment); a server limit would strand it silently instead.
       max_deliver: -1,
       max_ack_pending: Math.max(10, this.concurrency * 4),
+      // 0: the stream's replication (NATS_STREAM_REPLICAS), also after the stream is scaled in place; a number
+      // here would pin the consumer's state to fewer nodes than its stream's and lose it with one of them.
+      num_replicas: 0,
     };
     try {
       await this.jsm.consumers.info(this.definition.stream, this.definition.durable);
@@ -337,7 +353,7 @@ export class EventConsumer<TData extends object> {
       return;
     }
     const deliveryCount = message.info.redeliveryCount;
-    const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? 30_000) / 3));
+    const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) / 3));
     try {
       let decoded: DecodedMessage<TData>;
       try {

@@ -1,7 +1,7 @@
 import { ALL_STREAMS, StreamDefinition } from '@cp/contracts';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
-import { ensureStreams } from './jetstream-setup';
+import { checkStreamReplicas, ensureStreams, existingStreamPeers } from './jetstream-setup';
 
 /**
  * Reconnect options for every NATS connection of a service (JetStream, RPC server, RPC client). The nats
@@ -11,11 +11,25 @@ import { ensureStreams } from './jetstream-setup';
  */
 export const NATS_RECONNECT_OPTIONS = { maxReconnectAttempts: -1, reconnectTimeWait: 500 } as const;
 
+/**
+ * The servers of a NATS URL setting: one URL, or every node of a cluster comma-separated (NATS_URL). The client
+ * takes them as a list, so it can connect, and reconnect, through any node that is up.
+ */
+export function natsServers(url: string): string[] {
+  return url
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+}
+
 export interface NatsOptions {
+  /** One server or a comma-separated list of a cluster's nodes. */
   url: string;
   /** Connection name shown by the NATS server (the service name). */
   name: string;
   streams?: StreamDefinition[];
+  /** Copies of each stream (NATS_STREAM_REPLICAS); default 1. */
+  streamReplicas?: number;
 }
 
 /** The service's JetStream connection: streams ensured at start, drained at shutdown. */
@@ -29,7 +43,7 @@ export class NatsConnectionService implements OnApplicationShutdown {
 
   async connect(): Promise<void> {
     this.connection = await connect({
-      servers: this.options.url,
+      servers: natsServers(this.options.url),
       name: this.options.name,
       // nats.js otherwise builds an Error per request for its stack (every JetStream publish of the outbox relay);
       // a failed publish is retried by the relay, its async stack never read.
@@ -37,7 +51,12 @@ export class NatsConnectionService implements OnApplicationShutdown {
       ...NATS_RECONNECT_OPTIONS,
     });
     this.manager = await this.connection.jetstreamManager();
-    await ensureStreams(this.manager, this.options.streams ?? ALL_STREAMS);
+    const streams = this.options.streams ?? ALL_STREAMS;
+    const replicas = this.options.streamReplicas ?? 1;
+    if (this.connection.info && replicas > 1) {
+      checkStreamReplicas(replicas, this.connection.info, await existingStreamPeers(this.manager, streams));
+    }
+    await ensureStreams(this.manager, streams, { replicas });
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 

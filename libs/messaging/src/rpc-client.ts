@@ -2,7 +2,7 @@ import { DomainException, ErrorCode, isErrorCode, RpcContract } from '@cp/contra
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { connect, JSONCodec, NatsConnection } from 'nats';
-import { NATS_RECONNECT_OPTIONS } from './nats-connection.service';
+import { NATS_RECONNECT_OPTIONS, natsServers } from './nats-connection.service';
 
 export const RPC_CLIENT_OPTIONS = Symbol('RPC_CLIENT_OPTIONS');
 
@@ -75,7 +75,7 @@ export class RpcClient implements OnApplicationShutdown {
   private connected(): Promise<NatsConnection> {
     if (!this.connection) {
       const attempt = connect({
-        servers: this.options.natsUrl,
+        servers: natsServers(this.options.natsUrl),
         name: `${this.options.name}-rpc`,
         // The error of a failed request is mapped to a code below; its async stack trace (an Error per request) is never read.
         noAsyncTraces: true,

@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@cp/config';
-import { NATS_RECONNECT_OPTIONS } from '@cp/messaging';
+import { NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
 import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
@@ -67,7 +67,7 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
     app.connectMicroservice<MicroserviceOptions>({
       transport: Transport.NATS,
       // Same reconnect policy as the JetStream connection: the transport's own defaults give up.
-      options: { servers: [options.natsUrl(config)], queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS },
+      options: { servers: natsServers(options.natsUrl(config)), queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS },
     });
     await app.startAllMicroservices();
   }

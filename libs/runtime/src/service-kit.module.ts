@@ -105,6 +105,7 @@ export class ServiceKitModule {
         MessagingModule.forRoot({
           url: options.core.nats.url,
           name: options.name,
+          streamReplicas: options.core.nats.streamReplicas,
           outboxPollIntervalMs: options.core.outbox.pollIntervalMs,
         }),
         HealthModule,

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 export const testInfra = {
   databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cp_test',
   natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+  /** A three-node JetStream cluster (comma-separated client URLs), started by tools/stack/test-infra.ts. */
+  natsClusterUrl: process.env.TEST_NATS_CLUSTER_URL ?? '',
 };
 
 /** A schema or stream name no other test uses. */
