@@ -29,12 +29,14 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
   const B = math.max(8, math.ceil(math.max(w, h) / BLOCKS));
   const bx = math.ceil(w / B);
   const by = math.ceil(h / B);
+  // the fit and the decision on a sample grid of about 40,000 pixels (this runs on every registered decoding)
+  const step = math.max(1, math.floor(math.sqrt((w * h) / 40_000)));
   const sIP = new Float64Array(bx * by);
   const sPP = new Float64Array(bx * by);
   let before = 0;
   let n = 0;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
+  for (let y = 0; y < h; y += step) {
+    for (let x = 0; x < w; x += step) {
       const k = y * w + x;
       if (num.isNaN(W[k]) || I[k] >= 254.5) continue;
       const p = lutAt(lut, W[k]);
@@ -45,31 +47,34 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
       n++;
     }
   }
-  if (n < 64 * 64) return null;
-  const prior = PRIOR_PIXELS * 128 * 128;
+  if (n < 1024) return null;
+  const prior = (PRIOR_PIXELS / (step * step)) * 128 * 128;
   const g = new Float64Array(bx * by);
   for (let b = 0; b < g.length; b++) g[b] = (sIP[b] + prior) / (sPP[b] + prior);
-  const field = new Float32Array(w * h);
-  let after = 0;
-  for (let y = 0; y < h; y++) {
-    // block centres at ((i + 0.5) B): bilinear between the four nearest, clamped at the edges
+  // block centres at ((i + 0.5) B): bilinear between the four nearest, clamped at the edges
+  const at = (x: number, y: number): number => {
     const ty = math.max(0, math.min(by - 1, (y + 0.5) / B - 0.5));
-    const y0 = math.min(by - 2 < 0 ? 0 : by - 2, math.floor(ty));
-    const fy = by > 1 ? ty - y0 : 0;
-    const y1 = by > 1 ? y0 + 1 : y0;
-    for (let x = 0; x < w; x++) {
-      const tx = math.max(0, math.min(bx - 1, (x + 0.5) / B - 0.5));
-      const x0 = math.min(bx - 2 < 0 ? 0 : bx - 2, math.floor(tx));
-      const fx = bx > 1 ? tx - x0 : 0;
-      const x1 = bx > 1 ? x0 + 1 : x0;
-      const top = g[y0 * bx + x0] + (g[y0 * bx + x1] - g[y0 * bx + x0]) * fx;
-      const bot = g[y1 * bx + x0] + (g[y1 * bx + x1] - g[y1 * bx + x0]) * fx;
-      const v = math.max(0.05, top + (bot - top) * fy);
+    const tx = math.max(0, math.min(bx - 1, (x + 0.5) / B - 0.5));
+    const y0 = math.max(0, math.min(by - 2, math.floor(ty)));
+    const x0 = math.max(0, math.min(bx - 2, math.floor(tx)));
+    const y1 = math.min(by - 1, y0 + 1);
+    const x1 = math.min(bx - 1, x0 + 1);
+    const fy = math.min(1, ty - y0);
+    const fx = math.min(1, tx - x0);
+    const top = g[y0 * bx + x0] + (g[y0 * bx + x1] - g[y0 * bx + x0]) * fx;
+    const bot = g[y1 * bx + x0] + (g[y1 * bx + x1] - g[y1 * bx + x0]) * fx;
+    return math.max(0.05, top + (bot - top) * fy);
+  };
+  let after = 0;
+  for (let y = 0; y < h; y += step) {
+    for (let x = 0; x < w; x += step) {
       const k = y * w + x;
-      field[k] = v;
       if (num.isNaN(W[k]) || I[k] >= 254.5) continue;
-      after += (I[k] - v * lutAt(lut, W[k])) ** 2;
+      after += (I[k] - at(x, y) * lutAt(lut, W[k])) ** 2;
     }
   }
-  return after < (1 - MIN_GAIN_ENERGY_DROP) * before ? field : null;
+  if (after >= (1 - MIN_GAIN_ENERGY_DROP) * before) return null;
+  const field = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) field[y * w + x] = at(x, y);
+  return field;
 }

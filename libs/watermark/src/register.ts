@@ -633,7 +633,9 @@ function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
     [8, 5, true],
     [8, 2, true],
   ];
-  for (const [R, S, projective] of passes) {
+  for (const [pass, [R, S, projective]] of passes.entries()) {
+    // the wider passes only when the first two left the registration short of convincing
+    if (pass >= 2 && ncc >= 0.99) break;
     const matches = blockMatches(O, I, H, R, S, grid);
     const next = robustFit(matches, projective && matches.length >= 16);
     if (!next) continue;

@@ -58,7 +58,8 @@ export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Re
     const swept = register(planeO, planeI, true);
     if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
   }
-  return reg && snapCrop(planeO, planeI, reg);
+  // a same-size copy was registered from the identity (snapping would only cost time there)
+  return reg && (planeO.w !== planeI.w || planeO.h !== planeI.h) ? snapCrop(planeO, planeI, reg) : reg;
 }
 
 /**
