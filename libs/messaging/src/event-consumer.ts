@@ -367,14 +367,17 @@ export class EventConsumer<TData extends object> {
         await this.exhaust(message, decoded, new Error('attempts exhausted (the process handling it stopped or died)'));
         return;
       }
+      const stopTimer = messagingMetrics.attemptDuration.startTimer({ consumer: this.definition.durable });
       const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
       if (attempt.ok) {
         this.settle(message, 'ack');
+        stopTimer({ outcome: 'ok' });
         messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
         return;
       }
       const { error } = attempt;
       const deadline = error instanceof JobDeadlineExceededError;
+      stopTimer({ outcome: deadline ? 'deadline' : 'error' });
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: deadline ? 'deadline' : 'error' });
       // Logs name the event and, when it has one, the order it is about.
       const context = { err: error, deliveryCount, eventId: decoded.eventId, orderId: (decoded.data as { orderId?: unknown }).orderId };

@@ -11,4 +11,5 @@ export * from './rpc-client';
 export * from './rpc-batcher';
 export * from './rpc-server';
 export * from './messaging-metrics';
+export * from './consumer-metrics';
 export * from './messaging-migrations';

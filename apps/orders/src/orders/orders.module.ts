@@ -18,6 +18,8 @@ import { ReportStatusConsumer } from '../reports/report-status.consumer';
 import { KeyModesService } from '../sandbox/key-modes.service';
 import { FailStuckOrdersUseCase } from '../stuck-orders/fail-stuck-orders.use-case';
 import { StuckOrdersScheduler } from '../stuck-orders/stuck-orders.scheduler';
+import { InProgressOrdersMetrics } from '../stuck-orders/in-progress-orders.metrics';
+import { InProgressOrdersRepository } from '../stuck-orders/in-progress-orders.repository';
 import { SampleFiles } from '../sandbox/sample-files';
 import { ExpireUploadWindowUseCase } from '../upload-window/expire-upload-window.use-case';
 import { UploadWindowScheduler } from '../upload-window/upload-window.scheduler';
@@ -70,6 +72,8 @@ import { UploadsClient } from './uploads.client';
     // Orders stuck inProgress fail with PROCESSING_TIMEOUT and get their credits back.
     FailStuckOrdersUseCase,
     StuckOrdersScheduler,
+    InProgressOrdersRepository,
+    InProgressOrdersMetrics,
     // Retention (issue 9): the retention service calls `orders.expire`.
     ExpireOrdersUseCase,
     // The deprecated v2 surface and its retirement.
