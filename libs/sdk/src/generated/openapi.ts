@@ -955,7 +955,7 @@ export interface components {
              * @example watermarkEmbed
              * @enum {string}
              */
-            type: "antiAi" | "watermarkEmbed" | "watermarkExtract" | "aiDetection";
+            type: "watermarkEmbed" | "watermarkExtract" | "aiDetection" | "antiAi";
             /**
              * @example api
              * @enum {string}
