@@ -84,3 +84,34 @@ export function findCycles(graph: ReadonlyMap<string, readonly string[]>): strin
   }
   return [...cycles.values()];
 }
+
+/**
+ * What breaks a service's layering of folders: `layers` lists its folders from the lowest (imported by
+ * others, importing none above) to the highest (the root module). A file may import from its own folder,
+ * from a lower layer, and from a sibling of its layer as long as the siblings' imports form no circle.
+ * Returns one line per import that runs up, per circle between siblings, and per folder the layers omit.
+ */
+export function layeringViolations(graph: ReadonlyMap<string, readonly string[]>, layers: ReadonlyArray<readonly string[]>, folderOf: (file: string) => string): string[] {
+  const layerOf = new Map(layers.flatMap((folders, layer) => folders.map((folder) => [folder, layer] as const)));
+  const violations = new Set<string>();
+  const siblingEdges = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    for (const target of targets) {
+      const to = folderOf(target);
+      const [fromLayer, toLayer] = [layerOf.get(from), layerOf.get(to)];
+      if (fromLayer === undefined || toLayer === undefined) {
+        violations.add(`not in the layers: ${fromLayer === undefined ? from : to}`);
+      } else if (from !== to && toLayer > fromLayer) {
+        violations.add(`up: ${file} → ${target}`);
+      } else if (from !== to && toLayer === fromLayer) {
+        siblingEdges.set(from, (siblingEdges.get(from) ?? new Set()).add(to));
+      }
+    }
+  }
+  const siblings = new Map([...siblingEdges].map(([from, to]) => [from, [...to]] as const));
+  for (const cycle of findCycles(siblings)) {
+    violations.add(`circle: ${cycle.join(' → ')}`);
+  }
+  return [...violations];
+}

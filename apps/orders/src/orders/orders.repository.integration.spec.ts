@@ -11,7 +11,7 @@ import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { Order } from '../domain/order';
-import { OrderReportEntity } from '../reports/order-report.entity';
+import { OrderReportEntity } from './order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';

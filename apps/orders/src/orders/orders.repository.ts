@@ -6,7 +6,7 @@ import { DataSource, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { NewOrderFile, NewOrderState, Order, OrderFileState, OrderOutputState } from '../domain/order';
-import { OrderReportEntity } from '../reports/order-report.entity';
+import { OrderReportEntity } from './order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';

@@ -80,7 +80,7 @@ export class AntiAiOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    return completeWithSamples(order, now, this.samples, this.webhookData(order));
+    return completeWithSamples(order, now, this.samples.forOrder(order.outputs.length), this.webhookData(order));
   }
 
   /** Spec 6.2: `fileCount` (and `downloadUrl`, added by the webhooks service when there is a download). */

@@ -50,7 +50,7 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    return completeWithSamples(order, now, this.samples, this.webhookData(order));
+    return completeWithSamples(order, now, this.samples.forOrder(order.outputs.length), this.webhookData(order));
   }
 
   webhookData(order: Order): Record<string, unknown> {
