@@ -115,3 +115,9 @@ export function layeringViolations(graph: ReadonlyMap<string, readonly string[]>
   }
   return [...violations];
 }
+
+/** `file: word` for each of `words` that `files` (paths under `root`) hold as a whole string literal ('x', "x" or `x`). */
+export function stringLiteralsIn(root: string, files: readonly string[], words: readonly string[]): string[] {
+  const literal = new RegExp(`['"\`](${words.join('|')})['"\`]`, 'g');
+  return files.flatMap((file) => [...readFileSync(path.join(root, file), 'utf8').matchAll(literal)].map((match) => `${file}: ${match[1]}`));
+}
