@@ -1,5 +1,5 @@
 import { DomainException, ErrorCode, ReportContextView, V2_RETIREMENT_AT } from '@cp/contracts';
-import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, startsNewAttempt, toReportView } from './report-policy';
+import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, reportTypeOf, startsNewAttempt, toReportView } from './report-policy';
 import { ReportEntity } from './report.entity';
 
 function context(overrides: Partial<ReportContextView> = {}): ReportContextView {
@@ -50,6 +50,11 @@ function codeOf(action: () => unknown): ErrorCode | undefined {
 const before = new Date(V2_RETIREMENT_AT.getTime() - 1);
 
 describe('report policy', () => {
+  it('takes the report type of an order type from the catalog: none for embed and anti-AI orders or an unknown type', () => {
+    expect(['watermarkEmbed', 'watermarkExtract', 'aiDetection', 'antiAi', 'toString', 'unknown'].map(reportTypeOf)).toEqual([null, 'watermarkDetection', 'aiDetection', null, null, null]);
+    expect(codeOf(() => assertCanStartAttempt(context({ orderType: 'antiAi' }), before))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
   it('accepts a complete, reportable extract order', () => {
     expect(assertCanStartAttempt(context(), before)).toBe('watermarkDetection');
   });

@@ -1,6 +1,7 @@
 import {
   DomainException,
   isV2Retired,
+  orderTypeEntry,
   ErrorCode,
   ReportContextView,
   ReportFailureCode,
@@ -16,15 +17,9 @@ export const MAX_FAILED_ATTEMPTS: Record<ReportType, number | null> = {
   aiDetection: null,
 };
 
-/** Which report an order type gets; null when the type has none (embed orders). */
+/** Which report an order type gets (the catalog of order types); null when the type has none or is unknown. */
 export function reportTypeOf(orderType: string): ReportType | null {
-  if (orderType === 'watermarkExtract') {
-    return 'watermarkDetection';
-  }
-  if (orderType === 'aiDetection') {
-    return 'aiDetection';
-  }
-  return null;
+  return orderTypeEntry(orderType)?.reportType ?? null;
 }
 
 /** Spec 2.6: `<order name>-report-<locale>.pdf` */
