@@ -4,7 +4,8 @@ import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repos
 import { SecretCipher } from '../endpoints/secret-cipher';
 import { NotifyDeliveryFailureUseCase } from '../notifications/notify-delivery-failure.use-case';
 import { DeliverEventUseCase } from './deliver-event.use-case';
-import { AttemptRecord, ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { AttemptRecord } from './webhook-delivery';
 import { SendOutcome, SendRequest, WebhookHttpSender } from './webhook-http-sender';
 import { serviceSignature } from './webhook-signer';
 
