@@ -159,14 +159,16 @@ export interface OrderTypeEntry {
    * declared its fields.
    */
   legacyWebhookData: 'download' | 'extractResult' | null;
+  /** Its completed webhook carries `downloadUrl`: the stored result, presigned at each attempt (null without one). */
+  webhookDownloadUrl: boolean;
 }
 
 /** The catalog of order types: reports and webhooks ask it instead of naming a type. */
 export const OrderTypes: { readonly [T in OrderType]: OrderTypeEntry } = {
-  watermarkEmbed: { reportType: null, legacyWebhookData: 'download' },
-  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult' },
-  aiDetection: { reportType: 'aiDetection', legacyWebhookData: null },
-  antiAi: { reportType: null, legacyWebhookData: null },
+  watermarkEmbed: { reportType: null, legacyWebhookData: 'download', webhookDownloadUrl: true },
+  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult', webhookDownloadUrl: false },
+  aiDetection: { reportType: 'aiDetection', legacyWebhookData: null, webhookDownloadUrl: false },
+  antiAi: { reportType: null, legacyWebhookData: null, webhookDownloadUrl: true },
 };
 
 /** The catalog entry of an order type read from a message or a row; null for a name the catalog does not know. */

@@ -89,6 +89,17 @@ describe('deliver one event', () => {
     expect(data.downloadUrl).toBe('https://api.example.com/api/v2/results/9/5/out.png?X-Amz-Expires=3600');
   });
 
+  it('adds downloadUrl only to the completions of types whose webhook carries one (the catalog), never to failures', async () => {
+    nextOutcome = success;
+    for (const eventType of ['order.watermarkEmbed.failed', 'order.watermarkExtract.completed'] as const) {
+      await useCase.execute(claim({ eventType }), 'automatic');
+    }
+    expect(sent.map((request) => (JSON.parse(request.body) as { data: Record<string, unknown> }).data)).toEqual([
+      claim().data,
+      claim().data,
+    ]);
+  });
+
   it('schedules the next automatic attempt from the schedule, measured from the failed attempt', async () => {
     nextOutcome = failure;
     const expected = [1000, 2000, 4000, 1_800_000, 7_200_000, 14_400_000];

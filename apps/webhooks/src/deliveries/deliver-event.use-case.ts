@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
+import { orderTypeEntry, resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
@@ -88,17 +88,18 @@ export class DeliverEventUseCase {
   }
 
   /**
-   * Fresh 1-hour URLs at every attempt: `downloadUrl` of embed and anti-AI completions (null without a stored
-   * result; other events have none) and each link of the event.
+   * Fresh 1-hour URLs at every attempt: `downloadUrl` of the completions of the types whose webhook carries one
+   * (the catalog of order types; null without a stored result; other events have none) and each link of the event.
    */
   private async presignedFields(claim: ClaimedDelivery): Promise<Record<string, string | null>> {
     const fields: Record<string, string | null> = {};
-    if (claim.eventType === 'order.watermarkEmbed.completed' || claim.eventType === 'order.antiAi.completed') {
+    // `order.<type>.completed` / `order.<type>.failed`
+    const [, orderType, outcome] = claim.eventType.split('.');
+    if (outcome === 'completed' && orderTypeEntry(orderType)?.webhookDownloadUrl) {
       const presigned = claim.download
         ? await this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName)
         : null;
-      // `order.<type>.completed`: some types' results are served by the gateway with the opt-out headers
-      const orderType = claim.eventType.split('.')[1];
+      // Some types' results are served by the gateway with the opt-out headers.
       fields.downloadUrl = presigned && resultsCarryOptOut(orderType) ? resultUrlThroughGateway(presigned, this.settings.publicBaseUrl) : presigned;
     }
     for (const link of claim.links ?? []) {
