@@ -174,7 +174,11 @@ const TRANSIENT_RETRY_MAX_MS = 15_000;
 export const TRANSIENT_HOLD_MS = 10 * 60_000;
 /** A message that could not be parked (broker unreachable) comes back after this long and is parked then. */
 const PARK_RETRY_MS = 5000;
-/** How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. */
+/**
+ * How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. Not a wait on
+ * a message's path (issue 32): a pull is a long poll that the server answers as soon as a message is stored, so
+ * an idle consumer gets the next one without delay; the expiry only ends a pull that found nothing.
+ */
 const PULL_EXPIRES_MS = 3000;
 
 const SOCKET_ERROR_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
