@@ -5,6 +5,7 @@ import { validateSync } from 'class-validator';
 import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
 import { DataSource, EntityManager } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
+import { retryDuringElection } from './jetstream-setup';
 import { messagingMetrics } from './messaging-metrics';
 import { RpcUnavailableError } from './rpc-client';
 
@@ -278,8 +279,14 @@ export class EventConsumer<TData extends object> {
   }
 
   async start(): Promise<void> {
-    await this.ensureConsumer();
-    const consumer = await this.js.consumers.get(this.definition.stream, this.definition.durable);
+    // Retried while JetStream elects leaders (a node lost or starting), within a deadline; then the start fails.
+    const consumer = await retryDuringElection(
+      async () => {
+        await this.ensureConsumer();
+        return this.js.consumers.get(this.definition.stream, this.definition.durable);
+      },
+      { onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; consumer set-up retried') },
+    );
     this.workers = Array.from({ length: this.concurrency }, () => this.work(consumer));
   }
 
