@@ -175,8 +175,13 @@ const TRANSIENT_RETRY_MAX_MS = 15_000;
 export const TRANSIENT_HOLD_MS = 10 * 60_000;
 /** A message that could not be parked (broker unreachable) comes back after this long and is parked then. */
 const PARK_RETRY_MS = 5000;
-/** How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. */
-const PULL_EXPIRES_MS = 3000;
+/**
+ * How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. Short (the
+ * client's minimum): a pull held by a consumer leader that dies is never answered, and the slot only pulls from
+ * the newly elected leader once it expires (3 s made up to 3 s of a JetStream node loss). An idle slot sends
+ * one pull a second, which the broker answers from memory.
+ */
+const PULL_EXPIRES_MS = 1000;
 
 const SOCKET_ERROR_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
 /**

@@ -44,13 +44,11 @@ export class RpcUnavailableError extends DomainException {
  */
 export const RPC_NO_RESPONDERS_RETRY_MS = 2000;
 /**
- * An idempotent RPC (`idempotent` in the catalog) is tried in attempts of this share of its timeout: a request
- * or its answer lost with a killed NATS node (the route it took is gone) is sent again within the caller's
- * timeout instead of using all of it up.
+ * An idempotent RPC (`idempotent` in the catalog) is tried in attempts of 2 s, then twice as long each time, within
+ * the caller's timeout: a request or its answer lost with a killed NATS node (the route it took is gone) is sent
+ * again after 2 s instead of using the whole timeout up, and a slow handler still gets longer attempts after it.
  */
-export const RPC_IDEMPOTENT_ATTEMPTS = 3;
-/** No attempt shorter than this (a busy handler is not given up on too early). */
-const RPC_ATTEMPT_MIN_MS = 1000;
+export const RPC_FIRST_ATTEMPT_MS = 2000;
 const RPC_RETRY_PAUSE_MS = 100;
 
 function natsCodeOf(error: unknown): unknown {
@@ -67,7 +65,7 @@ export class RpcClient implements OnApplicationShutdown {
   /**
    * Sends a declared request (`Rpcs.*` of `@cp/contracts`): request and response types come from the declaration.
    * Within `timeoutMs`, a request nobody received is sent again for up to `RPC_NO_RESPONDERS_RETRY_MS`, and an
-   * idempotent one whose answer did not come is sent again (attempts of a third of the timeout).
+   * idempotent one whose answer did not come is sent again (attempts of 2 s, 4 s, 8 s…).
    */
   async request<TRequest extends object, TResponse>(
     contract: RpcContract<TRequest, TResponse>,
@@ -92,7 +90,7 @@ export class RpcClient implements OnApplicationShutdown {
     const pattern = contract.pattern;
     const started = Date.now();
     const deadline = started + timeoutMs;
-    const attemptMs = contract.idempotent ? Math.max(RPC_ATTEMPT_MIN_MS, Math.ceil(timeoutMs / RPC_IDEMPOTENT_ATTEMPTS)) : timeoutMs;
+    let attemptMs = contract.idempotent ? RPC_FIRST_ATTEMPT_MS : timeoutMs;
     for (;;) {
       const remaining = deadline - Date.now();
       try {
@@ -107,6 +105,9 @@ export class RpcClient implements OnApplicationShutdown {
         const lost = contract.idempotent === true && code === NatsErrorCode.Timeout;
         if (!(unheard || lost) || Date.now() + RPC_RETRY_PAUSE_MS >= deadline) {
           throw new RpcUnavailableError(pattern);
+        }
+        if (lost) {
+          attemptMs *= 2;
         }
         await new Promise((resolve) => setTimeout(resolve, RPC_RETRY_PAUSE_MS));
       }
