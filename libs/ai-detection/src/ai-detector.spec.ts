@@ -26,6 +26,8 @@ describe('AiDetector', () => {
     expect(result.probability).toBe(0.5);
     expect(result.category).toBe('uncertain_ai');
     expect(result.noEvidence).toBe(true);
+    expect(result.verdict).toBe('cannot_be_determined');
+    expect(result.statement).toBe('Cannot be determined: no provenance or generator evidence was found.');
     expect(result.signals).toEqual(['c2pa', 'metadata', 'sdWatermark']);
     expect(result.regional).toBeNull();
     expect(result.heatmapNote).toMatch(/file-level/);

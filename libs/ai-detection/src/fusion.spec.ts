@@ -1,9 +1,9 @@
 import { Evidence } from './evidence';
 import { categoryOf, fuseEvidence, MAX_LOG_ODDS } from './fusion';
 
-const finding = (weight: number): Evidence => ({
+const finding = (weight: number, code = 'test'): Evidence => ({
   signal: 'metadata',
-  finding: 'test',
+  finding: code,
   description: 'test',
   direction: weight > 0 ? 'ai' : weight < 0 ? 'real' : 'neutral',
   weight,
@@ -22,11 +22,26 @@ describe('evidence fusion', () => {
     expect(categoryOf(1)).toBe('likely_ai');
   });
 
-  it('stays at even odds and says so when nothing was found', () => {
+  it('stays at even odds and says "cannot be determined" when nothing was found', () => {
     const fused = fuseEvidence([finding(0), finding(0)]);
     expect(fused.probability).toBe(0.5);
     expect(fused.noEvidence).toBe(true);
-    expect(fused.statement).toMatch(/no evidence either way/i);
+    expect(fused.verdict).toBe('cannot_be_determined');
+    expect(fused.statement).toBe('Cannot be determined: no provenance or generator evidence was found.');
+    expect(fused.statement).not.toMatch(/leaning/i);
+  });
+
+  it('names a side only in a likely_* band', () => {
+    expect(fuseEvidence([finding(0.5)]).verdict).toBe('cannot_be_determined');
+    expect(fuseEvidence([finding(0.5)]).noEvidence).toBe(false);
+    expect(fuseEvidence([finding(-0.5)]).verdict).toBe('cannot_be_determined');
+    expect(fuseEvidence([finding(4, 'c2pa.ai')]).verdict).toBe('generated');
+    expect(fuseEvidence([finding(-3, 'c2pa.capture')]).verdict).toBe('captured');
+  });
+
+  it('says "edited with AI" when declared AI parts carry more of the weight than whole-image generation', () => {
+    expect(fuseEvidence([finding(2, 'c2pa.compositeAi')]).verdict).toBe('edited_with_ai');
+    expect(fuseEvidence([finding(2, 'c2pa.compositeAi'), finding(4.5, 'sdWatermark.detected')]).verdict).toBe('generated');
   });
 
   it('is monotone: more weight towards AI never lowers the probability', () => {

@@ -70,6 +70,7 @@ export class DetectImageUseCase {
       fileId: job.fileId,
       probability: result.probability,
       category: result.category,
+      verdict: result.verdict,
       noEvidence: result.noEvidence,
       statement: result.statement,
       evidence,
