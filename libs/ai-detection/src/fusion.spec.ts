@@ -1,5 +1,6 @@
 import { Evidence } from './evidence';
-import { categoryOf, fuseEvidence, MAX_LOG_ODDS } from './fusion';
+import { categoryOf, fuseEvidence, independentEvidence, MAX_LOG_ODDS } from './fusion';
+import { EVIDENCE_WEIGHTS, UNSIGNED_CLAIM } from './weights';
 
 const finding = (weight: number, code = 'test'): Evidence => ({
   signal: 'metadata',
@@ -60,5 +61,48 @@ describe('evidence fusion', () => {
     expect(extreme.logOdds).toBe(MAX_LOG_ODDS);
     expect(extreme.probability).toBeLessThan(1);
     expect(fuseEvidence([finding(-20)]).probability).toBeGreaterThan(0);
+  });
+});
+
+describe('unsigned claims', () => {
+  const claim = (signal: Evidence['signal'], code: string, weight: number, signerTrusted?: boolean): Evidence => ({
+    signal,
+    finding: code,
+    description: code,
+    direction: weight > 0 ? 'ai' : 'real',
+    weight,
+    details: signerTrusted === undefined ? {} : { signerTrusted },
+  });
+
+  it('of one source count once per direction, the others listed with weight 0 and why', () => {
+    const tags = [
+      claim('metadata', 'metadata.sourceType.ai', UNSIGNED_CLAIM),
+      claim('metadata', 'metadata.generatorParameters', UNSIGNED_CLAIM),
+      claim('metadata', 'metadata.generatorSoftware', UNSIGNED_CLAIM),
+      claim('c2pa', 'c2pa.ai', UNSIGNED_CLAIM, false),
+    ];
+    const independent = independentEvidence(tags);
+    expect(independent.filter((e) => e.weight !== 0)).toHaveLength(1);
+    expect(independent[1].details.notCountedBecause).toBe('same source as metadata.sourceType.ai');
+    const fused = fuseEvidence(tags);
+    expect(fused.logOdds).toBeCloseTo(UNSIGNED_CLAIM, 6);
+    expect(fused.verdict).toBe('cannot_be_determined');
+  });
+
+  it('never reach likely_* alone, whichever side they claim', () => {
+    for (const weight of [EVIDENCE_WEIGHTS.declaredAi, EVIDENCE_WEIGHTS.declaredCapture]) {
+      const { category } = fuseEvidence([claim('metadata', 'metadata.sourceType.x', weight), claim('c2pa', 'c2pa.x', weight, false)]);
+      expect(category).toMatch(/^uncertain_/);
+    }
+    expect(EVIDENCE_WEIGHTS.declaredAi).toBe(-EVIDENCE_WEIGHTS.declaredCapture);
+  });
+
+  it('do not absorb trusted credentials or marks, which can decide alone', () => {
+    expect(fuseEvidence([claim('c2pa', 'c2pa.ai', EVIDENCE_WEIGHTS.c2paAiSource, true), claim('metadata', 'metadata.sourceType.ai', UNSIGNED_CLAIM)]).logOdds).toBeCloseTo(
+      EVIDENCE_WEIGHTS.c2paAiSource + UNSIGNED_CLAIM,
+      6,
+    );
+    expect(fuseEvidence([claim('sdWatermark', 'sdWatermark.detected', EVIDENCE_WEIGHTS.sdWatermark)]).verdict).toBe('generated');
+    expect(fuseEvidence([claim('c2pa', 'c2pa.capture', EVIDENCE_WEIGHTS.c2paCapture, true)]).verdict).toBe('captured');
   });
 });

@@ -63,8 +63,30 @@ function statementOf(verdict: DetectionVerdict, counted: readonly Evidence[]): s
   return `${STATEMENTS[verdict]} ${how}`;
 }
 
+/**
+ * Unsigned claims (metadata fields, and Content Credentials whose signer is on no trust list) all come from whoever
+ * wrote the file last: one tool writing `DigitalSourceType`, a `parameters` chunk and a `Software` tag is one source,
+ * not three independent witnesses. Per direction only the strongest of them counts; the others stay in the list
+ * with weight 0 and say why.
+ */
+export function independentEvidence(evidence: readonly Evidence[]): Evidence[] {
+  const declared = (e: Evidence): boolean => e.signal === 'metadata' || (e.signal === 'c2pa' && e.details['signerTrusted'] !== true);
+  const strongest = new Map<'ai' | 'real', Evidence>();
+  for (const e of evidence) {
+    if (!declared(e) || e.weight === 0) continue;
+    const side = e.weight > 0 ? 'ai' : 'real';
+    const current = strongest.get(side);
+    if (!current || Math.abs(e.weight) > Math.abs(current.weight)) strongest.set(side, e);
+  }
+  return evidence.map((e) => {
+    if (!declared(e) || e.weight === 0) return e;
+    const kept = strongest.get(e.weight > 0 ? 'ai' : 'real');
+    return kept === e ? e : { ...e, weight: 0, details: { ...e.details, notCountedBecause: `same source as ${kept?.finding ?? 'another claim'}` } };
+  });
+}
+
 export function fuseEvidence(evidence: readonly Evidence[]): FusedProbability {
-  const counted = evidence.filter((e) => e.weight !== 0);
+  const counted = independentEvidence(evidence).filter((e) => e.weight !== 0);
   const sum = counted.reduce((total, e) => total + e.weight, 0);
   const logOdds = Math.max(-MAX_LOG_ODDS, Math.min(MAX_LOG_ODDS, sum));
   const probability = Math.round((1 / (1 + Math.exp(-logOdds))) * 10_000) / 10_000;

@@ -70,7 +70,7 @@ const en: AiDetectionReportMessages = {
   image: {
     heading: (position, total) => `Image ${position} of ${total}`,
     input: 'Image as received',
-    heatmap: 'Heatmap (red: towards AI, blue: towards real)',
+    heatmap: 'Heatmap (red: mark read or classifier score above 50%; white: nothing read; blue: classifier score below 50%, not proof of a capture)',
     noHeatmap: 'No heatmap',
     statement: "Detector's statement (English)",
     evidence: 'Evidence',
@@ -103,6 +103,8 @@ const en: AiDetectionReportMessages = {
   },
   method: [
     'The probability combines independent signals: Content Credentials (C2PA) manifests, metadata written by generators or cameras, the invisible mark of Stable Diffusion, and a pixel classifier when the operator configured one. Each finding adds its weight (log-odds) to a neutral starting point of 50%; findings of weight 0 are reported and not counted, and the total is capped so that no combination claims certainty.',
+    'Weights: Content Credentials from a signer on the C2PA trust list: +3 for an AI source type, +2 for AI parts, −3 for a camera capture. A valid signature from a signer on no trust list, and every metadata claim (source type, generation parameters, generator software), weighs ±0.5 either way, and the claims of one file writer count once per direction. The Stable Diffusion mark read beyond a one-in-a-million chance: +4.5. A pixel classifier weighs at most ±0.5 unless the operator calibrated it on labelled images, and then the likelihood ratio measured for its score.',
+    'The verdict names a side only from 75% (generated or edited with AI) or below 25% (captured); everything between is "Cannot be determined". Unsigned claims alone never get there: adding, removing or rewriting tags changes the probability by at most ±0.5 log-odds. A different verdict needs trusted Content Credentials, the Stable Diffusion mark, or a calibrated classifier within the false-positive rate the operator set.',
     'What it cannot show: most images carry none of these signals, and re-saving, resizing or screenshots remove metadata, manifests and the Stable Diffusion mark. An image without any finding is therefore reported as "Cannot be determined"; this is evidence neither that it is real nor that it is AI-generated. Metadata can be forged; only a manifest whose signature validates is bound to the file.',
   ],
 };
@@ -136,7 +138,7 @@ const ko: AiDetectionReportMessages = {
   image: {
     heading: (position, total) => `이미지 ${total}개 중 ${position}번째`,
     input: '받은 이미지',
-    heatmap: '히트맵(빨강: AI 쪽, 파랑: 실제 쪽)',
+    heatmap: '히트맵(빨강: 워터마크가 읽힘 또는 분류기 점수 50% 초과, 흰색: 읽힌 것 없음, 파랑: 분류기 점수 50% 미만이며 촬영의 증거는 아님)',
     noHeatmap: '히트맵 없음',
     statement: '탐지기 설명(영어)',
     evidence: '근거',
@@ -169,6 +171,8 @@ const ko: AiDetectionReportMessages = {
   },
   method: [
     '확률은 서로 독립적인 신호를 결합합니다. 콘텐츠 자격 증명(C2PA) 매니페스트, 생성기나 카메라가 기록한 메타데이터, Stable Diffusion의 비가시 워터마크, 그리고 운영자가 설정한 경우 픽셀 분류기입니다. 각 발견 내용은 중립적인 출발점 50%에 가중치(로그 오즈)를 더하며, 가중치가 0인 발견 내용은 보고만 하고 계산에 넣지 않으며, 어떤 조합도 확실성을 주장하지 않도록 합계에 상한을 둡니다.',
+    '가중치: C2PA 신뢰 목록에 있는 서명자의 콘텐츠 자격 증명은 AI 출처 유형 +3, AI로 만든 부분 +2, 카메라 촬영 −3입니다. 신뢰 목록에 없는 서명자의 유효한 서명과 모든 메타데이터 주장(출처 유형, 생성 매개변수, 생성기 소프트웨어)은 어느 쪽이든 ±0.5이며, 한 파일 작성자의 주장은 방향마다 한 번만 계산합니다. 우연일 확률이 백만분의 일 미만으로 읽힌 Stable Diffusion 워터마크는 +4.5입니다. 픽셀 분류기는 운영자가 라벨이 붙은 이미지로 보정하지 않는 한 최대 ±0.5이며, 보정한 경우 그 점수에 대해 측정한 우도비를 씁니다.',
+    '판정은 75% 이상(AI로 생성됨 또는 AI로 편집됨)이나 25% 미만(촬영됨)에서만 한쪽을 가리키며, 그 사이는 모두 "판단할 수 없음"입니다. 서명 없는 주장만으로는 그에 이르지 못합니다. 태그를 추가하거나 지우거나 고쳐 써도 확률은 로그 오즈로 최대 ±0.5만 바뀝니다. 다른 판정에는 신뢰할 수 있는 콘텐츠 자격 증명, Stable Diffusion 워터마크, 또는 운영자가 정한 오탐률 안에서 보정된 분류기가 필요합니다.',
     '보여 줄 수 없는 것: 대부분의 이미지에는 이러한 신호가 없으며, 다시 저장하거나 크기를 바꾸거나 화면을 캡처하면 메타데이터, 매니페스트, Stable Diffusion 워터마크가 사라집니다. 따라서 아무 발견 내용이 없는 이미지는 "판단할 수 없음"으로 보고되며, 이는 실제 이미지라는 근거도 AI 생성이라는 근거도 아닙니다. 메타데이터는 위조될 수 있으며, 서명이 검증된 매니페스트만 파일에 결합되어 있습니다.',
   ],
 };
@@ -202,7 +206,7 @@ const ja: AiDetectionReportMessages = {
   image: {
     heading: (position, total) => `画像 ${total} 枚中 ${position} 枚目`,
     input: '受け取った画像',
-    heatmap: 'ヒートマップ（赤：AI 寄り、青：実写寄り）',
+    heatmap: 'ヒートマップ（赤：透かしを読み取った所または分類器スコア 50% 超、白：読み取りなし、青：分類器スコア 50% 未満で撮影の証拠ではない）',
     noHeatmap: 'ヒートマップなし',
     statement: '検出器の説明（英語）',
     evidence: '根拠',
@@ -235,6 +239,8 @@ const ja: AiDetectionReportMessages = {
   },
   method: [
     '確率は独立した信号を組み合わせたものです。コンテンツ認証情報（C2PA）のマニフェスト、生成器やカメラが記録したメタデータ、Stable Diffusion の不可視透かし、そして運用者が設定した場合はピクセル分類器です。各所見は中立の出発点 50% に重み（対数オッズ）を加え、重みが 0 の所見は報告のみで計算には含めず、どの組み合わせも確実性を主張しないよう合計には上限を設けています。',
+    '重み：C2PA トラストリストに載っている署名者のコンテンツ認証情報は、AI のソース種別 +3、AI で生成された部分 +2、カメラ撮影 −3 です。トラストリストにない署名者の有効な署名と、すべてのメタデータ上の主張（ソース種別、生成パラメータ、生成器のソフトウェア）はどちらの方向でも ±0.5 で、同じファイル作成者の主張は方向ごとに一度だけ数えます。偶然の確率が百万分の一未満で読み取れた Stable Diffusion の透かしは +4.5 です。ピクセル分類器は、運用者がラベル付き画像で較正しない限り最大 ±0.5 で、較正した場合はそのスコアについて測定した尤度比を使います。',
+    '判定が一方を示すのは 75% 以上（AI で生成、AI で編集）または 25% 未満（撮影）の場合だけで、その間はすべて「判定できません」です。署名のない主張だけではそこに届きません。タグを追加、削除、書き換えても確率は対数オッズで最大 ±0.5 しか変わりません。別の判定には、信頼できるコンテンツ認証情報、Stable Diffusion の透かし、または運用者が定めた誤検出率の範囲で較正された分類器が必要です。',
     '示せないこと：ほとんどの画像にはこれらの信号がなく、再保存、リサイズ、スクリーンショットでメタデータ、マニフェスト、Stable Diffusion の透かしは失われます。所見のない画像は「判定できません」と報告され、それは実写である根拠でも AI 生成である根拠でもありません。メタデータは偽造できます。署名が検証されたマニフェストだけがファイルに結び付いています。',
   ],
 };
