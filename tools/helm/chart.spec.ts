@@ -68,12 +68,15 @@ describe('Helm chart', () => {
         'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: a }\nspec: { selector: {}, template: { spec: { containers: [{ name: a, ports: [{ containerPort: "80" }] }] } } }',
         'apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: { name: b }\nspec: { triggers: [] }',
         'apiVersion: example.com/v1\nkind: Unknown\nmetadata: { name: c }',
+        // external-secrets.io/v1 is checked against the v1beta1 schema (validate-manifests.mjs says why)
+        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: { name: d }\nspec: { refreshInterval: 5, secretStoreRef: { name: s, kind: ClusterSecretStore } }',
       ].join('\n---\n'),
     );
-    expect(results.map((result) => result.errors.length > 0)).toEqual([true, true, true]);
+    expect(results.map((result) => result.errors.length > 0)).toEqual([true, true, true, true]);
     expect(results[0].errors.join()).toContain('containerPort must be integer');
     expect(results[1].errors.join()).toContain('scaleTargetRef');
     expect(results[2].errors.join()).toContain('no schema');
+    expect(results[3].errors.join()).toContain('refreshInterval must be string');
   });
 
   it('default values: all eight services, each with its own Deployment, Service, ConfigMap, ServiceAccount, PDB and NetworkPolicy', () => {
