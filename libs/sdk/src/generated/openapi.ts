@@ -844,11 +844,17 @@ export interface components {
              */
             category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
             /**
-             * @description no signal found anything: "no evidence either way"
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything: "cannot be determined: no evidence"
              * @example true
              */
             noEvidence: boolean;
-            /** @example No evidence either way: no signal found anything in this image. */
+            /** @example Cannot be determined: no provenance or generator evidence was found. */
             statement: string;
             evidence: components["schemas"]["AiDetectionEvidence"][];
             /** @example Only file-level evidence: no heatmap is drawn. */
@@ -894,6 +900,17 @@ export interface components {
              * @enum {string}
              */
             category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything in the headline image
+             * @example true
+             */
+            noEvidence: boolean;
             options: {
                 generateHeatmap: boolean;
                 generateOverlay: boolean;
@@ -1006,6 +1023,17 @@ export interface components {
              * @example 0.5
              */
             aiProbability?: number;
+            /**
+             * @description aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            aiVerdict?: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description aiDetection only, once processed: no signal found anything in the headline image
+             * @example true
+             */
+            aiNoEvidence?: boolean;
             /** @description aiDetection only: the options given at creation */
             aiDetectionOptions?: {
                 generateHeatmap?: boolean;
