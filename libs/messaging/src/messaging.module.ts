@@ -15,7 +15,7 @@ import { ConsumerDefinition, EventConsumer } from './event-consumer';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
 import { OutboxRelay } from './outbox-relay';
-import { OutboxWriter } from './outbox-writer';
+import { OutboxCommitSignal, OutboxWriter } from './outbox-writer';
 
 export interface MessagingModuleOptions extends NatsOptions {
   outboxPollIntervalMs: number;
@@ -94,10 +94,11 @@ export class MessagingModule {
           useFactory: (dataSource: DataSource, nats: NatsConnectionService) =>
             new OutboxRelay(dataSource, () => nats.js, { pollIntervalMs: options.outboxPollIntervalMs }),
         },
+        { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,
         MessagingRuntime,
       ],
-      exports: [NatsConnectionService, OutboxRelay, OutboxWriter, MessagingRuntime],
+      exports: [NatsConnectionService, OutboxRelay, OutboxCommitSignal, OutboxWriter, MessagingRuntime],
     };
   }
 }
