@@ -15,12 +15,15 @@
 //   npm run admin -- parked discard --seq 12         (or --all --durable X)
 // A replay republishes the original message to its original subject for the consumer that parked it, then
 // removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
+//
+// An order's timeline (every step the services recorded, asked of the orders service over NATS_URL):
+//   npm run admin -- order timeline 4711 [--json]
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
-import { KeyMode, Plan, PLANS } from '@cp/contracts';
+import { DomainException, ErrorCode, KeyMode, ORDER_ID_PATTERN, OrderTimelineView, Plan, PLANS, Rpcs } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
-import { MESSAGING_ENTITIES, natsServers, OutboxWriter } from '@cp/messaging';
+import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -70,6 +73,10 @@ async function main(): Promise<void> {
   const [resource, action] = positionals;
   if (resource === 'parked') {
     await runParked(action ?? '', values);
+    return;
+  }
+  if (resource === 'order' && action === 'timeline') {
+    await runOrderTimeline(positionals[2], values.json === true);
     return;
   }
   const dataSource = new DataSource(
@@ -202,6 +209,38 @@ async function runParked(action: string, values: { json?: boolean; seq?: string;
     process.stdout.write(values.json === true ? `${JSON.stringify(rows)}\n` : `${rows.length === 0 ? 'nothing parked' : rows.map(describeRow).join('\n')}\n`);
   } finally {
     await nc.drain();
+  }
+}
+
+/** One line per step: time, service, step, duration, detail (tab-separated); the services that did not answer last. */
+function formatTimeline(timeline: OrderTimelineView): string {
+  const lines = timeline.steps.map((step) =>
+    [step.at, step.service, step.step, step.durationMs === undefined ? '' : `${step.durationMs} ms`, step.detail ?? ''].join('\t').trimEnd(),
+  );
+  if (timeline.unavailable.length > 0) {
+    lines.push(`not answered (their steps are missing): ${timeline.unavailable.join(', ')}`);
+  }
+  return `order ${timeline.orderId}\n${lines.join('\n')}\n`;
+}
+
+/** `order timeline <orderId>`: through the orders service's RPC, which asks every other service for its steps. */
+async function runOrderTimeline(orderId: string | undefined, json: boolean): Promise<void> {
+  if (!orderId || !ORDER_ID_PATTERN.test(orderId)) {
+    fail('usage: order timeline <orderId> (digits)');
+  }
+  const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 20_000 });
+  try {
+    const timeline = await rpc.request(Rpcs.ordersOrderTimeline, { orderId });
+    process.stdout.write(json ? `${JSON.stringify(timeline)}\n` : formatTimeline(timeline));
+  } catch (error) {
+    if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
+      process.stderr.write(`admin: order ${orderId} not found\n`);
+      process.exitCode = 3;
+      return;
+    }
+    throw error;
+  } finally {
+    await rpc.onApplicationShutdown();
   }
 }
 

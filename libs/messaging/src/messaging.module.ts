@@ -12,6 +12,7 @@ import { tableSql } from '@cp/database';
 import { DataSource } from 'typeorm';
 import { setQueueMetricsSource } from './consumer-metrics';
 import { ConsumerDefinition, EventConsumer } from './event-consumer';
+import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
 import { OutboxRelay } from './outbox-relay';
@@ -97,8 +98,9 @@ export class MessagingModule {
         { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,
         MessagingRuntime,
+        JobAttemptsRepository,
       ],
-      exports: [NatsConnectionService, OutboxRelay, OutboxCommitSignal, OutboxWriter, MessagingRuntime],
+      exports: [NatsConnectionService, OutboxRelay, OutboxCommitSignal, OutboxWriter, MessagingRuntime, JobAttemptsRepository],
     };
   }
 }
