@@ -34,7 +34,10 @@ export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   @IsString()
   AI_CLASSIFIER_STD = '0.229,0.224,0.225';
 
-  /** How far the operator trusts the model: multiplies its clamped logit (±3) in the fusion. */
+  /**
+   * Without a calibration file: multiplies the model's logit, the product capped at ±0.5 (an unsigned claim's
+   * weight), so an uncalibrated model never decides alone.
+   */
   @IsNumber()
   @Min(0)
   @Max(2)
@@ -45,6 +48,14 @@ export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   @Min(1)
   @Max(8)
   AI_CLASSIFIER_GRID: number = 4;
+
+  /**
+   * Calibration file of this model (`npm run admin -- ai-classifier calibrate`): its measured likelihood ratios
+   * replace AI_CLASSIFIER_WEIGHT; a file made for another model is refused at start.
+   */
+  @IsOptional()
+  @IsString()
+  AI_CLASSIFIER_CALIBRATION_PATH?: string;
 }
 
 export interface AiDetectorConfig extends CoreConfig {
@@ -74,6 +85,7 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
         std: triple('AI_CLASSIFIER_STD', env.AI_CLASSIFIER_STD),
         weight: env.AI_CLASSIFIER_WEIGHT,
         grid: env.AI_CLASSIFIER_GRID,
+        ...(env.AI_CLASSIFIER_CALIBRATION_PATH ? { calibrationPath: env.AI_CLASSIFIER_CALIBRATION_PATH } : {}),
       }
     : undefined;
   return {

@@ -78,6 +78,7 @@ export class DetectImageUseCase extends FileJob<DetectionTypes> {
       fileId: job.fileId,
       probability: result.probability,
       category: result.category,
+      verdict: result.verdict,
       noEvidence: result.noEvidence,
       statement: result.statement,
       evidence: result.evidence.map(({ signal, finding, description, direction, weight, details }) => ({ signal, finding, description, direction, weight, details })),

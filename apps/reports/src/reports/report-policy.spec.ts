@@ -67,6 +67,8 @@ describe('report policy', () => {
       aiDetection: {
         probability: 0.9,
         category: 'likely_ai',
+        verdict: 'generated',
+        noEvidence: false,
         simulated: false,
         files: [
           {
@@ -74,6 +76,7 @@ describe('report policy', () => {
             input: { role: 'input', fileName: 'a.png', size: 10, bucket: 'in', key: 'k' },
             probability: 0.9,
             category: 'likely_ai',
+            verdict: 'generated',
             noEvidence: false,
             statement: 's',
             evidence: [],
