@@ -64,7 +64,9 @@ export class DetectImageUseCase {
       heatmap: await store(rendered.heatmap),
       overlay: await store(rendered.overlay),
     };
-    const evidence = result.evidence.map(({ signal, finding, description, direction, weight, details }) => ({ signal, finding, description, direction, weight, details }));
+    const evidence = result.evidence.map(({ signal, finding, description, direction, weight, details, provenance }) => ({
+      signal, finding, description, direction, weight, details, ...(provenance ? { provenance } : {}),
+    }));
     const completed: AiDetectionCompletedEvent = {
       orderId: job.orderId,
       fileId: job.fileId,
