@@ -14,9 +14,11 @@ import { RpcUnavailableError } from './rpc-client';
  * Ack wait of long jobs (embed, extract, package, fetch): the consumer sends a progress heartbeat
  * (`working()`) every third of it while the handler runs, so a live job never times out however long it
  * takes, and a job whose process died (kill -9, OOM, SIGSTOP) is redelivered to a healthy replica within
- * 20 s instead of 2-5 minutes. How long a handler may run is its deadline, not the ack wait.
+ * 10 s instead of 2-5 minutes. It is also how long a job waits whose delivery was lost with a killed JetStream
+ * node (sent by the consumer leader, never received): 20 s made such an order wait 25-30 s after a leader kill.
+ * How long a handler may run is its deadline, not the ack wait.
  */
-export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
+export const HEARTBEAT_JOB_ACK_WAIT_MS = 10_000;
 
 /**
  * Ack wait of a consumer that sets none (the events). Short, because a delivery whose ack the broker never got
