@@ -273,6 +273,7 @@ function hops(times: OrderTimes[], resultName: string): HopRow[] {
   const of = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
   return [
     of('creation → upload slot (API answer)', times.map((t) => t.slotGiven - t.requested)),
+    of('upload slot → PUT done (the client uploads)', times.map((t) => t.putDone - t.slotGiven)),
     of('PUT done → job published', times.map((t) => (t.job === null ? null : t.job - t.putDone))),
     of(`job → ${resultName} (processor: read, engine, store)`, times.map((t) => (t.job === null || t.result === null ? null : t.result - t.job))),
     of(`${resultName} → complete`, times.map((t) => (t.result === null ? null : t.completedAt - t.result))),
