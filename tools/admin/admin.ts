@@ -20,12 +20,14 @@
 //   npm run admin -- ai-classifier calibrate --model m.onnx --real DIR --generated DIR [--out m.calibration.json]
 //     [--max-fpr 0.01] [--thresholds 0.5,0.7,0.9] [--bands 10] [--input-size 224] [--grid 4]
 //     [--mean 0.485,0.456,0.406] [--std 0.229,0.224,0.225]
+// An order's timeline (every step the services recorded, asked of the orders service over NATS_URL):
+//   npm run admin -- order timeline 4711 [--json]
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
-import { KeyMode, Plan, PLANS } from '@cp/contracts';
+import { DomainException, ErrorCode, KeyMode, ORDER_ID_PATTERN, OrderTimelineView, Plan, PLANS, Rpcs } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
-import { MESSAGING_ENTITIES, natsServers, OutboxWriter } from '@cp/messaging';
+import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -91,6 +93,10 @@ async function main(): Promise<void> {
   }
   if (resource === 'parked') {
     await runParked(action ?? '', values);
+    return;
+  }
+  if (resource === 'order' && action === 'timeline') {
+    await runOrderTimeline(positionals[2], values.json === true);
     return;
   }
   const dataSource = new DataSource(
@@ -223,6 +229,38 @@ async function runParked(action: string, values: { json?: boolean; seq?: string;
     process.stdout.write(values.json === true ? `${JSON.stringify(rows)}\n` : `${rows.length === 0 ? 'nothing parked' : rows.map(describeRow).join('\n')}\n`);
   } finally {
     await nc.drain();
+  }
+}
+
+/** One line per step: time, service, step, duration, detail (tab-separated); the services that did not answer last. */
+function formatTimeline(timeline: OrderTimelineView): string {
+  const lines = timeline.steps.map((step) =>
+    [step.at, step.service, step.step, step.durationMs === undefined ? '' : `${step.durationMs} ms`, step.detail ?? ''].join('\t').trimEnd(),
+  );
+  if (timeline.unavailable.length > 0) {
+    lines.push(`not answered (their steps are missing): ${timeline.unavailable.join(', ')}`);
+  }
+  return `order ${timeline.orderId}\n${lines.join('\n')}\n`;
+}
+
+/** `order timeline <orderId>`: through the orders service's RPC, which asks every other service for its steps. */
+async function runOrderTimeline(orderId: string | undefined, json: boolean): Promise<void> {
+  if (!orderId || !ORDER_ID_PATTERN.test(orderId)) {
+    fail('usage: order timeline <orderId> (digits)');
+  }
+  const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 20_000 });
+  try {
+    const timeline = await rpc.request(Rpcs.ordersOrderTimeline, { orderId });
+    process.stdout.write(json ? `${JSON.stringify(timeline)}\n` : formatTimeline(timeline));
+  } catch (error) {
+    if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
+      process.stderr.write(`admin: order ${orderId} not found\n`);
+      process.exitCode = 3;
+      return;
+    }
+    throw error;
+  } finally {
+    await rpc.onApplicationShutdown();
   }
 }
 

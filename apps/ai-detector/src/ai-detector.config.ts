@@ -1,29 +1,10 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, toWorkerSettings, validateEnv, withWorkerEnv, WorkerSettings } from '@cp/config';
 import { C2paTrustConfig, ClassifierConfig } from '@cp/ai-detection';
 import { IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
-export class AiDetectorEnv extends StorageEnv {
+/** The worker variables (`AI_DETECTION_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from `withWorkerEnv`. */
+export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   override PORT: number = 3104;
-
-  @IsInt()
-  @Min(1_000_000)
-  @Max(1_000_000_000)
-  AI_DETECTION_MAX_PIXELS: number = 100_000_000;
-
-  @IsInt()
-  @Min(1024)
-  AI_DETECTION_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
-
-  /** Images analysed at once by one replica (CPU-bound). */
-  @IsInt()
-  @Min(1)
-  @Max(16)
-  AI_DETECTION_CONCURRENCY: number = 1;
-
-  @IsInt()
-  @Min(1)
-  @Max(20)
-  AI_DETECTION_MAX_ATTEMPTS: number = 4;
 
   /** Budget of one C2PA read (the reader runs in its own process); past it the signal says "could not be read". */
   @IsInt()
@@ -104,11 +85,7 @@ export class AiDetectorEnv extends StorageEnv {
 
 export interface AiDetectorConfig extends CoreConfig {
   storage: StorageConfig;
-  detection: {
-    maxPixels: number;
-    maxInputBytes: number;
-    concurrency: number;
-    maxAttempts: number;
+  detection: WorkerSettings & {
     classifier?: ClassifierConfig;
     /** The C2PA reader process: deadline of one read and heap. */
     c2pa: { deadlineMs: number; maxOldGenerationSizeMb: number };
@@ -141,10 +118,7 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
     ...toCoreConfig(env),
     storage: toStorageConfig(env),
     detection: {
-      maxPixels: env.AI_DETECTION_MAX_PIXELS,
-      maxInputBytes: env.AI_DETECTION_MAX_INPUT_BYTES,
-      concurrency: env.AI_DETECTION_CONCURRENCY,
-      maxAttempts: env.AI_DETECTION_MAX_ATTEMPTS,
+      ...toWorkerSettings(env, 'AI_DETECTION'),
       classifier,
       c2pa: { deadlineMs: env.C2PA_READ_DEADLINE_MS, maxOldGenerationSizeMb: env.C2PA_READER_MAX_HEAP_MB },
       c2paTrust: {

@@ -86,7 +86,9 @@ export interface AiDetectionReportContext {
 /** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
 export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;
 
-export type ReportType = 'watermarkDetection' | 'aiDetection';
+/** The kinds of report (spec 4.7/4.8); which order type has which is the type's to say. */
+export const REPORT_TYPES = ['watermarkDetection', 'aiDetection'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
 
 export type ReportFailureCode = 'REPORT_GENERATION_FAILED' | 'REPORT_NOT_AVAILABLE';
 

@@ -1,4 +1,4 @@
-import { REPORT_LOCALES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
+import { AI_DETECTION_VERDICTS, ORDER_STATUSES, ORDER_TYPES, REPORT_LOCALES, REPORT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**
@@ -10,9 +10,7 @@ const dateTime = (example: string): SchemaObject => ({ type: 'string', format: '
 const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 
-const ORDER_STATUSES = ['pending', 'inProgress', 'complete', 'failed', 'expired'];
-const AI_VERDICTS = ['generated', 'edited_with_ai', 'captured', 'cannot_be_determined'];
-const aiVerdict = (description: string): SchemaObject => ({ type: 'string', enum: AI_VERDICTS, description, example: 'cannot_be_determined' });
+const aiVerdict = (description: string): SchemaObject => ({ type: 'string', enum: [...AI_DETECTION_VERDICTS], description, example: 'cannot_be_determined' });
 const VERDICT_MEANING = 'what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)';
 
 export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
@@ -84,7 +82,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'status', 'processingDelayed', 'expiresAt', 'files', 'outputs', 'result', 'reports'],
     properties: {
       orderId: { type: 'string', pattern: '^[0-9]{1,20}$', example: '42' },
-      status: { type: 'string', enum: ORDER_STATUSES, example: 'pending' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], example: 'pending' },
       processingDelayed: { type: 'boolean', description: 'automatic retries are exhausted; the order stays `inProgress`', example: false },
       expiresAt: nullable({ ...dateTime('2026-12-23T10:00:00.000Z'), description: 'after it, downloads and reports give `ORDER_EXPIRED`' }),
       files: { type: 'array', items: ref('InputFile'), description: 'request order; for extract orders index 0 is the original, 1 the file to inspect' },
@@ -109,7 +107,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'reportType', 'locale', 'status', 'download', 'failure'],
     properties: {
       orderId: { type: 'string', example: '43' },
-      reportType: { type: 'string', enum: ['watermarkDetection', 'aiDetection'], example: 'watermarkDetection' },
+      reportType: { type: 'string', enum: [...REPORT_TYPES], example: REPORT_TYPES[0] },
       locale: { type: 'string', enum: [...REPORT_LOCALES], example: 'ko-KR' },
       status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed'], example: 'completed' },
       download: nullable({
@@ -250,7 +248,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'status'],
     properties: {
       orderId: { type: 'string', example: '46' },
-      status: { type: 'string', enum: ORDER_STATUSES, description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' },
     },
   },
   AiDetectionEvidence: {
@@ -368,9 +366,9 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       orderId: { type: 'string', example: '42' },
       orderName: { type: 'string', example: 'photo.jpg' },
-      type: { type: 'string', enum: ['antiAi', 'watermarkEmbed', 'watermarkExtract', 'aiDetection'], example: 'watermarkEmbed' },
+      type: { type: 'string', enum: [...ORDER_TYPES], example: ORDER_TYPES[0] },
       channel: { type: 'string', enum: ['api', 'web'], example: 'api' },
-      status: { type: 'string', enum: ORDER_STATUSES, example: 'complete' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], example: 'complete' },
       fileCount: { type: 'integer', example: 1 },
       thumbnailImageUrl: nullable({
         type: 'string',

@@ -3,7 +3,7 @@
 import { AiDetectionCompletedEvent, aiDetectionCategoryOf, AiDetectionVerdict, EventSubjects, JobSubjects, ObjectKeys, OutboxMessage, StoredObjectRef } from '@cp/contracts';
 import { Order, OrderFileState } from '../../domain/order';
 import { ObjectUrls, ProcessingContext } from '../order-type-definition';
-import { aiDetectionOrderRules } from './ai-detection-order.rules';
+import { aiDetectionOrderRules, isConfirmed, recordConfirmation } from './ai-detection-order.rules';
 import { AiDetectionOrderType } from './ai-detection.order-type';
 
 const type = new AiDetectionOrderType();
@@ -27,8 +27,6 @@ function orderOf(status: 'pending' | 'inProgress', fileCount = 2, options = { ge
       packageKey: null,
       options: rules.options ?? null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),
       completedAt: null,
       failedAt: null,
@@ -152,8 +150,8 @@ describe('AI detection orders', () => {
 
   it('a confirmation before the uploads are in is kept with the pending order, once', () => {
     const order = orderOf('pending');
-    expect(order.isConfirmed()).toBe(false);
-    order.recordConfirmation(context.now);
-    expect([order.status, order.isConfirmed(), order.state.options?.generateHeatmap]).toEqual(['pending', true, true]);
+    expect([isConfirmed(order), type.startsOnLastFile(order)]).toEqual([false, false]);
+    recordConfirmation(order, context.now);
+    expect([order.status, isConfirmed(order), type.startsOnLastFile(order), order.state.options?.generateHeatmap]).toEqual(['pending', true, true, true]);
   });
 });

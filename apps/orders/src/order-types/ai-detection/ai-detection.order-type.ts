@@ -22,7 +22,7 @@ import { Order, OrderOptions } from '../../domain/order';
 import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
-import { aiDetectionOptionsOf } from './ai-detection-order.rules';
+import { aiDetectionOptionsOf, isConfirmed } from './ai-detection-order.rules';
 
 /**
  * One image's analysis as the order keeps it (`typeResult.files[fileId]`); `original` is what the reads show
@@ -93,7 +93,6 @@ function simulated(fileId: string): StoredDetection {
 export class AiDetectionOrderType implements OrderTypeDefinition {
   readonly type = 'aiDetection' as const;
   readonly reportType = 'aiDetection' as const;
-  readonly startsWhen = 'confirmed' as const;
 
   readonly results = [
     onResult('orders-ai-detection-completed', Events.aiDetectionCompleted, (order, event, context) => {
@@ -123,6 +122,11 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
     // An image that can never be analysed fails the order with its public code; the credits come back.
     onResult('orders-ai-detection-failed', Events.aiDetectionFailed, (order, event, context) => order.outputFailed(`${event.fileId}-1`, event.code, context.now)),
   ];
+
+  /** Spec 4.15: the analysis starts on the client's confirmation; one given before the last image starts it then. */
+  startsOnLastFile(order: Order): boolean {
+    return isConfirmed(order);
+  }
 
   startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
