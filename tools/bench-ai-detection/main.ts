@@ -3,7 +3,7 @@
  * Tags are written by ExifTool (`exiftool-vendored`) and by libvips (sharp's XMP/EXIF writers); files are re-saved
  * by libvips encoders and, when Debian's python3-opencv is installed, by OpenCV; Content Credentials are signed by a
  * second signer with its own certificate chain, once trusted (its root added to the shipped C2PA Trust List, as an
- * operator would) and once not (a third signer nobody lists); Stable Diffusion marks come from reference_marks.py
+ * operator would) and once not (a third signer nobody lists); Stable Diffusion marks come from reference-marks.py
  * (Python OpenCV, not the project's encoder) when available. Each file has a truth (generated, edited with AI,
  * captured) and the verdict a careful reader should get from its evidence; the table compares.
  * The run FAILS (exit code 1) when any captured file is called generated or edited with AI, or any AI file captured.
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
         writeFileSync(file, await sharp(bytes).png().toBuffer());
         inputs.push(file);
       }
-      execFileSync(PYTHON, [join(__dirname, 'reference_marks.py'), join(dir, 'marks'), ...inputs], { stdio: 'ignore' });
+      execFileSync(PYTHON, [join(__dirname, 'reference-marks.py'), join(dir, 'marks'), ...inputs], { stdio: 'ignore' });
       const manifest = JSON.parse(readFileSync(join(dir, 'marks', 'manifest.json'), 'utf8')) as { images: Array<{ file: string }> };
       for (const { file } of manifest.images) {
         const bytes = readFileSync(join(dir, 'marks', file));
