@@ -1,16 +1,19 @@
+import { Transaction, TransactionalRepository, asTransaction } from '@cp/database';
 import { ReportLocale } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, LessThan } from 'typeorm';
+import { DataSource, In, LessThan } from 'typeorm';
 import { ExpiredOrderEntity } from '../expiry/expired-order.entity';
 import { ReportEntity } from './report.entity';
 
 /** Report rows; writes take the caller's transaction so the outbox event commits with them. */
 @Injectable()
-export class ReportsRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class ReportsRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => work(asTransaction(manager)));
   }
 
   find(orderId: string, locale: ReportLocale): Promise<ReportEntity | null> {
@@ -18,8 +21,8 @@ export class ReportsRepository {
   }
 
   /** Locks the row (if any) for the rest of the transaction. */
-  lock(manager: EntityManager, orderId: string, locale: ReportLocale): Promise<ReportEntity | null> {
-    return manager
+  lock(tx: Transaction, orderId: string, locale: ReportLocale): Promise<ReportEntity | null> {
+    return this.db(tx)
       .getRepository(ReportEntity)
       .createQueryBuilder('report')
       .where('report.orderId = :orderId AND report.locale = :locale', { orderId, locale })
@@ -28,8 +31,8 @@ export class ReportsRepository {
   }
 
   /** Inserts unless a concurrent request already did; true when this call inserted the row. */
-  async insertIfAbsent(manager: EntityManager, row: ReportEntity): Promise<boolean> {
-    const result = await manager
+  async insertIfAbsent(tx: Transaction, row: ReportEntity): Promise<boolean> {
+    const result = await this.db(tx)
       .createQueryBuilder()
       .insert()
       .into(ReportEntity)
@@ -40,20 +43,20 @@ export class ReportsRepository {
     return (result.raw as unknown[]).length > 0;
   }
 
-  async save(manager: EntityManager, row: ReportEntity): Promise<void> {
-    await manager.getRepository(ReportEntity).save(row);
+  async save(tx: Transaction, row: ReportEntity): Promise<void> {
+    await this.db(tx).getRepository(ReportEntity).save(row);
   }
 
   async isOrderExpired(orderId: string): Promise<boolean> {
     return this.dataSource.getRepository(ExpiredOrderEntity).existsBy({ orderId });
   }
 
-  async markOrderExpired(manager: EntityManager, orderId: string, at: Date): Promise<void> {
-    await manager.createQueryBuilder().insert().into(ExpiredOrderEntity).values({ orderId, expiredAt: at }).orIgnore().execute();
+  async markOrderExpired(tx: Transaction, orderId: string, at: Date): Promise<void> {
+    await this.db(tx).createQueryBuilder().insert().into(ExpiredOrderEntity).values({ orderId, expiredAt: at }).orIgnore().execute();
   }
 
-  lockAllOfOrder(manager: EntityManager, orderId: string): Promise<ReportEntity[]> {
-    return manager
+  lockAllOfOrder(tx: Transaction, orderId: string): Promise<ReportEntity[]> {
+    return this.db(tx)
       .getRepository(ReportEntity)
       .createQueryBuilder('report')
       .where('report.orderId = :orderId', { orderId })

@@ -1,6 +1,7 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { WebhookDeliveryStatus } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { StoredEvent } from './webhook-payload';
@@ -77,15 +78,17 @@ const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurre
 
 /** The delivery log and the durable retry queue in one table. */
 @Injectable()
-export class WebhookDeliveriesRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class WebhookDeliveriesRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
   /** One PENDING delivery per endpoint, due at once; a redelivered source event adds nothing. */
-  async enqueue(manager: EntityManager, accountId: string, sourceEventId: string, event: StoredEvent, webhookIds: number[], at: Date): Promise<number> {
+  async enqueue(tx: Transaction, accountId: string, sourceEventId: string, event: StoredEvent, webhookIds: number[], at: Date): Promise<number> {
     if (webhookIds.length === 0) {
       return 0;
     }
-    const inserted = await manager
+    const inserted = await this.db(tx)
       .createQueryBuilder()
       .insert()
       .into(WebhookDeliveryEntity)
