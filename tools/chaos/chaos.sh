@@ -9,4 +9,4 @@ export E2E_NAME="${E2E_NAME:-chaos}" E2E_PORT_BASE="${E2E_PORT_BASE:-7000}"
 bash tools/stack/ensure-deps.sh
 eval "$(node -r ./tools/register.js tools/stack/test-infra.ts up)"
 trap 'node -r ./tools/register.js tools/stack/test-infra.ts down' EXIT
-npx jest -c jest.e2e.config.js --ci --runInBand e2e/chaos
+npx jest -c jest.e2e.config.js --ci --runInBand e2e/chaos ${CHAOS_ROWS:+-t "$CHAOS_ROWS"}

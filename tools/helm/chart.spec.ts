@@ -148,6 +148,11 @@ describe('Helm chart', () => {
       expect(env.map((variable) => variable.valueFrom?.secretKeyRef?.name)).toEqual(env.map(() => external.target.name));
       expect(env.map((variable) => variable.name)).toEqual(external.data.map((entry) => entry.secretKey));
     }
+    // Every service keeps its streams at three copies on the three NATS nodes it lists.
+    for (const service of SERVICES) {
+      const data = byName(objects, 'ConfigMap', `content-protection-${service}`).data ?? {};
+      expect([data.NATS_STREAM_REPLICAS, data.NATS_URL?.split(',').length]).toEqual(['3', 3]);
+    }
     const rules = JSON.stringify(ofKind(objects, 'PrometheusRule').map((object) => object.spec));
     for (const alert of ['Http5xxRate', 'MessagesParked', 'ProcessingDelayed', 'WebhookFailures']) {
       expect(rules).toContain(`ContentProtection${alert}`);
@@ -245,6 +250,7 @@ describe('Helm chart', () => {
     ['a grace period shorter than 30 s', 'services.watermark-processor.terminationGracePeriodSeconds=5', 'terminationGracePeriodSeconds'],
     ['a Deployment without DATABASE_URL', 'services.retention.secretKeys={S3_ACCESS_KEY}', 'services.retention.secretKeys'],
     ['an unknown secret store kind', 'secrets.externalSecret.secretStoreRef.kind=Vault', 'kind'],
+    ['three copies of each stream on a single NATS node', 'config.NATS_STREAM_REPLICAS=3', 'natsCluster.nodes: Must be greater than or equal to 3'],
   ];
 
   it.each(refused)('values.schema.json makes helm refuse %s', async (_what, pair, path) => {
@@ -252,5 +258,14 @@ describe('Helm chart', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(path);
+  });
+
+  it('stream replication must fit the NATS nodes: 3 copies on 3 nodes render, 5 copies on the production cluster of 3 are refused', async () => {
+    const fits = await helm(['template', 'cp', CHART_DIR, '--set', 'config.NATS_STREAM_REPLICAS=3,natsCluster.nodes=3']);
+    expect(fits.stderr).toBe('');
+    expect(fits.code).toBe(0);
+    const tooMany = await helm(['template', 'cp', CHART_DIR, '-f', VALUES_FILES.production, '--set', 'config.NATS_STREAM_REPLICAS=5']);
+    expect(tooMany.code).not.toBe(0);
+    expect(tooMany.stderr).toContain('natsCluster.nodes: Must be greater than or equal to 5');
   });
 });

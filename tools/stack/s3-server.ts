@@ -7,9 +7,42 @@ import { ensureStreams, NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messagin
 import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
 import { acceptStreamedUploads } from '@cp/testing';
-import { connect } from 'nats';
+import { connect, JetStreamClient } from 'nats';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import S3rver from 's3rver';
+
+/** How long a notification is retried (MinIO keeps retrying from its queue directory; the uploads sweep is the last resort). */
+const NOTIFY_RETRY_MS = 60_000;
+/**
+ * Per publish: a request lost with a killed JetStream node is given up after this and sent again (the same
+ * `Nats-Msg-Id`, so JetStream stores it once), instead of the client's 5 s default.
+ */
+const NOTIFY_PUBLISH_TIMEOUT_MS = 2000;
+const NOTIFY_RETRY_PAUSE_MS = 250;
+
+/**
+ * Publishes one notification until JetStream acknowledges it, as MinIO's NATS target does with a queue directory.
+ * A JetStream leader election (a node of the cluster killed) answers "no responders" or nothing for seconds:
+ * a notification dropped then left its order waiting for the uploads sweep (10 s and more).
+ */
+async function publishNotification(js: JetStreamClient, body: string): Promise<void> {
+  const msgID = randomUUID();
+  const until = Date.now() + NOTIFY_RETRY_MS;
+  for (;;) {
+    try {
+      await js.publish(STORAGE_EVENTS_SUBJECT, new TextEncoder().encode(body), { msgID, timeout: NOTIFY_PUBLISH_TIMEOUT_MS });
+      return;
+    } catch (error) {
+      if (Date.now() + NOTIFY_RETRY_PAUSE_MS > until) {
+        // A lost notification is picked up by the uploads service's reconciliation sweep.
+        process.stderr.write(`${JSON.stringify({ level: 'warn', service: 's3-bridge', msg: 'publish failed', err: String(error) })}\n`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, NOTIFY_RETRY_PAUSE_MS));
+    }
+  }
+}
 
 async function main(): Promise<void> {
   const port = Number(process.env.S3_PORT ?? 9000);
@@ -26,11 +59,7 @@ async function main(): Promise<void> {
       if (!record.eventName.includes('ObjectCreated')) {
         continue;
       }
-      const body = JSON.stringify(toStorageNotification(record));
-      js.publish(STORAGE_EVENTS_SUBJECT, new TextEncoder().encode(body)).catch((error: unknown) => {
-        // A lost notification is picked up by the uploads service's reconciliation sweep.
-        process.stderr.write(`${JSON.stringify({ level: 'warn', service: 's3-bridge', msg: 'publish failed', err: String(error) })}\n`);
-      });
+      void publishNotification(js, JSON.stringify(toStorageNotification(record)));
     }
   });
   await server.run();

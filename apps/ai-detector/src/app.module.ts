@@ -5,6 +5,7 @@ import { AIDETECT_ENTITIES, AIDETECT_SCHEMA } from './database/entities';
 import { AIDETECT_MIGRATIONS } from './database/migrations';
 import { AiDetectorProvider } from './detection/ai-detector.provider';
 import { DetectImageUseCase } from './detection/detect-image.use-case';
+import { DetectionExhaustedUseCase } from './detection/detection-exhausted.use-case';
 import { DetectionJobConsumer } from './detection/detection-job.consumer';
 import { DetectionRunRepository } from './detection/detection-run.repository';
 
@@ -28,6 +29,7 @@ export class AppModule {
         AiDetectorProvider,
         DetectionRunRepository,
         DetectImageUseCase,
+        DetectionExhaustedUseCase,
         DetectionJobConsumer,
       ],
     };

@@ -1,37 +1,32 @@
-import { ConfigValidationError, CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import {
+  ConfigValidationError,
+  CoreConfig,
+  ipList,
+  IsIpList,
+  StorageConfig,
+  StorageEnv,
+  toBoolean,
+  toCoreConfig,
+  toStorageConfig,
+  toWorkerSettings,
+  validateEnv,
+  withWorkerEnv,
+  WorkerSettings,
+} from '@cp/config';
 import { loadSigningCredentials, SigningCredentials } from '@cp/anti-ai';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_WATERMARK_SECRET = 'dev-only-watermark-secret';
 
-export class WatermarkProcessorEnv extends StorageEnv {
+/** The worker variables (`WATERMARK_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from `withWorkerEnv`. */
+export class WatermarkProcessorEnv extends withWorkerEnv(StorageEnv, 'WATERMARK') {
   override PORT: number = 3103;
 
   /** Keys the watermark pattern and the payload check; changing it makes existing marks unreadable. */
   @IsString()
   @MinLength(16)
   WATERMARK_SECRET = DEV_WATERMARK_SECRET;
-
-  @IsInt()
-  @Min(1_000_000)
-  @Max(1_000_000_000)
-  WATERMARK_MAX_PIXELS: number = 100_000_000;
-
-  @IsInt()
-  @Min(1024)
-  WATERMARK_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
-
-  /** Jobs processed at once by one replica (image work is CPU-bound). */
-  @IsInt()
-  @Min(1)
-  @Max(16)
-  WATERMARK_CONCURRENCY: number = 1;
-
-  @IsInt()
-  @Min(1)
-  @Max(20)
-  WATERMARK_MAX_ATTEMPTS: number = 4;
 
   /** PDF: all FlateDecode streams of one file may inflate to at most this many bytes (checked before parsing). */
   @IsInt()
@@ -105,7 +100,7 @@ export class WatermarkProcessorEnv extends StorageEnv {
 
 export interface WatermarkProcessorConfig extends CoreConfig {
   storage: StorageConfig;
-  watermark: { secret: string; maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number };
+  watermark: WorkerSettings & { secret: string };
   /** What one PDF may cost to open and render (@cp/watermark-pdf's limits). */
   pdf: {
     inflation: { maxInflatedBytes: number; maxInflationRatio: number; minInflatedBytes: number };
@@ -148,13 +143,7 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
   return {
     ...toCoreConfig(env),
     storage: toStorageConfig(env),
-    watermark: {
-      secret: env.WATERMARK_SECRET,
-      maxPixels: env.WATERMARK_MAX_PIXELS,
-      maxInputBytes: env.WATERMARK_MAX_INPUT_BYTES,
-      concurrency: env.WATERMARK_CONCURRENCY,
-      maxAttempts: env.WATERMARK_MAX_ATTEMPTS,
-    },
+    watermark: { secret: env.WATERMARK_SECRET, ...toWorkerSettings(env, 'WATERMARK') },
     pdf: {
       inflation: { maxInflatedBytes: env.PDF_MAX_INFLATED_BYTES, maxInflationRatio: env.PDF_MAX_INFLATION_RATIO, minInflatedBytes: env.PDF_MIN_INFLATED_BYTES },
       render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB },

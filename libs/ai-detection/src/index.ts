@@ -16,6 +16,7 @@ export {
 } from './c2pa/c2pa-reader';
 export type { C2paReaderLimits, C2paReadResult } from './c2pa/c2pa-reader';
 export { metadataEvidence, MetadataReader } from './metadata/metadata.signal';
-export { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
+export { ClassifierConfig, ClassifierScores, nativePatch, OnnxClassifier, sha256File } from './classifier/onnx-classifier';
+export * from './classifier/calibration';
 export * from './sd-watermark/sd-watermark';
 export { sdMarkSignal } from './sd-watermark/sd-mark.signal';

@@ -1,3 +1,4 @@
 export * from './validate-env';
 export * from './core-env';
 export * from './ip-list';
+export * from './worker-env';

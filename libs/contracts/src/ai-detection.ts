@@ -7,6 +7,23 @@ import { IsNestedObject } from './validators';
 export const AI_DETECTION_CATEGORIES = ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'] as const;
 export type AiDetectionCategory = (typeof AI_DETECTION_CATEGORIES)[number];
 
+/**
+ * What a person can act on (docs/api-decisions.md): a side is named only when the evidence reaches a `likely_*`
+ * band; a file with nothing to read, or only weak claims, is `cannot_be_determined` (never "leaning AI").
+ */
+export const AI_DETECTION_VERDICTS = ['generated', 'edited_with_ai', 'captured', 'cannot_be_determined'] as const;
+export type AiDetectionVerdict = (typeof AI_DETECTION_VERDICTS)[number];
+
+/**
+ * The verdict of a stored analysis; analyses recorded before verdicts existed get the one their category and
+ * `noEvidence` imply (they never named "edited with AI").
+ */
+export function aiDetectionVerdictOf(analysis: { verdict?: AiDetectionVerdict; category: AiDetectionCategory; noEvidence: boolean }): AiDetectionVerdict {
+  if (analysis.verdict) return analysis.verdict;
+  if (analysis.noEvidence) return 'cannot_be_determined';
+  return analysis.category === 'likely_ai' ? 'generated' : analysis.category === 'likely_real' ? 'captured' : 'cannot_be_determined';
+}
+
 /** `job.aidetect.detect`: analyse one image of an aiDetection order. */
 export class AiDetectionJob {
   static readonly subject = JobSubjects.aiDetect;
@@ -93,7 +110,11 @@ export class AiDetectionCompletedEvent {
   @IsIn(AI_DETECTION_CATEGORIES)
   category!: AiDetectionCategory;
 
-  /** true: no signal found anything ("no evidence either way"). */
+  /** Optional only for events published before verdicts existed (`aiDetectionVerdictOf` fills it in). */
+  @IsOptional() @IsIn(AI_DETECTION_VERDICTS)
+  verdict?: AiDetectionVerdict;
+
+  /** true: no signal found anything ("cannot be determined: no evidence"). */
   @IsBoolean()
   noEvidence!: boolean;
 

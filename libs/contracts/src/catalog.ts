@@ -6,7 +6,7 @@ import { AntiAiOrderCreatedView, AntiAiWithUrlsCreatedView, CreateAntiAiOrderCom
 import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-orders';
 import { CreateExtractOrderCommand, ExtractCompletedEvent, ExtractJob } from './extract-orders';
 import { defineEvent, defineJob, defineRpc } from './message-contracts';
-import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent } from './order-events';
+import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OrderType } from './order-events';
 import { BatchResults } from './errors';
 import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
 import {
@@ -15,6 +15,7 @@ import {
   ReportContextQuery,
   ReportContextView,
   ReportStatusChangedEvent,
+  ReportType,
   ReportView,
   RequestReportCommand,
   RequestReportResult,
@@ -111,39 +112,74 @@ export const Jobs = {
 } as const;
 
 /**
+ * Marks a request that may be sent again when its answer was lost (`RpcContract.idempotent`): every query, and
+ * every creation or confirmation that carries the caller's idempotency key (a repeat answers the first outcome).
+ * Not marked: commands whose repeat would act twice or answer differently (create or delete a webhook, retry
+ * deliveries, register upload slots, expire orders, request a report, record a test upload, update a webhook).
+ */
+const REPEATABLE = { idempotent: true } as const;
+
+/**
  * Every request/reply pattern (`<service>.<verb>`) with its request class and response type. The pattern strings
  * live only here: senders use `RpcClient.request(Rpcs.x, …)` and handlers `@RpcHandler(Rpcs.x)` (`@cp/messaging`),
  * so both ends are checked against the same declaration.
  */
 export const Rpcs = {
-  ordersGet: defineRpc<WatermarkOrderView>()('orders.get', GetOrderQuery),
-  ordersGetMany: defineRpc<BatchResults<WatermarkOrderView>>()('orders.getMany', GetOrdersQuery),
-  ordersCreateEmbed: defineRpc<WatermarkOrderView>()('orders.create-embed', CreateEmbedOrderCommand),
-  ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()('orders.create-ai-detection', CreateAiDetectionOrderCommand),
-  ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()('orders.confirm-ai-detection', ConfirmAiDetectionOrderCommand),
-  ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()('orders.create-anti-ai', CreateAntiAiOrderCommand),
-  ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()('orders.create-anti-ai-with-urls', CreateAntiAiWithUrlsCommand),
-  ordersCreateExtract: defineRpc<WatermarkOrderView>()('orders.create-extract', CreateExtractOrderCommand),
-  ordersDownload: defineRpc<DownloadView>()('orders.download', DownloadQuery),
-  ordersReportContext: defineRpc<ReportContextView>()('orders.report-context', ReportContextQuery),
+  ordersGet: defineRpc<WatermarkOrderView>()('orders.get', GetOrderQuery, REPEATABLE),
+  ordersGetMany: defineRpc<BatchResults<WatermarkOrderView>>()('orders.getMany', GetOrdersQuery, REPEATABLE),
+  ordersCreateEmbed: defineRpc<WatermarkOrderView>()('orders.create-embed', CreateEmbedOrderCommand, REPEATABLE),
+  ordersCreateAiDetection: defineRpc<AiDetectionOrderCreatedView>()('orders.create-ai-detection', CreateAiDetectionOrderCommand, REPEATABLE),
+  ordersConfirmAiDetection: defineRpc<AiDetectionConfirmView>()('orders.confirm-ai-detection', ConfirmAiDetectionOrderCommand, REPEATABLE),
+  ordersCreateAntiAi: defineRpc<AntiAiOrderCreatedView>()('orders.create-anti-ai', CreateAntiAiOrderCommand, REPEATABLE),
+  ordersCreateAntiAiWithUrls: defineRpc<AntiAiWithUrlsCreatedView>()('orders.create-anti-ai-with-urls', CreateAntiAiWithUrlsCommand, REPEATABLE),
+  ordersCreateExtract: defineRpc<WatermarkOrderView>()('orders.create-extract', CreateExtractOrderCommand, REPEATABLE),
+  ordersDownload: defineRpc<DownloadView>()('orders.download', DownloadQuery, REPEATABLE),
+  ordersReportContext: defineRpc<ReportContextView>()('orders.report-context', ReportContextQuery, REPEATABLE),
   ordersExpire: defineRpc<ExpireOrdersResult>()('orders.expire', ExpireOrdersCommand),
-  ordersV2CreateEmbed: defineRpc<V2EmbedOrderCreatedView>()('orders.v2-create-embed', CreateV2EmbedOrderCommand),
-  ordersV2CreateExtract: defineRpc<V2ExtractOrderCreatedView>()('orders.v2-create-extract', CreateV2ExtractOrderCommand),
-  ordersV2Get: defineRpc<V2OrderDetailView>()('orders.v2-get', V2OrderQuery),
-  ordersV2RefreshUrls: defineRpc<V2RefreshUrlsView>()('orders.v2-refresh-urls', V2OrderQuery),
-  ordersV2StatsRecent: defineRpc<V2RecentStatsView>()('orders.v2-stats-recent', V2RecentStatsQuery),
-  ordersV2DownloadUrls: defineRpc<V2DownloadUrlsView>()('orders.v2-download-urls', V2OrderQuery),
+  ordersV2CreateEmbed: defineRpc<V2EmbedOrderCreatedView>()('orders.v2-create-embed', CreateV2EmbedOrderCommand, REPEATABLE),
+  ordersV2CreateExtract: defineRpc<V2ExtractOrderCreatedView>()('orders.v2-create-extract', CreateV2ExtractOrderCommand, REPEATABLE),
+  ordersV2Get: defineRpc<V2OrderDetailView>()('orders.v2-get', V2OrderQuery, REPEATABLE),
+  ordersV2RefreshUrls: defineRpc<V2RefreshUrlsView>()('orders.v2-refresh-urls', V2OrderQuery, REPEATABLE),
+  ordersV2StatsRecent: defineRpc<V2RecentStatsView>()('orders.v2-stats-recent', V2RecentStatsQuery, REPEATABLE),
+  ordersV2DownloadUrls: defineRpc<V2DownloadUrlsView>()('orders.v2-download-urls', V2OrderQuery, REPEATABLE),
   uploadsRegisterSlots: defineRpc<UploadUrlsView>()('uploads.register-slots', RegisterSlotsCommand),
-  uploadsUploadUrls: defineRpc<UploadUrlsView>()('uploads.upload-urls', UploadUrlsWithValidityQuery),
+  uploadsUploadUrls: defineRpc<UploadUrlsView>()('uploads.upload-urls', UploadUrlsWithValidityQuery, REPEATABLE),
   uploadsRecordTestUpload: defineRpc<TestUploadView>()('uploads.record-test-upload', RecordTestUploadCommand),
   reportsRequest: defineRpc<RequestReportResult>()('reports.request', RequestReportCommand),
-  reportsGet: defineRpc<ReportView>()('reports.get', GetReportQuery),
+  reportsGet: defineRpc<ReportView>()('reports.get', GetReportQuery, REPEATABLE),
   webhooksCreate: defineRpc<CreatedWebhookView>()('webhooks.create', CreateWebhookCommand),
   webhooksUpdate: defineRpc<WebhookView>()('webhooks.update', UpdateWebhookCommand),
-  webhooksList: defineRpc<WebhookView[]>()('webhooks.list', ListWebhooksQuery),
-  webhooksGet: defineRpc<WebhookView>()('webhooks.get', WebhookRefQuery),
+  webhooksList: defineRpc<WebhookView[]>()('webhooks.list', ListWebhooksQuery, REPEATABLE),
+  webhooksGet: defineRpc<WebhookView>()('webhooks.get', WebhookRefQuery, REPEATABLE),
   webhooksDelete: defineRpc<DeletedWebhookView>()('webhooks.delete', WebhookRefQuery),
-  webhooksListEvents: defineRpc<WebhookEventPageView>()('webhooks.list-events', ListWebhookEventsQuery),
+  webhooksListEvents: defineRpc<WebhookEventPageView>()('webhooks.list-events', ListWebhookEventsQuery, REPEATABLE),
   webhooksRetryEvent: defineRpc<WebhookEventRetryView>()('webhooks.retry-event', RetryWebhookEventCommand),
   webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
 } as const;
+
+/** What every service may know about one order type; the rest lives in the type's folder of the orders service. */
+export interface OrderTypeEntry {
+  /** The report an order of this type can have (`POST /orders/{id}/report`); null: none. */
+  reportType: ReportType | null;
+  /**
+   * The webhook `data` of a completed order whose event predates the order types' own webhook fields
+   * (`OrderCompletedEvent.webhookData`): the file count and download, or the extract result. null: the type always
+   * declared its fields.
+   */
+  legacyWebhookData: 'download' | 'extractResult' | null;
+  /** Its completed webhook carries `downloadUrl`: the stored result, presigned at each attempt (null without one). */
+  webhookDownloadUrl: boolean;
+}
+
+/** The catalog of order types: reports and webhooks ask it instead of naming a type. */
+export const OrderTypes: { readonly [T in OrderType]: OrderTypeEntry } = {
+  watermarkEmbed: { reportType: null, legacyWebhookData: 'download', webhookDownloadUrl: true },
+  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult', webhookDownloadUrl: false },
+  aiDetection: { reportType: 'aiDetection', legacyWebhookData: null, webhookDownloadUrl: false },
+  antiAi: { reportType: null, legacyWebhookData: null, webhookDownloadUrl: true },
+};
+
+/** The catalog entry of an order type read from a message or a row; null for a name the catalog does not know. */
+export function orderTypeEntry(orderType: string): OrderTypeEntry | null {
+  return Object.hasOwn(OrderTypes, orderType) ? OrderTypes[orderType as OrderType] : null;
+}

@@ -34,6 +34,18 @@ export interface RpcContract<TRequest extends object, TResponse> {
   readonly request: ClassConstructor<TRequest>;
   /** Never set: carries the response type for `RpcClient.request`. */
   readonly response?: TResponse;
+  /**
+   * Safe to send again when the first request may or may not have been handled (a query, or a command that
+   * answers a repeat with the first outcome, e.g. by its idempotency key): `RpcClient` then retries a request
+   * that got no answer (lost with a NATS node) within its timeout. Unset: only a request nobody received
+   * ("no responders") is sent again.
+   */
+  readonly idempotent?: boolean;
+}
+
+export interface RpcOptions {
+  /** See `RpcContract.idempotent`. */
+  idempotent?: boolean;
 }
 
 export function defineEvent<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>): EventContract<TPayload> {
@@ -44,12 +56,13 @@ export function defineJob<TPayload extends object>(subject: string, payload: Cla
   return { kind: 'job', subject, payload, deadlineMs };
 }
 
-/** `defineRpc<ResponseView>()(pattern, RequestClass)`: the response type is given, the request inferred. */
+/** `defineRpc<ResponseView>()(pattern, RequestClass, { idempotent })`: the response type is given, the request inferred. */
 export function defineRpc<TResponse>() {
-  return <TRequest extends object>(pattern: string, request: ClassConstructor<TRequest>): RpcContract<TRequest, TResponse> => ({
+  return <TRequest extends object>(pattern: string, request: ClassConstructor<TRequest>, options: RpcOptions = {}): RpcContract<TRequest, TResponse> => ({
     kind: 'rpc',
     pattern,
     request,
+    idempotent: options.idempotent ?? false,
   });
 }
 

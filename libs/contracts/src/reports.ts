@@ -4,7 +4,7 @@ import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
 import { DetectionStatus, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './order-values';
 import { ExtractResultView } from './orders';
-import type { AiDetectionCategory } from './ai-detection';
+import type { AiDetectionCategory, AiDetectionVerdict } from './ai-detection';
 import type { AiDetectionAnalysis } from './ai-detection-orders';
 import { StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -76,6 +76,8 @@ export interface AiDetectionReportFile extends AiDetectionAnalysis {
 export interface AiDetectionReportContext {
   probability: number;
   category: AiDetectionCategory;
+  verdict: AiDetectionVerdict;
+  noEvidence: boolean;
   /** Test keys: a simulated result, no analysis. */
   simulated: boolean;
   files: AiDetectionReportFile[];

@@ -6,6 +6,7 @@ import { validateSync } from 'class-validator';
 import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
 import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
+import { retryDuringElection } from './jetstream-setup';
 import { messagingMetrics } from './messaging-metrics';
 import { RpcUnavailableError } from './rpc-client';
 
@@ -175,8 +176,15 @@ const TRANSIENT_RETRY_MAX_MS = 15_000;
 export const TRANSIENT_HOLD_MS = 10 * 60_000;
 /** A message that could not be parked (broker unreachable) comes back after this long and is parked then. */
 const PARK_RETRY_MS = 5000;
-/** How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. */
-const PULL_EXPIRES_MS = 3000;
+/**
+ * How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. Not a wait on
+ * a message's path (issue 32): a pull is a long poll that the server answers as soon as a message is stored, so
+ * an idle consumer gets the next one without delay; the expiry only ends a pull that found nothing. Short (the
+ * client's minimum): a pull held by a consumer leader that dies is never answered, and the slot only pulls from
+ * the newly elected leader once it expires (3 s made up to 3 s of a JetStream node loss). An idle slot sends
+ * one pull a second, which the broker answers from memory.
+ */
+const PULL_EXPIRES_MS = 1000;
 
 const SOCKET_ERROR_CODES = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
 /**
@@ -279,8 +287,14 @@ export class EventConsumer<TData extends object> {
   }
 
   async start(): Promise<void> {
-    await this.ensureConsumer();
-    const consumer = await this.js.consumers.get(this.definition.stream, this.definition.durable);
+    // Retried while JetStream elects leaders (a node lost or starting), within a deadline; then the start fails.
+    const consumer = await retryDuringElection(
+      async () => {
+        await this.ensureConsumer();
+        return this.js.consumers.get(this.definition.stream, this.definition.durable);
+      },
+      { onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; consumer set-up retried') },
+    );
     this.workers = Array.from({ length: this.concurrency }, () => this.work(consumer));
   }
 

@@ -5,6 +5,7 @@ export * from './inbox-record.entity';
 export * from './messaging-entities';
 export * from './outbox-writer';
 export * from './outbox-relay';
+export * from './outbox-notification.listener';
 export * from './event-consumer';
 export * from './messaging.module';
 export * from './rpc-client';

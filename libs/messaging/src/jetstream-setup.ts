@@ -5,6 +5,69 @@ function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
 }
 
+/** How long the streams and consumers are retried at start while JetStream elects leaders (a node lost or starting). */
+export const JETSTREAM_SETUP_DEADLINE_MS = 30_000;
+const SETUP_RETRY_FIRST_MS = 250;
+const SETUP_RETRY_MAX_MS = 2000;
+
+/** nats.js codes of a request nobody answered or answered in time, or of a connection between nodes. */
+const ELECTION_CODES = new Set(['503', 'TIMEOUT', 'DISCONNECT', 'CONNECTION_REFUSED', 'CONNECTION_TIMEOUT']);
+/**
+ * JetStream API errors of a cluster that is electing or catching up: 10008 "JetStream system temporarily
+ * unavailable", 10074 "JetStream cluster can not handle request" (no meta leader), 10005 "no suitable peers for
+ * placement" and 10023 "insufficient resources" (a node restarting is not counted yet), 10118 "stream is offline".
+ */
+const ELECTION_ERR_CODES = new Set([10008, 10074, 10005, 10023, 10118]);
+const ELECTION_MESSAGES = /temporarily unavailable|can not handle request|no suitable peers|insufficient resources|stream is offline|no responders|timeout/i;
+
+/**
+ * A JetStream management request that failed because leaders are being elected (a node of the cluster was
+ * lost or is starting): worth repeating for a few seconds, unlike a refused configuration.
+ */
+export function isJetStreamElectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) {
+    return false;
+  }
+  const { code, api_error: apiError } = error as Error & { code?: unknown; api_error?: { err_code?: number } };
+  if (typeof code === 'string' && ELECTION_CODES.has(code)) {
+    return true;
+  }
+  if (apiError?.err_code !== undefined) {
+    return ELECTION_ERR_CODES.has(apiError.err_code);
+  }
+  return ELECTION_MESSAGES.test(error.message);
+}
+
+export interface ElectionRetryOptions {
+  /** Total time allowed, from the first attempt; default JETSTREAM_SETUP_DEADLINE_MS. */
+  deadlineMs?: number;
+  /** First pause between attempts (doubling to 2 s); default 250 ms. */
+  pauseMs?: number;
+  /** Told about each failure that is retried. */
+  onRetry?: (error: unknown, attempt: number) => void;
+}
+
+/**
+ * Runs a set-up step (streams, consumers) again while it fails on a leader election, within a bounded deadline;
+ * then, or on any other failure, throws the error itself (the service does not start and says why).
+ */
+export async function retryDuringElection<T>(step: () => Promise<T>, options: ElectionRetryOptions = {}): Promise<T> {
+  const deadline = Date.now() + (options.deadlineMs ?? JETSTREAM_SETUP_DEADLINE_MS);
+  let pauseMs = options.pauseMs ?? SETUP_RETRY_FIRST_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isJetStreamElectionError(error) || Date.now() + pauseMs > deadline) {
+        throw error;
+      }
+      options.onRetry?.(error, attempt);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      pauseMs = Math.min(pauseMs * 2, SETUP_RETRY_MAX_MS);
+    }
+  }
+}
+
 export interface EnsureStreamsOptions {
   /**
    * Copies of each stream (`num_replicas`); consumers keep `num_replicas` 0 and so inherit it. Applied on create

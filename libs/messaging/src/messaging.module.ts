@@ -12,7 +12,7 @@ import { DataSource } from 'typeorm';
 import { ConsumerDefinition, EventConsumer } from './event-consumer';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
 import { OutboxRelay } from './outbox-relay';
-import { OutboxWriter } from './outbox-writer';
+import { OutboxCommitSignal, OutboxWriter } from './outbox-writer';
 
 export interface MessagingModuleOptions extends NatsOptions {
   outboxPollIntervalMs: number;
@@ -74,10 +74,11 @@ export class MessagingModule {
           useFactory: (dataSource: DataSource, nats: NatsConnectionService) =>
             new OutboxRelay(dataSource, () => nats.js, { pollIntervalMs: options.outboxPollIntervalMs }),
         },
+        { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,
         MessagingRuntime,
       ],
-      exports: [NatsConnectionService, OutboxRelay, OutboxWriter, MessagingRuntime],
+      exports: [NatsConnectionService, OutboxRelay, OutboxCommitSignal, OutboxWriter, MessagingRuntime],
     };
   }
 }

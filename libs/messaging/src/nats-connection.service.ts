@@ -1,7 +1,7 @@
 import { ALL_STREAMS, StreamDefinition } from '@cp/contracts';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
-import { checkStreamReplicas, ensureStreams, existingStreamPeers } from './jetstream-setup';
+import { checkStreamReplicas, ensureStreams, existingStreamPeers, retryDuringElection } from './jetstream-setup';
 
 /**
  * Reconnect options for every NATS connection of a service (JetStream, RPC server, RPC client). The nats
@@ -30,6 +30,8 @@ export interface NatsOptions {
   streams?: StreamDefinition[];
   /** Copies of each stream (NATS_STREAM_REPLICAS); default 1. */
   streamReplicas?: number;
+  /** How long stream set-up is retried while JetStream elects leaders; default JETSTREAM_SETUP_DEADLINE_MS. */
+  setupDeadlineMs?: number;
 }
 
 /** The service's JetStream connection: streams ensured at start, drained at shutdown. */
@@ -50,13 +52,22 @@ export class NatsConnectionService implements OnApplicationShutdown {
       noAsyncTraces: true,
       ...NATS_RECONNECT_OPTIONS,
     });
-    this.manager = await this.connection.jetstreamManager();
+    const connection = this.connection;
     const streams = this.options.streams ?? ALL_STREAMS;
     const replicas = this.options.streamReplicas ?? 1;
-    if (this.connection.info && replicas > 1) {
-      checkStreamReplicas(replicas, this.connection.info, await existingStreamPeers(this.manager, streams));
-    }
-    await ensureStreams(this.manager, streams, { replicas });
+    // A service starting while a node of the cluster is lost or starting meets a leader election (timeouts,
+    // "temporarily unavailable") for a few seconds: set-up is retried within a deadline, then fails the start.
+    this.manager = await retryDuringElection(
+      async () => {
+        const manager = await connection.jetstreamManager();
+        if (connection.info && replicas > 1) {
+          checkStreamReplicas(replicas, connection.info, await existingStreamPeers(manager, streams));
+        }
+        await ensureStreams(manager, streams, { replicas });
+        return manager;
+      },
+      { deadlineMs: this.options.setupDeadlineMs, onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; stream set-up retried') },
+    );
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 

@@ -7,6 +7,7 @@ import { Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsInt, IsString, ValidateNested } from 'class-validator';
+import { connect, JSONCodec, NatsConnection } from 'nats';
 import { RpcBatcher } from './rpc-batcher';
 import { RpcClient, RpcClientModule } from './rpc-client';
 import { ANSWER_ALONE, answerEach, RpcHandler, RpcHandlers } from './rpc-server';
@@ -191,6 +192,66 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
       const batcher = new RpcBatcher(client, defineRpc<BatchResults<{ sum: number; label: string }>>()(`${prefix}.nobodyMany`, AddManyQuery), add, 8);
       const settled = await Promise.allSettled([1, 2, 3].map((a) => batcher.request({ a, b: 0, label: 'x' })));
       expect(settled.every((result) => result.status === 'rejected' && (result.reason as DomainException).code === ErrorCode.WATERMARK_V2_UNAVAILABLE)).toBe(true);
+    });
+  });
+
+  describe('a request lost on the way (its NATS node killed) is sent again only where that is safe', () => {
+    const codec = JSONCodec<{ id?: string }>();
+    let responder: NatsConnection;
+
+    beforeAll(async () => {
+      responder = await connect({ servers: testInfra.natsUrl });
+    });
+
+    afterAll(async () => {
+      await responder.drain();
+    });
+
+    /** A replica answering as `@RpcHandler`s do; with `dropFirst`, never the first request it receives (lost with a route). */
+    function replicaOf(pattern: string, dropFirst: boolean): { received: () => number } {
+      let received = 0;
+      responder.subscribe(pattern, {
+        callback: (_error, message) => {
+          received += 1;
+          if (received > 1 || !dropFirst) {
+            message.respond(codec.encode({ response: { attempt: received }, isDisposed: true, id: codec.decode(message.data).id } as { id?: string }));
+          }
+        },
+      });
+      return { received: () => received };
+    }
+
+    it('an idempotent query whose first request got no answer is answered by a second within the timeout', async () => {
+      const query = defineRpc<{ attempt: number }>()(`${prefix}.lostQuery`, AddQuery, { idempotent: true });
+      const replica = replicaOf(query.pattern, true);
+      await responder.flush();
+      await expect(client.request(query, { a: 1, b: 2, label: 'x' }, 3000)).resolves.toEqual({ attempt: 2 });
+      expect(replica.received()).toBe(2);
+    });
+
+    it('a command that may act twice is not sent again when its answer does not come: 503, received once', async () => {
+      const command = defineRpc<{ attempt: number }>()(`${prefix}.lostCommand`, AddQuery);
+      const replica = replicaOf(command.pattern, true);
+      await responder.flush();
+      await expect(client.request(command, { a: 1, b: 2, label: 'x' }, 1500)).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
+      await responder.flush();
+      expect(replica.received()).toBe(1);
+    });
+
+    it('a command nobody received (no responders while its service reconnects) is sent again once a replica subscribes', async () => {
+      const command = defineRpc<{ attempt: number }>()(`${prefix}.resubscribing`, AddQuery);
+      let replica: { received: () => number } | undefined;
+      const subscribeLater = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          replica = replicaOf(command.pattern, false);
+          void responder.flush().then(resolve);
+        }, 500),
+      );
+      const answer = client.request(command, { a: 1, b: 2, label: 'x' }, 5000);
+      await subscribeLater;
+      // Sent again while nobody listened (each of those reached no one), answered once the replica listens.
+      await expect(answer).resolves.toEqual({ attempt: 1 });
+      expect(replica?.received()).toBe(1);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { DomainException, ErrorCode, isErrorCode, RpcContract } from '@cp/contracts';
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { connect, JSONCodec, NatsConnection } from 'nats';
+import { connect, ErrorCode as NatsErrorCode, JSONCodec, NatsConnection } from 'nats';
 import { NATS_RECONNECT_OPTIONS, natsServers } from './nats-connection.service';
 
 export const RPC_CLIENT_OPTIONS = Symbol('RPC_CLIENT_OPTIONS');
@@ -36,6 +36,25 @@ export class RpcUnavailableError extends DomainException {
   }
 }
 
+/**
+ * How long a request that nobody received ("no responders") is sent again, whatever the RPC: when a NATS node
+ * dies, the services connected to it reconnect through another within about a second and subscribe again;
+ * until then their patterns have no subscriber. Short, so a service that is really down is still answered 503
+ * at once rather than after the whole timeout.
+ */
+export const RPC_NO_RESPONDERS_RETRY_MS = 2000;
+/**
+ * An idempotent RPC (`idempotent` in the catalog) is tried in attempts of 2 s, then twice as long each time, within
+ * the caller's timeout: a request or its answer lost with a killed NATS node (the route it took is gone) is sent
+ * again after 2 s instead of using the whole timeout up, and a slow handler still gets longer attempts after it.
+ */
+export const RPC_FIRST_ATTEMPT_MS = 2000;
+const RPC_RETRY_PAUSE_MS = 100;
+
+function natsCodeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
   private readonly codec = JSONCodec<unknown>();
@@ -43,23 +62,18 @@ export class RpcClient implements OnApplicationShutdown {
 
   constructor(@Inject(RPC_CLIENT_OPTIONS) private readonly options: RpcClientOptions) {}
 
-  /** Sends a declared request (`Rpcs.*` of `@cp/contracts`): request and response types come from the declaration. */
+  /**
+   * Sends a declared request (`Rpcs.*` of `@cp/contracts`): request and response types come from the declaration.
+   * Within `timeoutMs`, a request nobody received is sent again for up to `RPC_NO_RESPONDERS_RETRY_MS`, and an
+   * idempotent one whose answer did not come is sent again (attempts of 2 s, 4 s, 8 s…).
+   */
   async request<TRequest extends object, TResponse>(
     contract: RpcContract<TRequest, TResponse>,
     payload: TRequest,
     timeoutMs: number = this.options.timeoutMs,
   ): Promise<TResponse> {
+    const reply = await this.exchange(contract, payload, timeoutMs);
     const pattern = contract.pattern;
-    let reply: RpcReply;
-    try {
-      const nc = await this.connected();
-      const message = await nc.request(pattern, this.codec.encode({ pattern, data: payload, id: randomUUID() }), { timeout: timeoutMs });
-      reply = this.codec.decode(message.data) as RpcReply;
-    } catch {
-      // No replica answering in time, nobody subscribed, or the NATS connection down (connecting, reconnecting,
-      // closed): all retryable, so 503.
-      throw new RpcUnavailableError(pattern);
-    }
     if (reply.err !== undefined && reply.err !== null) {
       const code = (reply.err as { code?: unknown }).code;
       if (isErrorCode(code)) {
@@ -69,6 +83,35 @@ export class RpcClient implements OnApplicationShutdown {
       throw new Error(`${pattern} failed without a code`);
     }
     return reply.response as TResponse;
+  }
+
+  /** The raw reply, after the retries that are safe for this RPC; RpcUnavailableError when none came in time. */
+  private async exchange<TRequest extends object>(contract: RpcContract<TRequest, unknown>, payload: TRequest, timeoutMs: number): Promise<RpcReply> {
+    const pattern = contract.pattern;
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    let attemptMs = contract.idempotent ? RPC_FIRST_ATTEMPT_MS : timeoutMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      try {
+        const nc = await this.connected();
+        const message = await nc.request(pattern, this.codec.encode({ pattern, data: payload, id: randomUUID() }), { timeout: Math.max(1, Math.min(attemptMs, remaining)) });
+        return this.codec.decode(message.data) as RpcReply;
+      } catch (error) {
+        // No replica answering in time, nobody subscribed, or the NATS connection down (connecting, reconnecting,
+        // closed): all retryable by the caller, so 503. Repeated here only when that cannot act twice.
+        const code = natsCodeOf(error);
+        const unheard = code === NatsErrorCode.NoResponders && Date.now() - started < RPC_NO_RESPONDERS_RETRY_MS;
+        const lost = contract.idempotent === true && code === NatsErrorCode.Timeout;
+        if (!(unheard || lost) || Date.now() + RPC_RETRY_PAUSE_MS >= deadline) {
+          throw new RpcUnavailableError(pattern);
+        }
+        if (lost) {
+          attemptMs *= 2;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RPC_RETRY_PAUSE_MS));
+      }
+    }
   }
 
   /** One connection per process, made at the first request (as Nest's client did); a failed attempt is retried by the next request. */

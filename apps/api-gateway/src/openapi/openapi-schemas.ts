@@ -1,4 +1,4 @@
-import { ORDER_STATUSES, ORDER_TYPES, REPORT_LOCALES, REPORT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
+import { AI_DETECTION_VERDICTS, ORDER_STATUSES, ORDER_TYPES, REPORT_LOCALES, REPORT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**
@@ -9,6 +9,9 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfa
 const dateTime = (example: string): SchemaObject => ({ type: 'string', format: 'date-time', example });
 const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+
+const aiVerdict = (description: string): SchemaObject => ({ type: 'string', enum: [...AI_DETECTION_VERDICTS], description, example: 'cannot_be_determined' });
+const VERDICT_MEANING = 'what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)';
 
 export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   Error: {
@@ -262,13 +265,14 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   },
   AiDetectionFileResult: {
     type: 'object',
-    required: ['fileId', 'probability', 'category', 'noEvidence', 'statement', 'evidence', 'heatmapNote', 'images'],
+    required: ['fileId', 'probability', 'category', 'verdict', 'noEvidence', 'statement', 'evidence', 'heatmapNote', 'images'],
     properties: {
       fileId: { type: 'string', example: '101' },
       probability: { type: 'number', minimum: 0, maximum: 1, example: 0.5 },
       category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], example: 'uncertain_ai' },
-      noEvidence: { type: 'boolean', description: 'no signal found anything: "no evidence either way"', example: true },
-      statement: { type: 'string', example: 'No evidence either way: no signal found anything in this image.' },
+      verdict: aiVerdict(VERDICT_MEANING),
+      noEvidence: { type: 'boolean', description: 'no signal found anything: "cannot be determined: no evidence"', example: true },
+      statement: { type: 'string', example: 'Cannot be determined: no provenance or generator evidence was found.' },
       evidence: { type: 'array', items: ref('AiDetectionEvidence') },
       heatmapNote: nullable({ type: 'string', example: 'Only file-level evidence: no heatmap is drawn.' }),
       images: ref('AiDetectionImageUrls'),
@@ -287,10 +291,12 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   },
   AiDetectionResult: {
     type: 'object',
-    required: ['probability', 'category', 'options', 'files'],
+    required: ['probability', 'category', 'verdict', 'noEvidence', 'options', 'files'],
     properties: {
       probability: { type: 'number', minimum: 0, maximum: 1, description: 'the highest over the order\'s images', example: 0.5 },
       category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], description: 'spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75', example: 'uncertain_ai' },
+      verdict: aiVerdict(VERDICT_MEANING),
+      noEvidence: { type: 'boolean', description: 'no signal found anything in the headline image', example: true },
       options: { type: 'object', required: ['generateHeatmap', 'generateOverlay'], properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       files: { type: 'array', items: ref('AiDetectionFileResult') },
     },
@@ -367,6 +373,8 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
         example: 'detected',
       },
       aiProbability: { type: 'number', minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 },
+      aiVerdict: aiVerdict('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability'),
+      aiNoEvidence: { type: 'boolean', description: 'aiDetection only, once processed: no signal found anything in the headline image', example: true },
       aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       originalImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original', example: 'http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
       heatmapImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image\'s heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence', example: null }),

@@ -24,6 +24,7 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
         input: { role: 'input', fileName: '생성.png', size: 2048, sha256: 'c'.repeat(64), thumbnailPng: null },
         probability: 0.9526,
         category: 'likely_ai',
+        verdict: 'generated',
         noEvidence: false,
         statement: '1 finding(s) counted; the probability is the documented fusion of their weights.',
         evidence: [{ signal: 'sdWatermark', finding: 'sdWatermark.detected', description: 'Stable Diffusion invisible mark found: 130/136 bits.', direction: 'ai', weight: 3, details: {} }],
@@ -34,8 +35,9 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
         input: { role: 'input', fileName: 'photo.jpg', size: 4096, sha256: 'd'.repeat(64), thumbnailPng: null },
         probability: 0.5,
         category: 'uncertain_ai',
+        verdict: 'cannot_be_determined',
         noEvidence: true,
-        statement: 'No evidence either way.',
+        statement: 'Cannot be determined: no provenance or generator evidence was found.',
         evidence: [],
         heatmapNote: 'Only file-level evidence: no heatmap is drawn.',
         heatmapPng: null,
@@ -62,6 +64,7 @@ describe('AI detection report document', () => {
     const { content, images } = await text(await data(locale));
     const squeeze = (value: string) => value.replace(/\s+/g, ' ');
     expect(content).toContain('5550001');
+    expect(content).toContain(squeeze(m.result.verdicts.generated.label));
     expect(content).toContain(squeeze(m.result.categories.likely_ai.label));
     expect(content).toContain(squeeze(m.image.findings['sdWatermark.detected']));
     expect(content).toContain(squeeze(m.image.noEvidence));
@@ -71,6 +74,16 @@ describe('AI detection report document', () => {
     expect(content).toContain(new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(0.9526));
     // The heatmap of the first image is in the PDF; the second has none.
     expect(images).toBe(1);
+  });
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: an order with no evidence is headed "cannot be determined", never a lean', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const { content } = await text({ ...base, probability: 0.5, category: 'uncertain_ai', images: [base.images[1]] });
+    const squeeze = (value: string) => value.replace(/\s+/g, ' ');
+    expect(content).toContain(squeeze(m.result.noEvidenceVerdict));
+    expect(content).not.toContain(squeeze(m.result.verdicts.generated.meaning));
+    expect(content).not.toMatch(/leaning|AI 쪽\)|AI 寄り）/);
   });
 
   it('a test order says that its result is simulated and not evidence', async () => {

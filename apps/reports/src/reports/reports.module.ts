@@ -10,7 +10,6 @@ import { StuckReportsSweeper } from '../generation/stuck-reports.sweeper';
 import { PdfRenderer } from '../rendering/pdf-renderer';
 import { GetReportUseCase } from './get-report.use-case';
 import { OrderContextClient } from './order-context.client';
-import { ReportStatusPublisher } from './report-status.publisher';
 import { ReportViews } from './report-views.service';
 import { ReportsRpcController } from './reports.controller';
 import { ReportsRepository } from './reports.repository';
@@ -20,7 +19,6 @@ import { RequestReportUseCase } from './request-report.use-case';
   controllers: [ReportsRpcController],
   providers: [
     ReportsRepository,
-    ReportStatusPublisher,
     ReportViews,
     OrderContextClient,
     RequestReportUseCase,

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import sharp from 'sharp';
 import { tamperedAfterSigning, withContentCredentials } from '../../testing';
+import { EVIDENCE_WEIGHTS, UNSIGNED_CLAIM } from '../weights';
 import { c2paEvidence, ManifestStore, readC2pa } from './c2pa.signal';
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
@@ -23,11 +24,12 @@ function store(sourceType: string | null, status: Array<{ code: string }> = [], 
 describe('Content Credentials signal on really signed images (c2pa-rs, a development signer nobody trusts)', () => {
   const photo = () => sharp({ create: { width: 96, height: 64, channels: 3, background: '#5a7d9a' } }).png().toBuffer();
 
-  it('a signed AI source type counts for AI, with the claim generator; the unknown signer is said', async () => {
+  it('a signed AI source type from an unknown signer is an unsigned claim (fail closed), with the claim generator', async () => {
     const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia', 'Example Image Generator');
     const [evidence] = (await readC2pa(signed, 'image/png')).evidence;
     expect(evidence).toMatchObject({ finding: 'c2pa.ai', direction: 'ai', details: { claimGenerator: 'Example Image Generator 1', signerTrusted: false } });
-    expect(evidence.weight).toBeGreaterThanOrEqual(3);
+    expect(evidence.weight).toBe(UNSIGNED_CLAIM);
+    expect(evidence.description).toContain('signer on no configured trust list');
   });
 
   it('a signed capture claim by an untrusted signer lowers the probability only as much as declared metadata', async () => {
@@ -50,20 +52,29 @@ describe('Content Credentials signal', () => {
     expect((await readC2pa(jpeg, 'image/jpeg')).evidence).toEqual([]);
   });
 
-  it('counts a validly signed AI source type as strong evidence for AI, with the claim generator', () => {
-    const [evidence] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code: 'signingCredential.untrusted' }]));
+  it('counts an AI source type signed by a trusted signer as strong evidence for AI, with the claim generator', () => {
+    const [evidence] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code: 'signingCredential.trusted' }], 'Trusted'));
     expect(evidence.finding).toBe('c2pa.ai');
-    expect(evidence.weight).toBeGreaterThanOrEqual(3);
+    expect(evidence.weight).toBe(EVIDENCE_WEIGHTS.c2paAiSource);
     expect(evidence.details.claimGenerator).toBe('Example Generator 2.1');
-    expect(evidence.details.signerTrusted).toBe(false);
+    expect(evidence.details.signerTrusted).toBe(true);
   });
 
-  it('gives a capture claim full weight only from a trusted signer', () => {
-    const [trusted] = c2paEvidence(store('digitalCapture', [], 'Trusted'));
-    const [untrusted] = c2paEvidence(store('digitalCapture', [{ code: 'signingCredential.untrusted' }]));
-    expect(trusted.direction).toBe('real');
-    expect(untrusted.direction).toBe('real');
-    expect(trusted.weight).toBeLessThan(untrusted.weight);
+  it('is trusted only when c2pa-rs says Trusted: a valid signature without it, or with untrusted, is an unsigned claim', () => {
+    for (const unknown of [store('trainedAlgorithmicMedia', [], 'Valid'), store('trainedAlgorithmicMedia', [{ code: 'signingCredential.untrusted' }]), store('trainedAlgorithmicMedia', [])]) {
+      const [evidence] = c2paEvidence(unknown);
+      expect(evidence).toMatchObject({ weight: UNSIGNED_CLAIM, details: { signerTrusted: false } });
+    }
+    expect(c2paEvidence({ ...store('trainedAlgorithmicMedia'), validation_state: undefined })[0].details.signerTrusted).toBe(false);
+  });
+
+  it('weighs claims of AI and of capture symmetrically, trusted or not', () => {
+    const [trustedCapture] = c2paEvidence(store('digitalCapture', [], 'Trusted'));
+    const [trustedAi] = c2paEvidence(store('trainedAlgorithmicMedia', [], 'Trusted'));
+    const [untrustedCapture] = c2paEvidence(store('digitalCapture', [{ code: 'signingCredential.untrusted' }]));
+    const [untrustedAi] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code: 'signingCredential.untrusted' }]));
+    expect(trustedCapture).toMatchObject({ direction: 'real', weight: -trustedAi.weight });
+    expect(untrustedCapture).toMatchObject({ direction: 'real', weight: -untrustedAi.weight });
   });
 
   it('reports a manifest that fails validation and does not count its claims', () => {

@@ -6,7 +6,7 @@ import { C2paReadFailed, C2paReadResult, Manifest, ManifestStore, readManifestSt
 export type { ManifestStore } from './c2pa-reader';
 export { C2PA_READER_SETTINGS } from './c2pa-reader';
 
-/** Status codes that mean the signer is unknown (no trust list configured), not that the content was altered. */
+/** Status codes that say the signer is not on the trust list: the signature itself is intact. */
 const UNTRUSTED_CODES = new Set(['signingCredential.untrusted']);
 
 function claimGenerator(manifest: Manifest): string | null {
@@ -33,15 +33,17 @@ function declaredSourceType(manifest: Manifest): { value: string; kind: SourceTy
 export function c2paEvidence(store: ManifestStore): Evidence[] {
   const manifest = store.active_manifest ? store.manifests?.[store.active_manifest] : undefined;
   if (!manifest) return [];
-  const failures = (store.validation_status ?? []).filter((s) => s.code && !UNTRUSTED_CODES.has(s.code) && !s.code.endsWith('.validated'));
-  const untrusted = (store.validation_status ?? []).some((s) => s.code && UNTRUSTED_CODES.has(s.code));
+  const failures = (store.validation_status ?? []).filter((s) => s.code && !UNTRUSTED_CODES.has(s.code) && !s.code.endsWith('.validated') && !s.code.endsWith('.trusted'));
+  // Fail closed: trusted only when c2pa-rs itself says so (validation state `Trusted`: the signing certificate chains
+  // to an anchor of the configured trust list). A valid signature from anyone else is an unsigned claim.
+  const trusted = store.validation_state === 'Trusted' && failures.length === 0;
   const generator = claimGenerator(manifest);
   const source = declaredSourceType(manifest);
   const details = {
     claimGenerator: generator,
     digitalSourceType: source?.value ?? null,
     validationState: store.validation_state ?? null,
-    signerTrusted: !untrusted,
+    signerTrusted: trusted,
   };
   if (store.validation_state === 'Invalid' || failures.length > 0) {
     return [{
@@ -54,12 +56,12 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
     }];
   }
   const kind = source?.kind ?? 'other';
-  let weight = 0;
-  if (kind === 'ai') weight = EVIDENCE_WEIGHTS.c2paAiSource;
-  if (kind === 'compositeAi') weight = EVIDENCE_WEIGHTS.c2paCompositeAi;
-  // Anyone can sign a capture claim with a self-made certificate: full weight only for a trusted signer.
-  if (kind === 'capture') weight = untrusted ? EVIDENCE_WEIGHTS.declaredCapture : EVIDENCE_WEIGHTS.c2paCapture;
-  const signer = untrusted ? 'signature valid, signer not on a trust list' : 'signature valid';
+  const weights: Record<SourceTypeClass, number> = trusted
+    ? { ai: EVIDENCE_WEIGHTS.c2paAiSource, compositeAi: EVIDENCE_WEIGHTS.c2paCompositeAi, capture: EVIDENCE_WEIGHTS.c2paCapture, other: 0 }
+    // Anyone can sign with a self-made certificate: an unknown signer's claim weighs as much as unsigned metadata.
+    : { ai: EVIDENCE_WEIGHTS.declaredAi, compositeAi: EVIDENCE_WEIGHTS.declaredAi, capture: EVIDENCE_WEIGHTS.declaredCapture, other: 0 };
+  const weight = weights[kind];
+  const signer = trusted ? 'signature valid, signer on the trust list' : 'signature valid, signer on no configured trust list';
   return [{
     signal: 'c2pa',
     finding: `c2pa.${kind === 'other' ? 'noSourceType' : kind}`,
