@@ -115,7 +115,7 @@ class ViewComparer {
     const literals = members.filter((member) => member.isLiteral() || member.flags & ts.TypeFlags.BooleanLiteral);
     if (schema.enum && literals.length === members.length && kind !== ts.TypeFlags.BooleanLike) {
       // The schema may promise fewer values than the view's type can hold (a new order is always `pending`), never others.
-      const values = new Set(literals.map((member) => (member.isLiteral() ? String(member.value) : this.checker.typeToString(member))));
+      const values = new Set(literals.map((member) => this.checker.typeToString(member).replace(/^"(.*)"$/, '$1')));
       const others = schema.enum.map(String).filter((listed) => !values.has(listed));
       if (others.length > 0) {
         return [`${at}: ${others.join('|')} in the schema, not a value of the view (${[...values].join('|')})`];
