@@ -87,12 +87,16 @@ interface FaultRow {
   recoverMs: number;
   /** From the fault to every order terminal (a second replica may take over before the restart). */
   sinceFaultMs: number;
+  /** Cluster rows: from the kill to the first answer of the stream's new leader (the JetStream election). */
+  electedMs?: number;
 }
 
 interface Fault {
   name: string;
   inject: () => Promise<void>;
   restore: () => Promise<void>;
+  /** Cluster rows: how long after the kill the stream answered with a leader again. */
+  elected?: () => Promise<number | undefined>;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -296,6 +300,10 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
         `${'-'.repeat(43)}|-----------|------|-------|------------|-------------|----------------\n` +
         table
           .map((row) => `${row.fault.padEnd(43)}| ${String(row.inFlight).padStart(9)} | ${String(row.lost).padStart(4)} | ${String(row.stuck).padStart(5)} | ${String(row.duplicated).padStart(10)} | ${(row.recoverMs / 1000).toFixed(1).padStart(11)} | ${(row.sinceFaultMs / 1000).toFixed(1).padStart(15)}\n`)
+          .join('') +
+        table
+          .filter((row) => row.electedMs !== undefined)
+          .map((row) => `${row.fault}: the stream answered with a new leader ${((row.electedMs ?? 0) / 1000).toFixed(1)} s after the kill\n`)
           .join(''),
     );
     mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
@@ -340,16 +348,41 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     writeFileSync(clusterFile, JSON.stringify(cluster, null, 2));
   }
 
+  /**
+   * From now until `stream` answers with a leader (the cluster elected one), polled every 100 ms through the
+   * surviving nodes; undefined after a minute.
+   */
+  async function untilElected(stream: string): Promise<number | undefined> {
+    const started = Date.now();
+    const nats = await connect({ servers: natsServers(layout.natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    try {
+      const manager = await nats.jetstreamManager({ timeout: 500, checkAPI: false });
+      while (Date.now() - started < 60_000) {
+        const leader = await manager.streams.info(stream).then((info) => info.cluster?.leader, () => undefined);
+        if (leader) {
+          return Date.now() - started;
+        }
+        await pause(100);
+      }
+      return undefined;
+    } finally {
+      await nats.close();
+    }
+  }
+
   /** kill -9 of the node leading `stream` (found when the row starts), started again a second later. */
   const killLeader = (stream: string): Fault => {
     let killed = '';
+    let elected: Promise<number | undefined> = Promise.resolve(undefined);
     return {
       name: `kill -9 JetStream leader of ${stream}`,
       inject: async () => {
         killed = await streamLeader(stream);
         await killNode(killed);
+        elected = untilElected(stream);
       },
       restore: () => restartNode(killed),
+      elected: () => elected,
     };
   };
 
@@ -534,7 +567,7 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     const lost = final.filter((order) => order === null).length;
     const stuck = final.filter((order) => order && !['complete', 'failed'].includes(order.status)).length + (report?.status === 'completed' ? 0 : 1);
     const duplicated = accepted.reduce((sum, { order }, index) => sum + Math.max(0, outputObjects(account.accountId, order.orderId, startedAt).length - (final[index]?.outputs.length ?? order.outputs.length)), 0);
-    table.push({ fault: fault.name, inFlight, lost, stuck, duplicated, recoverMs, sinceFaultMs });
+    table.push({ fault: fault.name, inFlight, lost, stuck, duplicated, recoverMs, sinceFaultMs, electedMs: await fault.elected?.() });
     expect({ lost, stuck, duplicated }).toEqual({ lost: 0, stuck: 0, duplicated: 0 });
     const views = final as WatermarkOrderView[];
     // Nothing here should fail: the extract finds the mark, the embeds complete with every output stored once.

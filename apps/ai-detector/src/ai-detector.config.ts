@@ -1,6 +1,6 @@
 import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, toWorkerSettings, validateEnv, withWorkerEnv, WorkerSettings } from '@cp/config';
-import { ClassifierConfig } from '@cp/ai-detection';
-import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { C2paTrustConfig, ClassifierConfig } from '@cp/ai-detection';
+import { IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /** The worker variables (`AI_DETECTION_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from `withWorkerEnv`. */
 export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
@@ -16,6 +16,31 @@ export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   @Min(16)
   @Max(16_384)
   C2PA_READER_MAX_HEAP_MB: number = 256;
+
+  /**
+   * Trust lists of the C2PA reader (PEM files); unset: the dated snapshots shipped in libs/ai-detection/trust
+   * (docs/ai-detection.md). A file without a certificate stops the service at start.
+   */
+  @IsOptional()
+  @IsString()
+  C2PA_TRUST_LIST_PATH?: string;
+
+  @IsOptional()
+  @IsString()
+  C2PA_TSA_TRUST_LIST_PATH?: string;
+
+  /** The frozen interim list (reported apart, never counted as trust); `false` skips it. */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  C2PA_INTERIM_LIST: string = 'true';
+
+  @IsOptional()
+  @IsString()
+  C2PA_INTERIM_ANCHORS_PATH?: string;
+
+  @IsOptional()
+  @IsString()
+  C2PA_INTERIM_ALLOWED_PATH?: string;
 
   /** ONNX model of a pixel classifier; unset: the classifier signal is absent (never a default guess). */
   @IsOptional()
@@ -64,6 +89,7 @@ export interface AiDetectorConfig extends CoreConfig {
     classifier?: ClassifierConfig;
     /** The C2PA reader process: deadline of one read and heap. */
     c2pa: { deadlineMs: number; maxOldGenerationSizeMb: number };
+    c2paTrust: C2paTrustConfig;
   };
 }
 
@@ -95,6 +121,13 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
       ...toWorkerSettings(env, 'AI_DETECTION'),
       classifier,
       c2pa: { deadlineMs: env.C2PA_READ_DEADLINE_MS, maxOldGenerationSizeMb: env.C2PA_READER_MAX_HEAP_MB },
+      c2paTrust: {
+        interim: env.C2PA_INTERIM_LIST !== 'false',
+        ...(env.C2PA_TRUST_LIST_PATH ? { trustListPath: env.C2PA_TRUST_LIST_PATH } : {}),
+        ...(env.C2PA_TSA_TRUST_LIST_PATH ? { tsaTrustListPath: env.C2PA_TSA_TRUST_LIST_PATH } : {}),
+        ...(env.C2PA_INTERIM_ANCHORS_PATH ? { interimAnchorsPath: env.C2PA_INTERIM_ANCHORS_PATH } : {}),
+        ...(env.C2PA_INTERIM_ALLOWED_PATH ? { interimAllowedPath: env.C2PA_INTERIM_ALLOWED_PATH } : {}),
+      },
     },
   };
 }

@@ -1,4 +1,6 @@
 import { ServiceKitModule } from '@cp/runtime';
+import { Rpcs } from '@cp/contracts';
+import { orderStepsController } from '@cp/messaging';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AI_DETECTOR_CONFIG, AiDetectorConfig } from './ai-detector.config';
 import { AIDETECT_ENTITIES, AIDETECT_SCHEMA } from './database/entities';
@@ -24,6 +26,8 @@ export class AppModule {
           migrations: AIDETECT_MIGRATIONS,
         }),
       ],
+      // The order timeline's steps of this service: its job attempts (issue 33).
+      controllers: [orderStepsController(Rpcs.aidetectOrderSteps, 'ai-detector')],
       providers: [
         { provide: AI_DETECTOR_CONFIG, useValue: config },
         AiDetectorProvider,

@@ -19,6 +19,12 @@ import { ReportContextService } from './reports/report-context.service';
 import { ReportStatusConsumer } from './reports/report-status.consumer';
 import { KeyModesService } from './sandbox/key-modes.service';
 import { FailStuckOrdersUseCase } from './stuck-orders/fail-stuck-orders.use-case';
+import { OrderTimelineHttpController } from './timeline/order-timeline-http.controller';
+import { OrderTimelineRpcController } from './timeline/order-timeline.controller';
+import { OrderTimelineRepository } from './timeline/order-timeline.repository';
+import { OrderTimelineUseCase } from './timeline/order-timeline.use-case';
+import { InProgressOrdersMetrics } from './stuck-orders/in-progress-orders.metrics';
+import { InProgressOrdersRepository } from './stuck-orders/in-progress-orders.repository';
 import { StuckOrdersScheduler } from './stuck-orders/stuck-orders.scheduler';
 import { SampleFiles } from './sandbox/sample-files';
 import { ExpireUploadWindowUseCase } from './upload-window/expire-upload-window.use-case';
@@ -43,7 +49,16 @@ import { UploadsClient } from './orders/uploads.client';
  */
 @Module({
   imports: [CreditsModule],
-  controllers: [OrdersRpcController, DownloadsRpcController, ReportContextRpcController, V2OrdersRpcController, ExpiryRpcController, ...ORDER_TYPE_FOLDERS.flatMap((folder) => folder.controllers)],
+  controllers: [
+    OrdersRpcController,
+    DownloadsRpcController,
+    ReportContextRpcController,
+    V2OrdersRpcController,
+    ExpiryRpcController,
+    OrderTimelineRpcController,
+    OrderTimelineHttpController,
+    ...ORDER_TYPE_FOLDERS.flatMap((folder) => folder.controllers),
+  ],
   providers: [
     // Persistence and the parts every order type shares.
     OrdersRepository,
@@ -75,6 +90,11 @@ import { UploadsClient } from './orders/uploads.client';
     // Orders stuck inProgress fail with PROCESSING_TIMEOUT and get their credits back.
     FailStuckOrdersUseCase,
     StuckOrdersScheduler,
+    InProgressOrdersRepository,
+    InProgressOrdersMetrics,
+    // An order's timeline for operators (issue 33).
+    OrderTimelineRepository,
+    OrderTimelineUseCase,
     // Retention (issue 9): the retention service calls `orders.expire`.
     ExpireOrdersUseCase,
     // The deprecated v2 surface and its retirement.

@@ -1,5 +1,6 @@
 import sharp, { Metadata } from 'sharp';
-import { C2paReaderLimits, closeC2paReader, configureC2paReader } from './c2pa/c2pa-reader';
+import { C2paReaderLimits, closeC2paReader, configureC2paReader, configureC2paTrust } from './c2pa/c2pa-reader';
+import { C2paTrustConfig } from './c2pa/c2pa-trust';
 import { readC2pa } from './c2pa/c2pa.signal';
 import { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
 import { Evidence, RegionalEvidence, SignalId, SignalOutcome } from './evidence';
@@ -15,6 +16,8 @@ export interface AiDetectorOptions {
   classifier?: ClassifierConfig;
   /** Limits of the C2PA reader process (one per process, shared by every detector). */
   c2pa?: Partial<C2paReaderLimits>;
+  /** Trust lists (default: the dated snapshots in libs/ai-detection/trust); read at start, a bad file stops it. */
+  c2paTrust?: C2paTrustConfig;
 }
 
 export interface DetectionResult extends FusedProbability {
@@ -56,6 +59,7 @@ export class AiDetector {
 
   static async create(options: AiDetectorOptions): Promise<AiDetector> {
     if (options.c2pa) configureC2paReader(options.c2pa);
+    configureC2paTrust(options.c2paTrust);
     const classifier = options.classifier ? await OnnxClassifier.load(options.classifier) : null;
     return new AiDetector(options, classifier);
   }

@@ -70,7 +70,7 @@ function statementOf(verdict: DetectionVerdict, counted: readonly Evidence[]): s
  * with weight 0 and say why.
  */
 export function independentEvidence(evidence: readonly Evidence[]): Evidence[] {
-  const declared = (e: Evidence): boolean => e.signal === 'metadata' || (e.signal === 'c2pa' && e.details['signerTrusted'] !== true);
+  const declared = (e: Evidence): boolean => e.signal === 'metadata' || (e.signal === 'c2pa' && (e.details['claimTrusted'] ?? e.details['signerTrusted']) !== true);
   const strongest = new Map<'ai' | 'real', Evidence>();
   for (const e of evidence) {
     if (!declared(e) || e.weight === 0) continue;

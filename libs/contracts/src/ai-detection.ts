@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { IsNestedObject } from './validators';
@@ -54,6 +54,48 @@ export class AiDetectionJob {
   generateOverlay!: boolean;
 }
 
+/** One manifest of a Content Credentials chain (the file's own, then its ingredients'), as c2pa-rs validated it. */
+export class AiDetectionProvenanceStep {
+  @IsString()
+  label!: string;
+
+  @IsInt() @Min(0)
+  depth!: number;
+
+  /** `active` (the file's own manifest) or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`). */
+  @IsString()
+  relationship!: string;
+
+  @IsOptional() @IsString()
+  title!: string | null;
+
+  @IsOptional() @IsString()
+  signer!: string | null;
+
+  @IsOptional() @IsString()
+  issuer!: string | null;
+
+  /** Time of the signature's time stamp, when it carries one. */
+  @IsOptional() @IsString()
+  signedAt!: string | null;
+
+  /** c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed). */
+  @IsBoolean()
+  signerTrusted!: boolean;
+
+  @IsOptional() @IsBoolean()
+  timeStampTrusted!: boolean | null;
+
+  @IsOptional() @IsString()
+  claimGenerator!: string | null;
+
+  @IsArray() @IsString({ each: true })
+  actions!: string[];
+
+  @IsOptional() @IsString()
+  digitalSourceType!: string | null;
+}
+
 /** One finding of one signal, as stored and shown (docs/ai-detection.md lists the findings). */
 export class AiDetectionEvidence {
   @IsIn(['c2pa', 'metadata', 'sdWatermark', 'classifier'])
@@ -74,6 +116,10 @@ export class AiDetectionEvidence {
 
   @IsObject()
   details!: Record<string, string | number | boolean | null>;
+
+  /** Content Credentials findings: the provenance chain (signer, time stamp, actions, source type, generator). */
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AiDetectionProvenanceStep)
+  provenance?: AiDetectionProvenanceStep[];
 }
 
 /** Images the detector stored for one file; absent ones are null. */

@@ -9,6 +9,7 @@ import { defineEvent, defineJob, defineRpc } from './message-contracts';
 import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OrderType } from './order-events';
 import { BatchResults } from './errors';
 import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
+import { OrderStepsView, OrderTimelineQuery, OrderTimelineView } from './order-timeline';
 import {
   GenerateReportJob,
   GetReportQuery,
@@ -155,6 +156,13 @@ export const Rpcs = {
   webhooksListEvents: defineRpc<WebhookEventPageView>()('webhooks.list-events', ListWebhookEventsQuery, REPEATABLE),
   webhooksRetryEvent: defineRpc<WebhookEventRetryView>()('webhooks.retry-event', RetryWebhookEventCommand),
   webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
+  // An order's timeline for operators (issue 33): each service answers its own steps; orders gathers them all.
+  ordersOrderTimeline: defineRpc<OrderTimelineView>()('orders.order-timeline', OrderTimelineQuery, REPEATABLE),
+  uploadsOrderSteps: defineRpc<OrderStepsView>()('uploads.order-steps', OrderTimelineQuery, REPEATABLE),
+  watermarkOrderSteps: defineRpc<OrderStepsView>()('watermark.order-steps', OrderTimelineQuery, REPEATABLE),
+  aidetectOrderSteps: defineRpc<OrderStepsView>()('aidetect.order-steps', OrderTimelineQuery, REPEATABLE),
+  reportsOrderSteps: defineRpc<OrderStepsView>()('reports.order-steps', OrderTimelineQuery, REPEATABLE),
+  webhooksOrderSteps: defineRpc<OrderStepsView>()('webhooks.order-steps', OrderTimelineQuery, REPEATABLE),
 } as const;
 
 /** What every service may know about one order type; the rest lives in the type's folder of the orders service. */

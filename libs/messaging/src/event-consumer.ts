@@ -7,6 +7,7 @@ import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHead
 import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
+import { JobAttemptsRepository } from './job-attempts.repository';
 import { messagingMetrics } from './messaging-metrics';
 import { RpcUnavailableError } from './rpc-client';
 
@@ -14,9 +15,11 @@ import { RpcUnavailableError } from './rpc-client';
  * Ack wait of long jobs (embed, extract, package, fetch): the consumer sends a progress heartbeat
  * (`working()`) every third of it while the handler runs, so a live job never times out however long it
  * takes, and a job whose process died (kill -9, OOM, SIGSTOP) is redelivered to a healthy replica within
- * 20 s instead of 2-5 minutes. How long a handler may run is its deadline, not the ack wait.
+ * 10 s instead of 2-5 minutes. It is also how long a job waits whose delivery was lost with a killed JetStream
+ * node (sent by the consumer leader, never received): 20 s made such an order wait 25-30 s after a leader kill.
+ * How long a handler may run is its deadline, not the ack wait.
  */
-export const HEARTBEAT_JOB_ACK_WAIT_MS = 20_000;
+export const HEARTBEAT_JOB_ACK_WAIT_MS = 10_000;
 
 /**
  * Ack wait of a consumer that sets none (the events). Short, because a delivery whose ack the broker never got
@@ -263,6 +266,7 @@ type Attempt = { ok: true } | { ok: false; error: unknown };
 export class EventConsumer<TData extends object> {
   private readonly logger: Logger;
   private readonly deadlineMs: number;
+  private readonly attempts: JobAttemptsRepository;
   private workers: Array<Promise<void>> = [];
   private stopping = false;
   /** Wakes the pauses between in-process retries when the consumer stops. */
@@ -276,6 +280,7 @@ export class EventConsumer<TData extends object> {
   ) {
     this.logger = new Logger(`Consumer:${definition.durable}`);
     this.deadlineMs = resolveDeadlineMs(definition);
+    this.attempts = new JobAttemptsRepository(dataSource);
   }
 
   private get maxAttempts(): number {
@@ -382,15 +387,21 @@ export class EventConsumer<TData extends object> {
         await this.exhaust(message, decoded, new Error('attempts exhausted (the process handling it stopped or died)'));
         return;
       }
+      const stopTimer = messagingMetrics.attemptDuration.startTimer({ consumer: this.definition.durable });
+      const startedAt = new Date();
       const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
       if (attempt.ok) {
         this.settle(message, 'ack');
+        stopTimer({ outcome: 'ok' });
         messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
+        await this.recordAttempt(message, decoded, startedAt, 'ok', null);
         return;
       }
       const { error } = attempt;
       const deadline = error instanceof JobDeadlineExceededError;
+      stopTimer({ outcome: deadline ? 'deadline' : 'error' });
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: deadline ? 'deadline' : 'error' });
+      await this.recordAttempt(message, decoded, startedAt, deadline ? 'deadline' : 'error', error instanceof Error ? error.message : String(error));
       // Logs name the event and, when it has one, the order it is about.
       const context = { err: error, deliveryCount, eventId: decoded.eventId, orderId: (decoded.data as { orderId?: unknown }).orderId };
       if (isTransientInfrastructureError(error)) {
@@ -470,6 +481,32 @@ export class EventConsumer<TData extends object> {
    * Attempts used up: the hook makes the outcome visible, then the message is parked. A hook that fails on an
    * outage keeps the message (redelivered, and exhausted again, once the infrastructure is back).
    */
+  /**
+   * Keeps the attempt for the order's timeline (`job_attempt`) when the message is about an order. Best effort:
+   * a failure to record is logged and changes nothing of the message's handling.
+   */
+  private async recordAttempt(message: JsMsg, decoded: DecodedMessage<TData>, startedAt: Date, outcome: string, reason: string | null): Promise<void> {
+    const orderId = (decoded.data as { orderId?: unknown }).orderId;
+    if (typeof orderId !== 'string' && typeof orderId !== 'number') {
+      return;
+    }
+    try {
+      await this.attempts.record({
+        consumer: this.definition.durable,
+        subject: message.subject,
+        eventId: decoded.eventId,
+        orderId: String(orderId),
+        delivery: message.info.redeliveryCount,
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        outcome,
+        reason: reason === null ? null : reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
+      });
+    } catch (recordError) {
+      this.logger.warn({ err: recordError, orderId }, 'could not record the attempt for the order timeline');
+    }
+  }
+
   private async exhaust(message: JsMsg, decoded: DecodedMessage<TData>, error: unknown): Promise<void> {
     let reason = error instanceof Error ? error.message : 'handler failed';
     if (this.definition.onExhausted) {
@@ -487,6 +524,7 @@ export class EventConsumer<TData extends object> {
       }
     }
     await this.park(message, reason);
+    await this.recordAttempt(message, decoded, new Date(), 'parked', reason);
   }
 
   private async boundedHook(hook: () => Promise<void>): Promise<Attempt> {

@@ -12,4 +12,8 @@ export * from './rpc-client';
 export * from './rpc-batcher';
 export * from './rpc-server';
 export * from './messaging-metrics';
+export * from './consumer-metrics';
 export * from './messaging-migrations';
+export * from './job-attempt.entity';
+export * from './job-attempts.repository';
+export * from './order-steps.controller';

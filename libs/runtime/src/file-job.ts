@@ -108,7 +108,7 @@ export abstract class FileJob<T extends FileJobTypes> {
   }
 
   private async fail(job: T['job'], rejection: FileRejection<T['code']>, state: T['state'], context: HandlerContext): Promise<void> {
-    this.logger.warn({ orderId: job.orderId, inputs: this.inputsOf(job).map((input) => input.key), code: rejection.code, reason: rejection.reason }, 'input rejected');
+    this.logger.warn({ orderId: job.orderId, inputs: this.inputsOf(job).map((input) => input.key), code: rejection.code, reason: rejection.reason }, 'file failed with a public code');
     await context.transaction((tx) => this.recordFailed(tx, job, rejection.code, state));
   }
 }

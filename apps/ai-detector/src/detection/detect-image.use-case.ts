@@ -81,7 +81,9 @@ export class DetectImageUseCase extends FileJob<DetectionTypes> {
       verdict: result.verdict,
       noEvidence: result.noEvidence,
       statement: result.statement,
-      evidence: result.evidence.map(({ signal, finding, description, direction, weight, details }) => ({ signal, finding, description, direction, weight, details })),
+      evidence: result.evidence.map(({ signal, finding, description, direction, weight, details, provenance }) => ({
+        signal, finding, description, direction, weight, details, ...(provenance ? { provenance } : {}),
+      })),
       heatmapNote: result.heatmapNote,
       images,
     };

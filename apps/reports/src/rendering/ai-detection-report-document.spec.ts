@@ -86,6 +86,26 @@ describe('AI detection report document', () => {
     expect(content).not.toMatch(/leaning|AI 쪽\)|AI 寄り）/);
   });
 
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a Content Credentials finding prints its provenance chain, trusted or not', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const step = { title: null, issuer: 'Example CA', timeStampTrusted: null, digitalSourceType: null };
+    const c2pa = {
+      signal: 'c2pa' as const, finding: 'c2pa.ai', description: 'Content Credentials declare the source type "trainedAlgorithmicMedia".', direction: 'ai' as const, weight: 3, details: {},
+      provenance: [
+        { ...step, label: 'urn:c2pa:2', depth: 0, relationship: 'active', signer: 'Photo Editor signer', signedAt: null, signerTrusted: false, claimGenerator: 'Photo Editor 1', actions: ['c2pa.opened', 'c2pa.color_adjustments'] },
+        { ...step, label: 'urn:c2pa:1', depth: 1, relationship: 'parentOf', signer: 'Second Generator signer', signedAt: '2026-11-20T09:00:00Z', signerTrusted: true, claimGenerator: 'Second Generator 1', actions: ['c2pa.created'], digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' },
+      ],
+    };
+    const image = { ...base.images[0], evidence: [c2pa] };
+    // break-all wraps anywhere: compare without white space
+    const bare = (value: string) => value.replace(/\s+/g, '');
+    const content = bare((await text({ ...base, images: [image] })).content);
+    for (const expected of [m.image.provenance.heading, m.image.provenance.trusted, m.image.provenance.untrusted, 'Photo Editor signer', '2026-11-20T09:00:00Z']) {
+      expect(content).toContain(bare(expected));
+    }
+  });
+
   it('a test order says that its result is simulated and not evidence', async () => {
     const { content } = await text(await data('en-US', { mode: 'test' }));
     expect(content).toContain('TEST ORDER');

@@ -42,6 +42,24 @@ function framed(heading: string, content: Content): Content {
   };
 }
 
+/** The chain under a C2PA finding: one line per manifest, the file's own first; signer names are the file's text. */
+function provenanceLines(steps: NonNullable<AiDetectionEvidence['provenance']>, a: AiDetectionReportMessages, locale: ReportLocale): Content[] {
+  const p = a.image.provenance;
+  return [
+    { text: p.heading, style: 'label', margin: [0, 3, 0, 1] },
+    ...steps.map((step): Content => {
+      const facts = [
+        `${step.relationship === 'active' ? p.thisFile : step.relationship}: ${step.signer ?? '—'} (${step.signerTrusted ? p.trusted : p.untrusted})`,
+        ...(step.signedAt ? [`${p.timeStamped} ${step.signedAt}`] : []),
+        ...(step.claimGenerator ? [`${p.generator} ${step.claimGenerator}`] : []),
+        ...(step.actions.length ? [`${p.actions} ${step.actions.join(', ')}`] : []),
+        ...(step.digitalSourceType ? [`${p.source} ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}`] : []),
+      ];
+      return { ...userText(`${'  '.repeat(step.depth)}${facts.join(' · ')}`, locale), fontSize: 7.5 };
+    }),
+  ];
+}
+
 function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMessages, locale: ReportLocale): Content {
   const weight = new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: 'exceptZero' });
   const header: TableCell[] = [a.image.signal, a.image.finding, a.image.direction, a.image.weight].map((text) => ({ text, style: 'label' }));
@@ -53,7 +71,7 @@ function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMess
         header,
         ...evidence.map((item): TableCell[] => [
           { text: a.image.signals[item.signal] },
-          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale)] },
+          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale), ...(item.provenance?.length ? provenanceLines(item.provenance, a, locale) : [])] },
           { text: a.image.directions[item.direction], color: item.direction === 'ai' ? COLORS.warn : COLORS.ink },
           { text: weight.format(item.weight), alignment: 'right' },
         ]),

@@ -832,6 +832,53 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+            /** @description Content Credentials findings only: the chain from the file's own manifest through its ingredients */
+            provenance?: components["schemas"]["AiDetectionProvenanceStep"][];
+        };
+        AiDetectionProvenanceStep: {
+            /** @example urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1 */
+            label: string;
+            /**
+             * @description 0: the file's own manifest
+             * @example 0
+             */
+            depth: number;
+            /**
+             * @description `active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)
+             * @example active
+             */
+            relationship: string;
+            /** @example image.png */
+            title: string | null;
+            /**
+             * @description common name of the signing certificate (the file's text)
+             * @example Example Generator signer
+             */
+            signer: string | null;
+            /** @example Example CA */
+            issuer: string | null;
+            /**
+             * @description time of the signature's time stamp, when it has one
+             * @example null
+             */
+            signedAt: string | null;
+            /**
+             * @description c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)
+             * @example false
+             */
+            signerTrusted: boolean;
+            /** @example null */
+            timeStampTrusted: boolean | null;
+            /** @example Example Generator 2.1 */
+            claimGenerator: string | null;
+            /**
+             * @example [
+             *       "c2pa.created"
+             *     ]
+             */
+            actions: string[];
+            /** @example http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia */
+            digitalSourceType: string | null;
         };
         AiDetectionFileResult: {
             /** @example 101 */
