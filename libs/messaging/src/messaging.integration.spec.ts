@@ -493,7 +493,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     const subject = `${prefix}.order.note`;
     const orderId = String(Date.now());
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, OrderNotePayload), { orderId }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
     const durable = `${prefix}-order-note`;
     let calls = 0;
