@@ -81,7 +81,7 @@ describe('AI detection orders', () => {
       expect([started.status, started.body.data]).toEqual([200, { orderId: created.orderId, status: 'inProgress' }]);
     });
 
-    it('completes with an honest result: no evidence in a plain photo keeps it in the uncertain band', async () => {
+    it('completes with an honest result: no evidence in a plain photo cannot be determined (spec category beside it)', async () => {
       const done = await waitForOrder(account.liveKey, created.orderId, ['complete', 'failed'], 120_000);
       expect(done.status).toBe('complete');
       const detection = done.detection;
@@ -90,6 +90,8 @@ describe('AI detection orders', () => {
       expect(detection?.probability).toBeLessThan(0.75);
       expect(detection?.options).toEqual({ generateHeatmap: true, generateOverlay: false });
       expect(detection?.files[0].noEvidence).toBe(true);
+      expect(detection).toMatchObject({ verdict: 'cannot_be_determined', noEvidence: true });
+      expect(detection?.files[0].statement).toBe('Cannot be determined: no provenance or generator evidence was found.');
       expect(detection?.category).toBe((detection?.probability ?? 0) < 0.5 ? 'uncertain_real' : 'uncertain_ai');
       // Spec 2.7 image rules: the input as it is (not larger than 1600 px), a WebP thumbnail within 740×400;
       // no heatmap, since no signal gave per-region evidence (the note says so).
@@ -114,6 +116,7 @@ describe('AI detection orders', () => {
       const detail = await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: account.liveKey });
       expect(detail.body.data).toMatchObject({ type: 'aiDetection', status: 'complete', aiDetectionOptions: { generateHeatmap: true, generateOverlay: false } });
       expect(['uncertain_real', 'uncertain_ai']).toContain(detail.body.data.statusCode);
+      expect(detail.body.data).toMatchObject({ aiVerdict: 'cannot_be_determined', aiNoEvidence: true });
       expect(await image(detail.body.data.thumbnailImageUrl)).toMatchObject({ status: 200, format: 'webp' });
       expect(await image(detail.body.data.originalImageUrl)).toMatchObject({ status: 200, format: 'png' });
       expect([detail.body.data.heatmapImageUrl, detail.body.data.overlayImageUrl]).toEqual([null, null]);
@@ -122,7 +125,7 @@ describe('AI detection orders', () => {
         (bodies) => bodies.some((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.orderId),
       );
       const completed = hook.find((body) => body.eventType === 'order.aiDetection.completed' && body.data.orderId === created.orderId);
-      expect(completed?.data).toMatchObject({ probability: detail.body.data.aiProbability, heatmapUrl: null, overlayUrl: null });
+      expect(completed?.data).toMatchObject({ probability: detail.body.data.aiProbability, verdict: 'cannot_be_determined', noEvidence: true, heatmapUrl: null, overlayUrl: null });
     });
 
     it('has no result file to download', async () => {

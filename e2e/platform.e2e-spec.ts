@@ -2,7 +2,7 @@
 import { DataSource } from 'typeorm';
 import { metricsPortOf, SERVICE_NAMES } from '@cp/stack';
 import { accountsRepository, api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
-import { createEmbed, embedBody } from './support/orders';
+import { corpusFile, createEmbed, embedBody, uploadFiles, waitForOrder } from './support/orders';
 
 describe('platform foundation', () => {
   let gateway: DataSource;
@@ -230,10 +230,36 @@ describe('platform foundation', () => {
         const metrics = await (await fetch(`http://127.0.0.1:${metricsPortOf(port)}/metrics`)).text();
         expect(metrics).toContain('process_cpu_user_seconds_total');
         expect(metrics).toContain('outbox_events_published_total');
+        // The outbox lag, read when scraped (issue 33).
+        expect({ service, lag: /^outbox_oldest_unpublished_age_seconds \d/m.test(metrics) }).toEqual({ service, lag: true });
         const onPublicPort = await fetch(`http://127.0.0.1:${port}/metrics`);
         const body = await onPublicPort.text();
         expect({ service, status: onPublicPort.status, leaks: body.includes('process_cpu_user_seconds_total') }).toEqual({ service, status: 404, leaks: false });
       }
+    });
+
+    it('the internal metrics carry RED per RPC subject and job type, queue depth and age per consumer, parked counts and stuck orders', async () => {
+      const scrape = async (service: (typeof SERVICE_NAMES)[number]): Promise<string> =>
+        (await fetch(`http://127.0.0.1:${metricsPortOf(layout.ports[service][0])}/metrics`)).text();
+      // One live embed order through the gateway, orders, uploads and the processor.
+      const account = await createAccount(gateway, 'pro', 5);
+      await eventually(() => creditBalance(account.accountId), (balance) => balance === 5);
+      const created = await createEmbed(account.liveKey, embedBody([{ fileName: 'rocket.jpg', texts: ['metrics'] }]));
+      expect(created.status).toBe(200);
+      expect(await uploadFiles(created.body.data, [corpusFile('photos/rocket.jpg')])).toEqual([200]);
+      expect((await waitForOrder(account.liveKey, created.body.data.orderId)).status).toBe('complete');
+      const orders = await scrape('orders');
+      expect(orders).toMatch(/^rpc_server_duration_seconds_count\{subject="orders\.[a-z-]+",outcome="ok"\} [1-9]/m);
+      expect(orders).toMatch(/^rpc_server_duration_seconds_bucket\{le="0\.1",subject="orders\.[a-z-]+",outcome="ok"\} \d/m);
+      expect(orders).toMatch(/^messaging_attempt_duration_seconds_count\{consumer="[a-z-]+",outcome="ok"\} [1-9]/m);
+      expect(orders).toMatch(/^messaging_consumer_pending_messages\{consumer="[a-z-]+",state="waiting"\} \d/m);
+      expect(orders).toMatch(/^messaging_consumer_oldest_message_age_seconds\{consumer="[a-z-]+"\} \d/m);
+      expect(orders).toMatch(/^messaging_parked_messages\{consumer="[a-z-]+"\} \d/m);
+      expect(orders).toMatch(/^orders_in_progress \d/m);
+      expect(orders).toMatch(/^orders_in_progress_oldest_unchanged_age_seconds \d/m);
+      const processor = await scrape('watermark-processor');
+      expect(processor).toMatch(/^messaging_consumer_pending_messages\{consumer="watermark-embed",state="in_flight"\} \d/m);
+      expect(processor).toMatch(/^messaging_attempt_duration_seconds_count\{consumer="watermark-embed",outcome="ok"\} [1-9]/m);
     });
 
     it("the gateway's public port answers 404 for /metrics, with or without an API key", async () => {

@@ -26,8 +26,9 @@ function files(dir, keep) {
 
 const isSource = (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.d.ts');
 // Plain ES modules loaded by path at run time (the worker scripts of @cp/bounded-worker: the PDF renderer, the C2PA
-// reader, and the worker-port.mjs they import by relative path) are copied as they are.
-const isRuntimeAsset = (file) => file.endsWith('.mjs');
+// reader, and the worker-port.mjs they import by relative path) are copied as they are; so are the files of a
+// library's `trust/` folder (the dated C2PA trust list snapshots @cp/ai-detection reads at start).
+const isRuntimeAsset = (file) => file.endsWith('.mjs') || file.split(path.sep).includes('trust');
 
 const targets = process.argv.slice(2);
 const folders = targets.length > 0 ? [...targets, 'libs'] : ['apps', 'libs'];

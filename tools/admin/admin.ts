@@ -15,15 +15,23 @@
 //   npm run admin -- parked discard --seq 12         (or --all --durable X)
 // A replay republishes the original message to its original subject for the consumer that parked it, then
 // removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
+//
+// AI classifier calibration (no database; docs/ai-detection.md "Calibrating a classifier"):
+//   npm run admin -- ai-classifier calibrate --model m.onnx --real DIR --generated DIR [--out m.calibration.json]
+//     [--max-fpr 0.01] [--thresholds 0.5,0.7,0.9] [--bands 10] [--input-size 224] [--grid 4]
+//     [--mean 0.485,0.456,0.406] [--std 0.229,0.224,0.225]
+// An order's timeline (every step the services recorded, asked of the orders service over NATS_URL):
+//   npm run admin -- order timeline 4711 [--json]
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
-import { KeyMode, Plan, PLANS } from '@cp/contracts';
+import { DomainException, ErrorCode, KeyMode, ORDER_ID_PATTERN, OrderTimelineView, Plan, PLANS, Rpcs } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
-import { MESSAGING_ENTITIES, natsServers, OutboxWriter } from '@cp/messaging';
+import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
+import { calibrateClassifier, CalibrationInputError, calibrationReport } from './ai-classifier-calibration';
 import { ParkedMessage, ParkedMessages } from './parked-messages';
 
 type Output = Record<string, unknown>;
@@ -65,11 +73,30 @@ async function main(): Promise<void> {
       seq: { type: 'string' },
       durable: { type: 'string' },
       all: { type: 'boolean', default: false },
+      model: { type: 'string' },
+      real: { type: 'string' },
+      generated: { type: 'string' },
+      out: { type: 'string' },
+      'max-fpr': { type: 'string', default: '0.01' },
+      thresholds: { type: 'string', default: '0.5,0.7,0.9' },
+      bands: { type: 'string', default: '10' },
+      'input-size': { type: 'string', default: '224' },
+      grid: { type: 'string', default: '4' },
+      mean: { type: 'string', default: '0.485,0.456,0.406' },
+      std: { type: 'string', default: '0.229,0.224,0.225' },
     },
   });
   const [resource, action] = positionals;
+  if (resource === 'ai-classifier') {
+    await runAiClassifier(action ?? '', values);
+    return;
+  }
   if (resource === 'parked') {
     await runParked(action ?? '', values);
+    return;
+  }
+  if (resource === 'order' && action === 'timeline') {
+    await runOrderTimeline(positionals[2], values.json === true);
     return;
   }
   const dataSource = new DataSource(
@@ -205,7 +232,82 @@ async function runParked(action: string, values: { json?: boolean; seq?: string;
   }
 }
 
+/** One line per step: time, service, step, duration, detail (tab-separated); the services that did not answer last. */
+function formatTimeline(timeline: OrderTimelineView): string {
+  const lines = timeline.steps.map((step) =>
+    [step.at, step.service, step.step, step.durationMs === undefined ? '' : `${step.durationMs} ms`, step.detail ?? ''].join('\t').trimEnd(),
+  );
+  if (timeline.unavailable.length > 0) {
+    lines.push(`not answered (their steps are missing): ${timeline.unavailable.join(', ')}`);
+  }
+  return `order ${timeline.orderId}\n${lines.join('\n')}\n`;
+}
+
+/** `order timeline <orderId>`: through the orders service's RPC, which asks every other service for its steps. */
+async function runOrderTimeline(orderId: string | undefined, json: boolean): Promise<void> {
+  if (!orderId || !ORDER_ID_PATTERN.test(orderId)) {
+    fail('usage: order timeline <orderId> (digits)');
+  }
+  const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 20_000 });
+  try {
+    const timeline = await rpc.request(Rpcs.ordersOrderTimeline, { orderId });
+    process.stdout.write(json ? `${JSON.stringify(timeline)}\n` : formatTimeline(timeline));
+  } catch (error) {
+    if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
+      process.stderr.write(`admin: order ${orderId} not found\n`);
+      process.exitCode = 3;
+      return;
+    }
+    throw error;
+  } finally {
+    await rpc.onApplicationShutdown();
+  }
+}
+
 main().catch((error: unknown) => {
   process.stderr.write(`admin: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+
+function numbers(value: string | undefined, flag: string, count?: number): number[] {
+  const parts = (value ?? '').split(',').map((part) => Number(part.trim()));
+  if (parts.length === 0 || parts.some((n) => !Number.isFinite(n)) || (count !== undefined && parts.length !== count)) {
+    fail(`--${flag} must be ${count ?? 'one or more'} comma-separated number(s)`);
+  }
+  return parts;
+}
+
+async function runAiClassifier(action: string, values: Record<string, string | boolean | undefined>): Promise<void> {
+  if (action !== 'calibrate') fail('ai-classifier: the only action is calibrate');
+  const text = (flag: string): string | undefined => values[flag] as string | undefined;
+  const modelPath = required(text('model'), 'model');
+  const [maxFalsePositiveRate] = numbers(text('max-fpr'), 'max-fpr', 1);
+  const [bands] = numbers(text('bands'), 'bands', 1);
+  const [inputSize] = numbers(text('input-size'), 'input-size', 1);
+  const [grid] = numbers(text('grid'), 'grid', 1);
+  if (!(maxFalsePositiveRate > 0 && maxFalsePositiveRate < 1)) fail('--max-fpr must be between 0 and 1');
+  if (!Number.isInteger(bands) || bands < 2 || bands > 100) fail('--bands must be a whole number from 2 to 100');
+  if (!Number.isInteger(inputSize) || inputSize < 8 || !Number.isInteger(grid) || grid < 1) fail('--input-size and --grid must be whole numbers');
+  const [m0, m1, m2] = numbers(text('mean'), 'mean', 3);
+  const [s0, s1, s2] = numbers(text('std'), 'std', 3);
+  try {
+    const summary = await calibrateClassifier({
+      modelPath,
+      realDir: required(text('real'), 'real'),
+      generatedDir: required(text('generated'), 'generated'),
+      outPath: text('out') ?? modelPath.replace(/\.onnx$/i, '') + '.calibration.json',
+      inputSize,
+      grid,
+      mean: [m0, m1, m2],
+      std: [s0, s1, s2],
+      bands,
+      maxFalsePositiveRate,
+      thresholds: numbers(text('thresholds'), 'thresholds'),
+      now: new Date(),
+    });
+    process.stdout.write(values.json ? `${JSON.stringify(summary.calibration)}\n` : `${calibrationReport(summary)}\n`);
+  } catch (error) {
+    if (error instanceof CalibrationInputError) fail(error.message);
+    throw error;
+  }
+}

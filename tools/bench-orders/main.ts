@@ -1,33 +1,78 @@
-// Benchmark of embed orders end to end on localhost (issue 4): orders of 1 image x 1 text created,
-// uploaded and completed through the public API, against all services as separate processes.
-// Reports median and p95 time from creation to `complete` for a 1-megapixel JPEG, and throughput
-// (orders completed per minute) with 1 and with 2 watermark-processor replicas.
-//   node -r ./tools/register.js tools/bench-orders/main.ts [--orders 40] [--latency-orders 20]
+// Benchmark of orders end to end on localhost (issues 4 and 32), against all services as separate processes,
+// through the public API, with a local webhook receiver:
+// - 1-megapixel JPEG embed orders of one text, one at a time: creation → `complete` median and p95, a histogram,
+//   and the latency budget per hop (creation → upload slot, PUT → job, job → engine result, engine result →
+//   `complete`, `complete` → webhook delivery), against the engine's own time for the same image (the floor);
+// - extract orders of a 2560×1600 JPEG pair (the original and a watermarked copy), one at a time, per hop;
+// - throughput of 1 MP embed orders (8 clients) with 1 and 2 watermark-processor replicas, and the share of the
+//   stack's CPU time the processors used.
+// Hop times come from the services' own records and the wire: when each job and result message reached a NATS
+// subscriber of the benchmark, the orders service's `created_at`/`completed_at`, and the receiver's clock (one
+// machine, one clock).
+//   node -r ./tools/register.js tools/bench-orders/main.ts [--latency-orders 50] [--orders 40] [--extract-orders 10]
 import { SystemClock } from '@cp/clock';
+import { EventSubjects, JobSubjects } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
+import { connect, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
-import { createDatabase, databaseUrl, ensurePostgres, gatewayUrl, newStack, portOpen, ROOT, SERVICE_NAMES, ServiceName, startPrivateNats, StackLayout } from '../stack/stack';
+import { createDatabase, databaseUrl, ensurePostgres, gatewayUrl, newStack, portOpen, ROOT, SERVICE_NAMES, ServiceName, StackLayout, StackProcesses, startPrivateNats } from '../stack/stack';
 
-interface Row {
-  processors: number;
-  latencyOrders: number;
+interface Stats {
   medianMs: number;
   p95Ms: number;
-  throughputOrders: number;
-  throughputPerMinute: number;
 }
+
+interface HopRow extends Stats {
+  hop: string;
+}
+
+interface ThroughputRow {
+  processors: number;
+  orders: number;
+  perMinute: number;
+  /** CPU seconds of the processor replicas over all the stack's service processes (and the S3 server). */
+  processorCpuShare: number;
+  /** The processors' CPU seconds per wall second (2 = both cores). */
+  processorCores: number;
+}
+
+/** What one order went through, in ms since the epoch (null: the step was not seen). */
+interface OrderTimes {
+  orderId: string;
+  requested: number;
+  slotGiven: number;
+  putDone: number;
+  createdAt: number;
+  job: number | null;
+  result: number | null;
+  completedAt: number;
+  webhook: number | null;
+}
+
+/** Bucket width of the histogram of creation → `complete`. */
+const HISTOGRAM_STEP_MS = 25;
+const HISTOGRAM_BUCKETS = 20;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 }
+
+function stats(values: number[]): Stats {
+  return { medianMs: Math.round(percentile(values, 50) * 10) / 10, p95Ms: Math.round(percentile(values, 95) * 10) / 10 };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function layoutFor(processors: number, natsUrl: string): Promise<StackLayout> {
   // Not 6000: fetch refuses the X11 port (a "bad port" of the fetch standard).
@@ -42,7 +87,50 @@ async function layoutFor(processors: number, natsUrl: string): Promise<StackLayo
     s3Port: base + 900,
     ports: { ...ports, 'api-gateway': [base] },
     logLevel: 'warn',
+    // The webhook receiver runs on this machine's loopback.
+    extraEnv: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1' },
   };
+}
+
+/** A local webhook endpoint: when each order's `order.completed` arrived (the receiver's clock). */
+class WebhookReceiver {
+  readonly completedAt = new Map<string, number>();
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<WebhookReceiver> {
+    const server = createServer();
+    const receiver = new WebhookReceiver(server);
+    server.on('request', (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const at = Date.now();
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { eventType?: string; data?: { orderId?: string } };
+        if (/\.completed$/.test(body.eventType ?? '') && body.data?.orderId && !receiver.completedAt.has(body.data.orderId)) {
+          receiver.completedAt.set(body.data.orderId, at);
+        }
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+interface Created {
+  orderId: string;
+  requested: number;
+  slotGiven: number;
+  putDone: number;
 }
 
 class Client {
@@ -51,28 +139,49 @@ class Client {
     private readonly key: string,
   ) {}
 
-  async createAndUpload(image: Buffer): Promise<string> {
-    const response = await fetch(`${this.base}/api/v3/orders/wtr-embed`, {
-      method: 'POST',
+  async api<T>(route: string, body?: object): Promise<{ status: number; data: T }> {
+    const response = await fetch(`${this.base}${route}`, {
+      method: body ? 'POST' : 'GET',
       headers: { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ idempotencyKey: randomUUID(), files: [{ fileName: 'photo.jpg', watermarks: [{ text: 'bench recipient' }] }] }),
+      body: body ? JSON.stringify(body) : undefined,
     });
-    const body = (await response.json()) as { data: { orderId: string; files: Array<{ uploadUrl: string }> } };
-    if (response.status !== 200) {
-      throw new Error(`create failed: ${response.status} ${JSON.stringify(body)}`);
+    const parsed = (await response.json()) as { data: T };
+    return { status: response.status, data: parsed.data };
+  }
+
+  /** Creates an order, then PUTs `contents[i]` to the i-th upload slot (all at once). */
+  async createAndUpload(route: string, body: object, contents: Buffer[]): Promise<Created> {
+    const requested = Date.now();
+    const created = await this.api<{ orderId: string; files: Array<{ uploadUrl: string }> }>(route, { idempotencyKey: randomUUID(), ...body });
+    const slotGiven = Date.now();
+    if (created.status !== 200) {
+      throw new Error(`create failed: ${created.status} ${JSON.stringify(created.data)}`);
     }
-    const upload = await fetch(body.data.files[0].uploadUrl, { method: 'PUT', body: new Uint8Array(image) });
-    await upload.arrayBuffer();
-    return body.data.orderId;
+    await Promise.all(
+      created.data.files.map(async (file, index) => {
+        const upload = await fetch(file.uploadUrl, { method: 'PUT', body: new Uint8Array(contents[index]) });
+        await upload.arrayBuffer();
+      }),
+    );
+    return { orderId: created.data.orderId, requested, slotGiven, putDone: Date.now() };
+  }
+
+  createEmbed(image: Buffer, fileName: string): Promise<Created> {
+    return this.createAndUpload('/api/v3/orders/wtr-embed', { files: [{ fileName, watermarks: [{ text: 'bench recipient' }] }] }, [image]);
+  }
+
+  /** The file to inspect is second; the original first (the order's file order). */
+  createExtract(original: Buffer, inspected: Buffer): Promise<Created> {
+    return this.createAndUpload('/api/v3/orders/wtr-extract', { file: { fileName: 'found.jpg', originalFile: { fileName: 'original.jpg' } } }, [original, inspected]);
   }
 }
 
-/** Server-side creation → completion times (the orders service's own timestamps). */
-async function waitCompleted(orders: DataSource, ids: string[], timeoutMs: number): Promise<Map<string, number>> {
+/** Server-side creation and completion times of the orders, once all are complete. */
+async function waitCompleted(orders: DataSource, ids: string[], timeoutMs: number): Promise<Map<string, { createdAt: number; completedAt: number }>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = await orders.query<Array<{ id: string; status: string; ms: number | null }>>(
-      `SELECT id::text, status, (EXTRACT(EPOCH FROM (completed_at - created_at)) * 1000)::float AS ms FROM "order" WHERE id = ANY($1::bigint[])`,
+    const rows = await orders.query<Array<{ id: string; status: string; created: number; completed: number | null }>>(
+      `SELECT id::text, status, EXTRACT(EPOCH FROM created_at) * 1000 AS created, EXTRACT(EPOCH FROM completed_at) * 1000 AS completed FROM "order" WHERE id = ANY($1::bigint[])`,
       [ids],
     );
     const failed = rows.filter((row) => row.status === 'failed');
@@ -81,80 +190,242 @@ async function waitCompleted(orders: DataSource, ids: string[], timeoutMs: numbe
     }
     const done = rows.filter((row) => row.status === 'complete');
     if (done.length === ids.length) {
-      return new Map(done.map((row) => [row.id, row.ms ?? 0]));
+      return new Map(done.map((row) => [row.id, { createdAt: Number(row.created), completedAt: Number(row.completed ?? 0) }]));
     }
     if (Date.now() > deadline) {
       throw new Error(`only ${done.length}/${ids.length} orders completed in time`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await pause(20);
   }
 }
 
-async function run(processors: number, natsUrl: string, image: Buffer, latencyOrders: number, throughputOrders: number): Promise<Row> {
+/**
+ * When each job and event of an order went out: a plain NATS subscription sees every message published to the
+ * streams' subjects as the server stores it (jobs are removed from their work queue once done, so they cannot be
+ * read back afterwards). The first message per subject and order counts.
+ */
+class MessageClock {
+  private readonly seen = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
+
+  private constructor(private readonly nc: NatsConnection) {}
+
+  static async start(natsUrl: string): Promise<MessageClock> {
+    const clock = new MessageClock(await connect({ servers: natsUrl }));
+    for (const subject of ['job.>', 'evt.>']) {
+      clock.nc.subscribe(subject, {
+        callback: (error, message) => {
+          if (error) {
+            return;
+          }
+          const at = Date.now();
+          clock.counts.set(message.subject, (clock.counts.get(message.subject) ?? 0) + 1);
+          const orderId = (message.json<{ data?: { orderId?: unknown } }>().data ?? {}).orderId;
+          const key = `${message.subject}|${String(orderId)}`;
+          if (orderId !== undefined && !clock.seen.has(key)) {
+            clock.seen.set(key, at);
+          }
+        },
+      });
+    }
+    await clock.nc.flush();
+    return clock;
+  }
+
+  at(subject: string, orderId: string): number | null {
+    return this.seen.get(`${subject}|${orderId}`) ?? null;
+  }
+
+  count(subject: string): number {
+    return this.counts.get(subject) ?? 0;
+  }
+
+  close(): Promise<void> {
+    return this.nc.close();
+  }
+}
+
+/** CPU seconds (user + system) of a process so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command; clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function stackCpu(stack: StackProcesses): { processor: number; total: number } {
+  let processor = 0;
+  let total = 0;
+  for (const [key, record] of Object.entries(stack.state.processes)) {
+    const seconds = cpuSeconds(record.pid);
+    total += seconds;
+    if (key.startsWith('watermark-processor')) {
+      processor += seconds;
+    }
+  }
+  return { processor, total };
+}
+
+function hops(times: OrderTimes[], resultName: string): HopRow[] {
+  const of = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
+  return [
+    of('creation → upload slot (API answer)', times.map((t) => t.slotGiven - t.requested)),
+    of('PUT done → job published', times.map((t) => (t.job === null ? null : t.job - t.putDone))),
+    of(`job → ${resultName} (processor: read, engine, store)`, times.map((t) => (t.job === null || t.result === null ? null : t.result - t.job))),
+    of(`${resultName} → complete`, times.map((t) => (t.result === null ? null : t.completedAt - t.result))),
+    of('complete → webhook received', times.map((t) => (t.webhook === null ? null : t.webhook - t.completedAt))),
+    of('creation → complete (server clock)', times.map((t) => t.completedAt - t.createdAt)),
+  ];
+}
+
+function histogram(values: number[]): string[] {
+  const counts = new Array<number>(HISTOGRAM_BUCKETS + 1).fill(0);
+  for (const value of values) {
+    counts[Math.min(HISTOGRAM_BUCKETS, Math.floor(value / HISTOGRAM_STEP_MS))] += 1;
+  }
+  const last = counts.reduce((found, count, index) => (count > 0 ? index : found), 0);
+  return counts.slice(0, last + 1).map((count, index) => {
+    const label = index === HISTOGRAM_BUCKETS ? `≥ ${index * HISTOGRAM_STEP_MS} ms` : `${index * HISTOGRAM_STEP_MS}–${(index + 1) * HISTOGRAM_STEP_MS - 1} ms`;
+    return `${label.padStart(12)} | ${'#'.repeat(count)} ${count}`;
+  });
+}
+
+/** Median of the engine alone on this machine, the same image, in this process: the floor of an order. */
+async function engineFloor(work: () => Promise<unknown>, runs: number): Promise<number> {
+  await work();
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const started = process.hrtime.bigint();
+    await work();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return Math.round(percentile(times, 50) * 10) / 10;
+}
+
+interface Setup {
+  stack: StackProcesses;
+  messages: MessageClock;
+  layout: StackLayout;
+  orders: DataSource;
+  client: Client;
+  receiver: WebhookReceiver;
+  close(): Promise<void>;
+}
+
+async function startStack(processors: number, natsUrl: string): Promise<Setup> {
   const layout = await layoutFor(processors, natsUrl);
   await createDatabase(layout.adminDatabaseUrl, layout.database, true);
   const stack = newStack(layout, false);
-  try {
-    await stack.startAll();
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    const open = (schema: string, entities: Function[]) =>
-      new DataSource(serviceDataSourceOptions({ url: databaseUrl(layout), schema, entities, migrations: [], applicationName: 'bench', poolSize: 2 })).initialize();
-    const gateway = await open('gateway', [...GATEWAY_DATA_ENTITIES, ...MESSAGING_ENTITIES]);
-    const orders = await open('orders', []);
-    const accounts = new AccountsRepository(gateway, new OutboxWriter(new SystemClock()));
-    const account = await accounts.createAccount(`bench-${Date.now()}`, 'enterprise', null, 100_000);
-    const key = (await accounts.issueKey(account.id, 'live')).key;
-    const client = new Client(gatewayUrl(layout), key);
-    for (let attempt = 0; ; attempt += 1) {
-      const rows = await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [account.id]);
-      if (rows[0]?.balance === 100_000) {
-        break;
-      }
-      if (attempt > 200) {
-        throw new Error('credits did not arrive');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  await stack.startAll();
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  const open = (schema: string, entities: Function[]) =>
+    new DataSource(serviceDataSourceOptions({ url: databaseUrl(layout), schema, entities, migrations: [], applicationName: 'bench', poolSize: 2 })).initialize();
+  const gateway = await open('gateway', [...GATEWAY_DATA_ENTITIES, ...MESSAGING_ENTITIES]);
+  const orders = await open('orders', []);
+  const accounts = new AccountsRepository(gateway, new OutboxWriter(new SystemClock()));
+  const account = await accounts.createAccount(`bench-${Date.now()}`, 'enterprise', `bench-${Date.now()}@example.com`, 100_000);
+  const key = (await accounts.issueKey(account.id, 'live')).key;
+  const client = new Client(gatewayUrl(layout), key);
+  const receiver = await WebhookReceiver.start();
+  const messages = await MessageClock.start(natsUrl);
+  for (let attempt = 0; ; attempt += 1) {
+    const rows = await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [account.id]);
+    // The webhooks service learns the account from its creation event: retried until it knows it.
+    if (rows[0]?.balance === 100_000 && (await client.api('/api/v2/orders/webhooks', { name: 'bench', url: receiver.url })).status === 201) {
+      break;
     }
-    // Warm-up: the first order pays for lazy initialisation in every service.
-    await waitCompleted(orders, [await client.createAndUpload(image)], 60_000);
-
-    const latencies: number[] = [];
-    for (let index = 0; index < latencyOrders; index += 1) {
-      const id = await client.createAndUpload(image);
-      latencies.push((await waitCompleted(orders, [id], 60_000)).get(id) ?? 0);
+    if (attempt > 200) {
+      throw new Error('credits or the webhook did not arrive');
     }
-
-    const started = Date.now();
-    const ids: string[] = [];
-    const queue = Array.from({ length: throughputOrders }, (_, index) => index);
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (queue.shift() !== undefined) {
-          ids.push(await client.createAndUpload(image));
-        }
-      }),
-    );
-    await waitCompleted(orders, ids, 600_000);
-    const elapsedMs = Date.now() - started;
-    await gateway.destroy();
-    await orders.destroy();
-    return {
-      processors,
-      latencyOrders,
-      medianMs: Math.round(percentile(latencies, 50)),
-      p95Ms: Math.round(percentile(latencies, 95)),
-      throughputOrders,
-      throughputPerMinute: Math.round((throughputOrders / elapsedMs) * 60_000 * 10) / 10,
-    };
-  } finally {
-    await stack.stopAll();
+    await pause(100);
   }
+  return {
+    stack,
+    layout,
+    orders,
+    client,
+    receiver,
+    messages,
+    close: async () => {
+      await messages.close();
+      await receiver.stop();
+      await gateway.destroy();
+      await orders.destroy();
+      await stack.stopAll();
+    },
+  };
 }
 
+/** Orders made one at a time by `create`; their times per hop, once all are complete and announced. */
+async function sequential(setup: Setup, count: number, create: () => Promise<Created>, jobSubject: string, resultSubject: string): Promise<OrderTimes[]> {
+  const created: Created[] = [];
+  const server = new Map<string, { createdAt: number; completedAt: number }>();
+  for (let index = 0; index < count; index += 1) {
+    const order = await create();
+    created.push(order);
+    server.set(order.orderId, (await waitCompleted(setup.orders, [order.orderId], 120_000)).get(order.orderId) ?? { createdAt: 0, completedAt: 0 });
+  }
+  // Webhooks of the last orders may still be on their way.
+  for (let waited = 0; waited < 100 && created.some((order) => !setup.receiver.completedAt.has(order.orderId)); waited += 1) {
+    await pause(50);
+  }
+  return created.map((order) => {
+    const times = server.get(order.orderId) ?? { createdAt: 0, completedAt: 0 };
+    return {
+      ...order,
+      ...times,
+      job: setup.messages.at(jobSubject, order.orderId),
+      result: setup.messages.at(resultSubject, order.orderId),
+      webhook: setup.receiver.completedAt.get(order.orderId) ?? null,
+    };
+  });
+}
+
+async function throughput(setup: Setup, processors: number, image: Buffer, count: number): Promise<ThroughputRow> {
+  const cpuBefore = stackCpu(setup.stack);
+  const started = Date.now();
+  const ids: string[] = [];
+  const queue = Array.from({ length: count }, (_, index) => index);
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (queue.shift() !== undefined) {
+        ids.push((await setup.client.createEmbed(image, 'photo.jpg')).orderId);
+      }
+    }),
+  );
+  await waitCompleted(setup.orders, ids, 600_000);
+  const elapsedMs = Date.now() - started;
+  const cpuAfter = stackCpu(setup.stack);
+  const processorCpu = cpuAfter.processor - cpuBefore.processor;
+  return {
+    processors,
+    orders: count,
+    perMinute: Math.round((count / elapsedMs) * 60_000 * 10) / 10,
+    processorCpuShare: Math.round((processorCpu / Math.max(0.01, cpuAfter.total - cpuBefore.total)) * 1000) / 10,
+    processorCores: Math.round((processorCpu / (elapsedMs / 1000)) * 100) / 100,
+  };
+}
+
+const hopTable = (rows: HopRow[]): string[] => [
+  '| hop | median | p95 |',
+  '|---|---|---|',
+  ...rows.map((row) => `| ${row.hop} | ${row.medianMs} ms | ${row.p95Ms} ms |`),
+];
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { orders: { type: 'string', default: '40' }, 'latency-orders': { type: 'string', default: '20' } } });
+  const { values } = parseArgs({
+    options: {
+      orders: { type: 'string', default: '40' },
+      'latency-orders': { type: 'string', default: '50' },
+      'extract-orders': { type: 'string', default: '10' },
+    },
+  });
   const throughputOrders = Number(values.orders);
   const latencyOrders = Number(values['latency-orders']);
+  const extractOrders = Number(values['extract-orders']);
   const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   await ensurePostgres(adminUrl);
   let natsPort = 4290;
@@ -162,26 +433,82 @@ async function main(): Promise<void> {
     natsPort += 1;
   }
   const natsPid = await startPrivateNats(natsPort, path.join(ROOT, 'tmp', 'bench-nats', String(Date.now())));
-  // A 1-megapixel JPEG (1250 x 800) made from a corpus photo.
-  const image = await sharp(path.resolve(ROOT, '..', 'shared', 'corpus', 'photos', 'kite-2560x1600.jpg')).resize(1250, 800).jpeg({ quality: 90 }).toBuffer();
-  const rows: Row[] = [];
+  const natsUrl = `nats://127.0.0.1:${natsPort}`;
+  // A 1-megapixel JPEG (1250 x 800) made from a corpus photo, and the 2560 x 1600 photo itself for the extract pair.
+  const photo = readFileSync(path.resolve(ROOT, '..', 'shared', 'corpus', 'photos', 'kite-2560x1600.jpg'));
+  const image = await sharp(photo).resize(1250, 800).jpeg({ quality: 90 }).toBuffer();
+  const key: WatermarkKey = { secret: 'bench-floor', version: 'v3' };
+  const embedFloorMs = await engineFloor(() => embedImage(image, 42n, { key }), 10);
+  const markedLocally = (await embedImage(photo, 42n, { key })).data;
+  const extractFloorMs = await engineFloor(() => extractImage(markedLocally, photo, { key }), 5);
+
+  const lines: string[] = [];
+  const json: Record<string, unknown> = { measuredAt: new Date().toISOString(), imageBytes: image.length, embedFloorMs, extractFloorMs };
+  const throughputRows: ThroughputRow[] = [];
   try {
     for (const processors of [1, 2]) {
-      rows.push(await run(processors, `nats://127.0.0.1:${natsPort}`, image, latencyOrders, throughputOrders));
+      const setup = await startStack(processors, natsUrl);
+      try {
+        // Warm-up: the first order pays for lazy initialisation in every service.
+        const warm = await setup.client.createEmbed(image, 'photo.jpg');
+        await waitCompleted(setup.orders, [warm.orderId], 60_000);
+        if (processors === 1) {
+          const embeds = await sequential(setup, latencyOrders, () => setup.client.createEmbed(image, 'photo.jpg'), JobSubjects.watermarkEmbed, EventSubjects.outputCompleted);
+          const endToEnd = embeds.map((t) => t.completedAt - t.createdAt);
+          const webhookLag = embeds.filter((t) => t.webhook !== null).map((t) => (t.webhook ?? 0) - t.completedAt);
+          const packages = setup.messages.count(JobSubjects.watermarkPackage);
+          const embedHops = hops(embeds, 'output stored');
+          const e2e = stats(endToEnd);
+
+          // The extract pair: a watermarked copy of the 2560 x 1600 photo made by an embed order of this account.
+          const source = await setup.client.createEmbed(photo, 'kite.jpg');
+          await waitCompleted(setup.orders, [source.orderId], 120_000);
+          const link = await setup.client.api<{ downloadUrl: string }>(`/api/v3/orders/${source.orderId}/download`);
+          const marked = Buffer.from(await (await fetch(link.data.downloadUrl)).arrayBuffer());
+          const extracts = await sequential(setup, extractOrders, () => setup.client.createExtract(photo, marked), JobSubjects.watermarkExtract, EventSubjects.extractCompleted);
+          const extractHops = hops(extracts, 'extract result');
+
+          lines.push(
+            `Embed orders one at a time (1 image × 1 text, 1-megapixel JPEG of ${image.length} bytes, ${latencyOrders} orders, 1 processor replica):`,
+            '',
+            ...hopTable(embedHops),
+            '',
+            `Engine alone on the same image (the floor, median of 10 in the benchmark's process): ${embedFloorMs} ms; creation → complete median / floor: ${Math.round((e2e.medianMs / embedFloorMs) * 10) / 10}×`,
+            `Webhook order.completed received after complete: median ${stats(webhookLag).medianMs} ms, p95 ${stats(webhookLag).p95Ms} ms (${webhookLag.length}/${embeds.length} received); package jobs published for these one-output orders: ${packages}`,
+            '',
+            'Histogram of creation → complete:',
+            '',
+            '```',
+            ...histogram(endToEnd),
+            '```',
+            '',
+            `Extract orders one at a time (a 2560×1600 JPEG pair: the original and a watermarked copy of ${marked.length} bytes, ${extractOrders} orders):`,
+            '',
+            ...hopTable(extractHops),
+            '',
+            `Extraction alone on the same pair (the floor, median of 5): ${extractFloorMs} ms`,
+            '',
+          );
+          Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, extractHops });
+        }
+        throughputRows.push(await throughput(setup, processors, image, throughputOrders));
+      } finally {
+        await setup.close();
+      }
     }
   } finally {
     process.kill(natsPid, 'SIGTERM');
   }
-  const lines = [
-    `Embed orders end to end (1 image x 1 text, 1-megapixel JPEG of ${image.length} bytes, localhost, ${process.env.HOSTNAME ?? 'this machine'})`,
+  lines.push(
+    `Throughput of 1 MP embed orders (${throughputOrders} orders, 8 clients):`,
     '',
-    '| processor replicas | latency orders | median creation→complete | p95 | throughput orders | orders completed / minute |',
-    '|---|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.processors} | ${row.latencyOrders} | ${row.medianMs} ms | ${row.p95Ms} ms | ${row.throughputOrders} | ${row.throughputPerMinute} |`),
-  ];
+    '| processor replicas | orders completed / minute | processors\' share of the stack\'s CPU time | processors\' cores busy |',
+    '|---|---|---|---|',
+    ...throughputRows.map((row) => `| ${row.processors} | ${row.perMinute} | ${row.processorCpuShare}% | ${row.processorCores} |`),
+  );
   console.log(lines.join('\n'));
   mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'bench-results', 'orders.json'), JSON.stringify({ measuredAt: new Date().toISOString(), imageBytes: image.length, rows }, null, 2));
+  writeFileSync(path.join(ROOT, 'bench-results', 'orders.json'), JSON.stringify({ ...json, throughput: throughputRows }, null, 2));
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,7 @@
 // The Helm chart checked by the real helm (tools/helm/helm-binary.ts): lint, render with four values
 // files, every object validated against the Kubernetes OpenAPI schemas, values refused by the schema.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { CHART_DIR, helm } from './helm-binary';
 import {
   countByKind,
@@ -13,7 +15,43 @@ import {
   VALUES_FILES,
 } from './chart-manifests';
 
+const ROOT = path.resolve(__dirname, '../..');
 const WORKERS = ['watermark-processor', 'reports', 'ai-detector'];
+
+/**
+ * The metrics the code defines (the `name` of every prom-client metric in apps/ and libs/, and the queue gauges
+ * made by `consumerGauge`), as Prometheus exposes them: histograms also as _bucket, _count and _sum.
+ */
+function servedMetrics(): Set<string> {
+  const names = new Set<string>();
+  const walk = (directory: string): void => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const file = path.join(directory, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') {
+        walk(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
+        const source = readFileSync(file, 'utf8');
+        if (!source.includes("from 'prom-client'")) {
+          continue;
+        }
+        for (const match of source.matchAll(/(?:name: |consumerGauge\(\s*)'([a-z][a-z0-9_]*)'/g)) {
+          names.add(match[1]);
+          for (const suffix of ['_bucket', '_count', '_sum']) {
+            names.add(`${match[1]}${suffix}`);
+          }
+        }
+      }
+    }
+  };
+  walk(path.join(ROOT, 'apps'));
+  walk(path.join(ROOT, 'libs'));
+  return names;
+}
+
+/** The metric names a PromQL expression selects (every selector in the chart is written `name{…}` or `name[…]`). */
+function metricsIn(expr: string): string[] {
+  return [...expr.matchAll(/\b([a-z_][a-z0-9_]*)\s*[{[]/g)].map((match) => match[1]).filter((name) => !['by', 'without', 'on', 'ignoring'].includes(name));
+}
 
 const cases: [string, string[]][] = [
   ['default', []],
@@ -159,6 +197,52 @@ describe('Helm chart', () => {
     }
   });
 
+  it('monitoring: the alerts the issue asks for, and a Grafana dashboard, query only metrics the services serve', () => {
+    const { objects } = get('production');
+    const served = servedMetrics();
+    const alerts = ofKind(objects, 'PrometheusRule').flatMap((object) =>
+      (object.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string; labels: { service: string } }> }> }).groups.flatMap((group) => group.rules),
+    );
+    const alertsOf = (service: string): string[] => alerts.filter((rule) => rule.labels.service === service).map((rule) => rule.alert);
+    // Stuck orders, outbox lag, parked messages, webhook failure rate (issue 33); queues and RPC failures everywhere.
+    expect(alertsOf('orders')).toEqual(expect.arrayContaining(['ContentProtectionStuckOrders', 'ContentProtectionOutboxLag', 'ContentProtectionMessagesParked']));
+    expect(alertsOf('webhooks')).toEqual(expect.arrayContaining(['ContentProtectionWebhookFailureRate', 'ContentProtectionWebhookFailures']));
+    for (const service of SERVICES) {
+      expect(alertsOf(service)).toEqual(expect.arrayContaining(['ContentProtectionOutboxLag', 'ContentProtectionMessagesParked', 'ContentProtectionQueueStalled', 'ContentProtectionRpcFailures']));
+    }
+    expect(alertsOf('api-gateway')).not.toContain('ContentProtectionStuckOrders');
+    for (const rule of alerts) {
+      expect({ alert: rule.alert, unknown: metricsIn(rule.expr).filter((metric) => !served.has(metric)) }).toEqual({ alert: rule.alert, unknown: [] });
+    }
+
+    const [dashboardMap] = objects.filter((object) => object.metadata.name === 'content-protection-api-gateway-grafana-dashboard');
+    expect(dashboardMap.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+    const dashboard = JSON.parse((dashboardMap as unknown as { data: Record<string, string> }).data['content-protection.json']) as {
+      uid: string;
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    expect(dashboard.uid).toBe('content-protection');
+    const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricsIn(target.expr))));
+    expect([...queried].filter((metric) => !served.has(metric))).toEqual([]);
+    // RED per route, RPC subject and job type; queue depth and age per consumer; outbox lag; parked; stuck orders; webhooks.
+    const queriedBase = new Set([...queried].map((metric) => metric.replace(/_(bucket|count|sum)$/, '')));
+    for (const metric of [
+      'http_request_duration_seconds',
+      'rpc_server_duration_seconds',
+      'messaging_messages_handled_total',
+      'messaging_attempt_duration_seconds',
+      'messaging_consumer_pending_messages',
+      'messaging_consumer_oldest_message_age_seconds',
+      'outbox_oldest_unpublished_age_seconds',
+      'messaging_parked_messages',
+      'orders_in_progress_oldest_unchanged_age_seconds',
+      'webhook_delivery_attempts_total',
+    ]) {
+      expect(queriedBase).toContain(metric);
+    }
+    expect(ofKind(get('default').objects, 'ConfigMap').filter((object) => object.metadata.name.endsWith('-grafana-dashboard'))).toEqual([]);
+  });
+
   it('metrics: every service serves them on its own `metrics` port, which the Service exposes and the ServiceMonitor scrapes (never the API port)', () => {
     const { objects } = get('production');
     for (const service of SERVICES) {
@@ -204,6 +288,8 @@ describe('Helm chart', () => {
       expect(new Set(objects.map((object) => object.metadata.labels?.['app.kubernetes.io/name']))).toEqual(new Set([service]));
       expect(ofKind(objects, 'Deployment')).toHaveLength(1);
       expect(ofKind(objects, 'Ingress')).toHaveLength(service === 'api-gateway' ? 1 : 0);
+      // One dashboard for the platform, in the release that holds the gateway.
+      expect(objects.filter((object) => object.metadata.name.endsWith('-grafana-dashboard'))).toHaveLength(service === 'api-gateway' ? 1 : 0);
     }
     const results = await validateManifests(manifests.join('\n---\n'));
     expect(results.length).toBeGreaterThan(SERVICES.length * 8);

@@ -20,6 +20,12 @@ describe('ai-detector configuration', () => {
     });
   });
 
+  it('reads the worker settings under AI_DETECTION_ (names and defaults of before the shared worker settings)', () => {
+    expect(loadAiDetectorConfig(base).detection).toMatchObject({ maxPixels: 100_000_000, maxInputBytes: 200 * 1024 * 1024, concurrency: 1, maxAttempts: 4 });
+    const env = { ...base, AI_DETECTION_MAX_PIXELS: '5000000', AI_DETECTION_MAX_INPUT_BYTES: '2048', AI_DETECTION_CONCURRENCY: '2', AI_DETECTION_MAX_ATTEMPTS: '6' };
+    expect(loadAiDetectorConfig(env).detection).toMatchObject({ maxPixels: 5_000_000, maxInputBytes: 2048, concurrency: 2, maxAttempts: 6 });
+  });
+
   it('names a malformed normalisation', () => {
     expect(() => loadAiDetectorConfig({ ...base, AI_CLASSIFIER_MODEL_PATH: '/m.onnx', AI_CLASSIFIER_STD: '0.2,0.2' })).toThrow(ConfigValidationError);
   });

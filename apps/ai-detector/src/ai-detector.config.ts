@@ -1,29 +1,10 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { ClassifierConfig } from '@cp/ai-detection';
-import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, toWorkerSettings, validateEnv, withWorkerEnv, WorkerSettings } from '@cp/config';
+import { C2paTrustConfig, ClassifierConfig } from '@cp/ai-detection';
+import { IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
-export class AiDetectorEnv extends StorageEnv {
+/** The worker variables (`AI_DETECTION_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from `withWorkerEnv`. */
+export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   override PORT: number = 3104;
-
-  @IsInt()
-  @Min(1_000_000)
-  @Max(1_000_000_000)
-  AI_DETECTION_MAX_PIXELS: number = 100_000_000;
-
-  @IsInt()
-  @Min(1024)
-  AI_DETECTION_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
-
-  /** Images analysed at once by one replica (CPU-bound). */
-  @IsInt()
-  @Min(1)
-  @Max(16)
-  AI_DETECTION_CONCURRENCY: number = 1;
-
-  @IsInt()
-  @Min(1)
-  @Max(20)
-  AI_DETECTION_MAX_ATTEMPTS: number = 4;
 
   /** Budget of one C2PA read (the reader runs in its own process); past it the signal says "could not be read". */
   @IsInt()
@@ -35,6 +16,31 @@ export class AiDetectorEnv extends StorageEnv {
   @Min(16)
   @Max(16_384)
   C2PA_READER_MAX_HEAP_MB: number = 256;
+
+  /**
+   * Trust lists of the C2PA reader (PEM files); unset: the dated snapshots shipped in libs/ai-detection/trust
+   * (docs/ai-detection.md). A file without a certificate stops the service at start.
+   */
+  @IsOptional()
+  @IsString()
+  C2PA_TRUST_LIST_PATH?: string;
+
+  @IsOptional()
+  @IsString()
+  C2PA_TSA_TRUST_LIST_PATH?: string;
+
+  /** The frozen interim list (reported apart, never counted as trust); `false` skips it. */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  C2PA_INTERIM_LIST: string = 'true';
+
+  @IsOptional()
+  @IsString()
+  C2PA_INTERIM_ANCHORS_PATH?: string;
+
+  @IsOptional()
+  @IsString()
+  C2PA_INTERIM_ALLOWED_PATH?: string;
 
   /** ONNX model of a pixel classifier; unset: the classifier signal is absent (never a default guess). */
   @IsOptional()
@@ -53,7 +59,10 @@ export class AiDetectorEnv extends StorageEnv {
   @IsString()
   AI_CLASSIFIER_STD = '0.229,0.224,0.225';
 
-  /** How far the operator trusts the model: multiplies its clamped logit (±3) in the fusion. */
+  /**
+   * Without a calibration file: multiplies the model's logit, the product capped at ±0.5 (an unsigned claim's
+   * weight), so an uncalibrated model never decides alone.
+   */
   @IsNumber()
   @Min(0)
   @Max(2)
@@ -64,18 +73,23 @@ export class AiDetectorEnv extends StorageEnv {
   @Min(1)
   @Max(8)
   AI_CLASSIFIER_GRID: number = 4;
+
+  /**
+   * Calibration file of this model (`npm run admin -- ai-classifier calibrate`): its measured likelihood ratios
+   * replace AI_CLASSIFIER_WEIGHT; a file made for another model is refused at start.
+   */
+  @IsOptional()
+  @IsString()
+  AI_CLASSIFIER_CALIBRATION_PATH?: string;
 }
 
 export interface AiDetectorConfig extends CoreConfig {
   storage: StorageConfig;
-  detection: {
-    maxPixels: number;
-    maxInputBytes: number;
-    concurrency: number;
-    maxAttempts: number;
+  detection: WorkerSettings & {
     classifier?: ClassifierConfig;
     /** The C2PA reader process: deadline of one read and heap. */
     c2pa: { deadlineMs: number; maxOldGenerationSizeMb: number };
+    c2paTrust: C2paTrustConfig;
   };
 }
 
@@ -97,18 +111,23 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
         std: triple('AI_CLASSIFIER_STD', env.AI_CLASSIFIER_STD),
         weight: env.AI_CLASSIFIER_WEIGHT,
         grid: env.AI_CLASSIFIER_GRID,
+        ...(env.AI_CLASSIFIER_CALIBRATION_PATH ? { calibrationPath: env.AI_CLASSIFIER_CALIBRATION_PATH } : {}),
       }
     : undefined;
   return {
     ...toCoreConfig(env),
     storage: toStorageConfig(env),
     detection: {
-      maxPixels: env.AI_DETECTION_MAX_PIXELS,
-      maxInputBytes: env.AI_DETECTION_MAX_INPUT_BYTES,
-      concurrency: env.AI_DETECTION_CONCURRENCY,
-      maxAttempts: env.AI_DETECTION_MAX_ATTEMPTS,
+      ...toWorkerSettings(env, 'AI_DETECTION'),
       classifier,
       c2pa: { deadlineMs: env.C2PA_READ_DEADLINE_MS, maxOldGenerationSizeMb: env.C2PA_READER_MAX_HEAP_MB },
+      c2paTrust: {
+        interim: env.C2PA_INTERIM_LIST !== 'false',
+        ...(env.C2PA_TRUST_LIST_PATH ? { trustListPath: env.C2PA_TRUST_LIST_PATH } : {}),
+        ...(env.C2PA_TSA_TRUST_LIST_PATH ? { tsaTrustListPath: env.C2PA_TSA_TRUST_LIST_PATH } : {}),
+        ...(env.C2PA_INTERIM_ANCHORS_PATH ? { interimAnchorsPath: env.C2PA_INTERIM_ANCHORS_PATH } : {}),
+        ...(env.C2PA_INTERIM_ALLOWED_PATH ? { interimAllowedPath: env.C2PA_INTERIM_ALLOWED_PATH } : {}),
+      },
     },
   };
 }

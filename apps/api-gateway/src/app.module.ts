@@ -7,6 +7,7 @@ import { KeyRevocationListener } from './auth/key-revocation.listener';
 import { GATEWAY_ENTITIES, GATEWAY_SCHEMA } from './database/entities';
 import { GATEWAY_MIGRATIONS } from './database/migrations';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
+import { OrderTypesHttpModule } from './order-types-http.module';
 import { OrderReadsService } from './orders/order-reads.service';
 import { OrdersController } from './orders/orders.controller';
 import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
@@ -36,6 +37,7 @@ export class AppModule {
         AccountsModule,
         WebhooksHttpModule,
         ReportsHttpModule,
+        OrderTypesHttpModule,
         // After the webhooks module (route order).
         V2HttpModule,
       ],

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { runService } from '@cp/runtime';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
-import { configureGatewayPipeline } from './http/http-pipeline';
+import { configureGatewayPipeline } from './http-pipeline';
 
 void runService({
   name: 'api-gateway',

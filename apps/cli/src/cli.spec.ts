@@ -1,6 +1,6 @@
-import { ContentProtectionError, WebhookVerificationError } from '@cp/sdk';
+import { ContentProtectionError, WatermarkOrder, WebhookVerificationError } from '@cp/sdk';
 import { PassThrough } from 'node:stream';
-import { Cli } from './cli';
+import { Cli, orderLines } from './cli';
 import { ExitCode, exitCodeFor } from './exit-codes';
 import { Progress } from './progress';
 
@@ -59,5 +59,21 @@ describe('cpx', () => {
       expect(await new Cli({ stdout: stdout.stream, stderr: new PassThrough() }, {}).run(argv)).toBe(ExitCode.OK);
       expect(stdout.text()).toContain('Usage: cpx');
     }
+  });
+
+  it('orders get: an AI detection with no evidence reads "Cannot be determined", never the category alone', () => {
+    const file = {
+      fileId: '101', probability: 0.5, category: 'uncertain_ai' as const, verdict: 'cannot_be_determined' as const, noEvidence: true,
+      statement: 'Cannot be determined: no provenance or generator evidence was found.', evidence: [], heatmapNote: null,
+      images: { originalUrl: null, thumbnailUrl: null, heatmapUrl: null, overlayUrl: null },
+    };
+    const order = {
+      orderId: '46', status: 'complete', processingDelayed: false, expiresAt: null, outputs: [], result: null, reports: [],
+      detection: { probability: 0.5, category: 'uncertain_ai', verdict: 'cannot_be_determined', noEvidence: true, options: { generateHeatmap: false, generateOverlay: false }, files: [file] },
+    } as unknown as WatermarkOrder;
+    const lines = orderLines(order).split('\n');
+    expect(lines[1]).toBe('detection\tCannot be determined: no provenance or generator evidence was found (probability 50%, spec category uncertain_ai)');
+    expect(lines[2]).toMatch(/^file 101\tcannot_be_determined\tCannot be determined/);
+    expect(lines.join('\n')).not.toMatch(/leaning/i);
   });
 });

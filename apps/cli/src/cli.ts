@@ -1,9 +1,11 @@
 import {
   ContentProtectionClient,
   ContentProtectionError,
+  describeAiDetection,
   FileSource,
   ReportLocale,
   verifyWebhook,
+  WatermarkOrder,
   WebhookVerificationError,
 } from '@cp/sdk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -40,6 +42,18 @@ function source(argument: string): FileSource {
 }
 
 /** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
+/** `cpx orders get` as text: an AI detection leads with its verdict (the spec category beside it, never alone). */
+export function orderLines(order: WatermarkOrder): string {
+  return [
+    `order ${order.orderId}\t${order.status}${order.processingDelayed ? ' (processing delayed)' : ''}\texpires ${order.expiresAt ?? '-'}`,
+    ...order.outputs.map((output) => `output ${output.fileId}\t${output.status}\t${output.watermarkText}`),
+    ...(order.result ? [`result\t${order.result.detectionStatus}\t${order.result.watermarkText ?? ''}`] : []),
+    ...(order.detection ? [`detection\t${describeAiDetection(order.detection)}`] : []),
+    ...(order.detection?.files ?? []).map((file) => `file ${file.fileId}\t${file.verdict}\t${describeAiDetection(file)}`),
+    ...order.reports.map((report) => `report ${report.locale}\t${report.status}`),
+  ].join('\n');
+}
+
 export class Cli {
   private exitCode: ExitCode = ExitCode.OK;
 
@@ -168,14 +182,7 @@ export class Cli {
       .action(async (orderId: string) => {
         const global = program.opts<GlobalOptions>();
         const order = await this.client(global).getOrder(orderId);
-        this.print(global, order, () =>
-          [
-            `order ${order.orderId}\t${order.status}${order.processingDelayed ? ' (processing delayed)' : ''}\texpires ${order.expiresAt ?? '-'}`,
-            ...order.outputs.map((output) => `output ${output.fileId}\t${output.status}\t${output.watermarkText}`),
-            ...(order.result ? [`result\t${order.result.detectionStatus}\t${order.result.watermarkText ?? ''}`] : []),
-            ...order.reports.map((report) => `report ${report.locale}\t${report.status}`),
-          ].join('\n'),
-        );
+        this.print(global, order, () => orderLines(order));
       });
 
     const webhooks = program.command('webhooks').description('receive webhooks');

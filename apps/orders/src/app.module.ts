@@ -5,7 +5,7 @@ import { CreditsModule } from './credits/credits.module';
 import { ORDERS_ENTITIES, ORDERS_SCHEMA } from './database/entities';
 import { ORDERS_MIGRATIONS } from './database/migrations';
 import { ORDERS_CONFIG, OrdersConfig } from './orders.config';
-import { OrdersModule } from './orders/orders.module';
+import { OrdersModule } from './orders.module';
 
 @Global()
 @Module({})

@@ -2,7 +2,8 @@
 // row locks and pool connection. Every file of the orders service that opens a transaction is checked for the
 // clients that make such calls; the transactions' work is repository and domain code only. (The consumers'
 // handlers run in `context.transaction` and only call use cases that take the transaction: checked the same way.)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { sourceFiles } from '@cp/testing';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const SOURCE = __dirname;
@@ -10,16 +11,6 @@ const SOURCE = __dirname;
 const OPENS_TRANSACTION = /\.transaction\(|transactions\.run\(/;
 /** Clients and calls that leave the process. */
 const REMOTE = /\bRpcClient\b|\bUploadsClient\b|\bObjectStorage\b|\bStorageService\b|\bfetch\(|\.request\(|nodemailer|\bhttps?\.request\b/;
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const full = path.join(folder, name);
-    if (statSync(full).isDirectory()) {
-      return name === 'migrations' ? [] : sourceFiles(full);
-    }
-    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [full] : [];
-  });
-}
 
 describe('no remote call inside a transaction (orders)', () => {
   const transactional = sourceFiles(SOURCE).filter((file) => OPENS_TRANSACTION.test(readFileSync(file, 'utf8')));

@@ -1,5 +1,8 @@
 import { ServiceKitModule } from '@cp/runtime';
+import { Rpcs } from '@cp/contracts';
+import { ORDER_STEPS_SOURCE, orderStepsController } from '@cp/messaging';
 import { DynamicModule, Module } from '@nestjs/common';
+import { UploadOrderStepsRepository } from './slots/upload-order-steps.repository';
 import { UPLOADS_ENTITIES, UPLOADS_SCHEMA } from './database/entities';
 import { UPLOADS_MIGRATIONS } from './database/migrations';
 import { ReconcileUploadsUseCase } from './detection/reconcile-uploads.use-case';
@@ -29,8 +32,9 @@ export class AppModule {
           migrations: UPLOADS_MIGRATIONS,
         }),
       ],
-      controllers: [SlotsRpcController],
+      controllers: [SlotsRpcController, orderStepsController(Rpcs.uploadsOrderSteps, 'uploads')],
       providers: [
+        { provide: ORDER_STEPS_SOURCE, useClass: UploadOrderStepsRepository },
         { provide: UPLOADS_CONFIG, useValue: config },
         UploadSlotsRepository,
         SlotsService,

@@ -1,4 +1,6 @@
 import { ServiceKitModule } from '@cp/runtime';
+import { Rpcs } from '@cp/contracts';
+import { orderStepsController } from '@cp/messaging';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AntiAiJobConsumer } from './anti-ai/anti-ai-job.consumer';
 import { AntiAiProtectUseCase } from './anti-ai/anti-ai-protect.use-case';
@@ -32,6 +34,8 @@ export class AppModule {
           migrations: WATERMARK_MIGRATIONS,
         }),
       ],
+      // The order timeline's steps of this service: its job attempts (issue 33).
+      controllers: [orderStepsController(Rpcs.watermarkOrderSteps, 'watermark-processor')],
       providers: [
         { provide: PROCESSOR_CONFIG, useValue: config },
         IssuanceRepository,

@@ -9,5 +9,6 @@ void runService({
   module: (config) => AppModule.forRoot(config),
   http: (config) => config.http,
   natsUrl: (config) => config.nats.url,
-  rpc: false,
+  // Answers its steps of an order's timeline (`<service>.order-steps`).
+  rpc: true,
 });

@@ -23,6 +23,12 @@ describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
     throw new Error('expected the configuration to be refused');
   };
 
+  it('reads the worker settings under WATERMARK_ (names and defaults of before the shared worker settings)', () => {
+    expect(loadWatermarkProcessorConfig(base).watermark).toMatchObject({ maxPixels: 100_000_000, maxInputBytes: 200 * 1024 * 1024, concurrency: 1, maxAttempts: 4 });
+    const env = { ...base, WATERMARK_MAX_PIXELS: '5000000', WATERMARK_MAX_INPUT_BYTES: '2048', WATERMARK_CONCURRENCY: '2', WATERMARK_MAX_ATTEMPTS: '6' };
+    expect(loadWatermarkProcessorConfig(env).watermark).toMatchObject({ maxPixels: 5_000_000, maxInputBytes: 2048, concurrency: 2, maxAttempts: 6 });
+  });
+
   it('development without a chain: a development chain is generated later', () => {
     expect(loadWatermarkProcessorConfig(base).antiAi.c2pa).toBeUndefined();
   });

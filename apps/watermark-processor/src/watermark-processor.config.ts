@@ -1,37 +1,40 @@
-import { ConfigValidationError, CoreConfig, ipList, IsIpList, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import {
+  ConfigValidationError,
+  CoreConfig,
+  OutboundSettings,
+  StorageConfig,
+  StorageEnv,
+  testOnlyOutboundVariables,
+  toCoreConfig,
+  toOutboundSettings,
+  toStorageConfig,
+  toWorkerSettings,
+  validateEnv,
+  withOutboundEnv,
+  withWorkerEnv,
+  WorkerSettings,
+} from '@cp/config';
 import { loadSigningCredentials, SigningCredentials } from '@cp/anti-ai';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_WATERMARK_SECRET = 'dev-only-watermark-secret';
 
-export class WatermarkProcessorEnv extends StorageEnv {
+/**
+ * The worker variables (`WATERMARK_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from
+ * `withWorkerEnv`; the zero-copy target's (`ANTI_AI_TARGET_DEADLINE_MS`: all attempts of one delivery together,
+ * `_MAX_BYTES`: a larger result fails with ANTI_AI_OUTPUT_TARGET_REFUSED unsent, `_ALLOW_PRIVATE`, `_ALLOWED_IPS`,
+ * `_EXTRA_CA_FILE`) from `withOutboundEnv`.
+ */
+export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(StorageEnv, 'WATERMARK'), 'ANTI_AI_TARGET', {
+  defaultMaxBytes: 512 * 1024 * 1024,
+  maxDeadlineMs: 900_000,
+}) {
   override PORT: number = 3103;
 
   /** Keys the watermark pattern and the payload check; changing it makes existing marks unreadable. */
   @IsString()
   @MinLength(16)
   WATERMARK_SECRET = DEV_WATERMARK_SECRET;
-
-  @IsInt()
-  @Min(1_000_000)
-  @Max(1_000_000_000)
-  WATERMARK_MAX_PIXELS: number = 100_000_000;
-
-  @IsInt()
-  @Min(1024)
-  WATERMARK_MAX_INPUT_BYTES: number = 200 * 1024 * 1024;
-
-  /** Jobs processed at once by one replica (image work is CPU-bound). */
-  @IsInt()
-  @Min(1)
-  @Max(16)
-  WATERMARK_CONCURRENCY: number = 1;
-
-  @IsInt()
-  @Min(1)
-  @Max(20)
-  WATERMARK_MAX_ATTEMPTS: number = 4;
 
   /** PDF: all FlateDecode streams of one file may inflate to at most this many bytes (checked before parsing). */
   @IsInt()
@@ -73,39 +76,11 @@ export class WatermarkProcessorEnv extends StorageEnv {
   @IsOptional()
   @IsString()
   ANTI_AI_C2PA_TRUST_ANCHOR_PEM?: string;
-
-  /**
-   * Wall-clock budget of delivering one file to its zero-copy target, all attempts together (connect, sending
-   * the body, the answer): a target that reads slowly or stalls frees the processor's slot by then.
-   */
-  @IsInt()
-  @Min(1000)
-  @Max(900_000)
-  ANTI_AI_TARGET_DEADLINE_MS: number = 120_000;
-
-  /** Largest result PUT to a zero-copy target; a larger one fails with ANTI_AI_OUTPUT_TARGET_REFUSED without being sent. */
-  @IsInt()
-  @Min(1024)
-  ANTI_AI_TARGET_MAX_BYTES: number = 512 * 1024 * 1024;
-
-  /** Test only: let zero-copy uploads reach private addresses (never in production). */
-  @Transform(toBoolean)
-  @IsBoolean()
-  ANTI_AI_TARGET_ALLOW_PRIVATE: boolean = false;
-
-  /** IPs zero-copy uploads may reach although private (a local test stack's S3 server); refused in production. */
-  @IsIpList()
-  ANTI_AI_TARGET_ALLOWED_IPS: string = '';
-
-  /** Extra CA certificate (PEM) trusted for zero-copy targets, e.g. a local test S3 server. */
-  @IsOptional()
-  @IsString()
-  ANTI_AI_TARGET_EXTRA_CA_FILE?: string;
 }
 
 export interface WatermarkProcessorConfig extends CoreConfig {
   storage: StorageConfig;
-  watermark: { secret: string; maxPixels: number; maxInputBytes: number; concurrency: number; maxAttempts: number };
+  watermark: WorkerSettings & { secret: string };
   /** What one PDF may cost to open and render (@cp/watermark-pdf's limits). */
   pdf: {
     inflation: { maxInflatedBytes: number; maxInflationRatio: number; minInflatedBytes: number };
@@ -114,7 +89,7 @@ export interface WatermarkProcessorConfig extends CoreConfig {
   antiAi: {
     /** Absent: a development signing chain is generated at start (refused in production). */
     c2pa?: SigningCredentials;
-    target: { deadlineMs: number; maxBytes: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
+    target: OutboundSettings;
   };
 }
 
@@ -124,9 +99,8 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
     const unsafe = [
       ...(env.WATERMARK_SECRET === DEV_WATERMARK_SECRET ? ['WATERMARK_SECRET'] : []),
       ...(env.ANTI_AI_C2PA_CERT_CHAIN_PEM && env.ANTI_AI_C2PA_PRIVATE_KEY_PEM ? [] : ['ANTI_AI_C2PA_CERT_CHAIN_PEM', 'ANTI_AI_C2PA_PRIVATE_KEY_PEM']),
-      ...(env.ANTI_AI_TARGET_ALLOW_PRIVATE ? ['ANTI_AI_TARGET_ALLOW_PRIVATE'] : []),
       // Private targets are for a local test stack's S3 server only.
-      ...(ipList(env.ANTI_AI_TARGET_ALLOWED_IPS).length > 0 ? ['ANTI_AI_TARGET_ALLOWED_IPS'] : []),
+      ...testOnlyOutboundVariables(env, 'ANTI_AI_TARGET'),
     ];
     if (unsafe.length > 0) {
       throw new ConfigValidationError(unsafe, unsafe.map((name) => `${name}: must be set to a production value`));
@@ -148,26 +122,14 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
   return {
     ...toCoreConfig(env),
     storage: toStorageConfig(env),
-    watermark: {
-      secret: env.WATERMARK_SECRET,
-      maxPixels: env.WATERMARK_MAX_PIXELS,
-      maxInputBytes: env.WATERMARK_MAX_INPUT_BYTES,
-      concurrency: env.WATERMARK_CONCURRENCY,
-      maxAttempts: env.WATERMARK_MAX_ATTEMPTS,
-    },
+    watermark: { secret: env.WATERMARK_SECRET, ...toWorkerSettings(env, 'WATERMARK') },
     pdf: {
       inflation: { maxInflatedBytes: env.PDF_MAX_INFLATED_BYTES, maxInflationRatio: env.PDF_MAX_INFLATION_RATIO, minInflatedBytes: env.PDF_MIN_INFLATED_BYTES },
       render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB },
     },
     antiAi: {
       c2pa,
-      target: {
-        deadlineMs: env.ANTI_AI_TARGET_DEADLINE_MS,
-        maxBytes: env.ANTI_AI_TARGET_MAX_BYTES,
-        allowPrivate: env.ANTI_AI_TARGET_ALLOW_PRIVATE,
-        allowedIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS),
-        extraCaFile: env.ANTI_AI_TARGET_EXTRA_CA_FILE,
-      },
+      target: toOutboundSettings(env, 'ANTI_AI_TARGET'),
     },
   };
 }

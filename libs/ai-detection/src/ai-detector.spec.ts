@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { encodeSdMark, syntheticPhoto, tinyOnnxModel } from '../testing';
 import { AiDetector, DetectionInputRejected } from './ai-detector';
-import { renderHeatmap, renderOverlay } from './heatmap';
+import { orientRegional, renderHeatmap, renderOverlay } from './heatmap';
 import { SD_MARK_MESSAGES } from './sd-watermark/sd-watermark';
+import { UNCALIBRATED_CLASSIFIER_MAX } from './weights';
 
 const photo = syntheticPhoto(384, 256, 3);
 const png = (image: { data: Uint8Array; width: number; height: number }): Promise<Buffer> =>
@@ -26,6 +27,8 @@ describe('AiDetector', () => {
     expect(result.probability).toBe(0.5);
     expect(result.category).toBe('uncertain_ai');
     expect(result.noEvidence).toBe(true);
+    expect(result.verdict).toBe('cannot_be_determined');
+    expect(result.statement).toBe('Cannot be determined: no provenance or generator evidence was found.');
     expect(result.signals).toEqual(['c2pa', 'metadata', 'sdWatermark']);
     expect(result.regional).toBeNull();
     expect(result.heatmapNote).toMatch(/file-level/);
@@ -74,5 +77,71 @@ describe('AiDetector', () => {
       await withModel.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a portrait with EXIF orientation 5–8 goes through every signal upright: size as shown, classifier grid turned', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'onnx-portrait-'));
+    const modelPath = join(dir, 'tiny.onnx');
+    await writeFile(modelPath, tinyOnnxModel(16));
+    const withModel = await AiDetector.create({
+      maxPixels: 50_000_000,
+      classifier: { modelPath, inputSize: 16, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], weight: 1, grid: 2 },
+    });
+    try {
+      // Stored 96×64, top half white: shown upright (orientation 6: turned 90° clockwise) it is 64×96, right half white.
+      const stored = Buffer.alloc(96 * 64 * 3);
+      stored.fill(255, 0, 96 * 32 * 3);
+      for (const orientation of [5, 6, 7, 8]) {
+        const jpeg = await sharp(stored, { raw: { width: 96, height: 64, channels: 3 } }).withMetadata({ orientation }).jpeg({ quality: 95 }).toBuffer();
+        const result = await withModel.detect(jpeg);
+        expect([result.width, result.height]).toEqual([64, 96]);
+        const [topLeft, topRight] = result.regional!.values;
+        // 6 and 7 put the stored top on the right; 5 and 8 on the left.
+        expect(orientation === 6 || orientation === 7 ? topRight > topLeft : topLeft > topRight).toBe(true);
+      }
+    } finally {
+      await withModel.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never lets an uncalibrated classifier decide alone, however sure the model is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'onnx-cap-'));
+    const modelPath = join(dir, 'tiny.onnx');
+    await writeFile(modelPath, tinyOnnxModel(16));
+    // mean 0 / std 0.01: a white image normalises to +100, the sigmoid says 1.0 for every patch
+    const sure = await AiDetector.create({
+      maxPixels: 50_000_000,
+      classifier: { modelPath, inputSize: 16, mean: [0, 0, 0], std: [0.01, 0.01, 0.01], weight: 5, grid: 2 },
+    });
+    try {
+      const white = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).png().toBuffer();
+      const result = await sure.detect(white);
+      const classifier = result.evidence.find((e) => e.signal === 'classifier')!;
+      expect(classifier.details.meanScore).toBeGreaterThan(0.99);
+      expect(classifier.weight).toBe(UNCALIBRATED_CLASSIFIER_MAX);
+      expect(result.category).toBe('uncertain_ai');
+      expect(result.verdict).toBe('cannot_be_determined');
+    } finally {
+      await sure.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('orientRegional', () => {
+  it('turns a stored grid the way EXIF orientations turn the image', () => {
+    // 3 columns × 2 rows: 0 1 2 / 3 4 5
+    const map = { signal: 'sdWatermark' as const, columns: 3, rows: 2, values: Float32Array.from([0, 1, 2, 3, 4, 5]) };
+    expect(orientRegional(map, 1)).toBe(map);
+    expect([...orientRegional(map, 2).values]).toEqual([2, 1, 0, 5, 4, 3]);
+    expect([...orientRegional(map, 3).values]).toEqual([5, 4, 3, 2, 1, 0]);
+    expect([...orientRegional(map, 4).values]).toEqual([3, 4, 5, 0, 1, 2]);
+    const turned = orientRegional(map, 6);
+    expect([turned.columns, turned.rows]).toEqual([2, 3]);
+    expect([...turned.values]).toEqual([3, 0, 4, 1, 5, 2]);
+    expect([...orientRegional(map, 8).values]).toEqual([2, 5, 1, 4, 0, 3]);
+    expect([...orientRegional(map, 5).values]).toEqual([0, 3, 1, 4, 2, 5]);
+    expect([...orientRegional(map, 7).values]).toEqual([5, 2, 4, 1, 3, 0]);
   });
 });

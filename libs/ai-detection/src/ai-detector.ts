@@ -1,12 +1,14 @@
-import sharp, { Metadata, OutputInfo } from 'sharp';
-import { C2paReaderLimits, closeC2paReader, configureC2paReader } from './c2pa/c2pa-reader';
+import sharp, { Metadata } from 'sharp';
+import { C2paReaderLimits, closeC2paReader, configureC2paReader, configureC2paTrust } from './c2pa/c2pa-reader';
+import { C2paTrustConfig } from './c2pa/c2pa-trust';
 import { readC2pa } from './c2pa/c2pa.signal';
 import { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
 import { Evidence, RegionalEvidence, SignalId, SignalOutcome } from './evidence';
-import { FusedProbability, fuseEvidence } from './fusion';
-import { combineRegional } from './heatmap';
+import { FusedProbability, fuseEvidence, independentEvidence } from './fusion';
+import { combineRegional, orientRegional } from './heatmap';
 import { MetadataReader } from './metadata/metadata.signal';
 import { sdMarkSignal } from './sd-watermark/sd-mark.signal';
+import { RgbImage } from './sd-watermark/sd-watermark';
 
 export interface AiDetectorOptions {
   /** Images above this many pixels are refused before decoding. */
@@ -14,12 +16,15 @@ export interface AiDetectorOptions {
   classifier?: ClassifierConfig;
   /** Limits of the C2PA reader process (one per process, shared by every detector). */
   c2pa?: Partial<C2paReaderLimits>;
+  /** Trust lists (default: the dated snapshots in libs/ai-detection/trust); read at start, a bad file stops it. */
+  c2paTrust?: C2paTrustConfig;
 }
 
 export interface DetectionResult extends FusedProbability {
   evidence: Evidence[];
   /** Signals that ran (the classifier only when configured). */
   signals: SignalId[];
+  /** Size of the image as shown: after its EXIF orientation (orientations 5–8 swap the stored width and height). */
   width: number;
   height: number;
   format: string;
@@ -54,6 +59,7 @@ export class AiDetector {
 
   static async create(options: AiDetectorOptions): Promise<AiDetector> {
     if (options.c2pa) configureC2paReader(options.c2pa);
+    configureC2paTrust(options.c2paTrust);
     const classifier = options.classifier ? await OnnxClassifier.load(options.classifier) : null;
     return new AiDetector(options, classifier);
   }
@@ -65,32 +71,33 @@ export class AiDetector {
     } catch {
       throw new DetectionInputRejected('unsupported', 'not a readable image');
     }
-    const width = meta.width ?? 0;
-    const height = meta.height ?? 0;
+    const storedWidth = meta.width ?? 0;
+    const storedHeight = meta.height ?? 0;
     const format = meta.format ?? 'unknown';
-    if (!MIME_TYPES[format] || width === 0 || height === 0) {
+    if (!MIME_TYPES[format] || storedWidth === 0 || storedHeight === 0) {
       throw new DetectionInputRejected('unsupported', `format ${format} is not analysed`);
     }
-    if (width * height > this.options.maxPixels) {
-      throw new DetectionInputRejected('tooLarge', `${width}×${height} pixels is above the limit`);
+    if (storedWidth * storedHeight > this.options.maxPixels) {
+      throw new DetectionInputRejected('tooLarge', `${storedWidth}×${storedHeight} pixels is above the limit`);
     }
-    let raw: { data: Buffer; info: OutputInfo };
-    try {
-      raw = await sharp(bytes, { limitInputPixels: this.options.maxPixels }).removeAlpha().toColourspace('srgb').raw()
-        .toBuffer({ resolveWithObject: true });
-    } catch {
-      throw new DetectionInputRejected('unsupported', 'the image data cannot be decoded');
-    }
+    const orientation = meta.orientation ?? 1;
+    const upright = orientation >= 5 && orientation <= 8;
+    const width = upright ? storedHeight : storedWidth;
+    const height = upright ? storedWidth : storedHeight;
+    // The pixels as stored: the SD mark is written into them, whatever orientation tag a later tool adds.
+    const stored = await this.decode(bytes, false);
     const outcomes: SignalOutcome[] = [];
     const signals: SignalId[] = ['c2pa', 'metadata', 'sdWatermark'];
     outcomes.push(await readC2pa(bytes, MIME_TYPES[format]));
     outcomes.push(await this.metadata.read(bytes));
-    outcomes.push(sdMarkSignal({ data: raw.data, width: raw.info.width, height: raw.info.height }));
+    const mark = sdMarkSignal(stored);
+    outcomes.push({ ...mark, ...(mark.regional ? { regional: orientRegional(mark.regional, orientation) } : {}) });
     if (this.classifier) {
       signals.push('classifier');
-      outcomes.push(await this.classifier.classify(bytes, raw.info.width, raw.info.height));
+      // The classifier looks at the image as shown (a portrait stays a portrait), at its own resolution.
+      outcomes.push(await this.classifier.classify(orientation === 1 ? stored : await this.decode(bytes, true)));
     }
-    const evidence = outcomes.flatMap((o) => o.evidence);
+    const evidence = independentEvidence(outcomes.flatMap((o) => o.evidence));
     const regional = combineRegional(outcomes.flatMap((o) => (o.regional ? [o.regional] : [])));
     return {
       ...fuseEvidence(evidence),
@@ -102,6 +109,18 @@ export class AiDetector {
       regional,
       heatmapNote: regional ? null : 'Only file-level evidence: no signal gives per-region evidence for this image, so no heatmap is drawn.',
     };
+  }
+
+  /** RGB pixels, as stored or turned upright by the EXIF orientation. */
+  private async decode(bytes: Buffer, upright: boolean): Promise<RgbImage> {
+    try {
+      const pipeline = sharp(bytes, { limitInputPixels: this.options.maxPixels });
+      const { data, info } = await (upright ? pipeline.rotate() : pipeline).removeAlpha().toColourspace('srgb').raw()
+        .toBuffer({ resolveWithObject: true });
+      return { data, width: info.width, height: info.height };
+    } catch {
+      throw new DetectionInputRejected('unsupported', 'the image data cannot be decoded');
+    }
   }
 
   async close(): Promise<void> {

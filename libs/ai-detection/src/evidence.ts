@@ -14,6 +14,25 @@ export interface Evidence {
   weight: number;
   /** Facts behind the finding (values read, bit counts, chance probability...). */
   details: Record<string, string | number | boolean | null>;
+  /** Content Credentials only: the chain from the file's own manifest through its ingredients. */
+  provenance?: ProvenanceStep[];
+}
+
+/** One manifest of a Content Credentials chain, as c2pa-rs validated it in this read. */
+export interface ProvenanceStep {
+  label: string;
+  depth: number;
+  /** `active` (the file's own manifest) or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`). */
+  relationship: string;
+  title: string | null;
+  signer: string | null;
+  issuer: string | null;
+  signedAt: string | null;
+  signerTrusted: boolean;
+  timeStampTrusted: boolean | null;
+  claimGenerator: string | null;
+  actions: string[];
+  digitalSourceType: string | null;
 }
 
 /** Per-region scores in [0, 1] (1: towards AI) on a grid covering the whole image. */

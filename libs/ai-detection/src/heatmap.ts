@@ -19,6 +19,34 @@ export function combineRegional(maps: readonly RegionalEvidence[]): RegionalEvid
   return { signal: maps[0].signal, columns, rows, values };
 }
 
+/**
+ * A grid read from the pixels as stored, turned upright by the EXIF orientation (1–8), so the heatmap lies over the
+ * image as it is shown. Orientations 5–8 swap columns and rows.
+ */
+export function orientRegional(map: RegionalEvidence, orientation: number | undefined): RegionalEvidence {
+  const o = orientation && orientation >= 2 && orientation <= 8 ? orientation : 1;
+  if (o === 1) return map;
+  const { columns: w, rows: h } = map;
+  const swapped = o >= 5;
+  const columns = swapped ? h : w;
+  const rows = swapped ? w : h;
+  const values = new Float32Array(map.values.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const [ox, oy] =
+        o === 2 ? [w - 1 - x, y]
+        : o === 3 ? [w - 1 - x, h - 1 - y]
+        : o === 4 ? [x, h - 1 - y]
+        : o === 5 ? [y, x]
+        : o === 6 ? [h - 1 - y, x]
+        : o === 7 ? [h - 1 - y, w - 1 - x]
+        : [y, w - 1 - x];
+      values[oy * columns + ox] = map.values[y * w + x];
+    }
+  }
+  return { ...map, columns, rows, values };
+}
+
 /** Colour of a score: blue (0, towards a captured image) through white (0.5, no lean) to red (1, towards AI). */
 export function scoreColour(score: number): [number, number, number] {
   const s = Math.min(1, Math.max(0, score));
@@ -40,9 +68,12 @@ export function renderHeatmap(map: RegionalEvidence, width: number, height: numb
     .resize(width, height, { kernel: 'nearest', fit: 'fill' });
 }
 
-/** The heatmap blended over the image (45% heatmap), at the image's size. */
+/**
+ * The heatmap blended over the image (45% heatmap), at the size of the image as shown (`width` × `height` upright:
+ * the image is turned by its EXIF orientation first, as the grid was).
+ */
 export async function renderOverlay(image: Buffer, map: RegionalEvidence, width: number, height: number): Promise<Sharp> {
   const heat = await renderHeatmap(map, width, height).ensureAlpha(0.45).png().toBuffer();
-  const base = await sharp(image).removeAlpha().toColourspace('srgb').resize(width, height, { fit: 'fill' }).png().toBuffer();
+  const base = await sharp(image).rotate().removeAlpha().toColourspace('srgb').resize(width, height, { fit: 'fill' }).png().toBuffer();
   return sharp(base).composite([{ input: heat, blend: 'over' }]);
 }

@@ -11,11 +11,15 @@ export {
   c2paReaderLimits,
   closeC2paReader,
   configureC2paReader,
+  configureC2paTrust,
   DEFAULT_C2PA_READER_LIMITS,
   readManifestStore,
 } from './c2pa/c2pa-reader';
 export type { C2paReaderLimits, C2paReadResult } from './c2pa/c2pa-reader';
+export { loadC2paTrust, TRUST_SNAPSHOT_DIR } from './c2pa/c2pa-trust';
+export type { C2paTrustConfig, C2paTrustSettings, TrustListSource } from './c2pa/c2pa-trust';
 export { metadataEvidence, MetadataReader } from './metadata/metadata.signal';
-export { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
+export { ClassifierConfig, ClassifierScores, nativePatch, OnnxClassifier, sha256File } from './classifier/onnx-classifier';
+export * from './classifier/calibration';
 export * from './sd-watermark/sd-watermark';
 export { sdMarkSignal } from './sd-watermark/sd-mark.signal';

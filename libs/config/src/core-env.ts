@@ -95,9 +95,15 @@ export class CoreEnv {
   @IsString()
   CLOCK_OFFSET_FILE?: string;
 
+  /**
+   * The outbox relay's safety-net poll. Events leave on commit (in-process signal, LISTEN/NOTIFY across
+   * replicas, issue 32); the poll only bounds the delay of a notification missed while the listening connection
+   * was down, or of a pass that failed (broker unreachable). Seconds, not the 250 ms every hop used to wait.
+   */
   @IsInt()
   @Min(50)
-  OUTBOX_POLL_INTERVAL_MS: number = 250;
+  @Max(600_000)
+  OUTBOX_POLL_INTERVAL_MS: number = 2000;
 }
 
 /** Variables of services that use object storage. */

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
-import { AiDetectionCategory, AiDetectionEvidence } from './ai-detection';
+import { AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_ID_PATTERN, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
@@ -105,8 +105,10 @@ export interface AiDetectionConfirmView {
 /** What the detector concluded about one image, as every reader of it (v3 view, report) shows it. */
 export interface AiDetectionAnalysis {
   probability: number;
+  /** Spec 2.7 category of the probability, kept for compatibility; `verdict` is what a person reads. */
   category: AiDetectionCategory;
-  /** true: no signal found anything ("no evidence either way"). */
+  verdict: AiDetectionVerdict;
+  /** true: no signal found anything ("cannot be determined: no evidence"). */
   noEvidence: boolean;
   statement: string;
   evidence: AiDetectionEvidence[];
@@ -132,9 +134,11 @@ export interface AiDetectionImageUrlsView {
 
 /** The v3 read's `detection` of an AI detection order (null until processed). */
 export interface AiDetectionResultView {
-  /** The highest probability over the order's images, and its category. */
+  /** The highest probability over the order's images, its category, and that image's verdict and noEvidence. */
   probability: number;
   category: AiDetectionCategory;
+  verdict: AiDetectionVerdict;
+  noEvidence: boolean;
   options: { generateHeatmap: boolean; generateOverlay: boolean };
   files: AiDetectionFileResultView[];
 }

@@ -6,15 +6,17 @@ import { AntiAiOrderCreatedView, AntiAiWithUrlsCreatedView, CreateAntiAiOrderCom
 import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-orders';
 import { CreateExtractOrderCommand, ExtractCompletedEvent, ExtractJob } from './extract-orders';
 import { defineEvent, defineJob, defineRpc } from './message-contracts';
-import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent } from './order-events';
+import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OrderType } from './order-events';
 import { BatchResults } from './errors';
 import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
+import { OrderStepsView, OrderTimelineQuery, OrderTimelineView } from './order-timeline';
 import {
   GenerateReportJob,
   GetReportQuery,
   ReportContextQuery,
   ReportContextView,
   ReportStatusChangedEvent,
+  ReportType,
   ReportView,
   RequestReportCommand,
   RequestReportResult,
@@ -154,4 +156,38 @@ export const Rpcs = {
   webhooksListEvents: defineRpc<WebhookEventPageView>()('webhooks.list-events', ListWebhookEventsQuery, REPEATABLE),
   webhooksRetryEvent: defineRpc<WebhookEventRetryView>()('webhooks.retry-event', RetryWebhookEventCommand),
   webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
+  // An order's timeline for operators (issue 33): each service answers its own steps; orders gathers them all.
+  ordersOrderTimeline: defineRpc<OrderTimelineView>()('orders.order-timeline', OrderTimelineQuery, REPEATABLE),
+  uploadsOrderSteps: defineRpc<OrderStepsView>()('uploads.order-steps', OrderTimelineQuery, REPEATABLE),
+  watermarkOrderSteps: defineRpc<OrderStepsView>()('watermark.order-steps', OrderTimelineQuery, REPEATABLE),
+  aidetectOrderSteps: defineRpc<OrderStepsView>()('aidetect.order-steps', OrderTimelineQuery, REPEATABLE),
+  reportsOrderSteps: defineRpc<OrderStepsView>()('reports.order-steps', OrderTimelineQuery, REPEATABLE),
+  webhooksOrderSteps: defineRpc<OrderStepsView>()('webhooks.order-steps', OrderTimelineQuery, REPEATABLE),
 } as const;
+
+/** What every service may know about one order type; the rest lives in the type's folder of the orders service. */
+export interface OrderTypeEntry {
+  /** The report an order of this type can have (`POST /orders/{id}/report`); null: none. */
+  reportType: ReportType | null;
+  /**
+   * The webhook `data` of a completed order whose event predates the order types' own webhook fields
+   * (`OrderCompletedEvent.webhookData`): the file count and download, or the extract result. null: the type always
+   * declared its fields.
+   */
+  legacyWebhookData: 'download' | 'extractResult' | null;
+  /** Its completed webhook carries `downloadUrl`: the stored result, presigned at each attempt (null without one). */
+  webhookDownloadUrl: boolean;
+}
+
+/** The catalog of order types: reports and webhooks ask it instead of naming a type. */
+export const OrderTypes: { readonly [T in OrderType]: OrderTypeEntry } = {
+  watermarkEmbed: { reportType: null, legacyWebhookData: 'download', webhookDownloadUrl: true },
+  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult', webhookDownloadUrl: false },
+  aiDetection: { reportType: 'aiDetection', legacyWebhookData: null, webhookDownloadUrl: false },
+  antiAi: { reportType: null, legacyWebhookData: null, webhookDownloadUrl: true },
+};
+
+/** The catalog entry of an order type read from a message or a row; null for a name the catalog does not know. */
+export function orderTypeEntry(orderType: string): OrderTypeEntry | null {
+  return Object.hasOwn(OrderTypes, orderType) ? OrderTypes[orderType as OrderType] : null;
+}

@@ -22,6 +22,7 @@ export * from './webhooks';
 export * from './subjects';
 export * from './message-contracts';
 export * from './catalog';
+export * from './order-timeline';
 export * from './v2';
 export * from './retention';
 export * from './ai-detection';

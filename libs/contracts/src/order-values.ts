@@ -6,7 +6,9 @@
 export const ORDER_ID_PATTERN = /^[0-9]{1,20}$/;
 export const OUTPUT_FILE_ID_PATTERN = /^[0-9]+-[0-9]+$/;
 
-export type OrderStatus = 'pending' | 'inProgress' | 'complete' | 'failed' | 'expired';
+/** Spec 3.1: the statuses of an order (the OpenAPI document lists these too). */
+export const ORDER_STATUSES = ['pending', 'inProgress', 'complete', 'failed', 'expired'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type OutputStatus = 'pending' | 'queued' | 'processing' | 'completed' | 'failed' | 'retry_required';
 export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'unsupported' | 'error';
 export type ReportLocale = 'ko-KR' | 'en-US' | 'ja-JP';

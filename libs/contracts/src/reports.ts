@@ -4,7 +4,7 @@ import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
 import { DetectionStatus, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './order-values';
 import { ExtractResultView } from './orders';
-import type { AiDetectionCategory } from './ai-detection';
+import type { AiDetectionCategory, AiDetectionVerdict } from './ai-detection';
 import type { AiDetectionAnalysis } from './ai-detection-orders';
 import { StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -76,6 +76,8 @@ export interface AiDetectionReportFile extends AiDetectionAnalysis {
 export interface AiDetectionReportContext {
   probability: number;
   category: AiDetectionCategory;
+  verdict: AiDetectionVerdict;
+  noEvidence: boolean;
   /** Test keys: a simulated result, no analysis. */
   simulated: boolean;
   files: AiDetectionReportFile[];
@@ -84,7 +86,9 @@ export interface AiDetectionReportContext {
 /** `job.reports.generate` goes to the JOBS work queue (it captures `job.>`). */
 export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;
 
-export type ReportType = 'watermarkDetection' | 'aiDetection';
+/** The kinds of report (spec 4.7/4.8); which order type has which is the type's to say. */
+export const REPORT_TYPES = ['watermarkDetection', 'aiDetection'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
 
 export type ReportFailureCode = 'REPORT_GENERATION_FAILED' | 'REPORT_NOT_AVAILABLE';
 

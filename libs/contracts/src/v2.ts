@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
+import type { AiDetectionVerdict } from './ai-detection';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './order-values';
 import { UploadUrlsQuery } from './uploads';
@@ -185,6 +186,10 @@ export interface V2OrderDetailView {
   statusCode?: 'detected' | 'undetected' | 'likely_real' | 'uncertain_real' | 'uncertain_ai' | 'likely_ai';
   /** aiDetection only, once processed: the highest probability over the order's images. */
   aiProbability?: number;
+  /** aiDetection only, once processed: the verdict of that image (`statusCode` keeps the spec's category). */
+  aiVerdict?: AiDetectionVerdict;
+  /** aiDetection only, once processed: true when no signal found anything in that image. */
+  aiNoEvidence?: boolean;
   /** aiDetection only: the options given at creation. */
   aiDetectionOptions?: { generateHeatmap: boolean; generateOverlay: boolean };
   /** aiDetection only, once processed: the image of the headline probability, presigned 1 hour (WebP ≤ 1600 px, else the original). */

@@ -71,3 +71,29 @@ export function insertJsonRowsSql(manager: EntityManager, target: EntityTarget<O
     .join(', ');
   return `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, ${jsonParamSql})`;
 }
+
+/**
+ * `UPDATE` of the rows of `target` matched by `keys` from the JSON rows (`entityToJson` objects) bound at
+ * `jsonParamSql`, setting only the `columns` named (entity property names): a batch of aggregates saved in
+ * one statement with each row's own values.
+ */
+export function updateJsonRowsSql<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  keys: ReadonlyArray<keyof T & string>,
+  columns: ReadonlyArray<keyof T & string>,
+  jsonParamSql: string,
+): string {
+  const metadata = manager.connection.getMetadata(target);
+  const name = (property: string): string => {
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) {
+      throw new Error(`updateJsonRowsSql: ${metadata.name} has no column ${property}`);
+    }
+    return manager.connection.driver.escape(column.databaseName);
+  };
+  const table = tableSql(manager, target);
+  return `UPDATE ${table} AS t SET ${columns.map((property) => `${name(property)} = v.${name(property)}`).join(', ')}
+            FROM jsonb_populate_recordset(NULL::${table}, ${jsonParamSql}) AS v
+           WHERE ${keys.map((property) => `t.${name(property)} = v.${name(property)}`).join(' AND ')}`;
+}

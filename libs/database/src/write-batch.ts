@@ -28,6 +28,7 @@ export class WriteBatch {
   private readonly parts: string[] = [];
   private readonly values: unknown[] = [];
   private readonly translators: Array<(error: unknown) => Error | undefined> = [];
+  private readonly executed: Array<() => void> = [];
 
   /** A bind parameter (`$n`) for `value`, optionally cast (`$n::jsonb`). */
   param(value: unknown, cast?: string): string {
@@ -47,6 +48,11 @@ export class WriteBatch {
     this.translators.push(translate);
   }
 
+  /** Runs `callback` once the statement succeeded (e.g. the outbox writer's signal that rows were written). */
+  afterExecute(callback: () => void): void {
+    this.executed.push(callback);
+  }
+
   /** Runs every part in one statement (in `manager`'s transaction, if it has one). */
   async execute(manager: EntityManager): Promise<void> {
     if (this.parts.length === 0) {
@@ -63,5 +69,6 @@ export class WriteBatch {
       }
       throw error;
     }
+    this.executed.forEach((callback) => callback());
   }
 }

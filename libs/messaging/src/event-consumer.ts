@@ -6,6 +6,7 @@ import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHead
 import { DataSource, EntityManager } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
+import { JobAttemptsRepository } from './job-attempts.repository';
 import { messagingMetrics } from './messaging-metrics';
 import { RpcUnavailableError } from './rpc-client';
 
@@ -178,7 +179,9 @@ export const TRANSIENT_HOLD_MS = 10 * 60_000;
 /** A message that could not be parked (broker unreachable) comes back after this long and is parked then. */
 const PARK_RETRY_MS = 5000;
 /**
- * How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. Short (the
+ * How long one pull waits for a message; also bounds how long `stop()` waits for an idle consumer. Not a wait on
+ * a message's path (issue 32): a pull is a long poll that the server answers as soon as a message is stored, so
+ * an idle consumer gets the next one without delay; the expiry only ends a pull that found nothing. Short (the
  * client's minimum): a pull held by a consumer leader that dies is never answered, and the slot only pulls from
  * the newly elected leader once it expires (3 s made up to 3 s of a JetStream node loss). An idle slot sends
  * one pull a second, which the broker answers from memory.
@@ -262,6 +265,7 @@ type Attempt = { ok: true } | { ok: false; error: unknown };
 export class EventConsumer<TData extends object> {
   private readonly logger: Logger;
   private readonly deadlineMs: number;
+  private readonly attempts: JobAttemptsRepository;
   private workers: Array<Promise<void>> = [];
   private stopping = false;
   /** Wakes the pauses between in-process retries when the consumer stops. */
@@ -275,6 +279,7 @@ export class EventConsumer<TData extends object> {
   ) {
     this.logger = new Logger(`Consumer:${definition.durable}`);
     this.deadlineMs = resolveDeadlineMs(definition);
+    this.attempts = new JobAttemptsRepository(dataSource);
   }
 
   private get maxAttempts(): number {
@@ -381,15 +386,21 @@ export class EventConsumer<TData extends object> {
         await this.exhaust(message, decoded, new Error('attempts exhausted (the process handling it stopped or died)'));
         return;
       }
+      const stopTimer = messagingMetrics.attemptDuration.startTimer({ consumer: this.definition.durable });
+      const startedAt = new Date();
       const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
       if (attempt.ok) {
         this.settle(message, 'ack');
+        stopTimer({ outcome: 'ok' });
         messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
+        await this.recordAttempt(message, decoded, startedAt, 'ok', null);
         return;
       }
       const { error } = attempt;
       const deadline = error instanceof JobDeadlineExceededError;
+      stopTimer({ outcome: deadline ? 'deadline' : 'error' });
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: deadline ? 'deadline' : 'error' });
+      await this.recordAttempt(message, decoded, startedAt, deadline ? 'deadline' : 'error', error instanceof Error ? error.message : String(error));
       // Logs name the event and, when it has one, the order it is about.
       const context = { err: error, deliveryCount, eventId: decoded.eventId, orderId: (decoded.data as { orderId?: unknown }).orderId };
       if (isTransientInfrastructureError(error)) {
@@ -469,6 +480,32 @@ export class EventConsumer<TData extends object> {
    * Attempts used up: the hook makes the outcome visible, then the message is parked. A hook that fails on an
    * outage keeps the message (redelivered, and exhausted again, once the infrastructure is back).
    */
+  /**
+   * Keeps the attempt for the order's timeline (`job_attempt`) when the message is about an order. Best effort:
+   * a failure to record is logged and changes nothing of the message's handling.
+   */
+  private async recordAttempt(message: JsMsg, decoded: DecodedMessage<TData>, startedAt: Date, outcome: string, reason: string | null): Promise<void> {
+    const orderId = (decoded.data as { orderId?: unknown }).orderId;
+    if (typeof orderId !== 'string' && typeof orderId !== 'number') {
+      return;
+    }
+    try {
+      await this.attempts.record({
+        consumer: this.definition.durable,
+        subject: message.subject,
+        eventId: decoded.eventId,
+        orderId: String(orderId),
+        delivery: message.info.redeliveryCount,
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        outcome,
+        reason: reason === null ? null : reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
+      });
+    } catch (recordError) {
+      this.logger.warn({ err: recordError, orderId }, 'could not record the attempt for the order timeline');
+    }
+  }
+
   private async exhaust(message: JsMsg, decoded: DecodedMessage<TData>, error: unknown): Promise<void> {
     let reason = error instanceof Error ? error.message : 'handler failed';
     if (this.definition.onExhausted) {
@@ -486,6 +523,7 @@ export class EventConsumer<TData extends object> {
       }
     }
     await this.park(message, reason);
+    await this.recordAttempt(message, decoded, new Date(), 'parked', reason);
   }
 
   private async boundedHook(hook: () => Promise<void>): Promise<Attempt> {

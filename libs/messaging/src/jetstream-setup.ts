@@ -124,6 +124,8 @@ export async function ensureStreams(jsm: JetStreamManager, definitions: StreamDe
       max_age: nanos(definition.maxAgeSeconds * 1000),
       duplicate_window: nanos(definition.duplicateWindowSeconds * 1000),
       num_replicas: options.replicas ?? 1,
+      // Direct gets (answered by any replica) let the queue metrics read a consumer's oldest message.
+      allow_direct: true,
     };
     try {
       await jsm.streams.info(definition.name);

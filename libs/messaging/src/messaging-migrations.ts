@@ -1,5 +1,7 @@
 import { MessagingTables1795310000000 } from './migrations/1795310000000-MessagingTables';
 import { OutboxClaimLease1795645465695 } from './migrations/1795645465695-OutboxClaimLease';
+import { OutboxNotifyTrigger1795960000000 } from './migrations/1795960000000-OutboxNotifyTrigger';
+import { JobAttempts1796100000000 } from './migrations/1796100000000-JobAttempts';
 
-/** Migrations of the outbox and inbox tables; every service lists them before its own. */
-export const MESSAGING_MIGRATIONS = [MessagingTables1795310000000, OutboxClaimLease1795645465695];
+/** Migrations of the outbox, inbox and job attempt tables; every service lists them before its own. */
+export const MESSAGING_MIGRATIONS = [MessagingTables1795310000000, OutboxClaimLease1795645465695, OutboxNotifyTrigger1795960000000, JobAttempts1796100000000];

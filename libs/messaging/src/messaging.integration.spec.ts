@@ -12,6 +12,7 @@ import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError } from './event-consumer';
 import { InboxRecordEntity } from './inbox-record.entity';
+import { JobAttemptsRepository } from './job-attempts.repository';
 import { ensureStreams } from './jetstream-setup';
 import { MESSAGING_ENTITIES } from './messaging-entities';
 import { OutboxEventEntity } from './outbox-event.entity';
@@ -21,6 +22,12 @@ import { OutboxWriter } from './outbox-writer';
 class NotePayload {
   @IsString()
   note!: string;
+}
+
+/** A message about an order: its attempts are kept for the order's timeline. */
+class OrderNotePayload {
+  @IsString()
+  orderId!: string;
 }
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -480,5 +487,51 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     expect(handledBy).not.toBe(holder);
     expect(seen.at(-1)).toEqual([handledBy, 2]);
     expect(await parkedCount(durable)).toBe(0);
+  });
+
+  it("keeps each attempt at a message about an order for the order's timeline: retries with their reasons, then the success", async () => {
+    const subject = `${prefix}.order.note`;
+    const orderId = String(Date.now());
+    const writer = new OutboxWriter(new SystemClock());
+    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, OrderNotePayload), { orderId }));
+    await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
+    const durable = `${prefix}-order-note`;
+    let calls = 0;
+    const consumer = new EventConsumer<OrderNotePayload>(
+      {
+        durable,
+        stream: stream.name,
+        filterSubject: subject,
+        payload: OrderNotePayload,
+        maxAttempts: 4,
+        backoffMs: [100],
+        parkOnlyBecause: 'a test message',
+        handle: async () => {
+          calls += 1;
+          if (calls < 3) {
+            throw new Error(`storage refused, try ${calls}`);
+          }
+        },
+      },
+      dataSource,
+      nc.jetstream(),
+      jsm,
+    );
+    await consumer.start();
+    try {
+      const attempts = new JobAttemptsRepository(dataSource);
+      await waitUntil(async () => (await attempts.stepsOf(orderId, 'test-service')).length === 3);
+      const steps = await attempts.stepsOf(orderId, 'test-service');
+      expect(steps.map((step) => [step.service, step.step, step.detail])).toEqual([
+        ['test-service', `${durable} attempt 1: error`, `${subject}: storage refused, try 1`],
+        ['test-service', `${durable} attempt 2: error`, `${subject}: storage refused, try 2`],
+        ['test-service', `${durable} attempt 3: ok`, subject],
+      ]);
+      expect(steps.every((step) => typeof step.durationMs === 'number' && step.durationMs >= 0)).toBe(true);
+      // Attempts at messages about other orders, or about no order, are not part of this order's steps.
+      expect(await attempts.stepsOf(`${orderId}9`, 'test-service')).toEqual([]);
+    } finally {
+      await consumer.stop();
+    }
   });
 });

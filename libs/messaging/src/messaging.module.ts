@@ -8,11 +8,15 @@ import {
   OnApplicationBootstrap,
   OnModuleInit,
 } from '@nestjs/common';
+import { tableSql } from '@cp/database';
 import { DataSource } from 'typeorm';
+import { setQueueMetricsSource } from './consumer-metrics';
 import { ConsumerDefinition, EventConsumer } from './event-consumer';
+import { JobAttemptsRepository } from './job-attempts.repository';
+import { OutboxEventEntity } from './outbox-event.entity';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
 import { OutboxRelay } from './outbox-relay';
-import { OutboxWriter } from './outbox-writer';
+import { OutboxCommitSignal, OutboxWriter } from './outbox-writer';
 
 export interface MessagingModuleOptions extends NatsOptions {
   outboxPollIntervalMs: number;
@@ -48,6 +52,22 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
       await consumer.start();
       this.consumers.push(consumer);
     }
+    setQueueMetricsSource({
+      jsm: () => this.nats.jsm,
+      consumers: () => this.definitions.map(({ stream, durable }) => ({ stream, durable })),
+      outbox: () => this.outboxLag(),
+    });
+  }
+
+  /** Unpublished outbox rows and the age of the oldest, read at scrape time (the partial index on `seq` serves both). */
+  private async outboxLag(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const table = tableSql(this.dataSource.manager, OutboxEventEntity);
+    const rows: Array<{ pending: number; age: number | null }> = await this.dataSource.query(
+      `SELECT count(*)::int AS pending,
+              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT 1) AS age
+         FROM ${table} WHERE published_at IS NULL`,
+    );
+    return { pending: rows[0]?.pending ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0) };
   }
 
   /** Stops pulling new messages and waits for the ones being handled (drain before shutdown). */
@@ -56,6 +76,7 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    setQueueMetricsSource(undefined);
     await this.stopConsumers();
   }
 }
@@ -74,10 +95,12 @@ export class MessagingModule {
           useFactory: (dataSource: DataSource, nats: NatsConnectionService) =>
             new OutboxRelay(dataSource, () => nats.js, { pollIntervalMs: options.outboxPollIntervalMs }),
         },
+        { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,
         MessagingRuntime,
+        JobAttemptsRepository,
       ],
-      exports: [NatsConnectionService, OutboxRelay, OutboxWriter, MessagingRuntime],
+      exports: [NatsConnectionService, OutboxRelay, OutboxCommitSignal, OutboxWriter, MessagingRuntime, JobAttemptsRepository],
     };
   }
 }

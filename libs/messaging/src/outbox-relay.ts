@@ -2,10 +2,16 @@ import { tableSql } from '@cp/database';
 import { Injectable, Logger } from '@nestjs/common';
 import { headers as natsHeaders, JetStreamClient } from 'nats';
 import { DataSource, LessThan } from 'typeorm';
+import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { messagingMetrics } from './messaging-metrics';
 import { OutboxEventEntity } from './outbox-event.entity';
+import { outboxChannel, OutboxNotificationListener } from './outbox-notification.listener';
 
 export interface OutboxRelayOptions {
+  /**
+   * The safety net: a pass this often even without a notification. Events are relayed on commit (the writer's
+   * signal in this process, LISTEN/NOTIFY across replicas), so this bounds only a missed notification.
+   */
   pollIntervalMs: number;
   batchSize?: number;
   /** Published rows are kept this long for inspection, then deleted. */
@@ -37,12 +43,38 @@ export class OutboxRelay {
   ) {}
 
   /**
+   * Listens for the NOTIFY that the outbox table's trigger sends when rows commit (in this replica or another)
+   * and calls `onNotify` for each: the relay loop wakes. A connection of its own, with the pool's settings.
+   */
+  async listenForCommits(onNotify: () => void): Promise<OutboxNotificationListener> {
+    const options = this.dataSource.options as PostgresConnectionOptions;
+    const extra = (options.extra ?? {}) as { connectionTimeoutMillis?: number };
+    const listener = new OutboxNotificationListener(
+      {
+        connectionString: options.url,
+        host: options.host,
+        port: options.port,
+        user: options.username,
+        password: typeof options.password === 'string' ? options.password : undefined,
+        database: options.database,
+        application_name: `${options.applicationName ?? 'service'}-outbox-listener`,
+        connectionTimeoutMillis: extra.connectionTimeoutMillis,
+        keepAlive: true,
+      },
+      outboxChannel(options.schema ?? 'public'),
+      onNotify,
+    );
+    await listener.start();
+    return listener;
+  }
+
+  /**
    * One relay pass: publishes batches until none is left (or the service stops), then the occasional
    * cleanup. Driven by the services' periodic loop (`OutboxRelayLoop` of `@cp/runtime`), woken on commit.
    */
   async pass(isStopping: () => boolean = () => false): Promise<void> {
     try {
-      // A batch smaller than the limit was all there was; what commits later is the next poll's.
+      // A batch smaller than the limit was all there was; what commits later wakes the next pass.
       const batchSize = this.options.batchSize ?? 100;
       let published: number;
       do {

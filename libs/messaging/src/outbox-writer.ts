@@ -1,10 +1,65 @@
 import { Clock } from '@cp/clock';
 import { EventEnvelope, MessageContract, OutboxMessage } from '@cp/contracts';
 import { tableSql, WriteBatch } from '@cp/database';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
 import { OutboxEventEntity } from './outbox-event.entity';
+
+/**
+ * Tells this process's outbox relay that rows were committed (issue 32): the writer marks the transaction that
+ * wrote outbox rows, and once that transaction commits (not a savepoint: the outermost COMMIT) the listeners
+ * run. A write outside a transaction signals once its statement succeeded. Other replicas learn of the rows
+ * through the table's NOTIFY trigger; this signal only saves the local relay that round trip.
+ */
+export class OutboxCommitSignal {
+  private readonly listeners = new Set<() => void>();
+  private readonly pending = new WeakSet<QueryRunner>();
+
+  /** A signal fed by `dataSource`'s transactions (a TypeORM subscriber on it). */
+  static on(dataSource: DataSource): OutboxCommitSignal {
+    const signal = new OutboxCommitSignal();
+    const subscriber: EntitySubscriberInterface = {
+      afterTransactionCommit: (event: TransactionCommitEvent) => signal.committed(event.queryRunner),
+      afterTransactionRollback: (event: TransactionRollbackEvent) => signal.rolledBack(event.queryRunner),
+    };
+    dataSource.subscribers.push(subscriber);
+    return signal;
+  }
+
+  /** Calls `listener` after each commit of outbox rows; returns the function that removes it. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Outbox rows were written through `manager`: signal now if that was outside a transaction, else at its commit. */
+  written(manager: EntityManager): void {
+    const runner = manager.queryRunner;
+    if (runner?.isTransactionActive) {
+      this.pending.add(runner);
+    } else {
+      this.emit();
+    }
+  }
+
+  private committed(runner: QueryRunner): void {
+    // A released savepoint keeps the transaction open: the rows are not visible yet.
+    if (!runner.isTransactionActive && this.pending.delete(runner)) {
+      this.emit();
+    }
+  }
+
+  private rolledBack(runner: QueryRunner): void {
+    if (!runner.isTransactionActive) {
+      this.pending.delete(runner);
+    }
+  }
+
+  private emit(): void {
+    this.listeners.forEach((listener) => listener());
+  }
+}
 
 /**
  * Records an event or job inside the caller's transaction, so it exists if and only if the state change
@@ -13,7 +68,11 @@ import { OutboxEventEntity } from './outbox-event.entity';
  */
 @Injectable()
 export class OutboxWriter {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** Absent in tools that write rows for a service running elsewhere (its relay learns through NOTIFY). */
+    @Optional() private readonly commits?: OutboxCommitSignal,
+  ) {}
 
   async add<TData extends object>(
     manager: EntityManager,
@@ -53,6 +112,7 @@ export class OutboxWriter {
 
   /** The one insert of outbox rows; an event id already recorded is skipped. */
   private writeEnvelopes(batch: WriteBatch, manager: EntityManager, envelopes: ReadonlyArray<EventEnvelope<object>>): void {
+    batch.afterExecute(() => this.commits?.written(manager));
     const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope }));
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(

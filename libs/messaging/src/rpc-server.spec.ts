@@ -1,10 +1,11 @@
 // `@RpcHandler` checks a handler against its catalog declaration: at compile time (the `@ts-expect-error` lines
 // below are type errors; `npx tsc -p tsconfig.json` fails when one of them stops being an error) and, for the
 // payload class the validation pipe validates with, when the class is defined.
-import { defineRpc } from '@cp/contracts';
+import { defineRpc, DomainException, ErrorCode } from '@cp/contracts';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { IsInt, IsString } from 'class-validator';
+import { messagingMetrics } from './messaging-metrics';
 import { RpcHandler } from './rpc-server';
 
 class AddQuery {
@@ -115,5 +116,37 @@ describe('@RpcHandler', () => {
       }
       return Calculator;
     }).toThrow('the payload parameter is AddQueryLookalike, the declaration\'s request is AddQuery');
+  });
+
+  it('records every call of the method by subject and outcome (ok, rejected with a domain code, failed), keeping its metadata', async () => {
+    const count = async (outcome: string): Promise<number> => {
+      const metric = await messagingMetrics.rpcDuration.get();
+      const value = metric.values.find((entry) => entry.metricName === 'rpc_server_duration_seconds_count' && entry.labels.subject === 'test.add' && entry.labels.outcome === outcome);
+      return value?.value ?? 0;
+    };
+    class Calculator {
+      @RpcHandler(add)
+      async add(query: AddQuery): Promise<{ sum: number }> {
+        if (query.a < 0) {
+          throw new DomainException(ErrorCode.VALIDATION_FAILED, 'negative');
+        }
+        if (query.a === 0) {
+          throw new Error('boom');
+        }
+        return { sum: query.a + query.b };
+      }
+    }
+    const before = { ok: await count('ok'), rejected: await count('rejected'), failed: await count('failed') };
+    const calculator = new Calculator();
+    await expect(calculator.add(Object.assign(new AddQuery(), { a: 1, b: 2 }))).resolves.toEqual({ sum: 3 });
+    await expect(calculator.add(Object.assign(new AddQuery(), { a: -1, b: 2 }))).rejects.toBeInstanceOf(DomainException);
+    await expect(calculator.add(Object.assign(new AddQuery(), { a: 0, b: 2 }))).rejects.toThrow('boom');
+    await expect(calculator.add(Object.assign(new AddQuery(), { a: 2, b: 2 }))).resolves.toEqual({ sum: 4 });
+    expect({ ok: await count('ok'), rejected: await count('rejected'), failed: await count('failed') }).toEqual({
+      ok: before.ok + 2,
+      rejected: before.rejected + 1,
+      failed: before.failed + 1,
+    });
+    expect(patternsOf(Calculator, 'add')).toEqual(['test.add']);
   });
 });

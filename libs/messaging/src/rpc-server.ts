@@ -16,6 +16,7 @@ import { validateSync } from 'class-validator';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Observable, throwError } from 'rxjs';
 import { isTransientInfrastructureError } from './event-consumer';
+import { messagingMetrics } from './messaging-metrics';
 
 /** Validates request/reply payloads with the same class-validator DTOs as HTTP bodies. */
 @Injectable()
@@ -120,6 +121,36 @@ export function RpcHandler<TRequest extends object, TResponse>(contract: RpcCont
       }
       Payload()(target, key, 0);
     }
+    measure(contract.pattern, descriptor);
     MessagePattern(contract.pattern)(target, key, descriptor);
   };
+}
+
+/**
+ * Replaces the handler by one that records its duration and outcome (`rpc_server_duration_seconds`), keeping the
+ * metadata earlier decorators put on the method. A plain wrapper, not a Nest interceptor: interceptors put rxjs
+ * on every call (see the gateway's hot path in docs/architecture.md). Payloads the validation pipe refuses never
+ * reach it.
+ */
+function measure<THandler extends (payload: never) => Promise<unknown>>(subject: string, descriptor: TypedPropertyDescriptor<THandler>): void {
+  const original = descriptor.value;
+  if (!original) {
+    return;
+  }
+  const measured = async function (this: unknown, ...args: Parameters<THandler>): Promise<unknown> {
+    const stop = messagingMetrics.rpcDuration.startTimer({ subject });
+    try {
+      const result = await original.apply(this, args);
+      stop({ outcome: 'ok' });
+      return result;
+    } catch (error) {
+      stop({ outcome: error instanceof DomainException ? 'rejected' : 'failed' });
+      throw error;
+    }
+  };
+  for (const metadataKey of Reflect.getMetadataKeys(original) as unknown[]) {
+    Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, original), measured);
+  }
+  Object.defineProperty(measured, 'name', { value: original.name });
+  descriptor.value = measured as unknown as THandler;
 }

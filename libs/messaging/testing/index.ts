@@ -1,3 +1,4 @@
+import type { Transaction, TransactionRepository } from '@cp/database';
 import type { EntityManager } from 'typeorm';
 import type { HandlerContext } from '../src/event-consumer';
 
@@ -15,4 +16,10 @@ export function inlineHandlerContext(eventId = 'e-1'): HandlerContext {
       return true;
     },
   };
+}
+
+/** A `TransactionRepository` for unit tests: runs the work at once with a bare handle (the work's repositories are fakes). */
+export function inlineTransactions(): TransactionRepository {
+  const run = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> => work({} as Transaction);
+  return { run, statementByStatement: run } as unknown as TransactionRepository;
 }

@@ -6,3 +6,4 @@ export * from './periodic-task';
 export * from './outbox-relay.loop';
 export * from './http-timeouts';
 export * from './validation-metadata-cache';
+export * from './file-job';

@@ -1,18 +1,36 @@
-import { OutboxRelay } from '@cp/messaging';
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { OutboxCommitSignal, OutboxNotificationListener, OutboxRelay } from '@cp/messaging';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { PeriodicTask } from './periodic-task';
 
-/** Runs the outbox relay in the services' periodic loop: a pass at start, then every OUTBOX_POLL_INTERVAL_MS. */
+/**
+ * Runs the outbox relay in the services' periodic loop, relaying on commit (issue 32): a pass at start, a pass
+ * as soon as a transaction of this process that wrote outbox rows commits (`OutboxCommitSignal`), a pass when
+ * PostgreSQL notifies that another replica's rows committed (LISTEN), and a pass every OUTBOX_POLL_INTERVAL_MS
+ * as the safety net for a notification missed while the listening connection was down. Wakes that arrive during
+ * a pass fold into one more pass (`PeriodicTask`), so a burst of commits costs a pass or two, not one each.
+ */
 @Injectable()
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelayLoop.name);
   private readonly task: PeriodicTask;
+  private listener?: OutboxNotificationListener;
+  private unsubscribe?: () => void;
 
-  constructor(relay: OutboxRelay) {
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly commits: OutboxCommitSignal,
+  ) {
     this.task = new PeriodicTask('outbox relay', relay.options.pollIntervalMs, (isStopping) => relay.pass(isStopping), { runAtStart: true });
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.task.start();
+    this.unsubscribe = this.commits.subscribe(() => this.task.wake());
+    // Never fails the start: without notifications the poll still relays, only later.
+    this.listener = await this.relay.listenForCommits(() => this.task.wake()).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'outbox notifications unavailable; relaying on the poll only');
+      return undefined;
+    });
   }
 
   /** New events were committed: relay them now rather than at the next poll. */
@@ -20,7 +38,9 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.task.wake();
   }
 
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.listener?.close();
+    await this.task.stop();
   }
 }

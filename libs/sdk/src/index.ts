@@ -1,5 +1,7 @@
 export * from './client';
 export * from './errors';
+export { AI_VERDICT_TEXT, describeAiDetection } from './ai-verdict';
+export type { AiDetectionVerdict } from './ai-verdict';
 export { outputFileName } from './results';
 export type { FileSource } from './sources';
 export { DEFAULT_RETRY, retryAfterSeconds } from './transport';

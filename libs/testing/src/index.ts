@@ -8,3 +8,4 @@ export * from './test-s3-server';
 export * from './hostile-peer';
 export * from './s3rver-compat';
 export * from './async-assertions';
+export * from './source-tree';

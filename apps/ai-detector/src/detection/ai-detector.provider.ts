@@ -14,6 +14,7 @@ export class AiDetectorProvider implements OnModuleInit, OnModuleDestroy {
       maxPixels: this.config.detection.maxPixels,
       classifier: this.config.detection.classifier,
       c2pa: this.config.detection.c2pa,
+      c2paTrust: this.config.detection.c2paTrust,
     });
   }
 

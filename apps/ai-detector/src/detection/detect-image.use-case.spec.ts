@@ -88,6 +88,7 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     const [event] = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
     const data = (event.envelope as unknown as { data: AiDetectionCompletedEvent }).data;
     expect(data.probability).toBeGreaterThanOrEqual(0.75);
+    expect(data.verdict).toBe('generated');
     expect(data.images.preview).toBeNull(); // already under 1600 px: the original is shown
     for (const image of [data.images.heatmap!, data.images.overlay!, data.images.thumbnail]) {
       const stored = await storage.getBuffer(image.bucket, image.key, 10_000_000);

@@ -1,8 +1,10 @@
-import { Jobs, Streams } from '@cp/contracts';
-import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
+import { Jobs } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { workerJobConsumer } from '@cp/runtime';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { AI_DETECTOR_CONFIG, AiDetectorConfig } from '../ai-detector.config';
 import { DetectImageUseCase } from './detect-image.use-case';
+import { DetectionExhaustedUseCase } from './detection-exhausted.use-case';
 
 /** The detection work queue, shared by every ai-detector replica (one durable pull consumer). */
 @Injectable()
@@ -11,20 +13,19 @@ export class DetectionJobConsumer implements OnModuleInit {
     @Inject(AI_DETECTOR_CONFIG) private readonly config: AiDetectorConfig,
     private readonly messaging: MessagingRuntime,
     private readonly detectImage: DetectImageUseCase,
+    private readonly exhausted: DetectionExhaustedUseCase,
   ) {}
 
   onModuleInit(): void {
-    this.messaging.register({
-      durable: 'aidetect-detect',
-      stream: Streams.jobs.name,
-      message: Jobs.aiDetect,
-      concurrency: this.config.detection.concurrency,
-      maxAttempts: this.config.detection.maxAttempts,
-      backoffMs: [2000, 10_000, 60_000],
-      // Heartbeats keep a live detection's job; a crashed replica's job comes back within the short ack wait.
-      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
-      handle: (job, context) => this.detectImage.execute(job, context),
-      onExhausted: (job) => this.detectImage.exhausted(job),
-    });
+    // Heartbeats keep a live detection's job; a crashed replica's job comes back within the short ack wait.
+    this.messaging.register(
+      workerJobConsumer({
+        durable: 'aidetect-detect',
+        message: Jobs.aiDetect,
+        settings: this.config.detection,
+        handle: (job, context) => this.detectImage.execute(job, context),
+        onExhausted: (job) => this.exhausted.execute(job),
+      }),
+    );
   }
 }

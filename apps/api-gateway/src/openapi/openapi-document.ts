@@ -38,7 +38,8 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
   for (const [name, description] of TAGS) {
     builder.addTag(name, description);
   }
-  const document = SwaggerModule.createDocument(app, builder.build());
+  // Tags are the API surfaces of TAGS, set on each route: a controller per order type serves routes of two surfaces.
+  const document = SwaggerModule.createDocument(app, builder.build(), { autoTagControllers: false });
   document.components = { ...document.components, schemas: { ...OPENAPI_SCHEMAS, ...(document.components?.schemas ?? {}) } };
   return document;
 }

@@ -1,4 +1,4 @@
-import { REPORT_LOCALES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
+import { AI_DETECTION_VERDICTS, ORDER_STATUSES, ORDER_TYPES, REPORT_LOCALES, REPORT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@cp/contracts';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**
@@ -10,7 +10,8 @@ const dateTime = (example: string): SchemaObject => ({ type: 'string', format: '
 const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 
-const ORDER_STATUSES = ['pending', 'inProgress', 'complete', 'failed', 'expired'];
+const aiVerdict = (description: string): SchemaObject => ({ type: 'string', enum: [...AI_DETECTION_VERDICTS], description, example: 'cannot_be_determined' });
+const VERDICT_MEANING = 'what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)';
 
 export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   Error: {
@@ -81,7 +82,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'status', 'processingDelayed', 'expiresAt', 'files', 'outputs', 'result', 'reports'],
     properties: {
       orderId: { type: 'string', pattern: '^[0-9]{1,20}$', example: '42' },
-      status: { type: 'string', enum: ORDER_STATUSES, example: 'pending' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], example: 'pending' },
       processingDelayed: { type: 'boolean', description: 'automatic retries are exhausted; the order stays `inProgress`', example: false },
       expiresAt: nullable({ ...dateTime('2026-12-23T10:00:00.000Z'), description: 'after it, downloads and reports give `ORDER_EXPIRED`' }),
       files: { type: 'array', items: ref('InputFile'), description: 'request order; for extract orders index 0 is the original, 1 the file to inspect' },
@@ -106,7 +107,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'reportType', 'locale', 'status', 'download', 'failure'],
     properties: {
       orderId: { type: 'string', example: '43' },
-      reportType: { type: 'string', enum: ['watermarkDetection', 'aiDetection'], example: 'watermarkDetection' },
+      reportType: { type: 'string', enum: [...REPORT_TYPES], example: REPORT_TYPES[0] },
       locale: { type: 'string', enum: [...REPORT_LOCALES], example: 'ko-KR' },
       status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed'], example: 'completed' },
       download: nullable({
@@ -247,7 +248,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     required: ['orderId', 'status'],
     properties: {
       orderId: { type: 'string', example: '46' },
-      status: { type: 'string', enum: ORDER_STATUSES, description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' },
     },
   },
   AiDetectionEvidence: {
@@ -260,17 +261,37 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       direction: { type: 'string', enum: ['ai', 'real', 'neutral'], example: 'ai' },
       weight: { type: 'number', description: 'log-odds this finding added (0: reported, not counted)', example: 4 },
       details: { type: 'object', additionalProperties: true },
+      provenance: { type: 'array', description: 'Content Credentials findings only: the chain from the file\'s own manifest through its ingredients', items: ref('AiDetectionProvenanceStep') },
+    },
+  },
+  AiDetectionProvenanceStep: {
+    type: 'object',
+    required: ['label', 'depth', 'relationship', 'title', 'signer', 'issuer', 'signedAt', 'signerTrusted', 'timeStampTrusted', 'claimGenerator', 'actions', 'digitalSourceType'],
+    properties: {
+      label: { type: 'string', example: 'urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1' },
+      depth: { type: 'integer', minimum: 0, description: '0: the file\'s own manifest', example: 0 },
+      relationship: { type: 'string', description: '`active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)', example: 'active' },
+      title: nullable({ type: 'string', example: 'image.png' }),
+      signer: nullable({ type: 'string', description: 'common name of the signing certificate (the file\'s text)', example: 'Example Generator signer' }),
+      issuer: nullable({ type: 'string', example: 'Example CA' }),
+      signedAt: nullable({ type: 'string', description: 'time of the signature\'s time stamp, when it has one', example: null }),
+      signerTrusted: { type: 'boolean', description: 'c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)', example: false },
+      timeStampTrusted: nullable({ type: 'boolean', example: null }),
+      claimGenerator: nullable({ type: 'string', example: 'Example Generator 2.1' }),
+      actions: { type: 'array', items: { type: 'string' }, example: ['c2pa.created'] },
+      digitalSourceType: nullable({ type: 'string', example: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' }),
     },
   },
   AiDetectionFileResult: {
     type: 'object',
-    required: ['fileId', 'probability', 'category', 'noEvidence', 'statement', 'evidence', 'heatmapNote', 'images'],
+    required: ['fileId', 'probability', 'category', 'verdict', 'noEvidence', 'statement', 'evidence', 'heatmapNote', 'images'],
     properties: {
       fileId: { type: 'string', example: '101' },
       probability: { type: 'number', minimum: 0, maximum: 1, example: 0.5 },
       category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], example: 'uncertain_ai' },
-      noEvidence: { type: 'boolean', description: 'no signal found anything: "no evidence either way"', example: true },
-      statement: { type: 'string', example: 'No evidence either way: no signal found anything in this image.' },
+      verdict: aiVerdict(VERDICT_MEANING),
+      noEvidence: { type: 'boolean', description: 'no signal found anything: "cannot be determined: no evidence"', example: true },
+      statement: { type: 'string', example: 'Cannot be determined: no provenance or generator evidence was found.' },
       evidence: { type: 'array', items: ref('AiDetectionEvidence') },
       heatmapNote: nullable({ type: 'string', example: 'Only file-level evidence: no heatmap is drawn.' }),
       images: ref('AiDetectionImageUrls'),
@@ -289,10 +310,12 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
   },
   AiDetectionResult: {
     type: 'object',
-    required: ['probability', 'category', 'options', 'files'],
+    required: ['probability', 'category', 'verdict', 'noEvidence', 'options', 'files'],
     properties: {
       probability: { type: 'number', minimum: 0, maximum: 1, description: 'the highest over the order\'s images', example: 0.5 },
       category: { type: 'string', enum: ['likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'], description: 'spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75', example: 'uncertain_ai' },
+      verdict: aiVerdict(VERDICT_MEANING),
+      noEvidence: { type: 'boolean', description: 'no signal found anything in the headline image', example: true },
       options: { type: 'object', required: ['generateHeatmap', 'generateOverlay'], properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       files: { type: 'array', items: ref('AiDetectionFileResult') },
     },
@@ -343,9 +366,9 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       orderId: { type: 'string', example: '42' },
       orderName: { type: 'string', example: 'photo.jpg' },
-      type: { type: 'string', enum: ['antiAi', 'watermarkEmbed', 'watermarkExtract', 'aiDetection'], example: 'watermarkEmbed' },
+      type: { type: 'string', enum: [...ORDER_TYPES], example: ORDER_TYPES[0] },
       channel: { type: 'string', enum: ['api', 'web'], example: 'api' },
-      status: { type: 'string', enum: ORDER_STATUSES, example: 'complete' },
+      status: { type: 'string', enum: [...ORDER_STATUSES], example: 'complete' },
       fileCount: { type: 'integer', example: 1 },
       thumbnailImageUrl: nullable({
         type: 'string',
@@ -369,6 +392,8 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
         example: 'detected',
       },
       aiProbability: { type: 'number', minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 },
+      aiVerdict: aiVerdict('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability'),
+      aiNoEvidence: { type: 'boolean', description: 'aiDetection only, once processed: no signal found anything in the headline image', example: true },
       aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       originalImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original', example: 'http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
       heatmapImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image\'s heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence', example: null }),

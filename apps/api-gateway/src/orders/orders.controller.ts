@@ -1,9 +1,5 @@
 import {
   CallerContext,
-  CreateEmbedOrderCommand,
-  CreateEmbedOrderDto,
-  CreateExtractOrderCommand,
-  CreateExtractOrderDto,
   DownloadQuery,
   DownloadView,
   ErrorCode,
@@ -14,25 +10,16 @@ import {
   WatermarkOrderView,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, ORDER_ID_PARAM } from '../http/api-responses.decorator';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';
 import { OrderReadsService } from './order-reads.service';
 import { data, DataEnvelope } from '../http/data-envelope';
 
-const EMBED_EXAMPLE = {
-  idempotencyKey: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11',
-  files: [
-    { fileName: 'photo.jpg', watermarks: [{ text: 'alice' }, { text: 'bob' }] },
-    { fileName: 'contract.pdf', originalFileUrl: 'https://example.com/contract.pdf', watermarks: [{ text: 'alice' }] },
-  ],
-};
-const EXTRACT_EXAMPLE = { idempotencyKey: '0f5d7c3a-8a43-4d0e-a7f5-3b0e1c7d9a21', file: { fileName: 'leaked.jpg', originalFile: { fileName: 'photo.jpg' } } };
-export const ORDER_ID_PARAM = { name: 'orderId', schema: { type: 'string', pattern: '^[0-9]{1,20}$' }, example: '42' } as const;
 
-/** v3 watermark orders: thin HTTP layer; the orders service holds the rules. */
+/** v3 order reads and downloads of every type: thin HTTP layer; the orders service holds the rules (creation routes: `order-types/<type>/`). */
 @ApiTags('orders (v3)')
 @Controller('api/v3/orders')
 export class OrdersController {
@@ -40,38 +27,6 @@ export class OrdersController {
     private readonly rpc: RpcClient,
     private readonly reads: OrderReadsService,
   ) {}
-
-  @Post('wtr-embed')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'createEmbedOrder',
-    summary: 'Create a watermark embed order (spec 4.1)',
-    description:
-      'Images and PDFs, mixed allowed. Each watermark text gives its own output and uses 1 credit. PUT every file without `originalFileUrl` to its `uploadUrl` (valid 900 s); processing starts when all are uploaded. The same `idempotencyKey` with the same body returns the existing order with 200.',
-  })
-  @ApiBody({ type: CreateEmbedOrderDto, examples: { twoRecipients: { value: EMBED_EXAMPLE } } })
-  @ApiData('WatermarkOrder', { description: 'the order, `pending`, with one upload slot per file and one output per text' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
-  createEmbed(@Caller() caller: CallerContext, @Body() request: CreateEmbedOrderDto): Promise<DataEnvelope<WatermarkOrderView>> {
-    const command: CreateEmbedOrderCommand = { caller, request };
-    return data(this.rpc.request(Rpcs.ordersCreateEmbed, command));
-  }
-
-  @Post('wtr-extract')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'createExtractOrder',
-    summary: 'Create a watermark extract order (spec 4.2)',
-    description:
-      'Checks one file for an invisible watermark, given the original. `files[0]` is the original, `files[1]` the file to inspect; PUT both to their `uploadUrl`. Uses 1 credit; `unsupported` and `error` results are refunded. Read the outcome from `result` of the order.',
-  })
-  @ApiBody({ type: CreateExtractOrderDto, examples: { leakedCopy: { value: EXTRACT_EXAMPLE } } })
-  @ApiData('WatermarkOrder', { description: 'the order, `pending`, with two upload slots and no outputs' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
-  createExtract(@Caller() caller: CallerContext, @Body() request: CreateExtractOrderDto): Promise<DataEnvelope<WatermarkOrderView>> {
-    const command: CreateExtractOrderCommand = { caller, request };
-    return data(this.rpc.request(Rpcs.ordersCreateExtract, command));
-  }
 
   @Get(':orderId')
   @ApiOperation({ operationId: 'getOrder', summary: 'Get a watermark order (spec 4.3)', description: 'Poll until `status` is `complete` or `failed`.' })

@@ -14,8 +14,7 @@ import {
 import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Get, HttpStatus, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
-import { ORDER_ID_PARAM } from '../orders/orders.controller';
+import { ApiData, ApiErrors, ORDER_ID_PARAM } from '../http/api-responses.decorator';
 import type { Response } from 'express';
 import { Caller } from '../auth/caller';
 import { pathId } from '../http/path-id';

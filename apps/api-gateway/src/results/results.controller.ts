@@ -4,7 +4,7 @@ import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
+import { ApiTokenRouteErrors } from '../http/api-responses.decorator';
 import { RelayedObject, StorageRelay, StorageRelayError } from './storage-relay';
 
 /** Headers of the stored object passed on to the client. */

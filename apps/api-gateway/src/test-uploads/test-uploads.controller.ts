@@ -2,7 +2,7 @@ import { DomainException, ErrorCode, RecordTestUploadCommand, Rpcs, TestUploadVi
 import { RpcClient } from '@cp/messaging';
 import { Controller, HttpCode, Param, Put, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiTokenRouteErrors } from '../openapi/api-responses.decorator';
+import { ApiData, ApiTokenRouteErrors } from '../http/api-responses.decorator';
 import type { Request } from 'express';
 import { data, DataEnvelope } from '../http/data-envelope';
 import { TestUploadTokenGuard } from './test-upload-token.guard';

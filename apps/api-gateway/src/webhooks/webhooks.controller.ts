@@ -27,7 +27,7 @@ import {
 import { RpcClient } from '@cp/messaging';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors } from '../openapi/api-responses.decorator';
+import { ApiData, ApiErrors } from '../http/api-responses.decorator';
 import { Caller } from '../auth/caller';
 import { data, DataEnvelope } from '../http/data-envelope';
 

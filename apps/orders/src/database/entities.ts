@@ -4,7 +4,7 @@ import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
-import { OrderReportEntity } from '../reports/order-report.entity';
+import { OrderReportEntity } from '../orders/order-report.entity';
 
 export const ORDERS_SCHEMA = 'orders';
 export const ORDERS_ENTITIES = [

@@ -33,8 +33,6 @@ function order(
       packageKey: null,
       options: null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: at(720),
       completedAt: null,
       failedAt: null,
@@ -59,6 +57,24 @@ describe('Order (spec 3.1)', () => {
       expect(subjects(events)).toEqual([EventSubjects.orderStatusChanged]);
       expect(payloadOf<OrderStatusChangedEvent>(events, EventSubjects.orderStatusChanged).status).toBe('pending');
       expect(created.takeCreditMovements()).toEqual([{ amount: -2, reference: 'charge:42', reason: 'wtr-embed order' }]);
+    });
+
+    it('Order.create makes a pending order, its files awaiting upload in their positions, its outputs from the file ids', () => {
+      const created = Order.create(
+        { id: '42', accountId: '7', mode: 'live', type: 'watermarkEmbed', apiVersion: 'v3', creditsCharged: 2, options: null, expiresAt: at(720), createdAt: CREATED },
+        [
+          { id: '1', role: 'input', fileName: 'a.png', sourceUrl: null, mediaKind: 'image' },
+          { id: '2', role: 'input', fileName: 'b.png', sourceUrl: null, mediaKind: 'image' },
+        ],
+        (files) => files.map((made) => output(`${made.id}-1`, made.id)),
+      );
+      expect([created.status, created.state.processingDelayed, created.state.updatedAt, created.state.typeResult]).toEqual(['pending', false, CREATED, null]);
+      expect(created.files.map((made) => [made.id, made.position, made.status, made.size])).toEqual([
+        ['1', 0, 'awaiting_upload', null],
+        ['2', 1, 'awaiting_upload', null],
+      ]);
+      expect(created.outputs.map((made) => made.fileId)).toEqual(['1-1', '2-1']);
+      expect(created.filesAwaitingUpload().map((made) => made.id)).toEqual(['1', '2']);
     });
 
     it('charges nothing for test orders (creditsCharged 0)', () => {
@@ -232,24 +248,25 @@ describe('Order (spec 3.1)', () => {
     });
   });
 
-  describe('extract: a file that cannot be processed completes (not failed) and refunds the credit', () => {
+  describe('a type result that delivers nothing chargeable completes (not failed) and refunds the credit', () => {
     it.each([
-      ['unsupported', true],
-      ['error', true],
-      ['detected', false],
-      ['not_detected', false],
-      ['inconclusive', false],
-    ] as const)('%s → complete, refund %s', (detectionStatus, refunded) => {
-      const target = order({ type: 'watermarkExtract', creditsCharged: 1 }, [file('1', { role: 'original' }), file('2', { role: 'inspected' })], []);
+      ['nothing to charge', true],
+      [undefined, false],
+    ] as const)('refund reason %s → complete, refunded %s', (refundReason, refunded) => {
+      const target = order({ creditsCharged: 1 }, [file('1')], []);
       target.fileUploaded('1', 1, at(1));
-      target.fileUploaded('2', 1, at(1));
       target.startProcessing(at(1));
-      target.recordResult({ detectionStatus, reportSupported: !refunded, watermarkText: null }, { confidence: 0, method: 'none' }, at(2));
+      target.recordTypeResult(() => ({ outcome: 'x' }), at(2), refundReason);
       target.complete(at(2), {});
-      expect(target.status).toBe('complete');
-      expect(target.takeCreditMovements()).toEqual(refunded ? [{ amount: 1, reference: 'restore:42', reason: `extract ${detectionStatus}` }] : []);
-      expect(target.canReport(at(3))).toBe(!refunded);
+      expect([target.status, target.state.typeResult]).toEqual(['complete', { outcome: 'x' }]);
+      expect(target.takeCreditMovements()).toEqual(refunded ? [{ amount: 1, reference: 'restore:42', reason: refundReason }] : []);
       expect(target.canDownload(at(3))).toBe(false);
+    });
+
+    it('records nothing once the order no longer processes', () => {
+      const target = order({ creditsCharged: 1, status: 'failed' }, [file('1')], []);
+      target.recordTypeResult(() => ({ outcome: 'x' }), at(2), 'nothing to charge');
+      expect([target.state.typeResult, target.takeCreditMovements()]).toEqual([null, []]);
     });
   });
 
@@ -279,13 +296,12 @@ describe('Order (spec 3.1)', () => {
       expect(target.takeCreditMovements()).toEqual([]);
     });
 
-    it('isExpired by the clock before the sweep, and neither downloads nor reports after it', () => {
-      const target = order({ status: 'complete', result: { detectionStatus: 'detected', reportSupported: true, watermarkText: 'x' } });
+    it('isExpired by the clock before the sweep, and no downloads after it', () => {
+      const target = order({ status: 'complete' }, [file('1')], [output('1-1', '1', { objectKey: 'k', status: 'completed' })]);
       expect(target.isExpired(at(719))).toBe(false);
-      expect(target.canReport(at(719))).toBe(true);
+      expect(target.canDownload(at(719))).toBe(true);
       expect(target.isExpired(at(720))).toBe(true);
       expect(target.canDownload(at(720))).toBe(false);
-      expect(target.canReport(at(720))).toBe(false);
     });
   });
 

@@ -1,9 +1,6 @@
 import {
-  DetectionEvidenceView,
-  DetectionStatus,
   Events,
   ExtractOutcome,
-  ExtractResultView,
   isV2Retired,
   KeyMode,
   MediaKind,
@@ -30,12 +27,6 @@ export type ApiVersion = 'v2' | 'v3';
 /** Options an order type keeps from its creation request (plain JSON). */
 export type OrderOptions = Record<string, unknown>;
 
-/** How an extract result was reached, for reports (not part of the public `result`). */
-export interface ResultDetails {
-  confidence: number;
-  method: string;
-  evidence?: DetectionEvidenceView;
-}
 export type OrderFileRole = 'input' | 'original' | 'inspected';
 export type OrderFileStatus = 'awaiting_upload' | 'uploaded' | 'failed';
 
@@ -54,12 +45,8 @@ export interface OrderState {
   packageKey: string | null;
   /** The type's creation options (anti-AI: strength, zero-copy targets); null for types without any. */
   options: OrderOptions | null;
-  /** The type's own result (AI detection: the analysis of each image); null until it has one. */
+  /** The type's own result (AI detection: the analysis of each image; extract: the detection outcome); null until it has one. */
   typeResult: OrderOptions | null;
-  /** Result summary (extract: spec 2.4). */
-  result: ExtractResultView | null;
-  /** How the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
-  resultDetails: ResultDetails | null;
   expiresAt: Date;
   completedAt: Date | null;
   failedAt: Date | null;
@@ -114,11 +101,44 @@ export interface OrderCompletion {
 
 const FINAL: ReadonlySet<OrderStatus> = new Set(['complete', 'failed', 'expired']);
 
-/** Spec 3.1/4.2: unsupported and error results complete the order and refund its credit. */
-const REFUNDED_RESULTS: ReadonlySet<DetectionStatus> = new Set(['unsupported', 'error']);
+/** What a new order is made of: its fields as the type's creation rules decided them, and its ids. */
+export interface NewOrderState {
+  id: string;
+  accountId: string;
+  mode: KeyMode;
+  type: OrderType;
+  apiVersion: ApiVersion;
+  creditsCharged: number;
+  options: OrderOptions | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** A new order's file: where it comes from (upload or URL); its id is taken before the order is made. */
+export type NewOrderFile = Omit<OrderFileState, 'position' | 'status' | 'size'>;
 
 export class Order {
   private readonly credits: CreditMovement[] = [];
+
+  /**
+   * A new order, `pending` with its files awaiting their upload (or fetch), nothing charged yet: `created()`
+   * is its first transition. Its outputs are made once the file ids are known.
+   */
+  static create(fields: NewOrderState, files: readonly NewOrderFile[], outputs: (files: OrderFileState[]) => OrderOutputState[]): Order {
+    const fileStates = files.map((file, position): OrderFileState => ({ ...file, position, status: 'awaiting_upload', size: null }));
+    const state: OrderState = {
+      ...fields,
+      status: 'pending',
+      processingDelayed: false,
+      failureCode: null,
+      packageKey: null,
+      typeResult: null,
+      completedAt: null,
+      failedAt: null,
+      updatedAt: fields.createdAt,
+    };
+    return new Order(state, fileStates, outputs(fileStates), []);
+  }
 
   constructor(
     readonly state: OrderState,
@@ -155,11 +175,6 @@ export class Order {
   canDownload(now: Date): boolean {
     // `noDownload`: the type keeps no result file (zero-copy anti-AI delivered to the client; AI detection).
     return this.state.status === 'complete' && !this.isExpired(now) && this.outputs.length > 0 && this.state.options?.noDownload !== true;
-  }
-
-  /** A report can be requested: complete, within retention, and the result says something. */
-  canReport(now: Date): boolean {
-    return this.state.status === 'complete' && !this.isExpired(now) && this.state.result?.reportSupported === true;
   }
 
   /** Spec 2.2: upload URLs are only handed out while the order waits for uploads. */
@@ -341,42 +356,29 @@ export class Order {
   }
 
   /**
-   * The type's result (extract: the detection outcome). Unsupported and error results still complete the
-   * order (spec 3.1) and refund its credit.
+   * The type adds to its creation options while the order still waits for its files (AI detection: the
+   * client's confirmation of spec 4.15 that came before the last image).
    */
-  recordResult(result: ExtractResultView, details: ResultDetails, now: Date): void {
-    if (!this.isProcessing()) {
-      return;
-    }
-    this.state.result = result;
-    this.state.resultDetails = details;
-    if (REFUNDED_RESULTS.has(result.detectionStatus)) {
-      this.restoreCredits(`extract ${result.detectionStatus}`);
-    }
-    this.touch(now);
-  }
-
-  /**
-   * The client confirmed a pending order whose type starts on confirmation (spec 4.15) before every file was
-   * in: kept with the order, which then starts when its last file arrives.
-   */
-  recordConfirmation(now: Date): void {
-    if (this.state.status === 'pending' && !this.isConfirmed()) {
-      this.state.options = { ...(this.state.options ?? {}), confirmed: true };
+  amendOptions(update: (current: OrderOptions | null) => OrderOptions, now: Date): void {
+    if (this.state.status === 'pending') {
+      this.state.options = update(this.state.options);
       this.touch(now);
     }
   }
 
-  isConfirmed(): boolean {
-    return this.state.options?.confirmed === true;
-  }
-
-  /** The type's own result (e.g. one image's analysis), while processing; `update` gets the current one. */
-  recordTypeResult(update: (current: OrderOptions | null) => OrderOptions, now: Date): void {
+  /**
+   * The type's own result (e.g. one image's analysis), while processing; `update` gets the current one. A
+   * result that delivers nothing the client pays for (`refundReason`; spec 3.1: extract's unsupported and
+   * error results) still completes the order but gives its credits back.
+   */
+  recordTypeResult(update: (current: OrderOptions | null) => OrderOptions, now: Date, refundReason?: string): void {
     if (!this.isProcessing()) {
       return;
     }
     this.state.typeResult = update(this.state.typeResult);
+    if (refundReason !== undefined) {
+      this.restoreCredits(refundReason);
+    }
     this.touch(now);
   }
 
@@ -514,15 +516,13 @@ export class Order {
   }
 }
 
-const NAME_PREFIX: Record<OrderType, string> = {
-  watermarkEmbed: 'watermark-embed',
-  watermarkExtract: 'watermark-extract',
-  aiDetection: 'ai-detection',
-  antiAi: 'anti-ai',
-};
+/** `someType` → `some-type`: the type's part of a derived order name (no table of types to keep here). */
+function kebabCase(type: OrderType): string {
+  return type.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
 
 /** The order name of events, reports and v2 details: the client's `orderName` (anti-AI), else derived from type and id. */
 export function orderNameOf(order: Pick<OrderState, 'type' | 'id'> & { options?: OrderOptions | null }): string {
   const given = order.options?.orderName;
-  return typeof given === 'string' && given.length > 0 ? given : `${NAME_PREFIX[order.type]}-${order.id}`;
+  return typeof given === 'string' && given.length > 0 ? given : `${kebabCase(order.type)}-${order.id}`;
 }

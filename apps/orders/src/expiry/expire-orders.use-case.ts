@@ -23,12 +23,7 @@ export class ExpireOrdersUseCase {
     return this.transactions.run(async (tx) => {
       const candidates = await this.orders.lockForExpiry(tx, ids);
       const events = candidates.flatMap((order) => order.expire(now));
-      await this.orders.saveExpired(
-        tx,
-        candidates.filter((order) => order.status === 'expired'),
-        events,
-        now,
-      );
+      await this.orders.saveAll(tx, candidates, events);
       const expired = new Set(await this.orders.expiredAmong(tx, ids));
       return { expired: ids.filter((id) => expired.has(id)), skipped: ids.filter((id) => !expired.has(id)) };
     });

@@ -1,6 +1,5 @@
 import { Jobs, message, ObjectKeys, OutboxMessage, outputFileName, packageFileName, StoredObjectRef } from '@cp/contracts';
 import { Order, OrderFileState, OrderOutputState } from '../domain/order';
-import { SampleFiles } from '../sandbox/sample-files';
 import { ProcessingContext } from './order-type-definition';
 
 /** `<input name>-watermarked-<output id>.<ext>` (spec 4.4 rule 2). */
@@ -43,8 +42,8 @@ export function finishOutputs(order: Order, context: ProcessingContext, webhookD
   ];
 }
 
-/** Test keys (spec 4.17): every output simulated at once and the sample file(s) handed out as the download. */
-export function completeWithSamples(order: Order, now: Date, samples: SampleFiles, webhookData: Record<string, unknown>): OutboxMessage[] {
+/** Test keys (spec 4.17): every output simulated at once and `sample` (the sample file(s) of `SampleFiles`) handed out as the download. */
+export function completeWithSamples(order: Order, now: Date, sample: StoredObjectRef, webhookData: Record<string, unknown>): OutboxMessage[] {
   order.outputsSimulated();
-  return order.complete(now, { download: samples.forOrder(order.outputs.length), webhookData });
+  return order.complete(now, { download: sample, webhookData });
 }

@@ -56,10 +56,10 @@ export interface OrderTypeDefinition {
   /** This type's part of the report context (`inputs`: the order's files as the reports service reads them). */
   reportContext?(order: Order, inputs: ReportContextFile[]): Partial<ReportContextView>;
   /**
-   * What starts the processing of a pending order: its last file arriving (embed, extract, anti-AI), or the
-   * client's confirmation (AI detection, spec 4.15).
+   * Whether a pending order starts when its last file arrives: yes for most types; AI detection (spec 4.15)
+   * only when the client confirmed it before.
    */
-  readonly startsWhen: 'filesUploaded' | 'confirmed';
+  startsOnLastFile(order: Order): boolean;
   /** Result events of this type's workers. */
   readonly results: readonly ResultHandler[];
   /** Live key: the jobs that process an order that just moved to `inProgress` (or its completion when none are needed). */

@@ -17,7 +17,8 @@ export function toOrderView({ state, files, outputs, reports }: Order, uploadUrl
       status: output.status,
       mediaKind: output.mediaKind,
     })),
-    result: state.result,
+    // A type with a result summary (extract, spec 2.4) fills it in its `v3View`.
+    result: null,
     reports: reports.map((report) => ({ locale: report.locale, status: report.status })),
   };
 }

@@ -33,14 +33,12 @@ describe('order creation across a migration that adds NOT NULL DEFAULT columns (
   const create = (account: string, key: string): Promise<Order> =>
     dataSource.transaction(async (tx) => {
       const now = clock.now();
-      const order = await repository.newOrder(tx, {
+      const order = await repository.newOrder({
         order: {
           accountId: account,
           mode: 'live',
           type: 'watermarkEmbed',
           apiVersion: 'v3',
-          status: 'pending',
-          processingDelayed: false,
           creditsCharged: 1,
           options: null,
           expiresAt: new Date(now.getTime() + 3600_000),

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType } from '@cp/contracts';
+import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType, OutboxMessage } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
@@ -40,8 +40,8 @@ export interface NewOrder {
   files: OrderDraft['files'];
   /** Outputs of the new order, made once the file ids are known. */
   outputs?: (files: OrderFileState[]) => OrderOutputState[];
-  /** Spec 3.1 "processing starts at once": `inProgress` at creation; the jobs go out once the files are fetched. */
-  startsAtOnce?: boolean;
+  /** The type's own transitions right after `created` (anti-AI with URLs starts at once, spec 3.1). */
+  afterCreation?: (order: Order, now: Date) => OutboxMessage[];
   /** The type's creation options, kept with the order for its processing (plain JSON). */
   options?: OrderOptions;
   /** Default `v3`; `v2` orders of the retired watermark API are refused after the retirement. */
@@ -128,14 +128,12 @@ export class OrderCreationService {
   private async create(tx: Transaction, spec: NewOrder, scope: IdempotencyScope, hash: string): Promise<Order> {
     const { caller } = spec;
     const now = this.clock.now();
-    const order = await this.orders.newOrder(tx, {
+    const order = await this.orders.newOrder({
       order: {
         accountId: caller.accountId,
         mode: caller.mode,
         type: spec.type,
         apiVersion: spec.apiVersion ?? 'v3',
-        status: 'pending',
-        processingDelayed: false,
         creditsCharged: caller.mode === 'live' ? spec.credits : 0,
         options: spec.options ?? null,
         expiresAt: new Date(now.getTime() + this.config.retentionMs),
@@ -145,10 +143,7 @@ export class OrderCreationService {
       files: spec.files,
       outputs: spec.outputs ?? (() => []),
     });
-    const events = order.created(`${spec.operation} order`);
-    if (spec.startsAtOnce) {
-      events.push(...order.startBeforeFiles(now));
-    }
+    const events = [...order.created(`${spec.operation} order`), ...(spec.afterCreation?.(order, now) ?? [])];
     // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
     await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
     return order;

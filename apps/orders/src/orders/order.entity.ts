@@ -1,6 +1,6 @@
-import { ExtractResultView, KeyMode, OrderStatus, OrderType } from '@cp/contracts';
+import { KeyMode, OrderStatus, OrderType } from '@cp/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { ApiVersion, OrderOptions, OrderState, ResultDetails } from '../domain/order';
+import { ApiVersion, OrderOptions, OrderState } from '../domain/order';
 
 @Entity({ name: 'order' })
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
@@ -44,17 +44,9 @@ export class OrderEntity implements OrderState {
   @Column({ type: 'jsonb', nullable: true })
   options!: OrderOptions | null;
 
-  /** The type's own result (AI detection: the analysis of each image), written by its result handlers. */
+  /** The type's own result (AI detection: the analysis of each image; extract: the outcome), written by its result handlers. */
   @Column({ name: 'type_result', type: 'jsonb', nullable: true })
   typeResult!: OrderOptions | null;
-
-  /** Extract: the result summary (spec 2.4). */
-  @Column({ type: 'jsonb', nullable: true })
-  result!: ExtractResultView | null;
-
-  /** Extract: how the result was reached (confidence, method, evidence when measured), for reports; not part of `result`. */
-  @Column({ name: 'result_details', type: 'jsonb', nullable: true })
-  resultDetails!: ResultDetails | null;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;

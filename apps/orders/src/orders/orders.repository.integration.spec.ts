@@ -11,7 +11,7 @@ import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { Order } from '../domain/order';
-import { OrderReportEntity } from '../reports/order-report.entity';
+import { OrderReportEntity } from './order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';
@@ -31,8 +31,6 @@ describe('OrdersRepository (real PostgreSQL)', () => {
       mode,
       type: 'watermarkEmbed',
       apiVersion: 'v3',
-      status: 'pending',
-      processingDelayed: false,
       creditsCharged: mode === 'live' ? texts.length : 0,
       options: null,
       expiresAt: new Date(createdAt.getTime() + 720 * 3600_000),
@@ -56,7 +54,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
   /** Inserts and announces an order the way creation does (charge, status event), committed. */
   const create = (createdAt = clock.now(), texts?: string[]): Promise<Order> =>
     dataSource.transaction(async (tx) => {
-      const order = await repository.newOrder(tx, draft(createdAt, texts));
+      const order = await repository.newOrder(draft(createdAt, texts));
       await repository.insert(tx, order, order.created('order charge'));
       return order;
     });
@@ -96,7 +94,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const before = await balance();
     const built = { ...draft(clock.now(), ['p', 'q']), files: [1, 2].map((n) => ({ role: 'input' as const, fileName: `f${n}.png`, sourceUrl: `https://example.test/${n}`, mediaKind: 'image' as const })) };
     const order = await dataSource.transaction(async (tx) => {
-      const created = await repository.newOrder(tx, { ...built, order: { ...built.order, options: { deliver: { nested: [1, 'two', null] } } } });
+      const created = await repository.newOrder({ ...built, order: { ...built.order, options: { deliver: { nested: [1, 'two', null] } } } });
       await repository.insert(tx, created, [...created.created('order charge'), ...created.startBeforeFiles(clock.now())]);
       return created;
     });
@@ -104,8 +102,8 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const loaded = await repository.findOwned(order.id, accountId, 'live');
     expect(loaded?.state).toEqual({ ...order.state });
     expect(loaded?.state).toMatchObject({ status: 'inProgress', options: { deliver: { nested: [1, 'two', null] } } });
-    expect(loaded?.files).toEqual(order.files.map((file) => ({ ...file })));
-    expect(loaded?.outputs).toEqual(order.outputs.map((output) => ({ ...output })));
+    expect(loaded?.files).toEqual(order.files.map((file) => ({ ...file, orderId: order.id })));
+    expect(loaded?.outputs).toEqual(order.outputs.map((output) => ({ ...output, orderId: order.id })));
     expect(await balance()).toBe(before - 2);
     expect(await outboxSubjects(since)).toEqual([EventSubjects.orderStatusChanged, EventSubjects.orderStatusChanged]);
   });
@@ -117,7 +115,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     let orderId = '';
     await expect(
       dataSource.transaction(async (tx) => {
-        const order = await repository.newOrder(tx, { ...draft(clock.now(), ['1', '2', '3']), order: { ...draft(clock.now()).order, accountId: poor, creditsCharged: 3 } });
+        const order = await repository.newOrder({ ...draft(clock.now(), ['1', '2', '3']), order: { ...draft(clock.now()).order, accountId: poor, creditsCharged: 3 } });
         orderId = order.id;
         await repository.insert(tx, order, order.created('order charge'));
       }),
@@ -154,7 +152,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
 
   it('reads an order in one statement exactly as TypeORM reads each table (types, nulls, JSON, children in order)', async () => {
     const order = await create(clock.now(), ['z-last', 'a-first', 'middle']);
-    await dataSource.query(`UPDATE "${schema}"."order" SET result = $2, completed_at = $3 WHERE id = $1`, [
+    await dataSource.query(`UPDATE "${schema}"."order" SET type_result = $2, completed_at = $3 WHERE id = $1`, [
       order.id,
       JSON.stringify({ found: true, nested: [1, 'two', { deep: null }] }),
       new Date('2026-11-01T12:00:01.234Z'),
@@ -264,7 +262,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const other = '703';
     const at = (iso: string) =>
       dataSource.transaction(async (tx) => {
-        const order = await repository.newOrder(tx, { ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
+        const order = await repository.newOrder({ ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
         await repository.insert(tx, order, []);
       });
     await at('2026-10-01T23:59:59.000Z');

@@ -1,20 +1,20 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, WriteBatch } from '@cp/database';
+import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, updateJsonRowsSql, WriteBatch } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
-import { Order, OrderFileState, OrderOutputState, OrderState } from '../domain/order';
-import { OrderReportEntity } from '../reports/order-report.entity';
+import { NewOrderFile, NewOrderState, Order, OrderFileState, OrderOutputState } from '../domain/order';
+import { OrderReportEntity } from './order-report.entity';
 import { OrderFileEntity } from './order-file.entity';
 import { OrderOutputEntity } from './order-output.entity';
 import { OrderEntity } from './order.entity';
 
-/** A new order before it has an id: its row, its files and its outputs (made once the file ids are known). */
+/** A new order before it has ids: its fields, its files and its outputs (made once the file ids are known). */
 export interface OrderDraft {
-  order: Omit<OrderState, 'id' | 'updatedAt' | 'completedAt' | 'failedAt' | 'failureCode' | 'packageKey' | 'typeResult' | 'result' | 'resultDetails'>;
-  files: Array<Omit<OrderFileState, 'id' | 'position' | 'status' | 'size'>>;
+  order: Omit<NewOrderState, 'id'>;
+  files: Array<Omit<NewOrderFile, 'id'>>;
   outputs: (files: OrderFileState[]) => OrderOutputState[];
 }
 
@@ -30,6 +30,15 @@ interface Snapshot {
   order: string;
   files: Map<string, string>;
   outputs: Map<string, string>;
+}
+
+/** What transitions change: the columns a save writes (everything else is fixed at creation). */
+const ORDER_CHANGES = ['status', 'processingDelayed', 'failureCode', 'packageKey', 'options', 'typeResult', 'completedAt', 'failedAt', 'updatedAt'] as const satisfies ReadonlyArray<keyof OrderEntity>;
+const FILE_CHANGES = ['status', 'size'] as const satisfies ReadonlyArray<keyof OrderFileEntity>;
+const OUTPUT_CHANGES = ['status', 'objectKey', 'failureCode'] as const satisfies ReadonlyArray<keyof OrderOutputEntity>;
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, source[key]])) as Pick<T, K>;
 }
 
 /**
@@ -118,8 +127,8 @@ export class OrdersRepository {
   }
 
   /**
-   * The given orders that are not `expired` yet, locked, without their children (a retention batch holds
-   * up to 1000 orders; the expiry transition only needs the order row).
+   * The given orders that are not `expired` yet, locked, with their outputs but not their files or reports (a
+   * retention batch holds up to 1000 orders; the expiry transition only changes the order and its outputs).
    */
   async lockForExpiry(tx: Transaction, orderIds: string[]): Promise<Order[]> {
     if (orderIds.length === 0) {
@@ -132,23 +141,41 @@ export class OrdersRepository {
       .orderBy('o.id')
       .setLock('pessimistic_write')
       .getMany();
-    return rows.map((row) => new Order(row));
+    if (rows.length === 0) {
+      return [];
+    }
+    const outputRows = await tx.query<Array<{ output: Record<string, unknown> }>>(
+      `SELECT ${rowJsonSql(tx, OrderOutputEntity, 'x')} AS output FROM ${tableSql(tx, OrderOutputEntity)} x
+        WHERE x.order_id = ANY($1::bigint[]) ORDER BY x.input_position, x.output_index`,
+      [rows.map((row) => row.id)],
+    );
+    const outputs = outputRows.map((row) => entityFromJson(tx, OrderOutputEntity, row.output));
+    return rows.map((row) => this.aggregate(tx, row, { files: [], outputs: [], reports: [] }, outputs.filter((output) => output.orderId === row.id)));
   }
 
   /**
-   * Writes expired orders in two statements (status and keys; output keys of all of them), with their
-   * events and the refunds of those that never completed. The objects are deleted next by the retention service.
+   * Saves a batch of orders (the expiry of up to 1000) in one statement per table, each row with what its
+   * transition changed since it was loaded, with their events and credit movements (refunds of orders that
+   * never completed).
    */
-  async saveExpired(tx: Transaction, orders: Order[], events: readonly OutboxMessage[], now: Date): Promise<void> {
-    if (orders.length > 0) {
-      const ids = orders.map((order) => order.id);
-      await tx.update(OrderEntity, { id: In(ids) }, { status: 'expired', packageKey: null, processingDelayed: false, updatedAt: now });
-      await tx.update(OrderOutputEntity, { orderId: In(ids) }, { objectKey: null });
-    }
+  async saveAll(tx: Transaction, orders: readonly Order[], events: readonly OutboxMessage[]): Promise<void> {
+    const changed = orders.filter((order) => this.snapshots.get(order)?.order !== JSON.stringify(order.state));
+    const outputs = orders.flatMap((order) => {
+      const before = this.snapshots.get(order);
+      return order.outputs.filter((output) => before?.outputs.get(output.fileId) !== JSON.stringify(output)).map((output) => ({ ...output, orderId: order.id }));
+    });
+    const files = orders.flatMap((order) => {
+      const before = this.snapshots.get(order);
+      return order.files.filter((file) => before?.files.get(file.id) !== JSON.stringify(file)).map((file) => ({ ...file, orderId: order.id }));
+    });
+    await this.updateRows(tx, OrderEntity, ['id'], ORDER_CHANGES, changed.map((order) => order.state));
+    await this.updateRows(tx, OrderFileEntity, ['id'], FILE_CHANGES, files);
+    await this.updateRows(tx, OrderOutputEntity, ['fileId'], OUTPUT_CHANGES, outputs);
     for (const order of orders) {
       for (const movement of order.takeCreditMovements()) {
         await this.ledger.apply(tx, order.state.accountId, movement.amount, movement.reference, movement.reason);
       }
+      this.snapshots.set(order, this.snapshot(order));
     }
     await this.outbox.addAll(tx, events);
   }
@@ -163,25 +190,13 @@ export class OrdersRepository {
    * A new order built in memory, its ids (order and files) taken from the tables' sequences ahead of use
    * (`IdBlocks`); nothing is written until `insert`, so its first transitions (`created()`, …) run before the one write.
    */
-  async newOrder(tx: Transaction, draft: OrderDraft): Promise<Order> {
+  async newOrder(draft: OrderDraft): Promise<Order> {
     const ids = await this.ids.take({ order: 1, file: draft.files.length });
-    const order = tx.create(OrderEntity, {
-      ...draft.order,
-      id: ids.order[0],
-      failureCode: null,
-      packageKey: null,
-      typeResult: null,
-      result: null,
-      resultDetails: null,
-      completedAt: null,
-      failedAt: null,
-      updatedAt: draft.order.createdAt,
-    });
-    const files = draft.files.map((file, position) =>
-      tx.create(OrderFileEntity, { ...file, id: ids.file[position], orderId: order.id, position, status: 'awaiting_upload', size: null }),
+    return Order.create(
+      { ...draft.order, id: ids.order[0] },
+      draft.files.map((file, position) => ({ ...file, id: ids.file[position] })),
+      draft.outputs,
     );
-    const outputs = draft.outputs(files).map((output) => tx.create(OrderOutputEntity, { ...output, orderId: order.id }));
-    return new Order(order, files, outputs, []);
   }
 
   /**
@@ -198,8 +213,8 @@ export class OrdersRepository {
       }
     };
     rows(OrderEntity, [order.state]);
-    rows(OrderFileEntity, order.files as OrderFileEntity[]);
-    rows(OrderOutputEntity, order.outputs as OrderOutputEntity[]);
+    rows(OrderFileEntity, order.files.map((file): OrderFileEntity => ({ ...file, orderId: order.id })));
+    rows(OrderOutputEntity, order.outputs.map((output): OrderOutputEntity => ({ ...output, orderId: order.id })));
     // One movement per account and statement (see addApply); a new order has at most its charge.
     const [first, ...more] = order.takeCreditMovements();
     if (first) {
@@ -219,29 +234,18 @@ export class OrdersRepository {
     const before = this.snapshots.get(order);
     const { state } = order;
     if (!before || before.order !== JSON.stringify(state)) {
-      const changes: QueryDeepPartialEntity<OrderEntity> = {
-        status: state.status,
-        processingDelayed: state.processingDelayed,
-        failureCode: state.failureCode,
-        packageKey: state.packageKey,
-        result: state.result,
-        resultDetails: state.resultDetails,
-        completedAt: state.completedAt,
-        failedAt: state.failedAt,
-        updatedAt: state.updatedAt,
-      };
-      // TypeORM's deep-partial type cannot follow an open JSON object; the jsonb column takes it as it is.
-      Object.assign(changes, { options: state.options, typeResult: state.typeResult });
+      // TypeORM's deep-partial type cannot follow an open JSON object (options, typeResult); the jsonb columns take them as they are.
+      const changes = Object.fromEntries(ORDER_CHANGES.map((column) => [column, state[column]])) as QueryDeepPartialEntity<OrderEntity>;
       await tx.update(OrderEntity, state.id, changes);
     }
     for (const file of order.files) {
       if (before?.files.get(file.id) !== JSON.stringify(file)) {
-        await tx.update(OrderFileEntity, file.id, { status: file.status, size: file.size });
+        await tx.update(OrderFileEntity, file.id, pick(file, FILE_CHANGES));
       }
     }
     for (const output of order.outputs) {
       if (before?.outputs.get(output.fileId) !== JSON.stringify(output)) {
-        await tx.update(OrderOutputEntity, output.fileId, { status: output.status, objectKey: output.objectKey, failureCode: output.failureCode });
+        await tx.update(OrderOutputEntity, output.fileId, pick(output, OUTPUT_CHANGES));
       }
     }
     for (const movement of order.takeCreditMovements()) {
@@ -289,11 +293,11 @@ export class OrdersRepository {
     return this.aggregate(tx, order, rows[0]);
   }
 
-  private aggregate(manager: Transaction, order: OrderEntity, children: ChildRows): Order {
+  private aggregate(manager: Transaction, order: OrderEntity, children: ChildRows, outputs?: OrderOutputEntity[]): Order {
     const aggregate = new Order(
       order,
       children.files.map((row) => entityFromJson(manager, OrderFileEntity, row)),
-      children.outputs.map((row) => entityFromJson(manager, OrderOutputEntity, row)),
+      outputs ?? children.outputs.map((row) => entityFromJson(manager, OrderOutputEntity, row)),
       children.reports.map((row) => entityFromJson(manager, OrderReportEntity, row)),
     );
     this.snapshots.set(aggregate, this.snapshot(aggregate));
@@ -311,6 +315,13 @@ export class OrdersRepository {
       children(OrderOutputEntity, 'x', 'x.input_position, x.output_index', 'outputs'),
       children(OrderReportEntity, 'r', 'r.locale', 'reports'),
     ].join(', ');
+  }
+
+  private async updateRows<T extends ObjectLiteral>(tx: Transaction, target: EntityTarget<T>, keys: ReadonlyArray<keyof T & string>, columns: ReadonlyArray<keyof T & string>, entities: readonly T[]): Promise<void> {
+    if (entities.length > 0) {
+      const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
+      await tx.query(updateJsonRowsSql(tx, target, keys, columns, '$1::jsonb'), [json]);
+    }
   }
 
   private snapshot(order: Order): Snapshot {

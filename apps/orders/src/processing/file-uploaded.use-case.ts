@@ -21,7 +21,7 @@ export class FileUploadedUseCase {
     }
     const now = this.clock.now();
     const events = order.fileUploaded(event.fileId, event.size, now);
-    const starts = order.allFilesUploaded() && (this.processing.startsOnLastFile(order) || order.isConfirmed());
+    const starts = order.allFilesUploaded() && this.processing.startsOnLastFile(order);
     await this.orders.save(tx, order, starts ? [...events, ...this.processing.start(order, now)] : events);
   }
 }

@@ -22,7 +22,7 @@ export class OrderProcessingService {
 
   /** The last file of `order` arrived: does that start it (or does it wait for the client's confirmation)? */
   startsOnLastFile(order: Order): boolean {
-    return this.types.of(order).startsWhen === 'filesUploaded';
+    return this.types.of(order).startsOnLastFile(order);
   }
 
   /** `pending` → `inProgress` (or `failed` for a v2 order past the retirement) and the type's first messages. */

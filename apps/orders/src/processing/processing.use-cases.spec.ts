@@ -18,6 +18,7 @@ import { FileFailedUseCase } from './file-failed.use-case';
 import { FileUploadedUseCase } from './file-uploaded.use-case';
 import { OrderDelayedUseCase } from './order-delayed.use-case';
 import { OrderProcessingService } from './order-processing.service';
+import { extractResultOf } from '../order-types/watermark-extract/watermark-extract.order-type';
 
 /** Keeps orders in memory and records what each save wrote. */
 class FakeOrdersRepository {
@@ -81,8 +82,6 @@ function makeOrder(type: OrderType, mode: KeyMode, outputs: number, apiVersion: 
       packageKey: null,
       options: null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: new Date(created.getTime() + 720 * 3600_000),
       completedAt: null,
       failedAt: null,
@@ -136,7 +135,7 @@ describe('FileUploadedUseCase', () => {
     expect(order.status).toBe('pending');
     await uploaded.execute(tx, { orderId: '9', fileId: '2', size: 1 });
     expect(order.status).toBe('complete');
-    expect(order.state.result).toEqual({ detectionStatus: 'detected', reportSupported: true, watermarkText: 'sample watermark text' });
+    expect(extractResultOf(order)).toEqual({ detectionStatus: 'detected', reportSupported: true, watermarkText: 'sample watermark text' });
   });
 
   it('v2 order whose uploads finish after the retirement fails with WATERMARK_V2_API_SUNSET', async () => {

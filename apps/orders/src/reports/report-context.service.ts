@@ -36,11 +36,12 @@ export class ReportContextService {
       createdAt: state.createdAt.toISOString(),
       completedAt: state.completedAt?.toISOString() ?? null,
       expiresAt: state.expiresAt.toISOString(),
-      result: state.result,
-      confidence: state.resultDetails?.confidence ?? null,
-      method: state.resultDetails?.method ?? null,
-      evidence: state.resultDetails?.evidence ?? null,
-      detectionStatus: state.result?.detectionStatus ?? null,
+      // The detection fields are the type's to fill (`reportContext`); none for a type without a detection.
+      result: null,
+      confidence: null,
+      method: null,
+      evidence: null,
+      detectionStatus: null,
       files: inputs,
       ...this.types.of(order).reportContext?.(order, inputs),
     };

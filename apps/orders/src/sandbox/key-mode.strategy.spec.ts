@@ -46,8 +46,6 @@ function order(mode: KeyMode, outputCount: number, packageKey: string | null, up
       packageKey,
       options: null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),
       completedAt: at,
       failedAt: null,

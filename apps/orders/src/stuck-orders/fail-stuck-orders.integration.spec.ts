@@ -15,6 +15,9 @@ import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
 import { OrdersRepository } from '../orders/orders.repository';
 import { FailStuckOrdersUseCase } from './fail-stuck-orders.use-case';
+import { InProgressOrdersMetrics } from './in-progress-orders.metrics';
+import { InProgressOrdersRepository } from './in-progress-orders.repository';
+import { register } from 'prom-client';
 
 describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
   const schema = uniqueName('it_stuck');
@@ -94,6 +97,12 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     const pending = await order('pending', 10 * HOUR);
     expect(await balance()).toBe(start - 7);
 
+    // The metrics an operator's alert reads before the sweep: two orders inProgress, the oldest unchanged for 7 h.
+    const metrics = new InProgressOrdersMetrics(new TransactionRepository(dataSource), new InProgressOrdersRepository(), clock);
+    metrics.onApplicationBootstrap();
+    const scrape = async (): Promise<string> => (await register.metrics()).split('\n').filter((line) => line.startsWith('orders_in_progress')).join('\n');
+    expect(await scrape()).toBe(`orders_in_progress 2\norders_in_progress_oldest_unchanged_age_seconds ${7 * 3600}`);
+
     expect(await sweeps[0].execute()).toBe(1);
     expect(await row(stuck)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT', processingDelayed: false });
     expect((await dataSource.getRepository(OrderOutputEntity).findOneByOrFail({ orderId: stuck })).status).toBe('failed');
@@ -102,6 +111,8 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     expect(await balance()).toBe(start - 4);
     expect((await failedEvents()).filter((event) => event.orderId === stuck)).toEqual([expect.objectContaining({ errorCode: 'PROCESSING_TIMEOUT', accountId })]);
     expect(await sweeps[0].execute()).toBe(0);
+    expect(await scrape()).toBe(`orders_in_progress 1\norders_in_progress_oldest_unchanged_age_seconds ${5 * 3600}`);
+    metrics.onApplicationShutdown();
   });
 
   it('two replicas sweeping at once fail each stuck order exactly once; the ledger stays balanced', async () => {

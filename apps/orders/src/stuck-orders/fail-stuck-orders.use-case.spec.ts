@@ -24,8 +24,6 @@ function stuckOrder(id: string, updatedAt: Date): Order {
     packageKey: null,
     options: null,
     typeResult: null,
-    result: null,
-    resultDetails: null,
     expiresAt: new Date(NOW.getTime() + 720 * HOUR),
     completedAt: null,
     failedAt: null,

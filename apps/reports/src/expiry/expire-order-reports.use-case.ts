@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
+import { StoredObject } from '../domain/report';
 import { ReportsRepository } from '../reports/reports.repository';
 
 /** Marks every report of an expired order and drops its object keys; returns the objects to delete. */
@@ -11,18 +12,13 @@ export class ExpireOrderReportsUseCase {
     private readonly clock: Clock,
   ) {}
 
-  async execute(tx: Transaction, orderId: string): Promise<Array<{ bucket: string; key: string }>> {
+  async execute(tx: Transaction, orderId: string): Promise<StoredObject[]> {
     await this.repository.markOrderExpired(tx, orderId, this.clock.now());
-    const rows = await this.repository.lockAllOfOrder(tx, orderId);
-    const dropped: Array<{ bucket: string; key: string }> = [];
-    for (const row of rows) {
-      if (row.objectBucket && row.objectKey) {
-        dropped.push({ bucket: row.objectBucket, key: row.objectKey });
-      }
-      row.orderExpired = true;
-      row.objectBucket = null;
-      row.objectKey = null;
-      await this.repository.save(tx, row);
+    const dropped: StoredObject[] = [];
+    for (const report of await this.repository.lockAllOfOrder(tx, orderId)) {
+      const object = report.expire();
+      if (object) dropped.push(object);
+      await this.repository.save(tx, report, []);
     }
     return dropped;
   }

@@ -10,14 +10,14 @@ import { AnalysedImage, buildAiDetectionReportDocument } from '../rendering/ai-d
 import { buildReportDocument, ReportOrderFields } from '../rendering/report-document';
 import { OrderContextClient } from '../reports/order-context.client';
 import { hasReportableResult } from '../reports/report-policy';
-import { ReportEntity } from '../reports/report.entity';
+import { ReportState } from '../domain/report';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 import { FileEvidenceReader } from './file-evidence.reader';
 import { ReportGenerationError, ReportNotAvailableError } from './generation-errors';
 import { ReportOutcomes } from './report-outcomes.service';
 
 /** Object key of one attempt's PDF: under the order's prefix, so retention deletes it with the order. */
-export function reportObjectKey(row: Pick<ReportEntity, 'accountId' | 'orderId' | 'locale' | 'attempt'>): string {
+export function reportObjectKey(row: Pick<ReportState, 'accountId' | 'orderId' | 'locale' | 'attempt'>): string {
   // A random suffix: two deliveries of one attempt never overwrite each other's object.
   return `${ObjectKeys.orderPrefix(row.accountId, row.orderId)}reports/${row.locale}/attempt-${row.attempt}-${randomUUID().slice(0, 8)}.pdf`;
 }
@@ -61,7 +61,7 @@ export class GenerateReportUseCase {
     }
   }
 
-  private async generate(row: ReportEntity): Promise<Buffer> {
+  private async generate(row: Readonly<ReportState>): Promise<Buffer> {
     const context = await this.context(row);
     if (context.expired || !hasReportableResult(context, row.reportType)) {
       throw new ReportNotAvailableError(`order ${row.orderId} no longer has a reportable result`);
@@ -75,7 +75,7 @@ export class GenerateReportUseCase {
   }
 
   /** Every analysed image: its input hashed and previewed, its heatmap (WebP in storage) as PNG for the PDF. */
-  private async aiDetectionDocument(row: ReportEntity, context: ReportContextView): Promise<TDocumentDefinitions> {
+  private async aiDetectionDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<TDocumentDefinitions> {
     const detection = context.aiDetection;
     if (!detection) {
       throw new ReportNotAvailableError(`order ${row.orderId} has no analyses`);
@@ -93,7 +93,7 @@ export class GenerateReportUseCase {
     return buildAiDetectionReportDocument({ ...this.orderFields(row, context), probability: detection.probability, category: detection.category, images });
   }
 
-  private async watermarkDocument(row: ReportEntity, context: ReportContextView): Promise<TDocumentDefinitions> {
+  private async watermarkDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<TDocumentDefinitions> {
     if (!context.result || !context.detectionStatus) {
       throw new ReportNotAvailableError(`order ${row.orderId} no longer has a reportable result`);
     }
@@ -121,7 +121,7 @@ export class GenerateReportUseCase {
   }
 
   /** What every report prints about its order and itself. */
-  private orderFields(row: ReportEntity, context: ReportContextView): ReportOrderFields {
+  private orderFields(row: Readonly<ReportState>, context: ReportContextView): ReportOrderFields {
     return {
       locale: row.locale,
       orderId: context.orderId,
@@ -136,7 +136,7 @@ export class GenerateReportUseCase {
     };
   }
 
-  private async context(row: ReportEntity): Promise<ReportContextView> {
+  private async context(row: Readonly<ReportState>): Promise<ReportContextView> {
     try {
       return await this.orders.get({ accountId: row.accountId, mode: row.mode }, row.orderId);
     } catch (error) {

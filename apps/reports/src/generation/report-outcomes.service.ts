@@ -1,98 +1,59 @@
 import { Clock } from '@cp/clock';
-import { ReportFailureCode, ReportLocale } from '@cp/contracts';
+import { OutboxMessage, ReportFailureCode, ReportLocale } from '@cp/contracts';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { ObjectStorage } from '@cp/storage';
 import { Injectable, Logger } from '@nestjs/common';
-import { failureRetryable } from '../reports/report-policy';
-import { ReportStatusPublisher } from '../reports/report-status.publisher';
-import { ReportEntity } from '../reports/report.entity';
+import { Report, ReportState, StoredPdf } from '../domain/report';
 import { ReportsRepository } from '../reports/reports.repository';
 
-export interface StoredPdf {
-  bucket: string;
-  key: string;
-  sha256: string;
-  size: number;
-}
-
 /**
- * The state changes of one attempt. Each locks the row and applies only to the attempt it was meant for, so
- * a stale job, a duplicate delivery or an expiry in between never overwrites a newer state.
+ * The transitions of one attempt, shared by the generation, its consumer's exhaustion and the stuck-report sweep:
+ * each locks the report, applies one `Report` transition and saves it with its events. A transition that no longer
+ * applies (stale job, duplicate delivery, expiry in between) changes nothing.
  */
 @Injectable()
 export class ReportOutcomes {
   private readonly logger = new Logger(ReportOutcomes.name);
 
   constructor(
+    private readonly transactions: TransactionRepository,
     private readonly repository: ReportsRepository,
-    private readonly publisher: ReportStatusPublisher,
     private readonly storage: ObjectStorage,
     private readonly clock: Clock,
   ) {}
 
-  /** queued → processing; a redelivery of the same attempt continues. Null when the job is stale. */
-  start(orderId: string, locale: ReportLocale, attempt: number): Promise<ReportEntity | null> {
-    return this.repository.transaction(async (manager) => {
-      const row = await this.repository.lock(manager, orderId, locale);
-      if (!row || !this.isCurrent(row, attempt)) {
-        return null;
-      }
-      const wasQueued = row.status === 'queued';
-      // Also on a redelivery: the sweep measures "stuck" from here.
-      row.status = 'processing';
-      row.statusChangedAt = this.clock.now();
-      await this.repository.save(manager, row);
-      if (wasQueued) {
-        await this.publisher.changed(manager, row);
-      }
-      return row;
-    });
+  /** queued → processing (a redelivery of the same attempt continues). Null when the job is stale. */
+  async start(orderId: string, locale: ReportLocale, attempt: number): Promise<Readonly<ReportState> | null> {
+    const report = await this.apply(orderId, locale, (found) => found.start(attempt, this.clock.now()));
+    return report?.state ?? null;
   }
 
-  async complete(row: ReportEntity, pdf: StoredPdf): Promise<boolean> {
-    const applied = await this.repository.transaction(async (manager) => {
-      const locked = await this.repository.lock(manager, row.orderId, row.locale);
-      if (!locked || !this.isCurrent(locked, row.attempt)) {
-        return false;
-      }
-      const now = this.clock.now();
-      Object.assign(locked, {
-        status: 'completed',
-        objectBucket: pdf.bucket,
-        objectKey: pdf.key,
-        pdfSha256: pdf.sha256,
-        pdfSize: pdf.size,
-        completedAt: now,
-        statusChangedAt: now,
-      } satisfies Partial<ReportEntity>);
-      await this.repository.save(manager, locked);
-      await this.publisher.changed(manager, locked);
-      return true;
-    });
+  async complete(attempt: Pick<ReportState, 'orderId' | 'locale' | 'attempt'>, pdf: StoredPdf): Promise<boolean> {
+    const applied = await this.apply(attempt.orderId, attempt.locale, (report) => report.complete(attempt.attempt, pdf, this.clock.now()));
     if (!applied) {
-      // Another delivery finished first, or the order expired meanwhile: no row points at this object.
+      // Another delivery finished first, or the order expired meanwhile: no report points at this object.
       await this.storage.remove(pdf.bucket, [pdf.key]);
     }
-    return applied;
+    return applied !== null;
   }
 
   async fail(orderId: string, locale: ReportLocale, attempt: number, code: ReportFailureCode): Promise<void> {
-    await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lock(manager, orderId, locale);
-      if (!row || !this.isCurrent(row, attempt)) {
-        return;
-      }
-      row.failedAttempts += 1;
-      row.status = 'failed';
-      row.failureCode = code;
-      row.failureRetryable = failureRetryable(code, row.reportType, row.failedAttempts);
-      row.statusChangedAt = this.clock.now();
-      await this.repository.save(manager, row);
-      await this.publisher.changed(manager, row);
-      this.logger.warn({ orderId, locale, attempt, code, retryable: row.failureRetryable }, 'report attempt failed');
-    });
+    const report = await this.apply(orderId, locale, (found) => found.fail(attempt, code, this.clock.now()));
+    if (report) {
+      this.logger.warn({ orderId, locale, attempt, code, retryable: report.state.failureRetryable }, 'report attempt failed');
+    }
   }
 
-  private isCurrent(row: ReportEntity, attempt: number): boolean {
-    return row.attempt === attempt && !row.orderExpired && (row.status === 'queued' || row.status === 'processing');
+  /** Locks the report, runs `transition` and saves it with its events; null when there is none or it did not apply. */
+  private apply(orderId: string, locale: ReportLocale, transition: (report: Report) => OutboxMessage[] | null): Promise<Report | null> {
+    return this.transactions.run(async (tx: Transaction) => {
+      const report = await this.repository.lock(tx, orderId, locale);
+      const events = report ? transition(report) : null;
+      if (!report || !events) {
+        return null;
+      }
+      await this.repository.save(tx, report, events);
+      return report;
+    });
   }
 }

@@ -1,7 +1,8 @@
 import { ManualClock } from '@cp/clock';
-import { OutboxWriter } from '@cp/messaging';
-import { EntityManager } from 'typeorm';
-import { ReportEntity } from '../reports/report.entity';
+import { OutboxMessage } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { inlineTransactions } from '@cp/messaging/testing';
+import { Report, ReportState } from '../domain/report';
 import { ReportsRepository } from '../reports/reports.repository';
 import { ReportsSettings } from '../reports.config';
 import { ReportOutcomes } from './report-outcomes.service';
@@ -10,8 +11,8 @@ import { MAX_REQUEUES, RequeueStuckReportsUseCase } from './requeue-stuck-report
 const STUCK_TIMEOUT_MS = 10 * 60_000;
 const start = new Date('2026-11-02T00:00:00.000Z');
 
-function report(orderId: string, status: ReportEntity['status'], overrides: Partial<ReportEntity> = {}): ReportEntity {
-  return Object.assign(new ReportEntity(), {
+function report(orderId: string, status: ReportState['status'], overrides: Partial<ReportState> = {}): ReportState {
+  return {
     orderId,
     locale: 'en-US',
     accountId: '7',
@@ -24,40 +25,42 @@ function report(orderId: string, status: ReportEntity['status'], overrides: Part
     orderExpired: false,
     statusChangedAt: start,
     ...overrides,
-  });
+  } as ReportState;
 }
 
-/** In-memory rows behind the repository's interface, with findStuck's filter; the manager is never touched. */
-function setup(rows: ReportEntity[]) {
+/** In-memory reports behind the repository's interface, with findStuck's filter; the transaction is never touched. */
+function setup(rows: ReportState[]) {
   const byKey = new Map(rows.map((r) => [`${r.orderId}/${r.locale}`, r]));
   const jobs: { subject: string; data: unknown }[] = [];
   const failed: string[] = [];
   // what a concurrent writer does between the sweep's read and its lock
-  let beforeLock: (row: ReportEntity) => void = () => undefined;
+  let beforeLock: (row: ReportState) => void = () => undefined;
   const repository = {
     findStuck: (before: Date, limit: number) =>
       Promise.resolve(
         [...byKey.values()]
           .filter((r) => (r.status === 'queued' || r.status === 'processing') && r.statusChangedAt < before && !r.orderExpired)
           .slice(0, limit)
-          .map((r) => Object.assign(new ReportEntity(), r)),
+          .map((r) => Report.fromState(r)),
       ),
-    transaction: <T>(work: (manager: EntityManager) => Promise<T>) => work({} as EntityManager),
-    lock: (_m: EntityManager, orderId: string, locale: string) => {
+    lock: (_tx: Transaction, orderId: string, locale: string) => {
       const row = byKey.get(`${orderId}/${locale}`) ?? null;
       if (row) beforeLock(row);
-      return Promise.resolve(row);
+      return Promise.resolve(row ? Report.fromState(row) : null);
     },
-    save: () => Promise.resolve(),
+    save: (_tx: Transaction, saved: Report, messages: readonly OutboxMessage[]) => {
+      byKey.set(`${saved.state.orderId}/${saved.state.locale}`, { ...saved.state });
+      jobs.push(...messages.map(({ contract, payload }) => ({ subject: contract.subject, data: payload })));
+      return Promise.resolve();
+    },
   } as unknown as ReportsRepository;
-  const outbox = { add: (_m: EntityManager, { subject }: { subject: string }, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
   const outcomes = {
     fail: (orderId: string, locale: string, attempt: number, code: string) => Promise.resolve(void failed.push(`${orderId}/${locale}#${attempt}:${code}`)),
   } as unknown as ReportOutcomes;
   const clock = new ManualClock(start);
   const settings = { stuckTimeoutMs: STUCK_TIMEOUT_MS } as ReportsSettings;
-  const useCase = new RequeueStuckReportsUseCase(repository, outbox, outcomes, clock, settings);
-  return { useCase, clock, jobs, failed, byKey, setBeforeLock: (f: (row: ReportEntity) => void) => (beforeLock = f) };
+  const useCase = new RequeueStuckReportsUseCase(inlineTransactions(), repository, outcomes, clock, settings);
+  return { useCase, clock, jobs, failed, byKey, setBeforeLock: (f: (row: ReportState) => void) => (beforeLock = f) };
 }
 
 describe('RequeueStuckReportsUseCase', () => {
@@ -94,9 +97,9 @@ describe('RequeueStuckReportsUseCase', () => {
 
   it('does nothing for a row that moved on between the read and the lock (finished, new attempt or just changed)', async () => {
     for (const change of [
-      (row: ReportEntity) => (row.status = 'completed'),
-      (row: ReportEntity) => (row.attempt += 1),
-      (row: ReportEntity) => (row.statusChangedAt = new Date(start.getTime() + STUCK_TIMEOUT_MS + 1)),
+      (row: ReportState) => (row.status = 'completed'),
+      (row: ReportState) => (row.attempt += 1),
+      (row: ReportState) => (row.statusChangedAt = new Date(start.getTime() + STUCK_TIMEOUT_MS + 1)),
     ]) {
       const { useCase, clock, jobs, byKey, setBeforeLock } = setup([report('1', 'processing')]);
       setBeforeLock(change);

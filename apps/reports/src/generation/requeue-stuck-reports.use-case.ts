@@ -1,6 +1,5 @@
 import { Clock } from '@cp/clock';
-import { GenerateReportJob, Jobs } from '@cp/contracts';
-import { OutboxWriter } from '@cp/messaging';
+import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ReportsRepository } from '../reports/reports.repository';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
@@ -18,8 +17,8 @@ export class RequeueStuckReportsUseCase {
   private readonly logger = new Logger(RequeueStuckReportsUseCase.name);
 
   constructor(
+    private readonly transactions: TransactionRepository,
     private readonly repository: ReportsRepository,
-    private readonly outbox: OutboxWriter,
     private readonly outcomes: ReportOutcomes,
     private readonly clock: Clock,
     @Inject(REPORTS_SETTINGS) private readonly settings: ReportsSettings,
@@ -29,21 +28,19 @@ export class RequeueStuckReportsUseCase {
     const before = new Date(this.clock.nowMs() - this.settings.stuckTimeoutMs);
     const stuck = await this.repository.findStuck(before, 50);
     for (const candidate of stuck) {
-      if (candidate.requeues >= MAX_REQUEUES) {
-        await this.outcomes.fail(candidate.orderId, candidate.locale, candidate.attempt, 'REPORT_GENERATION_FAILED');
+      const { orderId, locale, attempt, status, requeues } = candidate.state;
+      if (requeues >= MAX_REQUEUES) {
+        await this.outcomes.fail(orderId, locale, attempt, 'REPORT_GENERATION_FAILED');
         continue;
       }
-      await this.repository.transaction(async (manager) => {
-        const row = await this.repository.lock(manager, candidate.orderId, candidate.locale);
-        if (!row || row.attempt !== candidate.attempt || row.status !== candidate.status || row.statusChangedAt.getTime() >= before.getTime()) {
+      await this.transactions.run(async (tx) => {
+        const report = await this.repository.lock(tx, orderId, locale);
+        const events = report?.requeue({ attempt, status }, before, this.clock.now());
+        if (!report || !events) {
           return;
         }
-        row.requeues += 1;
-        row.statusChangedAt = this.clock.now();
-        await this.repository.save(manager, row);
-        const job: GenerateReportJob = { orderId: row.orderId, locale: row.locale, attempt: row.attempt };
-        await this.outbox.add(manager, Jobs.reportsGenerate, job);
-        this.logger.warn({ orderId: row.orderId, locale: row.locale, attempt: row.attempt, status: row.status }, 'stuck report queued again');
+        await this.repository.save(tx, report, events);
+        this.logger.warn({ orderId, locale, attempt, status }, 'stuck report queued again');
       });
     }
     return stuck.length;

@@ -24,6 +24,7 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
         input: { role: 'input', fileName: '생성.png', size: 2048, sha256: 'c'.repeat(64), thumbnailPng: null },
         probability: 0.9526,
         category: 'likely_ai',
+        verdict: 'generated',
         noEvidence: false,
         statement: '1 finding(s) counted; the probability is the documented fusion of their weights.',
         evidence: [{ signal: 'sdWatermark', finding: 'sdWatermark.detected', description: 'Stable Diffusion invisible mark found: 130/136 bits.', direction: 'ai', weight: 3, details: {} }],
@@ -34,8 +35,9 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
         input: { role: 'input', fileName: 'photo.jpg', size: 4096, sha256: 'd'.repeat(64), thumbnailPng: null },
         probability: 0.5,
         category: 'uncertain_ai',
+        verdict: 'cannot_be_determined',
         noEvidence: true,
-        statement: 'No evidence either way.',
+        statement: 'Cannot be determined: no provenance or generator evidence was found.',
         evidence: [],
         heatmapNote: 'Only file-level evidence: no heatmap is drawn.',
         heatmapPng: null,
@@ -62,6 +64,7 @@ describe('AI detection report document', () => {
     const { content, images } = await text(await data(locale));
     const squeeze = (value: string) => value.replace(/\s+/g, ' ');
     expect(content).toContain('5550001');
+    expect(content).toContain(squeeze(m.result.verdicts.generated.label));
     expect(content).toContain(squeeze(m.result.categories.likely_ai.label));
     expect(content).toContain(squeeze(m.image.findings['sdWatermark.detected']));
     expect(content).toContain(squeeze(m.image.noEvidence));
@@ -71,6 +74,36 @@ describe('AI detection report document', () => {
     expect(content).toContain(new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(0.9526));
     // The heatmap of the first image is in the PDF; the second has none.
     expect(images).toBe(1);
+  });
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: an order with no evidence is headed "cannot be determined", never a lean', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const { content } = await text({ ...base, probability: 0.5, category: 'uncertain_ai', images: [base.images[1]] });
+    const squeeze = (value: string) => value.replace(/\s+/g, ' ');
+    expect(content).toContain(squeeze(m.result.noEvidenceVerdict));
+    expect(content).not.toContain(squeeze(m.result.verdicts.generated.meaning));
+    expect(content).not.toMatch(/leaning|AI 쪽\)|AI 寄り）/);
+  });
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a Content Credentials finding prints its provenance chain, trusted or not', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const step = { title: null, issuer: 'Example CA', timeStampTrusted: null, digitalSourceType: null };
+    const c2pa = {
+      signal: 'c2pa' as const, finding: 'c2pa.ai', description: 'Content Credentials declare the source type "trainedAlgorithmicMedia".', direction: 'ai' as const, weight: 3, details: {},
+      provenance: [
+        { ...step, label: 'urn:c2pa:2', depth: 0, relationship: 'active', signer: 'Photo Editor signer', signedAt: null, signerTrusted: false, claimGenerator: 'Photo Editor 1', actions: ['c2pa.opened', 'c2pa.color_adjustments'] },
+        { ...step, label: 'urn:c2pa:1', depth: 1, relationship: 'parentOf', signer: 'Second Generator signer', signedAt: '2026-11-20T09:00:00Z', signerTrusted: true, claimGenerator: 'Second Generator 1', actions: ['c2pa.created'], digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' },
+      ],
+    };
+    const image = { ...base.images[0], evidence: [c2pa] };
+    // break-all wraps anywhere: compare without white space
+    const bare = (value: string) => value.replace(/\s+/g, '');
+    const content = bare((await text({ ...base, images: [image] })).content);
+    for (const expected of [m.image.provenance.heading, m.image.provenance.trusted, m.image.provenance.untrusted, 'Photo Editor signer', '2026-11-20T09:00:00Z']) {
+      expect(content).toContain(bare(expected));
+    }
   });
 
   it('a test order says that its result is simulated and not evidence', async () => {

@@ -1,4 +1,4 @@
-import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, ReportLocale } from '@cp/contracts';
+import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, aiDetectionVerdictOf, ReportLocale } from '@cp/contracts';
 import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
 import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, verificationSection } from './report-document';
@@ -17,6 +17,14 @@ export interface AiDetectionReportData extends ReportOrderFields {
   images: AnalysedImage[];
 }
 
+/** The verdict as a person reads it: a file with nothing to read says so plainly. */
+function verdictText(analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'>, a: AiDetectionReportMessages): { label: string; meaning: string } {
+  const verdict = a.result.verdicts[aiDetectionVerdictOf(analysis)];
+  return analysis.noEvidence ? { label: a.result.noEvidenceVerdict, meaning: verdict.meaning } : verdict;
+}
+
+const decided = (analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'>): boolean => aiDetectionVerdictOf(analysis) !== 'cannot_be_determined';
+
 const percent = (value: number, locale: ReportLocale): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value);
 
 function picture(png: Buffer | null, fallback: string): Content {
@@ -34,6 +42,24 @@ function framed(heading: string, content: Content): Content {
   };
 }
 
+/** The chain under a C2PA finding: one line per manifest, the file's own first; signer names are the file's text. */
+function provenanceLines(steps: NonNullable<AiDetectionEvidence['provenance']>, a: AiDetectionReportMessages, locale: ReportLocale): Content[] {
+  const p = a.image.provenance;
+  return [
+    { text: p.heading, style: 'label', margin: [0, 3, 0, 1] },
+    ...steps.map((step): Content => {
+      const facts = [
+        `${step.relationship === 'active' ? p.thisFile : step.relationship}: ${step.signer ?? '—'} (${step.signerTrusted ? p.trusted : p.untrusted})`,
+        ...(step.signedAt ? [`${p.timeStamped} ${step.signedAt}`] : []),
+        ...(step.claimGenerator ? [`${p.generator} ${step.claimGenerator}`] : []),
+        ...(step.actions.length ? [`${p.actions} ${step.actions.join(', ')}`] : []),
+        ...(step.digitalSourceType ? [`${p.source} ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}`] : []),
+      ];
+      return { ...userText(`${'  '.repeat(step.depth)}${facts.join(' · ')}`, locale), fontSize: 7.5 };
+    }),
+  ];
+}
+
 function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMessages, locale: ReportLocale): Content {
   const weight = new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: 'exceptZero' });
   const header: TableCell[] = [a.image.signal, a.image.finding, a.image.direction, a.image.weight].map((text) => ({ text, style: 'label' }));
@@ -45,7 +71,7 @@ function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMess
         header,
         ...evidence.map((item): TableCell[] => [
           { text: a.image.signals[item.signal] },
-          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale)] },
+          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale), ...(item.provenance?.length ? provenanceLines(item.provenance, a, locale) : [])] },
           { text: a.image.directions[item.direction], color: item.direction === 'ai' ? COLORS.warn : COLORS.ink },
           { text: weight.format(item.weight), alignment: 'right' },
         ]),
@@ -76,7 +102,8 @@ function imageSection(image: AnalysedImage, position: number, total: number, a: 
       [m.files.fileName, userText(image.input.fileName, locale)],
       [m.files.size, { text: size }],
       [m.files.sha256, image.input.sha256 ? { text: groupedHash(image.input.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' }],
-      [a.result.probability, { text: percent(image.probability, locale), bold: true }],
+      [a.result.verdict, { text: verdictText(image, a).label, bold: true }],
+      [a.result.probability, { text: percent(image.probability, locale) }],
       [a.result.category, { text: a.result.categories[image.category].label }],
       [a.image.statement, userText(image.statement, locale)],
     ]),
@@ -90,15 +117,19 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
   const m = REPORT_MESSAGES[data.locale];
   const a = AI_DETECTION_REPORT_MESSAGES[data.locale];
   const locale = data.locale;
-  const category = a.result.categories[data.category];
+  // The headline image is the order's most AI-looking one (highest probability), as in every other surface.
+  const top = data.images.reduce<AnalysedImage | null>((best, image) => (!best || image.probability > best.probability ? image : best), null);
+  const headline = top ?? { verdict: 'cannot_be_determined' as const, category: data.category, noEvidence: true };
+  const verdict = verdictText(headline, a);
 
   const content = reportOpening(data, { title: a.title, subtitle: a.subtitle, orderType: a.orderTypeValue });
   content.push(
     sectionTitle(a.sections.result),
     keyValueTable([
-      [a.result.probability, { text: percent(data.probability, locale), bold: true, color: data.category === 'likely_ai' ? COLORS.warn : COLORS.ink }],
-      [a.result.category, { text: category.label, bold: true }],
-      [a.result.meaning, { text: category.meaning }],
+      [a.result.verdict, { text: verdict.label, bold: true, color: decided(headline) && data.category === 'likely_ai' ? COLORS.warn : COLORS.ink }],
+      [a.result.meaning, { text: verdict.meaning }],
+      [a.result.probability, { text: percent(data.probability, locale) }],
+      [a.result.category, { text: a.result.categories[data.category].label }],
       [a.result.imageCount, { text: new Intl.NumberFormat(locale).format(data.images.length) }],
     ]),
     { text: a.result.headlineNote, style: 'muted', margin: [0, 0, 0, 4] },

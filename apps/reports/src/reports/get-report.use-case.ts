@@ -18,10 +18,10 @@ export class GetReportUseCase {
     // Ownership comes from the orders service: it answers RESOURCE_NOT_FOUND for another account's order.
     const context = await this.orders.get(query.caller, query.orderId);
     const row = await this.repository.find(query.orderId, query.locale);
-    assertNotExpired(context, row, await this.repository.isOrderExpired(query.orderId));
+    assertNotExpired(context, row?.state ?? null, await this.repository.isOrderExpired(query.orderId));
     if (!row) {
       throw new DomainException(ErrorCode.REPORT_NOT_FOUND, `no ${query.locale} report was requested for order ${query.orderId}`);
     }
-    return this.views.view(row, context.orderName);
+    return this.views.view(row.state, context.orderName);
   }
 }

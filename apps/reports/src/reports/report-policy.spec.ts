@@ -1,5 +1,5 @@
 import { DomainException, ErrorCode, ReportContextView, V2_RETIREMENT_AT } from '@cp/contracts';
-import { assertCanStartAttempt, assertNotExpired, failureRetryable, reportFileName, startsNewAttempt, toReportView } from './report-policy';
+import { assertCanStartAttempt, assertNotExpired, reportFileName, reportTypeOf, toReportView } from './report-policy';
 import { ReportEntity } from './report.entity';
 
 function context(overrides: Partial<ReportContextView> = {}): ReportContextView {
@@ -50,6 +50,11 @@ function codeOf(action: () => unknown): ErrorCode | undefined {
 const before = new Date(V2_RETIREMENT_AT.getTime() - 1);
 
 describe('report policy', () => {
+  it('takes the report type of an order type from the catalog: none for embed and anti-AI orders or an unknown type', () => {
+    expect(['watermarkEmbed', 'watermarkExtract', 'aiDetection', 'antiAi', 'toString', 'unknown'].map(reportTypeOf)).toEqual([null, 'watermarkDetection', 'aiDetection', null, null, null]);
+    expect(codeOf(() => assertCanStartAttempt(context({ orderType: 'antiAi' }), before))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
   it('accepts a complete, reportable extract order', () => {
     expect(assertCanStartAttempt(context(), before)).toBe('watermarkDetection');
   });
@@ -62,6 +67,8 @@ describe('report policy', () => {
       aiDetection: {
         probability: 0.9,
         category: 'likely_ai',
+        verdict: 'generated',
+        noEvidence: false,
         simulated: false,
         files: [
           {
@@ -69,6 +76,7 @@ describe('report policy', () => {
             input: { role: 'input', fileName: 'a.png', size: 10, bucket: 'in', key: 'k' },
             probability: 0.9,
             category: 'likely_ai',
+            verdict: 'generated',
             noEvidence: false,
             statement: 's',
             evidence: [],
@@ -103,21 +111,6 @@ describe('report policy', () => {
     expect(codeOf(() => assertNotExpired(context(), row({ orderExpired: true, status: 'completed' })))).toBe(ErrorCode.ORDER_EXPIRED);
     expect(codeOf(() => assertNotExpired(context(), row()))).toBeUndefined();
     expect(codeOf(() => assertNotExpired(context(), null, true))).toBe(ErrorCode.ORDER_EXPIRED);
-  });
-
-  it('starts a new attempt only for a new report or after a retryable failure', () => {
-    expect(startsNewAttempt(null)).toBe(true);
-    expect(startsNewAttempt(row({ status: 'failed', failureRetryable: true }))).toBe(true);
-    for (const status of ['queued', 'processing', 'completed'] as const) {
-      expect(startsNewAttempt(row({ status }))).toBe(false);
-    }
-    expect(startsNewAttempt(row({ status: 'failed', failureRetryable: false }))).toBe(false);
-  });
-
-  it('watermark reports stop being retryable after 3 failed attempts; an unavailable source never is', () => {
-    expect([1, 2, 3, 4].map((failed) => failureRetryable('REPORT_GENERATION_FAILED', 'watermarkDetection', failed))).toEqual([true, true, false, false]);
-    expect(failureRetryable('REPORT_NOT_AVAILABLE', 'watermarkDetection', 1)).toBe(false);
-    expect(failureRetryable('REPORT_GENERATION_FAILED', 'aiDetection', 10)).toBe(true);
   });
 
   it('shows download only when completed and failure only when failed', () => {

@@ -1,30 +1,18 @@
 import {
   DomainException,
   isV2Retired,
+  orderTypeEntry,
   ErrorCode,
   ReportContextView,
-  ReportFailureCode,
   ReportLocale,
   ReportType,
   ReportView,
 } from '@cp/contracts';
-import { ReportEntity } from './report.entity';
+import { ReportState } from '../domain/report';
 
-/** Failed attempts after which a report is no longer retryable (spec 3.4, section 8); null = no limit. */
-export const MAX_FAILED_ATTEMPTS: Record<ReportType, number | null> = {
-  watermarkDetection: 3,
-  aiDetection: null,
-};
-
-/** Which report an order type gets; null when the type has none (embed orders). */
+/** Which report an order type gets (the catalog of order types); null when the type has none or is unknown. */
 export function reportTypeOf(orderType: string): ReportType | null {
-  if (orderType === 'watermarkExtract') {
-    return 'watermarkDetection';
-  }
-  if (orderType === 'aiDetection') {
-    return 'aiDetection';
-  }
-  return null;
+  return orderTypeEntry(orderType)?.reportType ?? null;
 }
 
 /** Spec 2.6: `<order name>-report-<locale>.pdf` */
@@ -33,7 +21,7 @@ export function reportFileName(orderName: string, locale: ReportLocale): string 
 }
 
 /** After retention (by the order's clock, or announced by the orders service) nothing about the report is served. */
-export function assertNotExpired(context: ReportContextView, row: ReportEntity | null, announcedExpired = false): void {
+export function assertNotExpired(context: ReportContextView, row: Pick<ReportState, 'orderExpired'> | null, announcedExpired = false): void {
   if (context.expired || announcedExpired || row?.orderExpired) {
     throw new DomainException(ErrorCode.ORDER_EXPIRED, `order ${context.orderId} is past its retention period`);
   }
@@ -63,21 +51,7 @@ export function hasReportableResult(context: ReportContextView, reportType: Repo
   return reportType === 'aiDetection' ? (context.aiDetection?.files.length ?? 0) > 0 : context.result?.reportSupported === true && context.detectionStatus !== null;
 }
 
-/** Whether a POST for this row starts a new attempt (no row yet, or a retryable failure). */
-export function startsNewAttempt(row: ReportEntity | null): boolean {
-  return row === null || (row.status === 'failed' && row.failureRetryable === true);
-}
-
-/** Retryable after a generation failure while the attempt budget lasts; an unavailable source never is. */
-export function failureRetryable(code: ReportFailureCode, reportType: ReportType, failedAttempts: number): boolean {
-  if (code === 'REPORT_NOT_AVAILABLE') {
-    return false;
-  }
-  const limit = MAX_FAILED_ATTEMPTS[reportType];
-  return limit === null || failedAttempts < limit;
-}
-
-export function toReportView(row: ReportEntity, downloadUrl: string | null, expiresInSeconds: number): ReportView {
+export function toReportView(row: Readonly<ReportState>, downloadUrl: string | null, expiresInSeconds: number): ReportView {
   return {
     orderId: row.orderId,
     reportType: row.reportType,

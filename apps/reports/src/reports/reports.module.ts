@@ -1,3 +1,5 @@
+import { Rpcs } from '@cp/contracts';
+import { ORDER_STEPS_SOURCE, orderStepsController } from '@cp/messaging';
 import { Module } from '@nestjs/common';
 import { ExpireOrderReportsUseCase } from '../expiry/expire-order-reports.use-case';
 import { OrderExpiredConsumer } from '../expiry/order-expired.consumer';
@@ -10,17 +12,17 @@ import { StuckReportsSweeper } from '../generation/stuck-reports.sweeper';
 import { PdfRenderer } from '../rendering/pdf-renderer';
 import { GetReportUseCase } from './get-report.use-case';
 import { OrderContextClient } from './order-context.client';
-import { ReportStatusPublisher } from './report-status.publisher';
+import { ReportOrderStepsRepository } from './report-order-steps.repository';
 import { ReportViews } from './report-views.service';
 import { ReportsRpcController } from './reports.controller';
 import { ReportsRepository } from './reports.repository';
 import { RequestReportUseCase } from './request-report.use-case';
 
 @Module({
-  controllers: [ReportsRpcController],
+  controllers: [ReportsRpcController, orderStepsController(Rpcs.reportsOrderSteps, 'reports')],
   providers: [
+    { provide: ORDER_STEPS_SOURCE, useClass: ReportOrderStepsRepository },
     ReportsRepository,
-    ReportStatusPublisher,
     ReportViews,
     OrderContextClient,
     RequestReportUseCase,

@@ -1,11 +1,10 @@
 import { ManualClock } from '@cp/clock';
-import { ErrorCode, ReportContextView, RequestReportCommand } from '@cp/contracts';
-import { OutboxWriter } from '@cp/messaging';
-import { EntityManager } from 'typeorm';
+import { ErrorCode, Events, OutboxMessage, ReportContextView, ReportStatusChangedEvent, RequestReportCommand } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { inlineTransactions } from '@cp/messaging/testing';
+import { Report, ReportState } from '../domain/report';
 import { OrderContextClient } from './order-context.client';
-import { ReportStatusPublisher } from './report-status.publisher';
 import { ReportViews } from './report-views.service';
-import { ReportEntity } from './report.entity';
 import { ReportsRepository } from './reports.repository';
 import { RequestReportUseCase } from './request-report.use-case';
 import { toReportView } from './report-policy';
@@ -28,31 +27,43 @@ const context: ReportContextView = {
   files: [],
 };
 
-/** In-memory rows behind the repository's interface; the manager is never touched by the fakes. */
+/** In-memory reports behind the repository's interface, and the events saved with them; the transaction is never touched. */
 function setup(orderContext: ReportContextView = context) {
-  const rows = new Map<string, ReportEntity>();
+  const rows = new Map<string, ReportState>();
   const events: string[] = [];
   const jobs: unknown[] = [];
   const key = (orderId: string, locale: string) => `${orderId}/${locale}`;
+  const stored = (orderId: string, locale: string) => {
+    const state = rows.get(key(orderId, locale));
+    return Promise.resolve(state ? Report.fromState(state) : null);
+  };
+  const record = (report: Report, messages: readonly OutboxMessage[]) => {
+    rows.set(key(report.state.orderId, report.state.locale), { ...report.state });
+    for (const { contract, payload } of messages) {
+      if (contract.subject === Events.reportStatusChanged.subject) {
+        const { locale, status } = payload as ReportStatusChangedEvent;
+        events.push(`${locale}:${status}:${report.state.attempt}`);
+      } else {
+        jobs.push({ subject: contract.subject, data: payload });
+      }
+    }
+  };
   const repository = {
-    find: (orderId: string, locale: string) => Promise.resolve(rows.get(key(orderId, locale)) ?? null),
+    find: stored,
     isOrderExpired: () => Promise.resolve(false),
-    transaction: <T>(work: (manager: EntityManager) => Promise<T>) => work({} as EntityManager),
-    lock: (_m: EntityManager, orderId: string, locale: string) => Promise.resolve(rows.get(key(orderId, locale)) ?? null),
-    insertIfAbsent: (_m: EntityManager, row: ReportEntity) => {
-      if (rows.has(key(row.orderId, row.locale))) {
+    lock: (_tx: Transaction, orderId: string, locale: string) => stored(orderId, locale),
+    insertIfAbsent: (_tx: Transaction, report: Report, messages: readonly OutboxMessage[]) => {
+      if (rows.has(key(report.state.orderId, report.state.locale))) {
         return Promise.resolve(false);
       }
-      rows.set(key(row.orderId, row.locale), row);
+      record(report, messages);
       return Promise.resolve(true);
     },
-    save: () => Promise.resolve(),
+    save: (_tx: Transaction, report: Report, messages: readonly OutboxMessage[]) => Promise.resolve(record(report, messages)),
   } as unknown as ReportsRepository;
-  const publisher = { changed: (_m: EntityManager, row: ReportEntity) => Promise.resolve(void events.push(`${row.locale}:${row.status}:${row.attempt}`)) } as unknown as ReportStatusPublisher;
-  const outbox = { add: (_m: EntityManager, { subject }: { subject: string }, data: unknown) => Promise.resolve(void jobs.push({ subject, data })) } as unknown as OutboxWriter;
-  const views = { view: (row: ReportEntity) => Promise.resolve(toReportView(row, 'https://s3/report', 300)) } as unknown as ReportViews;
+  const views = { view: (row: ReportState) => Promise.resolve(toReportView(row, 'https://s3/report', 300)) } as unknown as ReportViews;
   const orders = { get: () => Promise.resolve(orderContext) } as unknown as OrderContextClient;
-  const useCase = new RequestReportUseCase(orders, repository, publisher, outbox, views, new ManualClock(new Date('2026-11-02T00:00:00.000Z')));
+  const useCase = new RequestReportUseCase(orders, inlineTransactions(), repository, views, new ManualClock(new Date('2026-11-02T00:00:00.000Z')));
   return { useCase, rows, events, jobs };
 }
 
@@ -101,7 +112,7 @@ describe('RequestReportUseCase', () => {
   it('keeps existing v2 reports readable after the retirement, but creates no new ones', async () => {
     const v2 = setup({ ...context, apiVersion: 'v2' });
     await expect(v2.useCase.execute(command)).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_API_SUNSET });
-    const existing = Object.assign(new ReportEntity(), { orderId: '42', locale: 'ko-KR', reportType: 'watermarkDetection', status: 'completed', attempt: 1 });
+    const existing = { orderId: '42', locale: 'ko-KR', reportType: 'watermarkDetection', status: 'completed', attempt: 1 } as ReportState;
     v2.rows.set('42/ko-KR', existing);
     expect(await v2.useCase.execute(command)).toMatchObject({ started: false, report: { status: 'completed' } });
   });

@@ -1,12 +1,11 @@
 import { Clock } from '@cp/clock';
-import { GenerateReportJob, Jobs, ReportType, RequestReportCommand, RequestReportResult } from '@cp/contracts';
-import { OutboxWriter } from '@cp/messaging';
+import { RequestReportCommand, RequestReportResult } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
+import { Report } from '../domain/report';
 import { OrderContextClient } from './order-context.client';
-import { assertCanStartAttempt, assertNotExpired, startsNewAttempt } from './report-policy';
-import { ReportStatusPublisher } from './report-status.publisher';
+import { assertCanStartAttempt, assertNotExpired } from './report-policy';
 import { ReportViews } from './report-views.service';
-import { ReportEntity } from './report.entity';
 import { ReportsRepository } from './reports.repository';
 
 /**
@@ -17,9 +16,8 @@ import { ReportsRepository } from './reports.repository';
 export class RequestReportUseCase {
   constructor(
     private readonly orders: OrderContextClient,
+    private readonly transactions: TransactionRepository,
     private readonly repository: ReportsRepository,
-    private readonly publisher: ReportStatusPublisher,
-    private readonly outbox: OutboxWriter,
     private readonly views: ReportViews,
     private readonly clock: Clock,
   ) {}
@@ -27,62 +25,26 @@ export class RequestReportUseCase {
   async execute(command: RequestReportCommand): Promise<RequestReportResult> {
     const context = await this.orders.get(command.caller, command.orderId);
     const existing = await this.repository.find(command.orderId, command.locale);
-    assertNotExpired(context, existing, await this.repository.isOrderExpired(command.orderId));
-    if (!startsNewAttempt(existing)) {
-      return { started: false, report: await this.views.view(existing as ReportEntity, context.orderName) };
+    assertNotExpired(context, existing?.state ?? null, await this.repository.isOrderExpired(command.orderId));
+    if (existing && !existing.startsNewAttempt()) {
+      return { started: false, report: await this.views.view(existing.state, context.orderName) };
     }
     const reportType = assertCanStartAttempt(context, this.clock.now());
-    const outcome = await this.repository.transaction(async (manager) => {
+    const outcome = await this.transactions.run(async (tx) => {
       const now = this.clock.now();
-      const fresh = this.newRow(command, reportType, now);
-      let row: ReportEntity;
-      if (await this.repository.insertIfAbsent(manager, fresh)) {
-        row = fresh;
-      } else {
-        const locked = await this.repository.lock(manager, command.orderId, command.locale);
-        if (!locked || !startsNewAttempt(locked)) {
-          // A concurrent request got there first.
-          return { started: false, row: locked ?? fresh };
-        }
-        row = Object.assign(locked, {
-          status: 'queued',
-          attempt: locked.attempt + 1,
-          requeues: 0,
-          failureCode: null,
-          failureRetryable: null,
-          statusChangedAt: now,
-        } satisfies Partial<ReportEntity>);
-        await this.repository.save(manager, row);
+      const first = Report.request({ orderId: command.orderId, locale: command.locale, accountId: command.caller.accountId, mode: command.caller.mode, reportType }, now);
+      if (await this.repository.insertIfAbsent(tx, first.report, first.events)) {
+        return { started: true, report: first.report };
       }
-      await this.publisher.changed(manager, row);
-      const job: GenerateReportJob = { orderId: row.orderId, locale: row.locale, attempt: row.attempt };
-      await this.outbox.add(manager, Jobs.reportsGenerate, job);
-      return { started: true, row };
+      const locked = await this.repository.lock(tx, command.orderId, command.locale);
+      const events = locked?.retry(now);
+      if (!locked || !events) {
+        // A concurrent request got there first.
+        return { started: false, report: locked ?? first.report };
+      }
+      await this.repository.save(tx, locked, events);
+      return { started: true, report: locked };
     });
-    return { started: outcome.started, report: await this.views.view(outcome.row, context.orderName) };
-  }
-
-  private newRow(command: RequestReportCommand, reportType: ReportType, now: Date): ReportEntity {
-    return Object.assign(new ReportEntity(), {
-      orderId: command.orderId,
-      locale: command.locale,
-      accountId: command.caller.accountId,
-      mode: command.caller.mode,
-      reportType,
-      status: 'queued',
-      attempt: 1,
-      failedAttempts: 0,
-      requeues: 0,
-      failureCode: null,
-      failureRetryable: null,
-      objectBucket: null,
-      objectKey: null,
-      pdfSha256: null,
-      pdfSize: null,
-      orderExpired: false,
-      requestedAt: now,
-      statusChangedAt: now,
-      completedAt: null,
-    } satisfies Partial<ReportEntity>);
+    return { started: outcome.started, report: await this.views.view(outcome.report.state, context.orderName) };
   }
 }

@@ -1,5 +1,6 @@
-import { Jobs, Streams } from '@cp/contracts';
+import { Jobs } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
+import { workerJobConsumer } from '@cp/runtime';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { ProcessingDelays } from '../embed/processing-delays.service';
@@ -16,16 +17,16 @@ export class AntiAiJobConsumer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.messaging.register({
-      durable: 'watermark-anti-ai',
-      stream: Streams.jobs.name,
-      message: Jobs.watermarkAntiAi,
-      concurrency: this.config.watermark.concurrency,
-      maxAttempts: this.config.watermark.maxAttempts,
-      backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: 120_000,
-      handle: (job, context) => this.protect.execute(job, context),
-      onExhausted: (job) => this.delays.outputDelayed(job),
-    });
+    this.messaging.register(
+      workerJobConsumer({
+        durable: 'watermark-anti-ai',
+        message: Jobs.watermarkAntiAi,
+        settings: this.config.watermark,
+        // Kept as it was: this consumer never moved to the heartbeat ack wait.
+        ackWaitMs: 120_000,
+        handle: (job, context) => this.protect.execute(job, context),
+        onExhausted: (job) => this.delays.outputDelayed(job),
+      }),
+    );
   }
 }

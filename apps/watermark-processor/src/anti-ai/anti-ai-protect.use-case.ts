@@ -1,13 +1,23 @@
-import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent, Events, OrderFailureCode, StoredObjectRef, V2_THUMBNAIL_BOX } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
-import { HandlerContext, OutboxWriter } from '@cp/messaging';
+import { ProtectResult } from '@cp/anti-ai';
+import { AntiAiFailureCode, AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent, Events, OrderFailureCode, StoredObjectRef, V2_THUMBNAIL_BOX } from '@cp/contracts';
+import { Transaction, TransactionRepository } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
+import { FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
 import { ObjectStorage } from '@cp/storage';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import sharp from 'sharp';
 import { IssuanceRepository } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { AntiAiProtector, ProtectionRejected } from './anti-ai-protector';
 import { OutputTargetRejected, OutputTargetUploader } from './output-target-uploader';
+
+interface AntiAiTypes {
+  job: AntiAiJob;
+  state: void;
+  result: ProtectResult;
+  outcome: AntiAiOutputCompletedEvent;
+  code: AntiAiFailureCode | OrderFailureCode;
+}
 
 /**
  * One file of an anti-AI order: protect it in the layers of its strength, then store the result or, in
@@ -15,64 +25,79 @@ import { OutputTargetRejected, OutputTargetUploader } from './output-target-uplo
  * public code (its credit comes back); anything else is retried by the work queue.
  */
 @Injectable()
-export class AntiAiProtectUseCase {
-  private readonly logger = new Logger(AntiAiProtectUseCase.name);
-
+export class AntiAiProtectUseCase extends FileJob<AntiAiTypes> {
   constructor(
     private readonly transactions: TransactionRepository,
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly issuances: IssuanceRepository,
     private readonly protector: AntiAiProtector,
     private readonly uploader: OutputTargetUploader,
-    private readonly storage: ObjectStorage,
+    protected readonly storage: ObjectStorage,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    super();
+  }
 
-  async execute(job: AntiAiJob, context: HandlerContext): Promise<void> {
-    try {
-      const info = await this.storage.stat(job.input.bucket, job.input.key);
-      if (!info) {
-        throw new Error(`input ${job.input.key} is not in storage`);
-      }
-      if (info.size > this.config.watermark.maxInputBytes) {
-        throw new ProtectionRejected(OrderFailureCode.WATERMARK_FILE_TOO_LARGE, `input has ${info.size} bytes`);
-      }
-      const input = await this.storage.getBuffer(job.input.bucket, job.input.key, this.config.watermark.maxInputBytes);
-      const result = await this.protector.protect(input, {
-        strength: job.strength,
-        title: job.input.fileName,
-        rights: job.rights,
-        tdmPolicyUrl: job.tdmPolicyUrl,
-        payload: () => this.issuePayload(job),
-      });
-      const completed: AntiAiOutputCompletedEvent = {
-        orderId: job.orderId,
-        outputFileId: job.outputFileId,
-        delivery: job.outputTarget ? 'zeroCopy' : 'stored',
-        size: result.data.length,
-        layers: result.layers,
-      };
-      if (job.outputTarget) {
-        await this.uploader.put(job.outputTarget, result.data, result.contentType);
-      } else if (job.output) {
-        await this.storage.put(job.output.bucket, job.output.key, result.data, result.contentType);
-        completed.objectKey = job.output.key;
-      } else {
-        throw new Error('the job names neither an output nor an output target');
-      }
-      if (job.thumbnail && (await this.writeThumbnail(input, job.thumbnail))) {
-        completed.thumbnail = job.thumbnail;
-      }
-      await context.transaction((manager) => this.outbox.add(manager, Events.antiAiOutputCompleted, completed).then(() => undefined));
-    } catch (error) {
-      if (error instanceof ProtectionRejected || error instanceof OutputTargetRejected) {
-        this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'anti-ai file failed');
-        const failed: AntiAiOutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code: error.code };
-        await context.transaction((manager) => this.outbox.add(manager, Events.antiAiOutputFailed, failed).then(() => undefined));
-        return;
-      }
-      throw error;
+  protected maxInputBytes(): number {
+    return this.config.watermark.maxInputBytes;
+  }
+
+  protected inputsOf(job: AntiAiJob): StoredInput[] {
+    return [job.input];
+  }
+
+  protected begin(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  protected oversize(_job: AntiAiJob, size: number): OversizeOutcome<AntiAiTypes> {
+    return { reject: { code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE, reason: `input has ${size} bytes` } };
+  }
+
+  protected run([input]: Buffer[], job: AntiAiJob): Promise<ProtectResult> {
+    return this.protector.protect(input, {
+      strength: job.strength,
+      title: job.input.fileName,
+      rights: job.rights,
+      tdmPolicyUrl: job.tdmPolicyUrl,
+      payload: () => this.issuePayload(job),
+    });
+  }
+
+  /** Stored, or in zero-copy mode PUT to the client's target; then the v2 thumbnail, best effort. */
+  protected async writeOutput(job: AntiAiJob, result: ProtectResult, _state: void, [input]: Buffer[]): Promise<AntiAiOutputCompletedEvent> {
+    const completed: AntiAiOutputCompletedEvent = {
+      orderId: job.orderId,
+      outputFileId: job.outputFileId,
+      delivery: job.outputTarget ? 'zeroCopy' : 'stored',
+      size: result.data.length,
+      layers: result.layers,
+    };
+    if (job.outputTarget) {
+      await this.uploader.put(job.outputTarget, result.data, result.contentType);
+    } else if (job.output) {
+      await this.storage.put(job.output.bucket, job.output.key, result.data, result.contentType);
+      completed.objectKey = job.output.key;
+    } else {
+      throw new Error('the job names neither an output nor an output target');
     }
+    if (job.thumbnail && (await this.writeThumbnail(input, job.thumbnail))) {
+      completed.thumbnail = job.thumbnail;
+    }
+    return completed;
+  }
+
+  protected rejectionOf(error: unknown): FileRejection<AntiAiTypes['code']> | null {
+    return error instanceof ProtectionRejected || error instanceof OutputTargetRejected ? { code: error.code, reason: error.message } : null;
+  }
+
+  protected async recordCompleted(tx: Transaction, _job: AntiAiJob, completed: AntiAiOutputCompletedEvent): Promise<void> {
+    await this.outbox.add(tx, Events.antiAiOutputCompleted, completed);
+  }
+
+  protected async recordFailed(tx: Transaction, job: AntiAiJob, code: AntiAiTypes['code']): Promise<void> {
+    const failed: AntiAiOutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code };
+    await this.outbox.add(tx, Events.antiAiOutputFailed, failed);
   }
 
   /**

@@ -1,5 +1,6 @@
-import { Jobs, Streams } from '@cp/contracts';
-import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
+import { Jobs } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { workerJobConsumer } from '@cp/runtime';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { EmbedOutputUseCase } from './embed-output.use-case';
@@ -16,16 +17,14 @@ export class EmbedJobConsumer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.messaging.register({
-      durable: 'watermark-embed',
-      stream: Streams.jobs.name,
-      message: Jobs.watermarkEmbed,
-      concurrency: this.config.watermark.concurrency,
-      maxAttempts: this.config.watermark.maxAttempts,
-      backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
-      handle: (job, context) => this.embedOutput.execute(job, context),
-      onExhausted: (job) => this.delays.outputDelayed(job),
-    });
+    this.messaging.register(
+      workerJobConsumer({
+        durable: 'watermark-embed',
+        message: Jobs.watermarkEmbed,
+        settings: this.config.watermark,
+        handle: (job, context) => this.embedOutput.execute(job, context),
+        onExhausted: (job) => this.delays.outputDelayed(job),
+      }),
+    );
   }
 }

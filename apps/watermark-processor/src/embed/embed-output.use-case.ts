@@ -1,74 +1,87 @@
 import { EmbedJob, Events, OrderFailureCode, OutputCompletedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
-import { HandlerContext, OutboxWriter } from '@cp/messaging';
+import { Transaction, TransactionRepository } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
+import { FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
 import { ObjectStorage } from '@cp/storage';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
+import { IssuanceEntity } from '../issuance/issuance.entity';
 import { IssuanceRepository } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
+
+interface EmbedTypes {
+  job: EmbedJob;
+  state: IssuanceEntity;
+  result: { data: Buffer; contentType: string };
+  outcome: OutputCompletedEvent;
+  code: OrderFailureCode;
+}
 
 /**
  * One output of an embed order: issue the mark (once per output), embed it, store the result, report.
  * A file that can never be processed reports `failed` with a public code; anything else is retried.
  */
 @Injectable()
-export class EmbedOutputUseCase {
-  private readonly logger = new Logger(EmbedOutputUseCase.name);
-
+export class EmbedOutputUseCase extends FileJob<EmbedTypes> {
   constructor(
     private readonly transactions: TransactionRepository,
     @Inject(PROCESSOR_CONFIG) private readonly config: WatermarkProcessorConfig,
     private readonly issuances: IssuanceRepository,
     private readonly engine: WatermarkEngine,
-    private readonly storage: ObjectStorage,
+    protected readonly storage: ObjectStorage,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    super();
+  }
 
-  async execute(job: EmbedJob, context: HandlerContext): Promise<void> {
-    // Jobs queued before the field existed are v3.
-    const algorithm = job.algorithm ?? 'v3';
-    const issuance = await this.transactions.run(async (manager) => {
-      const issued = await this.issuances.findOrCreate(manager, {
+  protected maxInputBytes(): number {
+    return this.config.watermark.maxInputBytes;
+  }
+
+  protected inputsOf(job: EmbedJob): StoredInput[] {
+    return [job.input];
+  }
+
+  protected begin(job: EmbedJob): Promise<IssuanceEntity> {
+    return this.transactions.run(async (tx) => {
+      const issued = await this.issuances.findOrCreate(tx, {
         accountId: job.accountId,
         orderId: job.orderId,
         outputFileId: job.outputFileId,
         watermarkText: job.text,
-        algorithm,
+        // Jobs queued before the field existed are v3.
+        algorithm: job.algorithm ?? 'v3',
       });
       const processing: OutputProcessingEvent = { orderId: job.orderId, outputFileId: job.outputFileId };
-      await this.outbox.add(manager, Events.outputProcessing, processing);
+      await this.outbox.add(tx, Events.outputProcessing, processing);
       return issued;
     });
+  }
 
-    let result: { data: Buffer; contentType: string };
-    try {
-      const info = await this.storage.stat(job.input.bucket, job.input.key);
-      if (!info) {
-        throw new Error(`input ${job.input.key} is not in storage`);
-      }
-      if (info.size > this.config.watermark.maxInputBytes) {
-        throw new InputRejected(OrderFailureCode.WATERMARK_FILE_TOO_LARGE, `input has ${info.size} bytes`);
-      }
-      const input = await this.storage.getBuffer(job.input.bucket, job.input.key, this.config.watermark.maxInputBytes);
-      // The issuance records the version it was first made with; retries keep it.
-      result = await this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm, context.signal);
-    } catch (error) {
-      if (error instanceof InputRejected) {
-        this.logger.warn({ orderId: job.orderId, outputFileId: job.outputFileId, code: error.code, reason: error.message }, 'input rejected');
-        const failed: OutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code: error.code };
-        await context.transaction((manager) => this.outbox.add(manager, Events.outputFailed, failed).then(() => undefined));
-        return;
-      }
-      throw error;
-    }
+  protected oversize(_job: EmbedJob, size: number): OversizeOutcome<EmbedTypes> {
+    return { reject: { code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE, reason: `input has ${size} bytes` } };
+  }
 
+  protected run([input]: Buffer[], job: EmbedJob, issuance: IssuanceEntity, signal: AbortSignal): Promise<EmbedTypes['result']> {
+    // The issuance records the version it was first made with; retries keep it.
+    return this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm, signal);
+  }
+
+  protected async writeOutput(job: EmbedJob, result: EmbedTypes['result']): Promise<OutputCompletedEvent> {
     await this.storage.put(job.output.bucket, job.output.key, result.data, result.contentType);
-    const completed: OutputCompletedEvent = {
-      orderId: job.orderId,
-      outputFileId: job.outputFileId,
-      objectKey: job.output.key,
-      size: result.data.length,
-    };
-    await context.transaction((manager) => this.outbox.add(manager, Events.outputCompleted, completed).then(() => undefined));
+    return { orderId: job.orderId, outputFileId: job.outputFileId, objectKey: job.output.key, size: result.data.length };
+  }
+
+  protected rejectionOf(error: unknown): FileRejection<OrderFailureCode> | null {
+    return error instanceof InputRejected ? { code: error.code, reason: error.message } : null;
+  }
+
+  protected async recordCompleted(tx: Transaction, _job: EmbedJob, completed: OutputCompletedEvent): Promise<void> {
+    await this.outbox.add(tx, Events.outputCompleted, completed);
+  }
+
+  protected async recordFailed(tx: Transaction, job: EmbedJob, code: OrderFailureCode): Promise<void> {
+    const failed: OutputFailedEvent = { orderId: job.orderId, outputFileId: job.outputFileId, code };
+    await this.outbox.add(tx, Events.outputFailed, failed);
   }
 }

@@ -1,5 +1,6 @@
-import { Jobs, Streams } from '@cp/contracts';
-import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
+import { Jobs } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { workerJobConsumer } from '@cp/runtime';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ProcessingDelays } from '../embed/processing-delays.service';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
@@ -15,16 +16,14 @@ export class ExtractJobConsumer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.messaging.register({
-      durable: 'watermark-extract',
-      stream: Streams.jobs.name,
-      message: Jobs.watermarkExtract,
-      concurrency: this.config.watermark.concurrency,
-      maxAttempts: this.config.watermark.maxAttempts,
-      backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
-      handle: (job, context) => this.extractWatermark.execute(job, context),
-      onExhausted: (job) => this.delays.orderDelayed(job.orderId),
-    });
+    this.messaging.register(
+      workerJobConsumer({
+        durable: 'watermark-extract',
+        message: Jobs.watermarkExtract,
+        settings: this.config.watermark,
+        handle: (job, context) => this.extractWatermark.execute(job, context),
+        onExhausted: (job) => this.delays.orderDelayed(job.orderId),
+      }),
+    );
   }
 }

@@ -1,5 +1,6 @@
-import { Jobs, Streams } from '@cp/contracts';
-import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
+import { Jobs } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { workerJobConsumer } from '@cp/runtime';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ProcessingDelays } from '../embed/processing-delays.service';
 import { PackageOrderUseCase } from './package-order.use-case';
@@ -13,16 +14,16 @@ export class PackageJobConsumer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.messaging.register({
-      durable: 'watermark-package',
-      stream: Streams.jobs.name,
-      message: Jobs.watermarkPackage,
-      maxAttempts: 5,
-      backoffMs: [2000, 10_000, 60_000],
-      ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS,
-      handle: (job, context) => this.packageOrder.execute(job, context),
-      // The order waits for its ZIP: it shows `processingDelayed` until an operator replays the job.
-      onExhausted: (job) => this.delays.orderDelayed(job.orderId),
-    });
+    this.messaging.register(
+      workerJobConsumer({
+        durable: 'watermark-package',
+        message: Jobs.watermarkPackage,
+        // Streams outputs into one ZIP (no engine, no input limit): one at a time is the consumer's default.
+        settings: { maxAttempts: 5 },
+        handle: (job, context) => this.packageOrder.execute(job, context),
+        // The order waits for its ZIP: it shows `processingDelayed` until an operator replays the job.
+        onExhausted: (job) => this.delays.orderDelayed(job.orderId),
+      }),
+    );
   }
 }

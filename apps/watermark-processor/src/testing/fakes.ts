@@ -1,6 +1,6 @@
-import { inlineHandlerContext } from '@cp/messaging/testing';
+import { inlineHandlerContext, inlineTransactions } from '@cp/messaging/testing';
 import { MessageContract } from '@cp/contracts';
-import { Transaction, TransactionRepository } from '@cp/database';
+import { Transaction } from '@cp/database';
 import { HandlerContext, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Readable } from 'node:stream';
@@ -70,7 +70,7 @@ export class RecordingOutbox {
   }
 }
 
-export const fakeTransactions = { run: <T>(work: (manager: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
+export const fakeTransactions = inlineTransactions();
 
 /** The first delivery of a job, its transaction run inline. */
 export const fakeContext = (): HandlerContext => inlineHandlerContext();

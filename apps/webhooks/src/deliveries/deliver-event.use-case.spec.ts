@@ -4,7 +4,8 @@ import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repos
 import { SecretCipher } from '../endpoints/secret-cipher';
 import { NotifyDeliveryFailureUseCase } from '../notifications/notify-delivery-failure.use-case';
 import { DeliverEventUseCase } from './deliver-event.use-case';
-import { AttemptRecord, ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { AttemptRecord } from './webhook-delivery';
 import { SendOutcome, SendRequest, WebhookHttpSender } from './webhook-http-sender';
 import { serviceSignature } from './webhook-signer';
 
@@ -86,6 +87,17 @@ describe('deliver one event', () => {
     await useCase.execute(claim({ eventType: 'order.antiAi.completed' }), 'automatic');
     const data = (JSON.parse(sent[0].body) as { data: Record<string, unknown> }).data;
     expect(data.downloadUrl).toBe('https://api.example.com/api/v2/results/9/5/out.png?X-Amz-Expires=3600');
+  });
+
+  it('adds downloadUrl only to the completions of types whose webhook carries one (the catalog), never to failures', async () => {
+    nextOutcome = success;
+    for (const eventType of ['order.watermarkEmbed.failed', 'order.watermarkExtract.completed'] as const) {
+      await useCase.execute(claim({ eventType }), 'automatic');
+    }
+    expect(sent.map((request) => (JSON.parse(request.body) as { data: Record<string, unknown> }).data)).toEqual([
+      claim().data,
+      claim().data,
+    ]);
   });
 
   it('schedules the next automatic attempt from the schedule, measured from the failed attempt', async () => {

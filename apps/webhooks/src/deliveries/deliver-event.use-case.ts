@@ -1,13 +1,13 @@
 import { Clock } from '@cp/clock';
-import { resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
+import { orderTypeEntry, resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { SecretCipher } from '../endpoints/secret-cipher';
 import { NotifyDeliveryFailureUseCase } from '../notifications/notify-delivery-failure.use-case';
 import { deliveryMetrics } from './delivery-metrics';
-import { initialDeliveryJustFailed, nextRetryDelayMs } from './retry-schedule';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { AttemptTrigger, WebhookDelivery } from './webhook-delivery';
 import { SendOutcome, WebhookHttpSender } from './webhook-http-sender';
 import { renderPayload } from './webhook-payload';
 import { signatureHeaders } from './webhook-signer';
@@ -15,8 +15,6 @@ import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
 /** Spec 8: the webhook `downloadUrl` is valid 1 hour. */
 export const DOWNLOAD_URL_SECONDS = 3600;
-
-export type AttemptTrigger = 'automatic' | 'manual';
 
 export interface AttemptResult {
   outcome: SendOutcome;
@@ -60,71 +58,48 @@ export class DeliverEventUseCase {
     const outcome = await this.sender.send({ url: endpoint.url, body, headers: { ...headers } });
     deliveryMetrics.attempts.inc({ outcome: outcome.kind, trigger });
 
-    const at = this.clock.now();
-    const { status, nextAttemptAt } = this.nextState(claim, trigger, outcome, at);
-    const recorded = await this.deliveries.recordAttempt(claim, {
-      status,
-      nextAttemptAt,
-      statusCode: outcome.statusCode,
-      error: outcome.error,
-      at,
-      countsForRound: trigger === 'automatic',
-    });
+    const { record, events } = new WebhookDelivery(claim).attempt(trigger, outcome, this.clock.now());
+    const recorded = await this.deliveries.recordAttempt(claim, record);
     if (!recorded) {
       this.logger.warn({ deliveryId: claim.id }, 'lease lost or delivery deleted during the attempt; outcome not recorded');
-      return { outcome, status, recorded };
-    }
-    if (status !== 'PENDING' && status !== claim.status) {
-      deliveryMetrics.deliveries.inc({ outcome: status === 'SUCCESS' ? 'success' : 'failed' });
+      return { outcome, status: record.status, recorded };
     }
     this.logger.log(
-      { deliveryId: claim.id, webhookId: claim.webhookId, eventId: claim.eventId, trigger, outcome: outcome.kind, statusCode: outcome.statusCode, status },
+      { deliveryId: claim.id, webhookId: claim.webhookId, eventId: claim.eventId, trigger, outcome: outcome.kind, statusCode: outcome.statusCode, status: record.status },
       'webhook attempt',
     );
-    if (trigger === 'automatic' && !outcome.success && claim.round === 0 && initialDeliveryJustFailed(claim.roundAttempts + 1)) {
-      await this.notifier.execute({
-        accountId: claim.accountId,
-        webhookId: endpoint.id,
-        webhookName: endpoint.name,
-        webhookUrl: endpoint.url,
-        eventId: claim.eventId,
-        eventType: claim.eventType,
-        error: outcome.error,
-        statusCode: outcome.statusCode,
-      });
+    for (const event of events) {
+      if (event.kind === 'finished') {
+        deliveryMetrics.deliveries.inc({ outcome: event.status === 'SUCCESS' ? 'success' : 'failed' });
+      } else {
+        await this.notifier.execute({
+          accountId: claim.accountId,
+          webhookId: endpoint.id,
+          webhookName: endpoint.name,
+          webhookUrl: endpoint.url,
+          eventId: claim.eventId,
+          eventType: claim.eventType,
+          error: outcome.error,
+          statusCode: outcome.statusCode,
+        });
+      }
     }
-    return { outcome, status, recorded };
-  }
-
-  private nextState(
-    claim: ClaimedDelivery,
-    trigger: AttemptTrigger,
-    outcome: SendOutcome,
-    at: Date,
-  ): { status: WebhookDeliveryStatus; nextAttemptAt: Date | null | 'keep' } {
-    if (outcome.success) {
-      return { status: 'SUCCESS', nextAttemptAt: null };
-    }
-    if (trigger === 'manual') {
-      // A failed manual attempt leaves an automatic schedule in place; otherwise the event is FAILED.
-      return claim.status === 'PENDING' ? { status: 'PENDING', nextAttemptAt: 'keep' } : { status: 'FAILED', nextAttemptAt: null };
-    }
-    const delay = nextRetryDelayMs(claim.roundAttempts + 1);
-    return delay === null ? { status: 'FAILED', nextAttemptAt: null } : { status: 'PENDING', nextAttemptAt: new Date(at.getTime() + delay) };
+    return { outcome, status: record.status, recorded };
   }
 
   /**
-   * Fresh 1-hour URLs at every attempt: `downloadUrl` of embed and anti-AI completions (null without a stored
-   * result; other events have none) and each link of the event.
+   * Fresh 1-hour URLs at every attempt: `downloadUrl` of the completions of the types whose webhook carries one
+   * (the catalog of order types; null without a stored result; other events have none) and each link of the event.
    */
   private async presignedFields(claim: ClaimedDelivery): Promise<Record<string, string | null>> {
     const fields: Record<string, string | null> = {};
-    if (claim.eventType === 'order.watermarkEmbed.completed' || claim.eventType === 'order.antiAi.completed') {
+    // `order.<type>.completed` / `order.<type>.failed`
+    const [, orderType, outcome] = claim.eventType.split('.');
+    if (outcome === 'completed' && orderTypeEntry(orderType)?.webhookDownloadUrl) {
       const presigned = claim.download
         ? await this.storage.presignGet(claim.download.bucket, claim.download.key, DOWNLOAD_URL_SECONDS, claim.download.fileName)
         : null;
-      // `order.<type>.completed`: some types' results are served by the gateway with the opt-out headers
-      const orderType = claim.eventType.split('.')[1];
+      // Some types' results are served by the gateway with the opt-out headers.
       fields.downloadUrl = presigned && resultsCarryOptOut(orderType) ? resultUrlThroughGateway(presigned, this.settings.publicBaseUrl) : presigned;
     }
     for (const link of claim.links ?? []) {

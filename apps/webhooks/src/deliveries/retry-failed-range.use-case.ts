@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { parseRetryRange } from './retry-range';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDelivery } from './webhook-delivery';
 
 /**
  * Spec 4.16 "retry failed events": every FAILED event of the webhook created in the range (at most 7 days)
@@ -22,7 +23,7 @@ export class RetryFailedRangeUseCase {
     if (!range) {
       throw new DomainException(ErrorCode.VALIDATION_FAILED, 'invalid or wider than 7 days');
     }
-    const retried = await this.deliveries.requeueFailed(webhookId, range.from, range.to, this.clock.now());
+    const retried = await this.deliveries.requeueFailed(webhookId, range.from, range.to, WebhookDelivery.newRound(this.clock.now()));
     if (retried > 0) {
       this.dispatcher.wake();
     }

@@ -1,9 +1,10 @@
 import { WebhookDeliveryStatus } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Transaction } from '@cp/database';
+import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AttemptRecord, NewDelivery, NewRound } from './webhook-delivery';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { StoredEvent } from './webhook-payload';
 
 /** Seconds an attempt may hold a delivery before another worker may take it (covers a crashed process). */
 export const LEASE_SECONDS = 60;
@@ -23,17 +24,6 @@ export interface ClaimedDelivery {
   roundAttempts: number;
   round: number;
   leaseToken: string;
-}
-
-export interface AttemptRecord {
-  status: WebhookDeliveryStatus;
-  /** `keep`: a manual attempt leaves the automatic schedule as it is. */
-  nextAttemptAt: Date | null | 'keep';
-  statusCode: number | null;
-  error: string | null;
-  at: Date;
-  /** Automatic attempts advance the retry schedule; manual ones do not. */
-  countsForRound: boolean;
 }
 
 interface ClaimRow {
@@ -75,38 +65,25 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
 const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, links, status, attempts,
   round_attempts, round, lease_token`;
 
-/** The delivery log and the durable retry queue in one table. */
+/**
+ * The delivery log and the durable retry queue in one table. Writes what `WebhookDelivery` decides; the claims
+ * (due, active endpoint, per-endpoint share, lease) are queries, because SKIP LOCKED needs them in one statement.
+ */
 @Injectable()
 export class WebhookDeliveriesRepository {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
-  /** One PENDING delivery per endpoint, due at once; a redelivered source event adds nothing. */
-  async enqueue(manager: EntityManager, accountId: string, sourceEventId: string, event: StoredEvent, webhookIds: number[], at: Date): Promise<number> {
-    if (webhookIds.length === 0) {
+  /** Inserts new deliveries (`WebhookDelivery.enqueue`); a redelivered source event adds nothing (unique per endpoint and event). */
+  async insertNew(tx: Transaction, deliveries: readonly NewDelivery[]): Promise<number> {
+    if (deliveries.length === 0) {
       return 0;
     }
-    const inserted = await manager
+    const inserted = await tx
       .createQueryBuilder()
       .insert()
       .into(WebhookDeliveryEntity)
-      .values(
-        webhookIds.map((webhookId) => ({
-          webhookId,
-          accountId,
-          sourceEventId,
-          eventId: event.eventId,
-          eventType: event.eventType,
-          orderId: event.orderId,
-          occurredAt: new Date(event.occurredAt),
-          // jsonb: TypeORM's deep-partial type does not model free-form JSON.
-          data: event.data as QueryDeepPartialEntity<Record<string, unknown>>,
-          download: event.download,
-          links: event.links,
-          status: 'PENDING' as const,
-          nextAttemptAt: at,
-          createdAt: at,
-        })),
-      )
+      // jsonb: TypeORM's deep-partial type does not model free-form JSON.
+      .values(deliveries.map((delivery) => ({ ...delivery, data: delivery.data as QueryDeepPartialEntity<Record<string, unknown>> })))
       .orIgnore()
       .returning(['id'])
       .execute();
@@ -169,7 +146,7 @@ export class WebhookDeliveriesRepository {
     return exists ? 'busy' : null;
   }
 
-  /** Records an attempt; ignored when the lease was lost (another worker took over). */
+  /** Writes an attempt's record (`WebhookDelivery.attempt`) and ends the lease; ignored when the lease was lost (another worker took over). */
   async recordAttempt(claim: ClaimedDelivery, record: AttemptRecord): Promise<boolean> {
     const result = await this.dataSource.query<[unknown[], number]>(
       `UPDATE webhook_delivery
@@ -180,7 +157,7 @@ export class WebhookDeliveriesRepository {
            last_status_code = $6,
            last_error = $7,
            last_attempt_at = $8,
-           completed_at = CASE WHEN $4 = 'PENDING' THEN NULL ELSE $8::timestamptz END,
+           completed_at = $10,
            lease_token = NULL,
            lease_expires_at = NULL
        WHERE id = $1 AND lease_token = $2
@@ -195,6 +172,7 @@ export class WebhookDeliveriesRepository {
         record.error,
         record.at,
         record.nextAttemptAt === 'keep',
+        record.completedAt,
       ],
     );
     return result[1] > 0;
@@ -221,14 +199,14 @@ export class WebhookDeliveriesRepository {
     return this.dataSource.getRepository(WebhookDeliveryEntity).findOneBy({ webhookId, id });
   }
 
-  /** FAILED deliveries created in [from, to] start a new automatic round, due now. */
-  async requeueFailed(webhookId: number, from: Date, to: Date, now: Date): Promise<number> {
+  /** FAILED deliveries created in [from, to] start the round `WebhookDelivery.newRound` describes (the next one, from its first attempt). */
+  async requeueFailed(webhookId: number, from: Date, to: Date, round: NewRound): Promise<number> {
     const result = await this.dataSource.query<[unknown[], number]>(
       `UPDATE webhook_delivery
-       SET status = 'PENDING', round = round + 1, round_attempts = 0, next_attempt_at = $4, completed_at = NULL
+       SET status = $4, round = round + 1, round_attempts = 0, next_attempt_at = $5, completed_at = $6
        WHERE webhook_id = $1 AND status = 'FAILED' AND created_at >= $2 AND created_at <= $3
        RETURNING id`,
-      [webhookId, from, to, now],
+      [webhookId, from, to, round.status, round.nextAttemptAt, round.completedAt],
     );
     return result[1];
   }

@@ -1,4 +1,4 @@
-import { OrderCompletedEvent, OrderFailedEvent, publicOrderError, WebhookEventType } from '@cp/contracts';
+import { OrderCompletedEvent, OrderFailedEvent, orderTypeEntry, publicOrderError, WebhookEventType } from '@cp/contracts';
 import { createHash } from 'node:crypto';
 import { DeliveryDownloadRef, DeliveryLink } from './webhook-delivery.entity';
 
@@ -50,18 +50,19 @@ export function completedEvent(sourceEventId: string, event: OrderCompletedEvent
   };
   let download: DeliveryDownloadRef | null = null;
   let links: DeliveryLink[] | null = null;
+  const legacy = orderTypeEntry(event.orderType)?.legacyWebhookData ?? null;
   if (event.webhookData) {
     // The order type's own fields, declared by its folder in the orders service (spec 6.2).
     Object.assign(data, event.webhookData);
-    download = event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
+    download = storedDownload(event);
     links = event.links?.length
       ? event.links.map(({ field, object }) => ({ field, object: { bucket: object.bucket, key: object.key, fileName: object.fileName } }))
       : null;
-  } else if (event.orderType === 'watermarkEmbed') {
-    // Events written before order types declared their webhook fields.
+  } else if (legacy === 'download') {
+    // Events written before order types declared their webhook fields (the catalog says which fields they had).
     data.fileCount = event.fileCount;
-    download = event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
-  } else {
+    download = storedDownload(event);
+  } else if (legacy === 'extractResult') {
     const found = event.extract?.watermarkFound ?? false;
     data.statusCode = event.extract?.statusCode ?? 'undetected';
     data.watermarkFound = found;
@@ -79,6 +80,10 @@ export function completedEvent(sourceEventId: string, event: OrderCompletedEvent
     download,
     links,
   };
+}
+
+function storedDownload(event: OrderCompletedEvent): DeliveryDownloadRef | null {
+  return event.download ? { bucket: event.download.bucket, key: event.download.key, fileName: event.download.fileName } : null;
 }
 
 export function failedEvent(sourceEventId: string, event: OrderFailedEvent): StoredEvent {

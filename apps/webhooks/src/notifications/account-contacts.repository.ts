@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 /** The account's daily failure e-mail, claimed: where to send it and the stamp to put back if it is not sent. */
 export interface DailyNotificationSlot {
   ownerEmail: string;
@@ -24,18 +22,18 @@ export class AccountContactsRepository {
   }
 
   /**
-   * Stamps the account as e-mailed at `now` when it has an owner address and was not e-mailed in the 24
-   * hours before; null otherwise. One statement (its own short transaction): of replicas racing for the same
-   * account exactly one gets the slot, and no lock is held while the mail is sent.
+   * Stamps the account as e-mailed at `now` when it has an owner address and was not e-mailed after `lastAllowedBefore`
+   * (the caller's rule: a day before `now`); null otherwise. One statement (its own short transaction): of replicas
+   * racing for the same account exactly one gets the slot, and no lock is held while the mail is sent.
    */
-  async claimDailySlot(accountId: string, now: Date): Promise<DailyNotificationSlot | null> {
+  async claimDailySlot(accountId: string, now: Date, lastAllowedBefore: Date): Promise<DailyNotificationSlot | null> {
     const rows = await this.dataSource.query<[Array<{ owner_email: string; previous: Date | null }>, number]>(
       `UPDATE account_contact AS c SET last_failure_email_at = $2
          FROM (SELECT account_id, last_failure_email_at AS previous FROM account_contact WHERE account_id = $1 FOR UPDATE) AS old
         WHERE c.account_id = old.account_id AND c.owner_email IS NOT NULL
           AND (c.last_failure_email_at IS NULL OR c.last_failure_email_at <= $3)
         RETURNING c.owner_email, old.previous`,
-      [accountId, now, new Date(now.getTime() - DAY_MS)],
+      [accountId, now, lastAllowedBefore],
     );
     const row = rows[0][0];
     return row ? { ownerEmail: row.owner_email, claimedAt: now, previous: row.previous } : null;

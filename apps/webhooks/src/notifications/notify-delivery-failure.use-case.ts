@@ -3,6 +3,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AccountContactsRepository, DailyNotificationSlot } from './account-contacts.repository';
 import { FailureMailer } from './failure-mailer';
 
+/** At most one failure e-mail per account in this time. */
+export const NOTICE_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
 export interface DeliveryFailureNotice {
   accountId: string;
   webhookId: number;
@@ -33,7 +36,8 @@ export class NotifyDeliveryFailureUseCase {
   async execute(notice: DeliveryFailureNotice): Promise<boolean> {
     let slot: DailyNotificationSlot | null;
     try {
-      slot = await this.contacts.claimDailySlot(notice.accountId, this.clock.now());
+      const now = this.clock.now();
+      slot = await this.contacts.claimDailySlot(notice.accountId, now, new Date(now.getTime() - NOTICE_INTERVAL_MS));
     } catch (error) {
       this.logger.error({ err: error, accountId: notice.accountId }, 'failure e-mail: the daily slot could not be claimed');
       return false;

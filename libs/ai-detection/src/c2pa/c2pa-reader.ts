@@ -1,11 +1,12 @@
 import { BoundedWorker, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
 import { join } from 'node:path';
+import { ProvenanceStep } from '../evidence';
+import { C2paTrustConfig, C2paTrustSettings, loadC2paTrust } from './c2pa-trust';
 
 /**
- * Settings of the reader (c2pa-rs's "context" JSON), for every read: nothing is fetched from the network. A file can
- * name a remote manifest (`dcterms:provenance` in its XMP) or an OCSP responder; following either would let an
- * uploaded file make the detector connect where its author chooses, the operator's own network included. The
- * reader process has no `fetch` at all besides. Trust settings (`trust.user_anchors`, ...) would go here too.
+ * Settings of the reader (c2pa-rs's "context" JSON) without any trust list: nothing is fetched from the network (a
+ * file can name a remote manifest or an OCSP responder; following either would let an uploaded file make the
+ * detector connect where its author chooses), and no signer is trusted. Reads use the trust lists of c2pa-trust.ts.
  */
 export const C2PA_READER_SETTINGS = JSON.stringify({ verify: { ocsp_fetch: false, remote_manifest_fetch: false } });
 
@@ -38,6 +39,9 @@ export interface ManifestStore {
   manifests?: Record<string, Manifest>;
   validation_status?: ValidationStatus[];
   validation_state?: string;
+  chain?: ChainStep[];
+  /** Validation state against the frozen interim list, when the C2PA lists did not trust a valid manifest. */
+  interim_state?: string;
 }
 
 export interface ValidationStatus {
@@ -49,6 +53,9 @@ export interface ManifestAssertion {
   label?: string;
   data?: { actions?: Array<{ action?: string; digitalSourceType?: string }> };
 }
+
+/** One manifest of the provenance chain (c2pa-worker.mjs `chainOf`). */
+export type ChainStep = ProvenanceStep;
 
 export interface Manifest {
   claim_generator?: string;
@@ -71,6 +78,19 @@ interface Request {
   mimeType: string;
   bytes: Uint8Array;
   settings: string;
+}
+
+let trust: C2paTrustSettings | null = null;
+
+/** Loads the trust lists (the shipped snapshots unless configured); a list that cannot be read stops the start. */
+export function configureC2paTrust(config: C2paTrustConfig = {}): C2paTrustSettings {
+  trust = loadC2paTrust(config);
+  return trust;
+}
+
+function currentTrust(): C2paTrustSettings {
+  trust ??= loadC2paTrust();
+  return trust;
 }
 
 // A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
@@ -113,15 +133,35 @@ const REASONS: Record<WorkerFailureCode, C2paReadFailed['reason']> = {
   [WorkerFailureCode.ABORTED]: 'crashed',
 };
 
-/** Reads the manifest store of an image in the reader process; throws C2paReadFailed when the reader failed. */
-export async function readManifestStore(bytes: Uint8Array, mimeType: string, settings: string = C2PA_READER_SETTINGS): Promise<C2paReadResult> {
-  let reply: Reply;
+async function call(bytes: Uint8Array, mimeType: string, settings: string): Promise<Reply> {
   try {
-    reply = await reader.call({ mimeType, bytes, settings });
+    return await reader.call({ mimeType, bytes, settings });
   } catch (error) {
     if (error instanceof WorkerFailure) throw new C2paReadFailed(REASONS[error.code], error.message);
     throw error;
   }
-  if (reply.ok) return { ok: true, store: reply.store ?? {} };
-  return { ok: false, error: reply.error ?? { name: 'Error', message: 'the manifest could not be read' } };
+}
+
+/**
+ * Reads the manifest store of an image in the reader process, validated against the configured trust lists (or
+ * the given settings); a valid manifest they do not trust is read once more against the frozen interim list, whose
+ * answer is reported apart (`interim_state`). Throws C2paReadFailed when the reader failed.
+ */
+export async function readManifestStore(
+  bytes: Uint8Array,
+  mimeType: string,
+  settings: { settings: string; interimSettings: string | null } = { settings: currentTrust().official, interimSettings: currentTrust().interim },
+): Promise<C2paReadResult> {
+  const reply = await call(bytes, mimeType, settings.settings);
+  if (!reply.ok) return { ok: false, error: reply.error ?? { name: 'Error', message: 'the manifest could not be read' } };
+  const store = reply.store ?? {};
+  if (settings.interimSettings && store.validation_state === 'Valid') {
+    // Informative only: when this second read fails, the result simply has no interim answer.
+    const interim = await call(bytes, mimeType, settings.interimSettings).catch((error: unknown) => {
+      if (error instanceof C2paReadFailed) return null;
+      throw error;
+    });
+    if (interim?.ok && interim.store?.validation_state) store.interim_state = interim.store.validation_state;
+  }
+  return { ok: true, store };
 }

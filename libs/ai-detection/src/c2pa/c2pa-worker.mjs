@@ -1,7 +1,8 @@
 // C2PA manifest reader for @cp/ai-detection, run in a child process (or a worker thread) by @cp/bounded-worker.
 // c2pa-rs's WebAssembly build (@contentauth/c2pa-wasm, an ES module) is compiled once per worker.
-// Protocol: { id, mimeType: string, bytes: Uint8Array, settings: string (c2pa context JSON) }
-//        -> { id, ok: true, store: { active_manifest, validation_state, validation_status, manifests: { <active>: ... } } }
+// Protocol: { id, mimeType: string, bytes: Uint8Array, settings: string (c2pa context JSON, with the trust lists) }
+//        -> { id, ok: true, store: { active_manifest, validation_state, validation_status, manifests: { <active>: ... },
+//             chain: [steps from the active manifest through its ingredients] } }
 //           (only what the signal reads: a manifest can be as large as the image, the service's thread parses none of it)
 //         | { id, ok: false, error: { name, message }, retire?: true (after a WebAssembly trap) }
 import { readFileSync } from 'node:fs';
@@ -31,11 +32,8 @@ const TEXT = 500;
 const LIST = 200;
 const text = (value) => (typeof value === 'string' ? value.slice(0, TEXT) : undefined);
 
-/** The active manifest's claim generator and actions, and the validation results; nothing else leaves the worker. */
-function essentials(store) {
-  const active = typeof store.active_manifest === 'string' ? store.active_manifest : undefined;
-  const manifest = active ? store.manifests?.[active] : undefined;
-  const assertions = (Array.isArray(manifest?.assertions) ? manifest.assertions : [])
+const actionsOf = (manifest) =>
+  (Array.isArray(manifest?.assertions) ? manifest.assertions : [])
     .filter((assertion) => typeof assertion?.label === 'string' && assertion.label.startsWith('c2pa.actions'))
     .slice(0, LIST)
     .map((assertion) => ({
@@ -46,6 +44,77 @@ function essentials(store) {
           .map((action) => ({ action: text(action?.action), digitalSourceType: text(action?.digitalSourceType) })),
       },
     }));
+
+const generatorOf = (manifest) => {
+  const info = Array.isArray(manifest?.claim_generator_info) ? manifest.claim_generator_info[0] : undefined;
+  if (typeof info?.name === 'string') return text(typeof info.version === 'string' ? `${info.name} ${info.version}` : info.name);
+  return text(manifest?.claim_generator) ?? null;
+};
+
+const codes = (results, kind) => (Array.isArray(results?.[kind]) ? results[kind] : []).map((status) => status?.code).filter((code) => typeof code === 'string');
+
+/** Trust of a signer from c2pa-rs's status codes: true only when it says `trusted` with no failure (fail closed). */
+function trustOf(results) {
+  if (!results) return false;
+  return codes(results, 'success').includes('signingCredential.trusted') && codes(results, 'failure').length === 0;
+}
+
+function timeStampOf(results) {
+  const all = [...codes(results, 'success'), ...codes(results, 'informational'), ...codes(results, 'failure')];
+  if (all.includes('timeStamp.trusted')) return true;
+  if (all.some((code) => code.startsWith('timeStamp.'))) return false;
+  return null;
+}
+
+const MAX_STEPS = 32;
+const MAX_DEPTH = 8;
+
+/**
+ * The provenance chain: the active manifest, then the manifests of its ingredients (parents first), depth-first,
+ * each with its signer, time stamp, claim generator, actions and declared source type. Ingredient trust comes from
+ * this read's ingredient deltas (what c2pa-rs found now), not from what the signer recorded when signing.
+ */
+function chainOf(store) {
+  const manifests = store.manifests && typeof store.manifests === 'object' ? store.manifests : {};
+  const deltas = Array.isArray(store.validation_results?.ingredientDeltas) ? store.validation_results.ingredientDeltas : [];
+  const steps = [];
+  const seen = new Set();
+  const visit = (label, depth, relationship, title, results) => {
+    if (steps.length >= MAX_STEPS || depth > MAX_DEPTH || typeof label !== 'string' || seen.has(label)) return;
+    seen.add(label);
+    const manifest = manifests[label];
+    if (!manifest) return;
+    const actions = actionsOf(manifest).flatMap((assertion) => assertion.data.actions);
+    const source = actions.find((action) => action.digitalSourceType)?.digitalSourceType ?? null;
+    steps.push({
+      label: text(label),
+      depth,
+      relationship,
+      title: text(title ?? manifest.title) ?? null,
+      signer: text(manifest.signature_info?.common_name ?? manifest.signature_info?.issuer) ?? null,
+      issuer: text(manifest.signature_info?.issuer) ?? null,
+      signedAt: text(manifest.signature_info?.time) ?? null,
+      signerTrusted: depth === 0 ? store.validation_state === 'Trusted' : trustOf(results),
+      timeStampTrusted: depth === 0 ? timeStampOf(store.validation_results?.activeManifest) : timeStampOf(results),
+      claimGenerator: generatorOf(manifest),
+      actions: actions.map((action) => action.action).filter(Boolean).slice(0, 20),
+      digitalSourceType: source,
+    });
+    const ingredients = Array.isArray(manifest.ingredients) ? manifest.ingredients : [];
+    for (const ingredient of ingredients.slice(0, LIST)) {
+      const uriEnd = `/${label}/c2pa.assertions/${ingredient?.label}`;
+      const delta = deltas.find((entry) => typeof entry?.ingredientAssertionURI === 'string' && entry.ingredientAssertionURI.endsWith(uriEnd));
+      visit(ingredient?.active_manifest, depth + 1, text(ingredient?.relationship) ?? 'componentOf', ingredient?.title, delta?.validationDeltas);
+    }
+  };
+  visit(store.active_manifest, 0, 'active', undefined, undefined);
+  return steps;
+}
+
+/** The active manifest's claim generator and actions, the chain, and the validation results; nothing else leaves the worker. */
+function essentials(store) {
+  const active = typeof store.active_manifest === 'string' ? store.active_manifest : undefined;
+  const manifest = active ? store.manifests?.[active] : undefined;
   return {
     active_manifest: active,
     validation_state: text(store.validation_state),
@@ -59,10 +128,11 @@ function essentials(store) {
             claim_generator_info: (Array.isArray(manifest.claim_generator_info) ? manifest.claim_generator_info : [])
               .slice(0, 1)
               .map((info) => ({ name: text(info?.name), version: text(info?.version) })),
-            assertions,
+            assertions: actionsOf(manifest),
           },
         }
       : {},
+    chain: chainOf(store),
   };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { withPngTextChunk } from '../../testing';
+import { UNSIGNED_CLAIM } from '../weights';
 import { metadataEvidence, MetadataReader } from './metadata.signal';
 
 describe('declared metadata signal', () => {
@@ -13,7 +14,9 @@ describe('declared metadata signal', () => {
     expect(ai[0]).toMatchObject({ finding: 'metadata.sourceType.ai', direction: 'ai' });
     const capture = metadataEvidence({ DigitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture' });
     expect(capture[0].direction).toBe('real');
-    expect(Math.abs(capture[0].weight)).toBeLessThan(ai[0].weight);
+    // Unsigned claims weigh the same small amount either way (weights.ts).
+    expect(capture[0].weight).toBe(-ai[0].weight);
+    expect(ai[0].weight).toBe(UNSIGNED_CLAIM);
     const comfy = metadataEvidence({ Prompt: '{"3": {"class_type": "KSampler"}}', Workflow: '{}' });
     expect(comfy[0]).toMatchObject({ finding: 'metadata.generatorParameters', direction: 'ai' });
     expect(metadataEvidence({ Software: 'Midjourney v6' })[0].finding).toBe('metadata.generatorSoftware');

@@ -25,15 +25,17 @@ function text(value: unknown): string | null {
   return null;
 }
 
-/** Declared metadata, from tags already read: a pure function, so tests need no file. */
+/**
+ * Declared metadata, from tags already read: a pure function, so tests need no file. Every finding is an unsigned
+ * claim of the same weight either way (weights.ts); the fusion counts one per direction (`independentEvidence`).
+ */
 export function metadataEvidence(tags: TagMap): Evidence[] {
   const evidence: Evidence[] = [];
   const sourceType = text(tags['DigitalSourceType']);
   if (sourceType) {
     const kind = classifySourceType(sourceType);
     const weight =
-      kind === 'ai' ? EVIDENCE_WEIGHTS.declaredAiSource
-      : kind === 'compositeAi' ? EVIDENCE_WEIGHTS.declaredCompositeAi
+      kind === 'ai' || kind === 'compositeAi' ? EVIDENCE_WEIGHTS.declaredAi
       : kind === 'capture' ? EVIDENCE_WEIGHTS.declaredCapture
       : 0;
     evidence.push({
@@ -52,7 +54,7 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
       finding: 'metadata.generatorParameters',
       description: `Generation parameters written by an image generator (${parameterTags.join(', ')}).`,
       direction: 'ai',
-      weight: EVIDENCE_WEIGHTS.generatorParameters,
+      weight: EVIDENCE_WEIGHTS.declaredAi,
       details: Object.fromEntries(parameterTags.map((name) => [name, (text(tags[name]) ?? '').slice(0, 200)])),
     });
   }
@@ -65,7 +67,7 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
         finding: 'metadata.generatorSoftware',
         description: `${name} names an image generator ("${value.slice(0, 100)}").`,
         direction: 'ai',
-        weight: EVIDENCE_WEIGHTS.generatorSoftware,
+        weight: EVIDENCE_WEIGHTS.declaredAi,
         details: { tag: name, value: value.slice(0, 200) },
       });
       break;

@@ -2,7 +2,7 @@ import { SignalOutcome } from '../evidence';
 import { EVIDENCE_WEIGHTS } from '../weights';
 import { decodeSdMark, RgbImage, SD_MARK_FALSE_ALARM } from './sd-watermark';
 
-/** Tiles per side of the regional agreement map (each tile pools many 4×4 blocks). */
+/** Tiles per side of the regional agreement map (each tile pools many 4×4 blocks); values from 0.5 (chance) to 1. */
 const TILES = 16;
 
 export function sdMarkSignal(image: RgbImage): SignalOutcome {
@@ -54,7 +54,8 @@ export function sdMarkSignal(image: RgbImage): SignalOutcome {
       counts[cell] += 1;
     }
   }
-  const values = sums.map((s, i) => (counts[i] > 0 ? s / counts[i] : 0.5));
+  // A tile agreeing less often than chance is noise, not a sign of a captured image: drawn as "no lean" (white).
+  const values = sums.map((s, i) => (counts[i] > 0 ? Math.max(0.5, s / counts[i]) : 0.5));
   return {
     evidence: [{
       signal: 'sdWatermark',

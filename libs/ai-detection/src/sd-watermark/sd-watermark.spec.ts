@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { encodeSdMark, syntheticPhoto } from '../../testing';
 import { binomialTail, decodeSdMark, SD_MARK_MESSAGES, U_VARIANTS } from './sd-watermark';
 
@@ -37,5 +40,18 @@ describe('Stable Diffusion invisible mark decoder', () => {
     expect(result.best?.message).toBe(id);
     expect(result.best!.matchingBits).toBeGreaterThanOrEqual(Math.ceil(message.bits.length * 0.85));
     expect(result.correctedChanceProbability).toBeLessThan(1e-6);
+  });
+});
+
+describe('Stable Diffusion mark decoder against marks made outside the project', () => {
+  // Made with Debian's Python OpenCV from the published dwtDct algorithm (testing/reference-marks/README.md).
+  const dir = join(__dirname, '../../testing/reference-marks');
+
+  it.each(['sd1', 'sd2', 'sdxl-diffusers', 'sgm'])('reads the %s reference mark as that message, beyond the false-alarm limit', async (id) => {
+    const { data, info } = await sharp(await readFile(join(dir, `coffee-crop.${id}.png`))).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const result = decodeSdMark({ data: new Uint8Array(data), width: info.width, height: info.height });
+    expect(result.detected).toBe(true);
+    expect(result.best?.message).toBe(id);
+    expect(result.best!.matchingBits / result.best!.totalBits).toBeGreaterThanOrEqual(0.9);
   });
 });

@@ -158,20 +158,49 @@ export function lowBandU(image: RgbImage, swapped: boolean): { linear: Float32Ar
   return { linear, rounded, width: w2, height: h2 };
 }
 
-/** Block bits of an LL band whose values lack `2 · offset` (the U offset summed over 4 pixels, halved; 0: none lacking). */
+/** How far the encoder's quantisation can move the coefficient it marks: (⌊|c|/36⌋ + 0.25 or 0.75)·36 − |c| ∈ [−27, 27]. */
+const MAX_SHIFT = 0.75 * SD_MARK_STEP;
+
+/** Distance of a magnitude's residue (mod 36) to the encoder's lattice points 9 (bit 0) and 27 (bit 1). */
+function latticeDistance(magnitude: number): number {
+  const r = magnitude % SD_MARK_STEP;
+  return Math.min(Math.abs(r - 0.25 * SD_MARK_STEP), Math.abs(r - 0.75 * SD_MARK_STEP));
+}
+
+/**
+ * Block bits of an LL band whose values lack `2 · offset` (the U offset summed over 4 pixels, halved; 0: none lacking).
+ *
+ * Which coefficient carries the bit: the encoder quantises the block's strongest coefficient, which moves it by up to
+ * ±27; when a neighbour is within that range (smooth areas: the LL values of a 4×4 block are close), the strongest
+ * coefficient after embedding is often another one (27–55% of blocks on the corpus photos), and reading that
+ * unmarked coefficient gives a bit biased by the content (a flat U plane reads 0), not the mark. So among the
+ * coefficients that could have been the strongest before embedding (within 27 of the strongest now), the decoder
+ * reads the one that sits nearest the encoder's lattice (|c| mod 36 near 9 or 27); the strongest wins ties.
+ */
 function readLowBand(ll: Float32Array, llWidth: number, llHeight: number, offset: number): BlockReadout {
   const blocksX = Math.floor(llWidth / BLOCK);
   const blocksY = Math.floor(llHeight / BLOCK);
   const bits = new Uint8Array(blocksX * blocksY);
   const shift = 2 * offset;
+  const magnitudes = new Float64Array(16);
   for (let by = 0; by < blocksY; by++) {
     for (let bx = 0; bx < blocksX; bx++) {
-      let bestAbs = -1;
+      let strongest = 1;
       for (let p = 1; p < 16; p++) {
-        const v = Math.abs(ll[(by * BLOCK + (p >> 2)) * llWidth + bx * BLOCK + (p & 3)] + shift);
-        if (v > bestAbs) bestAbs = v;
+        magnitudes[p] = Math.abs(ll[(by * BLOCK + (p >> 2)) * llWidth + bx * BLOCK + (p & 3)] + shift);
+        if (magnitudes[p] > magnitudes[strongest]) strongest = p;
       }
-      bits[by * blocksX + bx] = bestAbs % SD_MARK_STEP > SD_MARK_STEP / 2 ? 1 : 0;
+      let chosen = strongest;
+      let best = latticeDistance(magnitudes[strongest]);
+      for (let p = 1; p < 16; p++) {
+        if (p === strongest || magnitudes[p] < magnitudes[strongest] - MAX_SHIFT) continue;
+        const distance = latticeDistance(magnitudes[p]);
+        if (distance < best) {
+          best = distance;
+          chosen = p;
+        }
+      }
+      bits[by * blocksX + bx] = magnitudes[chosen] % SD_MARK_STEP > SD_MARK_STEP / 2 ? 1 : 0;
     }
   }
   return { bits, blocksX, blocksY };

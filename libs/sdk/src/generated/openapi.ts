@@ -4,46 +4,6 @@
  */
 
 export interface paths {
-    "/api/v3/orders/wtr-embed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a watermark embed order (spec 4.1)
-         * @description Images and PDFs, mixed allowed. Each watermark text gives its own output and uses 1 credit. PUT every file without `originalFileUrl` to its `uploadUrl` (valid 900 s); processing starts when all are uploaded. The same `idempotencyKey` with the same body returns the existing order with 200.
-         */
-        post: operations["createEmbedOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v3/orders/wtr-extract": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a watermark extract order (spec 4.2)
-         * @description Checks one file for an invisible watermark, given the original. `files[0]` is the original, `files[1]` the file to inspect; PUT both to their `uploadUrl`. Uses 1 credit; `unsupported` and `error` results are refunded. Read the outcome from `result` of the order.
-         */
-        post: operations["createExtractOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v3/orders/{orderId}": {
         parameters: {
             query?: never;
@@ -272,6 +232,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/orders/wtr-embed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a watermark embed order (spec 4.1)
+         * @description Images and PDFs, mixed allowed. Each watermark text gives its own output and uses 1 credit. PUT every file without `originalFileUrl` to its `uploadUrl` (valid 900 s); processing starts when all are uploaded. The same `idempotencyKey` with the same body returns the existing order with 200.
+         */
+        post: operations["createEmbedOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/orders/wtr-embed": {
         parameters: {
             query?: never;
@@ -293,6 +273,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/orders/wtr-extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a watermark extract order (spec 4.2)
+         * @description Checks one file for an invisible watermark, given the original. `files[0]` is the original, `files[1]` the file to inspect; PUT both to their `uploadUrl`. Uses 1 credit; `unsupported` and `error` results are refunded. Read the outcome from `result` of the order.
+         */
+        post: operations["createExtractOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/orders/wtr-extract": {
         parameters: {
             query?: never;
@@ -308,46 +308,6 @@ export interface paths {
          * @description Retired at 2026-10-09T00:00:00Z: authenticated calls now get 410 `WATERMARK_V2_API_SUNSET`. Use `POST /api/v3/orders/wtr-extract`.
          */
         post: operations["createV2ExtractOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/orders/ai-detection": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create an AI detection order (docs/ai-detection.md): upload the images, then confirm
-         * @description Files by upload (an `uploadUrl` each) or by `originalFileUrl`. Nothing is analysed until `POST /api/v2/orders/ai-detection/confirm`. 1 credit per image. The probability is a documented fusion of checkable evidence (C2PA, declared metadata, the Stable Diffusion invisible mark, an optional classifier), never a bare model score.
-         */
-        post: operations["createAiDetectionOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/orders/ai-detection/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start the analysis of an AI detection order (spec 4.15)
-         * @description Every image must be uploaded first (else 400 `VALIDATION_FAILED`, nothing recorded). Repeating the idempotency key returns the current state without reprocessing.
-         */
-        post: operations["confirmAiDetectionOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -389,6 +349,46 @@ export interface paths {
          * @description Deprecated: use `POST /api/v2/orders/anti-ai` with `originalFileUrl`. Processing starts at once (`inProgress`); no upload URLs.
          */
         post: operations["createAntiAiOrderWithUrls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orders/ai-detection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an AI detection order (docs/ai-detection.md): upload the images, then confirm
+         * @description Files by upload (an `uploadUrl` each) or by `originalFileUrl`. Nothing is analysed until `POST /api/v2/orders/ai-detection/confirm`. 1 credit per image. The probability is a documented fusion of checkable evidence (C2PA, declared metadata, the Stable Diffusion invisible mark, an optional classifier), never a bare model score.
+         */
+        post: operations["createAiDetectionOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orders/ai-detection/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the analysis of an AI detection order (spec 4.15)
+         * @description Every image must be uploaded first (else 400 `VALIDATION_FAILED`, nothing recorded). Repeating the idempotency key returns the current state without reprocessing.
+         */
+        post: operations["confirmAiDetectionOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -832,6 +832,53 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+            /** @description Content Credentials findings only: the chain from the file's own manifest through its ingredients */
+            provenance?: components["schemas"]["AiDetectionProvenanceStep"][];
+        };
+        AiDetectionProvenanceStep: {
+            /** @example urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1 */
+            label: string;
+            /**
+             * @description 0: the file's own manifest
+             * @example 0
+             */
+            depth: number;
+            /**
+             * @description `active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)
+             * @example active
+             */
+            relationship: string;
+            /** @example image.png */
+            title: string | null;
+            /**
+             * @description common name of the signing certificate (the file's text)
+             * @example Example Generator signer
+             */
+            signer: string | null;
+            /** @example Example CA */
+            issuer: string | null;
+            /**
+             * @description time of the signature's time stamp, when it has one
+             * @example null
+             */
+            signedAt: string | null;
+            /**
+             * @description c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)
+             * @example false
+             */
+            signerTrusted: boolean;
+            /** @example null */
+            timeStampTrusted: boolean | null;
+            /** @example Example Generator 2.1 */
+            claimGenerator: string | null;
+            /**
+             * @example [
+             *       "c2pa.created"
+             *     ]
+             */
+            actions: string[];
+            /** @example http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia */
+            digitalSourceType: string | null;
         };
         AiDetectionFileResult: {
             /** @example 101 */
@@ -844,11 +891,17 @@ export interface components {
              */
             category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
             /**
-             * @description no signal found anything: "no evidence either way"
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything: "cannot be determined: no evidence"
              * @example true
              */
             noEvidence: boolean;
-            /** @example No evidence either way: no signal found anything in this image. */
+            /** @example Cannot be determined: no provenance or generator evidence was found. */
             statement: string;
             evidence: components["schemas"]["AiDetectionEvidence"][];
             /** @example Only file-level evidence: no heatmap is drawn. */
@@ -894,6 +947,17 @@ export interface components {
              * @enum {string}
              */
             category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything in the headline image
+             * @example true
+             */
+            noEvidence: boolean;
             options: {
                 generateHeatmap: boolean;
                 generateOverlay: boolean;
@@ -955,7 +1019,7 @@ export interface components {
              * @example watermarkEmbed
              * @enum {string}
              */
-            type: "antiAi" | "watermarkEmbed" | "watermarkExtract" | "aiDetection";
+            type: "watermarkEmbed" | "watermarkExtract" | "aiDetection" | "antiAi";
             /**
              * @example api
              * @enum {string}
@@ -1006,6 +1070,17 @@ export interface components {
              * @example 0.5
              */
             aiProbability?: number;
+            /**
+             * @description aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            aiVerdict?: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description aiDetection only, once processed: no signal found anything in the headline image
+             * @example true
+             */
+            aiNoEvidence?: boolean;
             /** @description aiDetection only: the options given at creation */
             aiDetectionOptions?: {
                 generateHeatmap?: boolean;
@@ -1115,51 +1190,6 @@ export interface components {
              */
             archiveUrl: string;
         };
-        WatermarkTextDto: {
-            /** @example recipient-0042 */
-            text: string;
-        };
-        EmbedFileDto: {
-            /**
-             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff, pdf
-             * @example photo.jpg
-             */
-            fileName: string;
-            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects) */
-            originalFileUrl?: string;
-            watermarks: components["schemas"]["WatermarkTextDto"][];
-        };
-        CreateEmbedOrderDto: {
-            /**
-             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
-             * @example 6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11
-             */
-            idempotencyKey: string;
-            files: components["schemas"]["EmbedFileDto"][];
-        };
-        OriginalFileDto: {
-            /**
-             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff, pdf
-             * @example photo.png
-             */
-            fileName: string;
-        };
-        ExtractFileDto: {
-            /**
-             * @description the file to inspect
-             * @example found-online.jpg
-             */
-            fileName: string;
-            originalFile: components["schemas"]["OriginalFileDto"];
-        };
-        CreateExtractOrderDto: {
-            /**
-             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
-             * @example 6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11
-             */
-            idempotencyKey: string;
-            file: components["schemas"]["ExtractFileDto"];
-        };
         CreateWebhookBody: {
             /** @example orders to the CMS */
             name: string;
@@ -1202,6 +1232,28 @@ export interface components {
              */
             locale: "ko-KR" | "en-US" | "ja-JP";
         };
+        WatermarkTextDto: {
+            /** @example recipient-0042 */
+            text: string;
+        };
+        EmbedFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff, pdf
+             * @example photo.jpg
+             */
+            fileName: string;
+            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects) */
+            originalFileUrl?: string;
+            watermarks: components["schemas"]["WatermarkTextDto"][];
+        };
+        CreateEmbedOrderDto: {
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11
+             */
+            idempotencyKey: string;
+            files: components["schemas"]["EmbedFileDto"][];
+        };
         V2EmbedFileDto: {
             /**
              * @description extension one of jpg, jpeg, png, webp, bmp, tiff, pdf
@@ -1220,6 +1272,29 @@ export interface components {
             idempotencyKey: string;
             files: components["schemas"]["V2EmbedFileDto"][];
         };
+        OriginalFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, bmp, tif, tiff, pdf
+             * @example photo.png
+             */
+            fileName: string;
+        };
+        ExtractFileDto: {
+            /**
+             * @description the file to inspect
+             * @example found-online.jpg
+             */
+            fileName: string;
+            originalFile: components["schemas"]["OriginalFileDto"];
+        };
+        CreateExtractOrderDto: {
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11
+             */
+            idempotencyKey: string;
+            file: components["schemas"]["ExtractFileDto"];
+        };
         V2ExtractFileDto: {
             /**
              * @description the file to inspect: an image or a PDF
@@ -1236,42 +1311,6 @@ export interface components {
             file: components["schemas"]["V2ExtractFileDto"];
             /** @description images only: also issue an upload slot for the original (`originalFile` in the response) */
             includeOriginal?: boolean;
-        };
-        AiDetectionFileDto: {
-            /**
-             * @description extension one of jpg, jpeg, png, webp, tif, tiff, gif, avif
-             * @example photo.jpg
-             */
-            fileName: string;
-            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
-            originalFileUrl?: string;
-        };
-        AiDetectionOptionsDto: {
-            /**
-             * @description draw a heatmap where a signal is regional (classifier patches, watermark blocks)
-             * @default false
-             */
-            generateHeatmap: boolean;
-            /**
-             * @description blend the heatmap over the image
-             * @default false
-             */
-            generateOverlay: boolean;
-        };
-        CreateAiDetectionOrderDto: {
-            /**
-             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
-             * @example 5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f
-             */
-            idempotencyKey: string;
-            files: components["schemas"]["AiDetectionFileDto"][];
-            options?: components["schemas"]["AiDetectionOptionsDto"];
-        };
-        ConfirmAiDetectionOrderDto: {
-            /** @description repeating it returns the current state without reprocessing */
-            idempotencyKey: string;
-            /** @example 46 */
-            orderId: string;
         };
         AntiAiOptionsDto: {
             /**
@@ -1337,6 +1376,42 @@ export interface components {
             /** @description spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too */
             outputTargets?: components["schemas"]["AntiAiOutputTargetDto"][];
         };
+        AiDetectionFileDto: {
+            /**
+             * @description extension one of jpg, jpeg, png, webp, tif, tiff, gif, avif
+             * @example photo.jpg
+             */
+            fileName: string;
+            /** @description public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL */
+            originalFileUrl?: string;
+        };
+        AiDetectionOptionsDto: {
+            /**
+             * @description draw a heatmap where a signal is regional (classifier patches, watermark blocks)
+             * @default false
+             */
+            generateHeatmap: boolean;
+            /**
+             * @description blend the heatmap over the image
+             * @default false
+             */
+            generateOverlay: boolean;
+        };
+        CreateAiDetectionOrderDto: {
+            /**
+             * @description a new UUID per new order, reused only when retrying the same request; the same key with a different body gives 409 WATERMARK_V2_CONFLICT
+             * @example 5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f
+             */
+            idempotencyKey: string;
+            files: components["schemas"]["AiDetectionFileDto"][];
+            options?: components["schemas"]["AiDetectionOptionsDto"];
+        };
+        ConfirmAiDetectionOrderDto: {
+            /** @description repeating it returns the current state without reprocessing */
+            idempotencyKey: string;
+            /** @example 46 */
+            orderId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1346,258 +1421,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    createEmbedOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateEmbedOrderDto"];
-            };
-        };
-        responses: {
-            /** @description the order, `pending`, with one upload slot per file and one output per text */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["WatermarkOrder"];
-                    };
-                };
-            };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "AUTH_NOT_AUTHENTICATED";
-                    };
-                };
-            };
-            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "USAGE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_CONFLICT";
-                    };
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "PAYLOAD_TOO_LARGE";
-                    };
-                };
-            };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description seconds until the rate-limit window resets */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `SERVER_INTERNAL_ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "SERVER_INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    createExtractOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateExtractOrderDto"];
-            };
-        };
-        responses: {
-            /** @description the order, `pending`, with two upload slots and no outputs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["WatermarkOrder"];
-                    };
-                };
-            };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "AUTH_NOT_AUTHENTICATED";
-                    };
-                };
-            };
-            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "USAGE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_CONFLICT";
-                    };
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "PAYLOAD_TOO_LARGE";
-                    };
-                };
-            };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description seconds until the rate-limit window resets */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `SERVER_INTERNAL_ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "SERVER_INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
     getOrder: {
         parameters: {
             query?: never;
@@ -2999,6 +2822,132 @@ export interface operations {
             };
         };
     };
+    createEmbedOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEmbedOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order, `pending`, with one upload slot per file and one output per text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WatermarkOrder"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     createV2EmbedOrder: {
         parameters: {
             query?: never;
@@ -3113,6 +3062,132 @@ export interface operations {
             };
         };
     };
+    createExtractOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExtractOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order, `pending`, with two upload slots and no outputs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WatermarkOrder"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     createV2ExtractOrder: {
         parameters: {
             query?: never;
@@ -3182,234 +3257,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "WATERMARK_V2_API_SUNSET";
-                    };
-                };
-            };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description seconds until the rate-limit window resets */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `SERVER_INTERNAL_ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "SERVER_INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    createAiDetectionOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateAiDetectionOrderDto"];
-            };
-        };
-        responses: {
-            /** @description the order, pending until confirmed */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AiDetectionOrderCreated"];
-                    };
-                };
-            };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "AUTH_NOT_AUTHENTICATED";
-                    };
-                };
-            };
-            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "USAGE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_CONFLICT";
-                    };
-                };
-            };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description seconds until the rate-limit window resets */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description `SERVER_INTERNAL_ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "SERVER_INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    confirmAiDetectionOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ConfirmAiDetectionOrderDto"];
-            };
-        };
-        responses: {
-            /** @description the order and its status (`inProgress` once started) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AiDetectionConfirm"];
-                    };
-                };
-            };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "VALIDATION_FAILED" | "ORDER_EXPIRED";
-                    };
-                };
-            };
-            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "AUTH_NOT_AUTHENTICATED";
-                    };
-                };
-            };
-            /** @description `RESOURCE_NOT_FOUND`: no such resource for this account */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "RESOURCE_NOT_FOUND";
-                    };
-                };
-            };
-            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code?: "WATERMARK_V2_CONFLICT";
                     };
                 };
             };
@@ -3626,6 +3473,234 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAiDetectionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAiDetectionOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order, pending until confirmed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AiDetectionOrderCreated"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "USAGE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_CONFLICT";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `SERVER_INTERNAL_ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVER_INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `WATERMARK_V2_UNAVAILABLE`: temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WATERMARK_V2_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    confirmAiDetectionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmAiDetectionOrderDto"];
+            };
+        };
+        responses: {
+            /** @description the order and its status (`inProgress` once started) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AiDetectionConfirm"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED" | "ORDER_EXPIRED";
+                    };
+                };
+            };
+            /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "AUTH_NOT_AUTHENTICATED";
+                    };
+                };
+            };
+            /** @description `RESOURCE_NOT_FOUND`: no such resource for this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RESOURCE_NOT_FOUND";
                     };
                 };
             };

@@ -1,5 +1,5 @@
 import { AiDetectionOptionsDto, mediaKindOf } from '@cp/contracts';
-import { OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
+import { Order, OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
 import { NewOrder } from '../../orders/order-creation.service';
 
 /** What an AI detection order keeps from its request (`Order.state.options`). */
@@ -45,4 +45,16 @@ export function aiDetectionOrderRules(request: {
 
 export function aiDetectionOptionsOf(options: OrderOptions | null): AiDetectionOrderOptions {
   return { generateHeatmap: false, generateOverlay: false, ...(options ?? {}), noDownload: true };
+}
+
+/** The client confirmed the order (spec 4.15) before its last image was in: the analysis starts with that image. */
+export function isConfirmed(order: Order): boolean {
+  return order.state.options?.confirmed === true;
+}
+
+/** Keeps an early confirmation with the pending order (once). */
+export function recordConfirmation(order: Order, now: Date): void {
+  if (!isConfirmed(order)) {
+    order.amendOptions((current) => ({ ...(current ?? {}), confirmed: true }), now);
+  }
 }

@@ -1,9 +1,9 @@
 // AI detection orders without a database: the spec's thresholds, per-image analyses kept on the order, the
 // headline probability, failures, and the confirmation recorded before the uploads are in.
-import { AiDetectionCompletedEvent, aiDetectionCategoryOf, EventSubjects, JobSubjects, ObjectKeys, OutboxMessage, StoredObjectRef } from '@cp/contracts';
+import { AiDetectionCompletedEvent, aiDetectionCategoryOf, AiDetectionVerdict, EventSubjects, JobSubjects, ObjectKeys, OutboxMessage, StoredObjectRef } from '@cp/contracts';
 import { Order, OrderFileState } from '../../domain/order';
 import { ObjectUrls, ProcessingContext } from '../order-type-definition';
-import { aiDetectionOrderRules } from './ai-detection-order.rules';
+import { aiDetectionOrderRules, isConfirmed, recordConfirmation } from './ai-detection-order.rules';
 import { AiDetectionOrderType } from './ai-detection.order-type';
 
 const type = new AiDetectionOrderType();
@@ -27,8 +27,6 @@ function orderOf(status: 'pending' | 'inProgress', fileCount = 2, options = { ge
       packageKey: null,
       options: rules.options ?? null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),
       completedAt: null,
       failedAt: null,
@@ -40,12 +38,13 @@ function orderOf(status: 'pending' | 'inProgress', fileCount = 2, options = { ge
   );
 }
 
-function completed(fileId: string, probability: number, heatmap = false): AiDetectionCompletedEvent {
+function completed(fileId: string, probability: number, heatmap = false, verdict?: AiDetectionVerdict): AiDetectionCompletedEvent {
   return {
     orderId: '9',
     fileId,
     probability,
     category: aiDetectionCategoryOf(probability),
+    ...(verdict ? { verdict } : {}),
     noEvidence: false,
     statement: 's',
     evidence: [],
@@ -92,9 +91,9 @@ describe('AI detection orders', () => {
     const order = orderOf('inProgress');
     const [onCompleted] = type.results;
     expect(onCompleted.apply(order, completed('1', 0.1), context)).toEqual([]);
-    const events = onCompleted.apply(order, completed('2', 0.8, true), context);
+    const events = onCompleted.apply(order, completed('2', 0.8, true, 'edited_with_ai'), context);
     expect(subjects(events)).toContain(EventSubjects.orderCompleted);
-    expect(type.webhookData(order)).toMatchObject({ probability: 0.8, category: 'likely_ai', heatmapUrl: null, overlayUrl: null });
+    expect(type.webhookData(order)).toMatchObject({ probability: 0.8, category: 'likely_ai', verdict: 'edited_with_ai', noEvidence: false, heatmapUrl: null, overlayUrl: null });
     // The webhooks service presigns the headline image's heatmap into `heatmapUrl`.
     expect(events.find((entry) => entry.contract.subject === EventSubjects.orderCompleted)?.payload).toMatchObject({
       links: [{ field: 'heatmapUrl', object: { bucket: 'out', key: 'h2' } }],
@@ -103,14 +102,19 @@ describe('AI detection orders', () => {
     expect(type.v3View(order, {}, urls).detection).toMatchObject({
       probability: 0.8,
       category: 'likely_ai',
+      verdict: 'edited_with_ai',
+      noEvidence: false,
       files: [
-        { fileId: '1', probability: 0.1, images: { originalUrl: `https://s3/${ObjectKeys.input('3', '9', '1', 'p0.png')}`, thumbnailUrl: 'https://s3/t1', heatmapUrl: null } },
+        // an analysis recorded without a verdict gets the one its category implies
+        { fileId: '1', probability: 0.1, verdict: 'captured', images: { originalUrl: `https://s3/${ObjectKeys.input('3', '9', '1', 'p0.png')}`, thumbnailUrl: 'https://s3/t1', heatmapUrl: null } },
         { fileId: '2', probability: 0.8, images: { thumbnailUrl: 'https://s3/t2', heatmapUrl: 'https://s3/h2', overlayUrl: null } },
       ],
     });
     expect(type.v2Detail(order, urls)).toMatchObject({
       statusCode: 'likely_ai',
       aiProbability: 0.8,
+      aiVerdict: 'edited_with_ai',
+      aiNoEvidence: false,
       thumbnailImageUrl: 'https://s3/t2',
       originalImageUrl: `https://s3/${ObjectKeys.input('3', '9', '2', 'p1.png')}`,
       heatmapImageUrl: 'https://s3/h2',
@@ -127,14 +131,17 @@ describe('AI detection orders', () => {
     expect(order.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:9', reason: 'order failed' }]);
   });
 
-  it('test keys get a result that says it is simulated, in the uncertain band', () => {
+  it('test keys get a result that says it is simulated and cannot be determined, spec category beside it', () => {
     const order = orderOf('inProgress', 1);
     type.startSandbox(order, context);
     expect(order.status).toBe('complete');
     expect(type.linkedObjects(order)).toEqual([]);
+    expect(type.webhookData(order)).toMatchObject({ category: 'uncertain_ai', verdict: 'cannot_be_determined', noEvidence: true });
+    expect(type.v2Detail(order, urlsFor([]))).toMatchObject({ statusCode: 'uncertain_ai', aiVerdict: 'cannot_be_determined', aiNoEvidence: true });
     expect(type.v3View(order, {}, urlsFor([])).detection?.files[0]).toMatchObject({
       probability: 0.5,
       category: 'uncertain_ai',
+      verdict: 'cannot_be_determined',
       noEvidence: true,
       images: { originalUrl: null, thumbnailUrl: null, heatmapUrl: null, overlayUrl: null },
     });
@@ -143,8 +150,8 @@ describe('AI detection orders', () => {
 
   it('a confirmation before the uploads are in is kept with the pending order, once', () => {
     const order = orderOf('pending');
-    expect(order.isConfirmed()).toBe(false);
-    order.recordConfirmation(context.now);
-    expect([order.status, order.isConfirmed(), order.state.options?.generateHeatmap]).toEqual(['pending', true, true]);
+    expect([isConfirmed(order), type.startsOnLastFile(order)]).toEqual([false, false]);
+    recordConfirmation(order, context.now);
+    expect([order.status, isConfirmed(order), type.startsOnLastFile(order), order.state.options?.generateHeatmap]).toEqual(['pending', true, true, true]);
   });
 });

@@ -2,6 +2,8 @@ import {
   AiDetectionAnalysis,
   AiDetectionCompletedEvent,
   aiDetectionCategoryOf,
+  aiDetectionVerdictOf,
+  AiDetectionVerdict,
   AiDetectionResultView,
   Events,
   Jobs,
@@ -20,7 +22,7 @@ import { Order, OrderOptions } from '../../domain/order';
 import { ObjectUrls, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
-import { aiDetectionOptionsOf } from './ai-detection-order.rules';
+import { aiDetectionOptionsOf, isConfirmed } from './ai-detection-order.rules';
 
 /**
  * One image's analysis as the order keeps it (`typeResult.files[fileId]`); `original` is what the reads show
@@ -42,15 +44,25 @@ function headlineDetection(order: Order): StoredDetection | null {
   return detectionsOf(order).reduce<StoredDetection | null>((top, detection) => (!top || detection.probability > top.probability ? detection : top), null);
 }
 
-function headline(order: Order): { probability: number; category: AiDetectionResultView['category'] } | null {
+interface Headline {
+  probability: number;
+  category: AiDetectionResultView['category'];
+  verdict: AiDetectionVerdict;
+  noEvidence: boolean;
+}
+
+/** The headline image's probability and spec category, with its verdict: what every surface leads with. */
+function headline(order: Order): Headline | null {
   const top = headlineDetection(order);
-  return top ? { probability: top.probability, category: aiDetectionCategoryOf(top.probability) } : null;
+  return top
+    ? { probability: top.probability, category: aiDetectionCategoryOf(top.probability), verdict: aiDetectionVerdictOf(top), noEvidence: top.noEvidence }
+    : null;
 }
 
 /** The analysis itself, as the v3 view and the report show it. */
 function analysisOf(detection: StoredDetection): AiDetectionAnalysis {
   const { probability, category, noEvidence, statement, evidence, heatmapNote } = detection;
-  return { probability, category, noEvidence, statement, evidence, heatmapNote };
+  return { probability, category, verdict: aiDetectionVerdictOf(detection), noEvidence, statement, evidence, heatmapNote };
 }
 
 /** A simulated result's images are empty references: nothing to link to. */
@@ -64,6 +76,7 @@ function simulated(fileId: string): StoredDetection {
     fileId,
     probability: 0.5,
     category: aiDetectionCategoryOf(0.5),
+    verdict: 'cannot_be_determined',
     noEvidence: true,
     statement: 'Simulated result for a test key: no analysis was made.',
     evidence: [],
@@ -80,7 +93,6 @@ function simulated(fileId: string): StoredDetection {
 export class AiDetectionOrderType implements OrderTypeDefinition {
   readonly type = 'aiDetection' as const;
   readonly reportType = 'aiDetection' as const;
-  readonly startsWhen = 'confirmed' as const;
 
   readonly results = [
     onResult('orders-ai-detection-completed', Events.aiDetectionCompleted, (order, event, context) => {
@@ -91,6 +103,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         original: event.images.preview ?? input,
         probability: event.probability,
         category: event.category,
+        verdict: aiDetectionVerdictOf(event),
         noEvidence: event.noEvidence,
         statement: event.statement,
         evidence: event.evidence,
@@ -109,6 +122,11 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
     // An image that can never be analysed fails the order with its public code; the credits come back.
     onResult('orders-ai-detection-failed', Events.aiDetectionFailed, (order, event, context) => order.outputFailed(`${event.fileId}-1`, event.code, context.now)),
   ];
+
+  /** Spec 4.15: the analysis starts on the client's confirmation; one given before the last image starts it then. */
+  startsOnLastFile(order: Order): boolean {
+    return isConfirmed(order);
+  }
 
   startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
@@ -135,11 +153,20 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
 
   /**
    * Spec 6.2: `probability`, `heatmapUrl`, `overlayUrl` (of the headline image; null when there is none: the
-   * webhooks service sets the URLs from `webhookLinks`, presigned 1 hour at each attempt).
+   * webhooks service sets the URLs from `webhookLinks`, presigned 1 hour at each attempt), with the spec's
+   * `category` and, beside them, `verdict` and `noEvidence` (docs/api-decisions.md).
    */
   webhookData(order: Order): Record<string, unknown> {
     const top = headline(order);
-    return { fileCount: order.files.length, probability: top?.probability ?? null, category: top?.category ?? null, heatmapUrl: null, overlayUrl: null };
+    return {
+      fileCount: order.files.length,
+      probability: top?.probability ?? null,
+      category: top?.category ?? null,
+      verdict: top?.verdict ?? null,
+      noEvidence: top?.noEvidence ?? null,
+      heatmapUrl: null,
+      overlayUrl: null,
+    };
   }
 
   private webhookLinks(order: Order): WebhookLink[] {
@@ -208,6 +235,8 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         ? {
             statusCode: aiDetectionCategoryOf(top.probability),
             aiProbability: top.probability,
+            aiVerdict: aiDetectionVerdictOf(top),
+            aiNoEvidence: top.noEvidence,
             originalImageUrl: urls.of(stored(top.original)),
             heatmapImageUrl: urls.of(stored(top.images.heatmap)),
             overlayImageUrl: urls.of(stored(top.images.overlay)),

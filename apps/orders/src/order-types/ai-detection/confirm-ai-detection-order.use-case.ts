@@ -6,6 +6,7 @@ import { IdempotencyRepository } from '../../orders/idempotency.repository';
 import { requestHash } from '../../orders/order-creation.service';
 import { OrdersRepository } from '../../orders/orders.repository';
 import { OrderProcessingService } from '../../processing/order-processing.service';
+import { recordConfirmation } from './ai-detection-order.rules';
 
 /**
  * Spec 4.15, `POST /api/v2/orders/ai-detection/confirm`: starts the analysis of a pending AI detection
@@ -49,7 +50,7 @@ export class ConfirmAiDetectionOrderUseCase {
           await this.orders.save(tx, order, this.processing.start(order, now));
         } else if (order.status === 'pending') {
           // Uploads still arriving (storage notifications are asynchronous): start with the last one.
-          order.recordConfirmation(now);
+          recordConfirmation(order, now);
           await this.orders.save(tx, order, []);
         }
         await this.idempotency.insert(tx, scope, hash, order.id);

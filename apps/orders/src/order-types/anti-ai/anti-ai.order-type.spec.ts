@@ -29,8 +29,6 @@ function orderOf(rules: ReturnType<typeof antiAiOrderRules>): Order {
       packageKey: null,
       options: rules.options ?? null,
       typeResult: null,
-      result: null,
-      resultDetails: null,
       expiresAt: new Date(at.getTime() + 3600_000),
       completedAt: null,
       failedAt: null,

@@ -29,7 +29,6 @@ function thumbnailOf(order: Order): StoredObjectRef | null {
 export class AntiAiOrderType implements OrderTypeDefinition {
   readonly type = 'antiAi' as const;
   readonly reportType = null;
-  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-anti-ai-output-completed', Events.antiAiOutputCompleted, (order, event, context) => {
@@ -49,6 +48,10 @@ export class AntiAiOrderType implements OrderTypeDefinition {
   ];
 
   constructor(private readonly samples: SampleFiles) {}
+
+  startsOnLastFile(): boolean {
+    return true;
+  }
 
   startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
@@ -77,7 +80,7 @@ export class AntiAiOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    return completeWithSamples(order, now, this.samples, this.webhookData(order));
+    return completeWithSamples(order, now, this.samples.forOrder(order.outputs.length), this.webhookData(order));
   }
 
   /** Spec 6.2: `fileCount` (and `downloadUrl`, added by the webhooks service when there is a download). */

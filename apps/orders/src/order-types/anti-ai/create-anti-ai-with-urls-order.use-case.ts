@@ -30,7 +30,8 @@ export class CreateAntiAiWithUrlsOrderUseCase {
       operation: 'anti-ai-with-urls',
       idempotencyKey: request.idempotencyKey,
       request,
-      startsAtOnce: true,
+      // Spec 3.1 "processing starts at once": `inProgress` at creation; the jobs go out once the files are fetched.
+      afterCreation: (order, now) => order.startBeforeFiles(now),
     });
     return { orderName: orderNameOf(order.state), orderId: order.id, status: order.status };
   }

@@ -11,7 +11,6 @@ import { toOrderView } from '../order-view.mapper';
 export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkEmbed' as const;
   readonly reportType = null;
-  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),
@@ -23,6 +22,10 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   ];
 
   constructor(private readonly samples: SampleFiles) {}
+
+  startsOnLastFile(): boolean {
+    return true;
+  }
 
   startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
@@ -47,7 +50,7 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   }
 
   startSandbox(order: Order, { now }: ProcessingContext): OutboxMessage[] {
-    return completeWithSamples(order, now, this.samples, this.webhookData(order));
+    return completeWithSamples(order, now, this.samples.forOrder(order.outputs.length), this.webhookData(order));
   }
 
   webhookData(order: Order): Record<string, unknown> {

@@ -1,17 +1,53 @@
-import { Events, ExtractResultView, Jobs, message, OutboxMessage, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import {
+  DetectionEvidenceView,
+  DetectionStatus,
+  Events,
+  ExtractResultView,
+  Jobs,
+  message,
+  OutboxMessage,
+  ReportContextView,
+  StoredObjectRef,
+  V2OrderDetailView,
+  WatermarkOrderView,
+} from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { Order, OrderFileState, ResultDetails } from '../../domain/order';
+import { Order, OrderFileState, OrderOptions } from '../../domain/order';
 import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { simulatedExtractResult } from './simulated-extract-result';
+
+/** How an extract result was reached, for reports (not part of the public `result`). */
+export interface ResultDetails {
+  confidence: number;
+  method: string;
+  evidence?: DetectionEvidenceView;
+}
+
+/** What an extract order keeps (`typeResult`): the public summary (spec 2.4) and how it was reached. */
+interface ExtractResults extends OrderOptions {
+  result: ExtractResultView;
+  details: ResultDetails;
+}
+
+/** Spec 3.1/4.2: unsupported and error results complete the order and refund its credit. */
+const REFUNDED_RESULTS: ReadonlySet<DetectionStatus> = new Set(['unsupported', 'error']);
+
+/** The order's result summary (spec 2.4); null until the processor answered. */
+export function extractResultOf(order: Order): ExtractResultView | null {
+  return (order.state.typeResult as ExtractResults | null)?.result ?? null;
+}
+
+function detailsOf(order: Order): ResultDetails | null {
+  return (order.state.typeResult as ExtractResults | null)?.details ?? null;
+}
 
 /** Spec 4.2 / 4.10: one processor job per order compares the inspected file with its original. */
 @Injectable()
 export class WatermarkExtractOrderType implements OrderTypeDefinition {
   readonly type = 'watermarkExtract' as const;
   readonly reportType = 'watermarkDetection' as const;
-  readonly startsWhen = 'filesUploaded' as const;
 
   readonly results = [
     onResult('orders-extract-completed', Events.extractCompleted, (order, event, context) =>
@@ -23,6 +59,10 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
       ),
     ),
   ];
+
+  startsOnLastFile(): boolean {
+    return true;
+  }
 
   startLive(order: Order, { buckets, now }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
@@ -52,8 +92,9 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
 
   /** Spec 6.2: `statusCode`, `watermarkFound`, and the text only when found and issued by this account. */
   webhookData(order: Order): Record<string, unknown> {
-    const found = order.state.result?.detectionStatus === 'detected';
-    const text = order.state.result?.watermarkText;
+    const result = extractResultOf(order);
+    const found = result?.detectionStatus === 'detected';
+    const text = result?.watermarkText;
     return {
       statusCode: found ? 'detected' : 'undetected',
       watermarkFound: found,
@@ -67,19 +108,34 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
   }
 
   v3View(order: Order, uploadUrls: Record<string, string>): WatermarkOrderView {
-    return toOrderView(order, uploadUrls);
+    return { ...toOrderView(order, uploadUrls), result: extractResultOf(order) };
   }
 
-  v2Detail({ state }: Order): Partial<V2OrderDetailView> {
+  v2Detail(order: Order): Partial<V2OrderDetailView> {
+    const result = extractResultOf(order);
     return {
-      ...(state.result ? { statusCode: state.result.detectionStatus === 'detected' ? ('detected' as const) : ('undetected' as const) } : {}),
-      extractedWatermarkText: state.result?.watermarkText ?? null,
+      ...(result ? { statusCode: result.detectionStatus === 'detected' ? ('detected' as const) : ('undetected' as const) } : {}),
+      extractedWatermarkText: result?.watermarkText ?? null,
+    };
+  }
+
+  /** Spec 4.2/4.8: the outcome and how it was reached (the reports service decides from it whether a report can be made). */
+  reportContext(order: Order): Partial<ReportContextView> {
+    const result = extractResultOf(order);
+    const details = detailsOf(order);
+    return {
+      result,
+      confidence: details?.confidence ?? null,
+      method: details?.method ?? null,
+      evidence: details?.evidence ?? null,
+      detectionStatus: result?.detectionStatus ?? null,
     };
   }
 
   /** Records the outcome and completes the order (unsupported and error results refund the credit). */
   private finish(order: Order, result: ExtractResultView, details: ResultDetails, now: Date): OutboxMessage[] {
-    order.recordResult(result, details, now);
+    const refund = REFUNDED_RESULTS.has(result.detectionStatus) ? `extract ${result.detectionStatus}` : undefined;
+    order.recordTypeResult(() => ({ result, details }) satisfies ExtractResults, now, refund);
     const found = result.detectionStatus === 'detected';
     return order.complete(now, {
       extract: { statusCode: found ? 'detected' : 'undetected', watermarkFound: found, watermarkText: found ? result.watermarkText : null },

@@ -5,16 +5,16 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
-import { apiKeyAuthMiddleware, isTestUploadPath } from '../auth/api-key-auth.middleware';
-import { AuthenticatedKeyCache } from '../auth/authenticated-key-cache';
-import { GatewayConfig } from '../gateway.config';
-import { buildOpenApiDocument } from '../openapi/openapi-document';
-import { RateLimiterService } from '../rate-limit/rate-limiter.service';
-import { sendError } from './error-response';
-import { HttpExceptionFilter } from './http-exception.filter';
-import { createValidationPipe } from './validation.pipe';
-import { inputHygieneMiddleware } from './input-hygiene.middleware';
-import { v2SunsetMiddleware } from '../v2/v2-deprecation.interceptor';
+import { apiKeyAuthMiddleware, isTestUploadPath } from './auth/api-key-auth.middleware';
+import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
+import { GatewayConfig } from './gateway.config';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { sendError } from './http/error-response';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { createValidationPipe } from './http/validation.pipe';
+import { inputHygieneMiddleware } from './http/input-hygiene.middleware';
+import { v2SunsetMiddleware } from './v2/v2-deprecation.interceptor';
 
 /**
  * Every failure of body reading is the client's: body-parser and raw-body mark theirs with a 4xx `status`

@@ -2,7 +2,10 @@ import { ErrorCode } from '@cp/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error-response';
+import { ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-response';
+
+/** The `{orderId}` path parameter of every order route (spec: digits, at most 20). */
+export const ORDER_ID_PARAM = { name: 'orderId', schema: { type: 'string', pattern: '^[0-9]{1,20}$' }, example: '42' } as const;
 
 /** Codes every authenticated route can answer with: auth, rate limit, internal error, a service that does not answer in time. */
 const ALWAYS: readonly ErrorCode[] = [
