@@ -1,4 +1,4 @@
-import { ErrorCode } from '@cp/contracts';
+import { ErrorCode, ErrorView } from '@cp/contracts';
 import type { Response } from 'express';
 
 /** The one mapping from public error code to HTTP status; a new code fails to compile until it is mapped. */
@@ -34,5 +34,6 @@ export function sendError(response: Response, code: ErrorCode): void {
   if (status === 503 && !response.hasHeader('Retry-After')) {
     response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   }
-  response.status(status).json({ code });
+  const body: ErrorView = { code };
+  response.status(status).json(body);
 }

@@ -3,7 +3,6 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfa
 /**
  * The response schemas that decorators cannot say (issue 31): every other one is generated from the view
  * classes of `@cp/contracts` (openapi-views.ts). Kept by hand, each for its reason:
- * - `Error`: the body the gateway's exception filter writes; it has no view class.
  * - `CreatedWebhook`, `V2ExtractFile`: `allOf` of a generated schema and the extra fields; decorators on a
  *   subclass would publish a flattened copy of the parent's fields instead.
  * - `DeletedWebhook` (`deleted: [true]`) and `V2ExtractFile` (`sequence: [1]`): enumerations that are not strings,
@@ -14,12 +13,6 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfa
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 
 export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
-  Error: {
-    type: 'object',
-    description: 'Every error response (spec 7). `code` is public and stable; no internal message is ever returned.',
-    required: ['code'],
-    properties: { code: { type: 'string', example: 'VALIDATION_FAILED' } },
-  },
   CreatedWebhook: {
     allOf: [
       ref('Webhook'),

@@ -9,6 +9,7 @@ import {
   AntiAiOrderCreatedView,
   AntiAiWithUrlsCreatedView,
   DownloadView,
+  ErrorView,
   ExtractResultView,
   InputFileView,
   OrderReportEntryView,
@@ -35,6 +36,7 @@ import {
  * routes refer to them by that name (`ApiData`). The schemas decorators cannot say stay in openapi-schemas.ts.
  */
 export const RESPONSE_VIEWS = [
+  ErrorView,
   InputFileView,
   OutputView,
   ExtractResultView,

@@ -471,11 +471,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every error response (spec 7). `code` is public and stable; no internal message is ever returned. */
-        Error: {
-            /** @example VALIDATION_FAILED */
-            code: string;
-        };
         CreatedWebhook: components["schemas"]["Webhook"] & {
             /**
              * @description signing secret, shown only in this response
@@ -734,6 +729,11 @@ export interface components {
             idempotencyKey: string;
             /** @example 46 */
             orderId: string;
+        };
+        /** @description Every error response (spec 7). `code` is public and stable; no internal message is ever returned. */
+        Error: {
+            /** @example VALIDATION_FAILED */
+            code: string;
         };
         /** @description Input file entry (spec 2.2). */
         InputFile: {
