@@ -146,11 +146,19 @@ const SCHEMA_NAMES = [...GENERATED, ...Object.keys(OPENAPI_SCHEMAS)];
 describe('OpenAPI response schemas and the contract views', () => {
   let schemas: Schemas;
   let comparer: ViewComparer;
+  let references: string[];
   beforeAll(async () => {
     const app = await NestFactory.create(OpenApiHostModule.register(), { logger: false });
-    schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Schemas;
+    const document = buildOpenApiDocument(app);
     await app.close();
+    schemas = (document.components?.schemas ?? {}) as Schemas;
     comparer = new ViewComparer(schemas);
+    references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(([, name]) => name);
+  });
+
+  it('resolves every reference of the routes and schemas (a route names its schema by string: `ApiData`)', () => {
+    expect(references.length).toBeGreaterThan(50);
+    expect([...new Set(references)].filter((name) => !(name in schemas))).toEqual([]);
   });
 
   it('serves every generated and hand-written schema under its published name', () => {
