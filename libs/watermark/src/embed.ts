@@ -119,15 +119,14 @@ export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
  */
 export function ceilingMap(activity: Float32Array, luma: Float32Array, darkFlat?: Float32Array): Float32Array {
   const out = new Float32Array(activity.length);
-  const blackFlat = FLAT_VARIANCE * BLACK_CEILING_FACTOR ** 2;
   for (let i = 0; i < out.length; i++) {
     const dark = math.min(1, (luma[i] + 1.5 * FLAT_LUMA_KNEE) / (2.5 * FLAT_LUMA_KNEE));
-    const own = (FLAT_VARIANCE + TEXTURE_VARIANCE_PER_ACTIVITY * activity[i]) * dark * dark;
     // issue 34: sparse bright detail on black (a star field): a few bright points give the cell a high mean
-    // activity and luma, but the mark is spread over the whole cell, and on its black, flat pixels the eye and SSIM
-    // see it as on a black, flat cell. The cell's variance is the blend of both by their shares.
-    const s = darkFlat ? darkFlat[i] : 0;
-    out[i] = math.sqrt(((1 - s) * own + s * math.min(own, blackFlat)) / INTERP_ENERGY);
+    // activity, but the mark is spread over the whole cell, and on its black, flat pixels the eye and SSIM see it as
+    // on a flat cell. Texture hides the mark only in the share of the cell that is not dark and flat (a flat cell,
+    // a black frame, keeps its ceiling: its activity is ~0 either way).
+    const textured = darkFlat ? 1 - darkFlat[i] : 1;
+    out[i] = math.sqrt((FLAT_VARIANCE + TEXTURE_VARIANCE_PER_ACTIVITY * activity[i] * textured) / INTERP_ENERGY) * dark;
   }
   return out;
 }
@@ -135,8 +134,7 @@ export function ceilingMap(activity: Float32Array, luma: Float32Array, darkFlat?
 export const DARK_FLAT_LUMA = 24;
 /** |dx| + |dy| (luma levels) below which a pixel counts as flat for the ceiling. */
 export const DARK_FLAT_ACTIVITY = 8;
-/** The ceiling of a black, flat cell relative to a bright one (the dark factor at luma 0). */
-const BLACK_CEILING_FACTOR = 0.6;
+
 /** Largest mark variance (levels²) on a flat, bright cell: ~0.985 SSIM on an 8x8 window of a flat area. */
 export const FLAT_VARIANCE = 1.4;
 /** Extra variance allowed per unit of activity (texture hides the mark). */

@@ -720,7 +720,7 @@ function polish(O: Plane, I: Plane, start: Registration): Registration {
 }
 
 /** Largest deviation of a linear part from the identity (or a pure scale) that snapCrop tries to remove. */
-const SNAP_TOLERANCE = 0.012;
+const SNAP_TOLERANCE = 0.03;
 
 /**
  * Issue 34: a plain crop or resize has a linear part that is exactly a uniform scale, but the block-matching fits
@@ -733,7 +733,8 @@ const SNAP_TOLERANCE = 0.012;
  */
 export function snapCrop(O: Plane, I: Plane, reg: Registration): Registration {
   const H = reg.H;
-  if (math.abs(H[6]) + math.abs(H[7]) > 1e-6 || math.abs(H[8] - 1) > 1e-9) return reg;
+  // a projective part that moves no corner by more than 3 % of the size is the fit's noise too
+  if (math.abs(H[6]) * I.w + math.abs(H[7]) * I.h > SNAP_TOLERANCE || math.abs(H[8] - 1) > 1e-9) return reg;
   const s = 0.5 * (H[0] + H[4]);
   if (!(s > 0) || math.abs(H[0] - s) > SNAP_TOLERANCE * s || math.abs(H[4] - s) > SNAP_TOLERANCE * s || math.abs(H[1]) > SNAP_TOLERANCE * s || math.abs(H[3]) > SNAP_TOLERANCE * s) return reg;
   const cx = (I.w - 1) / 2;
