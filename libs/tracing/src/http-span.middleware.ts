@@ -36,6 +36,10 @@ export function traceHttpRequests(request: Request, response: Response, next: Ne
     }
     span.end();
   });
+  // The body is read in the socket's callbacks, which run in the context the connection was opened in: bound to
+  // the request's span, the listeners body parsing adds keep it (as the HTTP instrumentation packages do).
+  otelContext.bind(context, request);
+  otelContext.bind(context, response);
   otelContext.with(context, next);
 }
 

@@ -1,5 +1,5 @@
 import { isErrorCode } from '@cp/contracts';
-import { Attributes, Context, context, propagation, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Attributes, Context, context, Link, propagation, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 /** The attributes an operator searches traces by. Never a key, a secret or a file's content. */
 export const SpanAttributes = {
@@ -51,6 +51,8 @@ export function recordSpanError(span: Span, error: unknown): void {
 export interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
+  /** Spans this one follows from without being their child (a request that continues an order's trace). */
+  links?: Link[];
   /** The parent, when it is not the active context (a message's headers, an outbox row). */
   parent?: Context;
 }
@@ -61,7 +63,7 @@ export interface SpanOptions {
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   const parent = options.parent ?? context.active();
-  return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent, async (span) => {
+  return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, parent, async (span) => {
     try {
       return await work(span);
     } catch (error) {
@@ -76,7 +78,7 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
 /** Starts a span the caller ends itself (HTTP requests end with the response, not with a promise). */
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } {
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
 
