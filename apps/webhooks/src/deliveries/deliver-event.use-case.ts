@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { orderTypeEntry, resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
-import { inSpan, orderAttributes, SpanKind } from '@cp/tracing';
+import { contextFromTraceparent, inSpan, orderAttributes, SpanKind } from '@cp/tracing';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { SecretCipher } from '../endpoints/secret-cipher';
@@ -52,7 +52,9 @@ export class DeliverEventUseCase {
       'cp.webhook.trigger': trigger,
       'cp.webhook.attempt': claim.attempts + 1,
     };
-    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    // The dispatcher's loop has no trace: an automatic attempt continues the event's (the order's), stored with the delivery.
+    const parent = trigger === 'automatic' && claim.traceparent ? contextFromTraceparent(claim.traceparent) : undefined;
+    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes, parent }, async (span) => {
       const result = await this.attempt(claim, trigger);
       span.setAttribute('cp.webhook.outcome', result.outcome.kind);
       return result;
