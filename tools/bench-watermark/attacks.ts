@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 // Test helpers of the engine, not part of its public surface (as main.ts imports its SSIM).
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { rotateCrop } from '../../libs/watermark/src/testing/edits';
+import { centreCrop, keystone, rotateCrop, sepiaVignette, warpCorners } from '../../libs/watermark/src/testing/edits';
 
 /** Deterministic PRNG (mulberry32) so benchmark runs repeat. */
 export function rng(seed: number): () => number {
@@ -121,54 +121,10 @@ const mirror = (img: Buffer, vertical: boolean): Promise<Buffer> => (vertical ? 
 
 /** Small perspective: each corner moved inwards by up to `frac` of the size (a photo taken slightly off-axis). */
 async function perspective(img: Buffer, frac: number, rand: () => number): Promise<Buffer> {
-  const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const { width: w, height: h, channels: c } = info;
+  const { w, h } = await dims(img);
   const src = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]];
-  const dst = src.map(([x, y]) => [x + (x === 0 ? 1 : -1) * rand() * frac * w, y + (y === 0 ? 1 : -1) * rand() * frac * h]);
-  // homography dst -> src by the 8x8 direct linear transform
-  const A: number[][] = [];
-  const b: number[] = [];
-  for (let k = 0; k < 4; k++) {
-    const [x, y] = dst[k];
-    const [u, v] = src[k];
-    A.push([x, y, 1, 0, 0, 0, -u * x, -u * y]);
-    b.push(u);
-    A.push([0, 0, 0, x, y, 1, -v * x, -v * y]);
-    b.push(v);
-  }
-  for (let i = 0; i < 8; i++) {
-    let p = i;
-    for (let r = i + 1; r < 8; r++) if (Math.abs(A[r][i]) > Math.abs(A[p][i])) p = r;
-    [A[i], A[p]] = [A[p], A[i]];
-    [b[i], b[p]] = [b[p], b[i]];
-    for (let r = 0; r < 8; r++) {
-      if (r === i) continue;
-      const f = A[r][i] / A[i][i];
-      for (let j = i; j < 8; j++) A[r][j] -= f * A[i][j];
-      b[r] -= f * b[i];
-    }
-  }
-  const H = b.map((v, i) => v / A[i][i]);
-  const out = Buffer.alloc(data.length, 255);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const z = H[6] * x + H[7] * y + 1;
-      const u = (H[0] * x + H[1] * y + H[2]) / z;
-      const v = (H[3] * x + H[4] * y + H[5]) / z;
-      if (u < 0 || v < 0 || u > w - 1 || v > h - 1) continue;
-      const x0 = Math.min(w - 2, Math.floor(u));
-      const y0 = Math.min(h - 2, Math.floor(v));
-      const fx = u - x0;
-      const fy = v - y0;
-      for (let ch = 0; ch < c; ch++) {
-        const i = (y0 * w + x0) * c + ch;
-        const top = data[i] + (data[i + c] - data[i]) * fx;
-        const bot = data[i + w * c] + (data[i + w * c + c] - data[i + w * c]) * fx;
-        out[(y * w + x) * c + ch] = Math.round(top + (bot - top) * fy);
-      }
-    }
-  }
-  return sharp(out, { raw: { width: w, height: h, channels: c } }).png().toBuffer();
+  const dst = src.map(([x, y]) => [x + (x === 0 ? 1 : -1) * rand() * frac * w, y + (y === 0 ? 1 : -1) * rand() * frac * h] as [number, number]);
+  return warpCorners(img, dst, 255);
 }
 
 /** One random edit of a chain. */
@@ -228,3 +184,64 @@ export async function randomGeometry(img: Buffer, rand: () => number): Promise<B
 }
 
 export { rotateExpand, mirror, chainOrder };
+
+// ---- issue 34: keystone, tiny crops, strong toning, borders, two-step chains, thumbnails, pasted into a page ----
+
+/** Two random steps of resize, recompression and crop; `strong` draws the harsher half of each range. */
+async function twoStep(img: Buffer, rand: () => number, strong: boolean): Promise<Buffer> {
+  const steps: Attack[] = [
+    (i, r) => resize(i, strong ? 0.3 + 0.2 * r() : 0.55 + 0.25 * r()),
+    (i, r) => sharp(i).jpeg({ quality: Math.round(strong ? 35 + 20 * r() : 60 + 25 * r()) }).toBuffer(),
+    (i, r) => crop(i, strong ? 0.15 + 0.2 * r() : 0.45 + 0.35 * r(), r),
+  ];
+  let out = img;
+  for (let k = 0; k < 2; k++) out = await steps[Math.floor(rand() * 3)](out, rand);
+  return out;
+}
+
+/** A thumbnail: the longer side brought to `side` px, JPEG 80. */
+async function thumbnail(img: Buffer, side: number): Promise<Buffer> {
+  return sharp(img).resize(side, side, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
+}
+
+/** A wide white border, `frac` of the longer side on every side, then JPEG 85. */
+async function whiteBorder(img: Buffer, frac: number): Promise<Buffer> {
+  const { w, h } = await dims(img);
+  const b = Math.round(frac * Math.max(w, h));
+  const bordered = await sharp(img).extend({ top: b, bottom: b, left: b, right: b, background: '#ffffff' }).png().toBuffer();
+  return sharp(bordered).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** The picture reduced to `scale`, pasted into a white page (its own size, a headline above it), JPEG 85. */
+async function pastedInPage(img: Buffer, scale: number, rand: () => number): Promise<Buffer> {
+  const { w, h } = await dims(img);
+  const pw = Math.round(w * 1.1);
+  const headline = Math.round(h * 0.12);
+  const ph = Math.round(h * 1.1) + headline;
+  const sw = Math.max(8, Math.round(w * scale));
+  const sh = Math.max(8, Math.round(h * scale));
+  const small = await sharp(img).resize(sw, sh, { fit: 'fill' }).png().toBuffer();
+  const left = Math.floor(rand() * (pw - sw + 1));
+  const top = headline + Math.floor(rand() * (ph - headline - sh + 1));
+  const fs = Math.round(headline * 0.6);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${headline}"><text x="${Math.round(pw * 0.04)}" y="${Math.round(headline * 0.75)}" font-family="sans-serif" font-weight="bold" font-size="${fs}" fill="#111">Leaked: the picture of the week</text></svg>`;
+  const page = await sharp({ create: { width: pw, height: ph, channels: 3, background: '#ffffff' } })
+    .composite([
+      { input: Buffer.from(svg), left: 0, top: 0 },
+      { input: small, left, top },
+    ])
+    .png()
+    .toBuffer();
+  return sharp(page).jpeg({ quality: 85 }).toBuffer();
+}
+
+export const NEW_ATTACKS: [string, Attack][] = [
+  ...[0.05, 0.1, 0.15, 0.2].map((k): [string, Attack] => [`keystone ${k * 100}%, black fill + jpeg 85`, async (i, r) => sharp(await keystone(i, k, Math.floor(r() * 4))).jpeg({ quality: 85 }).toBuffer()]),
+  ...[0.08, 0.05, 0.03].map((a): [string, Attack] => [`centre crop ${a * 100}% area`, (i, r) => centreCrop(i, a, (r() - 0.5) * 0.1, (r() - 0.5) * 0.1)]),
+  ...[0.3, 0.5, 0.7].map((v): [string, Attack] => [`sepia + vignette ${v}`, async (i) => sharp(await sepiaVignette(i, v)).jpeg({ quality: 90 }).toBuffer()]),
+  ...[0.1, 0.25, 0.5].map((f): [string, Attack] => [`white border ${f * 100}% + jpeg 85`, (i) => whiteBorder(i, f)]),
+  ['two-step resize/jpeg/crop, mild', (i, r) => twoStep(i, r, false)],
+  ['two-step resize/jpeg/crop, strong', (i, r) => twoStep(i, r, true)],
+  ...[512, 400, 256].map((s): [string, Attack] => [`thumbnail ${s} px jpeg 80`, (i) => thumbnail(i, s)]),
+  ...[0.8, 0.6, 0.4].map((s): [string, Attack] => [`pasted at ${s * 100}% into a page with headline`, (i, r) => pastedInPage(i, s, r)]),
+];

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
-import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, rng } from './attacks';
+import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, NEW_ATTACKS, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const photos = [...readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort(), ...derived.keys()];
   const rows = [...ATTACKS, ...GEOMETRY_ATTACKS];
   const perMarked = rows.length + BLIND_ATTACKS.length;
+  // issue 34 rows after the older ones, with main.ts's seeds (drawn from the payload)
+  const all = [...rows, ...NEW_ATTACKS];
   let ok = 0;
   let total = 0;
   for (let p = 0; p < photos.length; p++) {
@@ -37,10 +39,10 @@ async function main(): Promise<void> {
       if (only && !only.includes(k)) continue;
       const e = await embedImage(orig, id, { key: KEY });
       const mi = p * PAYLOADS + k;
-      for (let a = 0; a < rows.length; a++) {
-        const [name, attack] = rows[a];
+      for (let a = 0; a < all.length; a++) {
+        const [name, attack] = all[a];
         if (!aRe.test(name)) continue;
-        const seed = 1 + mi * perMarked + a;
+        const seed = a < rows.length ? 1 + mi * perMarked + a : Number(id & 0xfffffn) * 64 + (a - rows.length);
         const attacked = await attack(e.data, rng(seed));
         const steps = /chain of (\d)/.exec(name);
         const plan = steps ? ` [${chainOrder(rng(seed)).slice(0, Number(steps[1])).map(([s]) => s).join(' > ')}]` : '';

@@ -1,10 +1,11 @@
+import { asTransaction, Transaction } from '@cp/database';
 import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
 import { Logger } from '@nestjs/common';
 import { contextFromHeaders, inSpan, orderAttributes, recordSpanError, SpanKind } from '@cp/tracing';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
 import { JobAttemptsRepository } from './job-attempts.repository';
@@ -65,7 +66,7 @@ export interface HandlerContext {
    * handled, `work` does not run and the result is `false`. Heavy work belongs before this call. Once the
    * attempt's deadline has passed it refuses to start, and it rolls back instead of committing.
    */
-  transaction(work: (manager: EntityManager) => Promise<void>): Promise<boolean>;
+  transaction(work: (tx: Transaction) => Promise<void>): Promise<boolean>;
 }
 
 export interface DecodedMessage<TData> {
@@ -603,7 +604,7 @@ export class EventConsumer<TData extends object> {
           if ((inserted.raw as unknown[]).length === 0) {
             return false;
           }
-          await work(manager);
+          await work(asTransaction(manager));
           // The deadline passed while the work ran: the consumer already counted this attempt as failed and
           // may redeliver it, so nothing of it may commit.
           signal.throwIfAborted();

@@ -14,34 +14,43 @@ const INTERP_ENERGY = 4 / 9;
 /** Share of the mark energy on the coarse layer (it survives low-pass edits better). */
 const COARSE_SHARE = 0.6;
 
-/** Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4) and mean luma (0–255) of an interleaved raster on an nx x ny grid. */
-function rasterActivity(r: Raster, nx: number, ny: number): { activity: Float32Array; luma: Float32Array } {
+/**
+ * Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4), mean luma (0–255) and share of dark, flat pixels
+ * (see ceilingMap) of an interleaved raster on an nx x ny grid.
+ */
+function rasterActivity(r: Raster, nx: number, ny: number): { activity: Float32Array; luma: Float32Array; darkFlat: Float32Array } {
   const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
   const step = w * h > 4_000_000 ? 4 : w * h > 1_000_000 ? 2 : 1;
   const sum = new Float64Array(nx * ny);
   const lum = new Float64Array(nx * ny);
   const cnt = new Int32Array(nx * ny);
+  const df = new Int32Array(nx * ny);
   const cxOf = new Int32Array(w);
   for (let x = 0; x < w; x++) cxOf[x] = math.min(nx - 1, math.floor(((x + 0.5) * nx) / w));
   // the luma is summed as R + 2G + B (4x, or 4x gray) in the sample type, scaled once at the end
   const scale = (cc === 1 ? 1 : 0.25) / (data instanceof Uint16Array ? 257 : 1);
   const gray = cc === 1;
+  // dark, flat pixels in the raster's own units (luma below DARK_FLAT_LUMA, |dx|+|dy| below DARK_FLAT_ACTIVITY)
+  const darkV = DARK_FLAT_LUMA / scale;
+  const flatA = DARK_FLAT_ACTIVITY / scale;
   for (let y = 0; y + 1 < h; y += step) {
     const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / h));
-    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt);
-    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt);
+    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt, df, darkV, flatA);
+    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt, df, darkV, flatA);
   }
   const activity = new Float32Array(nx * ny);
   const luma = new Float32Array(nx * ny);
+  const darkFlat = new Float32Array(nx * ny);
   for (let i = 0; i < activity.length; i++) {
     activity[i] = cnt[i] > 0 ? (sum[i] * scale) / cnt[i] : 0;
     luma[i] = cnt[i] > 0 ? (lum[i] * scale) / cnt[i] : 128;
+    darkFlat[i] = cnt[i] > 0 ? df[i] / cnt[i] : 0;
   }
-  return { activity, luma };
+  return { activity, luma, darkFlat };
 }
 
 /** One sampled row of rasterActivity for 8-bit samples (kept monomorphic: it runs ~750k times for 12 MP). */
-function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array): void {
+function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array, df: Int32Array, darkV: number, flatA: number): void {
   const below = row + stride;
   for (let x = 0; x + 1 < w; x += step) {
     const i = row + x * ch;
@@ -50,14 +59,16 @@ function activityRow8(d: Uint8Array, row: number, stride: number, w: number, ch:
     const right = gray ? d[i + ch] : d[i + ch] + 2 * d[i + ch + 1] + d[i + ch + 2];
     const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
     const c = cellRow + cxOf[x];
-    sum[c] += math.abs(right - v) + math.abs(down - v);
+    const a = math.abs(right - v) + math.abs(down - v);
+    sum[c] += a;
     lum[c] += v;
     cnt[c] += 1;
+    if (v < darkV && a < flatA) df[c] += 1;
   }
 }
 
 /** activityRow8 for 16-bit samples (a copy, so that each loop sees one array type). */
-function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array): void {
+function activityRow16(d: Uint16Array, row: number, stride: number, w: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cellRow: number, sum: Float64Array, lum: Float64Array, cnt: Int32Array, df: Int32Array, darkV: number, flatA: number): void {
   const below = row + stride;
   for (let x = 0; x + 1 < w; x += step) {
     const i = row + x * ch;
@@ -66,9 +77,11 @@ function activityRow16(d: Uint16Array, row: number, stride: number, w: number, c
     const right = gray ? d[i + ch] : d[i + ch] + 2 * d[i + ch + 1] + d[i + ch + 2];
     const down = gray ? d[j] : d[j] + 2 * d[j + 1] + d[j + 2];
     const c = cellRow + cxOf[x];
-    sum[c] += math.abs(right - v) + math.abs(down - v);
+    const a = math.abs(right - v) + math.abs(down - v);
+    sum[c] += a;
     lum[c] += v;
     cnt[c] += 1;
+    if (v < darkV && a < flatA) df[c] += 1;
   }
 }
 
@@ -91,10 +104,10 @@ export function planMark(width: number, height: number, payload: bigint, key: Wa
 
 /** Cell values (signed amplitudes) of each layer for this raster. */
 export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
-  const { activity, luma } = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
+  const { activity, luma, darkFlat } = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
   const amps = amplitudeMaps(activity, plan.dims);
   // 1-bit images carry the mark as flipped edge pixels, not as a luminance change: no ceiling
-  return cellValues(amps, plan, r.bilevel, r.bilevel ? undefined : coarsen(ceilingMap(activity, luma), plan.dims));
+  return cellValues(amps, plan, r.bilevel, r.bilevel ? undefined : coarsen(ceilingMap(activity, luma, darkFlat), plan.dims));
 }
 
 /**
@@ -104,14 +117,26 @@ export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
  * share of the signal. The ceiling leaves textured cells alone and holds flat and dark ones down, so a mostly
  * flat or low-key picture carries less mark in total (its PSNR rises) rather than a visible one.
  */
-export function ceilingMap(activity: Float32Array, luma: Float32Array): Float32Array {
+export function ceilingMap(activity: Float32Array, luma: Float32Array, darkFlat?: Float32Array): Float32Array {
   const out = new Float32Array(activity.length);
+  const blackFlat = FLAT_VARIANCE * BLACK_CEILING_FACTOR ** 2;
   for (let i = 0; i < out.length; i++) {
     const dark = math.min(1, (luma[i] + 1.5 * FLAT_LUMA_KNEE) / (2.5 * FLAT_LUMA_KNEE));
-    out[i] = math.sqrt((FLAT_VARIANCE + TEXTURE_VARIANCE_PER_ACTIVITY * activity[i]) / INTERP_ENERGY) * dark;
+    const own = (FLAT_VARIANCE + TEXTURE_VARIANCE_PER_ACTIVITY * activity[i]) * dark * dark;
+    // issue 34: sparse bright detail on black (a star field): a few bright points give the cell a high mean
+    // activity and luma, but the mark is spread over the whole cell, and on its black, flat pixels the eye and SSIM
+    // see it as on a black, flat cell. The cell's variance is the blend of both by their shares.
+    const s = darkFlat ? darkFlat[i] : 0;
+    out[i] = math.sqrt(((1 - s) * own + s * math.min(own, blackFlat)) / INTERP_ENERGY);
   }
   return out;
 }
+/** Luma (0–255) below which a flat pixel counts as dark for the ceiling (see ceilingMap). */
+export const DARK_FLAT_LUMA = 24;
+/** |dx| + |dy| (luma levels) below which a pixel counts as flat for the ceiling. */
+export const DARK_FLAT_ACTIVITY = 8;
+/** The ceiling of a black, flat cell relative to a bright one (the dark factor at luma 0). */
+const BLACK_CEILING_FACTOR = 0.6;
 /** Largest mark variance (levels²) on a flat, bright cell: ~0.985 SSIM on an 8x8 window of a flat area. */
 export const FLAT_VARIANCE = 1.4;
 /** Extra variance allowed per unit of activity (texture hides the mark). */

@@ -70,6 +70,8 @@ export function describeTransform(H: Homography, O: { width: number; height: num
   // on screen (y down) a counter-clockwise turn by t maps (1, 0) to (cos t, -sin t)
   let rotationDeg = math.round((math.atan2(-B[2], B[0]) * 1800) / math.PI) / 10;
   if (rotationDeg <= -180) rotationDeg += 360;
+  // a turn of -0.01 degree rounds to -0: reported as 0
+  rotationDeg = rotationDeg || 0;
   const scale = math.sqrt(math.abs(1 / det)) * (so / si);
   // share of the original (sampled on a grid) that lands inside the inspected image
   const Hi = invertH(H);

@@ -611,21 +611,69 @@ function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
       }
     }
   }
+  // issue 34: a small inspected image (a crop of ~1 % of the picture, 77 px wide) gives the affine and projective
+  // fits a few noisy matches over a short baseline: a wrong linear part (scale 0.93 and a 3 % shear on a plain crop)
+  // scored the same NCC as the right one (0.998; smooth content hardly tells them apart) and was kept. There the
+  // translation is corrected alone first, and a model with more freedom must then beat the score, not just match it.
+  const small = math.min(I.w, I.h) < SMALL_SIDE;
+  if (small) {
+    const shifted = shiftFit(blockMatches(O, I, H, 10, coarse.search > 5 ? 3 : coarse.search, grid), H);
+    const score = shifted ? alignmentScore(O, I, shifted) : -1;
+    if (shifted && score >= ncc - 0.002) {
+      H = shifted;
+      ncc = score;
+    }
+  }
+  // issue 34: a keystone (a phone photographing a screen at an angle) leaves the affine fit pixels off at the far
+  // edge, more than one projective pass with a 2-pixel search can take back; two wider projective passes follow
+  // (each kept only when the alignment improves, so other edits keep what they had)
   const passes: [number, number, boolean][] = [
     [10, coarse.search > 5 ? 3 : coarse.search, false],
     [8, 2, true],
+    [8, 5, true],
+    [8, 2, true],
   ];
-  for (const [R, S, projective] of passes) {
+  for (const [pass, [R, S, projective]] of passes.entries()) {
+    // the wider passes only when the first two left the registration short of convincing
+    if (pass >= 2 && ncc >= 0.99) break;
     const matches = blockMatches(O, I, H, R, S, grid);
     const next = robustFit(matches, projective && matches.length >= 16);
     if (!next) continue;
     const score = alignmentScore(O, I, next);
-    if (score >= ncc - 0.002) {
+    if (small ? score > ncc + SMALL_MARGIN : score >= ncc - 0.002) {
       H = next;
       ncc = score;
     }
   }
   return { H, ncc, raw: ncc };
+}
+
+/** Inspected images with a shorter side below this (working pixels) are refined translation first (see refine). */
+const SMALL_SIDE = 160;
+/** NCC by which an affine or projective step must beat the current registration of a small image. */
+const SMALL_MARGIN = 0.002;
+
+/** H with its translation corrected by the robust mean displacement of the matches (linear part kept). */
+function shiftFit(matches: Match[], H: Homography): Homography | null {
+  if (matches.length < 3) return null;
+  const d = matches.map((k) => {
+    const [x, y] = applyH(H, k.px, k.py);
+    return { dx: k.qx - x, dy: k.qy - y, w: k.w };
+  });
+  const mags = d.map((e) => math.hypot(e.dx, e.dy)).sort((a, b) => a - b);
+  const lim = math.max(0.75, 2.5 * mags[mags.length >> 1]);
+  let sx = 0;
+  let sy = 0;
+  let sw = 0;
+  for (const e of d) {
+    if (math.hypot(e.dx, e.dy) > lim + 1e-9 && mags[mags.length >> 1] < lim) continue;
+    sx += e.w * e.dx;
+    sy += e.w * e.dy;
+    sw += e.w;
+  }
+  if (sw <= 0) return null;
+  // q = H p + t: the shift is added after H (in original coordinates)
+  return mulH(Float64Array.from([1, 0, sx / sw, 0, 1, sy / sw, 0, 0, 1]), H);
 }
 
 /** Below this alignment NCC a refined registration is polished directly on the alignment score. */
@@ -669,4 +717,45 @@ function polish(O: Plane, I: Plane, start: Registration): Registration {
     if (round !== 1) for (let k = 0; k < steps.length; k++) steps[k] /= 2;
   }
   return best;
+}
+
+/** Largest deviation of a linear part from the identity (or a pure scale) that snapCrop tries to remove. */
+const SNAP_TOLERANCE = 0.012;
+
+/**
+ * Issue 34: a plain crop or resize has a linear part that is exactly a uniform scale, but the block-matching fits
+ * leave errors of a few tenths of a percent (a 10 % crop of the astronaut: 0.999 / 0.996 with a shear of 0.003, the
+ * offset 0.36 px off), and on smooth content the alignment NCC cannot tell them apart (0.999 either way), while the
+ * decoding loses much (soft agreement 0.85 instead of ~1). When the linear part is within SNAP_TOLERANCE of a
+ * uniform scale, that scale (with the translation that keeps the inspected centre in place) is tried, the
+ * translation polished alone in steps down to 1/16 px; it is kept when its NCC is at least as good (the simpler
+ * model wins a tie).
+ */
+export function snapCrop(O: Plane, I: Plane, reg: Registration): Registration {
+  const H = reg.H;
+  if (math.abs(H[6]) + math.abs(H[7]) > 1e-6 || math.abs(H[8] - 1) > 1e-9) return reg;
+  const s = 0.5 * (H[0] + H[4]);
+  if (!(s > 0) || math.abs(H[0] - s) > SNAP_TOLERANCE * s || math.abs(H[4] - s) > SNAP_TOLERANCE * s || math.abs(H[1]) > SNAP_TOLERANCE * s || math.abs(H[3]) > SNAP_TOLERANCE * s) return reg;
+  const cx = (I.w - 1) / 2;
+  const cy = (I.h - 1) / 2;
+  const [qx, qy] = applyH(H, cx, cy);
+  let best: Registration = { H: Float64Array.from([s, 0, qx - s * cx, 0, s, qy - s * cy, 0, 0, 1]), ncc: 0, raw: reg.raw };
+  best.ncc = alignmentScore(O, I, best.H);
+  for (let step = 1; step >= 1 / 16; step /= 2) {
+    let improved = true;
+    while (improved) {
+      improved = false;
+      for (const [dx, dy] of [[step, 0], [-step, 0], [0, step], [0, -step]]) {
+        const C = Float64Array.from(best.H);
+        C[2] += dx;
+        C[5] += dy;
+        const ncc = alignmentScore(O, I, C);
+        if (ncc > best.ncc + 1e-6) {
+          best = { H: C, ncc, raw: reg.raw };
+          improved = true;
+        }
+      }
+    }
+  }
+  return best.ncc >= reg.ncc - 1e-4 ? best : reg;
 }

@@ -3,11 +3,14 @@ import { accumulate, confidenceOf, decodeLayers, DETECT_THRESHOLD, smoothCells, 
 import { LumaPlane } from './codec';
 import { featureRegister } from './feature-register';
 import { applyFir, firGain, fitFir, MIN_FIR_GAIN } from './fir';
+import { localGain } from './local-gain';
+import { colourMix, lutResidualMse, MIX_MIN_MSE } from './colour-mix';
 import { maskCanvasFill, maskForeign } from './foreign-mask';
-import { applyH, Homography, Plane, resize, sampleCubicOrNaN } from './image';
+import { contentBox, cropPlane } from './content-box';
+import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './image';
 import { decodeSoft, DecodedPayload } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
-import { register, Registration } from './register';
+import { alignmentScore, register, Registration, snapCrop } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
 import { ExtractDiagnostics, WatermarkKey } from './types';
@@ -37,6 +40,17 @@ function localScale(H: Homography, w: number, h: number): number {
 export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Registration | null> {
   let reg = register(planeO, planeI);
   if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
+    // a page or a wide border around the picture (content-box.ts): the template search on the picture alone
+    const box = contentBox(planeI);
+    const inBox = box && register(planeO, cropPlane(planeI, box));
+    if (box && inBox) {
+      // box pixels are the inspected's pixels shifted by the box corner
+      const H = mulH(inBox.H, Float64Array.from([1, 0, -box.x0, 0, 1, -box.y0, 0, 0, 1]));
+      const ncc = alignmentScore(planeO, planeI, H);
+      if (!reg || ncc > reg.ncc) reg = { H, ncc, raw: inBox.raw };
+    }
+  }
+  if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
     const byFeatures = await featureRegister(planeO, planeI).catch(() => null);
     if (byFeatures && (!reg || byFeatures.ncc > reg.ncc)) reg = byFeatures;
   }
@@ -44,7 +58,8 @@ export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Re
     const swept = register(planeO, planeI, true);
     if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
   }
-  return reg;
+  // a same-size copy was registered from the identity (snapping would only cost time there)
+  return reg && (planeO.w !== planeI.w || planeO.h !== planeI.h) ? snapCrop(planeO, planeI, reg) : reg;
 }
 
 /**
@@ -54,12 +69,14 @@ export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Re
  */
 export async function registeredDecode(
   O: LumaPlane,
-  I: LumaPlane,
+  inspected: LumaPlane,
   H: Homography,
   key: WatermarkKey,
   loadRgb: () => Promise<RgbPlanes | null>,
   diagnostics: ExtractDiagnostics | null,
 ): Promise<DecodedPayload | null> {
+  const I0 = inspected;
+  let I = inspected;
   const iw = I.width;
   const ih = I.height;
   const n = iw * ih;
@@ -71,7 +88,7 @@ export async function registeredDecode(
   const ry = src.h / O.height;
   const qx = new Float32Array(n);
   const qy = new Float32Array(n);
-  const W = new Float32Array(n);
+  let W = new Float32Array(n);
   for (let y = 0; y < ih; y++) {
     for (let x = 0; x < iw; x++) {
       const k = y * iw + x;
@@ -84,10 +101,42 @@ export async function registeredDecode(
   // photometric LUT first (brightness, contrast, gamma, clipping), then the FIR filter, then a final LUT
   let lut1 = fitLut(W, I.data);
   if (!lut1) return null;
-  // pixels that show something else than the original (a canvas filled around a rotated crop, a caption, a
-  // sticker) would bend the fits below: left out, and the LUT fitted again without them
-  const nf = maskForeign(W, I.data, iw, ih, lut1) + maskCanvasFill(W, I.data, iw, ih, lut1);
-  if (nf > 0) {
+  // a canvas filled around a rotated crop shows something else than the original: left out before any fit
+  if (maskCanvasFill(W, I.data, iw, ih, lut1) > 0) {
+    lut1 = fitLut(W, I.data);
+    if (!lut1) return null;
+  }
+  // a vignette (a gain that varies across the picture): the inspected image divided by a smooth gain field
+  // (local-gain.ts), the LUT fitted again; twice, as LUT and field each absorb part of the other. A colour toning
+  // (sepia): the original's colour channels mixed as the edit did (colour-mix.ts), then the field again.
+  let rgbLoaded: Promise<RgbPlanes | null> | null = null;
+  const rgbOnce = (): Promise<RgbPlanes | null> => (rgbLoaded ??= loadRgb());
+  const divideByField = (): boolean => {
+    const field = lut1 && localGain(W, I.data, iw, ih, lut1);
+    const d = field && new Float32Array(n);
+    if (!field || !d) return false;
+    for (let k = 0; k < n; k++) d[k] = I.data[k] / field[k];
+    const lut = fitLut(W, d);
+    if (!lut) return false;
+    I = { ...I, data: d };
+    lut1 = lut;
+    return true;
+  };
+  if (divideByField()) divideByField();
+  if (lutResidualMse(W, I.data, lut1) >= MIX_MIN_MSE) {
+    const rgb = await rgbOnce();
+    const mixed = rgb && colourMix(rgb, W, I.data, iw, ih, sigma, qx, qy, lut1);
+    const lut = mixed && fitLut(mixed, I.data);
+    if (mixed && lut) {
+      W = mixed as Float32Array<ArrayBuffer>;
+      lut1 = lut;
+      if (divideByField()) divideByField();
+    }
+  }
+  // other pixels that show something else than the original (a caption, a sticker) would bend the fits below: left
+  // out, and the LUT fitted again without them (after the gain field, which would otherwise take a vignette's dark
+  // corners for foreign blocks)
+  if (maskForeign(W, I.data, iw, ih, lut1) > 0) {
     lut1 = fitLut(W, I.data);
     if (!lut1) return null;
   }
@@ -95,8 +144,8 @@ export async function registeredDecode(
   for (let k = 0; k < n; k++) P1[k] = num.isNaN(W[k]) ? num.NaN : lutAt(lut1, W[k]);
   // an edit that clipped part of the picture: per-channel tone curve and the mark's local gain (tone.ts)
   let gain: Float32Array | null = null;
-  if (clippedShare(W, I.data) >= TONE_MIN_CLIPPED) {
-    const rgb = await loadRgb();
+  if (clippedShare(W, I0.data) >= TONE_MIN_CLIPPED) {
+    const rgb = await rgbOnce();
     const tone = rgb ? toneFit(rgb, W, I.data, iw, ih, sigma, qx, qy, lut1) : null;
     if (rgb && tone) {
       const pg = predictTone(rgb, tone);
@@ -106,7 +155,7 @@ export async function registeredDecode(
   }
   // saturated inspected pixels carry no mark
   const Iu = new Float32Array(I.data);
-  for (let k = 0; k < n; k++) if (Iu[k] >= 254.5 || Iu[k] <= 0.5) P1[k] = num.NaN;
+  for (let k = 0; k < n; k++) if (I0.data[k] >= 254.5 || I0.data[k] <= 0.5) P1[k] = num.NaN;
   const fitted = fitFir(P1, Iu, iw, ih);
   // an edit keeps flat content flat (the LUT already took the photometry), so a filter whose taps do not sum to
   // about 1 was fitted on too little texture (a crop of mostly flat black); its matched filter would even invert the

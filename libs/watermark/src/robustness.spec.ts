@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { embedImage, extractImage } from './index';
-import { rotateCrop } from './testing/edits';
+import { centreCrop, keystone, rotateCrop, sepiaVignette } from './testing/edits';
 import { astronautPng, textPng } from './testing/fixtures';
 const key = { secret: 'robust-spec', version: 'v3' as const };
 const id = 0x8badf00ddeadc0den;
@@ -130,6 +130,25 @@ describe('geometry regression guard (rotation, mirror, chain; registered)', () =
     const small = await sharp(m.orig).resize(256).png().toBuffer();
     const unmarked = await sharp(small).flop().rotate(63, { background: '#000000' }).png().toBuffer();
     expect((await extractImage(unmarked, small, { key })).status).toBe('not_detected');
+  });
+});
+
+// issue 34: each failed on the extractor before (not detected), with these soft agreements of the registered decoding
+const ISSUE_34: [string, Attack][] = [
+  // registration: the affine fit left the far edge pixels off; wider projective passes (was 0.963 NCC, not detected)
+  ['keystone 15% (bottom edge), scaled to 35%, jpeg 70', async (b, w) => sharp(await keystone(b, 0.15, 2)).resize(Math.round(w * 0.35)).jpeg({ quality: 70 }).toBuffer()],
+  // 77 x 77 px: a wrong linear part (scale 0.93, shear 3 %) scored the same NCC as the right one
+  ['centre crop 1.5% area, 2% off centre', (b) => centreCrop(b, 0.015, -0.02, -0.01)],
+  // a dark vignette (corners at 40 %): the global LUT left the picture in the residual (agreement 0.10 / 0.17)
+  ['vignette 0.6 + jpeg 40', async (b) => sharp(await sepiaVignette(b, 0.6, false)).jpeg({ quality: 40 }).toBuffer()],
+];
+
+describe('issue 34 regression guard (keystone, tiny crop, vignette; registered)', () => {
+  it.each(ISSUE_34)('astronaut, %s: exact payload with the original', async (_name, attack) => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const res = await extractImage(await attack(m.data, m.w, m.h), m.orig, { key });
+    expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
   });
 });
 

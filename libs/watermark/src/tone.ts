@@ -349,7 +349,7 @@ export function toneFit(rgb: RgbPlanes, W: Float32Array, I: Float32Array, w: num
 }
 
 /** A plane of the original's working size, reduced as the luma is when H shrinks the original by more than 1.3. */
-function reducedLikeLuma(d: Float32Array, rgb: RgbPlanes, sigma: number): Plane {
+export function reducedLikeLuma(d: Float32Array, rgb: RgbPlanes, sigma: number): Plane {
   const src: Plane = { w: rgb.w, h: rgb.h, d };
   return sigma > 1.3 ? resize(src, math.max(8, math.round(rgb.w / sigma)), math.max(8, math.round(rgb.h / sigma))) : src;
 }

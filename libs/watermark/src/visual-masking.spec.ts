@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { ceilingMap, embedImage } from './embed';
 import { extractImage } from './extract';
-import { astronautPng } from './testing/fixtures';
+import { astronautPng, starFieldPng } from './testing/fixtures';
 import { ssim } from './testing/ssim';
 
 const key = { secret: 'masking-spec', version: 'v3' as const };
@@ -36,6 +36,19 @@ describe('visual masking (issue 16, part 2)', () => {
     expect(score).toBeLessThan(0.9999); // the mark is there
     const leaked = await sharp(marked.data).jpeg({ quality: 70 }).toBuffer();
     const found = await extractImage(leaked, frame, { key });
+    expect(found).toMatchObject({ status: 'detected', payload: id });
+  }, 120_000);
+
+  // issue 34: sparse bright points on black (a deep field scored 0.9798): the stars gave their cells a high activity
+  // and the mark spread over the black around them; such a fixture measured 0.971 before the dark-flat share
+  it('a star field stays at SSIM ≥ 0.98 and keeps its mark through JPEG 70', async () => {
+    const stars = await starFieldPng(400, 300, 11);
+    const marked = await embedImage(stars, id, { key });
+    const [before, after] = await Promise.all([luma(stars), luma(marked.data)]);
+    const score = ssim(before.d, after.d, before.w, before.h);
+    expect(score).toBeGreaterThanOrEqual(0.98);
+    expect(score).toBeLessThan(0.9999);
+    const found = await extractImage(await sharp(marked.data).jpeg({ quality: 70 }).toBuffer(), stars, { key });
     expect(found).toMatchObject({ status: 'detected', payload: id });
   }, 120_000);
 });

@@ -394,7 +394,7 @@ export const OPENAPI_SCHEMAS: Record<string, SchemaObject> = {
       aiProbability: { type: 'number', minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 },
       aiVerdict: aiVerdict('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability'),
       aiNoEvidence: { type: 'boolean', description: 'aiDetection only, once processed: no signal found anything in the headline image', example: true },
-      aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
+      aiDetectionOptions: { type: 'object', description: 'aiDetection only: the options given at creation', required: ['generateHeatmap', 'generateOverlay'], properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } } },
       originalImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original', example: 'http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' }),
       heatmapImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the headline image\'s heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence', example: null }),
       overlayImageUrl: nullable({ type: 'string', format: 'uri', description: 'aiDetection only, once processed: the heatmap blended over the image, same rules', example: null }),

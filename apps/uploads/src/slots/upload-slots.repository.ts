@@ -1,5 +1,5 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { tableSql, Transaction } from '@cp/database';
+import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
@@ -27,11 +27,13 @@ export type InsertedUploadSlot = NewUploadSlot & Pick<UploadSlotEntity, 'status'
 
 /** Persistence of upload slots; writes share the caller's transaction with their outbox messages. */
 @Injectable()
-export class UploadSlotsRepository {
+export class UploadSlotsRepository extends TransactionalRepository {
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Inserts the slots not known yet (idempotent per file id; one statement, so `tx` null is atomic too); returns
@@ -40,7 +42,7 @@ export class UploadSlotsRepository {
    */
   async insertNew(tx: Transaction | null, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
     const rows = slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
-    const manager = tx ?? this.dataSource.manager;
+    const manager = tx ? this.db(tx) : this.dataSource.manager;
     const traceparent = currentTraceparent();
     const inserted = await manager.query<Array<{ file_id: string }>>(
       `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status, traceparent)
@@ -63,7 +65,7 @@ export class UploadSlotsRepository {
   }
 
   findByFileIds(tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {
-    return (tx ?? this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
+    return (tx ? this.db(tx) : this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
   }
 
   findOfOrder(orderId: string, fileIds: string[]): Promise<UploadSlotEntity[]> {
@@ -71,11 +73,11 @@ export class UploadSlotsRepository {
   }
 
   findOne(tx: Transaction | null, where: { fileId: string; orderId?: string; mode?: KeyMode }): Promise<UploadSlotEntity | null> {
-    return (tx ?? this.dataSource.manager).findOneBy(UploadSlotEntity, where);
+    return (tx ? this.db(tx) : this.dataSource.manager).findOneBy(UploadSlotEntity, where);
   }
 
   findByObject(tx: Transaction, bucket: string, objectKey: string): Promise<UploadSlotEntity | null> {
-    return tx.findOneBy(UploadSlotEntity, { bucket, objectKey });
+    return this.db(tx).findOneBy(UploadSlotEntity, { bucket, objectKey });
   }
 
   /** Live slots still waiting, created before `settledBefore`, least recently checked first. */
@@ -91,7 +93,7 @@ export class UploadSlotsRepository {
 
   /** Marks a waiting (or fetching) slot uploaded; returns its order and trace, or null when it was not waiting. */
   async markUploaded(tx: Transaction, fileId: string, size: number): Promise<UploadedSlot | null> {
-    const result = await tx
+    const result = await this.db(tx)
       .createQueryBuilder()
       .update(UploadSlotEntity)
       .set({ status: 'uploaded', size: String(size) })
@@ -103,11 +105,11 @@ export class UploadSlotsRepository {
   }
 
   async markFailed(tx: Transaction, fileId: string, reason: string): Promise<void> {
-    await tx.update(UploadSlotEntity, fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
+    await this.db(tx).update(UploadSlotEntity, fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
   }
 
   async markChecked(tx: Transaction, fileId: string, at: Date): Promise<void> {
-    await tx.update(UploadSlotEntity, fileId, { lastCheckedAt: at });
+    await this.db(tx).update(UploadSlotEntity, fileId, { lastCheckedAt: at });
   }
 
   /** Records messages in the outbox of the same transaction. */

@@ -1,6 +1,6 @@
 import { WebhookDeliveryStatus } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { Transaction } from '@cp/database';
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { currentTraceparent } from '@cp/tracing';
 import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -75,15 +75,17 @@ const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurre
  * (due, active endpoint, per-endpoint share, lease) are queries, because SKIP LOCKED needs them in one statement.
  */
 @Injectable()
-export class WebhookDeliveriesRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class WebhookDeliveriesRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
   /** Inserts new deliveries (`WebhookDelivery.enqueue`); a redelivered source event adds nothing (unique per endpoint and event). */
   async insertNew(tx: Transaction, deliveries: readonly NewDelivery[]): Promise<number> {
     if (deliveries.length === 0) {
       return 0;
     }
-    const inserted = await tx
+    const inserted = await this.db(tx)
       .createQueryBuilder()
       .insert()
       .into(WebhookDeliveryEntity)

@@ -1083,8 +1083,8 @@ export interface components {
             aiNoEvidence?: boolean;
             /** @description aiDetection only: the options given at creation */
             aiDetectionOptions?: {
-                generateHeatmap?: boolean;
-                generateOverlay?: boolean;
+                generateHeatmap: boolean;
+                generateOverlay: boolean;
             };
             /**
              * Format: uri

@@ -36,3 +36,51 @@ export function pngBomb(width = 30000, height = 30000): Buffer {
   const firstRows = deflateSync(Buffer.alloc((width * 3 + 1) * 4));
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', firstRows), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/**
+ * A deep-field-like star image (issue 34): black sky with faint noise, sparse stars of every brightness drawn as
+ * Gaussian points (σ 0.6–2.2 px), a few bright ones with halos and two faint galaxies. Deterministic (mulberry32).
+ */
+export function starFieldPng(width = 640, height = 480, seed = 7): Promise<Buffer> {
+  let a = seed >>> 0;
+  const rand = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const f = new Float32Array(width * height * 3);
+  for (let i = 0; i < f.length; i += 3) {
+    const n = 2 + rand() * 3;
+    f[i] = n;
+    f[i + 1] = n;
+    f[i + 2] = n + 1;
+  }
+  const blob = (cx: number, cy: number, sx: number, sy: number, peak: number, tint: [number, number, number]): void => {
+    const r = Math.ceil(3.5 * Math.max(sx, sy));
+    for (let y = Math.max(0, Math.floor(cy - r)); y <= Math.min(height - 1, Math.ceil(cy + r)); y++) {
+      for (let x = Math.max(0, Math.floor(cx - r)); x <= Math.min(width - 1, Math.ceil(cx + r)); x++) {
+        const g = peak * Math.exp(-(((x - cx) / sx) ** 2 + ((y - cy) / sy) ** 2) / 2);
+        for (let c = 0; c < 3; c++) f[(y * width + x) * 3 + c] += g * tint[c];
+      }
+    }
+  };
+  const stars = Math.round((width * height) / 900);
+  for (let s = 0; s < stars; s++) {
+    const sigma = 0.6 + 1.6 * rand() ** 3;
+    const peak = 30 + 225 * rand() ** 4;
+    const warm = rand();
+    blob(rand() * width, rand() * height, sigma, sigma, peak, [0.9 + 0.1 * warm, 0.95, 1 - 0.2 * warm]);
+  }
+  for (let s = 0; s < 4; s++) {
+    const cx = rand() * width;
+    const cy = rand() * height;
+    blob(cx, cy, 1.8, 1.8, 255, [1, 1, 1]);
+    blob(cx, cy, 6, 6, 25, [0.9, 0.9, 1]);
+  }
+  for (let s = 0; s < 2; s++) blob(rand() * width, rand() * height, 8 + 10 * rand(), 4 + 4 * rand(), 18 + 20 * rand(), [1, 0.9, 0.8]);
+  const out = Buffer.alloc(f.length);
+  for (let i = 0; i < f.length; i++) out[i] = Math.max(0, Math.min(255, Math.round(f[i])));
+  return sharp(out, { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
