@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { EventEnvelope, MessageContract, OutboxMessage } from '@cp/contracts';
 import { tableSql, Transaction, TransactionalRepository, WriteBatch } from '@cp/database';
+import { currentTraceparent } from '@cp/tracing';
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
@@ -115,12 +116,14 @@ export class OutboxWriter extends TransactionalRepository {
   /** The one insert of outbox rows; an event id already recorded is skipped. */
   private writeEnvelopes(batch: WriteBatch, manager: EntityManager, envelopes: ReadonlyArray<EventEnvelope<object>>): void {
     batch.afterExecute(() => this.commits?.written(manager));
-    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope }));
+    // The trace the rows belong to travels with them (the relay may be another replica, or run after a restart).
+    const traceparent = currentTraceparent();
+    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope, traceparent }));
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(
-      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope)
-       SELECT r.id, r.subject, r.envelope
-         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb)) WITH ORDINALITY AS r(id, subject, envelope, n)
+      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope, traceparent)
+       SELECT r.id, r.subject, r.envelope, r.traceparent
+         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb, traceparent text)) WITH ORDINALITY AS r(id, subject, envelope, traceparent, n)
        ORDER BY r.n ON CONFLICT DO NOTHING`,
     );
   }

@@ -1,6 +1,7 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
 import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, TransactionalRepository, updateJsonRowsSql, WriteBatch } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
+import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -45,6 +46,13 @@ function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]
  * Persistence of the order aggregate: loads it (with files, outputs and reports), saves what a transition
  * changed together with its events (outbox) and credit movements (ledger), in the caller's transaction.
  */
+/** The order's row as its state: the trace it was created in is tracing's, not the domain's. */
+function withoutTrace(order: OrderEntity): OrderEntity {
+  const state = { ...order };
+  delete state.traceparent;
+  return state;
+}
+
 @Injectable()
 export class OrdersRepository extends TransactionalRepository {
   private readonly snapshots = new WeakMap<Order, Snapshot>();
@@ -83,6 +91,12 @@ export class OrdersRepository extends TransactionalRepository {
       found[row.n - 1] = this.aggregate(manager, entityFromJson(manager, OrderEntity, row.order), row);
     }
     return found;
+  }
+
+  /** The trace the order was created in (null when tracing was off then), for a later request to continue it. */
+  async traceparentOf(tx: Transaction, orderId: string): Promise<string | null> {
+    const row = await this.db(tx).findOne(OrderEntity, { select: { id: true, traceparent: true }, where: { id: orderId } });
+    return row?.traceparent ?? null;
   }
 
   /** Loads and row-locks an order for a transition. */
@@ -213,7 +227,7 @@ export class OrdersRepository extends TransactionalRepository {
         batch.write(insertJsonRowsSql(this.db(tx), target, batch.param(json, 'jsonb')));
       }
     };
-    rows(OrderEntity, [order.state]);
+    rows(OrderEntity, [{ ...order.state, traceparent: currentTraceparent() }]);
     rows(OrderFileEntity, order.files.map((file): OrderFileEntity => ({ ...file, orderId: order.id })));
     rows(OrderOutputEntity, order.outputs.map((output): OrderOutputEntity => ({ ...output, orderId: order.id })));
     // One movement per account and statement (see addApply); a new order has at most its charge.
@@ -296,7 +310,7 @@ export class OrdersRepository extends TransactionalRepository {
 
   private aggregate(manager: EntityManager, order: OrderEntity, children: ChildRows, outputs?: OrderOutputEntity[]): Order {
     const aggregate = new Order(
-      order,
+      withoutTrace(order),
       children.files.map((row) => entityFromJson(manager, OrderFileEntity, row)),
       outputs ?? children.outputs.map((row) => entityFromJson(manager, OrderOutputEntity, row)),
       children.reports.map((row) => entityFromJson(manager, OrderReportEntity, row)),
