@@ -49,14 +49,16 @@ export default tseslint.config(
     // HTTP connection. Type imports stay allowed (servers that listen, e.g. libs/runtime's http-timeouts), and so
     // are net's isIP and friends. Exempt, because their destination is fixed configuration, not input: the SDK
     // and the CLI (the user's own configured API), and the gateway's storage relay (the configured S3 origin).
+    // libs/tracing's SDK setup too (issue 33): its OTLP exporter sends spans to OTEL_EXPORTER_OTLP_ENDPOINT, the
+    // operator's collector, never a place named by a caller; nothing else may load an exporter.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['**/*.spec.ts', 'libs/egress/**', 'libs/testing/**', 'libs/sdk/**', 'apps/cli/**', 'apps/api-gateway/src/results/storage-relay.ts'],
+    ignores: ['**/*.spec.ts', 'libs/egress/**', 'libs/testing/**', 'libs/sdk/**', 'apps/cli/**', 'apps/api-gateway/src/results/storage-relay.ts', 'libs/tracing/src/tracing-sdk.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: [
-            ...['http', 'node:http', 'https', 'node:https', 'http2', 'node:http2', 'undici', 'request-filtering-agent', 'axios', 'got', 'node-fetch'].map((name) => ({
+            ...['http', 'node:http', 'https', 'node:https', 'http2', 'node:http2', 'undici', 'request-filtering-agent', 'axios', 'got', 'node-fetch', '@opentelemetry/exporter-trace-otlp-http'].map((name) => ({
               name,
               message: 'Outbound requests go through @cp/egress (issue 29): it checks the connected address, refuses redirects, and has a deadline and byte caps.',
               allowTypeImports: true,

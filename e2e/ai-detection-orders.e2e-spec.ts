@@ -142,14 +142,14 @@ describe('AI detection orders', () => {
     await eventually(() => getOrder(account.liveKey, created.body.data.orderId), (order) => order.files[0].uploadUrl === null);
     expect((await confirm(account.liveKey, created.body.data.orderId)).status).toBe(200);
     const done = await waitForOrder(account.liveKey, created.body.data.orderId, ['complete', 'failed'], 120_000);
-    expect(done.detection?.category).toBe('likely_ai');
+    expect(done.detection).toMatchObject({ category: 'likely_ai', verdict: 'generated', noEvidence: false });
     const images = done.detection?.files[0].images;
     // Larger than 1600 px: the original is shown as a WebP copy, the heatmap and overlay at the same size.
     for (const url of [images?.originalUrl, images?.heatmapUrl, images?.overlayUrl]) {
       expect(await image(url)).toEqual({ status: 200, format: 'webp', width: 1600, height: 900 });
     }
     const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.body.data.orderId}`, { key: account.liveKey })).body.data;
-    expect(detail).toMatchObject({ statusCode: 'likely_ai', aiProbability: done.detection?.probability });
+    expect(detail).toMatchObject({ statusCode: 'likely_ai', aiProbability: done.detection?.probability, aiVerdict: 'generated' });
     expect(await image(detail.heatmapImageUrl)).toMatchObject({ status: 200, format: 'webp' });
     expect(await image(detail.overlayImageUrl)).toMatchObject({ status: 200, format: 'webp' });
     expect(await image(detail.thumbnailImageUrl)).toEqual({ status: 200, format: 'webp', width: 711, height: 400 });

@@ -10,6 +10,23 @@ export function clientTlsDir(name = process.env.E2E_NAME ?? 'e2e'): string {
 }
 
 /**
+ * Where the e2e stack's services send their spans (issue 33): an OTLP/HTTP receiver that the tracing spec starts
+ * (e2e/support/otlp-receiver.ts). While none listens, the exporters' batches fail on a closed loopback port and
+ * are dropped: a few small attempts a second at most. E2E_TRACING=0 switches tracing off for a run.
+ */
+export function otlpReceiverPort(base = Number(process.env.E2E_PORT_BASE ?? 4000)): number {
+  return base + 940;
+}
+
+function tracingEnv(base: number): Record<string, string> {
+  if (process.env.E2E_TRACING === '0') {
+    return {};
+  }
+  // Short batches so a test sees an order's spans within a second; JSON over HTTP (the exporter's default).
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpReceiverPort(base)}`, OTEL_BSP_SCHEDULE_DELAY: '300', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' };
+}
+
+/**
  * The e2e stack: its own database, the test run's NATS, ports apart from `npm start`'s, two gateway
  * replicas. E2E_NAME and E2E_PORT_BASE let several stacks run side by side on one machine.
  */
@@ -57,6 +74,7 @@ export function e2eLayout(): StackLayout {
       ANTI_AI_TARGET_EXTRA_CA_FILE: path.join(clientTlsDir(name), 'cert.pem'),
       // A hostile target (e2e/egress) ends within seconds instead of the production budget of two minutes.
       ANTI_AI_TARGET_DEADLINE_MS: '8000',
+      ...tracingEnv(base),
     },
   };
 }

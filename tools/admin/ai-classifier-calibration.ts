@@ -1,18 +1,13 @@
-import { buildCalibration, ClassifierCalibration, OnnxClassifier, sha256File } from '@cp/ai-detection';
+import { buildCalibration, ClassifierCalibration, ClassifierConfig, OnnxClassifier, sha256File } from '@cp/ai-detection';
 import { readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import sharp from 'sharp';
 
 /** What `admin ai-classifier calibrate` needs: the model, its input settings, and the operator's labelled folders. */
-export interface CalibrationRequest {
-  modelPath: string;
+export interface CalibrationRequest extends Pick<ClassifierConfig, 'modelPath' | 'inputSize' | 'mean' | 'std' | 'grid'> {
   realDir: string;
   generatedDir: string;
   outPath: string;
-  inputSize: number;
-  mean: [number, number, number];
-  std: [number, number, number];
-  grid: number;
   bands: number;
   /** The false-positive rate the operator accepts for a decision from the classifier alone. */
   maxFalsePositiveRate: number;

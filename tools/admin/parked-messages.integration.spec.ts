@@ -2,7 +2,7 @@
 // consumer's inbox): a consumer parks a message, the command lists it with its reason, replays it to the
 // consumer that parked it (and only to that one), or discards it.
 import { defineEvent, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
-import { serviceDataSourceOptions } from '@cp/database';
+import { serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { EventConsumer, ensureStreams, MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { SystemClock } from '@cp/clock';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
@@ -71,7 +71,7 @@ describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
   }
 
   async function publish(note: string): Promise<void> {
-    const envelope = await dataSource.transaction((manager) => new OutboxWriter(new SystemClock()).add(manager, defineEvent(subject, NotePayload), { note }));
+    const envelope = await dataSource.transaction((manager) => new OutboxWriter(new SystemClock()).add(asTransaction(manager), defineEvent(subject, NotePayload), { note }));
     await nc.jetstream().publish(subject, new TextEncoder().encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
   }
 

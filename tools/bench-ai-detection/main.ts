@@ -1,157 +1,153 @@
 /*
- * AI-detection benchmark: a labelled set generated from the corpus photos (unmarked, with the Stable Diffusion marks
- * embedded by the test encoder and then edited, with generator metadata, with that metadata stripped, with signed
- * C2PA manifests (AI, capture, changed after signing)), the
- * probability distribution and category per group, false likely_ai on unmarked photos, detection rates after
- * edits, and the time of one 12-megapixel detection. Prints a table, writes bench-results/ai-detection.json.
+ * AI-detection benchmark that can fail: real-world-shaped files whose evidence the detector's code did not write.
+ * Tags are written by ExifTool (`exiftool-vendored`) and by libvips (sharp's XMP/EXIF writers); files are re-saved
+ * by libvips encoders and, when Debian's python3-opencv is installed, by OpenCV; Content Credentials are signed by a
+ * second signer with its own certificate chain, once trusted (its root added to the shipped C2PA Trust List, as an
+ * operator would) and once not (a third signer nobody lists); Stable Diffusion marks come from reference-marks.py
+ * (Python OpenCV, not the project's encoder) when available. Each file has a truth (generated, edited with AI,
+ * captured) and the verdict a careful reader should get from its evidence; the table compares.
+ * The run FAILS (exit code 1) when any captured file is called generated or edited with AI, or any AI file captured.
+ * Prints a confusion table per verdict and a table per group; writes bench-results/ai-detection.json.
+ *   node -r ./tools/register.js tools/bench-ai-detection/main.ts
  */
-import { AiDetector, DetectionCategory, SD_MARK_MESSAGES, U_VARIANTS } from '@cp/ai-detection';
-import { encodeSdMark, tamperedAfterSigning, withContentCredentials, withPngTextChunk } from '@cp/ai-detection/testing';
+import { AiDetector, DetectionVerdict, TRUST_SNAPSHOT_DIR } from '@cp/ai-detection';
+import { ContentCredentialsSigner, generateDevelopmentCredentials, loadSigningCredentials } from '@cp/anti-ai';
 import { ExifTool } from 'exiftool-vendored';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const OUT = 'bench-results';
-/** Pipeline variant each message is embedded with (as the public pipelines do). */
-const MESSAGE_VARIANT: Record<string, number> = { sd1: 0, sd2: 0, 'sdxl-diffusers': 3, sgm: 2 };
+const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
+type Truth = 'generated' | 'edited_with_ai' | 'captured';
 
 interface Sample {
   group: string;
   name: string;
   bytes: Buffer;
-  /** true for images that are (labelled) AI-generated. */
-  ai: boolean;
+  truth: Truth;
+  /** What the evidence in the file supports (unsigned claims alone: cannot be determined). */
+  expected: DetectionVerdict;
 }
 
-interface Row {
-  group: string;
-  n: number;
-  min: number;
-  median: number;
-  max: number;
-  categories: Record<DetectionCategory, number>;
-  likelyAi: number;
-  /** Share of AI-labelled samples reaching likely_ai (null for unmarked groups). */
-  detectionRate: number | null;
-}
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-async function rgb(bytes: Buffer): Promise<{ data: Uint8Array; width: number; height: number }> {
-  const { data, info } = await sharp(bytes).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
-}
-
-const toPng = (image: { data: Uint8Array; width: number; height: number }): Promise<Buffer> =>
-  sharp(Buffer.from(image.data), { raw: { width: image.width, height: image.height, channels: 3 } }).png().toBuffer();
-const jpeg90 = (bytes: Buffer): Promise<Buffer> => sharp(bytes).jpeg({ quality: 90 }).toBuffer();
-const resize75 = async (bytes: Buffer): Promise<Buffer> => {
-  const { width = 0 } = await sharp(bytes).metadata();
-  return sharp(bytes).resize(Math.round(width * 0.75)).png().toBuffer();
-};
-
-async function withTags(exiftool: ExifTool, dir: string, name: string, bytes: Buffer, tags: Record<string, string>): Promise<Buffer> {
-  const file = join(dir, name);
-  writeFileSync(file, bytes);
-  await exiftool.write(file, tags, { writeArgs: ['-overwrite_original'] });
-  return readFileSync(file);
-}
-
-async function buildSet(): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort();
-  const colour: Array<{ name: string; bytes: Buffer }> = [];
-  for (const name of photos) {
-    const original = readFileSync(join(PHOTOS, name));
-    // The 4 MP photo is scaled to 1 MP here so the set stays quick; the 12 MP timing uses it at full scale.
-    const bytes = name.startsWith('kite') ? await sharp(original).resize(1280).jpeg({ quality: 92 }).toBuffer() : original;
-    samples.push({ group: 'unmarked photo (as is)', name, bytes, ai: false });
-    samples.push({ group: 'unmarked photo, JPEG 90', name, bytes: await jpeg90(bytes), ai: false });
-    samples.push({ group: 'unmarked photo, resized 75%', name, bytes: await resize75(bytes), ai: false });
-    const meta = await sharp(bytes).metadata();
-    if ((meta.channels ?? 1) >= 3 && !['text.png', 'page.png'].includes(name)) colour.push({ name, bytes });
-  }
-  for (const { name, bytes } of colour) {
-    const image = await rgb(bytes);
-    for (const message of SD_MARK_MESSAGES) {
-      const marked = await toPng(encodeSdMark(image, message.bits, U_VARIANTS[MESSAGE_VARIANT[message.id]]));
-      const label = `${name} ${message.id}`;
-      samples.push({ group: 'SD mark, lossless PNG', name: label, bytes: marked, ai: true });
-      samples.push({ group: 'SD mark, then JPEG 90', name: label, bytes: await jpeg90(marked), ai: true });
-      samples.push({ group: 'SD mark, then resized 75%', name: label, bytes: await resize75(marked), ai: true });
-    }
-  }
-  const exiftool = new ExifTool({ maxProcs: 1 });
-  const dir = mkdtempSync(join(tmpdir(), 'bench-ai-'));
+function pythonAvailable(): boolean {
   try {
-    for (const { name, bytes } of colour.slice(0, 3)) {
-      const png = await sharp(bytes).png().toBuffer();
-      const jpg = await sharp(bytes).jpeg({ quality: 92 }).toBuffer();
-      const generated = [
-        await withTags(exiftool, dir, 'a.png', png, { 'PNG:Parameters': 'a photo of a harbour\nSteps: 30, Sampler: DPM++ 2M, CFG scale: 7, Seed: 42, Model: sdxl_base' }),
-        withPngTextChunk(withPngTextChunk(png, 'prompt', '{"3":{"class_type":"KSampler","inputs":{"seed":1}}}'), 'workflow', '{"nodes":[]}'),
-        await withTags(exiftool, dir, 'c.jpg', jpg, { 'XMP-iptcExt:DigitalSourceType': 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' }),
-        await withTags(exiftool, dir, 'd.jpg', jpg, { Software: 'Midjourney v6' }),
-      ];
-      for (const bytesWithTags of generated) {
-        samples.push({ group: 'generator metadata', name, bytes: bytesWithTags, ai: true });
-        // Stripping: any re-encode without metadata (what most upload pipelines do).
-        samples.push({ group: 'generator metadata stripped', name, bytes: await sharp(bytesWithTags).png().toBuffer(), ai: true });
-      }
-      // Real signed C2PA manifests (c2pa-rs; a development signer that the detector does not trust).
-      const signedAi = await withContentCredentials(png, 'trainedAlgorithmicMedia');
-      samples.push({ group: 'C2PA signed, AI source type', name, bytes: signedAi, ai: true });
-      samples.push({ group: 'C2PA signed, AI, then re-encoded (manifest gone)', name, bytes: await sharp(signedAi).png().toBuffer(), ai: true });
-      samples.push({ group: 'C2PA signed, AI, pixels changed after signing', name, bytes: await tamperedAfterSigning(signedAi), ai: true });
-      samples.push({ group: 'C2PA signed, capture source type', name, bytes: await withContentCredentials(png, 'digitalCapture', 'Example Camera'), ai: false });
-      samples.push({
-        group: 'declared capture (unsigned XMP)',
-        name,
-        bytes: await withTags(exiftool, dir, 'e.jpg', jpg, { 'XMP-iptcExt:DigitalSourceType': 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture' }),
-        ai: false,
-      });
-    }
-  } finally {
-    await exiftool.end();
-    rmSync(dir, { recursive: true, force: true });
+    execFileSync(PYTHON, ['-c', 'import cv2, pywt'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
-  return samples;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function main(): Promise<void> {
-  const detector = await AiDetector.create({ maxPixels: 100_000_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ai-'));
+  const exiftool = new ExifTool({ maxProcs: 1 });
+  const python = pythonAvailable();
+  // A second signer with its own chain, trusted by configuration; a third one that no list names.
+  const trustedCredentials = await generateDevelopmentCredentials('Second Newsroom Camera signer');
+  const untrustedCredentials = await generateDevelopmentCredentials('Unknown Generator signer');
+  const trusted = new ContentCredentialsSigner(loadSigningCredentials(trustedCredentials));
+  const untrusted = new ContentCredentialsSigner(loadSigningCredentials(untrustedCredentials));
+  const trustList = join(dir, 'trust-list.pem');
+  writeFileSync(trustList, `${readFileSync(join(TRUST_SNAPSHOT_DIR, 'c2pa-trust-list.pem'), 'utf8')}\n${trustedCredentials.trustAnchorPem ?? ''}`);
+  const detector = await AiDetector.create({ maxPixels: 100_000_000, c2paTrust: { trustListPath: trustList } });
+
+  const tagged = async (name: string, bytes: Buffer, tags: Record<string, string | number>): Promise<Buffer> => {
+    const file = join(dir, name);
+    writeFileSync(file, bytes);
+    await exiftool.write(file, tags, { writeArgs: ['-overwrite_original'] });
+    return readFileSync(file);
+  };
+  const xmp = (sourceType: string): string =>
+    `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/" Iptc4xmpExt:DigitalSourceType="${IPTC}${sourceType}"/></rdf:RDF></x:xmpmeta>`;
+  const sign = (signer: ContentCredentialsSigner, png: Buffer, sourceType: string, generator: string): Promise<Buffer> =>
+    signer.sign(png, 'png', { title: 'image.png', claimGenerator: generator, origin: 'created', actions: [{ action: 'c2pa.created', digitalSourceType: `${IPTC}${sourceType}` }] });
+  const openCvResave = (bytes: Buffer, name: string): Buffer | null => {
+    if (!python) return null;
+    const input = join(dir, `${name}.in.png`);
+    const output = join(dir, `${name}.cv.jpg`);
+    writeFileSync(input, bytes);
+    execFileSync(PYTHON, ['-c', 'import cv2,sys; cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1]), [cv2.IMWRITE_JPEG_QUALITY, 92])', input, output]);
+    return readFileSync(output);
+  };
+
+  const samples: Sample[] = [];
+  const add = (group: string, name: string, bytes: Buffer | null, truth: Truth, expected: DetectionVerdict): void => {
+    if (bytes) samples.push({ group, name, bytes, truth, expected });
+  };
   try {
-    const samples = await buildSet();
-    const results = new Map<string, Array<{ probability: number; category: DetectionCategory; ai: boolean }>>();
+    const photos: Array<{ name: string; bytes: Buffer }> = [];
+    for (const name of readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort()) {
+      const original = readFileSync(join(PHOTOS, name));
+      const bytes = name.startsWith('kite') ? await sharp(original).resize(1280).jpeg({ quality: 92 }).toBuffer() : original;
+      const meta = await sharp(bytes).metadata();
+      if ((meta.channels ?? 1) >= 3 && !['text.png', 'page.png'].includes(name)) photos.push({ name, bytes });
+    }
+    for (const { name, bytes } of photos) {
+      const png = await sharp(bytes).png().toBuffer();
+      const jpg = await sharp(bytes).jpeg({ quality: 92 }).toBuffer();
+      // Captured photographs: nothing to read, or only unsigned claims; a trusted capture manifest.
+      add('photo as it is', name, bytes, 'captured', 'cannot_be_determined');
+      add('camera EXIF (ExifTool: Canon EOS R6)', name, await tagged('cam.jpg', jpg, { Make: 'Canon', Model: 'Canon EOS R6', Software: 'Canon EOS R6 Firmware 1.8.1' }), 'captured', 'cannot_be_determined');
+      add('Software = Adobe Photoshop (ExifTool)', name, await tagged('ps.jpg', jpg, { Software: 'Adobe Photoshop 25.0 (Windows)' }), 'captured', 'cannot_be_determined');
+      add('portrait, EXIF orientation 6 (libvips)', name, await sharp(bytes).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer(), 'captured', 'cannot_be_determined');
+      add('declared capture, XMP (libvips)', name, await sharp(bytes).withXmp(xmp('digitalCapture')).jpeg({ quality: 92 }).toBuffer(), 'captured', 'cannot_be_determined');
+      add('re-saved WebP (libvips)', name, await sharp(bytes).webp({ quality: 80 }).toBuffer(), 'captured', 'cannot_be_determined');
+      add('re-saved JPEG (OpenCV)', name, openCvResave(png, name), 'captured', 'cannot_be_determined');
+      add('C2PA capture, trusted second signer', name, await sign(trusted, png, 'digitalCapture', 'Newsroom Camera'), 'captured', 'captured');
+      add('C2PA capture, untrusted signer', name, await sign(untrusted, png, 'digitalCapture', 'Some Camera'), 'captured', 'cannot_be_determined');
+      // Generated or AI-edited files, as they reach a newsroom.
+      add('IPTC trainedAlgorithmicMedia (ExifTool)', name, await tagged('ai.jpg', jpg, { 'XMP-iptcExt:DigitalSourceType': `${IPTC}trainedAlgorithmicMedia` }), 'generated', 'cannot_be_determined');
+      add('IPTC composite with AI (libvips)', name, await sharp(bytes).withXmp(xmp('compositeWithTrainedAlgorithmicMedia')).jpeg({ quality: 92 }).toBuffer(), 'edited_with_ai', 'cannot_be_determined');
+      add('A1111 parameters chunk (ExifTool)', name, await tagged('sd.png', png, { 'PNG:Parameters': 'a harbour at dusk\nSteps: 30, Sampler: DPM++ 2M, CFG scale: 7, Seed: 42, Model: sdxl_base' }), 'generated', 'cannot_be_determined');
+      add('declared AI, stripped and re-encoded (libvips)', name, await sharp(await tagged('ai2.jpg', jpg, { 'XMP-iptcExt:DigitalSourceType': `${IPTC}trainedAlgorithmicMedia` })).jpeg({ quality: 85 }).toBuffer(), 'generated', 'cannot_be_determined');
+      add('C2PA AI, trusted second signer', name, await sign(trusted, png, 'trainedAlgorithmicMedia', 'Second Generator'), 'generated', 'generated');
+      add('C2PA composite with AI, trusted second signer', name, await sign(trusted, png, 'compositeWithTrainedAlgorithmicMedia', 'Second Editor'), 'edited_with_ai', 'edited_with_ai');
+      add('C2PA AI, untrusted signer', name, await sign(untrusted, png, 'trainedAlgorithmicMedia', 'Unknown Generator'), 'generated', 'cannot_be_determined');
+      add('C2PA AI (trusted), re-encoded: manifest gone', name, await sharp(await sign(trusted, png, 'trainedAlgorithmicMedia', 'Second Generator')).png().toBuffer(), 'generated', 'cannot_be_determined');
+    }
+    if (python) {
+      const inputs: string[] = [];
+      for (const { name, bytes } of photos) {
+        const file = join(dir, `${name.replace(/\.[^.]+$/, '')}.png`);
+        writeFileSync(file, await sharp(bytes).png().toBuffer());
+        inputs.push(file);
+      }
+      execFileSync(PYTHON, [join(__dirname, 'reference-marks.py'), join(dir, 'marks'), ...inputs], { stdio: 'ignore' });
+      const manifest = JSON.parse(readFileSync(join(dir, 'marks', 'manifest.json'), 'utf8')) as { images: Array<{ file: string }> };
+      for (const { file } of manifest.images) {
+        const bytes = readFileSync(join(dir, 'marks', file));
+        add('SD mark (reference encoder), lossless PNG', file, bytes, 'generated', 'generated');
+        add('SD mark (reference encoder), then JPEG 90', file, await sharp(bytes).jpeg({ quality: 90 }).toBuffer(), 'generated', 'cannot_be_determined');
+      }
+    }
+
+    const verdicts: DetectionVerdict[] = ['generated', 'edited_with_ai', 'captured', 'cannot_be_determined'];
+    const confusion: Record<Truth, Record<DetectionVerdict, number>> = {
+      generated: { generated: 0, edited_with_ai: 0, captured: 0, cannot_be_determined: 0 },
+      edited_with_ai: { generated: 0, edited_with_ai: 0, captured: 0, cannot_be_determined: 0 },
+      captured: { generated: 0, edited_with_ai: 0, captured: 0, cannot_be_determined: 0 },
+    };
+    const groups = new Map<string, { n: number; asExpected: number; verdicts: Record<DetectionVerdict, number>; max: number; min: number; expected: DetectionVerdict; truth: Truth }>();
+    let wrongSide = 0;
     for (const sample of samples) {
       const result = await detector.detect(sample.bytes);
-      const list = results.get(sample.group) ?? [];
-      list.push({ probability: result.probability, category: result.category, ai: sample.ai });
-      results.set(sample.group, list);
+      confusion[sample.truth][result.verdict]++;
+      const isAi = sample.truth !== 'captured';
+      if ((isAi && result.verdict === 'captured') || (!isAi && (result.verdict === 'generated' || result.verdict === 'edited_with_ai'))) wrongSide++;
+      const group = groups.get(sample.group) ?? { n: 0, asExpected: 0, verdicts: { generated: 0, edited_with_ai: 0, captured: 0, cannot_be_determined: 0 }, max: 0, min: 1, expected: sample.expected, truth: sample.truth };
+      group.n++;
+      group.verdicts[result.verdict]++;
+      if (result.verdict === sample.expected) group.asExpected++;
+      group.max = Math.max(group.max, result.probability);
+      group.min = Math.min(group.min, result.probability);
+      groups.set(sample.group, group);
     }
-    const rows: Row[] = [...results.entries()].map(([group, list]) => {
-      const categories: Record<DetectionCategory, number> = { likely_real: 0, uncertain_real: 0, uncertain_ai: 0, likely_ai: 0 };
-      for (const r of list) categories[r.category]++;
-      const ps = list.map((r) => r.probability);
-      const ai = list.filter((r) => r.ai);
-      return {
-        group,
-        n: list.length,
-        min: Math.min(...ps),
-        median: median(ps),
-        max: Math.max(...ps),
-        categories,
-        likelyAi: categories.likely_ai,
-        detectionRate: ai.length ? ai.filter((r) => r.category === 'likely_ai').length / ai.length : null,
-      };
-    });
 
     // One 12-megapixel JPEG (the 4 MP corpus photo scaled to 4240×2832), best of 3.
     const big = await sharp(readFileSync(join(PHOTOS, 'kite-2560x1600.jpg'))).resize(4240, 2832, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
@@ -163,20 +159,26 @@ async function main(): Promise<void> {
       times.push(performance.now() - start);
     }
 
-    const f = (p: number): string => p.toFixed(3);
-    console.log('| group | n | probability min / median / max | likely_real / uncertain_real / uncertain_ai / likely_ai | false likely_ai | detected (likely_ai) |');
+    console.log(`${samples.length} files from ${photos.length} corpus photos${python ? '' : ' (Python OpenCV not installed: no OpenCV re-saves, no reference SD marks)'}\n`);
+    console.log('| truth \\ verdict | generated | edited with AI | captured | cannot be determined |');
+    console.log('|---|---|---|---|---|');
+    for (const truth of Object.keys(confusion) as Truth[]) {
+      console.log(`| ${truth.replace(/_/g, ' ')} (${Object.values(confusion[truth]).reduce((a, b) => a + b, 0)}) | ${verdicts.map((v) => confusion[truth][v]).join(' | ')} |`);
+    }
+    console.log(`\nWrong side (a captured file called AI, or an AI file called captured): ${wrongSide}\n`);
+    console.log('| group | truth | n | verdict the evidence supports | as expected | probability min / max |');
     console.log('|---|---|---|---|---|---|');
-    for (const r of rows) {
-      const c = r.categories;
-      const falseAi = r.detectionRate === null ? String(r.likelyAi) : '—';
-      const rate = r.detectionRate === null ? '—' : `${Math.round(r.detectionRate * 1000) / 10}%`;
-      console.log(`| ${r.group} | ${r.n} | ${f(r.min)} / ${f(r.median)} / ${f(r.max)} | ${c.likely_real} / ${c.uncertain_real} / ${c.uncertain_ai} / ${c.likely_ai} | ${falseAi} | ${rate} |`);
+    for (const [name, g] of groups) {
+      console.log(`| ${name} | ${g.truth.replace(/_/g, ' ')} | ${g.n} | ${g.expected.replace(/_/g, ' ')} | ${g.asExpected}/${g.n} | ${g.min.toFixed(3)} / ${g.max.toFixed(3)} |`);
     }
     console.log(`\n12 MP JPEG (4240×2832), one detection, best of 3: ${Math.round(Math.min(...times))} ms (all: ${times.map((t) => Math.round(t)).join(', ')} ms)`);
     mkdirSync(OUT, { recursive: true });
-    writeFileSync(join(OUT, 'ai-detection.json'), JSON.stringify({ measuredAt: new Date().toISOString(), rows, twelveMegapixelMs: times }, null, 2));
+    writeFileSync(join(OUT, 'ai-detection.json'), JSON.stringify({ measuredAt: new Date().toISOString(), python, confusion, wrongSide, groups: Object.fromEntries(groups), twelveMegapixelMs: times }, null, 2));
+    if (wrongSide > 0) process.exitCode = 1;
   } finally {
     await detector.close();
+    await exiftool.end();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

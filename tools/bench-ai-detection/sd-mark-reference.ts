@@ -1,6 +1,6 @@
 /*
  * The Stable Diffusion mark decoder against an outside reference and against unmarked images.
- * 1. Marked images made by reference_marks.py (Debian's python3-opencv and python3-pywt, written from the published
+ * 1. Marked images made by reference-marks.py (Debian's python3-opencv and python3-pywt, written from the published
  *    invisible-watermark dwtDct algorithm, not from this project's encoder) from the corpus colour photos, for the
  *    four public messages, each as written (lossless), then JPEG 90 and resized 75%; the project's own test encoder
  *    beside it for comparison. Skipped (and said so) when Python's OpenCV is not installed.
@@ -70,7 +70,7 @@ async function markRows(): Promise<{ rows: MarkRow[]; reference: string }> {
         return scaled;
       }));
       // Debian's interpreter: its python3-opencv and python3-pywt live there, whatever python3 comes first on PATH.
-      execFileSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [join(__dirname, 'reference_marks.py'), join(dir, 'marked'), ...inputs], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [join(__dirname, 'reference-marks.py'), join(dir, 'marked'), ...inputs], { stdio: ['ignore', 'ignore', 'pipe'] });
       const manifest = JSON.parse(readFileSync(join(dir, 'marked', 'manifest.json'), 'utf8')) as { opencv: string; pywt: string; images: Array<{ file: string; message: string }> };
       reference = `OpenCV ${manifest.opencv}, PyWavelets ${manifest.pywt}`;
       for (const entry of manifest.images) samples.push({ source: 'reference (Python OpenCV)', message: entry.message, bytes: readFileSync(join(dir, 'marked', entry.file)) });

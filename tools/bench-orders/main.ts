@@ -9,7 +9,7 @@
 // Hop times come from the services' own records and the wire: when each job and result message reached a NATS
 // subscriber of the benchmark, the orders service's `created_at`/`completed_at`, and the receiver's clock (one
 // machine, one clock).
-//   node -r ./tools/register.js tools/bench-orders/main.ts [--latency-orders 50] [--orders 40] [--extract-orders 10]
+//   node -r ./tools/register.js tools/bench-orders/main.ts [--latency-orders 50] [--orders 40] [--extract-orders 10] [--replicas 1,2]
 import { SystemClock } from '@cp/clock';
 import { EventSubjects, JobSubjects } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
@@ -61,7 +61,7 @@ interface OrderTimes {
 
 /** Bucket width of the histogram of creation → `complete`. */
 const HISTOGRAM_STEP_MS = 25;
-const HISTOGRAM_BUCKETS = 20;
+const HISTOGRAM_BUCKETS = 40;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -273,6 +273,7 @@ function hops(times: OrderTimes[], resultName: string): HopRow[] {
   const of = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
   return [
     of('creation → upload slot (API answer)', times.map((t) => t.slotGiven - t.requested)),
+    of('upload slot → PUT done (the client uploads)', times.map((t) => t.putDone - t.slotGiven)),
     of('PUT done → job published', times.map((t) => (t.job === null ? null : t.job - t.putDone))),
     of(`job → ${resultName} (processor: read, engine, store)`, times.map((t) => (t.job === null || t.result === null ? null : t.result - t.job))),
     of(`${resultName} → complete`, times.map((t) => (t.result === null ? null : t.completedAt - t.result))),
@@ -319,7 +320,13 @@ async function startStack(processors: number, natsUrl: string): Promise<Setup> {
   const layout = await layoutFor(processors, natsUrl);
   await createDatabase(layout.adminDatabaseUrl, layout.database, true);
   const stack = newStack(layout, false);
-  await stack.startAll();
+  try {
+    await stack.startAll();
+  } catch (error) {
+    // A service that did not get ready (a busy machine): the ones that did are stopped, not left running.
+    await stack.stopAll();
+    throw error;
+  }
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   const open = (schema: string, entities: Function[]) =>
     new DataSource(serviceDataSourceOptions({ url: databaseUrl(layout), schema, entities, migrations: [], applicationName: 'bench', poolSize: 2 })).initialize();
@@ -421,6 +428,8 @@ async function main(): Promise<void> {
       orders: { type: 'string', default: '40' },
       'latency-orders': { type: 'string', default: '50' },
       'extract-orders': { type: 'string', default: '10' },
+      /** Processor replica counts, one stack each; the latency and extract rows run on the first. */
+      replicas: { type: 'string', default: '1,2' },
     },
   });
   const throughputOrders = Number(values.orders);
@@ -446,13 +455,14 @@ async function main(): Promise<void> {
   const json: Record<string, unknown> = { measuredAt: new Date().toISOString(), imageBytes: image.length, embedFloorMs, extractFloorMs };
   const throughputRows: ThroughputRow[] = [];
   try {
-    for (const processors of [1, 2]) {
+    const replicaCounts = String(values.replicas).split(',').map(Number);
+    for (const processors of replicaCounts) {
       const setup = await startStack(processors, natsUrl);
       try {
         // Warm-up: the first order pays for lazy initialisation in every service.
         const warm = await setup.client.createEmbed(image, 'photo.jpg');
         await waitCompleted(setup.orders, [warm.orderId], 60_000);
-        if (processors === 1) {
+        if (processors === replicaCounts[0]) {
           const embeds = await sequential(setup, latencyOrders, () => setup.client.createEmbed(image, 'photo.jpg'), JobSubjects.watermarkEmbed, EventSubjects.outputCompleted);
           const endToEnd = embeds.map((t) => t.completedAt - t.createdAt);
           const webhookLag = embeds.filter((t) => t.webhook !== null).map((t) => (t.webhook ?? 0) - t.completedAt);
@@ -469,7 +479,7 @@ async function main(): Promise<void> {
           const extractHops = hops(extracts, 'extract result');
 
           lines.push(
-            `Embed orders one at a time (1 image × 1 text, 1-megapixel JPEG of ${image.length} bytes, ${latencyOrders} orders, 1 processor replica):`,
+            `Embed orders one at a time (1 image × 1 text, 1-megapixel JPEG of ${image.length} bytes, ${latencyOrders} orders, ${processors} processor replica(s)):`,
             '',
             ...hopTable(embedHops),
             '',

@@ -346,6 +346,24 @@ describe('Helm chart', () => {
     expect(result.stderr).toContain(path);
   });
 
+  it('tracing (issue 33): off by default; an OTLP endpoint reaches every service and opens egress to the collector only then', async () => {
+    const collectorRules = (objects: K8sObject[], service: string) =>
+      ((byName(objects, 'NetworkPolicy', `content-protection-${service}`).spec as { egress: { ports: { port: number }[] }[] }).egress ?? []).filter((rule) =>
+        rule.ports.some((port) => port.port === 4318),
+      );
+    const off = get('default').objects;
+    const on = (await render([], ['config.OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability:4318'])).objects;
+    for (const service of SERVICES) {
+      const name = `content-protection-${service}`;
+      expect(byName(off, 'ConfigMap', name).data?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('');
+      expect(collectorRules(off, service)).toEqual([]);
+      expect(byName(on, 'ConfigMap', name).data?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector.observability:4318');
+      expect(collectorRules(on, service)).toHaveLength(1);
+    }
+    const refused = await helm(['template', 'cp', CHART_DIR, '--set', 'config.OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318']);
+    expect(refused.code).not.toBe(0);
+  });
+
   it('stream replication must fit the NATS nodes: 3 copies on 3 nodes render, 5 copies on the production cluster of 3 are refused', async () => {
     const fits = await helm(['template', 'cp', CHART_DIR, '--set', 'config.NATS_STREAM_REPLICAS=3,natsCluster.nodes=3']);
     expect(fits.stderr).toBe('');

@@ -35,6 +35,8 @@ function devLayout(): StackLayout {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
       MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', 'dev', 'mail'),
+      // Tracing (issue 33) when asked for: `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm start`.
+      ...Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined)),
     },
   };
 }

@@ -26,6 +26,15 @@ describe('ai-detector configuration', () => {
     expect(loadAiDetectorConfig(env).detection).toMatchObject({ maxPixels: 5_000_000, maxInputBytes: 2048, concurrency: 2, maxAttempts: 6 });
   });
 
+  it('reads the calibration file and the trust lists (shipped snapshots unless configured; the interim list can be switched off)', () => {
+    const config = loadAiDetectorConfig({ ...base, AI_CLASSIFIER_MODEL_PATH: '/m.onnx', AI_CLASSIFIER_CALIBRATION_PATH: '/m.calibration.json' });
+    expect(config.detection.classifier?.calibrationPath).toBe('/m.calibration.json');
+    expect(loadAiDetectorConfig(base).detection.c2paTrust).toEqual({ interim: true });
+    const trust = { ...base, C2PA_TRUST_LIST_PATH: '/trust/c2pa.pem', C2PA_TSA_TRUST_LIST_PATH: '/trust/tsa.pem', C2PA_INTERIM_LIST: 'false' };
+    expect(loadAiDetectorConfig(trust).detection.c2paTrust).toEqual({ interim: false, trustListPath: '/trust/c2pa.pem', tsaTrustListPath: '/trust/tsa.pem' });
+    expect(() => loadAiDetectorConfig({ ...base, C2PA_INTERIM_LIST: 'maybe' })).toThrow(ConfigValidationError);
+  });
+
   it('names a malformed normalisation', () => {
     expect(() => loadAiDetectorConfig({ ...base, AI_CLASSIFIER_MODEL_PATH: '/m.onnx', AI_CLASSIFIER_STD: '0.2,0.2' })).toThrow(ConfigValidationError);
   });

@@ -1,6 +1,6 @@
 // Issue 31: the folders of the orders service import each other downwards only. A folder can be read and
 // changed knowing only the ones below it; the root module assembles them all. Spec files are left out.
-import { importGraph, layeringViolations, sourceFiles } from '@cp/testing';
+import { importGraph, layeringViolations, orderTypeAwareFolderOf, sourceFiles } from '@cp/testing';
 
 /** From the lowest folder to the highest; folders of one line may import each other, without a circle. */
 const LAYERS = [
@@ -14,14 +14,7 @@ const LAYERS = [
   ['order-type-folders.ts', 'database', 'orders.module.ts', 'app.module.ts', 'main.ts'],
 ];
 
-/** A file's folder: its first folder, a type's own folder under `order-types/`, or itself at the root. */
-function folderOf(file: string): string {
-  const parts = file.split('/');
-  if (parts[0] === 'order-types' && parts.length > 2) {
-    return `${parts[0]}/${parts[1]}`;
-  }
-  return parts.length > 1 ? parts[0] : file;
-}
+const folderOf = orderTypeAwareFolderOf('order-types');
 
 describe('orders folders import downwards only', () => {
   const graph = importGraph(__dirname, sourceFiles(__dirname));

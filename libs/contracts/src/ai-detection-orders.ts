@@ -1,10 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
-import { AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict } from './ai-detection';
+import { AI_DETECTION_CATEGORIES, AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { ORDER_ID_PATTERN, OrderStatus } from './order-values';
+import { ORDER_ID_PATTERN, ORDER_STATUSES, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
 import { IsNestedObject, IsPublicHttpsUrl } from './validators';
 
@@ -89,17 +89,24 @@ export class ConfirmAiDetectionOrderCommand extends CallerScoped {
   request!: ConfirmAiDetectionOrderDto;
 }
 
-export interface AiDetectionOrderCreatedView {
-  orderId: string;
+@ApiSchema({ name: 'AiDetectionOrderCreated' })
+export class AiDetectionOrderCreatedView {
+  @ApiProperty({ example: '46' })
+  orderId!: string;
   /** `pending` until confirmed. */
-  status: OrderStatus;
-  files: V2CreatedFileView[];
+  @ApiProperty({ enum: ['pending'], description: 'pending until `POST /api/v2/orders/ai-detection/confirm`', example: 'pending' })
+  status!: OrderStatus;
+  @ApiProperty({ type: () => [V2CreatedFileView] })
+  files!: V2CreatedFileView[];
 }
 
 /** Spec 4.15 response `data`. */
-export interface AiDetectionConfirmView {
-  orderId: string;
-  status: OrderStatus;
+@ApiSchema({ name: 'AiDetectionConfirm' })
+export class AiDetectionConfirmView {
+  @ApiProperty({ example: '46' })
+  orderId!: string;
+  @ApiProperty({ enum: [...ORDER_STATUSES], description: '`inProgress` once the analysis started; the current state on a repeated key', example: 'inProgress' })
+  status!: OrderStatus;
 }
 
 /** What the detector concluded about one image, as every reader of it (v3 view, report) shows it. */
@@ -115,31 +122,91 @@ export interface AiDetectionAnalysis {
   heatmapNote: string | null;
 }
 
-/** One analysed image of an AI detection order (v3 read). */
-export interface AiDetectionFileResultView extends AiDetectionAnalysis {
-  fileId: string;
-  /** Presigned for 1 hour on each read; null when absent or once the order expired (docs/api-decisions.md). */
-  images: AiDetectionImageUrlsView;
-}
+const VERDICT_MEANING =
+  'what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)';
+
+const PRESIGNED = 'http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101';
 
 /** The images of one analysed file (spec 2.7 size rules: WebP, longer side ≤ 1600 px; thumbnail within 740×400). */
-export interface AiDetectionImageUrlsView {
+@ApiSchema({
+  name: 'AiDetectionImageUrls',
+  description: 'Presigned on each read, valid 1 hour; `null` when absent (test keys, no regional evidence) and once the order expired.',
+})
+export class AiDetectionImageUrlsView {
   /** The WebP copy when the input is larger than 1600 px, else the original input. */
-  originalUrl: string | null;
-  thumbnailUrl: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'WebP copy with the longer side at most 1600 px when the input is larger, else the original input',
+    example: `${PRESIGNED}/preview.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c`,
+  })
+  originalUrl!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'WebP within 740×400, aspect ratio kept',
+    example: `${PRESIGNED}/thumbnail.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c`,
+  })
+  thumbnailUrl!: string | null;
   /** Only when `generateHeatmap` was asked and a signal gave per-region evidence (`heatmapNote` says why not). */
-  heatmapUrl: string | null;
-  overlayUrl: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'WebP, longer side at most 1600 px; only with `generateHeatmap` and per-region evidence',
+    example: `${PRESIGNED}/heatmap.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c`,
+  })
+  heatmapUrl!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'the heatmap blended over the image; only with `generateOverlay` and per-region evidence',
+    example: null,
+  })
+  overlayUrl!: string | null;
+}
+
+/** One analysed image of an AI detection order (v3 read). */
+@ApiSchema({ name: 'AiDetectionFileResult' })
+export class AiDetectionFileResultView implements AiDetectionAnalysis {
+  @ApiProperty({ example: '101' })
+  fileId!: string;
+  @ApiProperty({ minimum: 0, maximum: 1, example: 0.5 })
+  probability!: number;
+  @ApiProperty({ enum: [...AI_DETECTION_CATEGORIES], example: 'uncertain_ai' })
+  category!: AiDetectionCategory;
+  @ApiVerdictProperty(VERDICT_MEANING)
+  verdict!: AiDetectionVerdict;
+  @ApiProperty({ description: 'no signal found anything: "cannot be determined: no evidence"', example: true })
+  noEvidence!: boolean;
+  @ApiProperty({ example: 'Cannot be determined: no provenance or generator evidence was found.' })
+  statement!: string;
+  @ApiProperty({ type: () => [AiDetectionEvidence] })
+  evidence!: AiDetectionEvidence[];
+  @ApiProperty({ type: 'string', nullable: true, example: 'Only file-level evidence: no heatmap is drawn.' })
+  heatmapNote!: string | null;
+  /** Presigned for 1 hour on each read; null when absent or once the order expired (docs/api-decisions.md). */
+  @ApiProperty({ type: () => AiDetectionImageUrlsView })
+  images!: AiDetectionImageUrlsView;
 }
 
 /** The v3 read's `detection` of an AI detection order (null until processed). */
-export interface AiDetectionResultView {
+@ApiSchema({ name: 'AiDetectionResult' })
+export class AiDetectionResultView {
   /** The highest probability over the order's images, its category, and that image's verdict and noEvidence. */
-  probability: number;
-  category: AiDetectionCategory;
-  verdict: AiDetectionVerdict;
-  noEvidence: boolean;
-  options: { generateHeatmap: boolean; generateOverlay: boolean };
-  files: AiDetectionFileResultView[];
+  @ApiProperty({ minimum: 0, maximum: 1, description: "the highest over the order's images", example: 0.5 })
+  probability!: number;
+  @ApiProperty({ enum: [...AI_DETECTION_CATEGORIES], description: 'spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75', example: 'uncertain_ai' })
+  category!: AiDetectionCategory;
+  @ApiVerdictProperty(VERDICT_MEANING)
+  verdict!: AiDetectionVerdict;
+  @ApiProperty({ description: 'no signal found anything in the headline image', example: true })
+  noEvidence!: boolean;
+  @ApiAiDetectionOptionsProperty()
+  options!: { generateHeatmap: boolean; generateOverlay: boolean };
+  @ApiProperty({ type: () => [AiDetectionFileResultView] })
+  files!: AiDetectionFileResultView[];
 }
-

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { StoredObjectRef } from './order-events';
@@ -14,6 +15,11 @@ export type AiDetectionCategory = (typeof AI_DETECTION_CATEGORIES)[number];
 export const AI_DETECTION_VERDICTS = ['generated', 'edited_with_ai', 'captured', 'cannot_be_determined'] as const;
 export type AiDetectionVerdict = (typeof AI_DETECTION_VERDICTS)[number];
 
+/** The `verdict` property of the response views (v3 read, v2 detail), with what it means to the reader. */
+export function ApiVerdictProperty(description: string, required = true): PropertyDecorator {
+  return ApiProperty({ enum: [...AI_DETECTION_VERDICTS], description, example: 'cannot_be_determined', required });
+}
+
 /**
  * The verdict of a stored analysis; analyses recorded before verdicts existed get the one their category and
  * `noEvidence` imply (they never named "edited with AI").
@@ -22,6 +28,18 @@ export function aiDetectionVerdictOf(analysis: { verdict?: AiDetectionVerdict; c
   if (analysis.verdict) return analysis.verdict;
   if (analysis.noEvidence) return 'cannot_be_determined';
   return analysis.category === 'likely_ai' ? 'generated' : analysis.category === 'likely_real' ? 'captured' : 'cannot_be_determined';
+}
+
+/** The options given at creation, as the v3 read (required) and the v2 detail (optional, with a description) show them. */
+export function ApiAiDetectionOptionsProperty(description?: string): PropertyDecorator {
+  // Not ApiPropertyOptional: it would replace the nested `required` list with `false`; `selfRequired` says it.
+  return ApiProperty({
+    type: 'object',
+    selfRequired: description === undefined,
+    ...(description === undefined ? {} : { description }),
+    required: ['generateHeatmap', 'generateOverlay'],
+    properties: { generateHeatmap: { type: 'boolean' }, generateOverlay: { type: 'boolean' } },
+  });
 }
 
 /** `job.aidetect.detect`: analyse one image of an aiDetection order. */
@@ -54,70 +72,100 @@ export class AiDetectionJob {
   generateOverlay!: boolean;
 }
 
-/** One manifest of a Content Credentials chain (the file's own, then its ingredients'), as c2pa-rs validated it. */
+/**
+ * One manifest of a Content Credentials chain (the file's own, then its ingredients'), as c2pa-rs validated it.
+ * Also a response view: its OpenAPI schema is generated from the `@ApiProperty` decorators (issue 31).
+ */
+@ApiSchema({ name: 'AiDetectionProvenanceStep' })
 export class AiDetectionProvenanceStep {
+  @ApiProperty({ example: 'urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1' })
   @IsString()
   label!: string;
 
+  @ApiProperty({ type: 'integer', minimum: 0, description: "0: the file's own manifest", example: 0 })
   @IsInt() @Min(0)
   depth!: number;
 
   /** `active` (the file's own manifest) or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`). */
+  @ApiProperty({ description: '`active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)', example: 'active' })
   @IsString()
   relationship!: string;
 
+  @ApiProperty({ type: 'string', nullable: true, example: 'image.png' })
   @IsOptional() @IsString()
   title!: string | null;
 
+  @ApiProperty({ type: 'string', nullable: true, description: "common name of the signing certificate (the file's text)", example: 'Example Generator signer' })
   @IsOptional() @IsString()
   signer!: string | null;
 
+  @ApiProperty({ type: 'string', nullable: true, example: 'Example CA' })
   @IsOptional() @IsString()
   issuer!: string | null;
 
   /** Time of the signature's time stamp, when it carries one. */
+  @ApiProperty({ type: 'string', nullable: true, description: "time of the signature's time stamp, when it has one", example: null })
   @IsOptional() @IsString()
   signedAt!: string | null;
 
   /** c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed). */
+  @ApiProperty({ description: 'c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)', example: false })
   @IsBoolean()
   signerTrusted!: boolean;
 
+  @ApiProperty({ type: 'boolean', nullable: true, example: null })
   @IsOptional() @IsBoolean()
   timeStampTrusted!: boolean | null;
 
+  @ApiProperty({ type: 'string', nullable: true, example: 'Example Generator 2.1' })
   @IsOptional() @IsString()
   claimGenerator!: string | null;
 
+  @ApiProperty({ type: [String], example: ['c2pa.created'] })
   @IsArray() @IsString({ each: true })
   actions!: string[];
 
+  @ApiProperty({ type: 'string', nullable: true, example: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' })
   @IsOptional() @IsString()
   digitalSourceType!: string | null;
 }
 
-/** One finding of one signal, as stored and shown (docs/ai-detection.md lists the findings). */
-export class AiDetectionEvidence {
-  @IsIn(['c2pa', 'metadata', 'sdWatermark', 'classifier'])
-  signal!: 'c2pa' | 'metadata' | 'sdWatermark' | 'classifier';
+const AI_DETECTION_SIGNALS = ['c2pa', 'metadata', 'sdWatermark', 'classifier'] as const;
+const AI_DETECTION_DIRECTIONS = ['ai', 'real', 'neutral'] as const;
 
+/** One finding of one signal, as stored and shown (docs/ai-detection.md lists the findings); also a response view. */
+@ApiSchema({ name: 'AiDetectionEvidence' })
+export class AiDetectionEvidence {
+  @ApiProperty({ enum: [...AI_DETECTION_SIGNALS], example: 'c2pa' })
+  @IsIn(AI_DETECTION_SIGNALS)
+  signal!: (typeof AI_DETECTION_SIGNALS)[number];
+
+  @ApiProperty({ example: 'c2pa.ai_source_type' })
   @IsString()
   finding!: string;
 
+  @ApiProperty({ example: 'A valid Content Credentials manifest declares trainedAlgorithmicMedia.' })
   @IsString()
   description!: string;
 
-  @IsIn(['ai', 'real', 'neutral'])
-  direction!: 'ai' | 'real' | 'neutral';
+  @ApiProperty({ enum: [...AI_DETECTION_DIRECTIONS], example: 'ai' })
+  @IsIn(AI_DETECTION_DIRECTIONS)
+  direction!: (typeof AI_DETECTION_DIRECTIONS)[number];
 
   /** Log-odds this finding added (0: reported, not counted). */
+  @ApiProperty({ description: 'log-odds this finding added (0: reported, not counted)', example: 4 })
   @IsNumber()
   weight!: number;
 
+  @ApiProperty({ type: 'object', additionalProperties: true })
   @IsObject()
   details!: Record<string, string | number | boolean | null>;
 
   /** Content Credentials findings: the provenance chain (signer, time stamp, actions, source type, generator). */
+  @ApiPropertyOptional({
+    type: () => [AiDetectionProvenanceStep],
+    description: "Content Credentials findings only: the chain from the file's own manifest through its ingredients",
+  })
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AiDetectionProvenanceStep)
   provenance?: AiDetectionProvenanceStep[];
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
@@ -154,18 +154,29 @@ export class CreateAntiAiWithUrlsCommand extends CallerScoped {
   request!: CreateAntiAiWithUrlsDto;
 }
 
+// The views are classes so that the gateway's OpenAPI document generates their schemas (issue 31).
+
 /** Response `data` of the standard endpoint: the v2 creation shape (spec 4.9) with the order's status. */
-export interface AntiAiOrderCreatedView {
-  orderName: string;
-  orderId: string;
+@ApiSchema({ name: 'AntiAiOrderCreated' })
+export class AntiAiOrderCreatedView {
+  @ApiProperty({ example: 'spring-catalogue' })
+  orderName!: string;
+  @ApiProperty({ example: '44' })
+  orderId!: string;
   /** `pending` while files await upload; `inProgress` when every file came by URL. */
-  status: OrderStatus;
-  files: V2CreatedFileView[];
+  @ApiProperty({ enum: ['pending', 'inProgress'], description: '`pending` until every file is uploaded or fetched', example: 'pending' })
+  status!: OrderStatus;
+  @ApiProperty({ type: () => [V2CreatedFileView] })
+  files!: V2CreatedFileView[];
 }
 
 /** Response `data` of the deprecated with-urls endpoint (spec 4.14). */
-export interface AntiAiWithUrlsCreatedView {
-  orderName: string;
-  orderId: string;
-  status: OrderStatus;
+@ApiSchema({ name: 'AntiAiWithUrlsCreated' })
+export class AntiAiWithUrlsCreatedView {
+  @ApiProperty({ example: 'anti-ai-45' })
+  orderName!: string;
+  @ApiProperty({ example: '45' })
+  orderId!: string;
+  @ApiProperty({ enum: ['inProgress'], example: 'inProgress' })
+  status!: OrderStatus;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
@@ -70,7 +70,10 @@ export class DownloadQuery extends OrderScoped {
 }
 
 /** Spec 2.9 */
-export interface DownloadView {
-  downloadUrl: string;
-  expiresInSeconds: number;
+@ApiSchema({ name: 'Download', description: 'Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs.' })
+export class DownloadView {
+  @ApiProperty({ format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=300&X-Amz-Signature=3f1a9c' })
+  downloadUrl!: string;
+  @ApiProperty({ type: 'integer', example: 300 })
+  expiresInSeconds!: number;
 }

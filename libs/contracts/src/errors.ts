@@ -1,3 +1,5 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
 /**
  * Public error codes (spec section 7 plus the codes the spec leaves to us, see docs/api-decisions.md).
  * Domain code throws DomainException with one of these; each transport maps them exhaustively.
@@ -50,6 +52,13 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 }
 
 /** A business rule was violated; `code` is public, `message` is for logs only and never sent to clients. */
+/** The body of every HTTP error response; its OpenAPI schema is generated from these decorators (issue 31). */
+@ApiSchema({ name: 'Error', description: 'Every error response (spec 7). `code` is public and stable; no internal message is ever returned.' })
+export class ErrorView {
+  @ApiProperty({ example: 'VALIDATION_FAILED' })
+  code!: string;
+}
+
 export class DomainException extends Error {
   constructor(
     readonly code: ErrorCode,

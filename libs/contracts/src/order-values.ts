@@ -9,9 +9,15 @@ export const OUTPUT_FILE_ID_PATTERN = /^[0-9]+-[0-9]+$/;
 /** Spec 3.1: the statuses of an order (the OpenAPI document lists these too). */
 export const ORDER_STATUSES = ['pending', 'inProgress', 'complete', 'failed', 'expired'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export type OutputStatus = 'pending' | 'queued' | 'processing' | 'completed' | 'failed' | 'retry_required';
-export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'unsupported' | 'error';
+// The value lists below also give the enumerations of the OpenAPI response schemas (the views' decorators).
+export const OUTPUT_STATUSES = ['pending', 'queued', 'processing', 'completed', 'failed', 'retry_required'] as const;
+export type OutputStatus = (typeof OUTPUT_STATUSES)[number];
+export const DETECTION_STATUSES = ['detected', 'not_detected', 'inconclusive', 'unsupported', 'error'] as const;
+export type DetectionStatus = (typeof DETECTION_STATUSES)[number];
 export type ReportLocale = 'ko-KR' | 'en-US' | 'ja-JP';
-export type ReportStatus = 'queued' | 'processing' | 'completed' | 'failed';
-export type MediaKind = 'image' | 'pdf';
+export const REPORT_LOCALES: readonly ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
+export const REPORT_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export const MEDIA_KINDS = ['image', 'pdf'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
 export type KeyModeLike = 'live' | 'test';

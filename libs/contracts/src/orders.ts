@@ -1,43 +1,112 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, Matches, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
-import type { AiDetectionResultView } from './ai-detection-orders';
-import { DetectionStatus, MediaKind, ORDER_ID_PATTERN, OrderStatus, OutputStatus, ReportLocale, ReportStatus } from './order-values';
+import { AiDetectionResultView } from './ai-detection-orders';
+import {
+  DETECTION_STATUSES,
+  DetectionStatus,
+  MEDIA_KINDS,
+  MediaKind,
+  ORDER_ID_PATTERN,
+  ORDER_STATUSES,
+  OrderStatus,
+  OUTPUT_FILE_ID_PATTERN,
+  OUTPUT_STATUSES,
+  OutputStatus,
+  REPORT_LOCALES,
+  REPORT_STATUSES,
+  ReportLocale,
+  ReportStatus,
+} from './order-values';
+
+// The views are classes so that the gateway's OpenAPI document generates their schemas from these decorators
+// (one source, issue 31): `@ApiSchema` keeps the published schema names, without the `View` suffix.
 
 /** Spec 2.2 */
-export interface InputFileView {
-  fileId: string;
-  uploadUrl: string | null;
+@ApiSchema({ name: 'InputFile', description: 'Input file entry (spec 2.2).' })
+export class InputFileView {
+  @ApiProperty({ example: '1001' })
+  fileId!: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description:
+      'Presigned URL for `PUT`, valid 900 seconds; only while the order is `pending` and the file waits for upload. `null` for files given by `originalFileUrl`, uploaded files, failed and expired orders.',
+    example: 'http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=900&X-Amz-Signature=3f1a9c',
+  })
+  uploadUrl!: string | null;
 }
 
 /** Spec 2.3 */
-export interface OutputView {
-  fileId: string;
-  inputFileId: string;
-  outputIndex: number;
-  watermarkText: string;
-  status: OutputStatus;
-  mediaKind: MediaKind;
+@ApiSchema({ name: 'Output', description: 'Embed output, one per watermark text (spec 2.3).' })
+export class OutputView {
+  @ApiProperty({ pattern: OUTPUT_FILE_ID_PATTERN.source, example: '1001-0' })
+  fileId!: string;
+  @ApiProperty({ example: '1001' })
+  inputFileId!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
+  outputIndex!: number;
+  @ApiProperty({ example: 'recipient-0042' })
+  watermarkText!: string;
+  @ApiProperty({ enum: [...OUTPUT_STATUSES], example: 'completed' })
+  status!: OutputStatus;
+  @ApiProperty({ enum: [...MEDIA_KINDS], example: 'image' })
+  mediaKind!: MediaKind;
 }
 
 /** Spec 2.4 */
-export interface ExtractResultView {
-  detectionStatus: DetectionStatus;
-  reportSupported: boolean;
-  watermarkText: string | null;
+@ApiSchema({ name: 'ExtractResult', description: 'Extract result summary (spec 2.4).' })
+export class ExtractResultView {
+  @ApiProperty({
+    enum: [...DETECTION_STATUSES],
+    description:
+      '`detected`: watermark found; `not_detected`: fully checked, none found; `inconclusive`: a candidate below the confidence threshold; `unsupported`: input cannot be processed (credit refunded); `error`: detection failed, not the same as no watermark (credit refunded).',
+    example: 'detected',
+  })
+  detectionStatus!: DetectionStatus;
+  @ApiProperty({ description: '`false` for images captured from a PDF', example: true })
+  reportSupported!: boolean;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "Only when detected, embedded by the caller's own account and exactly one issuance record matches.",
+    example: 'recipient-0042',
+  })
+  watermarkText!: string | null;
+}
+
+/** One requested report of an order, in the order read. */
+@ApiSchema({ name: 'OrderReportEntry' })
+export class OrderReportEntryView {
+  @ApiProperty({ enum: [...REPORT_LOCALES], example: 'ko-KR' })
+  locale!: ReportLocale;
+  @ApiProperty({ enum: [...REPORT_STATUSES], example: 'completed' })
+  status!: ReportStatus;
 }
 
 /** Spec 2.1: the watermark order returned in `data`. */
-export interface WatermarkOrderView {
-  orderId: string;
-  status: OrderStatus;
-  processingDelayed: boolean;
-  expiresAt: string | null;
-  files: InputFileView[];
-  outputs: OutputView[];
-  result: ExtractResultView | null;
-  reports: { locale: ReportLocale; status: ReportStatus }[];
+@ApiSchema({ name: 'WatermarkOrder', description: 'Watermark order, v3 (spec 2.1).' })
+export class WatermarkOrderView {
+  @ApiProperty({ pattern: ORDER_ID_PATTERN.source, example: '42' })
+  orderId!: string;
+  @ApiProperty({ enum: [...ORDER_STATUSES], example: 'pending' })
+  status!: OrderStatus;
+  @ApiProperty({ description: 'automatic retries are exhausted; the order stays `inProgress`', example: false })
+  processingDelayed!: boolean;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: '2026-12-23T10:00:00.000Z', description: 'after it, downloads and reports give `ORDER_EXPIRED`' })
+  expiresAt!: string | null;
+  @ApiProperty({ type: () => [InputFileView], description: 'request order; for extract orders index 0 is the original, 1 the file to inspect' })
+  files!: InputFileView[];
+  @ApiProperty({ type: () => [OutputView], description: 'one per watermark text; empty for extract orders' })
+  outputs!: OutputView[];
+  @ApiProperty({ type: () => ExtractResultView, nullable: true, description: '`null` for embed orders and until the result is ready' })
+  result!: ExtractResultView | null;
+  @ApiProperty({ type: () => [OrderReportEntryView] })
+  reports!: OrderReportEntryView[];
   /** AI detection orders only: the probability and its evidence, null until processed. */
+  @ApiPropertyOptional({ type: () => AiDetectionResultView, nullable: true, description: 'AI detection orders only; `null` until processed' })
   detection?: AiDetectionResultView | null;
 }
 

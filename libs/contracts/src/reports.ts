@@ -1,15 +1,14 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, Matches, Min } from 'class-validator';
 import { OrderScoped } from './accounts';
 import type { DetectionEvidenceView } from './extract-orders';
-import { DetectionStatus, KeyModeLike, OrderStatus, ReportLocale, ReportStatus } from './order-values';
+import { DetectionStatus, KeyModeLike, OrderStatus, REPORT_LOCALES, REPORT_STATUSES, ReportLocale, ReportStatus } from './order-values';
 import { ExtractResultView } from './orders';
 import type { AiDetectionCategory, AiDetectionVerdict } from './ai-detection';
 import type { AiDetectionAnalysis } from './ai-detection-orders';
 import { StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 
-export const REPORT_LOCALES: readonly ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
 
 /** `evt.reports.report.status-changed`: orders keeps `reports[]` of the order view from these. */
 export class ReportStatusChangedEvent {
@@ -90,7 +89,8 @@ export const REPORT_GENERATE_JOB_SUBJECT = JobSubjects.reportsGenerate;
 export const REPORT_TYPES = ['watermarkDetection', 'aiDetection'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
-export type ReportFailureCode = 'REPORT_GENERATION_FAILED' | 'REPORT_NOT_AVAILABLE';
+export const REPORT_FAILURE_CODES = ['REPORT_GENERATION_FAILED', 'REPORT_NOT_AVAILABLE'] as const;
+export type ReportFailureCode = (typeof REPORT_FAILURE_CODES)[number];
 
 /** Report download URLs are valid this long (spec 2.6, section 8). */
 export const REPORT_DOWNLOAD_EXPIRY_SECONDS = 300;
@@ -112,15 +112,44 @@ export class RequestReportCommand extends OrderScoped {
 export class GetReportQuery extends RequestReportCommand {}
 
 /** Report resource (spec 2.6). */
-export interface ReportView {
-  orderId: string;
-  reportType: ReportType;
-  locale: ReportLocale;
-  status: ReportStatus;
+@ApiSchema({ name: 'Report', description: 'Report resource (spec 2.6). Every read issues a new `download.url`.' })
+export class ReportView {
+  @ApiProperty({ example: '43' })
+  orderId!: string;
+  @ApiProperty({ enum: [...REPORT_TYPES], example: REPORT_TYPES[0] })
+  reportType!: ReportType;
+  @ApiProperty({ enum: [...REPORT_LOCALES], example: 'ko-KR' })
+  locale!: ReportLocale;
+  @ApiProperty({ enum: [...REPORT_STATUSES], example: 'completed' })
+  status!: ReportStatus;
   /** Only when `completed`: a presigned URL, new on every call. */
-  download: { url: string; expiresInSeconds: number } | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    selfRequired: true,
+    required: ['url', 'expiresInSeconds'],
+    properties: {
+      url: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-reports/1/43/ko-KR.pdf?X-Amz-Expires=300&X-Amz-Signature=3f1a9c' },
+      expiresInSeconds: { type: 'integer', example: 300 },
+    },
+  })
+  download!: { url: string; expiresInSeconds: number } | null;
   /** Only when `failed`: `retryable` says whether POSTing again starts a new attempt. */
-  failure: { code: ReportFailureCode; retryable: boolean } | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    selfRequired: true,
+    required: ['code', 'retryable'],
+    properties: {
+      code: { type: 'string', enum: [...REPORT_FAILURE_CODES], example: 'REPORT_GENERATION_FAILED' },
+      retryable: {
+        type: 'boolean',
+        description: '`true` when requesting the report again starts a new attempt (watermark reports: `false` after 3 failed attempts)',
+        example: true,
+      },
+    },
+  })
+  failure!: { code: ReportFailureCode; retryable: boolean } | null;
 }
 
 /** Answer of `reports.request`: `started` tells the gateway whether this call queued a new attempt (202) or not (200). */

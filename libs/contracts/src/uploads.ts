@@ -1,3 +1,4 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { KeyMode } from './accounts';
@@ -63,9 +64,12 @@ export class RecordTestUploadCommand {
   size!: number;
 }
 
-export interface TestUploadView {
-  fileId: string;
-  size: number;
+@ApiSchema({ name: 'TestUpload' })
+export class TestUploadView {
+  @ApiProperty({ example: '1001' })
+  fileId!: string;
+  @ApiProperty({ type: 'integer', description: 'bytes received (and discarded)', example: 52311 })
+  size!: number;
 }
 
 /** `evt.uploads.file.uploaded` */

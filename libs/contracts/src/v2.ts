@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import type { AiDetectionVerdict } from './ai-detection';
+import { AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { OrderStatus } from './order-values';
+import { ORDER_TYPES, OrderType } from './order-events';
+import { ORDER_STATUSES, OrderStatus } from './order-values';
 import { UploadUrlsQuery } from './uploads';
 import { IsNestedObject } from './validators';
 
@@ -20,8 +21,12 @@ export function isV2Retired(now: Date): boolean {
 /** Spec 4.9/4.10: the formats the v2 endpoints accept (no `tif`, unlike v3). */
 export const V2_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tiff|pdf)$/i;
 
-export type V2FileFormat = 'JPG' | 'PNG' | 'WEBP' | 'BMP' | 'TIFF' | 'PDF';
-export type V2FileType = 'IMG' | 'DOCUMENT';
+export const V2_FILE_FORMATS = ['JPG', 'PNG', 'WEBP', 'BMP', 'TIFF', 'PDF'] as const;
+export type V2FileFormat = (typeof V2_FILE_FORMATS)[number];
+export const V2_FILE_TYPES = ['IMG', 'DOCUMENT'] as const;
+export type V2FileType = (typeof V2_FILE_TYPES)[number];
+/** `statusCode` of the v2 detail: watermarkExtract's outcome or aiDetection's category. */
+export const V2_STATUS_CODES = ['detected', 'undetected', 'likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'] as const;
 
 const FORMATS: Record<string, V2FileFormat> = { jpg: 'JPG', jpeg: 'JPG', png: 'PNG', webp: 'WEBP', bmp: 'BMP', tif: 'TIFF', tiff: 'TIFF', pdf: 'PDF' };
 
@@ -136,26 +141,49 @@ export class UploadUrlsWithValidityQuery extends UploadUrlsQuery {
 // ---------------------------------------------------------------------------------------------------
 // Responses
 
+// The views are classes so that the gateway's OpenAPI document generates their schemas from these decorators
+// (one source, issue 31): `@ApiSchema` keeps the published schema names, without the `View` suffix.
+
+const PRESIGNED_INPUT = 'http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c';
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
 /** One file of a v2 creation response (spec 4.9, 4.10). */
-export interface V2CreatedFileView {
-  fileId: number;
-  fileName: string;
+@ApiSchema({ name: 'V2CreatedFile' })
+export class V2CreatedFileView {
+  @ApiProperty({ type: 'integer', example: 1001 })
+  fileId!: number;
+  @ApiProperty({ example: 'photo.jpg' })
+  fileName!: string;
   /** Upload files only. */
+  @ApiPropertyOptional({ type: 'string', format: 'uri', nullable: true, description: 'only for upload files', example: PRESIGNED_INPUT })
   uploadUrl?: string | null;
   /** URL files only. */
+  @ApiPropertyOptional({ format: 'uri', description: 'only for URL files', example: 'https://example.com/photo.jpg' })
   originalFileUrl?: string;
-  fileKey: string;
-  fileFormat: V2FileFormat;
-  fileType: V2FileType;
+  @ApiProperty({ example: '1/42/1001/photo.jpg' })
+  fileKey!: string;
+  @ApiProperty({ enum: [...V2_FILE_FORMATS], example: 'JPG' })
+  fileFormat!: V2FileFormat;
+  @ApiProperty({ enum: [...V2_FILE_TYPES], example: 'IMG' })
+  fileType!: V2FileType;
 }
 
-export interface V2EmbedOrderCreatedView {
-  orderName: string;
-  orderId: string;
-  status: 'pending';
-  files: V2CreatedFileView[];
+@ApiSchema({ name: 'V2EmbedOrderCreated' })
+export class V2EmbedOrderCreatedView {
+  @ApiProperty({ example: 'photo.jpg' })
+  orderName!: string;
+  @ApiProperty({ example: '42' })
+  orderId!: string;
+  @ApiProperty({ enum: ['pending'], example: 'pending' })
+  status!: 'pending';
+  @ApiProperty({ type: () => [V2CreatedFileView] })
+  files!: V2CreatedFileView[];
 }
 
+/**
+ * Its schema and the extract creation's stay hand-written in the gateway (`allOf: [V2CreatedFile, {role,
+ * sequence}]`): decorators on a subclass would flatten it, and `sequence` is the number enumeration `[1]`.
+ */
 export interface V2ExtractFileView extends V2CreatedFileView {
   role: 'watermarked' | 'original';
   sequence: 1;
@@ -169,37 +197,89 @@ export interface V2ExtractOrderCreatedView {
   originalFile?: V2ExtractFileView;
 }
 
+const PRESIGNED_URL = { type: 'string', format: 'uri', nullable: true } as const;
+
 /** Spec 2.7 (the items the spec leaves unnamed are named here; see docs/v2-and-retention.md). */
-export interface V2OrderDetailView {
-  orderId: string;
-  orderName: string;
-  type: 'antiAi' | 'watermarkEmbed' | 'watermarkExtract' | 'aiDetection';
-  channel: 'api' | 'web';
-  status: OrderStatus;
-  fileCount: number;
-  thumbnailImageUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string;
-  errors: { errorCode: string; errorMessage: string } | null;
+@ApiSchema({ name: 'V2OrderDetail', description: 'v2 order detail (spec 2.7, deprecated).' })
+export class V2OrderDetailView {
+  @ApiProperty({ example: '42' })
+  orderId!: string;
+  @ApiProperty({ example: 'photo.jpg' })
+  orderName!: string;
+  @ApiProperty({ enum: [...ORDER_TYPES], example: ORDER_TYPES[0] })
+  type!: OrderType;
+  @ApiProperty({ enum: ['api', 'web'], example: 'api' })
+  channel!: 'api' | 'web';
+  @ApiProperty({ enum: [...ORDER_STATUSES], example: 'complete' })
+  status!: OrderStatus;
+  @ApiProperty({ type: 'integer', example: 1 })
+  fileCount!: number;
+  @ApiProperty({
+    ...PRESIGNED_URL,
+    description:
+      'presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)',
+    example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
+  })
+  thumbnailImageUrl!: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:00.000Z' })
+  createdAt!: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:02.000Z' })
+  updatedAt!: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-12-23T10:00:00.000Z' })
+  expiresAt!: string;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    selfRequired: true,
+    required: ['errorCode', 'errorMessage'],
+    properties: {
+      errorCode: { type: 'string', example: 'ORDER_TIMEOUT' },
+      errorMessage: { type: 'string', example: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.' },
+    },
+  })
+  errors!: { errorCode: string; errorMessage: string } | null;
   /** watermarkExtract: `detected`/`undetected` once known; aiDetection: the category of the probability (spec 2.7 thresholds). */
-  statusCode?: 'detected' | 'undetected' | 'likely_real' | 'uncertain_real' | 'uncertain_ai' | 'likely_ai';
+  @ApiPropertyOptional({
+    enum: [...V2_STATUS_CODES],
+    description: 'watermarkExtract: detected/undetected; aiDetection: the category of the probability',
+    example: 'detected',
+  })
+  statusCode?: (typeof V2_STATUS_CODES)[number];
   /** aiDetection only, once processed: the highest probability over the order's images. */
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 })
   aiProbability?: number;
   /** aiDetection only, once processed: the verdict of that image (`statusCode` keeps the spec's category). */
+  @ApiVerdictProperty('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability', false)
   aiVerdict?: AiDetectionVerdict;
   /** aiDetection only, once processed: true when no signal found anything in that image. */
+  @ApiPropertyOptional({ description: 'aiDetection only, once processed: no signal found anything in the headline image', example: true })
   aiNoEvidence?: boolean;
   /** aiDetection only: the options given at creation. */
+  @ApiAiDetectionOptionsProperty('aiDetection only: the options given at creation')
   aiDetectionOptions?: { generateHeatmap: boolean; generateOverlay: boolean };
   /** aiDetection only, once processed: the image of the headline probability, presigned 1 hour (WebP ≤ 1600 px, else the original). */
+  @ApiPropertyOptional({
+    ...PRESIGNED_URL,
+    description:
+      'aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original',
+    example: 'http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
+  })
   originalImageUrl?: string | null;
   /** aiDetection only: its heatmap and overlay (when asked for and a signal gave per-region evidence), presigned 1 hour. */
+  @ApiPropertyOptional({
+    ...PRESIGNED_URL,
+    description:
+      "aiDetection only, once processed: the headline image's heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence",
+    example: null,
+  })
   heatmapImageUrl?: string | null;
+  @ApiPropertyOptional({ ...PRESIGNED_URL, description: 'aiDetection only, once processed: the heatmap blended over the image, same rules', example: null })
   overlayImageUrl?: string | null;
   /** watermarkEmbed only. */
+  @ApiPropertyOptional({ type: [String], description: 'watermarkEmbed only', example: ['recipient-0042'] })
   watermarkTexts?: string[];
   /** watermarkExtract only: the detected text, null when none or not the caller's. */
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'watermarkExtract only', example: 'recipient-0042' })
   extractedWatermarkText?: string | null;
 }
 
@@ -211,22 +291,65 @@ export interface V2RefreshedFileView {
   fileKey: string;
 }
 
-export interface V2RefreshUrlsView {
-  files: V2RefreshedFileView[];
+@ApiSchema({ name: 'V2RefreshUrls' })
+export class V2RefreshUrlsView {
+  @ApiProperty({
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['fileId', 'fileName', 'uploadUrl', 'fileKey'],
+      properties: {
+        fileId: { type: 'string', example: '1001' },
+        fileName: { type: 'string', example: 'photo.jpg' },
+        uploadUrl: { type: 'string', format: 'uri', example: PRESIGNED_INPUT },
+        fileKey: { type: 'string', example: '1/42/1001/photo.jpg' },
+      },
+    },
+  })
+  files!: V2RefreshedFileView[];
 }
 
 /** Spec 4.13 */
-export interface V2RecentStatsView {
-  dailyStats: Array<{ usageDate: string; usageCount: number }>;
-  domain: number[];
-  ticks: number[];
+@ApiSchema({ name: 'V2RecentStats' })
+export class V2RecentStatsView {
+  @ApiProperty({
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['usageDate', 'usageCount'],
+      properties: { usageDate: { type: 'string', format: 'date', example: '2026-11-23' }, usageCount: { type: 'integer', example: 4 } },
+    },
+  })
+  dailyStats!: Array<{ usageDate: string; usageCount: number }>;
+  @ApiProperty({ type: [Number], example: [0, 5] })
+  domain!: number[];
+  @ApiProperty({ type: [Number], example: [0, 1, 2, 3, 4, 5] })
+  ticks!: number[];
 }
 
 /** Spec 4.17 (path and shape chosen here: `GET /api/v2/orders/{orderId}/download-urls`). */
-export interface V2DownloadUrlsView {
-  orderId: string;
-  expiresInSeconds: number;
-  expiresAt: string;
-  files: Array<{ fileId: string; inputFileId: string; fileName: string; downloadUrl: string }>;
-  archiveUrl: string;
+@ApiSchema({ name: 'V2DownloadUrls' })
+export class V2DownloadUrlsView {
+  @ApiProperty({ example: '42' })
+  orderId!: string;
+  @ApiProperty({ type: 'integer', example: 3600 })
+  expiresInSeconds!: number;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T11:00:00.000Z' })
+  expiresAt!: string;
+  @ApiProperty({
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['fileId', 'inputFileId', 'fileName', 'downloadUrl'],
+      properties: {
+        fileId: { type: 'string', example: '1001-0' },
+        inputFileId: { type: 'string', example: '1001' },
+        fileName: { type: 'string', example: 'photo-watermarked-1001-0.jpg' },
+        downloadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
+      },
+    },
+  })
+  files!: Array<{ fileId: string; inputFileId: string; fileName: string; downloadUrl: string }>;
+  @ApiProperty({ format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' })
+  archiveUrl!: string;
 }

@@ -1,5 +1,5 @@
 // Webhook management commands and queries (request/reply between the gateway and the webhooks service).
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -171,62 +171,106 @@ export class RetryFailedWebhookEventsCommand extends WebhookRefQuery {
 }
 
 // ---- Views ----
+// The views are classes so that the gateway's OpenAPI document generates their schemas from these decorators
+// (one source, issue 31): `@ApiSchema` keeps the published schema names, without the `View` suffix.
+
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** Spec 2.8 without the secret. */
-export interface WebhookView {
-  id: number;
-  name: string;
-  url: string;
-  isActive: boolean;
-  updatedAt: string;
+@ApiSchema({ name: 'Webhook', description: 'Webhook resource (spec 2.8), never with its secret.' })
+export class WebhookView {
+  @ApiProperty({ type: 'integer', example: 7 })
+  id!: number;
+  @ApiProperty({ example: 'orders to the CMS' })
+  name!: string;
+  @ApiProperty({ format: 'uri', example: 'https://hooks.example.com/content-protection' })
+  url!: string;
+  @ApiProperty({ example: true })
+  isActive!: boolean;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:00.000Z' })
+  updatedAt!: string;
 }
 
-/** The create response: the only time the secret is shown. */
+/**
+ * The create response: the only time the secret is shown. Its schema stays hand-written in the gateway
+ * (`allOf: [Webhook, {secret}]`): decorators on a subclass would flatten it into a copy of Webhook's fields.
+ */
 export interface CreatedWebhookView extends WebhookView {
   secret: string;
 }
 
+/**
+ * Its schema stays hand-written in the gateway: `deleted` is the enumeration `[true]`, and @nestjs/swagger
+ * types every enumeration without a string as a number.
+ */
 export interface DeletedWebhookView {
   id: number;
   deleted: true;
 }
 
 /** One entry of the delivery event list. */
-export interface WebhookEventView {
+@ApiSchema({ name: 'WebhookEvent', description: 'One delivery event of a webhook.' })
+export class WebhookEventView {
   /** Integer id used in the retry path. */
-  id: number;
+  @ApiProperty({ type: 'integer', example: 1201 })
+  id!: number;
   /** The payload's `eventId` (UUID, the same on every attempt). */
-  eventId: string;
-  eventType: WebhookEventType;
-  orderId: string;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  error: string | null;
-  createdAt: string;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
+  @ApiProperty({ format: 'uuid', example: '0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e' })
+  eventId!: string;
+  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES], example: 'order.watermarkEmbed.completed' })
+  eventType!: WebhookEventType;
+  @ApiProperty({ example: '42' })
+  orderId!: string;
+  @ApiProperty({ enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'SUCCESS' })
+  status!: WebhookDeliveryStatus;
+  @ApiProperty({ type: 'integer', example: 1 })
+  attempts!: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 200 })
+  lastStatusCode!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'timeout after 5000 ms' })
+  error!: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:00.000Z' })
+  createdAt!: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-23T10:00:01.000Z' })
+  lastAttemptAt!: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-23T10:30:01.000Z' })
+  nextAttemptAt!: string | null;
 }
 
-export interface WebhookEventPageView {
-  items: WebhookEventView[];
-  page: number;
-  limit: number;
-  total: number;
+@ApiSchema({ name: 'WebhookEventPage' })
+export class WebhookEventPageView {
+  @ApiProperty({ type: () => [WebhookEventView] })
+  items!: WebhookEventView[];
+  @ApiProperty({ type: 'integer', example: 1 })
+  page!: number;
+  @ApiProperty({ type: 'integer', example: 20 })
+  limit!: number;
+  @ApiProperty({ type: 'integer', example: 1 })
+  total!: number;
 }
 
 /** Spec 4.16 retry-one response (snake_case as published). */
-export interface WebhookEventRetryView {
-  event_id: string;
-  success: boolean;
-  status_code: number | null;
-  status: WebhookDeliveryStatus;
-  error: string | null;
+@ApiSchema({ name: 'WebhookEventRetry', description: 'Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16).' })
+export class WebhookEventRetryView {
+  @ApiProperty({ example: '1201' })
+  event_id!: string;
+  @ApiProperty({ example: false })
+  success!: boolean;
+  @ApiProperty({ type: 'integer', nullable: true, example: 500 })
+  status_code!: number | null;
+  @ApiProperty({ enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'FAILED' })
+  status!: WebhookDeliveryStatus;
+  @ApiProperty({ type: 'string', nullable: true, example: 'receiver answered 500' })
+  error!: string | null;
 }
 
-export interface WebhookRetryFailedView {
-  fromDate: string;
-  toDate: string;
+@ApiSchema({ name: 'WebhookRetryFailed' })
+export class WebhookRetryFailedView {
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-16T00:00:00.000Z' })
+  fromDate!: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T00:00:00.000Z' })
+  toDate!: string;
   /** FAILED events queued for delivery again. */
-  retried: number;
+  @ApiProperty({ type: 'integer', example: 3 })
+  retried!: number;
 }

@@ -1,11 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { asTransaction, Transaction } from './transaction-handle';
 
-/**
- * The handle a use case passes to repositories so their writes share one transaction. Use cases never
- * call it themselves (only `*.repository.ts` files touch TypeORM).
- */
-export type Transaction = EntityManager;
+export { asTransaction, Transaction, TransactionalRepository } from './transaction-handle';
 
 /** Runs use-case work in one database transaction. */
 @Injectable()
@@ -13,7 +10,7 @@ export class TransactionRepository {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+    return this.dataSource.transaction((manager) => work(asTransaction(manager)));
   }
 
   /**
@@ -21,6 +18,6 @@ export class TransactionRepository {
    * statement (`WriteBatch`), which is atomic by itself; no BEGIN and COMMIT round trips.
    */
   statementByStatement<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return work(this.dataSource.manager);
+    return work(asTransaction(this.dataSource.manager));
   }
 }

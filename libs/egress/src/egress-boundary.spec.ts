@@ -6,10 +6,20 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-/** Fixed-configuration destinations (see eslint.config.mjs): the SDK and CLI call the user's API, the relay our S3. */
-const EXEMPT = [/^libs\/egress\//, /^libs\/testing\//, /^libs\/sdk\//, /^apps\/cli\//, /^apps\/api-gateway\/src\/results\/storage-relay\.ts$/];
+/**
+ * Fixed-configuration destinations (see eslint.config.mjs): the SDK and CLI call the user's API, the relay our S3,
+ * and the tracing SDK's setup (issue 33) posts spans to the operator's OTEL_EXPORTER_OTLP_ENDPOINT.
+ */
+const EXEMPT = [
+  /^libs\/egress\//,
+  /^libs\/testing\//,
+  /^libs\/sdk\//,
+  /^apps\/cli\//,
+  /^apps\/api-gateway\/src\/results\/storage-relay\.ts$/,
+  /^libs\/tracing\/src\/tracing-sdk\.ts$/,
+];
 
-const CLIENT_MODULE = /^\s*import\s+(?!type\b)[^;]*?from\s+'(?:node:)?(?:https?|http2|undici|request-filtering-agent|axios|got|node-fetch)'/m;
+const CLIENT_MODULE = /^\s*import\s+(?!type\b)[^;]*?from\s+'(?:node:)?(?:https?|http2|undici|request-filtering-agent|axios|got|node-fetch|@opentelemetry\/exporter-[\w-]+)'/m;
 const SOCKET_CONNECT = /^\s*import\s+(?!type\b)\{[^}]*\b(?:connect|createConnection)\b[^}]*\}\s*from\s+'(?:node:)?(?:net|tls)'/m;
 const GLOBAL_FETCH = /(?<![.\w])fetch\s*\(/;
 
@@ -51,6 +61,7 @@ describe('egress boundary', () => {
     expect(CLIENT_MODULE.test("import http from 'http';")).toBe(true);
     expect(CLIENT_MODULE.test("import { RequestFilteringHttpsAgent } from 'request-filtering-agent';")).toBe(true);
     expect(CLIENT_MODULE.test("import type { Server } from 'node:http';")).toBe(false);
+    expect(CLIENT_MODULE.test("import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';")).toBe(true);
     expect(SOCKET_CONNECT.test("import { connect } from 'node:tls';")).toBe(true);
     expect(SOCKET_CONNECT.test("import { isIP } from 'node:net';")).toBe(false);
     expect(GLOBAL_FETCH.test('const r = await fetch(url);')).toBe(true);

@@ -1,9 +1,11 @@
+import { asTransaction, Transaction } from '@cp/database';
 import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
 import { Logger } from '@nestjs/common';
+import { contextFromHeaders, inSpan, orderAttributes, recordSpanError, SpanKind } from '@cp/tracing';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
 import { JobAttemptsRepository } from './job-attempts.repository';
@@ -64,7 +66,7 @@ export interface HandlerContext {
    * handled, `work` does not run and the result is `false`. Heavy work belongs before this call. Once the
    * attempt's deadline has passed it refuses to start, and it rolls back instead of committing.
    */
-  transaction(work: (manager: EntityManager) => Promise<void>): Promise<boolean>;
+  transaction(work: (tx: Transaction) => Promise<void>): Promise<boolean>;
 }
 
 export interface DecodedMessage<TData> {
@@ -388,7 +390,7 @@ export class EventConsumer<TData extends object> {
       }
       const stopTimer = messagingMetrics.attemptDuration.startTimer({ consumer: this.definition.durable });
       const startedAt = new Date();
-      const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
+      const attempt = await this.tracedAttempt(message, decoded, deliveryCount);
       if (attempt.ok) {
         this.settle(message, 'ack');
         stopTimer({ outcome: 'ok' });
@@ -421,6 +423,31 @@ export class EventConsumer<TData extends object> {
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /**
+   * The attempt in a consumer span whose parent is the publisher's (`traceparent` header, written by the outbox
+   * relay from the row): the order's trace continues across the broker, the relay and restarts (issue 33).
+   */
+  private tracedAttempt(message: JsMsg, decoded: DecodedMessage<TData>, deliveryCount: number): Promise<Attempt> {
+    const data = decoded.data as { orderId?: unknown; accountId?: unknown; orderType?: unknown };
+    const attributes = {
+      ...orderAttributes({
+        orderId: typeof data.orderId === 'string' ? data.orderId : undefined,
+        accountId: typeof data.accountId === 'string' ? data.accountId : undefined,
+        orderType: typeof data.orderType === 'string' ? data.orderType : undefined,
+      }),
+      'messaging.destination.name': message.subject,
+      'messaging.consumer.group.name': this.definition.durable,
+      'cp.delivery_count': deliveryCount,
+    };
+    return inSpan(`consume ${message.subject}`, { kind: SpanKind.CONSUMER, parent: contextFromHeaders(message.headers), attributes }, async (span) => {
+      const attempt = await this.attemptHoldingOnOutage(decoded, deliveryCount);
+      if (!attempt.ok) {
+        recordSpanError(span, attempt.error);
+      }
+      return attempt;
+    });
   }
 
   /** Runs the handler; while it fails on the infrastructure, retries it in process (heartbeats keep the delivery). */
@@ -577,7 +604,7 @@ export class EventConsumer<TData extends object> {
           if ((inserted.raw as unknown[]).length === 0) {
             return false;
           }
-          await work(manager);
+          await work(asTransaction(manager));
           // The deadline passed while the work ran: the consumer already counted this attempt as failed and
           // may redeliver it, so nothing of it may commit.
           signal.throwIfAborted();

@@ -56,7 +56,7 @@ describe('MESSAGING_MIGRATIONS (real PostgreSQL)', () => {
       const rows = await upgraded.query<Array<{ event_id: string }>>(`SELECT event_id FROM inbox_record`);
       expect(rows).toEqual([{ event_id: 'kept' }]);
       const ran = await upgraded.query<Array<{ name: string }>>(`SELECT name FROM migrations`);
-      expect(ran.map((row) => row.name)).toEqual(['MessagingTables1795310000000', 'OutboxClaimLease1795645465695', 'OutboxNotifyTrigger1795960000000', 'JobAttempts1796100000000']);
+      expect(ran.map((row) => row.name)).toEqual(['MessagingTables1795310000000', 'OutboxClaimLease1795645465695', 'OutboxNotifyTrigger1795960000000', 'JobAttempts1796100000000', 'OutboxTraceparent1796200000000']);
     } finally {
       await upgraded.destroy();
     }

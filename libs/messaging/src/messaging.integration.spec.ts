@@ -2,7 +2,7 @@
 // are redelivered with backoff and finally parked where an operator can see them.
 import { SystemClock } from '@cp/clock';
 import { defineEvent, EventEnvelope, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
-import { serviceDataSourceOptions } from '@cp/database';
+import { serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
@@ -107,7 +107,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
 
   async function publishNote(subject: string, note: string): Promise<EventEnvelope<NotePayload>> {
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, NotePayload), { note }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
     return envelope;
   }
@@ -158,7 +158,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
   it('handles a message delivered twice only once (inbox)', async () => {
     const subject = `${prefix}.twice.delivered`;
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'once' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, NotePayload), { note: 'once' }));
     const js = nc.jetstream();
     // Two copies with different message ids get past JetStream de-duplication, as after the window.
     for (const copy of ['a', 'b']) {
@@ -200,7 +200,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
   it('a database outage longer than its attempts parks nothing: the message is retried until the handler succeeds', async () => {
     const subject = `${prefix}.outage`;
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'during an outage' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, NotePayload), { note: 'during an outage' }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
 
     const attempts: number[] = [];
@@ -239,7 +239,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
   it('redelivers a failing message with backoff, then parks it where it stays visible', async () => {
     const subject = `${prefix}.always.failing`;
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, NotePayload), { note: 'poison' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, NotePayload), { note: 'poison' }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
 
     const attempts: Array<{ at: number; deliveryCount: number }> = [];
@@ -493,7 +493,7 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     const subject = `${prefix}.order.note`;
     const orderId = String(Date.now());
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, OrderNotePayload), { orderId }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
     await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
     const durable = `${prefix}-order-note`;
     let calls = 0;

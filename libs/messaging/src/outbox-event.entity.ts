@@ -26,4 +26,8 @@ export class OutboxEventEntity {
   /** A relay claimed the row until then (it is publishing it); past it, the row is anyone's again. */
   @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
   claimedUntil!: Date | null;
+
+  /** The trace the row was written in (W3C `traceparent`), published in the message's headers; null when tracing is off. */
+  @Column({ type: 'text', nullable: true })
+  traceparent!: string | null;
 }

@@ -2,7 +2,7 @@
 // and a batch claimed by a relay that hangs is taken by another once its lease has run out.
 import { SystemClock } from '@cp/clock';
 import { defineEvent, StreamDefinition } from '@cp/contracts';
-import { serviceDataSourceOptions } from '@cp/database';
+import { serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { testInfra, uniqueName } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection, PubAck } from 'nats';
@@ -48,7 +48,7 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
 
   it('holds no transaction while a publish waits, and another relay takes the batch after the lease', async () => {
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(manager, event, { note: 'leased' }));
+    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), event, { note: 'leased' }));
 
     // A broker that never acknowledges: the first relay's publish hangs until released.
     let release: () => void = () => undefined;
@@ -90,7 +90,7 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     const writer = new OutboxWriter(new SystemClock());
     const written = [];
     for (let index = 0; index < 5; index++) {
-      written.push(await dataSource.transaction((manager) => writer.add(manager, event, { note: `n${index}` })));
+      written.push(await dataSource.transaction((manager) => writer.add(asTransaction(manager), event, { note: `n${index}` })));
     }
     const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100 });
     expect(await relay.relayBatch()).toBe(5);

@@ -1,4 +1,5 @@
 import { tableSql } from '@cp/database';
+import { TRACEPARENT_HEADER } from '@cp/tracing';
 import { Injectable, Logger } from '@nestjs/common';
 import { headers as natsHeaders, JetStreamClient } from 'nats';
 import { DataSource, LessThan } from 'typeorm';
@@ -97,14 +98,14 @@ export class OutboxRelay {
     const leaseMs = this.options.claimLeaseMs ?? OUTBOX_CLAIM_LEASE_MS;
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
     // Wrapped in a SELECT: the driver then answers rows (an UPDATE answers rows and a count), in seq order.
-    const rows = await this.dataSource.query<Array<{ id: string; subject: string; envelope: object }>>(
+    const rows = await this.dataSource.query<Array<{ id: string; subject: string; envelope: object; traceparent: string | null }>>(
       `WITH claimed AS (
          UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
           WHERE id IN (SELECT id FROM ${table}
                         WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
                         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, subject, envelope, seq)
-       SELECT id, subject, envelope FROM claimed ORDER BY seq`,
+          RETURNING id, subject, envelope, traceparent, seq)
+       SELECT id, subject, envelope, traceparent FROM claimed ORDER BY seq`,
       [batchSize, leaseMs],
     );
     if (rows.length === 0) {
@@ -117,6 +118,10 @@ export class OutboxRelay {
         rows.map((row) => {
           const headers = natsHeaders();
           headers.set('Content-Type', 'application/json');
+          // The writer's trace, so the consumers' spans join it (issue 33); the row keeps it across restarts.
+          if (row.traceparent) {
+            headers.set(TRACEPARENT_HEADER, row.traceparent);
+          }
           return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers });
         }),
       );

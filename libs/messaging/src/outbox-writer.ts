@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { EventEnvelope, MessageContract, OutboxMessage } from '@cp/contracts';
-import { tableSql, WriteBatch } from '@cp/database';
+import { tableSql, Transaction, TransactionalRepository, WriteBatch } from '@cp/database';
+import { currentTraceparent } from '@cp/tracing';
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
@@ -67,45 +68,47 @@ export class OutboxCommitSignal {
  * (`Events.*`, `Jobs.*` of `@cp/contracts`) are accepted, so the payload type is checked.
  */
 @Injectable()
-export class OutboxWriter {
+export class OutboxWriter extends TransactionalRepository {
   constructor(
     private readonly clock: Clock,
     /** Absent in tools that write rows for a service running elsewhere (its relay learns through NOTIFY). */
     @Optional() private readonly commits?: OutboxCommitSignal,
-  ) {}
+  ) {
+    super();
+  }
 
   async add<TData extends object>(
-    manager: EntityManager,
+    tx: Transaction,
     contract: MessageContract<TData>,
     data: TData,
     eventId: string = randomUUID(),
   ): Promise<EventEnvelope<TData>> {
     const envelope: EventEnvelope<TData> = { eventId, subject: contract.subject, occurredAt: this.clock.now().toISOString(), data };
     const batch = new WriteBatch();
-    this.writeEnvelopes(batch, manager, [envelope]);
-    await batch.execute(manager);
+    this.writeEnvelopes(batch, this.db(tx), [envelope]);
+    await batch.execute(this.db(tx));
     return envelope;
   }
 
   /** Records messages made by a domain transition, in order, in one statement. */
-  async addAll(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+  async addAll(tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {
     const batch = new WriteBatch();
-    this.addAllTo(batch, manager, messages);
-    await batch.execute(manager);
+    this.addAllTo(batch, tx, messages);
+    await batch.execute(this.db(tx));
   }
 
   /**
    * Adds the insert of `messages` (in order: `seq` follows the array) to a statement of several writes; the
    * envelopes are made now, as `add` makes them.
    */
-  addAllTo(batch: WriteBatch, manager: EntityManager, messages: readonly OutboxMessage[]): void {
+  addAllTo(batch: WriteBatch, tx: Transaction, messages: readonly OutboxMessage[]): void {
     if (messages.length === 0) {
       return;
     }
     const occurredAt = this.clock.now().toISOString();
     this.writeEnvelopes(
       batch,
-      manager,
+      this.db(tx),
       messages.map((item) => ({ eventId: randomUUID(), subject: item.contract.subject, occurredAt, data: item.payload })),
     );
   }
@@ -113,12 +116,14 @@ export class OutboxWriter {
   /** The one insert of outbox rows; an event id already recorded is skipped. */
   private writeEnvelopes(batch: WriteBatch, manager: EntityManager, envelopes: ReadonlyArray<EventEnvelope<object>>): void {
     batch.afterExecute(() => this.commits?.written(manager));
-    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope }));
+    // The trace the rows belong to travels with them (the relay may be another replica, or run after a restart).
+    const traceparent = currentTraceparent();
+    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope, traceparent }));
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(
-      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope)
-       SELECT r.id, r.subject, r.envelope
-         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb)) WITH ORDINALITY AS r(id, subject, envelope, n)
+      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope, traceparent)
+       SELECT r.id, r.subject, r.envelope, r.traceparent
+         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb, traceparent text)) WITH ORDINALITY AS r(id, subject, envelope, traceparent, n)
        ORDER BY r.n ON CONFLICT DO NOTHING`,
     );
   }

@@ -128,7 +128,7 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
     expect(String((error as Error).message)).not.toContain('internal detail');
   });
 
-  it('nobody subscribed: 503 code at once, without waiting for the timeout', async () => {
+  it('nobody subscribed: 503 code once the short no-responders retry ends, without waiting for the timeout', async () => {
     const started = Date.now();
     await expect(client.request(nobody, { a: 1, b: 2, label: 'x' }, 10_000)).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
     expect(Date.now() - started).toBeLessThan(5000);

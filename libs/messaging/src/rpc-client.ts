@@ -1,7 +1,8 @@
 import { DomainException, ErrorCode, isErrorCode, RpcContract } from '@cp/contracts';
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { connect, ErrorCode as NatsErrorCode, JSONCodec, NatsConnection } from 'nats';
+import { injectTraceHeaders, inSpan, SpanAttributes, SpanKind } from '@cp/tracing';
+import { connect, headers as natsHeaders, ErrorCode as NatsErrorCode, JSONCodec, MsgHdrs, NatsConnection } from 'nats';
 import { NATS_RECONNECT_OPTIONS, natsServers } from './nats-connection.service';
 
 export const RPC_CLIENT_OPTIONS = Symbol('RPC_CLIENT_OPTIONS');
@@ -55,6 +56,13 @@ function natsCodeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
 
+/** The active trace context as NATS headers (only built when tracing is on: no headers on the wire otherwise). */
+function traceHeaders(): MsgHdrs {
+  const headers = natsHeaders();
+  injectTraceHeaders(headers);
+  return headers;
+}
+
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
   private readonly codec = JSONCodec<unknown>();
@@ -72,8 +80,16 @@ export class RpcClient implements OnApplicationShutdown {
     payload: TRequest,
     timeoutMs: number = this.options.timeoutMs,
   ): Promise<TResponse> {
-    const reply = await this.exchange(contract, payload, timeoutMs);
     const pattern = contract.pattern;
+    // A client span, its context sent as `traceparent`: the server's span is its child (issue 33).
+    const reply = await inSpan(`rpc ${pattern}`, { kind: SpanKind.CLIENT }, async (span) => {
+      const answer = await this.exchange(contract, payload, timeoutMs, span.isRecording() ? traceHeaders() : undefined);
+      const code = (answer.err as { code?: unknown } | null | undefined)?.code;
+      if (isErrorCode(code)) {
+        span.setAttribute(SpanAttributes.errorCode, code);
+      }
+      return answer;
+    });
     if (reply.err !== undefined && reply.err !== null) {
       const code = (reply.err as { code?: unknown }).code;
       if (isErrorCode(code)) {
@@ -86,7 +102,7 @@ export class RpcClient implements OnApplicationShutdown {
   }
 
   /** The raw reply, after the retries that are safe for this RPC; RpcUnavailableError when none came in time. */
-  private async exchange<TRequest extends object>(contract: RpcContract<TRequest, unknown>, payload: TRequest, timeoutMs: number): Promise<RpcReply> {
+  private async exchange<TRequest extends object>(contract: RpcContract<TRequest, unknown>, payload: TRequest, timeoutMs: number, headers?: MsgHdrs): Promise<RpcReply> {
     const pattern = contract.pattern;
     const started = Date.now();
     const deadline = started + timeoutMs;
@@ -95,7 +111,7 @@ export class RpcClient implements OnApplicationShutdown {
       const remaining = deadline - Date.now();
       try {
         const nc = await this.connected();
-        const message = await nc.request(pattern, this.codec.encode({ pattern, data: payload, id: randomUUID() }), { timeout: Math.max(1, Math.min(attemptMs, remaining)) });
+        const message = await nc.request(pattern, this.codec.encode({ pattern, data: payload, id: randomUUID() }), { timeout: Math.max(1, Math.min(attemptMs, remaining)), headers });
         return this.codec.decode(message.data) as RpcReply;
       } catch (error) {
         // No replica answering in time, nobody subscribed, or the NATS connection down (connecting, reconnecting,

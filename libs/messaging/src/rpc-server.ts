@@ -15,6 +15,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Observable, throwError } from 'rxjs';
+import { recordSpanError, trace } from '@cp/tracing';
 import { isTransientInfrastructureError } from './event-consumer';
 import { messagingMetrics } from './messaging-metrics';
 
@@ -145,6 +146,11 @@ function measure<THandler extends (payload: never) => Promise<unknown>>(subject:
       return result;
     } catch (error) {
       stop({ outcome: error instanceof DomainException ? 'rejected' : 'failed' });
+      // The server span (started by the service's NATS server when tracing is on) records the public code.
+      const span = trace.getActiveSpan();
+      if (span) {
+        recordSpanError(span, error);
+      }
       throw error;
     }
   };

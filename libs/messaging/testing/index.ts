@@ -1,5 +1,4 @@
 import type { Transaction, TransactionRepository } from '@cp/database';
-import type { EntityManager } from 'typeorm';
 import type { HandlerContext } from '../src/event-consumer';
 
 /**
@@ -12,7 +11,7 @@ export function inlineHandlerContext(eventId = 'e-1'): HandlerContext {
     deliveryCount: 1,
     signal: new AbortController().signal,
     transaction: async (work) => {
-      await work({} as EntityManager);
+      await work({} as Transaction);
       return true;
     },
   };

@@ -1,6 +1,7 @@
 // The worker pipeline's steps with an in-memory store and a recording engine: what is read, run, written and recorded.
 import { Transaction } from '@cp/database';
 import { inlineHandlerContext } from '@cp/messaging/testing';
+import { HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { FileJob, FileRejection, OversizeOutcome, StoredInput, workerJobConsumer, WORKER_JOB_BACKOFF_MS } from './file-job';
 
@@ -138,7 +139,7 @@ describe('workerJobConsumer', () => {
       handle: (job) => Promise.resolve(void handled.push(`handle ${job.id}`)),
       onExhausted: (job) => Promise.resolve(void handled.push(`exhausted ${job.id}`)),
     });
-    expect(definition).toMatchObject({ durable: 'test-worker', stream: 'JOBS', concurrency: 3, maxAttempts: 4, backoffMs: WORKER_JOB_BACKOFF_MS, ackWaitMs: 20_000 });
+    expect(definition).toMatchObject({ durable: 'test-worker', stream: 'JOBS', concurrency: 3, maxAttempts: 4, backoffMs: WORKER_JOB_BACKOFF_MS, ackWaitMs: HEARTBEAT_JOB_ACK_WAIT_MS });
     await definition.handle({ id: '1' }, inlineHandlerContext());
     await definition.onExhausted!({ id: '2' }, 'e-2', new Error('x'));
     expect(handled).toEqual(['handle 1', 'exhausted 2']);

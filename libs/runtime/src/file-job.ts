@@ -2,6 +2,7 @@ import { MessageContract, Streams } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { ConsumerDefinition, HandlerContext, HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
+import { inSpan } from '@cp/tracing';
 import { Logger } from '@nestjs/common';
 
 /** A stored file a job reads. */
@@ -81,7 +82,9 @@ export abstract class FileJob<T extends FileJobTypes> {
         await this.fail(job, read.reject, state, context);
         return;
       }
-      const result = 'result' in read ? read.result : await this.run(read.inputs, job, state, context.signal);
+      const inputs = 'inputs' in read ? read.inputs : undefined;
+      // The engine's work is the span an operator looks for first in a slow order's trace.
+      const result = inputs === undefined ? (read as { result: T['result'] }).result : await inSpan(`engine ${this.constructor.name}`, { attributes: { 'cp.order.id': job.orderId, 'cp.input_count': inputs.length } }, () => this.run(inputs, job, state, context.signal));
       outcome = await this.writeOutput(job, result, state, 'inputs' in read ? read.inputs : []);
     } catch (error) {
       const rejection = this.rejectionOf(error);

@@ -2,7 +2,7 @@
 // minutes, so an event that reaches the stream within the test was relayed by a wake, not by the poll.
 import { SystemClock } from '@cp/clock';
 import { defineEvent, StreamDefinition } from '@cp/contracts';
-import { migrateServiceDatabase, serviceDataSourceOptions } from '@cp/database';
+import { migrateServiceDatabase, serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { ensureStreams, MESSAGING_ENTITIES, MESSAGING_MIGRATIONS, OutboxCommitSignal, OutboxRelay, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
@@ -72,7 +72,7 @@ describe('OutboxRelayLoop: relay on commit (real PostgreSQL and NATS)', () => {
     try {
       await replicaA
         .transaction(async (manager) => {
-          await writer.add(manager, event, { note: 'rolled back' });
+          await writer.add(asTransaction(manager), event, { note: 'rolled back' });
           throw new Error('undo');
         })
         .catch(() => undefined);
@@ -80,10 +80,10 @@ describe('OutboxRelayLoop: relay on commit (real PostgreSQL and NATS)', () => {
       const envelope = await replicaA.transaction(async (manager) => {
         // A nested transaction (a savepoint) ends first: no signal yet, its rows are not visible yet.
         await manager.transaction(async (inner) => {
-          nestedId = (await writer.add(inner, event, { note: 'nested' })).eventId;
+          nestedId = (await writer.add(asTransaction(inner), event, { note: 'nested' })).eventId;
         });
         expect(signals).toBe(0);
-        return writer.add(manager, event, { note: 'committed' });
+        return writer.add(asTransaction(manager), event, { note: 'committed' });
       });
       expect(signals).toBe(1);
       expect(await visibleAtSignal).toBe(true);
@@ -99,7 +99,7 @@ describe('OutboxRelayLoop: relay on commit (real PostgreSQL and NATS)', () => {
     // Replica B has no relay and no signal: only the table's NOTIFY trigger can tell replica A.
     const writerB = new OutboxWriter(new SystemClock());
     const before = await streamMessages();
-    const first = await replicaB.transaction((manager) => writerB.add(manager, event, { note: 'from b' }));
+    const first = await replicaB.transaction((manager) => writerB.add(asTransaction(manager), event, { note: 'from b' }));
     await waitUntil(() => published(replicaB, first.eventId), 20_000);
     expect(await streamMessages()).toBe(before + 1);
 
@@ -119,7 +119,7 @@ describe('OutboxRelayLoop: relay on commit (real PostgreSQL and NATS)', () => {
         )[0].n === 1,
       20_000,
     );
-    const second = await replicaB.transaction((manager) => writerB.add(manager, event, { note: 'after reconnect' }));
+    const second = await replicaB.transaction((manager) => writerB.add(asTransaction(manager), event, { note: 'after reconnect' }));
     await waitUntil(() => published(replicaB, second.eventId), 20_000);
     expect(await streamMessages()).toBe(before + 2);
   });

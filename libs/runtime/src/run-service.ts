@@ -1,8 +1,9 @@
 import { ConfigValidationError } from '@cp/config';
 import { NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
-import { DynamicModule, INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions, NatsContext, ServerNats, Transport } from '@nestjs/microservices';
+import { contextFromHeaders, HeaderCarrier, inSpan, SpanKind, startTracing, TracingHandle, traceHttpRequests } from '@cp/tracing';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -39,6 +40,31 @@ function measureRequests(request: Request, response: Response, next: NextFunctio
   next();
 }
 
+/** Flushes the spans still buffered when the service stops (a provider of the root module, so Nest calls it last). */
+class TracingShutdown implements OnApplicationShutdown {
+  constructor(private readonly tracing: TracingHandle) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.tracing.shutdown();
+  }
+}
+
+/**
+ * The NATS request/reply server: with tracing on, each request is handled inside a server span whose parent is
+ * the caller's (`traceparent` in the request's headers), so the handler's own RPCs and outbox rows join the trace.
+ */
+function rpcServer(options: ConstructorParameters<typeof ServerNats>[0], traced: boolean): MicroserviceOptions {
+  if (!traced) {
+    return { transport: Transport.NATS, options };
+  }
+  const server = new ServerNats(options);
+  server.setOnProcessingStartHook((_transport, context, done) => {
+    const nats = context as NatsContext;
+    void inSpan(`rpc ${nats.getSubject()}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(nats.getHeaders() as HeaderCarrier | undefined) }, () => done());
+  });
+  return { strategy: server };
+}
+
 /** Boots one service process; configuration errors name the variable and exit with status 1. */
 export async function runService<TConfig>(options: RunServiceOptions<TConfig>): Promise<INestApplication> {
   // First, so nothing during boot or after it can end the process through an unhandled rejection.
@@ -54,7 +80,13 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
     throw error;
   }
   cacheValidationMetadata();
-  const app = await NestFactory.create<NestExpressApplication>(options.module(config), {
+  // Before the application is built, so the context manager and propagator are in place for every request.
+  const tracing = startTracing(options.name);
+  const root = options.module(config);
+  if (tracing) {
+    root.providers = [...(root.providers ?? []), { provide: TracingShutdown, useValue: new TracingShutdown(tracing) }];
+  }
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     bufferLogs: true,
     bodyParser: false,
   });
@@ -62,13 +94,15 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
   app.flushLogs();
   app.enableShutdownHooks();
   app.use(measureRequests);
+  if (tracing) {
+    app.use(traceHttpRequests);
+  }
   await options.configure?.(app, config);
   if (options.rpc) {
-    app.connectMicroservice<MicroserviceOptions>({
-      transport: Transport.NATS,
+    app.connectMicroservice<MicroserviceOptions>(
       // Same reconnect policy as the JetStream connection: the transport's own defaults give up.
-      options: { servers: natsServers(options.natsUrl(config)), queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS },
-    });
+      rpcServer({ servers: natsServers(options.natsUrl(config)), queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS }, tracing !== undefined),
+    );
     await app.startAllMicroservices();
   }
   const { host, port } = options.http(config);

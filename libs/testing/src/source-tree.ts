@@ -121,3 +121,17 @@ export function stringLiteralsIn(root: string, files: readonly string[], words: 
   const literal = new RegExp(`['"\`](${words.join('|')})['"\`]`, 'g');
   return files.flatMap((file) => [...readFileSync(path.join(root, file), 'utf8').matchAll(literal)].map((match) => `${file}: ${match[1]}`));
 }
+
+/**
+ * A file's folder for `layeringViolations` in a service with one folder per order type: its first folder, a
+ * type's own folder under `typesFolder/` (each type is a folder of its own), or the file itself at the root.
+ */
+export function orderTypeAwareFolderOf(typesFolder: string): (file: string) => string {
+  return (file) => {
+    const parts = file.split('/');
+    if (parts[0] === typesFolder && parts.length > 2) {
+      return `${parts[0]}/${parts[1]}`;
+    }
+    return parts.length > 1 ? parts[0] : file;
+  };
+}

@@ -49,7 +49,7 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     useCase = new DetectImageUseCase(new TransactionRepository(dataSource), config, new DetectionRunRepository(), provider, storage, new OutboxWriter(new ManualClock(new Date())));
     context = {
       transaction: async (work) => {
-        await dataSource.transaction(work);
+        await new TransactionRepository(dataSource).run(work);
         return true;
       },
     } as HandlerContext;

@@ -1,4 +1,5 @@
-import { ErrorCode } from '@cp/contracts';
+import { ErrorCode, ErrorView } from '@cp/contracts';
+import { noteHttpErrorCode } from '@cp/tracing';
 import type { Response } from 'express';
 
 /** The one mapping from public error code to HTTP status; a new code fails to compile until it is mapped. */
@@ -31,8 +32,10 @@ export function sendError(response: Response, code: ErrorCode): void {
     return;
   }
   const status = ERROR_HTTP_STATUS[code];
+  noteHttpErrorCode(response, code);
   if (status === 503 && !response.hasHeader('Retry-After')) {
     response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   }
-  response.status(status).json({ code });
+  const body: ErrorView = { code };
+  response.status(status).json(body);
 }

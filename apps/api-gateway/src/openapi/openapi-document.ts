@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { OPENAPI_SCHEMAS } from './openapi-schemas';
+import { RESPONSE_VIEWS } from './openapi-views';
 
 /** Where the committed document lives: the SDK's types are generated from it (`npm run sdk:generate`). */
 export const OPENAPI_DOCUMENT_PATH = 'libs/sdk/openapi.json';
@@ -39,7 +41,23 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
     builder.addTag(name, description);
   }
   // Tags are the API surfaces of TAGS, set on each route: a controller per order type serves routes of two surfaces.
-  const document = SwaggerModule.createDocument(app, builder.build(), { autoTagControllers: false });
-  document.components = { ...document.components, schemas: { ...OPENAPI_SCHEMAS, ...(document.components?.schemas ?? {}) } };
+  const document = SwaggerModule.createDocument(app, builder.build(), { autoTagControllers: false, extraModels: RESPONSE_VIEWS });
+  const schemas = { ...OPENAPI_SCHEMAS, ...(document.components?.schemas ?? {}) };
+  for (const schema of Object.values(schemas)) {
+    typeNullableReferences(schema);
+  }
+  document.components = { ...document.components, schemas };
   return document;
+}
+
+/**
+ * A nullable reference is `{ nullable: true, allOf: [{ $ref }] }`, and OpenAPI 3.0 wants a `type` beside
+ * `nullable`; @nestjs/swagger drops the `type` a decorator gives next to a reference, so it is put back here.
+ */
+function typeNullableReferences(schema: SchemaObject | ReferenceObject): void {
+  for (const property of Object.values(('properties' in schema && schema.properties) || {})) {
+    if ('allOf' in property && property.nullable === true && property.type === undefined) {
+      property.type = 'object';
+    }
+  }
 }

@@ -1,23 +1,22 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
-import { constraintViolated, SqlState, WriteBatch } from '@cp/database';
+import { constraintViolated, SqlState, WriteBatch, Transaction, TransactionalRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 
 /** The balance's CHECK constraint (`credit-balance.entity.ts`). */
 const BALANCE_NOT_NEGATIVE = 'ck_credit_balance_not_negative';
 
 /** Ledger and balance move together inside the caller's transaction. */
 @Injectable()
-export class CreditLedgerRepository {
+export class CreditLedgerRepository extends TransactionalRepository {
   /**
    * Applies `amount` once per `reference` (a reference already applied changes nothing), in one statement
    * (atomic with or without a transaction). A charge that would make the balance negative throws
    * USAGE_LIMIT_EXCEEDED and writes nothing.
    */
-  async apply(manager: EntityManager, accountId: string, amount: number, reference: string, reason: string): Promise<void> {
+  async apply(tx: Transaction, accountId: string, amount: number, reference: string, reason: string): Promise<void> {
     const batch = new WriteBatch();
     this.addApply(batch, accountId, amount, reference, reason);
-    await batch.execute(manager);
+    await batch.execute(this.db(tx));
   }
 
   /**
@@ -51,12 +50,12 @@ export class CreditLedgerRepository {
     );
   }
 
-  async openAccount(manager: EntityManager, accountId: string): Promise<void> {
-    await manager.query('INSERT INTO credit_balance (account_id, balance) VALUES ($1, 0) ON CONFLICT DO NOTHING', [accountId]);
+  async openAccount(tx: Transaction, accountId: string): Promise<void> {
+    await this.db(tx).query('INSERT INTO credit_balance (account_id, balance) VALUES ($1, 0) ON CONFLICT DO NOTHING', [accountId]);
   }
 
-  async balance(manager: EntityManager, accountId: string): Promise<number> {
-    const rows = await manager.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]);
+  async balance(tx: Transaction, accountId: string): Promise<number> {
+    const rows = await this.db(tx).query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]);
     return rows[0]?.balance ?? 0;
   }
 }

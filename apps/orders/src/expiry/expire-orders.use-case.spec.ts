@@ -1,7 +1,7 @@
 // Expiry and v2 retirement of orders against real PostgreSQL (orders' own migrations).
 import { ManualClock } from '@cp/clock';
 import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -53,7 +53,7 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
   };
 
   const row = (id: string) => dataSource.getRepository(OrderEntity).findOneByOrFail({ id });
-  const balance = async (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const balance = async (): Promise<number> => ledger.balance(asTransaction(dataSource.manager), accountId);
   const statusEvents = async (orderId: string): Promise<OrderStatusChangedEvent[]> =>
     (await dataSource.getRepository(OutboxEventEntity).find({ order: { seq: 'ASC' } }))
       .filter((event) => event.subject === 'evt.orders.order.status-changed')
@@ -73,7 +73,7 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
     const transactions = new TransactionRepository(dataSource);
     expire = new ExpireOrdersUseCase(transactions, repository, clock);
     retire = new RetireV2OrdersUseCase(transactions, repository, clock);
-    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 100, 'grant:1', 'test grant'));
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, 100, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {
@@ -103,9 +103,9 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
     it('refunds orders that expire without completing (pending, inProgress), once; complete and failed orders get nothing back', async () => {
       const charged = async (status: OrderEntity['status'], credits: number): Promise<string> => {
         const id = await order({ status, credits, expiresInMs: -1000 });
-        await dataSource.transaction((manager) => ledger.apply(manager, accountId, -credits, `charge:${id}`, 'charge'));
+        await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, -credits, `charge:${id}`, 'charge'));
         if (status === 'failed') {
-          await dataSource.transaction((manager) => ledger.apply(manager, accountId, credits, `restore:${id}`, 'order failed'));
+          await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, credits, `restore:${id}`, 'order failed'));
         }
         return id;
       };
@@ -133,7 +133,7 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
     it('from the retirement time fails pending v2 orders with WATERMARK_V2_API_SUNSET and restores their credits', async () => {
       const before = await balance();
       const pendingV2 = await order({ status: 'pending', apiVersion: 'v2', credits: 3 });
-      await dataSource.transaction((manager) => ledger.apply(manager, accountId, -3, `charge:${pendingV2}`, 'charge'));
+      await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, -3, `charge:${pendingV2}`, 'charge'));
       const processingV2 = await order({ status: 'inProgress', apiVersion: 'v2' });
       const pendingV3 = await order({ status: 'pending', apiVersion: 'v3' });
       expect(await balance()).toBe(before - 3);

@@ -2,7 +2,7 @@
 // after a newer release's migration adds a `NOT NULL DEFAULT` column to every table the creation writes, and the
 // new columns get their defaults (the statement names the columns it knows instead of writing a whole row type).
 import { ManualClock } from '@cp/clock';
-import { openServiceDatabase, serviceDataSourceOptions, tableSql } from '@cp/database';
+import { openServiceDatabase, serviceDataSourceOptions, tableSql, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -50,12 +50,12 @@ describe('order creation across a migration that adds NOT NULL DEFAULT columns (
         ],
       });
       const scope = { accountId: account, mode: 'live' as const, operation: 'wtr-embed', idempotencyKey: key };
-      await repository.insert(tx, order, order.created('order charge'), (batch) => idempotency.addInsert(batch, tx, scope, 'hash', order.id));
+      await repository.insert(asTransaction(tx), order, order.created('order charge'), (batch) => idempotency.addInsert(batch, asTransaction(tx), scope, 'hash', order.id));
       return order;
     });
   /** A refund opens the balance row of an account that has none (the insert branch of the ledger). */
   const refundNewAccount = (account: string): Promise<void> =>
-    dataSource.transaction((tx) => new CreditLedgerRepository().apply(tx, account, 1, `restore:${account}`, 'refund'));
+    dataSource.transaction((tx) => new CreditLedgerRepository().apply(asTransaction(tx), account, 1, `restore:${account}`, 'refund'));
 
   beforeAll(async () => {
     const options = { url: testInfra.databaseUrl, schema, entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES], migrations: ORDERS_MIGRATIONS, applicationName: 'it-migration' };
@@ -64,7 +64,7 @@ describe('order creation across a migration that adds NOT NULL DEFAULT columns (
     // statement is prepared on them before the migration and reused after it.
     dataSource = await new DataSource(serviceDataSourceOptions({ ...options, poolSize: 2 })).initialize();
     repository = new OrdersRepository(dataSource, new OutboxWriter(clock), new CreditLedgerRepository());
-    await dataSource.transaction((tx) => new CreditLedgerRepository().apply(tx, accountId, 100, 'grant:1', 'test grant'));
+    await dataSource.transaction((tx) => new CreditLedgerRepository().apply(asTransaction(tx), accountId, 100, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {

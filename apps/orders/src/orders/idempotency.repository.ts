@@ -1,5 +1,5 @@
 import { KeyMode } from '@cp/contracts';
-import { constraintViolated, SqlState, tableSql, Transaction, WriteBatch } from '@cp/database';
+import { constraintViolated, SqlState, tableSql, Transaction, WriteBatch, TransactionalRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyRecordEntity } from './idempotency-record.entity';
 
@@ -23,23 +23,23 @@ export class IdempotencyKeyTakenError extends Error {
 
 /** Idempotency records of order creation. */
 @Injectable()
-export class IdempotencyRepository {
+export class IdempotencyRepository extends TransactionalRepository {
   /**
    * Serialises concurrent requests with the same key until `tx` ends (a transaction-scoped advisory lock:
    * released at commit or rollback, so it is never held across a remote call made after the transaction).
    */
   async lockScope(tx: Transaction, scope: IdempotencyScope): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [JSON.stringify(scope)]);
+    await this.db(tx).query('SELECT pg_advisory_xact_lock(hashtext($1))', [JSON.stringify(scope)]);
   }
 
   async find(tx: Transaction, scope: IdempotencyScope): Promise<{ requestHash: string; orderId: string } | null> {
-    return tx.findOneBy(IdempotencyRecordEntity, { ...scope });
+    return this.db(tx).findOneBy(IdempotencyRecordEntity, { ...scope });
   }
 
   async insert(tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): Promise<void> {
     const batch = new WriteBatch();
     this.addInsert(batch, tx, scope, requestHash, orderId);
-    await batch.execute(tx);
+    await batch.execute(this.db(tx));
   }
 
   /**
@@ -49,7 +49,7 @@ export class IdempotencyRepository {
    */
   addInsert(batch: WriteBatch, tx: Transaction, scope: IdempotencyScope, requestHash: string, orderId: string): void {
     batch.write(
-      `INSERT INTO ${tableSql(tx, IdempotencyRecordEntity)} (account_id, mode, operation, idempotency_key, request_hash, order_id)
+      `INSERT INTO ${tableSql(this.db(tx), IdempotencyRecordEntity)} (account_id, mode, operation, idempotency_key, request_hash, order_id)
        VALUES (${batch.param(scope.accountId, 'bigint')}, ${batch.param(scope.mode)}, ${batch.param(scope.operation)}, ${batch.param(scope.idempotencyKey)},
                ${batch.param(requestHash)}, ${batch.param(orderId, 'bigint')})`,
     );

@@ -2,7 +2,7 @@
 // connection held while the uploads service answers (slow or dead).
 import { ManualClock } from '@cp/clock';
 import { DomainException, ErrorCode, RpcContract } from '@cp/contracts';
-import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository } from '@cp/database';
+import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter, RpcClient } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -53,7 +53,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     const request = { idempotencyKey, files: [{ fileName: 'photo.png', watermarks: texts.map((text) => ({ text })) }] };
     return { ...embedOrderRules(request), caller: { accountId, mode: 'live' }, operation: 'wtr-embed', idempotencyKey, request };
   };
-  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const balance = (): Promise<number> => ledger.balance(asTransaction(dataSource.manager), accountId);
 
   beforeAll(async () => {
     const options = { url: testInfra.databaseUrl, schema, entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES], migrations: ORDERS_MIGRATIONS, applicationName: 'it-create' };
@@ -71,7 +71,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
-    await dataSource.transaction((manager) => ledger.apply(manager, accountId, 14, 'grant:1', 'test grant'));
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, 14, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {
@@ -146,11 +146,11 @@ describe('OrderCreationService (real PostgreSQL)', () => {
 
   it('replays a known key even when the balance can no longer pay a new order (the write fails first, the record is found then)', async () => {
     const poor = '602';
-    await dataSource.transaction((manager) => ledger.apply(manager, poor, 2, 'grant:602', 'test grant'));
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), poor, 2, 'grant:602', 'test grant'));
     const request = embed('k-poor-replay');
     const asPoor = { ...request, caller: { accountId: poor, mode: 'live' as const } };
     const first = await creation.execute(asPoor);
-    expect(await ledger.balance(dataSource.manager, poor)).toBe(0);
+    expect(await ledger.balance(asTransaction(dataSource.manager), poor)).toBe(0);
     const again = await creation.execute(asPoor);
     expect(again.order.id).toBe(first.order.id);
     await expect(creation.execute({ ...asPoor, idempotencyKey: 'k-poor-new' })).rejects.toMatchObject({ code: ErrorCode.USAGE_LIMIT_EXCEEDED });

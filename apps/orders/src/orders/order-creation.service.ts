@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType, OutboxMessage } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
+import { annotateActiveSpan } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } from '../domain/order';
@@ -83,6 +84,8 @@ export class OrderCreationService {
       throw new DomainException(ErrorCode.WATERMARK_V2_API_SUNSET);
     }
     const order = await this.createOrReplay(spec);
+    // The RPC's span (and the gateway's, through the trace) is then searchable by the order (issue 33).
+    annotateActiveSpan({ orderId: order.id, orderType: spec.type, accountId: spec.caller.accountId });
     return { order, uploadUrls: await this.uploads.registerSlots(order, this.clock.now()) };
   }
 

@@ -57,6 +57,13 @@ export class OrderEntity implements OrderState {
   @Column({ name: 'failed_at', type: 'timestamptz', nullable: true })
   failedAt!: Date | null;
 
+  /**
+   * The trace of the order's creation (W3C `traceparent`; null when tracing is off): later requests continue it.
+   * Not part of the order's state (the repository leaves it out); `OrdersRepository.traceparentOf` reads it.
+   */
+  @Column({ type: 'text', nullable: true })
+  traceparent?: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -3,7 +3,7 @@
 // reads skip rows another replica holds.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects } from '@cp/contracts';
-import { openServiceDatabase, serviceDataSourceOptions } from '@cp/database';
+import { openServiceDatabase, serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -55,10 +55,10 @@ describe('OrdersRepository (real PostgreSQL)', () => {
   const create = (createdAt = clock.now(), texts?: string[]): Promise<Order> =>
     dataSource.transaction(async (tx) => {
       const order = await repository.newOrder(draft(createdAt, texts));
-      await repository.insert(tx, order, order.created('order charge'));
+      await repository.insert(asTransaction(tx), order, order.created('order charge'));
       return order;
     });
-  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const balance = (): Promise<number> => ledger.balance(asTransaction(dataSource.manager), accountId);
   const outboxSubjects = async (since: number): Promise<string[]> =>
     (await dataSource.manager.find(OutboxEventEntity, { order: { seq: 'ASC' } })).slice(since).map((row) => row.subject);
   const outboxCount = (): Promise<number> => dataSource.manager.count(OutboxEventEntity);
@@ -69,7 +69,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     dataSource = await new DataSource(serviceDataSourceOptions({ ...options, poolSize: 4 })).initialize();
     ledger = new CreditLedgerRepository();
     repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
-    await dataSource.transaction((tx) => ledger.apply(tx, accountId, 100, 'grant:1', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), accountId, 100, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {
@@ -95,7 +95,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const built = { ...draft(clock.now(), ['p', 'q']), files: [1, 2].map((n) => ({ role: 'input' as const, fileName: `f${n}.png`, sourceUrl: `https://example.test/${n}`, mediaKind: 'image' as const })) };
     const order = await dataSource.transaction(async (tx) => {
       const created = await repository.newOrder({ ...built, order: { ...built.order, options: { deliver: { nested: [1, 'two', null] } } } });
-      await repository.insert(tx, created, [...created.created('order charge'), ...created.startBeforeFiles(clock.now())]);
+      await repository.insert(asTransaction(tx), created, [...created.created('order charge'), ...created.startBeforeFiles(clock.now())]);
       return created;
     });
     expect(Number(order.files[1].id)).toBeGreaterThan(Number(order.files[0].id));
@@ -110,26 +110,26 @@ describe('OrdersRepository (real PostgreSQL)', () => {
 
   it('writes nothing of a new order whose charge the balance refuses (the statement and its transaction roll back)', async () => {
     const poor = '704';
-    await dataSource.transaction((tx) => ledger.apply(tx, poor, 1, 'grant:poor', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), poor, 1, 'grant:poor', 'test grant'));
     const since = await outboxCount();
     let orderId = '';
     await expect(
       dataSource.transaction(async (tx) => {
         const order = await repository.newOrder({ ...draft(clock.now(), ['1', '2', '3']), order: { ...draft(clock.now()).order, accountId: poor, creditsCharged: 3 } });
         orderId = order.id;
-        await repository.insert(tx, order, order.created('order charge'));
+        await repository.insert(asTransaction(tx), order, order.created('order charge'));
       }),
     ).rejects.toMatchObject({ code: 'USAGE_LIMIT_EXCEEDED' });
-    expect(await ledger.balance(dataSource.manager, poor)).toBe(1);
+    expect(await ledger.balance(asTransaction(dataSource.manager), poor)).toBe(1);
     expect(await dataSource.manager.countBy(OrderEntity, { id: orderId })).toBe(0);
     expect(await dataSource.manager.countBy(OrderFileEntity, { orderId })).toBe(0);
     expect(await outboxCount()).toBe(since);
     // A credit to an account without a balance opens it; a reference is applied once.
-    await dataSource.transaction((tx) => ledger.apply(tx, '705', 4, 'grant:new', 'test grant'));
-    await dataSource.transaction((tx) => ledger.apply(tx, '705', 4, 'grant:new', 'test grant'));
-    await dataSource.transaction((tx) => ledger.apply(tx, '705', -3, 'charge:x', 'charge'));
-    await dataSource.transaction((tx) => ledger.apply(tx, '705', -3, 'charge:x', 'charge'));
-    expect(await ledger.balance(dataSource.manager, '705')).toBe(1);
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), '705', 4, 'grant:new', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), '705', 4, 'grant:new', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), '705', -3, 'charge:x', 'charge'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), '705', -3, 'charge:x', 'charge'));
+    expect(await ledger.balance(asTransaction(dataSource.manager), '705')).toBe(1);
   });
 
   it('reads many orders in one statement, each only for its own owner and mode, in the order asked', async () => {
@@ -160,19 +160,20 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     await dataSource.manager.update(OrderOutputEntity, `${order.files[0].id}-2`, { objectKey: 'k/2.png', status: 'completed' });
     for (const locale of ['ko-KR', 'en-US']) {
       await dataSource.transaction((tx) =>
-        repository.recordReportStatus(tx, { orderId: order.id, locale, status: 'completed', changedAt: '2026-11-01T12:00:02.500Z' }),
+        repository.recordReportStatus(asTransaction(tx), { orderId: order.id, locale, status: 'completed', changedAt: '2026-11-01T12:00:02.500Z' }),
       );
     }
     const loaded = await repository.findOwned(order.id, accountId, 'live');
     const manager = dataSource.manager;
-    expect(loaded?.state).toEqual(await manager.findOneByOrFail(OrderEntity, { id: order.id }));
+    // The row's traceparent (issue 33) is tracing's, not part of the order's state.
+    expect(loaded?.state).toEqual({ ...(await manager.findOneByOrFail(OrderEntity, { id: order.id })), traceparent: undefined });
     expect(loaded?.state.completedAt).toBeInstanceOf(Date);
     expect(loaded?.files).toEqual(await manager.find(OrderFileEntity, { where: { orderId: order.id }, order: { position: 'ASC' } }));
     expect(loaded?.outputs).toEqual(await manager.find(OrderOutputEntity, { where: { orderId: order.id }, order: { inputPosition: 'ASC', outputIndex: 'ASC' } }));
     expect(loaded?.outputs.map((output) => output.watermarkText)).toEqual(['z-last', 'a-first', 'middle']);
     expect(loaded?.reports).toEqual(await manager.find(OrderReportEntity, { where: { orderId: order.id }, order: { locale: 'ASC' } }));
     expect(loaded?.reports.map((report) => report.locale)).toEqual(['en-US', 'ko-KR']);
-    const locked = await dataSource.transaction((tx) => repository.lock(tx, order.id));
+    const locked = await dataSource.transaction((tx) => repository.lock(asTransaction(tx), order.id));
     expect(locked?.outputs).toEqual(loaded?.outputs);
     expect(locked?.reports).toEqual(loaded?.reports);
   });
@@ -182,12 +183,12 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const afterCharge = await balance();
     const seen = await outboxCount();
     await dataSource.transaction(async (tx) => {
-      const locked = await repository.lock(tx, order.id);
+      const locked = await repository.lock(asTransaction(tx), order.id);
       if (!locked) {
         throw new Error('order vanished');
       }
       locked.fileUploaded(locked.files[0].id, 1234, clock.now());
-      await repository.save(tx, locked, locked.startProcessing(clock.now()));
+      await repository.save(asTransaction(tx), locked, locked.startProcessing(clock.now()));
     });
     const started = await repository.findOwned(order.id, accountId, 'live');
     expect(started?.state.status).toBe('inProgress');
@@ -198,11 +199,11 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       // The second failure is a no-op: the aggregate refuses it, nothing more is refunded.
       await dataSource.transaction(async (tx) => {
-        const locked = await repository.lock(tx, order.id);
+        const locked = await repository.lock(asTransaction(tx), order.id);
         if (!locked) {
           throw new Error('order vanished');
         }
-        await repository.save(tx, locked, locked.fail('WATERMARK_EMBED_FAILED', clock.now()));
+        await repository.save(asTransaction(tx), locked, locked.fail('WATERMARK_EMBED_FAILED', clock.now()));
       });
     }
     const failed = await repository.findOwned(order.id, accountId, 'live');
@@ -217,8 +218,8 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const [credits, events] = [await balance(), await outboxCount()];
     await expect(
       dataSource.transaction(async (tx) => {
-        const locked = await repository.lock(tx, order.id);
-        await repository.save(tx, locked as Order, (locked as Order).fail('ORDER_TIMEOUT', clock.now()));
+        const locked = await repository.lock(asTransaction(tx), order.id);
+        await repository.save(asTransaction(tx), locked as Order, (locked as Order).fail('ORDER_TIMEOUT', clock.now()));
         throw new Error('crash after the save');
       }),
     ).rejects.toThrow('crash after the save');
@@ -235,13 +236,13 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let claimedByFirst: string[] = [];
     const firstSweeper = dataSource.transaction(async (tx) => {
-      claimedByFirst = (await repository.lockPendingCreatedBefore(tx, deadline, 1)).map((order) => order.id);
+      claimedByFirst = (await repository.lockPendingCreatedBefore(asTransaction(tx), deadline, 1)).map((order) => order.id);
       await held;
     });
     while (claimedByFirst.length === 0) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const claimedBySecond = await dataSource.transaction(async (tx) => (await repository.lockPendingCreatedBefore(tx, deadline, 10)).map((order) => order.id));
+    const claimedBySecond = await dataSource.transaction(async (tx) => (await repository.lockPendingCreatedBefore(asTransaction(tx), deadline, 10)).map((order) => order.id));
     release();
     await firstSweeper;
     expect(claimedByFirst).toEqual([first.id]);
@@ -251,7 +252,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
   it('keeps the newest report status whatever order the announcements arrive in', async () => {
     const order = await create();
     const record = (status: string, changedAt: string) =>
-      dataSource.transaction((tx) => repository.recordReportStatus(tx, { orderId: order.id, locale: 'en-US', status, changedAt }));
+      dataSource.transaction((tx) => repository.recordReportStatus(asTransaction(tx), { orderId: order.id, locale: 'en-US', status, changedAt }));
     await record('completed', '2026-11-01T12:00:02.000Z');
     await record('processing', '2026-11-01T12:00:01.000Z');
     const reports = (await repository.findOwned(order.id, accountId, 'live'))?.reports ?? [];
@@ -263,7 +264,7 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     const at = (iso: string) =>
       dataSource.transaction(async (tx) => {
         const order = await repository.newOrder({ ...draft(new Date(iso)), order: { ...draft(new Date(iso)).order, accountId: other, creditsCharged: 0 } });
-        await repository.insert(tx, order, []);
+        await repository.insert(asTransaction(tx), order, []);
       });
     await at('2026-10-01T23:59:59.000Z');
     await at('2026-10-02T00:00:00.000Z');

@@ -1,8 +1,9 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, updateJsonRowsSql, WriteBatch } from '@cp/database';
+import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, TransactionalRepository, updateJsonRowsSql, WriteBatch } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
+import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { NewOrderFile, NewOrderState, Order, OrderFileState, OrderOutputState } from '../domain/order';
@@ -45,8 +46,15 @@ function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]
  * Persistence of the order aggregate: loads it (with files, outputs and reports), saves what a transition
  * changed together with its events (outbox) and credit movements (ledger), in the caller's transaction.
  */
+/** The order's row as its state: the trace it was created in is tracing's, not the domain's. */
+function withoutTrace(order: OrderEntity): OrderEntity {
+  const state = { ...order };
+  delete state.traceparent;
+  return state;
+}
+
 @Injectable()
-export class OrdersRepository {
+export class OrdersRepository extends TransactionalRepository {
   private readonly snapshots = new WeakMap<Order, Snapshot>();
   /** Order and file ids, a block at a time: creation spends no round trip on them. */
   private readonly ids: IdBlocks<'order' | 'file'>;
@@ -56,6 +64,7 @@ export class OrdersRepository {
     private readonly outbox: OutboxWriter,
     private readonly ledger: CreditLedgerRepository,
   ) {
+    super();
     const manager = dataSource.manager;
     this.ids = new IdBlocks(dataSource, { order: { table: tableSql(manager, OrderEntity), block: 32 }, file: { table: tableSql(manager, OrderFileEntity), block: 128 } });
   }
@@ -84,15 +93,21 @@ export class OrdersRepository {
     return found;
   }
 
+  /** The trace the order was created in (null when tracing was off then), for a later request to continue it. */
+  async traceparentOf(tx: Transaction, orderId: string): Promise<string | null> {
+    const row = await this.db(tx).findOne(OrderEntity, { select: { id: true, traceparent: true }, where: { id: orderId } });
+    return row?.traceparent ?? null;
+  }
+
   /** Loads and row-locks an order for a transition. */
   async lock(tx: Transaction, orderId: string): Promise<Order | null> {
-    const order = await tx.findOne(OrderEntity, { where: { id: orderId }, lock: { mode: 'pessimistic_write' } });
+    const order = await this.db(tx).findOne(OrderEntity, { where: { id: orderId }, lock: { mode: 'pessimistic_write' } });
     return order ? this.withChildren(tx, order) : null;
   }
 
   /** Pending orders created before `deadline`, locked (others' claims skipped), oldest first. */
   async lockPendingCreatedBefore(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
-    const rows = await tx.find(OrderEntity, {
+    const rows = await this.db(tx).find(OrderEntity, {
       where: { status: 'pending', createdAt: LessThan(deadline) },
       order: { createdAt: 'ASC' },
       take: limit,
@@ -106,7 +121,7 @@ export class OrdersRepository {
    * replica sweeps), least recently changed first.
    */
   async lockInProgressUnchangedSince(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
-    const rows = await tx.find(OrderEntity, {
+    const rows = await this.db(tx).find(OrderEntity, {
       where: { status: 'inProgress', updatedAt: LessThan(deadline) },
       order: { updatedAt: 'ASC' },
       take: limit,
@@ -117,7 +132,7 @@ export class OrdersRepository {
 
   /** Pending v2 orders, locked (others' claims skipped). */
   async lockPendingV2(tx: Transaction, limit: number): Promise<Order[]> {
-    const rows = await tx.find(OrderEntity, {
+    const rows = await this.db(tx).find(OrderEntity, {
       where: { status: 'pending', apiVersion: 'v2' },
       order: { createdAt: 'ASC' },
       take: limit,
@@ -134,7 +149,7 @@ export class OrdersRepository {
     if (orderIds.length === 0) {
       return [];
     }
-    const rows = await tx
+    const rows = await this.db(tx)
       .createQueryBuilder(OrderEntity, 'o')
       .where('o.id IN (:...ids)', { ids: orderIds })
       .andWhere(`o.status <> 'expired'`)
@@ -144,13 +159,13 @@ export class OrdersRepository {
     if (rows.length === 0) {
       return [];
     }
-    const outputRows = await tx.query<Array<{ output: Record<string, unknown> }>>(
-      `SELECT ${rowJsonSql(tx, OrderOutputEntity, 'x')} AS output FROM ${tableSql(tx, OrderOutputEntity)} x
+    const outputRows = await this.db(tx).query<Array<{ output: Record<string, unknown> }>>(
+      `SELECT ${rowJsonSql(this.db(tx), OrderOutputEntity, 'x')} AS output FROM ${tableSql(this.db(tx), OrderOutputEntity)} x
         WHERE x.order_id = ANY($1::bigint[]) ORDER BY x.input_position, x.output_index`,
       [rows.map((row) => row.id)],
     );
-    const outputs = outputRows.map((row) => entityFromJson(tx, OrderOutputEntity, row.output));
-    return rows.map((row) => this.aggregate(tx, row, { files: [], outputs: [], reports: [] }, outputs.filter((output) => output.orderId === row.id)));
+    const outputs = outputRows.map((row) => entityFromJson(this.db(tx), OrderOutputEntity, row.output));
+    return rows.map((row) => this.aggregate(this.db(tx), row, { files: [], outputs: [], reports: [] }, outputs.filter((output) => output.orderId === row.id)));
   }
 
   /**
@@ -182,7 +197,7 @@ export class OrdersRepository {
 
   /** Of `orderIds`, those that are `expired` now. */
   async expiredAmong(tx: Transaction, orderIds: string[]): Promise<string[]> {
-    const rows = await tx.find(OrderEntity, { select: { id: true }, where: { id: In(orderIds), status: 'expired' } });
+    const rows = await this.db(tx).find(OrderEntity, { select: { id: true }, where: { id: In(orderIds), status: 'expired' } });
     return rows.map((row) => row.id);
   }
 
@@ -208,11 +223,11 @@ export class OrdersRepository {
     const batch = new WriteBatch();
     const rows = <T extends ObjectLiteral>(target: EntityTarget<T>, entities: readonly T[]): void => {
       if (entities.length > 0) {
-        const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
-        batch.write(insertJsonRowsSql(tx, target, batch.param(json, 'jsonb')));
+        const json = JSON.stringify(entities.map((entity) => entityToJson(this.db(tx), target, entity)));
+        batch.write(insertJsonRowsSql(this.db(tx), target, batch.param(json, 'jsonb')));
       }
     };
-    rows(OrderEntity, [order.state]);
+    rows(OrderEntity, [{ ...order.state, traceparent: currentTraceparent() }]);
     rows(OrderFileEntity, order.files.map((file): OrderFileEntity => ({ ...file, orderId: order.id })));
     rows(OrderOutputEntity, order.outputs.map((output): OrderOutputEntity => ({ ...output, orderId: order.id })));
     // One movement per account and statement (see addApply); a new order has at most its charge.
@@ -222,7 +237,7 @@ export class OrdersRepository {
     }
     this.outbox.addAllTo(batch, tx, events);
     also?.(batch);
-    await batch.execute(tx);
+    await batch.execute(this.db(tx));
     for (const movement of more) {
       await this.ledger.apply(tx, order.state.accountId, movement.amount, movement.reference, movement.reason);
     }
@@ -236,16 +251,16 @@ export class OrdersRepository {
     if (!before || before.order !== JSON.stringify(state)) {
       // TypeORM's deep-partial type cannot follow an open JSON object (options, typeResult); the jsonb columns take them as they are.
       const changes = Object.fromEntries(ORDER_CHANGES.map((column) => [column, state[column]])) as QueryDeepPartialEntity<OrderEntity>;
-      await tx.update(OrderEntity, state.id, changes);
+      await this.db(tx).update(OrderEntity, state.id, changes);
     }
     for (const file of order.files) {
       if (before?.files.get(file.id) !== JSON.stringify(file)) {
-        await tx.update(OrderFileEntity, file.id, pick(file, FILE_CHANGES));
+        await this.db(tx).update(OrderFileEntity, file.id, pick(file, FILE_CHANGES));
       }
     }
     for (const output of order.outputs) {
       if (before?.outputs.get(output.fileId) !== JSON.stringify(output)) {
-        await tx.update(OrderOutputEntity, output.fileId, pick(output, OUTPUT_CHANGES));
+        await this.db(tx).update(OrderOutputEntity, output.fileId, pick(output, OUTPUT_CHANGES));
       }
     }
     for (const movement of order.takeCreditMovements()) {
@@ -267,7 +282,7 @@ export class OrdersRepository {
 
   /** The reports service's latest status of one report (older announcements never overwrite newer ones). */
   async recordReportStatus(tx: Transaction, report: { orderId: string; locale: string; status: string; changedAt: string }): Promise<void> {
-    await tx.query(
+    await this.db(tx).query(
       `INSERT INTO order_report (order_id, locale, status, changed_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (order_id, locale) DO UPDATE SET status = EXCLUDED.status, changed_at = EXCLUDED.changed_at
        WHERE order_report.changed_at <= EXCLUDED.changed_at`,
@@ -289,13 +304,13 @@ export class OrdersRepository {
    * snapshot taken before the wait (read committed), so children changed by the lock's holder would be stale.
    */
   private async withChildren(tx: Transaction, order: OrderEntity): Promise<Order> {
-    const rows = await tx.query<ChildRows[]>(`SELECT ${this.childrenSql('$1')}`, [order.id]);
-    return this.aggregate(tx, order, rows[0]);
+    const rows = await this.db(tx).query<ChildRows[]>(`SELECT ${this.childrenSql('$1')}`, [order.id]);
+    return this.aggregate(this.db(tx), order, rows[0]);
   }
 
-  private aggregate(manager: Transaction, order: OrderEntity, children: ChildRows, outputs?: OrderOutputEntity[]): Order {
+  private aggregate(manager: EntityManager, order: OrderEntity, children: ChildRows, outputs?: OrderOutputEntity[]): Order {
     const aggregate = new Order(
-      order,
+      withoutTrace(order),
       children.files.map((row) => entityFromJson(manager, OrderFileEntity, row)),
       outputs ?? children.outputs.map((row) => entityFromJson(manager, OrderOutputEntity, row)),
       children.reports.map((row) => entityFromJson(manager, OrderReportEntity, row)),
@@ -319,8 +334,8 @@ export class OrdersRepository {
 
   private async updateRows<T extends ObjectLiteral>(tx: Transaction, target: EntityTarget<T>, keys: ReadonlyArray<keyof T & string>, columns: ReadonlyArray<keyof T & string>, entities: readonly T[]): Promise<void> {
     if (entities.length > 0) {
-      const json = JSON.stringify(entities.map((entity) => entityToJson(tx, target, entity)));
-      await tx.query(updateJsonRowsSql(tx, target, keys, columns, '$1::jsonb'), [json]);
+      const json = JSON.stringify(entities.map((entity) => entityToJson(this.db(tx), target, entity)));
+      await this.db(tx).query(updateJsonRowsSql(this.db(tx), target, keys, columns, '$1::jsonb'), [json]);
     }
   }
 

@@ -3,7 +3,7 @@
 // the outbox, and two replicas sweeping at once never fail an order twice.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, OrderFailedEvent } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -58,11 +58,11 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
       objectKey: null,
       failureCode: null,
     });
-    await dataSource.transaction((tx) => ledger.apply(tx, accountId, -credits, `charge:${saved.id}`, 'charge'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), accountId, -credits, `charge:${saved.id}`, 'charge'));
     return saved.id;
   };
   const row = (id: string) => dataSource.getRepository(OrderEntity).findOneByOrFail({ id });
-  const balance = (): Promise<number> => ledger.balance(dataSource.manager, accountId);
+  const balance = (): Promise<number> => ledger.balance(asTransaction(dataSource.manager), accountId);
   const failedEvents = async (): Promise<OrderFailedEvent[]> =>
     (await dataSource.getRepository(OutboxEventEntity).find({ where: { subject: EventSubjects.orderFailed }, order: { seq: 'ASC' } })).map(
       (event) => (event.envelope as { data: OrderFailedEvent }).data,
@@ -82,7 +82,7 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     sweeps = [0, 1].map(
       () => new FailStuckOrdersUseCase(config, new TransactionRepository(dataSource), new OrdersRepository(dataSource, new OutboxWriter(clock), ledger), clock),
     );
-    await dataSource.transaction((tx) => ledger.apply(tx, accountId, 1000, 'grant:1', 'test grant'));
+    await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), accountId, 1000, 'grant:1', 'test grant'));
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { OrderTimelineStep } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
@@ -13,16 +13,16 @@ import { OrderEntity } from '../orders/order.entity';
  * text or a URL's query (the timeline is for operators, but a recipient's name is not theirs to read).
  */
 @Injectable()
-export class OrderTimelineRepository {
+export class OrderTimelineRepository extends TransactionalRepository {
   async stepsOf(tx: Transaction, orderId: string): Promise<OrderTimelineStep[] | null> {
-    const order = await tx.findOneBy(OrderEntity, { id: orderId });
+    const order = await this.db(tx).findOneBy(OrderEntity, { id: orderId });
     if (!order) {
       return null;
     }
     const [files, outputs, ledger] = await Promise.all([
-      tx.find(OrderFileEntity, { where: { orderId }, order: { id: 'ASC' } }),
-      tx.find(OrderOutputEntity, { where: { orderId }, order: { fileId: 'ASC' } }),
-      tx.find(CreditLedgerEntryEntity, { where: { reference: In([`charge:${orderId}`, `restore:${orderId}`]) }, order: { createdAt: 'ASC' } }),
+      this.db(tx).find(OrderFileEntity, { where: { orderId }, order: { id: 'ASC' } }),
+      this.db(tx).find(OrderOutputEntity, { where: { orderId }, order: { fileId: 'ASC' } }),
+      this.db(tx).find(CreditLedgerEntryEntity, { where: { reference: In([`charge:${orderId}`, `restore:${orderId}`]) }, order: { createdAt: 'ASC' } }),
     ]);
     const outputsByStatus = new Map<string, number>();
     for (const output of outputs) {

@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, GenerateReportJob, ObjectKeys, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
+import { inSpan, orderAttributes } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
 import { createHash, randomUUID } from 'node:crypto';
@@ -45,7 +46,7 @@ export class GenerateReportUseCase {
       return;
     }
     try {
-      const pdf = await this.generate(row);
+      const pdf = await inSpan('report render', { attributes: { ...orderAttributes({ orderId: row.orderId, accountId: row.accountId }), 'cp.report.locale': row.locale, 'cp.report.type': row.reportType } }, () => this.generate(row));
       const key = reportObjectKey(row);
       const bucket = this.storage.buckets.reports;
       await this.storage.put(bucket, key, pdf, 'application/pdf');

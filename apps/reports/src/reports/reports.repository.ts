@@ -1,5 +1,5 @@
 import { OutboxMessage, ReportLocale } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, LessThan } from 'typeorm';
@@ -12,11 +12,13 @@ import { ReportEntity } from './report.entity';
  * returned (outbox), in the caller's transaction. No rules here: they are `Report`'s.
  */
 @Injectable()
-export class ReportsRepository {
+export class ReportsRepository extends TransactionalRepository {
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    super();
+  }
 
   async find(orderId: string, locale: ReportLocale): Promise<Report | null> {
     return toReport(await this.dataSource.getRepository(ReportEntity).findOneBy({ orderId, locale }));
@@ -24,7 +26,7 @@ export class ReportsRepository {
 
   /** Locks the report (if any) for the rest of the transaction. */
   async lock(tx: Transaction, orderId: string, locale: ReportLocale): Promise<Report | null> {
-    const row = await tx
+    const row = await this.db(tx)
       .getRepository(ReportEntity)
       .createQueryBuilder('report')
       .where('report.orderId = :orderId AND report.locale = :locale', { orderId, locale })
@@ -35,7 +37,7 @@ export class ReportsRepository {
 
   /** Inserts a new report with its events unless a concurrent request already did; true when this call inserted it. */
   async insertIfAbsent(tx: Transaction, report: Report, events: readonly OutboxMessage[]): Promise<boolean> {
-    const result = await tx
+    const result = await this.db(tx)
       .createQueryBuilder()
       .insert()
       .into(ReportEntity)
@@ -51,7 +53,7 @@ export class ReportsRepository {
   }
 
   async save(tx: Transaction, report: Report, events: readonly OutboxMessage[]): Promise<void> {
-    await tx.getRepository(ReportEntity).save(toRow(report));
+    await this.db(tx).getRepository(ReportEntity).save(toRow(report));
     await this.outbox.addAll(tx, events);
   }
 
@@ -60,11 +62,11 @@ export class ReportsRepository {
   }
 
   async markOrderExpired(tx: Transaction, orderId: string, at: Date): Promise<void> {
-    await tx.createQueryBuilder().insert().into(ExpiredOrderEntity).values({ orderId, expiredAt: at }).orIgnore().execute();
+    await this.db(tx).createQueryBuilder().insert().into(ExpiredOrderEntity).values({ orderId, expiredAt: at }).orIgnore().execute();
   }
 
   async lockAllOfOrder(tx: Transaction, orderId: string): Promise<Report[]> {
-    const rows = await tx
+    const rows = await this.db(tx)
       .getRepository(ReportEntity)
       .createQueryBuilder('report')
       .where('report.orderId = :orderId', { orderId })

@@ -1,6 +1,6 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { KeyMode } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ExpiryPhase } from './order-expiry.entity';
 
 export interface NewExpiry {
@@ -29,10 +29,10 @@ interface LeasedRow {
 
 /** TypeORM access to the expiry schedule. Every method is one statement: its own short transaction. */
 @Injectable()
-export class OrderExpiryRepository {
+export class OrderExpiryRepository extends TransactionalRepository {
   /** The first event of an order schedules it; later ones (and redeliveries) change nothing. */
-  async schedule(manager: EntityManager, expiry: NewExpiry): Promise<void> {
-    await manager.query(
+  async schedule(tx: Transaction, expiry: NewExpiry): Promise<void> {
+    await this.db(tx).query(
       `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at, purged_at, objects_deleted, mode)
        VALUES ($1, $2, $3, 'scheduled', $3, NULL, 0, $4)
        ON CONFLICT (order_id) DO NOTHING`,
@@ -45,8 +45,8 @@ export class OrderExpiryRepository {
    * share the work, and the row locks last only for this statement. Rows whose lease has run out (their
    * sweeper crashed) are due again.
    */
-  async claimDue(manager: EntityManager, now: Date, limit: number, leasedUntil: Date): Promise<LeasedExpiry[]> {
-    const rows = await manager.query<[LeasedRow[], number]>(
+  async claimDue(tx: Transaction, now: Date, limit: number, leasedUntil: Date): Promise<LeasedExpiry[]> {
+    const rows = await this.db(tx).query<[LeasedRow[], number]>(
       `UPDATE order_expiry AS e SET leased_until = $3
          FROM (SELECT order_id FROM order_expiry
                 WHERE phase <> 'done' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
@@ -64,11 +64,11 @@ export class OrderExpiryRepository {
    * First pass done: recheck the prefix later. Second pass done: finished. Only rows still under this
    * sweep's lease are written (a sweep that outlived its lease leaves the row to whoever claimed it since).
    */
-  async purged(manager: EntityManager, rows: Array<{ expiry: LeasedExpiry; deleted: number }>, now: Date, recheckMs: number): Promise<void> {
+  async purged(tx: Transaction, rows: Array<{ expiry: LeasedExpiry; deleted: number }>, now: Date, recheckMs: number): Promise<void> {
     const first = rows.filter((row) => row.expiry.phase === 'scheduled');
     const second = rows.filter((row) => row.expiry.phase === 'purged');
     if (first.length > 0) {
-      await manager.query(
+      await this.db(tx).query(
         `UPDATE order_expiry AS e SET phase = 'purged', purged_at = $1, next_check_at = $2, objects_deleted = e.objects_deleted + d.n, leased_until = NULL
            FROM unnest($3::bigint[], $4::int[], $5::timestamptz[]) AS d(order_id, n, lease)
           WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
@@ -76,7 +76,7 @@ export class OrderExpiryRepository {
       );
     }
     if (second.length > 0) {
-      await manager.query(
+      await this.db(tx).query(
         `UPDATE order_expiry AS e SET phase = 'done', objects_deleted = e.objects_deleted + d.n, leased_until = NULL
            FROM unnest($1::bigint[], $2::int[], $3::timestamptz[]) AS d(order_id, n, lease)
           WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
@@ -89,9 +89,9 @@ export class OrderExpiryRepository {
    * Not finished this time (orders did not expire it, or some objects could not be deleted): the row stays
    * in its phase and is due again at `until`; its lease ends.
    */
-  async postpone(manager: EntityManager, expiries: LeasedExpiry[], until: Date): Promise<void> {
+  async postpone(tx: Transaction, expiries: LeasedExpiry[], until: Date): Promise<void> {
     if (expiries.length > 0) {
-      await manager.query(
+      await this.db(tx).query(
         `UPDATE order_expiry AS e SET next_check_at = $1, leased_until = NULL
            FROM unnest($2::bigint[], $3::timestamptz[]) AS d(order_id, lease)
           WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
@@ -101,9 +101,9 @@ export class OrderExpiryRepository {
   }
 
   /** Gives claimed rows back unchanged (the sweep failed before it could do anything with them). */
-  async release(manager: EntityManager, expiries: LeasedExpiry[]): Promise<void> {
+  async release(tx: Transaction, expiries: LeasedExpiry[]): Promise<void> {
     if (expiries.length > 0) {
-      await manager.query(
+      await this.db(tx).query(
         `UPDATE order_expiry AS e SET leased_until = NULL
            FROM unnest($1::bigint[], $2::timestamptz[]) AS d(order_id, lease)
           WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,

@@ -1,7 +1,7 @@
 // The retention sweep against real PostgreSQL and a real S3 server; orders is a fake behind its port.
 import { ManualClock } from '@cp/clock';
 import { ExpireOrdersResult, ObjectKeys } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
@@ -132,8 +132,8 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
     // Six orders expired an hour ago, one expires tomorrow; each has an input, an output and a report.
     for (const [index, orderId] of orderIds.entries()) {
       const expiresAt = new Date(clock.nowMs() + (index === 6 ? 24 : -1) * 3600_000);
-      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt, mode: 'live' });
-      await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt: new Date(0), mode: 'live' }); // a redelivery changes nothing
+      await repository.schedule(asTransaction(dataSource.manager), { orderId, accountId, expiresAt, mode: 'live' });
+      await repository.schedule(asTransaction(dataSource.manager), { orderId, accountId, expiresAt: new Date(0), mode: 'live' }); // a redelivery changes nothing
       await storeObjects(orderId);
     }
     // Another order of the same account whose id shares the digits must not be touched.
@@ -148,7 +148,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
 
   it('a sweeper that crashed after claiming leaves its batch leased; once the lease runs out the batch is claimed again', async () => {
     // What a crashed replica left behind: the first batch claimed, nothing done with it.
-    const crashed = await dataSource.transaction((tx) => repository.claimDue(tx, clock.now(), 3, new Date(clock.nowMs() + settings.leaseMs)));
+    const crashed = await dataSource.transaction((tx) => repository.claimDue(asTransaction(tx), clock.now(), 3, new Date(clock.nowMs() + settings.leaseMs)));
     expect(crashed.map((row) => row.orderId)).toEqual(['1001', '1002', '1003']);
     // Another sweep meanwhile takes the next rows, not the leased ones.
     expect(await sweep.execute()).toBe(3);
@@ -201,7 +201,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
 
   it('a failed orders call gives the batch back at once', async () => {
     const orderId = '1009';
-    await repository.schedule(dataSource.manager, { orderId, accountId, expiresAt: clock.now(), mode: 'live' });
+    await repository.schedule(asTransaction(dataSource.manager), { orderId, accountId, expiresAt: clock.now(), mode: 'live' });
     orders.failNext = true;
     await expect(sweep.execute()).rejects.toThrow('orders did not answer');
     const row = await dataSource.getRepository(OrderExpiryEntity).findOneByOrFail({ orderId });
@@ -211,7 +211,7 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
   });
 
   it("deletes test orders' objects too, without asking orders to expire them (they keep their test status)", async () => {
-    await repository.schedule(dataSource.manager, { orderId: testOrderId, accountId, expiresAt: clock.now(), mode: 'test' });
+    await repository.schedule(asTransaction(dataSource.manager), { orderId: testOrderId, accountId, expiresAt: clock.now(), mode: 'test' });
     await storeObjects(testOrderId);
     const asked = orders.asked.length;
     await drain();

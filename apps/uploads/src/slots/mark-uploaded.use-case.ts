@@ -1,5 +1,6 @@
 import { Events, message } from '@cp/contracts';
 import { Transaction } from '@cp/database';
+import { contextFromTraceparent, inSpan, orderAttributes } from '@cp/tracing';
 import { Injectable } from '@nestjs/common';
 import { UploadSlotsRepository } from './upload-slots.repository';
 
@@ -10,11 +11,15 @@ export class MarkUploadedUseCase {
 
   /** Returns false when the slot was not waiting (already uploaded, failed, or unknown). */
   async execute(tx: Transaction, fileId: string, size: number): Promise<boolean> {
-    const orderId = await this.slots.markUploaded(tx, fileId, size);
-    if (orderId === null) {
+    const slot = await this.slots.markUploaded(tx, fileId, size);
+    if (slot === null) {
       return false;
     }
-    await this.slots.publish(tx, [message(Events.fileUploaded, { orderId, fileId, size })]);
+    const { orderId } = slot;
+    // The notification that brought the upload has no trace; the order's continues from its creation (issue 33).
+    await inSpan('file uploaded', { parent: contextFromTraceparent(slot.traceparent), attributes: { ...orderAttributes({ orderId }), 'cp.file.id': fileId } }, () =>
+      this.slots.publish(tx, [message(Events.fileUploaded, { orderId, fileId, size })]),
+    );
     return true;
   }
 }

@@ -8,7 +8,7 @@ import { UploadsConfig } from '../uploads.config';
 import { MarkUploadedUseCase } from './mark-uploaded.use-case';
 import { SlotsService } from './slots.service';
 import { UploadSlotEntity } from './upload-slot.entity';
-import { InsertedUploadSlot, NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
+import { InsertedUploadSlot, NewUploadSlot, UploadedSlot, UploadSlotsRepository } from './upload-slots.repository';
 import { UploadUrlsService } from './upload-urls.service';
 
 /** Slots in a map, with the repository's rules: insert once per file id, mark uploaded once. */
@@ -38,14 +38,14 @@ class FakeSlots {
     return Promise.resolve(matches ? row : null);
   }
 
-  markUploaded(_tx: Transaction, fileId: string, size: number): Promise<string | null> {
+  markUploaded(_tx: Transaction, fileId: string, size: number): Promise<UploadedSlot | null> {
     const row = this.rows.get(fileId);
     if (!row || (row.status !== 'awaiting' && row.status !== 'fetching')) {
       return Promise.resolve(null);
     }
     row.status = 'uploaded';
     row.size = String(size);
-    return Promise.resolve(row.orderId);
+    return Promise.resolve({ orderId: row.orderId, traceparent: null });
   }
 
   publish(_tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {

@@ -41,6 +41,10 @@ export class UploadSlotEntity {
   @Column({ name: 'last_checked_at', type: 'timestamptz', nullable: true })
   lastCheckedAt!: Date | null;
 
+  /** The order creation's trace (W3C `traceparent`), continued when the upload is detected; null when tracing is off. */
+  @Column({ type: 'text', nullable: true })
+  traceparent!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

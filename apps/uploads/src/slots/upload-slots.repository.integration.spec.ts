@@ -1,7 +1,7 @@
 // Upload slots against real PostgreSQL (the uploads service's own migrations): registration is idempotent
 // per file id, a file is marked uploaded once, and the reconciliation reads only what it should.
 import { ManualClock } from '@cp/clock';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -34,8 +34,8 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
   it('registers each file once: a repeated registration inserts nothing and fetches no URL twice', async () => {
     const upload = slot('1');
     const byUrl = slot('1', { sourceUrl: 'https://images.example/a.png' });
-    const first = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl]));
-    const again = await dataSource.transaction((tx) => slots.insertNew(tx, [upload, byUrl, { ...byUrl, sourceUrl: 'https://images.example/other.png' }]));
+    const first = await dataSource.transaction((tx) => slots.insertNew(asTransaction(tx), [upload, byUrl]));
+    const again = await dataSource.transaction((tx) => slots.insertNew(asTransaction(tx), [upload, byUrl, { ...byUrl, sourceUrl: 'https://images.example/other.png' }]));
     expect(first).toEqual([expect.objectContaining({ ...upload, status: 'awaiting' }), expect.objectContaining({ ...byUrl, status: 'fetching' })]);
     expect(again).toEqual([]);
     // Without a transaction (nothing to publish with it) the insert is the same single statement.
@@ -53,24 +53,24 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
   it('marks a file uploaded once, for its order, and never a failed one', async () => {
     const waiting = slot('2');
     const refused = slot('2');
-    await dataSource.transaction((tx) => slots.insertNew(tx, [waiting, refused]));
-    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, waiting.fileId, 321))).toBe('2');
-    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, waiting.fileId, 321))).toBeNull();
-    await dataSource.transaction((tx) => slots.markFailed(tx, refused.fileId, 'x'.repeat(900)));
-    expect(await dataSource.transaction((tx) => slots.markUploaded(tx, refused.fileId, 5))).toBeNull();
+    await dataSource.transaction((tx) => slots.insertNew(asTransaction(tx), [waiting, refused]));
+    expect(await dataSource.transaction((tx) => slots.markUploaded(asTransaction(tx), waiting.fileId, 321))).toEqual({ orderId: '2', traceparent: null });
+    expect(await dataSource.transaction((tx) => slots.markUploaded(asTransaction(tx), waiting.fileId, 321))).toBeNull();
+    await dataSource.transaction((tx) => slots.markFailed(asTransaction(tx), refused.fileId, 'x'.repeat(900)));
+    expect(await dataSource.transaction((tx) => slots.markUploaded(asTransaction(tx), refused.fileId, 5))).toBeNull();
     const [uploaded, failed] = await Promise.all([slots.findOne(null, { fileId: waiting.fileId }), slots.findOne(null, { fileId: refused.fileId })]);
     expect(uploaded).toMatchObject({ status: 'uploaded', size: '321' });
     expect(failed?.status).toBe('failed');
     expect(failed?.failureReason).toHaveLength(500);
-    expect(await dataSource.transaction((tx) => slots.findByObject(tx, 'cp-inputs', waiting.objectKey))).toMatchObject({ fileId: waiting.fileId });
+    expect(await dataSource.transaction((tx) => slots.findByObject(asTransaction(tx), 'cp-inputs', waiting.objectKey))).toMatchObject({ fileId: waiting.fileId });
   });
 
   it('finds only old live slots still waiting, least recently checked first', async () => {
     const [checked, unchecked, test, uploaded] = [slot('3'), slot('3'), slot('3', { mode: 'test' }), slot('3')];
-    await dataSource.transaction((tx) => slots.insertNew(tx, [checked, unchecked, test, uploaded]));
+    await dataSource.transaction((tx) => slots.insertNew(asTransaction(tx), [checked, unchecked, test, uploaded]));
     await dataSource.transaction(async (tx) => {
-      await slots.markChecked(tx, checked.fileId, new Date());
-      await slots.markUploaded(tx, uploaded.fileId, 1);
+      await slots.markChecked(asTransaction(tx), checked.fileId, new Date());
+      await slots.markUploaded(asTransaction(tx), uploaded.fileId, 1);
     });
     const settled = new Date(Date.now() + 60_000);
     const found = (await slots.findWaiting(settled, 1000)).filter((row: UploadSlotEntity) => row.orderId === '3').map((row) => row.fileId);

@@ -1,6 +1,7 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
-import { tableSql, Transaction } from '@cp/database';
+import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
+import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { UploadSlotEntity } from './upload-slot.entity';
@@ -15,16 +16,24 @@ export interface NewUploadSlot {
   sourceUrl: string | null;
 }
 
+/** A slot `markUploaded` marked: its order, and the trace of the order's creation (null when tracing was off). */
+export interface UploadedSlot {
+  orderId: string;
+  traceparent: string | null;
+}
+
 /** A slot as `insertNew` wrote it. */
 export type InsertedUploadSlot = NewUploadSlot & Pick<UploadSlotEntity, 'status'>;
 
 /** Persistence of upload slots; writes share the caller's transaction with their outbox messages. */
 @Injectable()
-export class UploadSlotsRepository {
+export class UploadSlotsRepository extends TransactionalRepository {
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Inserts the slots not known yet (idempotent per file id; one statement, so `tx` null is atomic too); returns
@@ -33,10 +42,11 @@ export class UploadSlotsRepository {
    */
   async insertNew(tx: Transaction | null, slots: NewUploadSlot[]): Promise<InsertedUploadSlot[]> {
     const rows = slots.map((slot) => ({ ...slot, status: slot.sourceUrl ? ('fetching' as const) : ('awaiting' as const) }));
-    const manager = tx ?? this.dataSource.manager;
+    const manager = tx ? this.db(tx) : this.dataSource.manager;
+    const traceparent = currentTraceparent();
     const inserted = await manager.query<Array<{ file_id: string }>>(
-      `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+      `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status, traceparent)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
        ON CONFLICT DO NOTHING RETURNING file_id::text`,
       [
         rows.map((row) => row.fileId),
@@ -47,6 +57,7 @@ export class UploadSlotsRepository {
         rows.map((row) => row.objectKey),
         rows.map((row) => row.sourceUrl),
         rows.map((row) => row.status),
+        rows.map(() => traceparent),
       ],
     );
     const insertedIds = new Set(inserted.map((row) => row.file_id));
@@ -54,7 +65,7 @@ export class UploadSlotsRepository {
   }
 
   findByFileIds(tx: Transaction | null, fileIds: string[]): Promise<UploadSlotEntity[]> {
-    return (tx ?? this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
+    return (tx ? this.db(tx) : this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
   }
 
   findOfOrder(orderId: string, fileIds: string[]): Promise<UploadSlotEntity[]> {
@@ -62,11 +73,11 @@ export class UploadSlotsRepository {
   }
 
   findOne(tx: Transaction | null, where: { fileId: string; orderId?: string; mode?: KeyMode }): Promise<UploadSlotEntity | null> {
-    return (tx ?? this.dataSource.manager).findOneBy(UploadSlotEntity, where);
+    return (tx ? this.db(tx) : this.dataSource.manager).findOneBy(UploadSlotEntity, where);
   }
 
   findByObject(tx: Transaction, bucket: string, objectKey: string): Promise<UploadSlotEntity | null> {
-    return tx.findOneBy(UploadSlotEntity, { bucket, objectKey });
+    return this.db(tx).findOneBy(UploadSlotEntity, { bucket, objectKey });
   }
 
   /** Live slots still waiting, created before `settledBefore`, least recently checked first. */
@@ -80,25 +91,25 @@ export class UploadSlotsRepository {
       .getMany();
   }
 
-  /** Marks a waiting (or fetching) slot uploaded; returns its order id, or null when it was not waiting. */
-  async markUploaded(tx: Transaction, fileId: string, size: number): Promise<string | null> {
-    const result = await tx
+  /** Marks a waiting (or fetching) slot uploaded; returns its order and trace, or null when it was not waiting. */
+  async markUploaded(tx: Transaction, fileId: string, size: number): Promise<UploadedSlot | null> {
+    const result = await this.db(tx)
       .createQueryBuilder()
       .update(UploadSlotEntity)
       .set({ status: 'uploaded', size: String(size) })
       .where('file_id = :fileId AND status IN (:...waiting)', { fileId, waiting: ['awaiting', 'fetching'] })
-      .returning(['orderId'])
+      .returning(['orderId', 'traceparent'])
       .execute();
-    const rows = result.raw as Array<{ order_id: string }>;
-    return rows.length > 0 ? String(rows[0].order_id) : null;
+    const rows = result.raw as Array<{ order_id: string; traceparent: string | null }>;
+    return rows.length > 0 ? { orderId: String(rows[0].order_id), traceparent: rows[0].traceparent } : null;
   }
 
   async markFailed(tx: Transaction, fileId: string, reason: string): Promise<void> {
-    await tx.update(UploadSlotEntity, fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
+    await this.db(tx).update(UploadSlotEntity, fileId, { status: 'failed', failureReason: reason.slice(0, 500) });
   }
 
   async markChecked(tx: Transaction, fileId: string, at: Date): Promise<void> {
-    await tx.update(UploadSlotEntity, fileId, { lastCheckedAt: at });
+    await this.db(tx).update(UploadSlotEntity, fileId, { lastCheckedAt: at });
   }
 
   /** Records messages in the outbox of the same transaction. */

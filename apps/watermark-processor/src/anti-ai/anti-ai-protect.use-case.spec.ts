@@ -117,7 +117,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     eventId: 'e',
     deliveryCount: 1,
     signal: new AbortController().signal,
-    transaction: (work) => dataSource.transaction(work).then(() => true),
+    transaction: (work) => new TransactionRepository(dataSource).run(work).then(() => true),
   };
 
   let sequence = 0;

@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { orderTypeEntry, resultsCarryOptOut, WebhookDeliveryStatus } from '@cp/contracts';
 import { ObjectStorage, resultUrlThroughGateway } from '@cp/storage';
+import { contextFromTraceparent, inSpan, orderAttributes, SpanKind } from '@cp/tracing';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { SecretCipher } from '../endpoints/secret-cipher';
@@ -42,7 +43,25 @@ export class DeliverEventUseCase {
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: Pick<WebhooksSettings, 'publicBaseUrl'>,
   ) {}
 
-  async execute(claim: ClaimedDelivery, trigger: AttemptTrigger): Promise<AttemptResult> {
+  /** One attempt, in a span of its own: the order, the account, the event type and the outcome (never the URL's secret or the body). */
+  execute(claim: ClaimedDelivery, trigger: AttemptTrigger): Promise<AttemptResult> {
+    const orderId = claim.data.orderId;
+    const attributes = {
+      ...orderAttributes({ orderId: typeof orderId === 'string' ? orderId : undefined, accountId: claim.accountId }),
+      'cp.webhook.event_type': claim.eventType,
+      'cp.webhook.trigger': trigger,
+      'cp.webhook.attempt': claim.attempts + 1,
+    };
+    // The dispatcher's loop has no trace: an automatic attempt continues the event's (the order's), stored with the delivery.
+    const parent = trigger === 'automatic' && claim.traceparent ? contextFromTraceparent(claim.traceparent) : undefined;
+    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes, parent }, async (span) => {
+      const result = await this.attempt(claim, trigger);
+      span.setAttribute('cp.webhook.outcome', result.outcome.kind);
+      return result;
+    });
+  }
+
+  private async attempt(claim: ClaimedDelivery, trigger: AttemptTrigger): Promise<AttemptResult> {
     const endpoint = await this.endpoints.findById(claim.webhookId);
     if (!endpoint) {
       await this.deliveries.release(claim);

@@ -1,6 +1,7 @@
 import { WebhookDeliveryStatus } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { Transaction } from '@cp/database';
+import { Transaction, TransactionalRepository } from '@cp/database';
+import { currentTraceparent } from '@cp/tracing';
 import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AttemptRecord, NewDelivery, NewRound } from './webhook-delivery';
@@ -24,6 +25,8 @@ export interface ClaimedDelivery {
   roundAttempts: number;
   round: number;
   leaseToken: string;
+  /** The trace of the event the delivery is for (issue 33); absent or null when tracing was off. */
+  traceparent?: string | null;
 }
 
 interface ClaimRow {
@@ -41,6 +44,7 @@ interface ClaimRow {
   round_attempts: number;
   round: number;
   lease_token: string;
+  traceparent: string | null;
 }
 
 function toClaim(row: ClaimRow): ClaimedDelivery {
@@ -59,31 +63,36 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
     roundAttempts: row.round_attempts,
     round: row.round,
     leaseToken: row.lease_token,
+    traceparent: row.traceparent,
   };
 }
 
 const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, links, status, attempts,
-  round_attempts, round, lease_token`;
+  round_attempts, round, lease_token, traceparent`;
 
 /**
  * The delivery log and the durable retry queue in one table. Writes what `WebhookDelivery` decides; the claims
  * (due, active endpoint, per-endpoint share, lease) are queries, because SKIP LOCKED needs them in one statement.
  */
 @Injectable()
-export class WebhookDeliveriesRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class WebhookDeliveriesRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
   /** Inserts new deliveries (`WebhookDelivery.enqueue`); a redelivered source event adds nothing (unique per endpoint and event). */
   async insertNew(tx: Transaction, deliveries: readonly NewDelivery[]): Promise<number> {
     if (deliveries.length === 0) {
       return 0;
     }
-    const inserted = await tx
+    const inserted = await this.db(tx)
       .createQueryBuilder()
       .insert()
       .into(WebhookDeliveryEntity)
       // jsonb: TypeORM's deep-partial type does not model free-form JSON.
-      .values(deliveries.map((delivery) => ({ ...delivery, data: delivery.data as QueryDeepPartialEntity<Record<string, unknown>> })))
+      .values(
+        deliveries.map((delivery) => ({ ...delivery, data: delivery.data as QueryDeepPartialEntity<Record<string, unknown>>, traceparent: currentTraceparent() })),
+      )
       .orIgnore()
       .returning(['id'])
       .execute();

@@ -101,6 +101,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt!: Date | null;
 
+  /** The trace of the event the delivery is for (W3C `traceparent`; null when tracing is off): attempts continue it. */
+  @Column({ type: 'text', nullable: true })
+  traceparent?: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -1,5 +1,6 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export interface NewWebhookEndpoint {
@@ -12,11 +13,13 @@ export interface NewWebhookEndpoint {
 
 /** Endpoints are always read through the owning account, so one account never sees another's. */
 @Injectable()
-export class WebhookEndpointsRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class WebhookEndpointsRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(WebhookEndpointEntity);
+  private repo(tx?: Transaction) {
+    return (tx ? this.db(tx) : this.dataSource.manager).getRepository(WebhookEndpointEntity);
   }
 
   async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointEntity> {
@@ -44,8 +47,8 @@ export class WebhookEndpointsRepository {
     return this.repo().find({ where: { accountId }, order: { id: 'ASC' } });
   }
 
-  listActiveForAccount(manager: EntityManager, accountId: string): Promise<WebhookEndpointEntity[]> {
-    return this.repo(manager).find({ where: { accountId, isActive: true }, order: { id: 'ASC' } });
+  listActiveForAccount(tx: Transaction, accountId: string): Promise<WebhookEndpointEntity[]> {
+    return this.repo(tx).find({ where: { accountId, isActive: true }, order: { id: 'ASC' } });
   }
 
   async update(

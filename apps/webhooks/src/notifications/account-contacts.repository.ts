@@ -1,5 +1,6 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 
 /** The account's daily failure e-mail, claimed: where to send it and the stamp to put back if it is not sent. */
 export interface DailyNotificationSlot {
@@ -10,11 +11,13 @@ export interface DailyNotificationSlot {
 
 /** Owner addresses kept from `evt.gateway.account.created`, and the once-a-day e-mail stamp. */
 @Injectable()
-export class AccountContactsRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class AccountContactsRepository extends TransactionalRepository {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    super();
+  }
 
-  async remember(manager: EntityManager, accountId: string, ownerEmail: string | null): Promise<void> {
-    await manager.query(
+  async remember(tx: Transaction, accountId: string, ownerEmail: string | null): Promise<void> {
+    await this.db(tx).query(
       `INSERT INTO account_contact (account_id, owner_email) VALUES ($1, $2)
        ON CONFLICT (account_id) DO UPDATE SET owner_email = EXCLUDED.owner_email`,
       [accountId, ownerEmail],

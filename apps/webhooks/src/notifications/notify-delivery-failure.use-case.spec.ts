@@ -1,6 +1,6 @@
 // The daily failure e-mail against real PostgreSQL: the mail goes out with no transaction open and no row locked.
 import { ManualClock } from '@cp/clock';
-import { openServiceDatabase } from '@cp/database';
+import { openServiceDatabase, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -82,7 +82,7 @@ describe('NotifyDeliveryFailureUseCase (real PostgreSQL)', () => {
     service = await openServiceDatabase({ ...options, applicationName });
     observer = await openServiceDatabase({ ...options, applicationName: 'it-observer' });
     contacts = new AccountContactsRepository(service);
-    await contacts.remember(service.manager, '42', 'owner@example.com');
+    await contacts.remember(asTransaction(service.manager), '42', 'owner@example.com');
     mailer = new ObservingMailer(clock, () => observer, applicationName);
     notify = new NotifyDeliveryFailureUseCase(contacts, mailer, clock);
   });

@@ -1,3 +1,4 @@
+import { asTransaction } from '@cp/database';
 import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent, Events, KeyMode, Plan } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
@@ -36,10 +37,10 @@ export class AccountsRepository {
     return this.dataSource.transaction(async (manager) => {
       const account = await manager.save(manager.create(AccountEntity, { name, plan, ownerEmail }));
       const created: AccountCreatedEvent = { accountId: account.id, name, plan, ownerEmail };
-      await this.outbox.add(manager, Events.accountCreated, created);
+      await this.outbox.add(asTransaction(manager), Events.accountCreated, created);
       if (initialCredits !== 0) {
         const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId: account.id, amount: initialCredits, reason: 'initial credits' };
-        await this.outbox.add(manager, Events.creditsGranted, grant);
+        await this.outbox.add(asTransaction(manager), Events.creditsGranted, grant);
       }
       return account;
     });
@@ -60,7 +61,7 @@ export class AccountsRepository {
         throw new Error(`account ${accountId} does not exist`);
       }
       const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId, amount, reason };
-      await this.outbox.add(manager, Events.creditsGranted, grant);
+      await this.outbox.add(asTransaction(manager), Events.creditsGranted, grant);
       return grant.grantId;
     });
   }
@@ -89,7 +90,7 @@ export class AccountsRepository {
         return false;
       }
       const revoked: ApiKeyRevokedEvent = { keyId, accountId: key.accountId };
-      await this.outbox.add(manager, Events.apiKeyRevoked, revoked);
+      await this.outbox.add(asTransaction(manager), Events.apiKeyRevoked, revoked);
       return true;
     });
   }

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { defineEvent } from '@cp/contracts';
-import { serviceDataSourceOptions } from '@cp/database';
+import { serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { DataSource } from 'typeorm';
 
 /** Any payload: the consumer side of the test declares its own class. */
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   );
   await dataSource.initialize();
   const writer = new OutboxWriter(new SystemClock());
-  await dataSource.transaction((manager) => writer.add(manager, defineEvent(subject, AnyNote), { note: 'committed before the crash' }, eventId));
+  await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, AnyNote), { note: 'committed before the crash' }, eventId));
   process.stdout.write('committed\n');
   process.kill(process.pid, 'SIGKILL');
 }

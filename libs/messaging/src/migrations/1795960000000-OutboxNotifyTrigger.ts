@@ -6,7 +6,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * only when, the rows commit; the relays of every replica LISTEN on it and publish at once instead of at their
  * next poll. A trigger rather than a call in `OutboxWriter`: every way rows reach the table notifies, and the
  * notification cannot be forgotten or sent outside the rows' transaction. Several inserts of one transaction
- * fold into one notification (same channel and payload).
+ * fold into one notification (same channel and payload). Cost: PostgreSQL serialises the commits of transactions
+ * that notified (a lock held while the notification is queued at commit); one notification per statement, with an
+ * empty payload, keeps that short.
  */
 export class OutboxNotifyTrigger1795960000000 implements MigrationInterface {
   name = 'OutboxNotifyTrigger1795960000000';

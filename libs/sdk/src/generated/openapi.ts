@@ -471,183 +471,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every error response (spec 7). `code` is public and stable; no internal message is ever returned. */
-        Error: {
-            /** @example VALIDATION_FAILED */
-            code: string;
-        };
-        /** @description Input file entry (spec 2.2). */
-        InputFile: {
-            /** @example 1001 */
-            fileId: string;
-            /**
-             * Format: uri
-             * @description Presigned URL for `PUT`, valid 900 seconds; only while the order is `pending` and the file waits for upload. `null` for files given by `originalFileUrl`, uploaded files, failed and expired orders.
-             * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=900&X-Amz-Signature=3f1a9c
-             */
-            uploadUrl: string | null;
-        };
-        /** @description Embed output, one per watermark text (spec 2.3). */
-        Output: {
-            /** @example 1001-0 */
-            fileId: string;
-            /** @example 1001 */
-            inputFileId: string;
-            /** @example 0 */
-            outputIndex: number;
-            /** @example recipient-0042 */
-            watermarkText: string;
-            /**
-             * @example completed
-             * @enum {string}
-             */
-            status: "pending" | "queued" | "processing" | "completed" | "failed" | "retry_required";
-            /**
-             * @example image
-             * @enum {string}
-             */
-            mediaKind: "image" | "pdf";
-        };
-        /** @description Extract result summary (spec 2.4). */
-        ExtractResult: {
-            /**
-             * @description `detected`: watermark found; `not_detected`: fully checked, none found; `inconclusive`: a candidate below the confidence threshold; `unsupported`: input cannot be processed (credit refunded); `error`: detection failed, not the same as no watermark (credit refunded).
-             * @example detected
-             * @enum {string}
-             */
-            detectionStatus: "detected" | "not_detected" | "inconclusive" | "unsupported" | "error";
-            /**
-             * @description `false` for images captured from a PDF
-             * @example true
-             */
-            reportSupported: boolean;
-            /**
-             * @description Only when detected, embedded by the caller's own account and exactly one issuance record matches.
-             * @example recipient-0042
-             */
-            watermarkText: string | null;
-        };
-        OrderReportEntry: {
-            /**
-             * @example ko-KR
-             * @enum {string}
-             */
-            locale: "ko-KR" | "en-US" | "ja-JP";
-            /**
-             * @example completed
-             * @enum {string}
-             */
-            status: "queued" | "processing" | "completed" | "failed";
-        };
-        /** @description Watermark order, v3 (spec 2.1). */
-        WatermarkOrder: {
-            /** @example 42 */
-            orderId: string;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
-            /**
-             * @description automatic retries are exhausted; the order stays `inProgress`
-             * @example false
-             */
-            processingDelayed: boolean;
-            /**
-             * Format: date-time
-             * @description after it, downloads and reports give `ORDER_EXPIRED`
-             * @example 2026-12-23T10:00:00.000Z
-             */
-            expiresAt: string | null;
-            /** @description request order; for extract orders index 0 is the original, 1 the file to inspect */
-            files: components["schemas"]["InputFile"][];
-            /** @description one per watermark text; empty for extract orders */
-            outputs: components["schemas"]["Output"][];
-            /** @description `null` for embed orders and until the result is ready */
-            result: components["schemas"]["ExtractResult"] | null;
-            reports: components["schemas"]["OrderReportEntry"][];
-            /** @description AI detection orders only; `null` until processed */
-            detection?: components["schemas"]["AiDetectionResult"] | null;
-        };
-        /** @description Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs. */
-        Download: {
-            /**
-             * Format: uri
-             * @example http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=300&X-Amz-Signature=3f1a9c
-             */
-            downloadUrl: string;
-            /** @example 300 */
-            expiresInSeconds: number;
-        };
-        /** @description Report resource (spec 2.6). Every read issues a new `download.url`. */
-        Report: {
-            /** @example 43 */
-            orderId: string;
-            /**
-             * @example watermarkDetection
-             * @enum {string}
-             */
-            reportType: "watermarkDetection" | "aiDetection";
-            /**
-             * @example ko-KR
-             * @enum {string}
-             */
-            locale: "ko-KR" | "en-US" | "ja-JP";
-            /**
-             * @example completed
-             * @enum {string}
-             */
-            status: "queued" | "processing" | "completed" | "failed";
-            download: {
-                /**
-                 * Format: uri
-                 * @example http://127.0.0.1:9000/cp-reports/1/43/ko-KR.pdf?X-Amz-Expires=300&X-Amz-Signature=3f1a9c
-                 */
-                url: string;
-                /** @example 300 */
-                expiresInSeconds: number;
-            } | null;
-            failure: {
-                /**
-                 * @example REPORT_GENERATION_FAILED
-                 * @enum {string}
-                 */
-                code: "REPORT_GENERATION_FAILED" | "REPORT_NOT_AVAILABLE";
-                /**
-                 * @description `true` when requesting the report again starts a new attempt (watermark reports: `false` after 3 failed attempts)
-                 * @example true
-                 */
-                retryable: boolean;
-            } | null;
-        };
-        TestUpload: {
-            /** @example 1001 */
-            fileId: string;
-            /**
-             * @description bytes received (and discarded)
-             * @example 52311
-             */
-            size: number;
-        };
-        /** @description Webhook resource (spec 2.8), never with its secret. */
-        Webhook: {
-            /** @example 7 */
-            id: number;
-            /** @example orders to the CMS */
-            name: string;
-            /**
-             * Format: uri
-             * @example https://hooks.example.com/content-protection
-             */
-            url: string;
-            /** @example true */
-            isActive: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:00.000Z
-             */
-            updatedAt: string;
-        };
         CreatedWebhook: components["schemas"]["Webhook"] & {
             /**
              * @description signing secret, shown only in this response
@@ -663,330 +486,6 @@ export interface components {
              * @enum {boolean}
              */
             deleted: true;
-        };
-        /** @description One delivery event of a webhook. */
-        WebhookEvent: {
-            /** @example 1201 */
-            id: number;
-            /**
-             * Format: uuid
-             * @example 0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e
-             */
-            eventId: string;
-            /**
-             * @example order.watermarkEmbed.completed
-             * @enum {string}
-             */
-            eventType: "order.antiAi.completed" | "order.antiAi.failed" | "order.watermarkEmbed.completed" | "order.watermarkEmbed.failed" | "order.watermarkExtract.completed" | "order.watermarkExtract.failed" | "order.aiDetection.completed" | "order.aiDetection.failed";
-            /** @example 42 */
-            orderId: string;
-            /**
-             * @example SUCCESS
-             * @enum {string}
-             */
-            status: "PENDING" | "SUCCESS" | "FAILED";
-            /** @example 1 */
-            attempts: number;
-            /** @example 200 */
-            lastStatusCode: number | null;
-            /** @example timeout after 5000 ms */
-            error: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:01.000Z
-             */
-            lastAttemptAt: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:30:01.000Z
-             */
-            nextAttemptAt: string | null;
-        };
-        WebhookEventPage: {
-            items: components["schemas"]["WebhookEvent"][];
-            /** @example 1 */
-            page: number;
-            /** @example 20 */
-            limit: number;
-            /** @example 1 */
-            total: number;
-        };
-        /** @description Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16). */
-        WebhookEventRetry: {
-            /** @example 1201 */
-            event_id: string;
-            /** @example false */
-            success: boolean;
-            /** @example 500 */
-            status_code: number | null;
-            /**
-             * @example FAILED
-             * @enum {string}
-             */
-            status: "PENDING" | "SUCCESS" | "FAILED";
-            /** @example receiver answered 500 */
-            error: string | null;
-        };
-        WebhookRetryFailed: {
-            /**
-             * Format: date-time
-             * @example 2026-11-16T00:00:00.000Z
-             */
-            fromDate: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T00:00:00.000Z
-             */
-            toDate: string;
-            /** @example 3 */
-            retried: number;
-        };
-        V2CreatedFile: {
-            /** @example 1001 */
-            fileId: number;
-            /** @example photo.jpg */
-            fileName: string;
-            /**
-             * Format: uri
-             * @description only for upload files
-             * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            uploadUrl?: string | null;
-            /**
-             * Format: uri
-             * @description only for URL files
-             * @example https://example.com/photo.jpg
-             */
-            originalFileUrl?: string;
-            /** @example 1/42/1001/photo.jpg */
-            fileKey: string;
-            /**
-             * @example JPG
-             * @enum {string}
-             */
-            fileFormat: "JPG" | "PNG" | "WEBP" | "BMP" | "TIFF" | "PDF";
-            /**
-             * @example IMG
-             * @enum {string}
-             */
-            fileType: "IMG" | "DOCUMENT";
-        };
-        V2EmbedOrderCreated: {
-            /** @example photo.jpg */
-            orderName: string;
-            /** @example 42 */
-            orderId: string;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending";
-            files: components["schemas"]["V2CreatedFile"][];
-        };
-        AiDetectionOrderCreated: {
-            /** @example 46 */
-            orderId: string;
-            /**
-             * @description pending until `POST /api/v2/orders/ai-detection/confirm`
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending";
-            files: components["schemas"]["V2CreatedFile"][];
-        };
-        AiDetectionConfirm: {
-            /** @example 46 */
-            orderId: string;
-            /**
-             * @description `inProgress` once the analysis started; the current state on a repeated key
-             * @example inProgress
-             * @enum {string}
-             */
-            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
-        };
-        AiDetectionEvidence: {
-            /**
-             * @example c2pa
-             * @enum {string}
-             */
-            signal: "c2pa" | "metadata" | "sdWatermark" | "classifier";
-            /** @example c2pa.ai_source_type */
-            finding: string;
-            /** @example A valid Content Credentials manifest declares trainedAlgorithmicMedia. */
-            description: string;
-            /**
-             * @example ai
-             * @enum {string}
-             */
-            direction: "ai" | "real" | "neutral";
-            /**
-             * @description log-odds this finding added (0: reported, not counted)
-             * @example 4
-             */
-            weight: number;
-            details: {
-                [key: string]: unknown;
-            };
-            /** @description Content Credentials findings only: the chain from the file's own manifest through its ingredients */
-            provenance?: components["schemas"]["AiDetectionProvenanceStep"][];
-        };
-        AiDetectionProvenanceStep: {
-            /** @example urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1 */
-            label: string;
-            /**
-             * @description 0: the file's own manifest
-             * @example 0
-             */
-            depth: number;
-            /**
-             * @description `active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)
-             * @example active
-             */
-            relationship: string;
-            /** @example image.png */
-            title: string | null;
-            /**
-             * @description common name of the signing certificate (the file's text)
-             * @example Example Generator signer
-             */
-            signer: string | null;
-            /** @example Example CA */
-            issuer: string | null;
-            /**
-             * @description time of the signature's time stamp, when it has one
-             * @example null
-             */
-            signedAt: string | null;
-            /**
-             * @description c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)
-             * @example false
-             */
-            signerTrusted: boolean;
-            /** @example null */
-            timeStampTrusted: boolean | null;
-            /** @example Example Generator 2.1 */
-            claimGenerator: string | null;
-            /**
-             * @example [
-             *       "c2pa.created"
-             *     ]
-             */
-            actions: string[];
-            /** @example http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia */
-            digitalSourceType: string | null;
-        };
-        AiDetectionFileResult: {
-            /** @example 101 */
-            fileId: string;
-            /** @example 0.5 */
-            probability: number;
-            /**
-             * @example uncertain_ai
-             * @enum {string}
-             */
-            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
-            /**
-             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
-             * @example cannot_be_determined
-             * @enum {string}
-             */
-            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
-            /**
-             * @description no signal found anything: "cannot be determined: no evidence"
-             * @example true
-             */
-            noEvidence: boolean;
-            /** @example Cannot be determined: no provenance or generator evidence was found. */
-            statement: string;
-            evidence: components["schemas"]["AiDetectionEvidence"][];
-            /** @example Only file-level evidence: no heatmap is drawn. */
-            heatmapNote: string | null;
-            images: components["schemas"]["AiDetectionImageUrls"];
-        };
-        /** @description Presigned on each read, valid 1 hour; `null` when absent (test keys, no regional evidence) and once the order expired. */
-        AiDetectionImageUrls: {
-            /**
-             * Format: uri
-             * @description WebP copy with the longer side at most 1600 px when the input is larger, else the original input
-             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/preview.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            originalUrl: string | null;
-            /**
-             * Format: uri
-             * @description WebP within 740×400, aspect ratio kept
-             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/thumbnail.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            thumbnailUrl: string | null;
-            /**
-             * Format: uri
-             * @description WebP, longer side at most 1600 px; only with `generateHeatmap` and per-region evidence
-             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/heatmap.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            heatmapUrl: string | null;
-            /**
-             * Format: uri
-             * @description the heatmap blended over the image; only with `generateOverlay` and per-region evidence
-             * @example null
-             */
-            overlayUrl: string | null;
-        };
-        AiDetectionResult: {
-            /**
-             * @description the highest over the order's images
-             * @example 0.5
-             */
-            probability: number;
-            /**
-             * @description spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75
-             * @example uncertain_ai
-             * @enum {string}
-             */
-            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
-            /**
-             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
-             * @example cannot_be_determined
-             * @enum {string}
-             */
-            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
-            /**
-             * @description no signal found anything in the headline image
-             * @example true
-             */
-            noEvidence: boolean;
-            options: {
-                generateHeatmap: boolean;
-                generateOverlay: boolean;
-            };
-            files: components["schemas"]["AiDetectionFileResult"][];
-        };
-        AntiAiOrderCreated: {
-            /** @example spring-catalogue */
-            orderName: string;
-            /** @example 44 */
-            orderId: string;
-            /**
-             * @description `pending` until every file is uploaded or fetched
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending" | "inProgress";
-            files: components["schemas"]["V2CreatedFile"][];
-        };
-        AntiAiWithUrlsCreated: {
-            /** @example anti-ai-45 */
-            orderName: string;
-            /** @example 45 */
-            orderId: string;
-            /**
-             * @example inProgress
-             * @enum {string}
-             */
-            status: "inProgress";
         };
         V2ExtractFile: components["schemas"]["V2CreatedFile"] & {
             /**
@@ -1008,187 +507,6 @@ export interface components {
             file: components["schemas"]["V2ExtractFile"];
             /** @description present only when `includeOriginal` was true */
             originalFile?: components["schemas"]["V2ExtractFile"];
-        };
-        /** @description v2 order detail (spec 2.7, deprecated). */
-        V2OrderDetail: {
-            /** @example 42 */
-            orderId: string;
-            /** @example photo.jpg */
-            orderName: string;
-            /**
-             * @example watermarkEmbed
-             * @enum {string}
-             */
-            type: "watermarkEmbed" | "watermarkExtract" | "aiDetection" | "antiAi";
-            /**
-             * @example api
-             * @enum {string}
-             */
-            channel: "api" | "web";
-            /**
-             * @example complete
-             * @enum {string}
-             */
-            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
-            /** @example 1 */
-            fileCount: number;
-            /**
-             * Format: uri
-             * @description presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)
-             * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            thumbnailImageUrl: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:02.000Z
-             */
-            updatedAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-12-23T10:00:00.000Z
-             */
-            expiresAt: string;
-            errors: {
-                /** @example ORDER_TIMEOUT */
-                errorCode: string;
-                /** @example 12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다. */
-                errorMessage: string;
-            } | null;
-            /**
-             * @description watermarkExtract: detected/undetected; aiDetection: the category of the probability
-             * @example detected
-             * @enum {string}
-             */
-            statusCode?: "detected" | "undetected" | "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
-            /**
-             * @description aiDetection only, once processed
-             * @example 0.5
-             */
-            aiProbability?: number;
-            /**
-             * @description aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability
-             * @example cannot_be_determined
-             * @enum {string}
-             */
-            aiVerdict?: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
-            /**
-             * @description aiDetection only, once processed: no signal found anything in the headline image
-             * @example true
-             */
-            aiNoEvidence?: boolean;
-            /** @description aiDetection only: the options given at creation */
-            aiDetectionOptions?: {
-                generateHeatmap?: boolean;
-                generateOverlay?: boolean;
-            };
-            /**
-             * Format: uri
-             * @description aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original
-             * @example http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            originalImageUrl?: string | null;
-            /**
-             * Format: uri
-             * @description aiDetection only, once processed: the headline image's heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence
-             * @example null
-             */
-            heatmapImageUrl?: string | null;
-            /**
-             * Format: uri
-             * @description aiDetection only, once processed: the heatmap blended over the image, same rules
-             * @example null
-             */
-            overlayImageUrl?: string | null;
-            /**
-             * @description watermarkEmbed only
-             * @example [
-             *       "recipient-0042"
-             *     ]
-             */
-            watermarkTexts?: string[];
-            /**
-             * @description watermarkExtract only
-             * @example recipient-0042
-             */
-            extractedWatermarkText?: string | null;
-        };
-        V2RefreshUrls: {
-            files: {
-                /** @example 1001 */
-                fileId: string;
-                /** @example photo.jpg */
-                fileName: string;
-                /**
-                 * Format: uri
-                 * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-                 */
-                uploadUrl: string;
-                /** @example 1/42/1001/photo.jpg */
-                fileKey: string;
-            }[];
-        };
-        V2RecentStats: {
-            dailyStats: {
-                /**
-                 * Format: date
-                 * @example 2026-11-23
-                 */
-                usageDate: string;
-                /** @example 4 */
-                usageCount: number;
-            }[];
-            /**
-             * @example [
-             *       0,
-             *       5
-             *     ]
-             */
-            domain: number[];
-            /**
-             * @example [
-             *       0,
-             *       1,
-             *       2,
-             *       3,
-             *       4,
-             *       5
-             *     ]
-             */
-            ticks: number[];
-        };
-        V2DownloadUrls: {
-            /** @example 42 */
-            orderId: string;
-            /** @example 3600 */
-            expiresInSeconds: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T11:00:00.000Z
-             */
-            expiresAt: string;
-            files: {
-                /** @example 1001-0 */
-                fileId: string;
-                /** @example 1001 */
-                inputFileId: string;
-                /** @example photo-watermarked-1001-0.jpg */
-                fileName: string;
-                /**
-                 * Format: uri
-                 * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-                 */
-                downloadUrl: string;
-            }[];
-            /**
-             * Format: uri
-             * @example http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
-             */
-            archiveUrl: string;
         };
         CreateWebhookBody: {
             /** @example orders to the CMS */
@@ -1411,6 +729,688 @@ export interface components {
             idempotencyKey: string;
             /** @example 46 */
             orderId: string;
+        };
+        /** @description Every error response (spec 7). `code` is public and stable; no internal message is ever returned. */
+        Error: {
+            /** @example VALIDATION_FAILED */
+            code: string;
+        };
+        /** @description Input file entry (spec 2.2). */
+        InputFile: {
+            /** @example 1001 */
+            fileId: string;
+            /**
+             * Format: uri
+             * @description Presigned URL for `PUT`, valid 900 seconds; only while the order is `pending` and the file waits for upload. `null` for files given by `originalFileUrl`, uploaded files, failed and expired orders.
+             * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=900&X-Amz-Signature=3f1a9c
+             */
+            uploadUrl: string | null;
+        };
+        /** @description Embed output, one per watermark text (spec 2.3). */
+        Output: {
+            /** @example 1001-0 */
+            fileId: string;
+            /** @example 1001 */
+            inputFileId: string;
+            /** @example 0 */
+            outputIndex: number;
+            /** @example recipient-0042 */
+            watermarkText: string;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "pending" | "queued" | "processing" | "completed" | "failed" | "retry_required";
+            /**
+             * @example image
+             * @enum {string}
+             */
+            mediaKind: "image" | "pdf";
+        };
+        /** @description Extract result summary (spec 2.4). */
+        ExtractResult: {
+            /**
+             * @description `detected`: watermark found; `not_detected`: fully checked, none found; `inconclusive`: a candidate below the confidence threshold; `unsupported`: input cannot be processed (credit refunded); `error`: detection failed, not the same as no watermark (credit refunded).
+             * @example detected
+             * @enum {string}
+             */
+            detectionStatus: "detected" | "not_detected" | "inconclusive" | "unsupported" | "error";
+            /**
+             * @description `false` for images captured from a PDF
+             * @example true
+             */
+            reportSupported: boolean;
+            /**
+             * @description Only when detected, embedded by the caller's own account and exactly one issuance record matches.
+             * @example recipient-0042
+             */
+            watermarkText: string | null;
+        };
+        OrderReportEntry: {
+            /**
+             * @example ko-KR
+             * @enum {string}
+             */
+            locale: "ko-KR" | "en-US" | "ja-JP";
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed";
+        };
+        AiDetectionProvenanceStep: {
+            /** @example urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1 */
+            label: string;
+            /**
+             * @description 0: the file's own manifest
+             * @example 0
+             */
+            depth: number;
+            /**
+             * @description `active`, or the ingredient relationship (`parentOf`, `componentOf`, `inputTo`)
+             * @example active
+             */
+            relationship: string;
+            /** @example image.png */
+            title: string | null;
+            /**
+             * @description common name of the signing certificate (the file's text)
+             * @example Example Generator signer
+             */
+            signer: string | null;
+            /** @example Example CA */
+            issuer: string | null;
+            /**
+             * @description time of the signature's time stamp, when it has one
+             * @example null
+             */
+            signedAt: string | null;
+            /**
+             * @description c2pa-rs found the signer under an anchor of the C2PA Trust List (false otherwise: fail closed)
+             * @example false
+             */
+            signerTrusted: boolean;
+            /** @example null */
+            timeStampTrusted: boolean | null;
+            /** @example Example Generator 2.1 */
+            claimGenerator: string | null;
+            /**
+             * @example [
+             *       "c2pa.created"
+             *     ]
+             */
+            actions: string[];
+            /** @example http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia */
+            digitalSourceType: string | null;
+        };
+        AiDetectionEvidence: {
+            /**
+             * @example c2pa
+             * @enum {string}
+             */
+            signal: "c2pa" | "metadata" | "sdWatermark" | "classifier";
+            /** @example c2pa.ai_source_type */
+            finding: string;
+            /** @example A valid Content Credentials manifest declares trainedAlgorithmicMedia. */
+            description: string;
+            /**
+             * @example ai
+             * @enum {string}
+             */
+            direction: "ai" | "real" | "neutral";
+            /**
+             * @description log-odds this finding added (0: reported, not counted)
+             * @example 4
+             */
+            weight: number;
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description Content Credentials findings only: the chain from the file's own manifest through its ingredients */
+            provenance?: components["schemas"]["AiDetectionProvenanceStep"][];
+        };
+        /** @description Presigned on each read, valid 1 hour; `null` when absent (test keys, no regional evidence) and once the order expired. */
+        AiDetectionImageUrls: {
+            /**
+             * Format: uri
+             * @description WebP copy with the longer side at most 1600 px when the input is larger, else the original input
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/preview.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            originalUrl: string | null;
+            /**
+             * Format: uri
+             * @description WebP within 740×400, aspect ratio kept
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/thumbnail.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            thumbnailUrl: string | null;
+            /**
+             * Format: uri
+             * @description WebP, longer side at most 1600 px; only with `generateHeatmap` and per-region evidence
+             * @example http://127.0.0.1:9000/cp-outputs/1/46/ai-detection/101/heatmap.webp?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            heatmapUrl: string | null;
+            /**
+             * Format: uri
+             * @description the heatmap blended over the image; only with `generateOverlay` and per-region evidence
+             * @example null
+             */
+            overlayUrl: string | null;
+        };
+        AiDetectionFileResult: {
+            /** @example 101 */
+            fileId: string;
+            /** @example 0.5 */
+            probability: number;
+            /**
+             * @example uncertain_ai
+             * @enum {string}
+             */
+            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything: "cannot be determined: no evidence"
+             * @example true
+             */
+            noEvidence: boolean;
+            /** @example Cannot be determined: no provenance or generator evidence was found. */
+            statement: string;
+            evidence: components["schemas"]["AiDetectionEvidence"][];
+            /** @example Only file-level evidence: no heatmap is drawn. */
+            heatmapNote: string | null;
+            images: components["schemas"]["AiDetectionImageUrls"];
+        };
+        AiDetectionResult: {
+            /**
+             * @description the highest over the order's images
+             * @example 0.5
+             */
+            probability: number;
+            /**
+             * @description spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75
+             * @example uncertain_ai
+             * @enum {string}
+             */
+            category: "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description what a person can act on: a side only when the evidence reaches a likely_* band; no evidence or weak claims: cannot_be_determined (docs/api-decisions.md)
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description no signal found anything in the headline image
+             * @example true
+             */
+            noEvidence: boolean;
+            options: {
+                generateHeatmap: boolean;
+                generateOverlay: boolean;
+            };
+            files: components["schemas"]["AiDetectionFileResult"][];
+        };
+        /** @description Watermark order, v3 (spec 2.1). */
+        WatermarkOrder: {
+            /** @example 42 */
+            orderId: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
+            /**
+             * @description automatic retries are exhausted; the order stays `inProgress`
+             * @example false
+             */
+            processingDelayed: boolean;
+            /**
+             * Format: date-time
+             * @description after it, downloads and reports give `ORDER_EXPIRED`
+             * @example 2026-12-23T10:00:00.000Z
+             */
+            expiresAt: string | null;
+            /** @description request order; for extract orders index 0 is the original, 1 the file to inspect */
+            files: components["schemas"]["InputFile"][];
+            /** @description one per watermark text; empty for extract orders */
+            outputs: components["schemas"]["Output"][];
+            /** @description `null` for embed orders and until the result is ready */
+            result: components["schemas"]["ExtractResult"] | null;
+            reports: components["schemas"]["OrderReportEntry"][];
+            /** @description AI detection orders only; `null` until processed */
+            detection?: components["schemas"]["AiDetectionResult"] | null;
+        };
+        /** @description Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs. */
+        Download: {
+            /**
+             * Format: uri
+             * @example http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=300&X-Amz-Signature=3f1a9c
+             */
+            downloadUrl: string;
+            /** @example 300 */
+            expiresInSeconds: number;
+        };
+        /** @description Report resource (spec 2.6). Every read issues a new `download.url`. */
+        Report: {
+            /** @example 43 */
+            orderId: string;
+            /**
+             * @example watermarkDetection
+             * @enum {string}
+             */
+            reportType: "watermarkDetection" | "aiDetection";
+            /**
+             * @example ko-KR
+             * @enum {string}
+             */
+            locale: "ko-KR" | "en-US" | "ja-JP";
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed";
+            download: {
+                /**
+                 * Format: uri
+                 * @example http://127.0.0.1:9000/cp-reports/1/43/ko-KR.pdf?X-Amz-Expires=300&X-Amz-Signature=3f1a9c
+                 */
+                url: string;
+                /** @example 300 */
+                expiresInSeconds: number;
+            } | null;
+            failure: {
+                /**
+                 * @example REPORT_GENERATION_FAILED
+                 * @enum {string}
+                 */
+                code: "REPORT_GENERATION_FAILED" | "REPORT_NOT_AVAILABLE";
+                /**
+                 * @description `true` when requesting the report again starts a new attempt (watermark reports: `false` after 3 failed attempts)
+                 * @example true
+                 */
+                retryable: boolean;
+            } | null;
+        };
+        TestUpload: {
+            /** @example 1001 */
+            fileId: string;
+            /**
+             * @description bytes received (and discarded)
+             * @example 52311
+             */
+            size: number;
+        };
+        /** @description Webhook resource (spec 2.8), never with its secret. */
+        Webhook: {
+            /** @example 7 */
+            id: number;
+            /** @example orders to the CMS */
+            name: string;
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/content-protection
+             */
+            url: string;
+            /** @example true */
+            isActive: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description One delivery event of a webhook. */
+        WebhookEvent: {
+            /** @example 1201 */
+            id: number;
+            /**
+             * Format: uuid
+             * @example 0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e
+             */
+            eventId: string;
+            /**
+             * @example order.watermarkEmbed.completed
+             * @enum {string}
+             */
+            eventType: "order.antiAi.completed" | "order.antiAi.failed" | "order.watermarkEmbed.completed" | "order.watermarkEmbed.failed" | "order.watermarkExtract.completed" | "order.watermarkExtract.failed" | "order.aiDetection.completed" | "order.aiDetection.failed";
+            /** @example 42 */
+            orderId: string;
+            /**
+             * @example SUCCESS
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCESS" | "FAILED";
+            /** @example 1 */
+            attempts: number;
+            /** @example 200 */
+            lastStatusCode: number | null;
+            /** @example timeout after 5000 ms */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:01.000Z
+             */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:30:01.000Z
+             */
+            nextAttemptAt: string | null;
+        };
+        WebhookEventPage: {
+            items: components["schemas"]["WebhookEvent"][];
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            limit: number;
+            /** @example 1 */
+            total: number;
+        };
+        /** @description Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16). */
+        WebhookEventRetry: {
+            /** @example 1201 */
+            event_id: string;
+            /** @example false */
+            success: boolean;
+            /** @example 500 */
+            status_code: number | null;
+            /**
+             * @example FAILED
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCESS" | "FAILED";
+            /** @example receiver answered 500 */
+            error: string | null;
+        };
+        WebhookRetryFailed: {
+            /**
+             * Format: date-time
+             * @example 2026-11-16T00:00:00.000Z
+             */
+            fromDate: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T00:00:00.000Z
+             */
+            toDate: string;
+            /** @example 3 */
+            retried: number;
+        };
+        V2CreatedFile: {
+            /** @example 1001 */
+            fileId: number;
+            /** @example photo.jpg */
+            fileName: string;
+            /**
+             * Format: uri
+             * @description only for upload files
+             * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            uploadUrl?: string | null;
+            /**
+             * Format: uri
+             * @description only for URL files
+             * @example https://example.com/photo.jpg
+             */
+            originalFileUrl?: string;
+            /** @example 1/42/1001/photo.jpg */
+            fileKey: string;
+            /**
+             * @example JPG
+             * @enum {string}
+             */
+            fileFormat: "JPG" | "PNG" | "WEBP" | "BMP" | "TIFF" | "PDF";
+            /**
+             * @example IMG
+             * @enum {string}
+             */
+            fileType: "IMG" | "DOCUMENT";
+        };
+        V2EmbedOrderCreated: {
+            /** @example photo.jpg */
+            orderName: string;
+            /** @example 42 */
+            orderId: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending";
+            files: components["schemas"]["V2CreatedFile"][];
+        };
+        AiDetectionOrderCreated: {
+            /** @example 46 */
+            orderId: string;
+            /**
+             * @description pending until `POST /api/v2/orders/ai-detection/confirm`
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending";
+            files: components["schemas"]["V2CreatedFile"][];
+        };
+        AiDetectionConfirm: {
+            /** @example 46 */
+            orderId: string;
+            /**
+             * @description `inProgress` once the analysis started; the current state on a repeated key
+             * @example inProgress
+             * @enum {string}
+             */
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
+        };
+        AntiAiOrderCreated: {
+            /** @example spring-catalogue */
+            orderName: string;
+            /** @example 44 */
+            orderId: string;
+            /**
+             * @description `pending` until every file is uploaded or fetched
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "inProgress";
+            files: components["schemas"]["V2CreatedFile"][];
+        };
+        AntiAiWithUrlsCreated: {
+            /** @example anti-ai-45 */
+            orderName: string;
+            /** @example 45 */
+            orderId: string;
+            /**
+             * @example inProgress
+             * @enum {string}
+             */
+            status: "inProgress";
+        };
+        /** @description v2 order detail (spec 2.7, deprecated). */
+        V2OrderDetail: {
+            /** @example 42 */
+            orderId: string;
+            /** @example photo.jpg */
+            orderName: string;
+            /**
+             * @example watermarkEmbed
+             * @enum {string}
+             */
+            type: "watermarkEmbed" | "watermarkExtract" | "aiDetection" | "antiAi";
+            /**
+             * @example api
+             * @enum {string}
+             */
+            channel: "api" | "web";
+            /**
+             * @example complete
+             * @enum {string}
+             */
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
+            /** @example 1 */
+            fileCount: number;
+            /**
+             * Format: uri
+             * @description presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)
+             * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            thumbnailImageUrl: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:02.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-23T10:00:00.000Z
+             */
+            expiresAt: string;
+            errors: {
+                /** @example ORDER_TIMEOUT */
+                errorCode: string;
+                /** @example 12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다. */
+                errorMessage: string;
+            } | null;
+            /**
+             * @description watermarkExtract: detected/undetected; aiDetection: the category of the probability
+             * @example detected
+             * @enum {string}
+             */
+            statusCode?: "detected" | "undetected" | "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
+            /**
+             * @description aiDetection only, once processed
+             * @example 0.5
+             */
+            aiProbability?: number;
+            /**
+             * @description aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability
+             * @example cannot_be_determined
+             * @enum {string}
+             */
+            aiVerdict?: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
+            /**
+             * @description aiDetection only, once processed: no signal found anything in the headline image
+             * @example true
+             */
+            aiNoEvidence?: boolean;
+            /** @description aiDetection only: the options given at creation */
+            aiDetectionOptions?: {
+                generateHeatmap: boolean;
+                generateOverlay: boolean;
+            };
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the headline image (highest probability), presigned 1 hour; a WebP copy with the longer side at most 1600 px, else the original
+             * @example http://127.0.0.1:9000/cp-inputs/1/46/101/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            originalImageUrl?: string | null;
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the headline image's heatmap (WebP, longer side at most 1600 px), presigned 1 hour; null without `generateHeatmap` or per-region evidence
+             * @example null
+             */
+            heatmapImageUrl?: string | null;
+            /**
+             * Format: uri
+             * @description aiDetection only, once processed: the heatmap blended over the image, same rules
+             * @example null
+             */
+            overlayImageUrl?: string | null;
+            /**
+             * @description watermarkEmbed only
+             * @example [
+             *       "recipient-0042"
+             *     ]
+             */
+            watermarkTexts?: string[];
+            /**
+             * @description watermarkExtract only
+             * @example recipient-0042
+             */
+            extractedWatermarkText?: string | null;
+        };
+        V2RefreshUrls: {
+            files: {
+                /** @example 1001 */
+                fileId: string;
+                /** @example photo.jpg */
+                fileName: string;
+                /**
+                 * Format: uri
+                 * @example http://127.0.0.1:9000/cp-inputs/1/42/1001/photo.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+                 */
+                uploadUrl: string;
+                /** @example 1/42/1001/photo.jpg */
+                fileKey: string;
+            }[];
+        };
+        V2RecentStats: {
+            dailyStats: {
+                /**
+                 * Format: date
+                 * @example 2026-11-23
+                 */
+                usageDate: string;
+                /** @example 4 */
+                usageCount: number;
+            }[];
+            /**
+             * @example [
+             *       0,
+             *       5
+             *     ]
+             */
+            domain: number[];
+            /**
+             * @example [
+             *       0,
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            ticks: number[];
+        };
+        V2DownloadUrls: {
+            /** @example 42 */
+            orderId: string;
+            /** @example 3600 */
+            expiresInSeconds: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T11:00:00.000Z
+             */
+            expiresAt: string;
+            files: {
+                /** @example 1001-0 */
+                fileId: string;
+                /** @example 1001 */
+                inputFileId: string;
+                /** @example photo-watermarked-1001-0.jpg */
+                fileName: string;
+                /**
+                 * Format: uri
+                 * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+                 */
+                downloadUrl: string;
+            }[];
+            /**
+             * Format: uri
+             * @example http://127.0.0.1:9000/cp-outputs/1/42/42-watermarked.zip?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             */
+            archiveUrl: string;
         };
     };
     responses: never;

@@ -1,6 +1,7 @@
 import { Clock } from '@cp/clock';
 import { AiDetectionConfirmView, ConfirmAiDetectionOrderCommand, digitsFitInt64, DomainException, ErrorCode } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
+import { Transaction, TransactionRepository } from '@cp/database';
+import { contextFromTraceparent, inSpan, orderAttributes, trace } from '@cp/tracing';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyRepository } from '../../orders/idempotency.repository';
 import { requestHash } from '../../orders/order-creation.service';
@@ -23,6 +24,20 @@ export class ConfirmAiDetectionOrderUseCase {
     private readonly processing: OrderProcessingService,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Writes the analysis jobs in the order's own trace (its creation's), with a link to this request's span: the
+   * order keeps one trace from creation to webhook (issue 33). Only when tracing is on (one lookup).
+   */
+  private async continuingOrderTrace(tx: Transaction, orderId: string, work: () => Promise<void>): Promise<void> {
+    const request = trace.getActiveSpan();
+    const traceparent = request?.isRecording() ? await this.orders.traceparentOf(tx, orderId) : null;
+    if (!request || !traceparent) {
+      await work();
+      return;
+    }
+    await inSpan('order confirmed', { parent: contextFromTraceparent(traceparent), links: [{ context: request.spanContext() }], attributes: orderAttributes({ orderId, orderType: 'aiDetection' }) }, work);
+  }
 
   execute({ caller, request }: ConfirmAiDetectionOrderCommand): Promise<AiDetectionConfirmView> {
     const scope = { accountId: caller.accountId, mode: caller.mode, operation: 'ai-detection-confirm', idempotencyKey: request.idempotencyKey };
@@ -47,7 +62,7 @@ export class ConfirmAiDetectionOrderUseCase {
           throw new DomainException(ErrorCode.ORDER_EXPIRED);
         }
         if (order.status === 'pending' && order.allFilesUploaded()) {
-          await this.orders.save(tx, order, this.processing.start(order, now));
+          await this.continuingOrderTrace(tx, order.id, () => this.orders.save(tx, order, this.processing.start(order, now)));
         } else if (order.status === 'pending') {
           // Uploads still arriving (storage notifications are asynchronous): start with the last one.
           recordConfirmation(order, now);

@@ -16,7 +16,7 @@ in 4x4 blocks, raster order, block n carries bit n mod L; in each block the coef
 positions 1..15 becomes sign * (floor(|c| / 36) + 0.25 + 0.5 * bit) * 36; inverse DWT with the horizontal and
 vertical detail bands passed in swapped order (idwt2((ca, (v, h, d)))), as the published code does.
 
-Usage: reference_marks.py OUT_DIR IMAGE... (writes OUT_DIR/<image stem>.<message>.png and OUT_DIR/manifest.json)
+Usage: reference-marks.py OUT_DIR IMAGE... (writes OUT_DIR/<image stem>.<message>.png and OUT_DIR/manifest.json)
 """
 import json
 import os
