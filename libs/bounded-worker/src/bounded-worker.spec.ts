@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { BoundedWorker } from './bounded-worker';
 import { WorkerIsolation } from './worker-channel';
 import { WorkerFailure, WorkerFailureCode } from './worker-failure';
@@ -37,6 +39,13 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
   let worker: BoundedWorker<Request, Reply>;
   afterEach(async () => {
     await worker.close();
+  });
+
+  it('close() of an idle worker settles when nothing else keeps the process alive (a CLI closing it last)', async () => {
+    worker = make(mode);
+    const root = resolve(__dirname, '../../..');
+    const { stdout } = await promisify(execFile)(process.execPath, ['-r', join(root, 'tools/register.js'), join(__dirname, '__fixtures__', 'close-idle-cli.ts'), mode], { cwd: root });
+    expect(stdout).toBe('before close; closed');
   });
 
   it('answers calls in the worker', async () => {

@@ -141,6 +141,9 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
       if (child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
+        // An idle child is unref'd; without a ref its 'exit' would not keep this process alive, and a caller
+        // awaiting stop() as its last act (a CLI closing its renderer) would end with that promise unsettled.
+        child.ref();
         child.kill('SIGKILL');
       });
     },
