@@ -6,7 +6,7 @@ import { WorkerIsolation } from '../worker-channel';
 
 async function main(): Promise<void> {
   const isolation = process.argv[2] as WorkerIsolation;
-  const worker = new BoundedWorker<{ op: 'echo'; value: string }, { value: string }>({
+  const worker = new BoundedWorker<{ op: 'echo'; value: string }, { id: number; value: string }>({
     name: 'close-idle',
     file: join(__dirname, 'test-worker.mjs'),
     isolation,
