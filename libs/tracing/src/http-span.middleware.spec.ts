@@ -1,6 +1,5 @@
 import { ErrorCode } from '@cp/contracts';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { useInMemoryTracing } from './in-memory-tracing.spec-helper';
 import type { NextFunction, Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import { noteHttpErrorCode, traceHttpRequests } from './http-span.middleware';
@@ -15,17 +14,7 @@ function exchange(headers: Record<string, string> = {}): { request: Request; res
 }
 
 describe('traceHttpRequests', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-  beforeAll(() => provider.register());
-  afterEach(() => exporter.reset());
-  afterAll(async () => {
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-  });
+  const exporter = useInMemoryTracing();
 
   it('starts a root span (a caller cannot join another trace), runs the pipeline and the body listeners in it, ends with the response', () => {
     const foreign = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

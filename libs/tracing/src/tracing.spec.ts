@@ -1,6 +1,5 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { useInMemoryTracing } from './in-memory-tracing.spec-helper';
 import { contextFromHeaders, contextFromTraceparent, currentTraceparent, HeaderCarrier, injectTraceHeaders } from './trace-headers';
 import { inSpan, SpanAttributes, SpanKind } from './spans';
 import { startTracing, tracingConfigured } from './tracing-sdk';
@@ -34,17 +33,7 @@ describe('tracing switched off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 });
 
 describe('tracing switched on', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-  beforeAll(() => provider.register());
-  afterEach(() => exporter.reset());
-  afterAll(async () => {
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-  });
+  const exporter = useInMemoryTracing();
 
   it('carries the trace through message headers: the receiving span is a child of the sending one', async () => {
     const carrier = headers();
