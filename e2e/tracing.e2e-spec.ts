@@ -56,7 +56,15 @@ describe('tracing: one trace per order', () => {
     };
     // The order's completion event, consumed by webhooks, after which its delivery went out.
     await eventually(async () => hooks.received.filter((request) => request.rawBody.toString('utf8').includes(orderId)).length, (count) => count > 0, 30_000);
-    const webhookSpan = await eventually(async () => lastWebhookSpan(), (span) => span !== undefined && ancestry(receiver.trace(span.traceId), span).some((parent) => parent.service === worker), 30_000);
+    // Each service exports on its own schedule: wait until the chain reaches the worker and the gateway's request.
+    const webhookSpan = await eventually(
+      async () => lastWebhookSpan(),
+      (span) => {
+        const chain = span === undefined ? [] : ancestry(receiver.trace(span.traceId), span);
+        return chain.some((parent) => parent.service === worker) && chain.at(-1)?.service === 'api-gateway';
+      },
+      30_000,
+    );
     expect(receiver.rejected).toEqual([]);
     expect(new Set(receiver.ofOrder(orderId).map((span) => span.traceId)).size).toBe(1);
     const spans = receiver.trace(webhookSpan!.traceId);

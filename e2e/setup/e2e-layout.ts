@@ -23,7 +23,16 @@ function tracingEnv(base: number): Record<string, string> {
     return {};
   }
   // Short batches so a test sees an order's spans within a second; JSON over HTTP (the exporter's default).
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpReceiverPort(base)}`, OTEL_BSP_SCHEDULE_DELAY: '300', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' };
+  // A queue that holds every span of a suite: while no receiver listens, a failed export takes up to its timeout,
+  // and a default queue (2,048) filled by earlier specs (the API fuzzing) dropped the gateway's root span of the
+  // tracing spec's orders. Large batches drain the backlog quickly once the receiver is up.
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpReceiverPort(base)}`,
+    OTEL_BSP_SCHEDULE_DELAY: '300',
+    OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4096',
+  };
 }
 
 /**
