@@ -15,6 +15,26 @@ const photo = syntheticPhoto(384, 256, 3);
 const png = (image: { data: Uint8Array; width: number; height: number }): Promise<Buffer> =>
   sharp(Buffer.from(image.data), { raw: { width: image.width, height: image.height, channels: 3 } }).png().toBuffer();
 
+/**
+ * Runs `use` with a detector whose classifier is the tiny test model (16 px input, 2×2 patches), written to a
+ * scratch folder that is removed afterwards with the detector closed.
+ */
+async function withTinyClassifier(
+  normalisation: { mean: [number, number, number]; std: [number, number, number]; weight: number },
+  use: (detector: AiDetector) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'onnx-spec-'));
+  const modelPath = join(dir, 'tiny.onnx');
+  await writeFile(modelPath, tinyOnnxModel(16));
+  const detector = await AiDetector.create({ maxPixels: 50_000_000, classifier: { modelPath, inputSize: 16, grid: 2, ...normalisation } });
+  try {
+    await use(detector);
+  } finally {
+    await detector.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('AiDetector', () => {
   let detector: AiDetector;
   beforeAll(async () => {
@@ -52,14 +72,7 @@ describe('AiDetector', () => {
   });
 
   it('runs a configured ONNX model patch-wise and feeds its scores to the heatmap', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'onnx-spec-'));
-    const modelPath = join(dir, 'tiny.onnx');
-    await writeFile(modelPath, tinyOnnxModel(16));
-    const withModel = await AiDetector.create({
-      maxPixels: 50_000_000,
-      classifier: { modelPath, inputSize: 16, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], weight: 1, grid: 2 },
-    });
-    try {
+    await withTinyClassifier({ mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], weight: 1 }, async (withModel) => {
       // Left half white, right half black: the tiny model scores brightness.
       const half = Buffer.alloc(64 * 64 * 3);
       for (let y = 0; y < 64; y++) for (let x = 0; x < 32; x++) half.fill(255, (y * 64 + x) * 3, (y * 64 + x) * 3 + 3);
@@ -73,21 +86,11 @@ describe('AiDetector', () => {
       const classifier = result.evidence.find((e) => e.signal === 'classifier')!;
       expect(classifier.details.meanScore).toBeCloseTo(0.5, 3);
       expect(Math.abs(classifier.weight)).toBeLessThan(0.01);
-    } finally {
-      await withModel.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a portrait with EXIF orientation 5–8 goes through every signal upright: size as shown, classifier grid turned', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'onnx-portrait-'));
-    const modelPath = join(dir, 'tiny.onnx');
-    await writeFile(modelPath, tinyOnnxModel(16));
-    const withModel = await AiDetector.create({
-      maxPixels: 50_000_000,
-      classifier: { modelPath, inputSize: 16, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], weight: 1, grid: 2 },
-    });
-    try {
+    await withTinyClassifier({ mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], weight: 1 }, async (withModel) => {
       // Stored 96×64, top half white: shown upright (orientation 6: turned 90° clockwise) it is 64×96, right half white.
       const stored = Buffer.alloc(96 * 64 * 3);
       stored.fill(255, 0, 96 * 32 * 3);
@@ -99,22 +102,12 @@ describe('AiDetector', () => {
         // 6 and 7 put the stored top on the right; 5 and 8 on the left.
         expect(orientation === 6 || orientation === 7 ? topRight > topLeft : topLeft > topRight).toBe(true);
       }
-    } finally {
-      await withModel.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('never lets an uncalibrated classifier decide alone, however sure the model is', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'onnx-cap-'));
-    const modelPath = join(dir, 'tiny.onnx');
-    await writeFile(modelPath, tinyOnnxModel(16));
     // mean 0 / std 0.01: a white image normalises to +100, the sigmoid says 1.0 for every patch
-    const sure = await AiDetector.create({
-      maxPixels: 50_000_000,
-      classifier: { modelPath, inputSize: 16, mean: [0, 0, 0], std: [0.01, 0.01, 0.01], weight: 5, grid: 2 },
-    });
-    try {
+    await withTinyClassifier({ mean: [0, 0, 0], std: [0.01, 0.01, 0.01], weight: 5 }, async (sure) => {
       const white = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).png().toBuffer();
       const result = await sure.detect(white);
       const classifier = result.evidence.find((e) => e.signal === 'classifier')!;
@@ -122,10 +115,7 @@ describe('AiDetector', () => {
       expect(classifier.weight).toBe(UNCALIBRATED_CLASSIFIER_MAX);
       expect(result.category).toBe('uncertain_ai');
       expect(result.verdict).toBe('cannot_be_determined');
-    } finally {
-      await sure.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

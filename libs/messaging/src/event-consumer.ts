@@ -504,10 +504,6 @@ export class EventConsumer<TData extends object> {
   }
 
   /**
-   * Attempts used up: the hook makes the outcome visible, then the message is parked. A hook that fails on an
-   * outage keeps the message (redelivered, and exhausted again, once the infrastructure is back).
-   */
-  /**
    * Keeps the attempt for the order's timeline (`job_attempt`) when the message is about an order. Best effort:
    * a failure to record is logged and changes nothing of the message's handling.
    */
@@ -533,6 +529,10 @@ export class EventConsumer<TData extends object> {
     }
   }
 
+  /**
+   * Attempts used up: the hook makes the outcome visible, then the message is parked. A hook that fails on an
+   * outage keeps the message (redelivered, and exhausted again, once the infrastructure is back).
+   */
   private async exhaust(message: JsMsg, decoded: DecodedMessage<TData>, error: unknown): Promise<void> {
     let reason = error instanceof Error ? error.message : 'handler failed';
     if (this.definition.onExhausted) {
