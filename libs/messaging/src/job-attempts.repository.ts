@@ -6,25 +6,22 @@ import { JobAttemptEntity } from './job-attempt.entity';
 
 /** How long attempts are kept for timelines: the PARKED stream's 30 days. */
 const KEEP_MS = 30 * 24 * 3600_000;
-const CLEANUP_EVERY_MS = 10 * 60_000;
 
 export type JobAttemptRecord = Omit<JobAttemptEntity, 'id'>;
 
 /** Attempts of this service's consumers at messages about orders (the order timeline's jobs, retries and reasons). */
 @Injectable()
 export class JobAttemptsRepository {
-  private lastCleanup = 0;
-
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
-  /** One statement per attempt; every ten minutes a replica also drops the attempts older than 30 days. */
+  /** One statement per attempt. */
   async record(attempt: JobAttemptRecord): Promise<void> {
     await this.dataSource.getRepository(JobAttemptEntity).insert(attempt);
-    const now = Date.now();
-    if (now - this.lastCleanup >= CLEANUP_EVERY_MS) {
-      this.lastCleanup = now;
-      await this.dataSource.getRepository(JobAttemptEntity).delete({ startedAt: LessThan(new Date(now - KEEP_MS)) });
-    }
+  }
+
+  /** Drops the attempts older than 30 days (the outbox relay's periodic housekeeping calls it, once per process). */
+  async prune(now: number): Promise<void> {
+    await this.dataSource.getRepository(JobAttemptEntity).delete({ startedAt: LessThan(new Date(now - KEEP_MS)) });
   }
 
   /** The attempts at messages about the order, as timeline steps of `service`. */

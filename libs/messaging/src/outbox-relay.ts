@@ -5,6 +5,7 @@ import { headers as natsHeaders, JetStreamClient } from 'nats';
 import { DataSource, LessThan } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { messagingMetrics } from './messaging-metrics';
+import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { outboxChannel, OutboxNotificationListener } from './outbox-notification.listener';
 
@@ -143,6 +144,8 @@ export class OutboxRelay {
     this.lastCleanup = now;
     const retainMs = this.options.retainPublishedMs ?? 24 * 3600_000;
     await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: LessThan(new Date(now - retainMs)) });
+    // The consumers' attempt records age out here too: once per process every ten minutes, not on a message's path.
+    await new JobAttemptsRepository(this.dataSource).prune(now);
     const pending = await this.dataSource
       .getRepository(OutboxEventEntity)
       .createQueryBuilder('event')
