@@ -16,7 +16,9 @@ const RECONNECT_MAX_MS = 15_000;
  * committed, by this replica or another. When the connection breaks it connects again with growing pauses and
  * calls `onNotify` once connected (rows may have committed while nobody listened); the relay's safety poll
  * covers the time in between. A notification only wakes a relay pass, so a duplicate or a stray one costs one
- * empty claim query, and a lost one at most one poll interval.
+ * empty claim query, and a lost one at most one poll interval. `isAlreadyKnown` skips the notifications whose
+ * sender (the backend's pid, carried by every notification) has told the relay in another way: this process's
+ * own commits, which its `OutboxCommitSignal` announced at the COMMIT (issue 32: one relay pass per commit, not two).
  */
 export class OutboxNotificationListener {
   private readonly logger = new Logger(OutboxNotificationListener.name);
@@ -29,6 +31,7 @@ export class OutboxNotificationListener {
     private readonly config: ClientConfig,
     private readonly channel: string,
     private readonly onNotify: () => void,
+    private readonly isAlreadyKnown: (senderProcessId: number) => boolean = () => false,
   ) {}
 
   /** Connects and listens; a first failure is logged and retried in the background (the poll still runs). */
@@ -74,7 +77,7 @@ export class OutboxNotificationListener {
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (message) => {
-      if (message.channel === this.channel) {
+      if (message.channel === this.channel && !this.isAlreadyKnown(message.processId)) {
         this.onNotify();
       }
     });

@@ -8,6 +8,7 @@ import { messagingMetrics } from './messaging-metrics';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { outboxChannel, OutboxNotificationListener } from './outbox-notification.listener';
+import { OutboxCommitSignal } from './outbox-writer';
 
 export interface OutboxRelayOptions {
   /**
@@ -47,8 +48,10 @@ export class OutboxRelay {
   /**
    * Listens for the NOTIFY that the outbox table's trigger sends when rows commit (in this replica or another)
    * and calls `onNotify` for each: the relay loop wakes. A connection of its own, with the pool's settings.
+   * Given the process's `ownCommits` signal (which the caller also follows), the notifications of this
+   * process's own commits are skipped: that signal has woken the relay already, at the COMMIT.
    */
-  async listenForCommits(onNotify: () => void): Promise<OutboxNotificationListener> {
+  async listenForCommits(onNotify: () => void, ownCommits?: OutboxCommitSignal): Promise<OutboxNotificationListener> {
     const options = this.dataSource.options as PostgresConnectionOptions;
     const extra = (options.extra ?? {}) as { connectionTimeoutMillis?: number };
     const listener = new OutboxNotificationListener(
@@ -65,6 +68,7 @@ export class OutboxRelay {
       },
       outboxChannel(options.schema ?? 'public'),
       onNotify,
+      ownCommits ? (sender) => ownCommits.sentByThisProcess(sender) : undefined,
     );
     await listener.start();
     return listener;

@@ -12,12 +12,21 @@ import { OutboxEventEntity } from './outbox-event.entity';
  * wrote outbox rows, and once that transaction commits (not a savepoint: the outermost COMMIT) the listeners
  * run. A write outside a transaction signals once its statement succeeded. Other replicas learn of the rows
  * through the table's NOTIFY trigger; this signal only saves the local relay that round trip.
+ *
+ * The same commit also sends that NOTIFY, and this process's own relay listens for it too: without a filter it
+ * would be woken twice per commit, the second time for a pass whose claim query finds nothing (what the relay
+ * just published). The signal therefore knows the PostgreSQL backends of its data source's pool (pg's pool
+ * reports each connection it lends and each it closes) and `sentByThisProcess` tells the listener which
+ * notifications it has already been told about in-process. Every outbox row this process writes goes through
+ * `OutboxWriter`, which signals, so a notification from one of its own backends never carries news.
  */
 export class OutboxCommitSignal {
   private readonly listeners = new Set<() => void>();
   private readonly pending = new WeakSet<QueryRunner>();
+  /** Backend process ids of the pool's open connections. */
+  private readonly backends = new Set<number>();
 
-  /** A signal fed by `dataSource`'s transactions (a TypeORM subscriber on it). */
+  /** A signal fed by `dataSource`'s transactions (a TypeORM subscriber on it) and aware of its pool's backends. */
   static on(dataSource: DataSource): OutboxCommitSignal {
     const signal = new OutboxCommitSignal();
     const subscriber: EntitySubscriberInterface = {
@@ -25,7 +34,17 @@ export class OutboxCommitSignal {
       afterTransactionRollback: (event: TransactionRollbackEvent) => signal.rolledBack(event.queryRunner),
     };
     dataSource.subscribers.push(subscriber);
+    signal.watchPool(dataSource);
     return signal;
+  }
+
+  /**
+   * Whether the notification of backend `processId` announced a commit of this process, which has signalled
+   * it already. A connection is known from the first time the pool lends it (before any statement runs on it)
+   * until the pool has closed it; a pid the server hands to another session after that is not mistaken for ours.
+   */
+  sentByThisProcess(processId: number): boolean {
+    return this.backends.has(processId);
   }
 
   /** Calls `listener` after each commit of outbox rows; returns the function that removes it. */
@@ -57,9 +76,32 @@ export class OutboxCommitSignal {
     }
   }
 
+  private watchPool(dataSource: DataSource): void {
+    // TypeORM's PostgreSQL driver keeps pg's pool as `master` (an untyped field); other drivers have none.
+    const pool = (dataSource.driver as { master?: unknown }).master as PoolEvents | undefined;
+    if (typeof pool?.on !== 'function') {
+      return;
+    }
+    pool.on('acquire', (client) => {
+      if (typeof client.processID === 'number') {
+        this.backends.add(client.processID);
+      }
+    });
+    pool.on('remove', (client) => {
+      if (typeof client.processID === 'number') {
+        this.backends.delete(client.processID);
+      }
+    });
+  }
+
   private emit(): void {
     this.listeners.forEach((listener) => listener());
   }
+}
+
+/** The two events of pg's pool the signal follows; `processID` is the backend's pid (set at connect, untyped in @types/pg). */
+interface PoolEvents {
+  on(event: 'acquire' | 'remove', listener: (client: { processID?: number | null }) => void): void;
 }
 
 /**

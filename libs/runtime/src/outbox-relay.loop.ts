@@ -7,7 +7,9 @@ import { PeriodicTask } from './periodic-task';
  * as soon as a transaction of this process that wrote outbox rows commits (`OutboxCommitSignal`), a pass when
  * PostgreSQL notifies that another replica's rows committed (LISTEN), and a pass every OUTBOX_POLL_INTERVAL_MS
  * as the safety net for a notification missed while the listening connection was down. Wakes that arrive during
- * a pass fold into one more pass (`PeriodicTask`), so a burst of commits costs a pass or two, not one each.
+ * a pass fold into one more pass (`PeriodicTask`), so a burst of commits costs a pass or two, not one each. The
+ * NOTIFY of this process's own commits is no wake: the commit signal has woken the relay already (one pass per
+ * commit, not two).
  */
 @Injectable()
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -27,7 +29,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.task.start();
     this.unsubscribe = this.commits.subscribe(() => this.task.wake());
     // Never fails the start: without notifications the poll still relays, only later.
-    this.listener = await this.relay.listenForCommits(() => this.task.wake()).catch((error: unknown) => {
+    this.listener = await this.relay.listenForCommits(() => this.task.wake(), this.commits).catch((error: unknown) => {
       this.logger.warn({ err: error }, 'outbox notifications unavailable; relaying on the poll only');
       return undefined;
     });
