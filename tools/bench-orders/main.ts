@@ -3,18 +3,23 @@
 // - 1-megapixel JPEG embed orders of one text, one at a time: creation → `complete` median and p95, a histogram,
 //   and the latency budget per hop (creation → upload slot, PUT → job, job → engine result, engine result →
 //   `complete`, `complete` → webhook delivery), against the engine's own time for the same image (the floor);
-// - extract orders of a 2560×1600 JPEG pair (the original and a watermarked copy), one at a time, per hop;
+// - extract orders of a 2560×1600 JPEG pair (the original and a watermarked copy), one at a time and from 3
+//   concurrent clients, per hop;
+// - embed orders of 2 files × 2 texts (4 outputs, a ZIP download): creation → `complete` per hop, the package step
+//   (the last output stored → `complete`) included, and each order's ZIP downloaded and checked;
 // - throughput of 1 MP embed orders (8 clients) with 1 and 2 watermark-processor replicas, and the share of the
 //   stack's CPU time the processors used.
 // Hop times come from the services' own records and the wire: when each job and result message reached a NATS
 // subscriber of the benchmark, the orders service's `created_at`/`completed_at`, and the receiver's clock (one
 // machine, one clock).
-//   node -r ./tools/register.js tools/bench-orders/main.ts [--latency-orders 50] [--orders 40] [--extract-orders 10] [--replicas 1,2]
+//   node -r ./tools/register.js tools/bench-orders/main.ts [--latency-orders 50] [--orders 40] [--extract-orders 10]
+//        [--extract-clients 3] [--package-orders 20] [--replicas 1,2] [--port-base 7000]
 import { SystemClock } from '@cp/clock';
 import { EventSubjects, JobSubjects } from '@cp/contracts';
 import { serviceDataSourceOptions } from '@cp/database';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
+import { readZip } from '@cp/testing';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { connect, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -74,15 +79,15 @@ function stats(values: number[]): Stats {
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function layoutFor(processors: number, natsUrl: string): Promise<StackLayout> {
+async function layoutFor(processors: number, natsUrl: string, base: number): Promise<StackLayout> {
   // Not 6000: fetch refuses the X11 port (a "bad port" of the fetch standard).
-  const base = 7000;
   const ports = Object.fromEntries(SERVICE_NAMES.map((service, index) => [service, [base + 100 + index]])) as Record<ServiceName, number[]>;
   ports['watermark-processor'] = Array.from({ length: processors }, (_, replica) => base + 200 + replica);
   return {
-    name: `bench-${processors}`,
+    name: `bench-${base}-${processors}`,
     adminDatabaseUrl: process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    database: `cp_bench_${processors}`,
+    // The port base in the name: two engineers' runs on one machine do not share (nor drop) a database.
+    database: base === 7000 ? `cp_bench_${processors}` : `cp_bench_${base}_${processors}`,
     natsUrl,
     s3Port: base + 900,
     ports: { ...ports, 'api-gateway': [base] },
@@ -170,6 +175,12 @@ class Client {
     return this.createAndUpload('/api/v3/orders/wtr-embed', { files: [{ fileName, watermarks: [{ text: 'bench recipient' }] }] }, [image]);
   }
 
+  /** Two files of two texts each: four outputs, whose download is one ZIP. */
+  createEmbedPackage(image: Buffer): Promise<Created> {
+    const file = (fileName: string) => ({ fileName, watermarks: [{ text: 'bench recipient one' }, { text: 'bench recipient two' }] });
+    return this.createAndUpload('/api/v3/orders/wtr-embed', { files: [file('first.jpg'), file('second.jpg')] }, [image, image]);
+  }
+
   /** The file to inspect is second; the original first (the order's file order). */
   createExtract(original: Buffer, inspected: Buffer): Promise<Created> {
     return this.createAndUpload('/api/v3/orders/wtr-extract', { file: { fileName: 'found.jpg', originalFile: { fileName: 'original.jpg' } } }, [original, inspected]);
@@ -206,6 +217,7 @@ async function waitCompleted(orders: DataSource, ids: string[], timeoutMs: numbe
  */
 class MessageClock {
   private readonly seen = new Map<string, number>();
+  private readonly lastSeen = new Map<string, number>();
   private readonly counts = new Map<string, number>();
 
   private constructor(private readonly nc: NatsConnection) {}
@@ -225,6 +237,9 @@ class MessageClock {
           if (orderId !== undefined && !clock.seen.has(key)) {
             clock.seen.set(key, at);
           }
+          if (orderId !== undefined) {
+            clock.lastSeen.set(key, at);
+          }
         },
       });
     }
@@ -234,6 +249,11 @@ class MessageClock {
 
   at(subject: string, orderId: string): number | null {
     return this.seen.get(`${subject}|${orderId}`) ?? null;
+  }
+
+  /** The last message of `subject` about the order (of several outputs: the last one). */
+  lastAt(subject: string, orderId: string): number | null {
+    return this.lastSeen.get(`${subject}|${orderId}`) ?? null;
   }
 
   count(subject: string): number {
@@ -269,8 +289,10 @@ function stackCpu(stack: StackProcesses): { processor: number; total: number } {
   return { processor, total };
 }
 
+const hopOf = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
+
 function hops(times: OrderTimes[], resultName: string): HopRow[] {
-  const of = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
+  const of = hopOf;
   return [
     of('creation → upload slot (API answer)', times.map((t) => t.slotGiven - t.requested)),
     of('upload slot → PUT done (the client uploads)', times.map((t) => t.putDone - t.slotGiven)),
@@ -292,6 +314,22 @@ function histogram(values: number[]): string[] {
     const label = index === HISTOGRAM_BUCKETS ? `≥ ${index * HISTOGRAM_STEP_MS} ms` : `${index * HISTOGRAM_STEP_MS}–${(index + 1) * HISTOGRAM_STEP_MS - 1} ms`;
     return `${label.padStart(12)} | ${'#'.repeat(count)} ${count}`;
   });
+}
+
+/** `to - from`, or null when either was not seen. */
+const delta = (from: number | null, to: number | null): number | null => (from === null || to === null ? null : to - from);
+
+/** The order's download: a URL to `<orderId>-watermarked.zip`, a ZIP of 4 outputs (null when so, else the problem). */
+async function checkZipDownload(client: Client, orderId: string): Promise<string | null> {
+  const link = await client.api<{ downloadUrl: string }>(`/api/v3/orders/${orderId}/download`);
+  if (link.status !== 200 || !new URL(link.data.downloadUrl).pathname.endsWith(`/${orderId}-watermarked.zip`)) {
+    return `${orderId}: ${link.status} ${JSON.stringify(link.data)}`;
+  }
+  const entries = await readZip(Buffer.from(await (await fetch(link.data.downloadUrl)).arrayBuffer()));
+  if (entries.size !== 4 || [...entries.values()].some((entry) => entry.length === 0)) {
+    return `${orderId}: ${entries.size} entries (${[...entries.keys()].join(', ')})`;
+  }
+  return null;
 }
 
 /** Median of the engine alone on this machine, the same image, in this process: the floor of an order. */
@@ -316,8 +354,8 @@ interface Setup {
   close(): Promise<void>;
 }
 
-async function startStack(processors: number, natsUrl: string): Promise<Setup> {
-  const layout = await layoutFor(processors, natsUrl);
+async function startStack(processors: number, natsUrl: string, portBase: number): Promise<Setup> {
+  const layout = await layoutFor(processors, natsUrl, portBase);
   await createDatabase(layout.adminDatabaseUrl, layout.database, true);
   const stack = newStack(layout, false);
   try {
@@ -366,15 +404,32 @@ async function startStack(processors: number, natsUrl: string): Promise<Setup> {
   };
 }
 
-/** Orders made one at a time by `create`; their times per hop, once all are complete and announced. */
-async function sequential(setup: Setup, count: number, create: () => Promise<Created>, jobSubject: string, resultSubject: string): Promise<OrderTimes[]> {
+/**
+ * `count` orders made by `create` from `clients` concurrent clients, each waiting for its order's `complete`
+ * before the next; their times per hop, once all are complete and announced. The result is the last message of
+ * `resultSubject` about the order (of an order with several outputs: its last output).
+ */
+async function sequential(
+  setup: Setup,
+  count: number,
+  create: () => Promise<Created>,
+  jobSubject: string,
+  resultSubject: string,
+  clients = 1,
+): Promise<OrderTimes[]> {
   const created: Created[] = [];
   const server = new Map<string, { createdAt: number; completedAt: number }>();
-  for (let index = 0; index < count; index += 1) {
-    const order = await create();
-    created.push(order);
-    server.set(order.orderId, (await waitCompleted(setup.orders, [order.orderId], 120_000)).get(order.orderId) ?? { createdAt: 0, completedAt: 0 });
-  }
+  let left = count;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (left > 0) {
+        left -= 1;
+        const order = await create();
+        created.push(order);
+        server.set(order.orderId, (await waitCompleted(setup.orders, [order.orderId], 120_000)).get(order.orderId) ?? { createdAt: 0, completedAt: 0 });
+      }
+    }),
+  );
   // Webhooks of the last orders may still be on their way.
   for (let waited = 0; waited < 100 && created.some((order) => !setup.receiver.completedAt.has(order.orderId)); waited += 1) {
     await pause(50);
@@ -385,7 +440,7 @@ async function sequential(setup: Setup, count: number, create: () => Promise<Cre
       ...order,
       ...times,
       job: setup.messages.at(jobSubject, order.orderId),
-      result: setup.messages.at(resultSubject, order.orderId),
+      result: setup.messages.lastAt(resultSubject, order.orderId),
       webhook: setup.receiver.completedAt.get(order.orderId) ?? null,
     };
   });
@@ -428,6 +483,11 @@ async function main(): Promise<void> {
       orders: { type: 'string', default: '40' },
       'latency-orders': { type: 'string', default: '50' },
       'extract-orders': { type: 'string', default: '10' },
+      /** The extract row is measured again with this many clients at once (the issue's "3 concurrent clients"). */
+      'extract-clients': { type: 'string', default: '3' },
+      'package-orders': { type: 'string', default: '20' },
+      /** Ports of the stacks: the gateway at the base, services at base + 100…, processors at base + 200…, S3 at base + 900. */
+      'port-base': { type: 'string', default: '7000' },
       /** Processor replica counts, one stack each; the latency and extract rows run on the first. */
       replicas: { type: 'string', default: '1,2' },
     },
@@ -435,9 +495,12 @@ async function main(): Promise<void> {
   const throughputOrders = Number(values.orders);
   const latencyOrders = Number(values['latency-orders']);
   const extractOrders = Number(values['extract-orders']);
+  const extractClients = Number(values['extract-clients']);
+  const packageOrders = Number(values['package-orders']);
+  const portBase = Number(values['port-base']);
   const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   await ensurePostgres(adminUrl);
-  let natsPort = 4290;
+  let natsPort = portBase === 7000 ? 4290 : portBase + 90;
   while (await portOpen('127.0.0.1', natsPort)) {
     natsPort += 1;
   }
@@ -457,7 +520,7 @@ async function main(): Promise<void> {
   try {
     const replicaCounts = String(values.replicas).split(',').map(Number);
     for (const processors of replicaCounts) {
-      const setup = await startStack(processors, natsUrl);
+      const setup = await startStack(processors, natsUrl, portBase);
       try {
         // Warm-up: the first order pays for lazy initialisation in every service.
         const warm = await setup.client.createEmbed(image, 'photo.jpg');
@@ -477,6 +540,32 @@ async function main(): Promise<void> {
           const marked = Buffer.from(await (await fetch(link.data.downloadUrl)).arrayBuffer());
           const extracts = await sequential(setup, extractOrders, () => setup.client.createExtract(photo, marked), JobSubjects.watermarkExtract, EventSubjects.extractCompleted);
           const extractHops = hops(extracts, 'extract result');
+          const concurrentExtracts = await sequential(
+            setup,
+            extractOrders,
+            () => setup.client.createExtract(photo, marked),
+            JobSubjects.watermarkExtract,
+            EventSubjects.extractCompleted,
+            extractClients,
+          );
+          const concurrentExtractHops = hops(concurrentExtracts, 'extract result');
+
+          // Orders of 2 files × 2 texts: four embed jobs, then the package (the ZIP the download hands out).
+          const packageJobsBefore = setup.messages.count(JobSubjects.watermarkPackage);
+          const packaged = await sequential(setup, packageOrders, () => setup.client.createEmbedPackage(image), JobSubjects.watermarkEmbed, EventSubjects.outputCompleted);
+          const packageJobs = setup.messages.count(JobSubjects.watermarkPackage) - packageJobsBefore;
+          const packageHops = [
+            ...hops(packaged, 'last output stored').slice(0, 4),
+            hopOf('last output stored → package job published', packaged.map((t) => delta(t.result, setup.messages.at(JobSubjects.watermarkPackage, t.orderId)))),
+            hopOf('package job → ZIP stored (processor)', packaged.map((t) => delta(setup.messages.at(JobSubjects.watermarkPackage, t.orderId), setup.messages.at(EventSubjects.packageCompleted, t.orderId)))),
+            hopOf('ZIP stored → complete', packaged.map((t) => delta(setup.messages.at(EventSubjects.packageCompleted, t.orderId), t.completedAt))),
+            ...hops(packaged, 'last output stored').slice(4),
+          ];
+          const zipChecks = await Promise.all(packaged.map((t) => checkZipDownload(setup.client, t.orderId)));
+          const zipFailures = zipChecks.filter((problem) => problem !== null);
+          if (zipFailures.length > 0) {
+            throw new Error(`ZIP downloads wrong: ${zipFailures.join('; ')}`);
+          }
 
           lines.push(
             `Embed orders one at a time (1 image × 1 text, 1-megapixel JPEG of ${image.length} bytes, ${latencyOrders} orders, ${processors} processor replica(s)):`,
@@ -498,8 +587,18 @@ async function main(): Promise<void> {
             '',
             `Extraction alone on the same pair (the floor, median of 5): ${extractFloorMs} ms`,
             '',
+            `The same extract orders from ${extractClients} concurrent clients (${extractOrders} orders, each client waiting for its order's complete):`,
+            '',
+            ...hopTable(concurrentExtractHops),
+            '',
+            `Embed orders of 2 files × 2 texts (4 outputs of the 1-megapixel JPEG, one order at a time, ${packageOrders} orders); the download is the ZIP:`,
+            '',
+            ...hopTable(packageHops),
+            '',
+            `Package jobs published for these ${packageOrders} orders: ${packageJobs}; every order's download is \`<orderId>-watermarked.zip\` with its 4 outputs (checked).`,
+            '',
           );
-          Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, extractHops });
+          Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, extractHops, extractClients, concurrentExtractHops, packageHops, packageJobsOfPackageOrders: packageJobs });
         }
         throughputRows.push(await throughput(setup, processors, image, throughputOrders));
       } finally {

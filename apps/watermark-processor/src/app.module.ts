@@ -15,6 +15,7 @@ import { ExtractJobConsumer } from './extract/extract-job.consumer';
 import { ExtractWatermarkUseCase } from './extract/extract-watermark.use-case';
 import { WatermarkEngine } from './engine/watermark-engine';
 import { IssuanceRepository } from './issuance/issuance.repository';
+import { LastOutputPackageService } from './package/last-output-package.service';
 import { PackageJobConsumer } from './package/package-job.consumer';
 import { PackageOrderUseCase } from './package/package-order.use-case';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from './watermark-processor.config';
@@ -46,6 +47,7 @@ export class AppModule {
         ExtractWatermarkUseCase,
         ExtractJobConsumer,
         PackageOrderUseCase,
+        LastOutputPackageService,
         PackageJobConsumer,
         AntiAiProtector,
         OutputTargetUploader,

@@ -5,6 +5,22 @@ import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 
+/**
+ * The ZIP of all outputs of an order (issue 32), carried by each embed job of a small order with several outputs:
+ * the job that, once its own output is stored, finds every other entry stored makes it, so the order completes
+ * without a package job (`OutputCompletedEvent.packageKey`).
+ */
+export class OutputsPackage {
+  /** Every output of the order (this job's included); `fileName` is the entry name inside the archive. */
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => StoredObjectRef)
+  entries!: StoredObjectRef[];
+
+  @IsNestedObject(() => StoredObjectRef)
+  output!: StoredObjectRef;
+}
+
 /** `job.watermark.embed`: one output of an embed order. */
 export class EmbedJob {
   static readonly subject = JobSubjects.watermarkEmbed;
@@ -34,6 +50,11 @@ export class EmbedJob {
   @IsOptional()
   @IsIn(['v2', 'v3'])
   algorithm?: 'v2' | 'v3';
+
+  /** Orders of a few outputs (orders' `PACKAGE_WITH_OUTPUTS_MAX`): the ZIP this job makes if its output is the last one stored. */
+  @IsOptional()
+  @IsNestedObject(() => OutputsPackage)
+  package?: OutputsPackage;
 }
 
 /** `job.watermark.package`: the ZIP of an order with two or more outputs, streamed into storage. */
@@ -76,6 +97,11 @@ export class OutputCompletedEvent extends OutputRef {
   @IsInt()
   @Min(0)
   size!: number;
+
+  /** The job found every other output stored and wrote the order's ZIP (`EmbedJob.package`) under this key. */
+  @IsOptional()
+  @IsString()
+  packageKey?: string;
 }
 
 /** `evt.watermark.output.failed`: a permanent failure (the file can never be processed). */

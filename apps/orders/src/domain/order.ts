@@ -310,13 +310,18 @@ export class Order {
   }
 
   /** An output's file is written; the order type decides what happens once all are (single file or ZIP). */
-  outputCompleted(fileId: string, objectKey: string): boolean {
+  outputCompleted(fileId: string, objectKey: string, packageKey?: string): boolean {
     const output = this.output(fileId);
     if (!this.isProcessing() || !output || output.status === 'completed') {
       return false;
     }
     output.status = 'completed';
     output.objectKey = objectKey;
+    // The job of this output found every other output stored and made the order's ZIP (issue 32): completion
+    // needs no package job. Downloads read the key only once the order is complete.
+    if (packageKey) {
+      this.state.packageKey = packageKey;
+    }
     return true;
   }
 

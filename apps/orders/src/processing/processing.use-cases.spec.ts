@@ -1,11 +1,12 @@
 // Use cases of processing with a fake repository: uploads start orders, workers' results finish them.
 import { ManualClock } from '@cp/clock';
-import { EventSubjects, KeyMode, OrderType, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
+import { EmbedJob, EventSubjects, KeyMode, OrderType, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { ObjectStorage } from '@cp/storage';
 import { ModuleRef } from '@nestjs/core';
 import { ApiVersion, Order, OrderFileState, OrderOutputState } from '../domain/order';
 import { OrderTypeDefinition } from '../order-types/order-type-definition';
+import { PACKAGE_WITH_OUTPUTS_MAX } from '../order-types/order-outputs';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { WatermarkEmbedOrderType } from '../order-types/watermark-embed/watermark-embed.order-type';
 import { WatermarkExtractOrderType } from '../order-types/watermark-extract/watermark-extract.order-type';
@@ -114,6 +115,27 @@ describe('FileUploadedUseCase', () => {
     await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 100 });
     expect(order.status).toBe('inProgress');
     expect(repository.lastEvents()).toEqual([EventSubjects.orderStatusChanged, 'job.watermark.embed', 'job.watermark.embed']);
+    // Each job of this small order carries the ZIP it makes if its output is the last one stored (issue 32).
+    const jobs = (repository.saved.at(-1)?.events ?? []).slice(1).map((event) => event.payload as EmbedJob);
+    const entries = [
+      { bucket: 'out', key: '3/9/outputs/1-1/photo-watermarked-1-1.png', fileName: 'photo-watermarked-1-1.png' },
+      { bucket: 'out', key: '3/9/outputs/1-2/photo-watermarked-1-2.png', fileName: 'photo-watermarked-1-2.png' },
+    ];
+    expect(jobs.map((job) => job.output)).toEqual(entries);
+    for (const job of jobs) {
+      expect(job.package).toEqual({ entries, output: { bucket: 'out', key: '3/9/9-watermarked.zip', fileName: '9-watermarked.zip' } });
+    }
+  });
+
+  it('live embed: one output, or more than PACKAGE_WITH_OUTPUTS_MAX, gives jobs without a package', async () => {
+    for (const outputs of [1, PACKAGE_WITH_OUTPUTS_MAX + 1]) {
+      const order = makeOrder('watermarkEmbed', 'live', outputs);
+      const { uploaded, repository } = setup(order);
+      await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 100 });
+      const jobs = (repository.saved.at(-1)?.events ?? []).slice(1).map((event) => event.payload as EmbedJob);
+      expect(jobs).toHaveLength(outputs);
+      expect(jobs.filter((job) => job.package !== undefined)).toEqual([]);
+    }
   });
 
   it('test embed: completes at once with the sample ZIP, no job', async () => {
@@ -193,6 +215,24 @@ describe('ApplyResultUseCase with the embed and extract handlers', () => {
     await applyResult.execute(tx, completedHandler, { orderId: '9', outputFileId: '1-2', objectKey: 'k/2', size: 5 });
     expect(repository.lastEvents()).toEqual(['job.watermark.package']);
     expect(order.status).toBe('inProgress');
+  });
+
+  it('two outputs whose job made the ZIP: the last completion completes the order with the ZIP, whichever output reported it', async () => {
+    for (const packedBy of ['1-1', '1-2']) {
+      const order = makeOrder('watermarkEmbed', 'live', 2);
+      const { uploaded, applyResult, repository } = setup(order);
+      await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 1 });
+      const completedHandler = handler(embedType, 'orders-output-completed');
+      const zip = (outputFileId: string) => (outputFileId === packedBy ? { packageKey: '3/9/9-watermarked.zip' } : {});
+      await applyResult.execute(tx, completedHandler, { orderId: '9', outputFileId: '1-1', objectKey: 'k/1', size: 5, ...zip('1-1') });
+      expect(order.status).toBe('inProgress');
+      await applyResult.execute(tx, completedHandler, { orderId: '9', outputFileId: '1-2', objectKey: 'k/2', size: 5, ...zip('1-2') });
+      expect(order.status).toBe('complete');
+      expect(repository.lastEvents()).toEqual([EventSubjects.orderCompleted, EventSubjects.orderStatusChanged]);
+      expect(order.state.packageKey).toBe('3/9/9-watermarked.zip');
+      const completed = repository.saved.at(-1)?.events[0].payload as { download: unknown };
+      expect(completed.download).toEqual({ bucket: 'out', key: '3/9/9-watermarked.zip', fileName: '9-watermarked.zip' });
+    }
   });
 
   it('extract: an unsupported result completes the order and refunds its credit', async () => {

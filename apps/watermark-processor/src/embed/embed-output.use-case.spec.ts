@@ -1,10 +1,12 @@
 // The embed use case with fakes (no database, no S3, no engine): what it stores and what it reports.
 import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { EmbedJob, EventSubjects, OrderFailureCode } from '@cp/contracts';
+import { readZip } from '@cp/testing';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
 import { IssuanceRepository } from '../issuance/issuance.repository';
 import { fakeContext, fakeTransactions, MemoryStorage, RecordingOutbox } from '../testing/fakes';
 import { WatermarkProcessorConfig } from '../watermark-processor.config';
+import { LastOutputPackageService } from '../package/last-output-package.service';
 import { EmbedOutputUseCase } from './embed-output.use-case';
 
 const config = { watermark: { maxInputBytes: 1000 } } as WatermarkProcessorConfig;
@@ -37,7 +39,7 @@ function setup(embed: (input: Buffer, id: bigint) => Promise<{ data: Buffer; con
       return embed(input, id);
     },
   } as unknown as WatermarkEngine;
-  const useCase = new EmbedOutputUseCase(fakeTransactions, config, issuances, engine, storage.asStorage(), outbox.asOutbox());
+  const useCase = new EmbedOutputUseCase(fakeTransactions, config, issuances, engine, storage.asStorage(), outbox.asOutbox(), new LastOutputPackageService(storage.asStorage()));
   return { storage, outbox, seen, useCase };
 }
 
@@ -80,5 +82,48 @@ describe('EmbedOutputUseCase', () => {
     for (const { outbox } of [missing, crash, deadline]) {
       expect(outbox.subjects()).toEqual([EventSubjects.outputProcessing]);
     }
+  });
+
+  describe('an order of several outputs (issue 32: its ZIP made with the last output)', () => {
+    const second = { bucket: 'out', key: '3/9/outputs/5-2.png', fileName: 'photo-watermarked-5-2.png' };
+    const zipRef = { bucket: 'out', key: '3/9/9-watermarked.zip', fileName: '9-watermarked.zip' };
+    const packed: EmbedJob = { ...job, package: { entries: [job.output, second], output: zipRef } };
+    const marked = () => setup((input, id) => Promise.resolve({ data: Buffer.concat([input, Buffer.from(`#${id}`)]), contentType: 'image/png' }));
+
+    it('another output not stored yet: reports its output without a ZIP, and writes none', async () => {
+      const { storage, outbox, useCase } = marked();
+      storage.seed('in', job.input.key, Buffer.from('pixels'));
+      await useCase.execute(packed, fakeContext());
+      expect(outbox.messages.at(-1)).toEqual({ subject: EventSubjects.outputCompleted, payload: { orderId: '9', outputFileId: '5-1', objectKey: job.output.key, size: 10 } });
+      expect(storage.read(zipRef.bucket, zipRef.key)).toBeUndefined();
+    });
+
+    it('the last output stored: writes the ZIP of every output under its download name, then reports it with the output', async () => {
+      const { storage, outbox, useCase } = marked();
+      storage.seed('in', job.input.key, Buffer.from('pixels'));
+      storage.seed(second.bucket, second.key, Buffer.from('second output'));
+      await useCase.execute(packed, fakeContext());
+      expect(outbox.messages.at(-1)).toEqual({
+        subject: EventSubjects.outputCompleted,
+        payload: { orderId: '9', outputFileId: '5-1', objectKey: job.output.key, size: 10, packageKey: zipRef.key },
+      });
+      const entries = await readZip(storage.read(zipRef.bucket, zipRef.key) ?? Buffer.alloc(0));
+      expect(Object.fromEntries([...entries].map(([name, data]) => [name, data.toString()]))).toEqual({
+        'photo-watermarked-5-1.png': 'pixels#100',
+        'photo-watermarked-5-2.png': 'second output',
+      });
+    });
+
+    it('storage failing while it packs: the output is still reported, without a ZIP (the package job makes it)', async () => {
+      const { storage, outbox, useCase } = marked();
+      storage.seed('in', job.input.key, Buffer.from('pixels'));
+      storage.seed(second.bucket, second.key, Buffer.from('second output'));
+      const put = storage.put.bind(storage);
+      jest.spyOn(storage, 'put').mockImplementation((bucket, key, body, contentType) =>
+        key === zipRef.key ? Promise.reject(new Error('storage unreachable')) : put(bucket, key, body, contentType),
+      );
+      await useCase.execute(packed, fakeContext());
+      expect(outbox.messages.at(-1)?.payload).toEqual({ orderId: '9', outputFileId: '5-1', objectKey: job.output.key, size: 10 });
+    });
   });
 });

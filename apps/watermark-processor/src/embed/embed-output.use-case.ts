@@ -7,6 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
 import { IssuanceEntity } from '../issuance/issuance.entity';
 import { IssuanceRepository } from '../issuance/issuance.repository';
+import { LastOutputPackageService } from '../package/last-output-package.service';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
 interface EmbedTypes {
@@ -18,7 +19,8 @@ interface EmbedTypes {
 }
 
 /**
- * One output of an embed order: issue the mark (once per output), embed it, store the result, report.
+ * One output of an embed order: issue the mark (once per output), embed it, store the result (and the order's
+ * ZIP when it is the last output of a small order: `LastOutputPackageService`), report.
  * A file that can never be processed reports `failed` with a public code; anything else is retried.
  */
 @Injectable()
@@ -30,6 +32,7 @@ export class EmbedOutputUseCase extends FileJob<EmbedTypes> {
     private readonly engine: WatermarkEngine,
     protected readonly storage: ObjectStorage,
     private readonly outbox: OutboxWriter,
+    private readonly packages: LastOutputPackageService,
   ) {
     super();
   }
@@ -69,7 +72,9 @@ export class EmbedOutputUseCase extends FileJob<EmbedTypes> {
 
   protected async writeOutput(job: EmbedJob, result: EmbedTypes['result']): Promise<OutputCompletedEvent> {
     await this.storage.put(job.output.bucket, job.output.key, result.data, result.contentType);
-    return { orderId: job.orderId, outputFileId: job.outputFileId, objectKey: job.output.key, size: result.data.length };
+    // Only after the output is stored: a job that finishes at the same moment then sees it.
+    const packageKey = await this.packages.packIfLast(job);
+    return { orderId: job.orderId, outputFileId: job.outputFileId, objectKey: job.output.key, size: result.data.length, ...(packageKey ? { packageKey } : {}) };
   }
 
   protected rejectionOf(error: unknown): FileRejection<OrderFailureCode> | null {

@@ -1,9 +1,9 @@
-import { Events, Jobs, message, ObjectKeys, OutboxMessage, StoredObjectRef, WatermarkOrderView } from '@cp/contracts';
+import { Events, Jobs, message, OutboxMessage, StoredObjectRef, WatermarkOrderView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order } from '../../domain/order';
 import { SampleFiles } from '../../sandbox/sample-files';
 import { ProcessingContext, onResult, OrderTypeDefinition } from '../order-type-definition';
-import { completeWithSamples, finishOutputs, inputRef, outputDownloadName } from '../order-outputs';
+import { completeWithSamples, finishOutputs, inputRef, outputsPackage, plannedOutputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 
 /** Spec 4.1 / 4.9: one output per watermark text, each embedded by its own processor job. */
@@ -15,7 +15,9 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   readonly results = [
     onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),
     onResult('orders-output-completed', Events.outputCompleted, (order, event, context) =>
-      order.outputCompleted(event.outputFileId, event.objectKey) && order.allOutputsCompleted() ? finishOutputs(order, context, this.webhookData(order)) : [],
+      order.outputCompleted(event.outputFileId, event.objectKey, event.packageKey) && order.allOutputsCompleted()
+        ? finishOutputs(order, context, this.webhookData(order))
+        : [],
     ),
     onResult('orders-output-failed', Events.outputFailed, (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now)),
     onResult('orders-output-delayed', Events.outputDelayed, (order, _event, context) => order.processingDelayed(context.now)),
@@ -29,12 +31,12 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
 
   startLive(order: Order, { buckets }: ProcessingContext): OutboxMessage[] {
     const { state } = order;
+    const zip = outputsPackage(order, buckets.outputs);
     return order.outputs.map((output) => {
       const input = order.files.find((file) => file.id === output.inputFileId);
       if (!input) {
         throw new Error(`output ${output.fileId} has no input file`);
       }
-      const name = outputDownloadName(order, output);
       return message(Jobs.watermarkEmbed, {
         orderId: state.id,
         accountId: state.accountId,
@@ -44,7 +46,8 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
         // v2 orders carry v2 marks (another key version): v3 extract never detects them (spec 9.5).
         algorithm: state.apiVersion === 'v2' ? 'v2' : 'v3',
         input: inputRef(order, input, buckets.inputs),
-        output: { bucket: buckets.outputs, key: ObjectKeys.output(state.accountId, state.id, output.fileId, name), fileName: name },
+        output: plannedOutputRef(order, output, buckets.outputs),
+        ...(zip ? { package: zip } : {}),
       });
     });
   }
