@@ -187,10 +187,53 @@ class Client {
   }
 }
 
+/** Statements the benchmark itself ran on the stack's database (each its own transaction), for `PgTransactions`. */
+let benchStatements = 0;
+
+/**
+ * Committed PostgreSQL transactions of the stack's database per order (pg_stat_database), less the benchmark's own
+ * statements and the stack's idle rate (safety polls, sweepers) measured over a quiet spell just before. Orders made
+ * one at a time show every relay pass: a pass that finds nothing is one transaction (its claim statement).
+ */
+class PgTransactions {
+  private constructor(
+    private readonly orders: DataSource,
+    private readonly idlePerMs: number,
+  ) {}
+
+  static async measureIdle(orders: DataSource, spellMs: number): Promise<PgTransactions> {
+    const probe = new PgTransactions(orders, 0);
+    const start = await probe.read();
+    await pause(spellMs);
+    const end = await probe.read();
+    return new PgTransactions(orders, Math.max(0, end.count - start.count - (end.ownStatements - start.ownStatements)) / (end.at - start.at));
+  }
+
+  /** The counter now (after the 1.5 s in which backends report their statistics) and the benchmark's statements since the last read. */
+  async read(): Promise<{ count: number; at: number; ownStatements: number }> {
+    await pause(1500);
+    const before = benchStatements;
+    benchStatements += 1;
+    const rows = await this.orders.query<Array<{ count: string }>>('SELECT xact_commit::text AS count FROM pg_stat_database WHERE datname = current_database()');
+    return { count: Number(rows[0]?.count ?? 0), at: Date.now(), ownStatements: before };
+  }
+
+  /** Transactions per order between two reads. */
+  perOrder(start: { count: number; at: number; ownStatements: number }, end: { count: number; at: number; ownStatements: number }, orders: number): number {
+    const own = end.ownStatements - start.ownStatements;
+    return Math.round(((end.count - start.count - own - this.idlePerMs * (end.at - start.at)) / orders) * 10) / 10;
+  }
+
+  get idlePerSecond(): number {
+    return Math.round(this.idlePerMs * 1000 * 10) / 10;
+  }
+}
+
 /** Server-side creation and completion times of the orders, once all are complete. */
 async function waitCompleted(orders: DataSource, ids: string[], timeoutMs: number): Promise<Map<string, { createdAt: number; completedAt: number }>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    benchStatements += 1;
     const rows = await orders.query<Array<{ id: string; status: string; created: number; completed: number | null }>>(
       `SELECT id::text, status, EXTRACT(EPOCH FROM created_at) * 1000 AS created, EXTRACT(EPOCH FROM completed_at) * 1000 AS completed FROM "order" WHERE id = ANY($1::bigint[])`,
       [ids],
@@ -474,7 +517,7 @@ async function throughput(setup: Setup, processors: number, image: Buffer, count
 const hopTable = (rows: HopRow[]): string[] => [
   '| hop | median | p95 |',
   '|---|---|---|',
-  ...rows.map((row) => `| ${row.hop} | ${row.medianMs} ms | ${row.p95Ms} ms |`),
+  ...rows.map((row) => (Number.isNaN(row.medianMs) ? `| ${row.hop} | not seen | not seen |` : `| ${row.hop} | ${row.medianMs} ms | ${row.p95Ms} ms |`)),
 ];
 
 async function main(): Promise<void> {
@@ -526,7 +569,10 @@ async function main(): Promise<void> {
         const warm = await setup.client.createEmbed(image, 'photo.jpg');
         await waitCompleted(setup.orders, [warm.orderId], 60_000);
         if (processors === replicaCounts[0]) {
+          const transactions = await PgTransactions.measureIdle(setup.orders, 5000);
+          const transactionsBefore = await transactions.read();
           const embeds = await sequential(setup, latencyOrders, () => setup.client.createEmbed(image, 'photo.jpg'), JobSubjects.watermarkEmbed, EventSubjects.outputCompleted);
+          const transactionsPerOrder = transactions.perOrder(transactionsBefore, await transactions.read(), latencyOrders);
           const endToEnd = embeds.map((t) => t.completedAt - t.createdAt);
           const webhookLag = embeds.filter((t) => t.webhook !== null).map((t) => (t.webhook ?? 0) - t.completedAt);
           const packages = setup.messages.count(JobSubjects.watermarkPackage);
@@ -574,6 +620,7 @@ async function main(): Promise<void> {
             '',
             `Engine alone on the same image (the floor, median of 10 in the benchmark's process): ${embedFloorMs} ms; creation → complete median / floor: ${Math.round((e2e.medianMs / embedFloorMs) * 10) / 10}×`,
             `Webhook order.completed received after complete: median ${stats(webhookLag).medianMs} ms, p95 ${stats(webhookLag).p95Ms} ms (${webhookLag.length}/${embeds.length} received); package jobs published for these one-output orders: ${packages}`,
+            `PostgreSQL transactions per order (all services, the benchmark's own statements and the idle rate of ${transactions.idlePerSecond}/s left out): ${transactionsPerOrder}`,
             '',
             'Histogram of creation → complete:',
             '',
@@ -598,7 +645,7 @@ async function main(): Promise<void> {
             `Package jobs published for these ${packageOrders} orders: ${packageJobs}; every order's download is \`<orderId>-watermarked.zip\` with its 4 outputs (checked).`,
             '',
           );
-          Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, extractHops, extractClients, concurrentExtractHops, packageHops, packageJobsOfPackageOrders: packageJobs });
+          Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, transactionsPerOrder, idleTransactionsPerSecond: transactions.idlePerSecond, extractHops, extractClients, concurrentExtractHops, packageHops, packageJobsOfPackageOrders: packageJobs });
         }
         throughputRows.push(await throughput(setup, processors, image, throughputOrders));
       } finally {
