@@ -543,14 +543,16 @@ async function main(): Promise<void> {
   const portBase = Number(values['port-base']);
   const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   await ensurePostgres(adminUrl);
-  let natsPort = portBase === 7000 ? 4290 : portBase + 90;
+  // The inputs first: a missing corpus file leaves no NATS server behind.
+  // A 1-megapixel JPEG (1250 x 800) made from a corpus photo, and the 2560 x 1600 photo itself for the extract pair.
+  const photo = readFileSync(path.resolve(ROOT, '..', 'shared', 'corpus', 'photos', 'kite-2560x1600.jpg'));
+  // Not base + 80/90/95: tools/bench-api's NATS, S3 and bare route on the same base.
+  let natsPort = portBase === 7000 ? 4290 : portBase + 890;
   while (await portOpen('127.0.0.1', natsPort)) {
     natsPort += 1;
   }
   const natsPid = await startPrivateNats(natsPort, path.join(ROOT, 'tmp', 'bench-nats', String(Date.now())));
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
-  // A 1-megapixel JPEG (1250 x 800) made from a corpus photo, and the 2560 x 1600 photo itself for the extract pair.
-  const photo = readFileSync(path.resolve(ROOT, '..', 'shared', 'corpus', 'photos', 'kite-2560x1600.jpg'));
   const image = await sharp(photo).resize(1250, 800).jpeg({ quality: 90 }).toBuffer();
   const key: WatermarkKey = { secret: 'bench-floor', version: 'v3' };
   const embedFloorMs = await engineFloor(() => embedImage(image, 42n, { key }), 10);
