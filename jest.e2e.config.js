@@ -9,5 +9,6 @@ module.exports = {
   testMatch: ['**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/e2e/setup/global-setup.ts',
   globalTeardown: '<rootDir>/e2e/setup/global-teardown.ts',
+  testSequencer: '<rootDir>/e2e/setup/sequencer.js',
   testTimeout: 120_000,
 };
