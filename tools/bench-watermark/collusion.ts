@@ -127,6 +127,38 @@ async function main(): Promise<void> {
   let unmarkedRuns = 0;
   const times: number[] = [];
   const t0 = Date.now();
+  const summary = (): string[] => {
+  const lines: string[] = [];
+  lines.push(`Collusion benchmark: photos ${photos.join(', ')}; ${REPS} mixes per photo and cell; candidates include the k colluders`);
+  lines.push('');
+  lines.push('| k | mixing | after | candidates | all named | at least one | colluders named | innocents accused |');
+  lines.push('|---|---|---|---|---|---|---|---|');
+  const pct = (a: number, b: number): string => `${a}/${b} (${b ? ((100 * a) / b).toFixed(0) : '-'}%)`;
+  let innocentTotal = 0;
+  let innocentAccusedTotal = 0;
+  for (const k of KS) for (const mix of MIXES) for (const p of POSTS) for (const n of COUNTS) {
+    const c = table.get(`${k}|${mix}|${p}|${n}`);
+    if (!c) continue;
+    innocentTotal += c.innocentsTested;
+    innocentAccusedTotal += c.innocentsAccused;
+    lines.push(`| ${k} | ${mix} | ${p} | ${n} | ${pct(c.all, c.trials)} | ${pct(c.one, c.trials)} | ${c.namedOf}/${c.colluders} | ${c.innocentsAccused}/${c.innocentsTested} |`);
+  }
+  lines.push('');
+  lines.push(`Innocent candidates tested: ${innocentTotal}, accused: ${innocentAccusedTotal}. Unmarked copies: ${unmarkedRuns} extractions x 200 candidates = ${unmarkedTested} tests, accused: ${unmarkedAccused}.`);
+  const mixLine = [...mixingSeen.entries()].map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('; ');
+  lines.push(`Mixing found (200 candidates, 2+ accused): ${mixLine}`);
+  if (nullZ.length) {
+    const n = nullZ.length;
+    const mean = nullZ.reduce((a, b) => a + b, 0) / n;
+    const sd = Math.sqrt(nullZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
+    const max = Math.max(...nullZ);
+    const over = (t: number): number => nullZ.filter((z) => z > t).length;
+    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  lines.push(`Extract with 200 candidates, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms over ${times.length}; run ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    return lines;
+  };
   for (const [pi, photo] of photos.entries()) {
     const orig = readFileSync(join(PHOTOS, photo));
     // 200 recipients issued this original (serials of their own per photo); the first POOL are the ones whose
@@ -204,37 +236,11 @@ async function main(): Promise<void> {
       const input = res.diagnostics?.traceInput;
       if (input && DECOYS > 0) for (const z of nullScores(input, [], decoys(), KEY)) nullZ.push(z);
     }
+    // partial results after each photo (a long run can be read while it goes on)
+    mkdirSync('bench-results', { recursive: true });
+    writeFileSync('bench-results/watermark-collusion.partial.txt', `after ${photo}\n${summary().join('\n')}\n`);
   }
-  // table
-  const lines: string[] = [];
-  lines.push(`Collusion benchmark: photos ${photos.join(', ')}; ${REPS} mixes per photo and cell; candidates include the k colluders`);
-  lines.push('');
-  lines.push('| k | mixing | after | candidates | all named | at least one | colluders named | innocents accused |');
-  lines.push('|---|---|---|---|---|---|---|---|');
-  const pct = (a: number, b: number): string => `${a}/${b} (${b ? ((100 * a) / b).toFixed(0) : '-'}%)`;
-  let innocentTotal = 0;
-  let innocentAccusedTotal = 0;
-  for (const k of KS) for (const mix of MIXES) for (const p of POSTS) for (const n of COUNTS) {
-    const c = table.get(`${k}|${mix}|${p}|${n}`);
-    if (!c) continue;
-    innocentTotal += c.innocentsTested;
-    innocentAccusedTotal += c.innocentsAccused;
-    lines.push(`| ${k} | ${mix} | ${p} | ${n} | ${pct(c.all, c.trials)} | ${pct(c.one, c.trials)} | ${c.namedOf}/${c.colluders} | ${c.innocentsAccused}/${c.innocentsTested} |`);
-  }
-  lines.push('');
-  lines.push(`Innocent candidates tested: ${innocentTotal}, accused: ${innocentAccusedTotal}. Unmarked copies: ${unmarkedRuns} extractions x 200 candidates = ${unmarkedTested} tests, accused: ${unmarkedAccused}.`);
-  const mixLine = [...mixingSeen.entries()].map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('; ');
-  lines.push(`Mixing found (200 candidates, 2+ accused): ${mixLine}`);
-  if (nullZ.length) {
-    const n = nullZ.length;
-    const mean = nullZ.reduce((a, b) => a + b, 0) / n;
-    const sd = Math.sqrt(nullZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
-    const max = Math.max(...nullZ);
-    const over = (t: number): number => nullZ.filter((z) => z > t).length;
-    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
-  }
-  const sorted = [...times].sort((a, b) => a - b);
-  lines.push(`Extract with 200 candidates, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms over ${times.length}; run ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const lines = summary();
   if (!NO_SPEED) {
     const kite = readFileSync(join(PHOTOS, 'kite-2560x1600.jpg'));
     const big = await sharp(kite).resize(4240, 2832).jpeg({ quality: 90 }).toBuffer();
