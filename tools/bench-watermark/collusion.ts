@@ -6,6 +6,7 @@
  * measured on never-issued payloads. Prints a table, writes bench-results/watermark-collusion.json.
  *
  *   node -r ./tools/register.js tools/bench-watermark/collusion.ts [--photos <regex>] [--reps n] [--k 2,3] [--mix mean,median] [--decoys n] [--no-speed]
+ *   ... collusion.ts --from-json bench-results/watermark-collusion.json   (the compact table of a saved run)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -116,7 +117,31 @@ interface Cell {
 }
 const cell = (): Cell => ({ trials: 0, all: 0, one: 0, innocentsTested: 0, innocentsAccused: 0, namedOf: 0, colluders: 0 });
 
+/** One row per k x mixing x edit, the three candidate counts side by side: all named / at least one / innocents accused. */
+export function compactTable(table: ReadonlyMap<string, Cell>): string[] {
+  const out = [
+    '| k | mixing | after | 10 candidates: all / one / innocents | 50 candidates | 200 candidates |',
+    '|---|---|---|---|---|---|',
+  ];
+  const ks = [...new Set([...table.keys()].map((k) => k.split('|')[0]))];
+  const mixes = [...new Set([...table.keys()].map((k) => k.split('|')[1]))];
+  const posts = [...new Set([...table.keys()].map((k) => k.split('|')[2]))];
+  for (const k of ks) for (const mix of mixes) for (const p of posts) {
+    const cells = COUNTS.map((n) => table.get(`${k}|${mix}|${p}|${n}`));
+    if (cells.every((c) => !c)) continue;
+    const f = (c: Cell | undefined): string => (c ? `${c.all}/${c.trials} / ${c.one}/${c.trials} / ${c.innocentsAccused} of ${c.innocentsTested}` : '-');
+    out.push(`| ${k} | ${mix} | ${p} | ${cells.map(f).join(' | ')} |`);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
+  const fromJson = arg('--from-json');
+  if (fromJson) {
+    const saved = JSON.parse(readFileSync(fromJson, 'utf8')) as { table: Record<string, Cell> };
+    process.stdout.write(`${compactTable(new Map(Object.entries(saved.table))).join('\n')}\n`);
+    return;
+  }
   const { readdirSync } = await import('node:fs');
   const photos = readdirSync(PHOTOS).filter((f) => /\.(png|jpe?g)$/i.test(f) && PHOTO_RE.test(f)).sort();
   const table = new Map<string, Cell>();
@@ -130,6 +155,8 @@ async function main(): Promise<void> {
   const summary = (): string[] => {
   const lines: string[] = [];
   lines.push(`Collusion benchmark: photos ${photos.join(', ')}; ${REPS} mixes per photo and cell; candidates include the k colluders`);
+  lines.push('');
+  lines.push(...compactTable(table));
   lines.push('');
   lines.push('| k | mixing | after | candidates | all named | at least one | colluders named | innocents accused |');
   lines.push('|---|---|---|---|---|---|---|---|');
