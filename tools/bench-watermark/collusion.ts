@@ -86,6 +86,7 @@ function combine(copies: Raw[], mix: Mix, r: () => number): Raw {
         [owner[t], owner[j]] = [owner[j], owner[t]];
       }
     }
+    if (process.env.COLLUSION_DEBUG) process.stdout.write(`tiles ${g}x${g}: ${JSON.stringify(Array.from({ length: k }, (_, j) => owner.filter((o) => o === j).length))}\n`);
     for (let y = 0; y < h; y++) {
       const ty = mix === 'tiles' ? Math.min(g - 1, Math.floor((y * g) / h)) : 0;
       for (let x = 0; x < w; x++) {
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
   const table = new Map<string, Cell>();
   const mixingSeen = new Map<string, Record<string, number>>();
   const nullZ: number[] = [];
+  const nullRegionZ: number[] = [];
   let unmarkedTested = 0;
   let unmarkedAccused = 0;
   let unmarkedRuns = 0;
@@ -181,6 +183,12 @@ async function main(): Promise<void> {
     const max = Math.max(...nullZ);
     const over = (t: number): number => nullZ.filter((z) => z > t).length;
     lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
+  }
+  if (nullRegionZ.length) {
+    const n = nullRegionZ.length;
+    const mean = nullRegionZ.reduce((a, b) => a + b, 0) / n;
+    const sd = Math.sqrt(nullRegionZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
+    lines.push(`Null on the unexplained regions (second phase): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${Math.max(...nullRegionZ).toFixed(2)}; above 4: ${nullRegionZ.filter((z) => z > 4).length} (Gaussian ${(n * 3.17e-5).toFixed(2)})`);
   }
   const sorted = [...times].sort((a, b) => a - b);
   lines.push(`Extract with 200 candidates, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms over ${times.length}; run ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -242,11 +250,15 @@ async function main(): Promise<void> {
                 m[trace.mixing] = (m[trace.mixing] ?? 0) + 1;
                 mixingSeen.set(`${mix}|${k}`, m);
               }
+              if (process.env.COLLUSION_DEBUG && n === 200) process.stdout.write(`named ${JSON.stringify(col.map((i) => accused.includes(issued[i])))} z ${JSON.stringify(trace?.accused.map((a) => Math.round(a.z * 10) / 10))} best other ${trace?.bestInnocentZ.toFixed(2)}\n`);
               if (wrong > 0) process.stdout.write(`INNOCENT ACCUSED: ${photo} k=${k} ${mix} ${p} n=${n}\n`);
             }
             if (input && DECOYS > 0) {
               const trace = traceColluders(input, all200, KEY, FALSE_MATCH_BOUND);
-              for (const z of nullScores(input, trace.accused.map((a) => a.payload), decoys(), KEY)) nullZ.push(z);
+              const acc = trace.accused.map((a) => a.payload);
+              for (const z of nullScores(input, acc, decoys(), KEY)) nullZ.push(z);
+              // the second phase's observations (regions no accused mark explains), when there are such regions
+              for (const z of nullScores(input, acc, decoys(), KEY, true)) nullRegionZ.push(z);
             }
           }
           process.stdout.write(`${photo} k=${k} ${mix} ${p} done (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);

@@ -106,9 +106,46 @@ function score(w: Float64Array, c: Int8Array, from: number): { z: number; corr: 
   return { z, corr: z / math.sqrt(CODED_BITS - from) };
 }
 
+/** Orthonormal basis of the accused code words (Gram-Schmidt), to project them out of observation vectors. */
+class Projector {
+  private readonly basis: Float64Array[] = [];
+
+  add(code: Int8Array): void {
+    const q = Float64Array.from(code);
+    for (const b of this.basis) {
+      let d = 0;
+      for (let i = 0; i < CODED_BITS; i++) d += q[i] * b[i];
+      for (let i = 0; i < CODED_BITS; i++) q[i] -= d * b[i];
+    }
+    let norm = 0;
+    for (let i = 0; i < CODED_BITS; i++) norm += q[i] * q[i];
+    norm = math.sqrt(norm);
+    if (norm < 1e-9) return;
+    for (let i = 0; i < CODED_BITS; i++) q[i] /= norm;
+    this.basis.push(q);
+  }
+
+  /** w with every accused code word projected out (in place). */
+  apply(w: Float64Array): Float64Array {
+    for (const b of this.basis) {
+      let d = 0;
+      for (let i = 0; i < CODED_BITS; i++) d += w[i] * b[i];
+      for (let i = 0; i < CODED_BITS; i++) w[i] -= d * b[i];
+    }
+    return w;
+  }
+}
+
 /**
  * Tests every candidate (64-bit payloads issued on this original) against the registered observations; accuses
  * one recipient per round while the strongest remaining score's bound is at most `level`.
+ *
+ * Two phases share the MAX_ROUNDS rounds (so the Bonferroni factor is unchanged): rounds on the whole picture, then,
+ * when those stop and per-cell statistics are available, rounds on the regions that no accused recipient's mark
+ * explains (a region where every accused z is below REGION_EXPLAINED_Z). A recipient who supplied a few tiles of a
+ * splice is weak in the whole picture (the other regions only add noise) but clear in its own. Which regions are
+ * kept depends on the accused code words and the observations only, never on the candidate tested, so the null
+ * argument above holds for those rounds too.
  */
 export function traceColluders(input: TraceInput, candidates: readonly bigint[], key: WatermarkKey, level: number): ColluderTrace {
   const unique = [...new Set(candidates)];
@@ -120,71 +157,113 @@ export function traceColluders(input: TraceInput, candidates: readonly bigint[],
   const from = unique.map(firstTracedBit);
   const accusedIdx: number[] = [];
   const accused: AccusedRecipient[] = [];
-  // orthonormal basis of the accused code words (Gram-Schmidt), to project them out of w
-  const basis: Float64Array[] = [];
-  const wp = new Float64Array(w);
+  const projector = new Projector();
+  let rounds = 0;
   let bestInnocentZ = 0;
-  for (let round = 0; round < MAX_ROUNDS && accused.length < n; round++) {
-    let best = -1;
-    let bestZ = -Infinity;
-    let bestCorr = 0;
-    for (let j = 0; j < n; j++) {
-      if (accusedIdx.includes(j)) continue;
-      const s = score(wp, signs[j], from[j]);
-      if (s.z > bestZ) {
-        bestZ = s.z;
-        best = j;
-        bestCorr = s.corr;
+  // rounds on one observation vector until nothing more is accused; true when something was
+  const search = (observed: Float64Array): boolean => {
+    const wp = projector.apply(new Float64Array(observed));
+    let found = false;
+    while (rounds < MAX_ROUNDS && accused.length < n) {
+      rounds++;
+      let best = -1;
+      let bestZ = -Infinity;
+      let bestCorr = 0;
+      for (let j = 0; j < n; j++) {
+        if (accusedIdx.includes(j)) continue;
+        const s = score(wp, signs[j], from[j]);
+        if (s.z > bestZ) {
+          bestZ = s.z;
+          best = j;
+          bestCorr = s.corr;
+        }
       }
+      if (best < 0 || !(bestZ >= threshold)) {
+        bestInnocentZ = math.max(bestInnocentZ, bestZ, 0);
+        return found;
+      }
+      found = true;
+      accusedIdx.push(best);
+      accused.push({ payload: unique[best], z: bestZ, bound: math.min(1, n * MAX_ROUNDS * normalTail(bestZ)), correlation: math.max(0, bestCorr), regionShare: null });
+      projector.add(signs[best]);
+      projector.apply(wp);
     }
-    bestInnocentZ = math.max(0, bestZ);
-    if (best < 0 || !(bestZ >= threshold)) break;
-    accusedIdx.push(best);
-    accused.push({ payload: unique[best], z: bestZ, bound: math.min(1, n * MAX_ROUNDS * normalTail(bestZ)), correlation: math.max(0, bestCorr), regionShare: null });
-    // project the accused code word out of the observations
-    const q = new Float64Array(CODED_BITS);
-    for (let i = 0; i < CODED_BITS; i++) q[i] = signs[best][i];
-    for (const b of basis) {
-      let d = 0;
-      for (let i = 0; i < CODED_BITS; i++) d += q[i] * b[i];
-      for (let i = 0; i < CODED_BITS; i++) q[i] -= d * b[i];
-    }
-    let norm = 0;
-    for (let i = 0; i < CODED_BITS; i++) norm += q[i] * q[i];
-    norm = math.sqrt(norm);
-    if (norm < 1e-9) continue;
-    for (let i = 0; i < CODED_BITS; i++) q[i] /= norm;
-    basis.push(q);
-    let d = 0;
-    for (let i = 0; i < CODED_BITS; i++) d += wp[i] * q[i];
-    for (let i = 0; i < CODED_BITS; i++) wp[i] -= d * q[i];
-    if (accused.length === n) bestInnocentZ = 0;
+    return found;
+  };
+  // bestInnocentZ: the largest score of a round that accused nobody (each phase ends with one)
+  search(w);
+  while (input.cells && accused.length > 0 && accused.length < n && rounds < MAX_ROUNDS) {
+    const rest = unexplainedObservations(input.cells, accusedIdx.map((j) => signs[j]));
+    if (!rest || !search(rest)) break;
   }
+  if (accused.length === n) bestInnocentZ = 0;
   let mixing: MixingKind | null = null;
   if (accused.length >= 2) {
     const regions = input.cells ? regionShares(input.cells, accusedIdx.map((j) => signs[j])) : null;
     if (regions) {
-      regions.shares.forEach((s, i) => (accused[i].regionShare = s));
+      regions.shares.forEach((sh, i) => (accused[i].regionShare = sh));
       mixing = regions.kind;
     } else mixing = 'undetermined';
   }
   return { candidatesTested: n, accused, threshold, level, mixing, bestInnocentZ };
 }
 
-/** Regions (a G x G grid over the picture) per side. */
-const REGION_GRID = 6;
-/** A region takes part in the mixing analysis when some accused recipient's mark reaches this z there. */
-const REGION_MIN_Z = 4;
+/** Regions per side of the second phase: finer than the mixing analysis, so a spliced tile is not lost in a larger region. */
+const UNEXPLAINED_GRID = 12;
+/** A region whose strongest accused mark reaches this z is explained by the accused. */
+const REGION_EXPLAINED_Z = 2;
 
 /**
- * Which accused recipient's mark each region carries: per region and recipient, the matched-filter z of that
- * recipient's mark over the region's cells (both layers). Averaging (or a median) leaves every accused mark in every
- * region, so the strongest takes about 1/k of the positive scores; splicing by region leaves one per region, so the
- * strongest takes nearly all. The mean share of the strongest decides: above halfway between 1/k and 1, splicing.
+ * Per-coded-bit z-scores (layers summed) of the cells in the regions no accused mark explains; null when every
+ * region is explained or none is (then the whole-picture rounds already saw the same thing).
  */
-function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind; shares: number[] } | null {
+function unexplainedObservations(cells: TraceCells, codes: Int8Array[]): Float64Array | null {
+  const G = UNEXPLAINED_GRID;
   const k = codes.length;
-  const G = REGION_GRID;
+  const { num, den } = regionSums(cells, codes, G);
+  const keep = new Uint8Array(G * G);
+  let kept = 0;
+  let any = 0;
+  for (let b = 0; b < G * G; b++) {
+    if (!(den[b] > 0)) continue;
+    any++;
+    const sd = math.sqrt(den[b]);
+    let top = 0;
+    for (let j = 0; j < k; j++) top = math.max(top, num[b * k + j] / sd);
+    if (top < REGION_EXPLAINED_Z) {
+      keep[b] = 1;
+      kept++;
+    }
+  }
+  if (kept === 0 || kept === any) return null;
+  const w = new Float64Array(CODED_BITS);
+  cells.layers.forEach((layer, l) => {
+    const { nx, ny, chip, bit } = layer;
+    const amp = cells.amps[l];
+    const e = cells.e[l];
+    const v = cells.v[l];
+    const soft = new Float64Array(CODED_BITS);
+    const vr = new Float64Array(CODED_BITS);
+    for (let y = 0; y < ny; y++) {
+      const by = math.min(G - 1, math.floor((y * G) / ny));
+      for (let x = 0; x < nx; x++) {
+        const c = y * nx + x;
+        if (!(v[c] > 0) || !keep[by * G + math.min(G - 1, math.floor((x * G) / nx))]) continue;
+        const a = amp[c];
+        soft[bit[c]] += (a * chip[c] * e[c]) / v[c];
+        vr[bit[c]] += (a * a) / v[c];
+      }
+    }
+    for (let i = 0; i < CODED_BITS; i++) if (vr[i] > 0) w[i] += soft[i] / math.sqrt(vr[i]);
+  });
+  return w;
+}
+
+/** Regions (a G x G grid over the picture) per side. */
+const REGION_GRID = 6;
+/** Per region and accused recipient: the matched-filter sum of that recipient's mark, and the region's variance sum. */
+function regionSums(cells: TraceCells, codes: Int8Array[], G = REGION_GRID): { num: Float64Array; den: Float64Array } {
+  const k = codes.length;
   const num = new Float64Array(G * G * k);
   const den = new Float64Array(G * G);
   cells.layers.forEach((layer, l) => {
@@ -205,6 +284,22 @@ function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind
       }
     }
   });
+  return { num, den };
+}
+
+/** A region takes part in the mixing analysis when some accused recipient's mark reaches this z there. */
+const REGION_MIN_Z = 4;
+
+/**
+ * Which accused recipient's mark each region carries: per region and recipient, the matched-filter z of that
+ * recipient's mark over the region's cells (both layers). Averaging (or a median) leaves every accused mark in every
+ * region, so the strongest takes about 1/k of the positive scores; splicing by region leaves one per region, so the
+ * strongest takes nearly all. The mean share of the strongest decides: above halfway between 1/k and 1, splicing.
+ */
+function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind; shares: number[] } | null {
+  const k = codes.length;
+  const G = REGION_GRID;
+  const { num, den } = regionSums(cells, codes);
   const tops = new Array<number>(k).fill(0);
   let used = 0;
   let shareSum = 0;
@@ -235,28 +330,18 @@ function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind
 
 /**
  * Scores of payloads that were never issued (decoys) against the observations with `accused` projected out, as
- * traceColluders computes them: the measured null of the statistic (benchmark; unit tests).
+ * traceColluders computes them: the measured null of the statistic (benchmark; unit tests). `unexplained`: on the
+ * regions no accused mark explains (the second phase; empty when there are none).
  */
-export function nullScores(input: TraceInput, accused: readonly bigint[], decoys: readonly bigint[], key: WatermarkKey): Float64Array {
-  const w = new Float64Array(CODED_BITS);
+export function nullScores(input: TraceInput, accused: readonly bigint[], decoys: readonly bigint[], key: WatermarkKey, unexplained = false): Float64Array {
+  let w: Float64Array = new Float64Array(CODED_BITS);
   for (const z of input.zs) for (let i = 0; i < CODED_BITS; i++) w[i] += z[i];
-  const basis: Float64Array[] = [];
-  for (const p of accused) {
-    const q = Float64Array.from(codeSigns(p, key));
-    for (const b of basis) {
-      let d = 0;
-      for (let i = 0; i < CODED_BITS; i++) d += q[i] * b[i];
-      for (let i = 0; i < CODED_BITS; i++) q[i] -= d * b[i];
-    }
-    let norm = 0;
-    for (let i = 0; i < CODED_BITS; i++) norm += q[i] * q[i];
-    norm = math.sqrt(norm);
-    if (norm < 1e-9) continue;
-    for (let i = 0; i < CODED_BITS; i++) q[i] /= norm;
-    basis.push(q);
-    let d = 0;
-    for (let i = 0; i < CODED_BITS; i++) d += w[i] * q[i];
-    for (let i = 0; i < CODED_BITS; i++) w[i] -= d * q[i];
-  }
+  // the regions no accused mark explains (the second phase's observations), when asked and there are some
+  const rest = unexplained && input.cells && accused.length ? unexplainedObservations(input.cells, accused.map((p) => codeSigns(p, key))) : null;
+  if (unexplained && !rest) return new Float64Array(0);
+  if (rest) w = rest;
+  const projector = new Projector();
+  for (const p of accused) projector.add(codeSigns(p, key));
+  projector.apply(w);
   return Float64Array.from(decoys, (p) => score(w, codeSigns(p, key), firstTracedBit(p)).z);
 }
