@@ -112,6 +112,16 @@ describe('report document', () => {
     expect(content).not.toMatch(/0 of 40|40개 중 0개|40 個中 0 個/);
   });
 
+  it('one recipient found only by tracing: its text, and no claim of several', async () => {
+    const one = colluders('en-US');
+    const c = one.evidence?.colluders;
+    if (!one.evidence || !c) throw new Error('no colluders');
+    const content = (await text({ ...one, watermarkText: 'leak: 김철수', evidence: { ...one.evidence, colluders: { ...c, mixing: null, accused: c.accused.slice(0, 1) } } })).replace(/\s+/g, ' ');
+    expect(content).toContain('found by testing every recipient');
+    expect(content).toContain('One recipient only');
+    expect(content).not.toContain('Several recipients');
+  });
+
   it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {
     const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null } }));
     expect(content).toContain('Not disclosed');

@@ -261,7 +261,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
       [m.result.confidence, { text: confidenceText(data.confidence, data.detectionStatus, m, locale) }],
       [m.result.method, { text: methodText(data.method, m) }],
       ...(showEvidence && data.evidence && (decoded || !colluders) ? evidenceRows(data.evidence, data.method, m, locale) : []),
-      ...(showEvidence && colluders && !decoded ? [[m.evidence.checkBits, { text: m.colluders.notDecoded }] as [string, Content]] : []),
+      ...(showEvidence && colluders && !decoded ? [[m.evidence.checkBits, { text: several ? m.colluders.notDecoded : m.colluders.notDecodedOne }] as [string, Content]] : []),
     ]),
     ...(showEvidence && colluders ? colluderSection(colluders, m, locale) : []),
     {
