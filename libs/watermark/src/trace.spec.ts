@@ -3,7 +3,8 @@ import { FALSE_MATCH_BOUND } from './extract';
 import { embedImage, extractImage } from './index';
 import { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';
 import { CODED_BITS } from './payload';
-import { accusationThreshold, codeSigns, MAX_ROUNDS, normalTail, nullScores, traceColluders } from './trace';
+import { buildLayers, gridDims } from './pattern';
+import { accusationThreshold, codeSigns, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders } from './trace';
 
 const key = { secret: 'trace-spec', version: 'v3' as const };
 
@@ -107,6 +108,43 @@ describe('candidate tracing on soft observations', () => {
     const old = Array.from({ length: 30 }, (_, i) => BigInt(101 + i));
     const trace = traceColluders({ zs: [observations([old[4], old[5]], 3, 4)], cells: null }, old, key, FALSE_MATCH_BOUND);
     expect(new Set(trace.accused.map((a) => a.payload))).toEqual(new Set([old[4], old[5]]));
+  });
+});
+
+describe('candidate tracing: the regions no accused mark explains (second phase)', () => {
+  it('names the colluders who supplied 3 and 1 of 16 tiles of a splice, which the whole-picture rounds miss', () => {
+    // cell observations of a 640 x 640 picture spliced from three copies by a 4 x 4 grid of tiles
+    const owners = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2];
+    const colluders = [issued[7], issued[70], issued[140]];
+    const codes = colluders.map((p) => codeSigns(p, key));
+    const layers = buildLayers(key, gridDims(640, 640));
+    const r = rng(5);
+    const cells: TraceCells = { layers, amps: [], e: [], v: [] };
+    const zs = layers.map((layer) => {
+      const { nx, ny, chip, bit } = layer;
+      const e = new Float32Array(nx * ny);
+      const soft = new Float64Array(CODED_BITS);
+      const count = new Float64Array(CODED_BITS);
+      for (let y = 0; y < ny; y++) {
+        for (let x = 0; x < nx; x++) {
+          const c = y * nx + x;
+          const owner = owners[Math.floor((y * 4) / ny) * 4 + Math.floor((x * 4) / nx)];
+          e[c] = chip[c] * codes[owner][bit[c]] * 0.3 + r.n();
+          soft[bit[c]] += chip[c] * e[c];
+          count[bit[c]] += 1;
+        }
+      }
+      cells.amps.push(new Float32Array(nx * ny).fill(1));
+      cells.e.push(e);
+      cells.v.push(new Float32Array(nx * ny).fill(1));
+      return soft.map((x, i) => x / Math.sqrt(count[i]));
+    });
+    const whole = traceColluders({ zs, cells: null }, issued, key, FALSE_MATCH_BOUND);
+    expect(whole.accused.map((a) => a.payload)).toEqual([colluders[0]]);
+    const both = traceColluders({ zs, cells }, issued, key, FALSE_MATCH_BOUND);
+    expect(new Set(both.accused.map((a) => a.payload))).toEqual(new Set(colluders));
+    expect(both.mixing).toBe('region-splicing');
+    for (const a of both.accused) expect(a.bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
   });
 });
 
