@@ -29,6 +29,7 @@ function setup(embed: (input: Buffer, id: bigint) => Promise<{ data: Buffer; con
       issued.set(request.outputFileId, existing);
       return Promise.resolve(existing);
     },
+    recordInputHash: () => Promise.resolve(),
   } as unknown as IssuanceRepository;
   const seen: bigint[] = [];
   const engine = {
