@@ -1,6 +1,7 @@
 // PDF outputs in embed orders and PDF originals in extract orders, through all services (issue 6).
 import { WatermarkOrderView } from '@cp/contracts';
 import { encryptedPdfFixture } from '@cp/testing';
+import { serialOfPayload } from '@cp/watermark';
 import { closePdfRenderer, extractPdf, pdfPageTexts, renderPdfPages } from '@cp/watermark-pdf';
 import { inflationBombPdf } from '@cp/watermark-pdf/testing';
 import { randomUUID } from 'node:crypto';
@@ -74,7 +75,8 @@ describe('PDF watermark orders', () => {
     const rows = await watermark.query<Array<{ id: string }>>('SELECT id FROM issuance WHERE output_file_id = $1', [pdfOutput.fileId]);
     pdfIssuance = rows[0].id;
     const found = await extractPdf(markedPdf, document, { key: KEY });
-    expect({ status: found.status, payload: found.payload?.toString() }).toEqual({ status: 'detected', payload: pdfIssuance });
+    // issue 36: the payload embedded is the issuance id scrambled (serialOfPayload undoes it)
+    expect({ status: found.status, serial: found.payload === undefined ? undefined : serialOfPayload(found.payload).toString() }).toEqual({ status: 'detected', serial: pdfIssuance });
   });
 
   it('an extract order with a PDF original and a PNG capture of the page is detected, without a report', async () => {

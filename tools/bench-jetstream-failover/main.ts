@@ -8,7 +8,7 @@
 // pull failures by kind. Prints a table and writes bench-results/jetstream-failover.json.
 //   node -r ./tools/register.js tools/bench-jetstream-failover/main.ts [--runs 3] [--port-base 9770]
 import { StreamDefinition } from '@cp/contracts';
-import { EventConsumer, HEARTBEAT_JOB_ACK_WAIT_MS, NatsConnectionService, natsServers } from '@cp/messaging';
+import { EventConsumer, HEARTBEAT_JOB_ACK_WAIT_MS, NatsConnectionService, natsServers, OUTBOX_PUBLISH_TIMEOUT_MS } from '@cp/messaging';
 import { IsString } from 'class-validator';
 import { connect, Events, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -23,9 +23,17 @@ class WorkPayload {
   note!: string;
 }
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'port-base': { type: 'string', default: '9770' } } });
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    'port-base': { type: 'string', default: '9770' },
+    // The relay's own acknowledgement wait; --publish-timeout-ms 5000 gives the client's default (before issue 35's change).
+    'publish-timeout-ms': { type: 'string', default: String(OUTBOX_PUBLISH_TIMEOUT_MS) },
+  },
+});
 const RUNS = Number(args.runs);
 const PORT_BASE = Number(args['port-base']);
+const PUBLISH_TIMEOUT_MS = Number(args['publish-timeout-ms']);
 const POLL_MS = 100;
 const WORK_MS = 150;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -151,7 +159,7 @@ async function oneRun(run: number, nodes: NatsClusterNode[], pids: number[]): Pr
       const batch = [...pending];
       try {
         await Promise.all(
-          batch.map((eventId) => service.js.publish(subject, new TextEncoder().encode(JSON.stringify({ eventId, data: { note: eventId } })), { msgID: eventId })),
+          batch.map((eventId) => service.js.publish(subject, new TextEncoder().encode(JSON.stringify({ eventId, data: { note: eventId } })), { msgID: eventId, timeout: PUBLISH_TIMEOUT_MS })),
         );
         const now = Date.now();
         for (const eventId of batch) {

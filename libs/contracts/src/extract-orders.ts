@@ -137,6 +137,38 @@ export interface DetectionEvidenceView {
   transform?: FoundTransformView;
   /** PDFs: the 1-based page the mark was read from. */
   page?: number;
+  /**
+   * Issue 36, optional: candidate tracing, when several recipients were issued the same original and at least one
+   * was accused of contributing to the inspected copy (report only; the public `result` keeps its three fields).
+   */
+  colluders?: ColluderTraceView;
+}
+
+/** One recipient accused by candidate tracing (issue 36): the issuance, and the score it was accused on. */
+export interface AccusedRecipientView {
+  /** The order the recipient's copy was issued in. */
+  orderId: string;
+  watermarkText: string;
+  /** z-value of the recipient's code word under "did not contribute". */
+  z: number;
+  /** candidates x rounds x Gaussian tail of z: the bound on accusing a non-contributor this strongly by chance. */
+  bound: number;
+  /** Correlation (0..1) of the observations with the recipient's code word. */
+  correlation: number;
+  /** Share of the clearly marked regions where this recipient's mark was the strongest; null when not analysed. */
+  regionShare: number | null;
+}
+
+/** Candidate tracing's outcome (issue 36; see @cp/watermark `ColluderTrace`). */
+export interface ColluderTraceView {
+  candidatesTested: number;
+  /** The level each accusation's bound is held to (the single-leaker decode's design bound). */
+  level: number;
+  /** The smallest z accused with this many candidates. */
+  threshold: number;
+  /** With two or more accused: averaging (or a median), splicing by region, or undetermined. */
+  mixing: 'averaging' | 'region-splicing' | 'undetermined' | null;
+  accused: AccusedRecipientView[];
 }
 
 /** `evt.watermark.extract.completed`: the detection outcome of one extract order. */

@@ -26,6 +26,16 @@ export interface OutboxRelayOptions {
 /** Longer than a batch's publish takes even on a slow broker (each publish waits at most its own timeout). */
 export const OUTBOX_CLAIM_LEASE_MS = 30_000;
 
+/**
+ * How long one publish waits for JetStream's acknowledgement (the client's default is 5 s). A stream storing
+ * three copies acknowledges in milliseconds, or in a few hundred under load; an acknowledgement that has not come
+ * in 2 s is one that will not come: the stream's leader died and a new one is being elected (issue 35). The
+ * batch is then given back and published again soon after (`pass` answers false; the loop retries within a
+ * second), so the relay is waiting on the new leader rather than on a dead one's timeout. A message that was
+ * stored after all is de-duplicated by its `Nats-Msg-Id`.
+ */
+export const OUTBOX_PUBLISH_TIMEOUT_MS = 2000;
+
 const encoder = new TextEncoder();
 
 /**
@@ -77,8 +87,9 @@ export class OutboxRelay {
   /**
    * One relay pass: publishes batches until none is left (or the service stops), then the occasional
    * cleanup. Driven by the services' periodic loop (`OutboxRelayLoop` of `@cp/runtime`), woken on commit.
+   * False when it failed (the broker or the database did not answer): the loop then tries again soon.
    */
-  async pass(isStopping: () => boolean = () => false): Promise<void> {
+  async pass(isStopping: () => boolean = () => false): Promise<boolean> {
     try {
       // A batch smaller than the limit was all there was; what commits later wakes the next pass.
       const batchSize = this.options.batchSize ?? 100;
@@ -87,8 +98,10 @@ export class OutboxRelay {
         published = await this.relayBatch();
       } while (published === batchSize && !isStopping());
       await this.cleanupPublished();
+      return true;
     } catch (error) {
-      this.logger.warn({ err: error }, 'outbox relay pass failed; retrying on the next poll');
+      this.logger.warn({ err: error }, 'outbox relay pass failed; retrying soon');
+      return false;
     }
   }
 
@@ -127,7 +140,7 @@ export class OutboxRelay {
           if (row.traceparent) {
             headers.set(TRACEPARENT_HEADER, row.traceparent);
           }
-          return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers });
+          return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers, timeout: OUTBOX_PUBLISH_TIMEOUT_MS });
         }),
       );
     } catch (error) {

@@ -6,7 +6,7 @@ import { migrateServiceDatabase, serviceDataSourceOptions, asTransaction } from 
 import { ensureStreams, MESSAGING_ENTITIES, MESSAGING_MIGRATIONS, OutboxCommitSignal, OutboxRelay, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
-import { connect, JetStreamManager, NatsConnection } from 'nats';
+import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { OutboxRelayLoop } from './outbox-relay.loop';
 
@@ -92,6 +92,34 @@ describe('OutboxRelayLoop: relay on commit (real PostgreSQL and NATS)', () => {
       expect(await published(replicaA, nestedId)).toBe(true);
     } finally {
       unsubscribe();
+    }
+  });
+
+  it('tries a failed pass again soon, without a commit or the poll: a broker that failed twice gets the event on the third pass', async () => {
+    // A relay of its own whose broker refuses the first two publishes (a stream electing its leader answers no
+    // one); the poll is ten minutes and nothing else commits, so only the loop's retry can publish the row.
+    // Replica A's relay would publish the row on its NOTIFY; it is stopped for this test.
+    await loop.beforeApplicationShutdown();
+    const writer = new OutboxWriter(new SystemClock());
+    const envelope = await replicaB.transaction((manager) => writer.add(asTransaction(manager), event, { note: 'during an election' }));
+    let refusals = 2;
+    const refusing = (): JetStreamClient => {
+      const js = nc.jetstream();
+      if (refusals > 0) {
+        refusals -= 1;
+        return { ...js, publish: () => Promise.reject(new Error('no responders')) };
+      }
+      return js;
+    };
+    const retrying = new OutboxRelayLoop(new OutboxRelay(replicaB, refusing, { pollIntervalMs: NO_POLL_MS }), OutboxCommitSignal.on(replicaB));
+    try {
+      await retrying.onApplicationBootstrap();
+      await waitUntil(() => published(replicaB, envelope.eventId), 20_000);
+      expect(refusals).toBe(0);
+    } finally {
+      await retrying.beforeApplicationShutdown();
+      loop = new OutboxRelayLoop(new OutboxRelay(replicaA, () => nc.jetstream(), { pollIntervalMs: NO_POLL_MS }), signal);
+      await loop.onApplicationBootstrap();
     }
   });
 

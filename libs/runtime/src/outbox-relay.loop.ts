@@ -2,6 +2,9 @@ import { OutboxCommitSignal, OutboxNotificationListener, OutboxRelay } from '@cp
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { PeriodicTask } from './periodic-task';
 
+/** First pause before a failed relay pass is tried again; it doubles up to the poll interval. */
+const FIRST_RETRY_MS = 250;
+
 /**
  * Runs the outbox relay in the services' periodic loop, relaying on commit (issue 32): a pass at start, a pass
  * as soon as a transaction of this process that wrote outbox rows commits (`OutboxCommitSignal`), a pass when
@@ -17,12 +20,29 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   private readonly task: PeriodicTask;
   private listener?: OutboxNotificationListener;
   private unsubscribe?: () => void;
+  private retryTimer?: NodeJS.Timeout;
+  private retryDelayMs = FIRST_RETRY_MS;
 
   constructor(
     private readonly relay: OutboxRelay,
     private readonly commits: OutboxCommitSignal,
   ) {
-    this.task = new PeriodicTask('outbox relay', relay.options.pollIntervalMs, (isStopping) => relay.pass(isStopping), { runAtStart: true });
+    this.task = new PeriodicTask('outbox relay', relay.options.pollIntervalMs, (isStopping) => this.pass(isStopping), { runAtStart: true });
+  }
+
+  /**
+   * A failed pass (JetStream electing a leader, the database restarting) is tried again after 250 ms, then
+   * 500 ms, 1 s…, never later than the poll: events waiting in the outbox leave as soon as the broker answers
+   * again, instead of at the next poll or the next commit (issue 35: time until orders move after a node loss).
+   */
+  private async pass(isStopping: () => boolean): Promise<void> {
+    if (await this.relay.pass(isStopping)) {
+      this.retryDelayMs = FIRST_RETRY_MS;
+      return;
+    }
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.task.wake(), this.retryDelayMs);
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.relay.options.pollIntervalMs);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -41,6 +61,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.retryTimer);
     this.unsubscribe?.();
     await this.listener?.close();
     await this.task.stop();

@@ -11,7 +11,8 @@ import { CODED_BITS, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { fineCellSize } from './pattern';
 import { findRegistration, registeredDecode } from './registered-decode';
 import { RgbPlanes } from './tone';
-import { DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode } from './types';
+import { MAX_CANDIDATES, traceColluders, TraceInput } from './trace';
+import { ColluderTrace, DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode } from './types';
 
 export { DETECT_THRESHOLD } from './cell-decode';
 
@@ -44,6 +45,41 @@ function result(d: DecodedPayload | null, method: 'registered' | 'blind', transf
     ...(transform ? { transform } : {}),
   };
   return { status: confidence >= DETECT_THRESHOLD ? 'detected' : 'inconclusive', payload: d.payload, confidence, method, evidence };
+}
+
+/**
+ * The registered result once candidate tracing ran (issue 36). Two or more recipients accused (the decoded payload,
+ * when detected, counts as one of them): `detected` without a payload, the evidence listing them. One accused and
+ * nothing else detected: `detected` with that payload. None: the ordinary result, with the trace attached.
+ */
+function withTrace(r: ExtractResult | null, trace: ColluderTrace, transform: FoundTransform): ExtractResult {
+  const payloads = new Set(trace.accused.map((a) => a.payload));
+  const decoded = r && r.status === 'detected' && r.payload !== undefined ? r.payload : null;
+  if (payloads.size === 0 || (decoded !== null && payloads.size === 1 && payloads.has(decoded))) {
+    const base = r ?? { status: 'not_detected' as const, confidence: 0, method: 'registered' as const };
+    return { ...base, ...(base.evidence && trace.accused.length ? { evidence: { ...base.evidence, colluders: trace } } : {}), trace };
+  }
+  if (decoded !== null) payloads.add(decoded);
+  const best = trace.accused[0];
+  // evidence of the ordinary decoding when it detected; otherwise the tracing's own (no code word was decoded)
+  const evidence: DetectionEvidence = r?.status === 'detected' && r.evidence
+    ? { ...r.evidence, colluders: trace }
+    : {
+        payloadBits: PAYLOAD_BITS,
+        checkBits: TAG_BITS,
+        checkBitsMatched: 0,
+        codedBits: CODED_BITS,
+        codedBitsAgreeing: 0,
+        softAgreement: best.correlation,
+        threshold: DETECT_THRESHOLD,
+        decodingAttempts: DECODING_ATTEMPTS,
+        chanceBound: FALSE_MATCH_BOUND,
+        transform,
+        colluders: trace,
+      };
+  const confidence = decoded !== null && r ? r.confidence : math.min(1, best.correlation);
+  if (payloads.size === 1) return { status: 'detected', payload: best.payload, confidence, method: 'registered', evidence, trace };
+  return { status: 'detected', confidence, method: 'registered', evidence, trace };
 }
 
 /**
@@ -111,6 +147,9 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
   }
   let registeredTried = false;
   let weak: ExtractResult | null = null;
+  // candidate tracing's outcome when it accused nobody (kept on whatever result follows)
+  let tested: ColluderTrace | null = null;
+  const withTested = (r: ExtractResult): ExtractResult => (tested ? { ...r, trace: tested } : r);
   try {
     if (original) {
       let oh: HeaderInfo;
@@ -137,7 +176,17 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       if (reg && reg.ncc >= MIN_ALIGN_NCC) {
         registeredTried = true;
         const loadRgb = (): Promise<RgbPlanes | null> => decodeRgb(original, oh, s).catch(() => null);
-        const r = result(await registeredDecode(O, I, reg.H, options.key, loadRgb, diagnostics), 'registered', describeTransform(reg.H, O, I, s, si));
+        const candidates = options.candidates ?? [];
+        const traceOut: { input: TraceInput | null } | null = candidates.length > 0 ? { input: null } : null;
+        const transform = describeTransform(reg.H, O, I, s, si);
+        const r = result(await registeredDecode(O, I, reg.H, options.key, loadRgb, diagnostics, traceOut), 'registered', transform);
+        if (diagnostics && traceOut) diagnostics.traceInput = traceOut.input;
+        if (traceOut?.input) {
+          const trace = traceColluders(traceOut.input, candidates.slice(0, MAX_CANDIDATES), options.key, FALSE_MATCH_BOUND);
+          const traced = withTrace(r, trace, transform);
+          if (traced.status === 'detected') return traced;
+          tested = trace;
+        }
         if (r && r.status === 'detected') return r;
         weak = r;
       }
@@ -151,9 +200,9 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       if (rb && (!bd || rb.agreement > bd.agreement)) bd = rb;
     }
     const r = result(bd, 'blind');
-    if (r && (r.status === 'detected' || !weak || r.confidence > weak.confidence)) return r;
-    if (weak) return weak;
-    return { status: 'not_detected', confidence: 0, method: registeredTried ? 'registered' : 'blind' };
+    if (r && (r.status === 'detected' || !weak || r.confidence > weak.confidence)) return withTested(r);
+    if (weak) return withTested(weak);
+    return withTested({ status: 'not_detected', confidence: 0, method: registeredTried ? 'registered' : 'blind' });
   } catch (e) {
     if (isWatermarkError(e)) return { status: 'unsupported', confidence: 0, method: 'none' };
     return { status: 'error', confidence: 0, method: 'none' };

@@ -4,6 +4,9 @@ export {
   WatermarkErrorCode,
 } from './types';
 export type {
+  AccusedRecipient,
+  ColluderTrace,
+  MixingKind,
   DetectionEvidence,
   DetectionStatus,
   EmbedOptions,
@@ -23,3 +26,6 @@ export { embedImage, flatMarkField, planMark } from './embed';
 export type { MarkPlan } from './embed';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';
+export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';
+export { MAX_CANDIDATES, MAX_ROUNDS, accusationThreshold, normalTail, codeSigns, nullScores, traceColluders } from './trace';
+export type { TraceInput } from './trace';

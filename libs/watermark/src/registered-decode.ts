@@ -13,6 +13,7 @@ import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
 import { alignmentScore, register, Registration, snapCrop } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
+import { TraceInput } from './trace';
 import { ExtractDiagnostics, WatermarkKey } from './types';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -74,6 +75,7 @@ export async function registeredDecode(
   key: WatermarkKey,
   loadRgb: () => Promise<RgbPlanes | null>,
   diagnostics: ExtractDiagnostics | null,
+  traceOut: { input: TraceInput | null } | null = null,
 ): Promise<DecodedPayload | null> {
   const I0 = inspected;
   let I = inspected;
@@ -195,6 +197,8 @@ export async function registeredDecode(
   const layers = buildLayers(key, dims);
   const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
   const amps = amplitudeMaps(act, dims);
+  const cellE: Float32Array[] = [];
+  const cellV: Float32Array[] = [];
   const zs = layers.map((layer, l) => {
     const { nx, ny } = layer;
     const s = accumulate(nx, ny, qx, qy, r);
@@ -208,8 +212,12 @@ export async function registeredDecode(
     const sm = smoothCells(lv, nx, ny, 1);
     const v = new Float32Array(nx * ny);
     for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
+    cellE.push(e);
+    cellV.push(v);
     return zFromCells(layer, amps[l], e, v);
   });
+  // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
+  if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
   if (diagnostics) diagnostics.registeredDecoding = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
   const first = decodeLayers(zs, key);
   if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { embedImage, extractImage } from './index';
+import { embedImage, extractImage, issuedPayload } from './index';
 import { centreCrop, keystone, rotateCrop, sepiaVignette } from './testing/edits';
 import { astronautPng, textPng } from './testing/fixtures';
 const key = { secret: 'robust-spec', version: 'v3' as const };
@@ -149,6 +149,29 @@ describe('issue 34 regression guard (keystone, tiny crop, vignette; registered)'
     if (!m) throw new Error('not embedded');
     const res = await extractImage(await attack(m.data, m.w, m.h), m.orig, { key });
     expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
+  });
+});
+
+// issue 36: three recipients' copies averaged (+ JPEG 80). The extractor before it named at most one recipient
+// (the blind and registered decodings look for one payload); candidate tracing must name all three, no innocent.
+describe('issue 36 regression guard (colluders; registered, with candidates)', () => {
+  it('astronaut, three copies averaged + jpeg 80: all three named, none of 47 innocents', async () => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const issued = Array.from({ length: 50 }, (_, i) => issuedPayload(BigInt(7001 + i)));
+    const colluders = [issued[3], issued[17], issued[41]];
+    const copies = await Promise.all(colluders.map(async (p) => sharp((await embedImage(m.orig, p, { key })).data).raw().toBuffer({ resolveWithObject: true })));
+    const { info } = copies[0];
+    const mean = Buffer.alloc(copies[0].data.length);
+    for (let i = 0; i < mean.length; i++) mean[i] = Math.round((copies[0].data[i] + copies[1].data[i] + copies[2].data[i]) / 3);
+    const averaged = await sharp(mean, { raw: { width: info.width, height: info.height, channels: info.channels } }).jpeg({ quality: 80 }).toBuffer();
+    const res = await extractImage(averaged, m.orig, { key, candidates: issued });
+    const accused = (res.trace?.accused ?? []).map((a) => a.payload);
+    expect([res.status, res.payload, res.method]).toEqual(['detected', undefined, 'registered']);
+    expect(new Set(accused)).toEqual(new Set(colluders));
+    expect(res.evidence?.colluders?.candidatesTested).toBe(50);
+    expect(res.evidence?.colluders?.mixing).toBe('averaging');
+    for (const a of res.trace?.accused ?? []) expect(a.bound).toBeLessThanOrEqual(res.evidence?.chanceBound ?? 0);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { TraceInput } from './trace';
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'bmp' | 'tiff';
 export type DetectionStatus = 'detected' | 'not_detected' | 'inconclusive' | 'unsupported' | 'error';
 /** v2 = the retired algorithm; v3 extraction never detects a v2 mark (different pattern and MAC domain). */
@@ -23,6 +24,12 @@ export interface ExtractOptions {
   maxPixels?: number;
   /** Return what registration and the registered decoding found (`ExtractResult.diagnostics`; for the benchmark's probes). */
   diagnostics?: boolean;
+  /**
+   * Issue 36: the payloads issued on this original (the recipients who could have leaked it). With the original
+   * given, each is tested as a possible contributor to the inspected copy (candidate tracing, `ExtractResult.trace`);
+   * at most MAX_CANDIDATES are tested.
+   */
+  candidates?: readonly bigint[];
 }
 export type ExtractMethod = 'registered' | 'blind' | 'none';
 
@@ -62,7 +69,38 @@ export interface DetectionEvidence {
   chanceBound: number;
   /** Registered extractions only. */
   transform?: FoundTransform;
+  /** Candidate tracing (issue 36), when candidates were tested and at least one was accused. */
+  colluders?: ColluderTrace;
 }
+export type MixingKind = 'averaging' | 'region-splicing' | 'undetermined';
+
+export interface AccusedRecipient {
+  payload: bigint;
+  /** The score S_j (a z-value under "did not contribute"). */
+  z: number;
+  /** candidates x MAX_ROUNDS x Q(z): the Bonferroni bound on accusing a non-contributor this strongly by chance. */
+  bound: number;
+  /** S_j / sqrt(|T_j|): correlation of the observations (after cancellation) with this recipient's code word, 0..1. */
+  correlation: number;
+  /** Share of the regions with a clear mark in which this recipient's mark was the strongest (mixing analysis). */
+  regionShare: number | null;
+}
+
+/** Candidate tracing's outcome (issue 36, trace.ts). */
+export interface ColluderTrace {
+  candidatesTested: number;
+  /** Strongest first. */
+  accused: AccusedRecipient[];
+  /** The smallest z that is accused with this many candidates. */
+  threshold: number;
+  /** The level every accusation's bound is held to (FALSE_MATCH_BOUND). */
+  level: number;
+  /** Only with two or more accused. */
+  mixing: MixingKind | null;
+  /** The largest score of a candidate not accused (after the last cancellation); 0 when every candidate was accused. */
+  bestInnocentZ: number;
+}
+
 export interface ExtractResult {
   status: DetectionStatus;
   payload?: bigint;
@@ -73,6 +111,11 @@ export interface ExtractResult {
   evidence?: DetectionEvidence;
   /** Present when `ExtractOptions.diagnostics` asked for it. */
   diagnostics?: ExtractDiagnostics;
+  /**
+   * Present when candidates were given and the registered decoding ran (issue 36). With two or more accused the
+   * result is `detected` without a `payload` (several recipients contributed); with one, `payload` is that one.
+   */
+  trace?: ColluderTrace;
 }
 
 /** The intermediate figures of one extraction (the benchmark's probes read them). */
@@ -81,6 +124,8 @@ export interface ExtractDiagnostics {
   registration: { H: Float64Array; ncc: number } | null;
   /** Null when the registration was not trusted, or the decoding stopped before the per-layer z-scores. */
   registeredDecoding: RegisteredDecodingDiagnostics | null;
+  /** What candidate tracing read (issue 36; only when candidates were given): the benchmark re-traces other candidate sets from it. */
+  traceInput?: TraceInput | null;
 }
 
 export interface RegisteredDecodingDiagnostics {

@@ -78,6 +78,50 @@ describe('report document', () => {
     expect(await text(data('en-US', { evidence: null }))).not.toContain('Check bits');
   });
 
+  // issue 36: a copy combined from several recipients' copies; no identifier decoded, every accused listed
+  const colluders = (locale: ReportLocale): ReportDocumentData =>
+    data(locale, {
+      watermarkText: null,
+      confidence: 0.41,
+      evidence: {
+        ...data(locale).evidence!,
+        checkBitsMatched: 0,
+        codedBitsAgreeing: 0,
+        softAgreement: 0.41,
+        colluders: {
+          candidatesTested: 200,
+          level: 29 * 2 ** -40,
+          threshold: 7.62,
+          mixing: 'region-splicing',
+          accused: [
+            { orderId: '5551', watermarkText: 'leak: 김철수', z: 11.84, bound: 3.1e-28, correlation: 0.65, regionShare: 0.56 },
+            { orderId: '5552', watermarkText: 'leak: 田中', z: 9.02, bound: 2.4e-16, correlation: 0.5, regionShare: 0.44 },
+          ],
+        },
+      },
+    });
+
+  it.each([
+    ['en-US', ['Recipients who contributed', 'leak: 김철수', 'leak: 田中', '5551', '5552', '11.8', '9.0', '1 in 3.2 × 10^27', '1 in 4.2 × 10^15', 'Candidates tested', '200', 'Splicing by region', '56%', 'score of at least 7.6', 'Several recipients contributed', 'No single identifier']],
+    ['ko-KR', ['유출에 참여한 수령인', 'leak: 김철수', 'leak: 田中', '5551', '11.8', '9.0', '3.2 × 10^27분의 1', '200명', '영역별 이어 붙이기', '56%', '점수 7.6 이상', '여러 수령인이 기여했습니다']],
+    ['ja-JP', ['流出に関与した受取人', 'leak: 김철수', 'leak: 田中', '5552', '11.8', '9.0', '3.2 × 10^27 分の 1', '200 件', '領域ごとのつなぎ合わせ', '44%', 'スコア 7.6 以上', '複数の受取人が関与しています']],
+  ] as const)('%s: lists every accused recipient with score, bound, candidates tested and mixing', async (locale, parts) => {
+    const content = (await text(colluders(locale))).replace(/\s+/g, ' ');
+    for (const part of parts) expect(content).toContain(part);
+    // no decoded identifier: the decoding rows (check bits 0 of 40) are not printed as if something was decoded
+    expect(content).not.toMatch(/0 of 40|40개 중 0개|40 個中 0 個/);
+  });
+
+  it('one recipient found only by tracing: its text, and no claim of several', async () => {
+    const one = colluders('en-US');
+    const c = one.evidence?.colluders;
+    if (!one.evidence || !c) throw new Error('no colluders');
+    const content = (await text({ ...one, watermarkText: 'leak: 김철수', evidence: { ...one.evidence, colluders: { ...c, mixing: null, accused: c.accused.slice(0, 1) } } })).replace(/\s+/g, ' ');
+    expect(content).toContain('found by testing every recipient');
+    expect(content).toContain('One recipient only');
+    expect(content).not.toContain('Several recipients');
+  });
+
   it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {
     const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null } }));
     expect(content).toContain('Not disclosed');

@@ -1,4 +1,4 @@
-import { DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
+import { ColluderTraceView, DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
 import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { fontForText, localeFont } from './report-fonts';
 import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
@@ -134,6 +134,48 @@ function evidenceRows(e: DetectionEvidenceView, method: string | null, m: Report
   return rows;
 }
 
+/** Issue 36: every recipient candidate tracing accused, with the score, the bound, the candidates and the mixing. */
+function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: ReportLocale): Content[] {
+  const int = new Intl.NumberFormat(locale);
+  const z = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  // beyond a trillion, "1 in 3.2 × 10^27" (the digits would not fit a table cell)
+  const oneIn = (p: number): string => {
+    const n = p > 0 ? 1 / p : Number.MAX_VALUE;
+    if (n < 1e12) return new Intl.NumberFormat(locale, { maximumSignificantDigits: 2 }).format(n);
+    const exp = Math.floor(Math.log10(n));
+    return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(n / 10 ** exp)} × 10^${exp}`;
+  };
+  const pct = new Intl.NumberFormat(locale, { style: 'percent' });
+  const header = [m.colluders.recipient, m.colluders.order, m.colluders.score, m.colluders.bound, m.colluders.regions].map((text): TableCell => ({ text, style: 'label' }));
+  const rows = c.accused.map((a): TableCell[] => [
+    userText(a.watermarkText, locale, true),
+    { text: a.orderId },
+    { text: z.format(a.z) },
+    { text: m.colluders.boundValue(oneIn(a.bound)) },
+    { text: a.regionShare === null ? m.notAvailable : pct.format(a.regionShare) },
+  ]);
+  // the section stays on one page (at most eight accused)
+  return [
+    {
+      unbreakable: true,
+      stack: [
+        sectionTitle(m.colluders.title),
+        { text: m.colluders.intro(int.format(c.candidatesTested), c.accused.length), margin: [0, 0, 0, 6] },
+        keyValueTable([
+          [m.colluders.candidatesTested, { text: int.format(c.candidatesTested) }],
+          [m.colluders.mixing, { text: m.colluders.mixingValues[c.mixing ?? 'single'] }],
+        ]),
+        {
+          table: { headerRows: 1, widths: ['*', 70, 50, 95, 60], body: [header, ...rows] },
+          layout: { hLineWidth: () => 0.5, vLineWidth: () => 0, hLineColor: () => COLORS.rule, paddingTop: () => 4, paddingBottom: () => 4 },
+          margin: [0, 0, 0, 6],
+        },
+        { text: m.colluders.method(oneIn(c.level), z.format(c.threshold)), style: 'muted' },
+      ],
+    },
+  ];
+}
+
 function methodText(method: string | null, m: ReportMessages): string {
   if (method === null) {
     return m.notAvailable;
@@ -201,8 +243,13 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
   const m = REPORT_MESSAGES[data.locale];
   const locale = data.locale;
   const status = m.result.statuses[data.detectionStatus];
+  const colluders = data.evidence?.colluders && data.evidence.colluders.accused.length > 0 ? data.evidence.colluders : null;
+  const several = colluders !== null && colluders.accused.length >= 2;
   const watermark: Content =
-    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: m.result.watermarkTextWithheld, style: 'muted' };
+    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: several ? m.colluders.severalText : m.result.watermarkTextWithheld, style: 'muted' };
+  const showEvidence = data.evidence && (data.detectionStatus === 'detected' || data.detectionStatus === 'inconclusive');
+  // a copy traced to several recipients may carry no decodable identifier: the decoding rows would describe nothing
+  const decoded = data.evidence !== null && data.evidence.checkBitsMatched === data.evidence.checkBits;
 
   const content = reportOpening(data, { title: m.title, subtitle: m.subtitle, orderType: m.order.orderTypeValue });
   content.push(
@@ -213,8 +260,10 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
       [m.result.watermarkText, watermark],
       [m.result.confidence, { text: confidenceText(data.confidence, data.detectionStatus, m, locale) }],
       [m.result.method, { text: methodText(data.method, m) }],
-      ...(data.evidence && (data.detectionStatus === 'detected' || data.detectionStatus === 'inconclusive') ? evidenceRows(data.evidence, data.method, m, locale) : []),
+      ...(showEvidence && data.evidence && (decoded || !colluders) ? evidenceRows(data.evidence, data.method, m, locale) : []),
+      ...(showEvidence && colluders && !decoded ? [[m.evidence.checkBits, { text: several ? m.colluders.notDecoded : m.colluders.notDecodedOne }] as [string, Content]] : []),
     ]),
+    ...(showEvidence && colluders ? colluderSection(colluders, m, locale) : []),
     {
       // Thumbnails and hashes of one file stay together on a page.
       unbreakable: true,

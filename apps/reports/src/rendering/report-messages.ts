@@ -57,6 +57,24 @@ export interface ReportMessages {
     transformValue: (parts: { rotation: string | null; scale: string | null; mirrored: boolean; visible: string | null; perspective: boolean }) => string;
     page: string;
   };
+  /** Candidate tracing (issue 36): every recipient accused of contributing to a copy several recipients combined. */
+  colluders: {
+    title: string;
+    intro: (tested: string, accused: number) => string;
+    candidatesTested: string;
+    mixing: string;
+    mixingValues: Record<'averaging' | 'region-splicing' | 'undetermined' | 'single', string>;
+    recipient: string;
+    order: string;
+    score: string;
+    bound: string;
+    regions: string;
+    boundValue: (oneIn: string) => string;
+    method: (level: string, threshold: string) => string;
+    severalText: string;
+    notDecoded: string;
+    notDecodedOne: string;
+  };
   verification: {
     intro: string;
     issuer: string;
@@ -148,6 +166,30 @@ const en: ReportMessages = {
         .replace(/^./, (c) => c.toUpperCase()) + '.',
     page: 'Page read',
   },
+  colluders: {
+    title: 'Recipients who contributed (candidate tracing)',
+    intro: (tested, accused) =>
+      `Every recipient this account issued the same original to (${tested}) was tested as a possible contributor to the inspected copy: ${accused} ${accused === 1 ? 'was' : 'were'} found to have contributed.`,
+    candidatesTested: 'Candidates tested',
+    mixing: 'Mixing found',
+    mixingValues: {
+      averaging: 'Averaging: the copies were combined pixel by pixel (mean or median); every accused mark is present across the picture.',
+      'region-splicing': 'Splicing by region: different parts of the picture come from different copies.',
+      undetermined: 'Not determined: too few regions carry a clear mark to tell.',
+      single: 'One recipient only.',
+    },
+    recipient: 'Recipient (watermark text)',
+    order: 'Issued in order',
+    score: 'Score (z)',
+    bound: 'Chance bound',
+    regions: 'Regions led',
+    boundValue: (oneIn) => `1 in ${oneIn}`,
+    method: (level, threshold) =>
+      `Each score is a z-value under the hypothesis "this recipient did not contribute": a non-contributor's score has mean 0 and standard deviation 1 (measured on unmarked copies and on identifiers never issued). A recipient is named only when the Gaussian tail of its score, multiplied by the candidates tested and the rounds of the search, is at most 1 in ${level} (the bound of a single-recipient detection); with these candidates that means a score of at least ${threshold}. The bound extrapolates the measured null distribution; it is not a measured rate. A recipient who contributed only a small share of the copy may not be named.`,
+    severalText: 'Several recipients contributed: no single watermark text. Each is listed under "Recipients who contributed".',
+    notDecoded: 'No single identifier was decoded: the copy carries several recipients\' marks (see "Recipients who contributed").',
+    notDecodedOne: 'No identifier was decoded on its own: the recipient was found by testing every recipient of this original (see "Recipients who contributed").',
+  },
   verification: {
     intro: 'This report was generated automatically from the stored order record and the stored files.',
     issuer: 'Issued by',
@@ -238,6 +280,29 @@ const ko: ReportMessages = {
         .join(', ') + '.',
     page: '읽은 페이지',
   },
+  colluders: {
+    title: '유출에 참여한 수령인 (후보 추적)',
+    intro: (tested, accused) => `이 계정이 같은 원본을 발급한 모든 수령인(${tested}명)을 검사 대상 사본에 기여했을 가능성이 있는지 각각 검사했습니다. ${accused}명이 기여한 것으로 확인되었습니다.`,
+    candidatesTested: '검사한 후보',
+    mixing: '발견된 혼합 방식',
+    mixingValues: {
+      averaging: '평균: 사본들이 픽셀 단위로 합쳐졌습니다(평균 또는 중앙값). 지목된 모든 워터마크가 그림 전체에 있습니다.',
+      'region-splicing': '영역별 이어 붙이기: 그림의 부분마다 서로 다른 사본에서 왔습니다.',
+      undetermined: '판단할 수 없음: 뚜렷한 워터마크가 있는 영역이 너무 적습니다.',
+      single: '수령인 한 명뿐입니다.',
+    },
+    recipient: '수령인(워터마크 텍스트)',
+    order: '발급 주문',
+    score: '점수(z)',
+    bound: '우연 상한',
+    regions: '주도 영역 비율',
+    boundValue: (oneIn) => `${oneIn}분의 1`,
+    method: (level, threshold) =>
+      `각 점수는 "이 수령인은 기여하지 않았다"는 가설 아래의 z값입니다. 기여하지 않은 수령인의 점수는 평균 0, 표준편차 1입니다(워터마크가 없는 사본과 발급되지 않은 식별자로 측정). 점수의 정규분포 꼬리 확률에 검사한 후보 수와 탐색 단계 수를 곱한 값이 ${level}분의 1 이하일 때만(수령인 한 명을 검출할 때의 상한과 같음) 수령인을 지목합니다. 이번 후보 수에서는 점수 ${threshold} 이상입니다. 이 상한은 측정된 귀무분포를 외삽한 값이며 측정된 비율이 아닙니다. 사본의 작은 부분만 기여한 수령인은 지목되지 않을 수 있습니다.`,
+    severalText: '여러 수령인이 기여했습니다: 단일 워터마크 텍스트는 없습니다. 각 수령인은 "유출에 참여한 수령인"에 나열됩니다.',
+    notDecoded: '단일 식별자는 복호되지 않았습니다: 사본에 여러 수령인의 워터마크가 함께 있습니다("유출에 참여한 수령인" 참조).',
+    notDecodedOne: '식별자만으로는 복호되지 않았습니다: 이 원본의 모든 수령인을 검사하여 수령인을 찾았습니다("유출에 참여한 수령인" 참조).',
+  },
   verification: {
     intro: '이 보고서는 저장된 주문 기록과 저장된 파일로부터 자동으로 생성되었습니다.',
     issuer: '발행 주체',
@@ -327,6 +392,29 @@ const ja: ReportMessages = {
         .filter((p): p is string => p !== null)
         .join('、') + '。',
     page: '読み取ったページ',
+  },
+  colluders: {
+    title: '流出に関与した受取人（候補の追跡）',
+    intro: (tested, accused) => `このアカウントが同じ元ファイルを発行したすべての受取人（${tested} 件）について、検査対象のコピーに関与した可能性をそれぞれ検査しました。${accused} 件の関与が確認されました。`,
+    candidatesTested: '検査した候補',
+    mixing: '見つかった合成の種類',
+    mixingValues: {
+      averaging: '平均：コピーが画素ごとに合成されています（平均または中央値）。指摘されたすべての透かしが画像全体にあります。',
+      'region-splicing': '領域ごとのつなぎ合わせ：画像の部分ごとに別のコピーから来ています。',
+      undetermined: '判定不能：明確な透かしのある領域が少なすぎます。',
+      single: '受取人は 1 件のみです。',
+    },
+    recipient: '受取人（電子透かしテキスト）',
+    order: '発行した注文',
+    score: 'スコア（z）',
+    bound: '偶然の上限',
+    regions: '優勢な領域の割合',
+    boundValue: (oneIn) => `${oneIn} 分の 1`,
+    method: (level, threshold) =>
+      `各スコアは「この受取人は関与していない」という仮説のもとでの z 値です。関与していない受取人のスコアは平均 0、標準偏差 1 です（透かしのないコピーと発行されていない識別子で測定）。スコアの正規分布の裾の確率に検査した候補数と探索の段数を掛けた値が ${level} 分の 1 以下（受取人 1 件を検出するときの上限と同じ）の場合にのみ受取人を指摘します。今回の候補数ではスコア ${threshold} 以上です。この上限は測定した帰無分布を外挿したもので、測定された割合ではありません。コピーのごく一部にしか関与していない受取人は指摘されないことがあります。`,
+    severalText: '複数の受取人が関与しています：単一の電子透かしテキストはありません。各受取人は「流出に関与した受取人」に記載されています。',
+    notDecoded: '単一の識別子は復号されませんでした：コピーには複数の受取人の透かしが含まれています（「流出に関与した受取人」を参照）。',
+    notDecodedOne: '識別子単独では復号されませんでした：この元ファイルのすべての受取人を検査して受取人を特定しました（「流出に関与した受取人」を参照）。',
   },
   verification: {
     intro: 'このレポートは、保存された注文記録と保存されたファイルから自動的に作成されました。',

@@ -31,6 +31,7 @@ function setup(embed: (input: Buffer, id: bigint) => Promise<{ data: Buffer; con
       issued.set(request.outputFileId, existing);
       return Promise.resolve(existing);
     },
+    recordInputHash: () => Promise.resolve(),
   } as unknown as IssuanceRepository;
   const seen: bigint[] = [];
   const engine = {

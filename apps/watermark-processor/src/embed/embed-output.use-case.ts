@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { EmbedJob, Events, OrderFailureCode, OutputCompletedEvent, OutputFailedEvent, OutputProcessingEvent } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
@@ -6,7 +7,7 @@ import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { InputRejected, WatermarkEngine } from '../engine/watermark-engine';
 import { IssuanceEntity } from '../issuance/issuance.entity';
-import { IssuanceRepository } from '../issuance/issuance.repository';
+import { IssuanceRepository, payloadOf } from '../issuance/issuance.repository';
 import { LastOutputPackageService } from '../package/last-output-package.service';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
@@ -54,6 +55,9 @@ export class EmbedOutputUseCase extends FileJob<EmbedTypes> {
         watermarkText: job.text,
         // Jobs queued before the field existed are v3.
         algorithm: job.algorithm ?? 'v3',
+        // issue 36: the original it was made from, and a scrambled payload (recipients' marks near orthogonal)
+        inputKey: job.input.key,
+        scrambled: true,
       });
       const processing: OutputProcessingEvent = { orderId: job.orderId, outputFileId: job.outputFileId };
       await this.outbox.add(tx, Events.outputProcessing, processing);
@@ -65,9 +69,11 @@ export class EmbedOutputUseCase extends FileJob<EmbedTypes> {
     return { reject: { code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE, reason: `input has ${size} bytes` } };
   }
 
-  protected run([input]: Buffer[], job: EmbedJob, issuance: IssuanceEntity, signal: AbortSignal): Promise<EmbedTypes['result']> {
-    // The issuance records the version it was first made with; retries keep it.
-    return this.engine.embed(input, BigInt(issuance.id), job.mediaKind, issuance.algorithm, signal);
+  protected async run([input]: Buffer[], job: EmbedJob, issuance: IssuanceEntity, signal: AbortSignal): Promise<EmbedTypes['result']> {
+    // issue 36: an extract order finds the recipients of the same original by this hash
+    await this.issuances.recordInputHash(issuance.id, createHash('sha256').update(input).digest('hex'));
+    // The issuance records the version and payload scheme it was first made with; retries keep them.
+    return this.engine.embed(input, payloadOf(issuance), job.mediaKind, issuance.algorithm, signal);
   }
 
   protected async writeOutput(job: EmbedJob, result: EmbedTypes['result']): Promise<OutputCompletedEvent> {

@@ -1,5 +1,5 @@
 import { DetectionEvidenceView, DetectionStatus, MediaKind, OrderFailureCode } from '@cp/contracts';
-import { embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
+import { ColluderTrace, DetectionEvidence, embedImage, extractImage, WatermarkError, WatermarkErrorCode, WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, configurePdfResources, embedPdf, extractPdf, PdfWatermarkError, PdfWatermarkErrorCode } from '@cp/watermark-pdf';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
@@ -15,6 +15,16 @@ export interface Detection {
   evidence?: DetectionEvidenceView;
   /** The inspected file is an image of a PDF original's page (no report for those). */
   capturedFromPdf: boolean;
+  /** Issue 36: candidate tracing's outcome, when candidates were given and the registered decoding ran (images only). */
+  trace?: ColluderTrace;
+}
+
+/** The library's evidence names accused payloads (bigints): the extract use case maps them to issuances instead. */
+function withoutColluders<E extends DetectionEvidence>(evidence: E | undefined): Omit<E, 'colluders'> | undefined {
+  if (!evidence) return undefined;
+  const copy: Partial<E> = { ...evidence };
+  delete copy.colluders;
+  return copy as Omit<E, 'colluders'>;
 }
 
 /** The input can never be processed: the output fails with this public code (no retry). */
@@ -72,7 +82,15 @@ export class WatermarkEngine implements OnApplicationShutdown {
    * supported range (an inflation bomb, a page that runs the renderer's heap out) are `unsupported`, a real
    * failure is `error`. The PDF renderer's own failure (deadline, crash) throws: the job's attempt fails.
    */
-  async extract(inspected: Buffer, original: Buffer, originalKind: MediaKind, algorithm: MarkAlgorithm = 'v3', signal?: AbortSignal): Promise<Detection> {
+  async extract(
+    inspected: Buffer,
+    original: Buffer,
+    originalKind: MediaKind,
+    algorithm: MarkAlgorithm = 'v3',
+    signal?: AbortSignal,
+    /** Issue 36: the payloads issued on this original (images: each is tested as a possible contributor). */
+    candidates: readonly bigint[] = [],
+  ): Promise<Detection> {
     // v3 extract looks for v3 marks only, v2 extract for v2 marks (spec 9.5).
     const key = algorithm === 'v2' ? this.v2Key : this.key;
     if (originalKind === 'pdf') {
@@ -82,12 +100,21 @@ export class WatermarkEngine implements OnApplicationShutdown {
         payload: result.payload,
         confidence: result.confidence,
         method: result.capturedFromImage ? 'pdf-page-capture' : 'pdf',
-        evidence: result.evidence,
+        evidence: withoutColluders(result.evidence),
         capturedFromPdf: result.capturedFromImage,
       };
     }
-    const result = await extractImage(inspected, original, { key, maxPixels: this.config.watermark.maxPixels });
-    return { status: result.status, payload: result.payload, confidence: result.confidence, method: result.method, evidence: result.evidence, capturedFromPdf: false };
+    const result = await extractImage(inspected, original, { key, maxPixels: this.config.watermark.maxPixels, ...(candidates.length ? { candidates } : {}) });
+    const evidence = withoutColluders(result.evidence);
+    return {
+      status: result.status,
+      payload: result.payload,
+      confidence: result.confidence,
+      method: result.method,
+      evidence,
+      capturedFromPdf: false,
+      ...(result.trace ? { trace: result.trace } : {}),
+    };
   }
 
   /**

@@ -1,17 +1,35 @@
-import { Events, ExtractCompletedEvent, ExtractJob, mediaKindOf } from '@cp/contracts';
+import { createHash } from 'node:crypto';
+import { ColluderTraceView, Events, ExtractCompletedEvent, ExtractJob, mediaKindOf } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
+import { ColluderTrace } from '@cp/watermark';
 import { Detection, WatermarkEngine } from '../engine/watermark-engine';
-import { IssuanceRepository } from '../issuance/issuance.repository';
+import { IssuanceEntity } from '../issuance/issuance.entity';
+import { IssuanceRepository, payloadOf } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
+
+/** A detection with the accused recipients mapped to their issuances (issue 36). */
+interface TracedDetection extends Detection {
+  colluders?: ColluderTraceView;
+}
+
+/** The report's view of candidate tracing: each accused payload as the issuance it was issued in (same account). */
+function colludersView(trace: ColluderTrace | undefined, byPayload: ReadonlyMap<bigint, IssuanceEntity>): ColluderTraceView | undefined {
+  if (!trace || trace.accused.length === 0) return undefined;
+  const accused = trace.accused.flatMap((a) => {
+    const issuance = byPayload.get(a.payload);
+    return issuance ? [{ orderId: issuance.orderId, watermarkText: issuance.watermarkText, z: a.z, bound: a.bound, correlation: a.correlation, regionShare: a.regionShare }] : [];
+  });
+  return { candidatesTested: trace.candidatesTested, level: trace.level, threshold: trace.threshold, mixing: trace.mixing, accused };
+}
 
 interface ExtractTypes {
   job: ExtractJob;
   state: void;
-  result: Detection;
+  result: TracedDetection;
   outcome: ExtractCompletedEvent;
   // An extract order has a result for every file it can read, `unsupported` included: it never fails a file.
   code: never;
@@ -50,20 +68,35 @@ export class ExtractWatermarkUseCase extends FileJob<ExtractTypes> {
     return { result: { status: 'unsupported', confidence: 0, method: 'none', capturedFromPdf: false } };
   }
 
-  protected run([inspected, original]: Buffer[], job: ExtractJob, _state: void, signal: AbortSignal): Promise<Detection> {
-    return this.engine.extract(inspected, original, mediaKindOf(job.original.fileName), job.algorithm ?? 'v3', signal);
+  /**
+   * Issue 36: images are also traced against every recipient the account issued the same original to (same input
+   * object, or the same bytes in any order), so a copy several recipients combined names each of them.
+   */
+  protected async run([inspected, original]: Buffer[], job: ExtractJob, _state: void, signal: AbortSignal): Promise<TracedDetection> {
+    const kind = mediaKindOf(job.original.fileName);
+    const algorithm = job.algorithm ?? 'v3';
+    const candidates =
+      kind === 'image'
+        ? await this.issuances.findCandidates({ accountId: job.accountId, algorithm, inputKey: job.original.key, inputSha256: createHash('sha256').update(original).digest('hex') })
+        : [];
+    const byPayload = new Map(candidates.map((issuance) => [payloadOf(issuance), issuance]));
+    const detection = await this.engine.extract(inspected, original, kind, algorithm, signal, [...byPayload.keys()]);
+    return { ...detection, colluders: colludersView(detection.trace, byPayload) };
   }
 
   /** Nothing is stored: the outcome is the detection, with the watermark text when this account issued the mark. */
-  protected async writeOutput(job: ExtractJob, detection: Detection): Promise<ExtractCompletedEvent> {
+  protected async writeOutput(job: ExtractJob, detection: TracedDetection): Promise<ExtractCompletedEvent> {
     let watermarkText: string | null = null;
-    if (detection.status === 'detected' && detection.payload !== undefined) {
-      const matches = await this.issuances.findByPayload(detection.payload.toString(), job.algorithm ?? 'v3');
+    // several colluders: detected, and no single text (more than one issuance matches, spec 2.4)
+    const several = (detection.colluders?.accused.length ?? 0) >= 2;
+    if (detection.status === 'detected' && detection.payload !== undefined && !several) {
+      const matches = await this.issuances.findByPayload(detection.payload, job.algorithm ?? 'v3');
       if (matches.length === 1 && matches[0].accountId === job.accountId) {
         watermarkText = matches[0].watermarkText;
       }
     }
     const status = detection.status;
+    const evidence = detection.evidence && detection.colluders ? { ...detection.evidence, colluders: detection.colluders } : detection.evidence;
     return {
       orderId: job.orderId,
       detectionStatus: status,
@@ -71,7 +104,7 @@ export class ExtractWatermarkUseCase extends FileJob<ExtractTypes> {
       watermarkText,
       confidence: Math.min(1, Math.max(0, detection.confidence)),
       method: detection.method,
-      ...(detection.evidence ? { evidence: detection.evidence } : {}),
+      ...(evidence ? { evidence } : {}),
     };
   }
 

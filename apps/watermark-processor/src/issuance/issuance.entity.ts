@@ -8,6 +8,8 @@ export type MarkAlgorithm = 'v2' | 'v3';
  */
 @Entity({ name: 'issuance' })
 @Index('uq_issuance_output', ['outputFileId'], { unique: true })
+@Index('idx_issuance_original_hash', ['accountId', 'inputSha256'])
+@Index('idx_issuance_original_key', ['accountId', 'inputKey'])
 export class IssuanceEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -26,6 +28,18 @@ export class IssuanceEntity {
 
   @Column({ type: 'text' })
   algorithm!: MarkAlgorithm;
+
+  /** Issue 36: the input object the mark was embedded in (null for issuances made before). */
+  @Column({ name: 'input_key', type: 'text', nullable: true })
+  inputKey!: string | null;
+
+  /** Issue 36: SHA-256 (hex) of the input's bytes, set when the input is read (null before). */
+  @Column({ name: 'input_sha256', type: 'text', nullable: true })
+  inputSha256!: string | null;
+
+  /** True when the embedded payload is `issuedPayload(id)` (issue 36); false: the id itself (older issuances, anti-AI marks). */
+  @Column({ type: 'boolean', default: false })
+  scrambled!: boolean;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
