@@ -57,21 +57,12 @@ export class EmbedJob {
   package?: OutputsPackage;
 }
 
-/** `job.watermark.package`: the ZIP of an order with two or more outputs, streamed into storage. */
-export class PackageJob {
+/** `job.watermark.package`: the ZIP of an order with two or more outputs (the same entries and key), streamed into storage. */
+export class PackageJob extends OutputsPackage {
   static readonly subject = JobSubjects.watermarkPackage;
 
   @Matches(/^[0-9]{1,20}$/)
   orderId!: string;
-
-  /** `fileName` is the entry name inside the archive. */
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => StoredObjectRef)
-  entries!: StoredObjectRef[];
-
-  @IsNestedObject(() => StoredObjectRef)
-  output!: StoredObjectRef;
 }
 
 export class OutputRef {
