@@ -2,18 +2,11 @@ import sharp from 'sharp';
 // Test helpers of the engine, not part of its public surface (as main.ts imports its SSIM).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { centreCrop, keystone, rotateCrop, sepiaVignette, warpCorners } from '../../libs/watermark/src/testing/edits';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { mulberry32 } from '../../libs/watermark/src/testing/random';
 
 /** Deterministic PRNG (mulberry32) so benchmark runs repeat. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 export type Attack = (img: Buffer, rand: () => number) => Promise<Buffer>;
 

@@ -4,20 +4,14 @@ import { embedImage, extractImage } from './index';
 import { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';
 import { CODED_BITS } from './payload';
 import { buildLayers, gridDims } from './pattern';
+import { mulberry32 } from './testing/random';
 import { accusationThreshold, codeSigns, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders } from './trace';
 
 const key = { secret: 'trace-spec', version: 'v3' as const };
 
 /** Deterministic uniform numbers (mulberry32) and standard normals (Box-Muller). */
 function rng(seed: number): { u: () => number; n: () => number } {
-  let a = seed >>> 0;
-  const u = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const u = mulberry32(seed);
   return { u, n: () => Math.sqrt(-2 * Math.log(u() + 1e-12)) * Math.cos(2 * Math.PI * u()) };
 }
 

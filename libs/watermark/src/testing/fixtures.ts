@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { mulberry32 } from './random';
 
 export const FIXTURES = join(__dirname, '../../test-fixtures');
 
@@ -42,14 +43,7 @@ export function pngBomb(width = 30000, height = 30000): Buffer {
  * Gaussian points (σ 0.6–2.2 px), a few bright ones with halos and two faint galaxies. Deterministic (mulberry32).
  */
 export function starFieldPng(width = 640, height = 480, seed = 7): Promise<Buffer> {
-  let a = seed >>> 0;
-  const rand = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const f = new Float32Array(width * height * 3);
   for (let i = 0; i < f.length; i += 3) {
     const n = 2 + rand() * 3;
