@@ -23,7 +23,7 @@ import { readZip } from '@cp/testing';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { connect, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -49,6 +49,8 @@ interface ThroughputRow {
   processorCpuShare: number;
   /** The processors' CPU seconds per wall second (2 = both cores). */
   processorCores: number;
+  /** CPU milliseconds per order of each process group (services by name, the S3 server, NATS, PostgreSQL). */
+  cpuMsPerOrder: Record<string, number>;
 }
 
 /** What one order went through, in ms since the epoch (null: the step was not seen). */
@@ -319,6 +321,38 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/** Pids of the machine's processes with this command name (PostgreSQL's postmaster, backends and workers). */
+function pidsNamed(command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) pids.push(Number(entry));
+    } catch {
+      // the process ended while listing
+    }
+  }
+  return pids;
+}
+
+/**
+ * CPU seconds so far per process group: each service (replicas summed), the S3 server, the benchmark's NATS and
+ * every PostgreSQL process of the machine (the benchmark's database shares the server with nothing else while it runs;
+ * a backend that exits during the row takes its seconds with it, the pools keep theirs open).
+ */
+function cpuByGroup(stack: StackProcesses, natsPid: number): Map<string, number> {
+  const groups = new Map<string, number>();
+  const add = (group: string, seconds: number): void => {
+    groups.set(group, (groups.get(group) ?? 0) + seconds);
+  };
+  for (const [key, record] of Object.entries(stack.state.processes)) {
+    add(key.replace(/#\d+$/, ''), cpuSeconds(record.pid));
+  }
+  add('NATS', cpuSeconds(natsPid));
+  for (const pid of pidsNamed('postgres')) add('PostgreSQL', cpuSeconds(pid));
+  return groups;
+}
+
 function stackCpu(stack: StackProcesses): { processor: number; total: number } {
   let processor = 0;
   let total = 0;
@@ -489,8 +523,9 @@ async function sequential(
   });
 }
 
-async function throughput(setup: Setup, processors: number, image: Buffer, count: number): Promise<ThroughputRow> {
+async function throughput(setup: Setup, processors: number, image: Buffer, count: number, natsPid: number): Promise<ThroughputRow> {
   const cpuBefore = stackCpu(setup.stack);
+  const groupsBefore = cpuByGroup(setup.stack, natsPid);
   const started = Date.now();
   const ids: string[] = [];
   const queue = Array.from({ length: count }, (_, index) => index);
@@ -504,6 +539,10 @@ async function throughput(setup: Setup, processors: number, image: Buffer, count
   await waitCompleted(setup.orders, ids, 600_000);
   const elapsedMs = Date.now() - started;
   const cpuAfter = stackCpu(setup.stack);
+  const groupsAfter = cpuByGroup(setup.stack, natsPid);
+  const cpuMsPerOrder = Object.fromEntries(
+    [...groupsAfter].map(([group, seconds]) => [group, Math.round(((seconds - (groupsBefore.get(group) ?? 0)) * 1000 * 10) / count) / 10] as const),
+  );
   const processorCpu = cpuAfter.processor - cpuBefore.processor;
   return {
     processors,
@@ -511,7 +550,20 @@ async function throughput(setup: Setup, processors: number, image: Buffer, count
     perMinute: Math.round((count / elapsedMs) * 60_000 * 10) / 10,
     processorCpuShare: Math.round((processorCpu / Math.max(0.01, cpuAfter.total - cpuBefore.total)) * 1000) / 10,
     processorCores: Math.round((processorCpu / (elapsedMs / 1000)) * 100) / 100,
+    cpuMsPerOrder,
   };
+}
+
+/** One column per throughput row, one line per process group, and the sum (what an order costs the 2 cores). */
+function cpuGroupTable(rows: ThroughputRow[]): string[] {
+  const groups = [...new Set(rows.flatMap((row) => Object.keys(row.cpuMsPerOrder)))].sort();
+  const total = (row: ThroughputRow): number => Math.round(Object.values(row.cpuMsPerOrder).reduce((sum, ms) => sum + ms, 0) * 10) / 10;
+  return [
+    `| process | ${rows.map((row) => `${row.processors} processor replica(s)`).join(' | ')} |`,
+    `|---|${rows.map(() => '---|').join('')}`,
+    ...groups.map((group) => `| ${group} | ${rows.map((row) => row.cpuMsPerOrder[group] ?? 0).join(' | ')} |`),
+    `| **all** | ${rows.map((row) => `**${total(row)}**`).join(' | ')} |`,
+  ];
 }
 
 const hopTable = (rows: HopRow[]): string[] => [
@@ -649,7 +701,7 @@ async function main(): Promise<void> {
           );
           Object.assign(json, { embedHops, endToEnd, webhookLag, packageJobs: packages, transactionsPerOrder, idleTransactionsPerSecond: transactions.idlePerSecond, extractHops, extractClients, concurrentExtractHops, packageHops, packageJobsOfPackageOrders: packageJobs });
         }
-        throughputRows.push(await throughput(setup, processors, image, throughputOrders));
+        throughputRows.push(await throughput(setup, processors, image, throughputOrders, natsPid));
       } finally {
         await setup.close();
       }
@@ -663,6 +715,10 @@ async function main(): Promise<void> {
     '| processor replicas | orders completed / minute | processors\' share of the stack\'s CPU time | processors\' cores busy |',
     '|---|---|---|---|',
     ...throughputRows.map((row) => `| ${row.processors} | ${row.perMinute} | ${row.processorCpuShare}% | ${row.processorCores} |`),
+    '',
+    'CPU per order in the throughput rows (ms, user + system; /proc ticks of 10 ms), by process:',
+    '',
+    ...cpuGroupTable(throughputRows),
   );
   console.log(lines.join('\n'));
   mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });

@@ -8,6 +8,7 @@ import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHead
 import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
+import { JobAttemptsRecorder } from './job-attempts.recorder';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { messagingMetrics } from './messaging-metrics';
 import { RpcUnavailableError } from './rpc-client';
@@ -267,7 +268,7 @@ type Attempt = { ok: true } | { ok: false; error: unknown };
 export class EventConsumer<TData extends object> {
   private readonly logger: Logger;
   private readonly deadlineMs: number;
-  private readonly attempts: JobAttemptsRepository;
+  private readonly attempts: JobAttemptsRecorder;
   private workers: Array<Promise<void>> = [];
   private stopping = false;
   /** Wakes the pauses between in-process retries when the consumer stops. */
@@ -278,10 +279,12 @@ export class EventConsumer<TData extends object> {
     private readonly dataSource: DataSource,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
+    /** Shared by a process's consumers (`MessagingRuntime`), so their attempt records share statements. */
+    attempts?: JobAttemptsRecorder,
   ) {
     this.logger = new Logger(`Consumer:${definition.durable}`);
     this.deadlineMs = resolveDeadlineMs(definition);
-    this.attempts = new JobAttemptsRepository(dataSource);
+    this.attempts = attempts ?? new JobAttemptsRecorder(new JobAttemptsRepository(dataSource));
   }
 
   private get maxAttempts(): number {
@@ -309,6 +312,7 @@ export class EventConsumer<TData extends object> {
     this.stopping = true;
     this.stopSignal.abort();
     await Promise.allSettled(this.workers);
+    await this.attempts.flush();
   }
 
   /** One slot: pulls a message only when free. Never rejects (no unhandled rejection can end the process). */
@@ -395,14 +399,14 @@ export class EventConsumer<TData extends object> {
         this.settle(message, 'ack');
         stopTimer({ outcome: 'ok' });
         messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'ok' });
-        await this.recordAttempt(message, decoded, startedAt, 'ok', null);
+        this.recordAttempt(message, decoded, startedAt, 'ok', null);
         return;
       }
       const { error } = attempt;
       const deadline = error instanceof JobDeadlineExceededError;
       stopTimer({ outcome: deadline ? 'deadline' : 'error' });
       messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: deadline ? 'deadline' : 'error' });
-      await this.recordAttempt(message, decoded, startedAt, deadline ? 'deadline' : 'error', error instanceof Error ? error.message : String(error));
+      this.recordAttempt(message, decoded, startedAt, deadline ? 'deadline' : 'error', error instanceof Error ? error.message : String(error));
       // Logs name the event and, when it has one, the order it is about.
       const context = { err: error, deliveryCount, eventId: decoded.eventId, orderId: (decoded.data as { orderId?: unknown }).orderId };
       if (isTransientInfrastructureError(error)) {
@@ -507,26 +511,22 @@ export class EventConsumer<TData extends object> {
    * Keeps the attempt for the order's timeline (`job_attempt`) when the message is about an order. Best effort:
    * a failure to record is logged and changes nothing of the message's handling.
    */
-  private async recordAttempt(message: JsMsg, decoded: DecodedMessage<TData>, startedAt: Date, outcome: string, reason: string | null): Promise<void> {
+  private recordAttempt(message: JsMsg, decoded: DecodedMessage<TData>, startedAt: Date, outcome: string, reason: string | null): void {
     const orderId = (decoded.data as { orderId?: unknown }).orderId;
     if (typeof orderId !== 'string' && typeof orderId !== 'number') {
       return;
     }
-    try {
-      await this.attempts.record({
-        consumer: this.definition.durable,
-        subject: message.subject,
-        eventId: decoded.eventId,
-        orderId: String(orderId),
-        delivery: message.info.redeliveryCount,
-        startedAt,
-        durationMs: Date.now() - startedAt.getTime(),
-        outcome,
-        reason: reason === null ? null : reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
-      });
-    } catch (recordError) {
-      this.logger.warn({ err: recordError, orderId }, 'could not record the attempt for the order timeline');
-    }
+    this.attempts.record({
+      consumer: this.definition.durable,
+      subject: message.subject,
+      eventId: decoded.eventId,
+      orderId: String(orderId),
+      delivery: message.info.redeliveryCount,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      outcome,
+      reason: reason === null ? null : reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
+    });
   }
 
   /**
@@ -550,7 +550,7 @@ export class EventConsumer<TData extends object> {
       }
     }
     await this.park(message, reason);
-    await this.recordAttempt(message, decoded, new Date(), 'parked', reason);
+    this.recordAttempt(message, decoded, new Date(), 'parked', reason);
   }
 
   private async boundedHook(hook: () => Promise<void>): Promise<Attempt> {

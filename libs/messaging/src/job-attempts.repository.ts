@@ -14,9 +14,11 @@ export type JobAttemptRecord = Omit<JobAttemptEntity, 'id'>;
 export class JobAttemptsRepository {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
-  /** One statement per attempt. */
-  async record(attempt: JobAttemptRecord): Promise<void> {
-    await this.dataSource.getRepository(JobAttemptEntity).insert(attempt);
+  /** One statement for all of them (`JobAttemptsRecorder` gathers a process's attempts of a few milliseconds). */
+  async recordAll(attempts: JobAttemptRecord[]): Promise<void> {
+    if (attempts.length > 0) {
+      await this.dataSource.getRepository(JobAttemptEntity).insert(attempts);
+    }
   }
 
   /** Drops the attempts older than 30 days (the outbox relay's periodic housekeeping calls it, once per process). */

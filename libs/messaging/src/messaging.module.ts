@@ -12,6 +12,7 @@ import { tableSql } from '@cp/database';
 import { DataSource } from 'typeorm';
 import { setQueueMetricsSource } from './consumer-metrics';
 import { ConsumerDefinition, EventConsumer } from './event-consumer';
+import { JobAttemptsRecorder } from './job-attempts.recorder';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
@@ -32,11 +33,15 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   // Each consumer has its own payload type; the runtime only starts and stops them.
   private readonly definitions: ConsumerDefinition<object>[] = [];
   private readonly consumers: EventConsumer<object>[] = [];
+  private readonly attempts: JobAttemptsRecorder;
 
   constructor(
     private readonly nats: NatsConnectionService,
     @Inject(DataSource) private readonly dataSource: DataSource,
-  ) {}
+    attempts: JobAttemptsRepository,
+  ) {
+    this.attempts = new JobAttemptsRecorder(attempts);
+  }
 
   register<TData extends object>(definition: ConsumerDefinition<TData>): void {
     this.definitions.push(definition);
@@ -48,7 +53,7 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
 
   async onApplicationBootstrap(): Promise<void> {
     for (const definition of this.definitions) {
-      const consumer = new EventConsumer(definition, this.dataSource, this.nats.js, this.nats.jsm);
+      const consumer = new EventConsumer(definition, this.dataSource, this.nats.js, this.nats.jsm, this.attempts);
       await consumer.start();
       this.consumers.push(consumer);
     }
