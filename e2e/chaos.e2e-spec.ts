@@ -35,7 +35,7 @@ import {
   waitForJetStream,
 } from '../tools/stack/stack';
 import { api, createAccount, layout, openSchema, stack, TestAccount } from './support/e2e-stack';
-import { corpusFile, embedBody } from './support/orders';
+import { corpusFile, embedBody, jobConsumersText, timelineText } from './support/orders';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 
 const FULL = process.env.CHAOS_FULL === '1';
@@ -399,7 +399,9 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
 
   /**
    * The leader of EVENTS killed and left down: the rows after it run on two nodes. Its "restore" restarts the
-   * orders service, which must start (streams checked and updated at R3) with a node of three missing.
+   * webhooks service, which must start (streams checked and updated at R3, its consumers, its outbox relay) with a
+   * node of three missing. A service off the creation path: restarting the orders service here made "moving
+   * again" measure its start (5-8 s without orders), not the node loss.
    */
   const nodeDownForGood: Fault = {
     name: 'one NATS node down for the rest of the run',
@@ -408,8 +410,8 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       await killNode(nodeLeftDown);
     },
     restore: async () => {
-      await stack().stop('orders');
-      await stack().startService('orders');
+      await stack().stop('webhooks');
+      await stack().startService('webhooks');
     },
   };
 
@@ -593,6 +595,15 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     const stuck = final.filter((order) => order && !['complete', 'failed'].includes(order.status)).length + (report?.status === 'completed' ? 0 : 1);
     const duplicated = accepted.reduce((sum, { order }, index) => sum + Math.max(0, outputObjects(account.accountId, order.orderId, startedAt).length - (final[index]?.outputs.length ?? order.outputs.length)), 0);
     table.push({ fault: fault.name, inFlight, lost, stuck, duplicated, recoverMs, sinceFaultMs, electedMs: await fault.elected?.(), movingAgainMs: movingAgainAt === undefined ? undefined : movingAgainAt - faultAt });
+    if (stuck > 0) {
+      // A row that fails says where it stopped: each unfinished order's timeline, the report, the broker's view.
+      const unfinished = final.flatMap((order, index) => (order && !['complete', 'failed'].includes(order.status) ? [accepted[index]] : []));
+      const lines = [`${fault.name}: ${stuck} stuck; report ${reportOrderId}: ${report?.status ?? 'not read'}`];
+      for (const { kind, order } of unfinished) lines.push(`${kind} order ${order.orderId} timeline:\n${await timelineText(order.orderId)}`);
+      if (report?.status !== 'completed') lines.push(`report's order ${reportOrderId} timeline:\n${await timelineText(reportOrderId)}`);
+      lines.push(`JOBS consumers:\n${await jobConsumersText()}`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    }
     expect({ lost, stuck, duplicated }).toEqual({ lost: 0, stuck: 0, duplicated: 0 });
     const views = final as WatermarkOrderView[];
     // Nothing here should fail: the extract finds the mark, the embeds complete with every output stored once.

@@ -26,10 +26,14 @@ export const HEARTBEAT_JOB_ACK_WAIT_MS = 10_000;
 /**
  * Ack wait of a consumer that sets none (the events). Short, because a delivery whose ack the broker never got
  * waits this long to be redelivered: when a JetStream node dies, the deliveries and acks in flight through it
- * are lost, and those events only move again after it (30 s made a leader kill of EVENTS a 30 s stall). A
- * handler may still run longer: the progress heartbeat (`working()`, every third of the ack wait) holds it.
+ * are lost, and those events only move again after it (30 s made a leader kill of EVENTS a 30 s stall; with
+ * 10 s, an upload's storage notification lost that way kept the first order after the kill waiting 12-16 s,
+ * beyond issue 35's 10 s). Redelivery comes at the later of the new leader's election (4-7 s measured) and
+ * this wait, so 5 s adds little to the election. A handler may still run longer: the progress heartbeat
+ * (`working()`, every third of the ack wait) holds it, and the event consumers live in services whose event
+ * loop never blocks for seconds (orders, uploads, webhooks, reports, retention; the engines' jobs keep 10 s).
  */
-export const DEFAULT_ACK_WAIT_MS = 10_000;
+export const DEFAULT_ACK_WAIT_MS = 5_000;
 
 /** Deadline of one attempt at an event (a database transaction or two) when neither the definition nor the environment sets one. */
 export const DEFAULT_EVENT_DEADLINE_MS = 2 * 60_000;

@@ -35,6 +35,9 @@ export interface NatsOptions {
 }
 
 /** The service's JetStream connection: streams ensured at start, drained at shutdown. */
+/** JetStream API wait of one stream set-up attempt at start (retried during an election, within the set-up deadline). */
+const SETUP_REQUEST_TIMEOUT_MS = 2000;
+
 @Injectable()
 export class NatsConnectionService implements OnApplicationShutdown {
   private readonly logger = new Logger(NatsConnectionService.name);
@@ -57,17 +60,22 @@ export class NatsConnectionService implements OnApplicationShutdown {
     const replicas = this.options.streamReplicas ?? 1;
     // A service starting while a node of the cluster is lost or starting meets a leader election (timeouts,
     // "temporarily unavailable") for a few seconds: set-up is retried within a deadline, then fails the start.
-    this.manager = await retryDuringElection(
+    await retryDuringElection(
       async () => {
-        const manager = await connection.jetstreamManager();
+        // A request lost with a dead meta leader is only answered by its timeout: 2 s, not the client's 5 s, so a
+        // service restarted just after a node loss retries on the new leader sooner (issue 35: a restart of the
+        // orders service with a node down spent 5 s on one such request).
+        const manager = await connection.jetstreamManager({ timeout: SETUP_REQUEST_TIMEOUT_MS });
         if (connection.info && replicas > 1) {
           checkStreamReplicas(replicas, connection.info, await existingStreamPeers(manager, streams));
         }
         await ensureStreams(manager, streams, { replicas });
-        return manager;
       },
       { deadlineMs: this.options.setupDeadlineMs, onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; stream set-up retried') },
     );
+    // The manager the services keep waits the client's usual 5 s: its callers (consumer set-up, metrics, replays)
+    // are retried or not on an order's path.
+    this.manager = await connection.jetstreamManager();
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 
