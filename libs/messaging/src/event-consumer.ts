@@ -113,6 +113,12 @@ export interface ConsumerOptions<TData extends object> {
   durable: string;
   stream: string;
   handle(data: TData, context: HandlerContext): Promise<void>;
+  /**
+   * The messages of the subject this consumer has nothing to do with (the reports service and every status change
+   * but `expired`): acknowledged without calling the handler and left out of the order's timeline, which then
+   * shows only attempts that did something (and no statement is spent recording the others).
+   */
+  skip?(data: TData): boolean;
   /** Attempts (broker deliveries) before the message is parked on `parked.<durable>`. */
   maxAttempts?: number;
   /** Delay before each redelivery after a failure; the last value repeats. */
@@ -389,6 +395,10 @@ export class EventConsumer<TData extends object> {
         decoded = this.decode(message);
       } catch (error) {
         await this.park(message, error instanceof Error ? error.message : 'invalid message');
+        return;
+      }
+      if (this.definition.skip?.(decoded.data)) {
+        this.settle(message, 'ack');
         return;
       }
       if (deliveryCount > this.maxAttempts) {

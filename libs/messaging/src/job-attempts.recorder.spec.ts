@@ -39,10 +39,10 @@ describe('JobAttemptsRecorder', () => {
     recorder.record(attempt('2'));
     recorder.record(attempt('3'));
     expect(log.statements).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect(log.statements).toEqual([['1', '2', '3']]);
     recorder.record(attempt('4'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect(log.statements).toEqual([['1', '2', '3'], ['4']]);
   });
 

@@ -534,4 +534,47 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       await consumer.stop();
     }
   });
+
+  it('acknowledges the messages a consumer skips without handling them, and leaves them out of the timeline', async () => {
+    const subject = `${prefix}.order.skippable`;
+    const skippedOrder = `${Date.now()}1`;
+    const handledOrder = `${Date.now()}2`;
+    const writer = new OutboxWriter(new SystemClock());
+    for (const orderId of [skippedOrder, handledOrder]) {
+      const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
+      await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
+    }
+    const durable = `${prefix}-order-skippable`;
+    const handled: string[] = [];
+    const consumer = new EventConsumer<OrderNotePayload>(
+      {
+        durable,
+        stream: stream.name,
+        filterSubject: subject,
+        payload: OrderNotePayload,
+        parkOnlyBecause: 'a test message',
+        skip: (note) => note.orderId === skippedOrder,
+        handle: (note) => {
+          handled.push(note.orderId);
+          return Promise.resolve();
+        },
+      },
+      dataSource,
+      nc.jetstream(),
+      jsm,
+    );
+    await consumer.start();
+    try {
+      const attempts = new JobAttemptsRepository(dataSource);
+      await waitUntil(async () => (await attempts.stepsOf(handledOrder, 'test-service')).length === 1);
+      await consumer.stop();
+      expect(handled).toEqual([handledOrder]);
+      expect(await attempts.stepsOf(skippedOrder, 'test-service')).toEqual([]);
+      // Both acknowledged: nothing pending, nothing redelivered.
+      const info = await jsm.consumers.info(stream.name, durable);
+      expect([info.num_ack_pending, info.num_pending, info.ack_floor.stream_seq]).toEqual([0, 0, info.delivered.stream_seq]);
+    } finally {
+      await consumer.stop();
+    }
+  });
 });

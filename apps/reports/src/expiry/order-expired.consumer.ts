@@ -25,10 +25,8 @@ export class OrderExpiredConsumer implements OnModuleInit {
       message: Events.orderStatusChanged,
       parkOnlyBecause: "retention deletes the expired order's objects regardless; only this service's rows wait for a replay",
       concurrency: 4,
+      skip: (event) => event.status !== 'expired',
       handle: async (event, context) => {
-        if (event.status !== 'expired') {
-          return;
-        }
         let dropped: Array<{ bucket: string; key: string }> = [];
         await context.transaction(async (manager) => {
           dropped = await this.expire.execute(manager, event.orderId);
