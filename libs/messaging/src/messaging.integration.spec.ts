@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError } from './event-consumer';
+import { ConsumerDefinition, EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError } from './event-consumer';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { ensureStreams } from './jetstream-setup';
@@ -489,35 +489,47 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     expect(await parkedCount(durable)).toBe(0);
   });
 
-  it("keeps each attempt at a message about an order for the order's timeline: retries with their reasons, then the success", async () => {
-    const subject = `${prefix}.order.note`;
-    const orderId = String(Date.now());
+  /** Publishes a note about each order on `subject`, as the outbox would. */
+  async function publishOrderNotes(subject: string, orderIds: string[]): Promise<void> {
     const writer = new OutboxWriter(new SystemClock());
-    const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
-    await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
-    const durable = `${prefix}-order-note`;
-    let calls = 0;
+    for (const orderId of orderIds) {
+      const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
+      await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
+    }
+  }
+
+  /** A started consumer of the order notes on `subject`, with the rest of its definition from the test. */
+  async function orderNoteConsumer(
+    subject: string,
+    durable: string,
+    definition: Pick<ConsumerDefinition<OrderNotePayload>, 'handle' | 'skip' | 'maxAttempts' | 'backoffMs'>,
+  ): Promise<EventConsumer<OrderNotePayload>> {
     const consumer = new EventConsumer<OrderNotePayload>(
-      {
-        durable,
-        stream: stream.name,
-        filterSubject: subject,
-        payload: OrderNotePayload,
-        maxAttempts: 4,
-        backoffMs: [100],
-        parkOnlyBecause: 'a test message',
-        handle: async () => {
-          calls += 1;
-          if (calls < 3) {
-            throw new Error(`storage refused, try ${calls}`);
-          }
-        },
-      },
+      { durable, stream: stream.name, filterSubject: subject, payload: OrderNotePayload, parkOnlyBecause: 'a test message', ...definition },
       dataSource,
       nc.jetstream(),
       jsm,
     );
     await consumer.start();
+    return consumer;
+  }
+
+  it("keeps each attempt at a message about an order for the order's timeline: retries with their reasons, then the success", async () => {
+    const subject = `${prefix}.order.note`;
+    const orderId = String(Date.now());
+    await publishOrderNotes(subject, [orderId]);
+    const durable = `${prefix}-order-note`;
+    let calls = 0;
+    const consumer = await orderNoteConsumer(subject, durable, {
+      maxAttempts: 4,
+      backoffMs: [100],
+      handle: async () => {
+        calls += 1;
+        if (calls < 3) {
+          throw new Error(`storage refused, try ${calls}`);
+        }
+      },
+    });
     try {
       const attempts = new JobAttemptsRepository(dataSource);
       await waitUntil(async () => (await attempts.stepsOf(orderId, 'test-service')).length === 3);
@@ -539,31 +551,16 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     const subject = `${prefix}.order.skippable`;
     const skippedOrder = `${Date.now()}1`;
     const handledOrder = `${Date.now()}2`;
-    const writer = new OutboxWriter(new SystemClock());
-    for (const orderId of [skippedOrder, handledOrder]) {
-      const envelope = await dataSource.transaction((manager) => writer.add(asTransaction(manager), defineEvent(subject, OrderNotePayload), { orderId }));
-      await nc.jetstream().publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: envelope.eventId });
-    }
+    await publishOrderNotes(subject, [skippedOrder, handledOrder]);
     const durable = `${prefix}-order-skippable`;
     const handled: string[] = [];
-    const consumer = new EventConsumer<OrderNotePayload>(
-      {
-        durable,
-        stream: stream.name,
-        filterSubject: subject,
-        payload: OrderNotePayload,
-        parkOnlyBecause: 'a test message',
-        skip: (note) => note.orderId === skippedOrder,
-        handle: (note) => {
-          handled.push(note.orderId);
-          return Promise.resolve();
-        },
+    const consumer = await orderNoteConsumer(subject, durable, {
+      skip: (note) => note.orderId === skippedOrder,
+      handle: (note) => {
+        handled.push(note.orderId);
+        return Promise.resolve();
       },
-      dataSource,
-      nc.jetstream(),
-      jsm,
-    );
-    await consumer.start();
+    });
     try {
       const attempts = new JobAttemptsRepository(dataSource);
       await waitUntil(async () => (await attempts.stepsOf(handledOrder, 'test-service')).length === 1);
