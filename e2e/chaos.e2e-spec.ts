@@ -592,12 +592,12 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     const sinceFaultMs = Date.now() - faultAt;
     await watching;
     const lost = final.filter((order) => order === null).length;
-    const stuck = final.filter((order) => order && !['complete', 'failed'].includes(order.status)).length + (report?.status === 'completed' ? 0 : 1);
+    const unfinished = accepted.filter((_entry, index) => final[index] !== null && !['complete', 'failed'].includes(final[index]?.status ?? ''));
+    const stuck = unfinished.length + (report?.status === 'completed' ? 0 : 1);
     const duplicated = accepted.reduce((sum, { order }, index) => sum + Math.max(0, outputObjects(account.accountId, order.orderId, startedAt).length - (final[index]?.outputs.length ?? order.outputs.length)), 0);
     table.push({ fault: fault.name, inFlight, lost, stuck, duplicated, recoverMs, sinceFaultMs, electedMs: await fault.elected?.(), movingAgainMs: movingAgainAt === undefined ? undefined : movingAgainAt - faultAt });
     if (stuck > 0) {
       // A row that fails says where it stopped: each unfinished order's timeline, the report, the broker's view.
-      const unfinished = final.flatMap((order, index) => (order && !['complete', 'failed'].includes(order.status) ? [accepted[index]] : []));
       const lines = [`${fault.name}: ${stuck} stuck; report ${reportOrderId}: ${report?.status ?? 'not read'}`];
       for (const { kind, order } of unfinished) lines.push(`${kind} order ${order.orderId} timeline:\n${await timelineText(order.orderId)}`);
       if (report?.status !== 'completed') lines.push(`report's order ${reportOrderId} timeline:\n${await timelineText(reportOrderId)}`);

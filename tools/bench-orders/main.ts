@@ -353,18 +353,8 @@ function cpuByGroup(stack: StackProcesses, natsPid: number): Map<string, number>
   return groups;
 }
 
-function stackCpu(stack: StackProcesses): { processor: number; total: number } {
-  let processor = 0;
-  let total = 0;
-  for (const [key, record] of Object.entries(stack.state.processes)) {
-    const seconds = cpuSeconds(record.pid);
-    total += seconds;
-    if (key.startsWith('watermark-processor')) {
-      processor += seconds;
-    }
-  }
-  return { processor, total };
-}
+/** Groups that are not the stack's own processes (the processors' share is of the stack's CPU time). */
+const OUTSIDE_THE_STACK = new Set(['NATS', 'PostgreSQL']);
 
 const hopOf = (hop: string, values: Array<number | null>): HopRow => ({ hop, ...stats(values.filter((value): value is number => value !== null)) });
 
@@ -524,7 +514,6 @@ async function sequential(
 }
 
 async function throughput(setup: Setup, processors: number, image: Buffer, count: number, natsPid: number): Promise<ThroughputRow> {
-  const cpuBefore = stackCpu(setup.stack);
   const groupsBefore = cpuByGroup(setup.stack, natsPid);
   const started = Date.now();
   const ids: string[] = [];
@@ -538,17 +527,15 @@ async function throughput(setup: Setup, processors: number, image: Buffer, count
   );
   await waitCompleted(setup.orders, ids, 600_000);
   const elapsedMs = Date.now() - started;
-  const cpuAfter = stackCpu(setup.stack);
-  const groupsAfter = cpuByGroup(setup.stack, natsPid);
-  const cpuMsPerOrder = Object.fromEntries(
-    [...groupsAfter].map(([group, seconds]) => [group, Math.round(((seconds - (groupsBefore.get(group) ?? 0)) * 1000 * 10) / count) / 10] as const),
-  );
-  const processorCpu = cpuAfter.processor - cpuBefore.processor;
+  const spent = [...cpuByGroup(setup.stack, natsPid)].map(([group, seconds]) => [group, seconds - (groupsBefore.get(group) ?? 0)] as const);
+  const cpuMsPerOrder = Object.fromEntries(spent.map(([group, seconds]) => [group, Math.round((seconds * 1000 * 10) / count) / 10] as const));
+  const processorCpu = spent.find(([group]) => group === 'watermark-processor')?.[1] ?? 0;
+  const stackTotal = spent.filter(([group]) => !OUTSIDE_THE_STACK.has(group)).reduce((sum, [, seconds]) => sum + seconds, 0);
   return {
     processors,
     orders: count,
     perMinute: Math.round((count / elapsedMs) * 60_000 * 10) / 10,
-    processorCpuShare: Math.round((processorCpu / Math.max(0.01, cpuAfter.total - cpuBefore.total)) * 1000) / 10,
+    processorCpuShare: Math.round((processorCpu / Math.max(0.01, stackTotal)) * 1000) / 10,
     processorCores: Math.round((processorCpu / (elapsedMs / 1000)) * 100) / 100,
     cpuMsPerOrder,
   };

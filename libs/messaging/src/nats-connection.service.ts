@@ -34,10 +34,10 @@ export interface NatsOptions {
   setupDeadlineMs?: number;
 }
 
-/** The service's JetStream connection: streams ensured at start, drained at shutdown. */
 /** JetStream API wait of one stream set-up attempt at start (retried during an election, within the set-up deadline). */
 const SETUP_REQUEST_TIMEOUT_MS = 2000;
 
+/** The service's JetStream connection: streams ensured at start, drained at shutdown. */
 @Injectable()
 export class NatsConnectionService implements OnApplicationShutdown {
   private readonly logger = new Logger(NatsConnectionService.name);
@@ -74,8 +74,8 @@ export class NatsConnectionService implements OnApplicationShutdown {
       { deadlineMs: this.options.setupDeadlineMs, onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; stream set-up retried') },
     );
     // The manager the services keep waits the client's usual 5 s: its callers (consumer set-up, metrics, replays)
-    // are retried or not on an order's path.
-    this.manager = await connection.jetstreamManager();
+    // are retried or not on an order's path. JetStream was just checked by the set-up: no second account request.
+    this.manager = await connection.jetstreamManager({ checkAPI: false });
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 
