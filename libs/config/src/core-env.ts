@@ -137,6 +137,17 @@ export class StorageEnv extends CoreEnv {
   @Transform(toBoolean)
   @IsBoolean()
   S3_CREATE_BUCKETS: boolean = true;
+
+  /**
+   * A storage request whose connection stays silent this long (no byte sent or received) fails with ETIMEDOUT,
+   * which the consumers treat as an outage (held and retried): without it a frozen storage server holds a job,
+   * a download or a ZIP for as long as the TCP connection lives. Idle time, not a whole-request deadline, so a
+   * large upload that keeps moving is never cut.
+   */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  S3_IDLE_TIMEOUT_MS: number = 30_000;
 }
 
 export interface CoreConfig {
@@ -190,6 +201,7 @@ export interface StorageConfig {
   region: string;
   buckets: { inputs: string; outputs: string; reports: string };
   createBuckets: boolean;
+  idleTimeoutMs: number;
 }
 
 export function toStorageConfig(env: StorageEnv): StorageConfig {
@@ -201,5 +213,6 @@ export function toStorageConfig(env: StorageEnv): StorageConfig {
     region: env.S3_REGION,
     buckets: { inputs: env.S3_BUCKET_INPUTS, outputs: env.S3_BUCKET_OUTPUTS, reports: env.S3_BUCKET_REPORTS },
     createBuckets: env.S3_CREATE_BUCKETS,
+    idleTimeoutMs: env.S3_IDLE_TIMEOUT_MS,
   };
 }

@@ -8,7 +8,8 @@ const ROOT = path.resolve(__dirname, '../../..');
 
 /**
  * Fixed-configuration destinations (see eslint.config.mjs): the SDK and CLI call the user's API, the relay our S3,
- * and the tracing SDK's setup (issue 33) posts spans to the operator's OTEL_EXPORTER_OTLP_ENDPOINT.
+ * the tracing SDK's setup (issue 33) posts spans to the operator's OTEL_EXPORTER_OTLP_ENDPOINT, and the storage
+ * client's idle-limited transport (issue 35) talks to the configured S3 endpoint.
  */
 const EXEMPT = [
   /^libs\/egress\//,
@@ -17,6 +18,7 @@ const EXEMPT = [
   /^apps\/cli\//,
   /^apps\/api-gateway\/src\/results\/storage-relay\.ts$/,
   /^libs\/tracing\/src\/tracing-sdk\.ts$/,
+  /^libs\/storage\/src\/object-storage\.ts$/,
 ];
 
 const CLIENT_MODULE = /^\s*import\s+(?!type\b)[^;]*?from\s+'(?:node:)?(?:https?|http2|undici|request-filtering-agent|axios|got|node-fetch|@opentelemetry\/exporter-[\w-]+)'/m;

@@ -1,11 +1,47 @@
 import { StorageConfig } from '@cp/config';
 import contentDisposition from 'content-disposition';
 import { Client } from 'minio';
+import http from 'node:http';
+import https from 'node:https';
 import { PassThrough, pipeline, Readable } from 'node:stream';
 
 export interface ObjectInfo {
   size: number;
   etag: string;
+}
+
+/** A storage connection silent for longer than S3_IDLE_TIMEOUT_MS (ETIMEDOUT: an outage to the consumers). */
+export class StorageIdleTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+
+  constructor(idleMs: number) {
+    super(`storage sent and received nothing for ${idleMs} ms`);
+    this.name = 'StorageIdleTimeoutError';
+  }
+}
+
+/**
+ * The minio client's transport with an idle limit on every request, through its response body: the client has
+ * no timeout of its own, so a storage server that accepts the connection and then stops answering (frozen, a
+ * half-open connection after a network cut) would hold the caller for as long as the kernel keeps the socket.
+ */
+export function idleTimeoutTransport(base: typeof http | typeof https, idleMs: number): Pick<typeof http, 'request'> {
+  // minio calls only `request(options, callback)`; the cast gives the function http.request's overloaded type.
+  const request = ((options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void): http.ClientRequest => {
+    const outgoing = base.request(options, callback);
+    let incoming: http.IncomingMessage | undefined;
+    outgoing.once('response', (response: http.IncomingMessage) => {
+      incoming = response;
+    });
+    outgoing.setTimeout(idleMs, () => {
+      const error = new StorageIdleTimeoutError(idleMs);
+      // the body's reader sees this error, not the bare "aborted" of a destroyed request
+      incoming?.destroy(error);
+      outgoing.destroy(error);
+    });
+    return outgoing;
+  }) as typeof http.request;
+  return { request };
 }
 
 function clientFor(endpoint: string, config: StorageConfig): Client {
@@ -15,6 +51,7 @@ function clientFor(endpoint: string, config: StorageConfig): Client {
     endPoint: url.hostname,
     port: url.port ? Number(url.port) : useSSL ? 443 : 80,
     useSSL,
+    transport: idleTimeoutTransport(useSSL ? https : http, config.idleTimeoutMs),
     accessKey: config.accessKey,
     secretKey: config.secretKey,
     // A fixed region stops the client from asking the server for bucket locations.
