@@ -1,8 +1,9 @@
-// Pure parts of the consumer: which failures are the infrastructure's, and how a consumer's deadline is resolved.
+// Pure parts of the consumer: which failures are the infrastructure's, how a consumer's deadline is resolved, and
+// which subjects a filter reads.
 import { defineEvent, defineJob } from '@cp/contracts';
 import { NatsError } from 'nats';
 import { QueryFailedError } from 'typeorm';
-import { ConsumerDefinition, DEFAULT_EVENT_DEADLINE_MS, deadlineVariableOf, isTransientInfrastructureError, JobDeadlineExceededError, resolveDeadlineMs } from './event-consumer';
+import { ConsumerDefinition, DEFAULT_EVENT_DEADLINE_MS, deadlineVariableOf, isTransientInfrastructureError, JobDeadlineExceededError, resolveDeadlineMs, subjectMatches } from './event-consumer';
 import { RpcUnavailableError } from './rpc-client';
 
 class Payload {}
@@ -80,5 +81,20 @@ describe('ConsumerDefinition', () => {
     const hook: ConsumerDefinition<Payload> = { ...base, onExhausted: () => Promise.resolve() };
     const parkOnly: ConsumerDefinition<Payload> = { ...base, parkOnlyBecause: 'nothing to mark' };
     expect([neither, both, hook, parkOnly].map((definition) => definition.durable)).toEqual(['d', 'd', 'd', 'd']);
+  });
+});
+
+describe('subjectMatches', () => {
+  it.each([
+    ['jobs.watermark.embed', 'jobs.watermark.embed', true],
+    ['jobs.watermark.extract', 'jobs.watermark.embed', false],
+    ['jobs.*.embed', 'jobs.watermark.embed', true],
+    ['jobs.*', 'jobs.watermark.embed', false],
+    ['jobs.>', 'jobs.watermark.embed', true],
+    ['jobs.>', 'jobs', false],
+    ['jobs.watermark.embed', 'jobs.watermark', false],
+    ['jobs.watermark', 'jobs.watermark.embed', false],
+  ])('filter %s, subject %s: %s', (filter, subject, expected) => {
+    expect(subjectMatches(filter, subject)).toBe(expected);
   });
 });

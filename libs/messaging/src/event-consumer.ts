@@ -57,6 +57,27 @@ export const ParkedHeaders = {
  */
 export const REPLAY_FOR_HEADER = 'Replay-For-Durable';
 
+/**
+ * Set on a message published again by the consumer it reached although that consumer does not read its subject
+ * (`EventConsumer.redirect`): a copy that comes back to a consumer that does not read it is parked, not sent round.
+ */
+export const REDIRECTED_BY_HEADER = 'Redirected-By-Durable';
+
+/** Whether a subject matches a NATS filter subject (`*`: one token, `>`: one or more at the end). */
+export function subjectMatches(filter: string, subject: string): boolean {
+  const wanted = filter.split('.');
+  const tokens = subject.split('.');
+  for (let index = 0; index < wanted.length; index += 1) {
+    if (wanted[index] === '>') {
+      return tokens.length > index;
+    }
+    if (index >= tokens.length || (wanted[index] !== '*' && wanted[index] !== tokens[index])) {
+      return false;
+    }
+  }
+  return wanted.length === tokens.length;
+}
+
 export interface HandlerContext {
   eventId: string;
   /** 1 on the first delivery: the broker's own count, so it survives restarts and is shared by replicas. */
@@ -353,7 +374,7 @@ export class EventConsumer<TData extends object> {
     const ackWaitMs = this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const config: Partial<ConsumerConfig> = {
       durable_name: this.definition.durable,
-      filter_subject: this.definition.message ? this.definition.message.subject : this.definition.filterSubject,
+      filter_subject: this.filterSubject,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(ackWaitMs),
@@ -380,11 +401,19 @@ export class EventConsumer<TData extends object> {
     }
   }
 
+  private get filterSubject(): string {
+    return this.definition.message ? this.definition.message.subject : this.definition.filterSubject;
+  }
+
   private async process(message: JsMsg): Promise<void> {
     const replayFor = message.headers?.get(REPLAY_FOR_HEADER);
     if (replayFor && replayFor !== this.definition.durable) {
       // An operator's replay meant for another consumer of the same subject.
       this.settle(message, 'ack');
+      return;
+    }
+    if (!subjectMatches(this.filterSubject, message.subject)) {
+      await this.redirect(message);
       return;
     }
     const deliveryCount = message.info.redeliveryCount;
@@ -651,6 +680,47 @@ export class EventConsumer<TData extends object> {
     }
     this.settle(message, 'term');
     messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'parked' });
+  }
+
+  /**
+   * A message of a subject this consumer does not read. Seen once in the chaos suite: an embed job delivered to the
+   * extract consumer of the work-queue JOBS stream, just after nats-server 2.9.10 logged "Catchup for stream ...
+   * resetting first sequence" on a restarted node. Handling it would run the wrong handler; parking it failed its
+   * order; acknowledging it would take it from a work-queue stream unhandled. So: delivered through another
+   * consumer (a client mix-up), it goes back to that consumer (nak); delivered through this one (the server's
+   * fault), it is published again on its own subject, same body and event id (consumers that already handled it
+   * skip it through their inbox), then acknowledged here. A copy that reaches a consumer that does not read it
+   * either is parked: never sent round.
+   */
+  private async redirect(message: JsMsg): Promise<void> {
+    const where = { subject: message.subject, filterSubject: this.filterSubject, deliveredBy: message.info.consumer, stream: message.info.stream, streamSequence: message.seq };
+    if (message.info.consumer !== this.definition.durable) {
+      this.logger.error(where, "another consumer's message reached this one; returned to it");
+      this.settle(message, 'nak');
+      return;
+    }
+    if (message.headers?.get(REDIRECTED_BY_HEADER)) {
+      await this.park(message, `a copy of subject ${message.subject}, which this consumer does not read, came back to it`);
+      return;
+    }
+    this.logger.error(where, 'the broker delivered a message of a subject this consumer does not read; published again on its subject');
+    const headers = natsHeaders();
+    for (const key of message.headers?.keys() ?? []) {
+      // the broker's own headers (message id, expectations) are not the copy's
+      if (!key.toLowerCase().startsWith('nats-')) {
+        for (const value of message.headers?.values(key) ?? []) headers.append(key, value);
+      }
+    }
+    headers.set(REDIRECTED_BY_HEADER, this.definition.durable);
+    try {
+      await this.js.publish(message.subject, message.data, { headers, msgID: `${this.definition.durable}:redirect:${message.info.stream}:${message.seq}` });
+    } catch (error) {
+      this.logger.error({ err: error, retryInMs: PARK_RETRY_MS }, 'could not publish the message again; kept for later');
+      this.settle(message, 'nak', PARK_RETRY_MS);
+      return;
+    }
+    this.settle(message, 'ack');
+    messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'redirected' });
   }
 
   /** Ack, nak, term or heartbeat; on a closed connection it throws, and the broker's ack wait then redelivers anyway. */

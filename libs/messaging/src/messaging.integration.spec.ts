@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { ConsumerDefinition, EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError } from './event-consumer';
+import { ConsumerDefinition, EventConsumer, HandlerContext, isTransientInfrastructureError, JobDeadlineExceededError, REDIRECTED_BY_HEADER } from './event-consumer';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { ensureStreams } from './jetstream-setup';
@@ -573,5 +573,42 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     } finally {
       await consumer.stop();
     }
+  });
+
+  it('a message of a subject the consumer does not read is published again on its subject: handled once by its own consumer, never by this one', async () => {
+    const durable = `${prefix}-redirect`;
+    const subject = `${prefix}.redirect.a`;
+    const other = `${prefix}.redirect.b`;
+    // The broker's consumer reads both subjects while the consumer below declares `a` only (it keeps an existing
+    // consumer's filter): what a server fault delivering another subject looks like to it.
+    await jsm.consumers.add(stream.name, { durable_name: durable, filter_subject: `${prefix}.redirect.>`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
+    const envelope = await publishNote(other, 'for b');
+    const wrong: string[] = [];
+    const right: string[] = [];
+    await startConsumer(durable, subject, (data) => {
+      wrong.push(data.note);
+      return Promise.resolve();
+    });
+    // The copy comes back to the same broker consumer (it reads `b` too) and is parked there: no loop.
+    await waitUntil(async () => (await parkedCount(durable)) === 1);
+    const copy = await jsm.streams.getMessage(stream.name, { last_by_subj: other });
+    expect(copy.seq).toBeGreaterThan(0);
+    expect(copy.header.get(REDIRECTED_BY_HEADER)).toBe(durable);
+    expect((JSON.parse(new TextDecoder().decode(copy.data)) as EventEnvelope<NotePayload>).eventId).toBe(envelope.eventId);
+    // The consumer of `b` sees the original and the copy and handles the event once (its inbox).
+    const ownDurable = `${prefix}-redirect-own`;
+    await startConsumer(ownDurable, other, async (data, _eventId, _count, context) => {
+      await context.transaction(async () => {
+        right.push(data.note);
+      });
+    });
+    await waitUntil(async () => {
+      const info = await jsm.consumers.info(stream.name, ownDurable);
+      return info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq === copy.seq;
+    });
+    expect(right).toEqual(['for b']);
+    expect(wrong).toEqual([]);
+    const info = await jsm.consumers.info(stream.name, durable);
+    expect([info.num_ack_pending, info.num_pending]).toEqual([0, 0]);
   });
 });
