@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { generateDevelopmentCredentials } from '@cp/anti-ai';
 import { Client as S3Client } from 'minio';
 import S3rver from 's3rver';
-import { acceptStreamedUploads } from '@cp/testing';
+import { behaveLikeMinio } from '@cp/testing';
 import { createDatabase, ROOT, startPrivateNats, waitReady } from '../stack/stack';
 import { Container, deploymentSpec, K8sObject, ofKind, render } from './chart-manifests';
 
@@ -67,7 +67,7 @@ describe('the chart boots the built services', () => {
     natsPid = await startPrivateNats(natsPort, natsDir);
     natsUrl = `nats://127.0.0.1:${natsPort}`;
     s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 'chart-boot-s3-')), silent: true, vhostBuckets: false });
-    acceptStreamedUploads(s3);
+    behaveLikeMinio(s3);
     const address = await s3.run();
     s3Port = address.port;
     const databaseUrl = new URL(adminUrl);

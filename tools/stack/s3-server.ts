@@ -6,7 +6,7 @@ import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
 import { ensureStreams, NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
 import { applyHttpTimeouts } from '@cp/runtime';
 import { toStorageNotification } from '@cp/storage';
-import { acceptStreamedUploads } from '@cp/testing';
+import { behaveLikeMinio } from '@cp/testing';
 import { connect, JetStreamClient } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS, { replicas: Number(process.env.NATS_STREAM_REPLICAS ?? 1) });
   const js = nc.jetstream();
   const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, vhostBuckets: false });
-  acceptStreamedUploads(server);
+  behaveLikeMinio(server);
   server.on('event', (event) => {
     for (const record of event.Records) {
       if (!record.eventName.includes('ObjectCreated')) {

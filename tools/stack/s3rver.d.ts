@@ -31,12 +31,28 @@ declare module 's3rver' {
     body: unknown;
   }
 
+  /** An object as s3rver's store receives it on a PUT (a buffer, or the request body as a stream). */
+  interface S3rverObject {
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+  }
+
+  interface S3rverStore {
+    getResourcePath(bucket: string, key: string | undefined, resource: 'object' | 'metadata' | 'uploads'): string;
+    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+    putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+  }
+
   class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
     /** Koa's middleware list (s3rver is a Koa app); composed when the server starts. */
     middleware: Array<(context: KoaContext, next: () => Promise<void>) => Promise<void>>;
     /** Resolves to the address it listens on. */
     run(): Promise<AddressInfo>;
+    /** Its filesystem store (s3rver's `FilesystemStore`): the parts the MinIO compatibility shims replace or call. */
+    store: S3rverStore;
     /** The listening server, set by run(). */
     httpServer: import('node:http').Server;
     close(): Promise<void>;

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { acceptStreamedUploads } from './s3rver-compat';
+import { behaveLikeMinio } from './s3rver-compat';
 
 export interface TestS3Server {
   /** http://127.0.0.1:<port> */
@@ -18,7 +18,7 @@ export interface TestS3Server {
  */
 export async function startTestS3Server(): Promise<TestS3Server> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
-  acceptStreamedUploads(server);
+  behaveLikeMinio(server);
   const { port } = await server.run();
   return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
