@@ -10,7 +10,7 @@ import { contentBox, cropPlane } from './content-box';
 import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './image';
 import { decodeSoft, DecodedPayload } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
-import { alignmentScore, register, Registration, snapCrop } from './register';
+import { alignmentScore, register, Registration, snapCrop, snapSimilarity } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
 import { TraceInput } from './trace';
@@ -60,7 +60,8 @@ export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Re
     if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
   }
   // a same-size copy was registered from the identity (snapping would only cost time there)
-  return reg && (planeO.w !== planeI.w || planeO.h !== planeI.h) ? snapCrop(planeO, planeI, reg) : reg;
+  if (!reg || (planeO.w === planeI.w && planeO.h === planeI.h)) return reg;
+  return snapSimilarity(planeO, planeI, snapCrop(planeO, planeI, reg));
 }
 
 /**

@@ -1,0 +1,60 @@
+import sharp from 'sharp';
+import { mulH, Plane } from './image';
+import { alignmentScore, register, snapSimilarity } from './register';
+import { findRegistration } from './registered-decode';
+import { astronautPng } from './testing/fixtures';
+
+async function plane(image: Buffer): Promise<Plane> {
+  const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return { w: info.width, h: info.height, d: Float32Array.from(data) };
+}
+
+/** The two column norms of H's linear part (equal for a similarity). */
+const columnNorms = (H: Float64Array): [number, number] => [Math.hypot(H[0], H[3]), Math.hypot(H[1], H[4])];
+
+describe('snapSimilarity (issue 34: a small copy registered with a few percent of anisotropy)', () => {
+  it('takes a mirrored, rotated, reduced copy registered 3.5 % anisotropic back to the similarity, with a better alignment', async () => {
+    const original = await astronautPng();
+    // mirror, 27 degrees on an expanded canvas, reduced to about 200 px: a similarity (with a mirror)
+    const turned = await sharp(original).flop().rotate(27, { background: '#000000' }).png().toBuffer();
+    const small = await sharp(turned).resize(200).png().toBuffer();
+    const O = await plane(original);
+    const I = await plane(small);
+    // the extractor's search (template, then local features for a turned copy)
+    const found = await findRegistration(O, I);
+    expect(found).not.toBeNull();
+    if (!found) return;
+    expect(found.ncc).toBeGreaterThan(0.98);
+    // what the block-matching fits gave the chelsea copy: the same geometry stretched 3.5 % along one inspected axis
+    const cx = (I.w - 1) / 2;
+    const cy = (I.h - 1) / 2;
+    const stretch = Float64Array.from([1.035, 0, cx - 1.035 * cx, 0, 0.965, cy - 0.965 * cy, 0, 0, 1]);
+    const skewed = mulH(found.H, stretch);
+    const skewedNcc = alignmentScore(O, I, skewed);
+    expect(skewedNcc).toBeLessThan(0.99);
+    const [a, b] = columnNorms(skewed);
+    expect(Math.abs(a / b - 1)).toBeGreaterThan(0.05);
+
+    const snapped = snapSimilarity(O, I, { H: skewed, ncc: skewedNcc, raw: skewedNcc });
+    expect(snapped.ncc).toBeGreaterThan(skewedNcc + 0.005);
+    expect(snapped.ncc).toBeGreaterThan(found.ncc - 0.003);
+    const [c, d] = columnNorms(snapped.H);
+    expect(Math.abs(c / d - 1)).toBeLessThan(0.005);
+    // still mirrored
+    expect(snapped.H[0] * snapped.H[4] - snapped.H[1] * snapped.H[3]).toBeLessThan(0);
+  }, 60_000);
+
+  it('leaves a convincing registration and a projective one as they are', async () => {
+    const O = await plane(await astronautPng());
+    const I = await plane(await sharp(await astronautPng()).resize(256).png().toBuffer());
+    const found = register(O, I);
+    expect(found && found.ncc >= 0.99).toBe(true);
+    if (!found) return;
+    expect(snapSimilarity(O, I, found)).toBe(found);
+    const keystoned = Float64Array.from(found.H);
+    keystoned[6] = 0.0005;
+    const projective = { H: keystoned, ncc: alignmentScore(O, I, keystoned), raw: 0.9 };
+    expect(projective.ncc).toBeLessThan(0.99);
+    expect(snapSimilarity(O, I, projective)).toBe(projective);
+  }, 60_000);
+});
