@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { contextFromHeaders, inSpan, orderAttributes, recordSpanError, SpanKind } from '@cp/tracing';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, nanos } from 'nats';
+import { AckPolicy, Consumer, ConsumerConfig, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, MsgHdrs, nanos } from 'nats';
 import { DataSource } from 'typeorm';
 import { InboxRecordEntity } from './inbox-record.entity';
 import { retryDuringElection } from './jetstream-setup';
@@ -668,18 +668,23 @@ export class EventConsumer<TData extends object> {
     headers.set(ParkedHeaders.streamSequence, String(message.seq));
     headers.set(ParkedHeaders.deliveries, String(message.info.redeliveryCount));
     headers.set(ParkedHeaders.reason, reason.replace(/[\r\n]+/g, ' ').slice(0, 500));
+    await this.republish(message, `${PARKED_SUBJECT_PREFIX}.${this.definition.durable}`, headers, `${this.definition.durable}:${message.info.stream}:${message.seq}`, 'parked');
+  }
+
+  /**
+   * Publishes the message's body on `subject`, then ends its delivery here (`term` once parked, `ack` once sent on).
+   * A failed publish (broker unreachable) is caught: the message is returned for later, never lost.
+   */
+  private async republish(message: JsMsg, subject: string, headers: MsgHdrs, msgID: string, outcome: 'parked' | 'redirected'): Promise<void> {
     try {
-      await this.js.publish(`${PARKED_SUBJECT_PREFIX}.${this.definition.durable}`, message.data, {
-        headers,
-        msgID: `${this.definition.durable}:${message.info.stream}:${message.seq}`,
-      });
+      await this.js.publish(subject, message.data, { headers, msgID });
     } catch (error) {
-      this.logger.error({ err: error, retryInMs: PARK_RETRY_MS }, 'could not park the message; kept for later');
+      this.logger.error({ err: error, retryInMs: PARK_RETRY_MS, outcome }, 'could not publish the message; kept for later');
       this.settle(message, 'nak', PARK_RETRY_MS);
       return;
     }
-    this.settle(message, 'term');
-    messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'parked' });
+    this.settle(message, outcome === 'parked' ? 'term' : 'ack');
+    messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome });
   }
 
   /**
@@ -712,15 +717,7 @@ export class EventConsumer<TData extends object> {
       }
     }
     headers.set(REDIRECTED_BY_HEADER, this.definition.durable);
-    try {
-      await this.js.publish(message.subject, message.data, { headers, msgID: `${this.definition.durable}:redirect:${message.info.stream}:${message.seq}` });
-    } catch (error) {
-      this.logger.error({ err: error, retryInMs: PARK_RETRY_MS }, 'could not publish the message again; kept for later');
-      this.settle(message, 'nak', PARK_RETRY_MS);
-      return;
-    }
-    this.settle(message, 'ack');
-    messagingMetrics.handled.inc({ consumer: this.definition.durable, outcome: 'redirected' });
+    await this.republish(message, message.subject, headers, `${this.definition.durable}:redirect:${message.info.stream}:${message.seq}`, 'redirected');
   }
 
   /** Ack, nak, term or heartbeat; on a closed connection it throws, and the broker's ack wait then redelivers anyway. */
