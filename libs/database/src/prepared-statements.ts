@@ -44,7 +44,22 @@ function statementNameFor(text: string): string | undefined {
  * 0A000 "cached plan must not change result type" on every use: such a statement is dropped from the connection
  * and the query re-run once unprepared (`runPrepared`), so the next use prepares it again with the new type.
  */
-export class PreparingClient extends Client {
+/**
+ * A pool connection that never crashes its process with an unhandled 'error' event. pg emits 'error' on a client
+ * whose connection fails while no query runs on it; TypeORM listens only while a query runner holds the client,
+ * pg-pool only while it is idle, and an error in between (PostgreSQL killed as a runner released its client) had no
+ * listener: the orders service exited on "terminating connection due to unexpected postmaster exit" in a
+ * fresh-clone chaos run. Nothing is lost by listening here: the client is no longer queryable, its next query fails
+ * (an outage the callers retry) and pg-pool drops it when it comes back.
+ */
+export class ServiceClient extends Client {
+  constructor(...args: ConstructorParameters<typeof Client>) {
+    super(...args);
+    this.on('error', () => undefined);
+  }
+}
+
+export class PreparingClient extends ServiceClient {
   /** Names this connection has prepared (pg itself skips the Parse of a name it has seen). */
   readonly prepared = new Set<string>();
   /** Names whose result type changed while a transaction was open: dropped at the next use outside a failed transaction. */

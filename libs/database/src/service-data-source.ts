@@ -1,4 +1,4 @@
-import { PreparingClient } from './prepared-statements';
+import { PreparingClient, ServiceClient } from './prepared-statements';
 import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
@@ -49,7 +49,7 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
       connectionTimeoutMillis: options.connectionTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.connectionTimeoutMs,
       options: `-c search_path=${quoteIdentifier(options.schema)}`,
-      ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
+      Client: options.preparedStatements === false ? ServiceClient : PreparingClient,
     },
   };
 }
