@@ -1,9 +1,9 @@
 /* Dev probe: replays rows of the full benchmark with the full run's payloads and attack seeds (same photos, same
  * order), so a failure seen in a full run can be examined alone.
  * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images. */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
+import { embedImage, extractImage, issuedPayload, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, NEW_ATTACKS, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -12,6 +12,7 @@ import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 const PAYLOADS = 5;
+const math = Math;
 
 function randomId(r: () => number): bigint {
   return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
@@ -34,8 +35,13 @@ async function main(): Promise<void> {
     if (!pRe.test(photo)) continue;
     const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 7919 + photo.charCodeAt(0));
+    const ids = Array.from({ length: PAYLOADS }, () => randomId(r));
+    // REPLAY_CANDIDATES=<n>: extract as the service does, with the issuance list (this photo's payloads and
+    // never-embedded issued payloads up to n)
+    const nCand = Number(process.env.REPLAY_CANDIDATES ?? 0);
+    const candidates = nCand > 0 ? [...ids, ...Array.from({ length: math.max(0, nCand - PAYLOADS) }, (_, i) => issuedPayload(BigInt(90001 + i)))] : [];
     for (let k = 0; k < PAYLOADS; k++) {
-      const id = randomId(r);
+      const id = ids[k];
       if (only && !only.includes(k)) continue;
       const e = await embedImage(orig, id, { key: KEY });
       const mi = p * PAYLOADS + k;
@@ -49,7 +55,7 @@ async function main(): Promise<void> {
         // REPLAY_SAVE=<dir>: keep each attacked image (photo-payload-seed) for closer probing
         if (process.env.REPLAY_SAVE) writeFileSync(join(process.env.REPLAY_SAVE, `${photo}-${k}-${seed}.png`), attacked);
         const t = performance.now();
-        const res = await extractImage(attacked, orig, { key: KEY, diagnostics: true });
+        const res = await extractImage(attacked, orig, { key: KEY, diagnostics: true, ...(candidates.length ? { candidates } : {}) });
         const ms = performance.now() - t;
         const good = res.status === 'detected' && res.payload === id;
         total++;
@@ -75,9 +81,12 @@ async function main(): Promise<void> {
               })
               .join('/')
           : '-';
+        // REPLAY_DUMP=<file>: one JSON line per case with what candidate tracing read (needs REPLAY_CANDIDATES)
+        const ti = res.diagnostics?.traceInput;
+        if (process.env.REPLAY_DUMP && ti) appendFileSync(process.env.REPLAY_DUMP, JSON.stringify({ photo, k, name, id: id.toString(), good, zs: ti.zs.map((z) => Array.from(z)) }) + '\n');
         const tr = res.evidence?.transform;
         process.stdout.write(
-          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}\n`,
+          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}${res.trace ? ` trace: threshold ${res.trace.threshold.toFixed(2)}, accused ${res.trace.accused.map((a) => `${a.payload === id ? 'self' : 'OTHER'} z=${a.z.toFixed(2)}`).join(',') || '-'}, best innocent ${res.trace.bestInnocentZ.toFixed(2)}` : ''}\n`,
         );
       }
     }

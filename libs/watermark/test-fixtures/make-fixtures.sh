@@ -34,4 +34,6 @@ convert "$F/tif-palette.tif" -resize 128x128 -colors 200 -type Palette tif-palet
 # photos: astronaut as a high-quality JPEG (the tests decode it to PNG), the small text scan as is
 convert "$CORPUS/photos/astronaut.png" -quality 95 "$HERE/photos/astronaut.jpg"
 cp "$CORPUS/photos/text.png" "$HERE/photos/text.png"
+# coffee (smooth content: the small-crop registration test) as a JPEG q85 made by sharp (the byte-exact fixture)
+node -e "require('sharp')(process.argv[1]).jpeg({ quality: 85 }).toFile(process.argv[2])" "$CORPUS/photos/coffee.png" "$HERE/photos/coffee.jpg"
 cp "$CORPUS/pdfs/text-1-page.pdf" "$HERE/../../watermark-pdf/test-fixtures/text-1-page.pdf"

@@ -17,6 +17,8 @@ export const astronautPng = (): Promise<Buffer> => sharp(fixture('photos/astrona
 
 /** A grayscale PNG of the small text scan (the corpus' text.png, committed as is). */
 export const textPng = (): Buffer => fixture('photos/text.png');
+/** Smooth content (foam, porcelain): 600 x 400 JPEG. */
+export const coffeeJpg = (): Buffer => fixture('photos/coffee.jpg');
 
 /** A PNG chunk: length, type, data, CRC-32 of type + data. */
 function chunk(type: string, data: Buffer): Buffer {
