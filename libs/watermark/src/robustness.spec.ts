@@ -150,6 +150,19 @@ describe('issue 34 regression guard (keystone, tiny crop, vignette; registered)'
     const res = await extractImage(await attack(m.data, m.w, m.h), m.orig, { key });
     expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
   });
+
+  // a low-key grade (a fifth of the pixels at 0): the pixels at 0 in both the original and a lossless copy show the
+  // clipped half of the mark; they were left out as saturated, and these two 3 % crops (89 px) were not detected
+  it('a low-key grade of the astronaut, two 3% crops saved as PNG: exact payload with the original', async () => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const lowKey = await sharp(m.orig).linear(0.35, 0).gamma(2.2, 1).png().toBuffer();
+    const marked34 = (await embedImage(lowKey, id, { key })).data;
+    for (const [dx, dy] of [[0, 0], [0.2, 0.2]]) {
+      const res = await extractImage(await centreCrop(marked34, 0.03, dx, dy), lowKey, { key });
+      expect([dx, dy, res.status, res.payload, res.method]).toEqual([dx, dy, 'detected', id, 'registered']);
+    }
+  });
 });
 
 // issue 36: three recipients' copies averaged (+ JPEG 80). The extractor before it named at most one recipient
