@@ -74,8 +74,8 @@ const LOSSLESS_MSR = 2.5 * TARGET_MSE;
 
 /**
  * Least share of black pixels (black in the original and in the inspected image) for them to be kept. The low-key
- * 3 % crops they made detectable had 31 % and 42 %; kept at 7–10 % (3 % crops of the astronaut's dark parts) they
- * lowered the soft agreement (one 1.5 % crop: detected at 0.93 without them, not detected with them).
+ * 3 % crops they made detectable had 31 % and 42 %; kept at 7–10 % (1.5–2 % crops of the astronaut, dark parts of
+ * its centre) they lowered the confidence (one 1.5 % crop: detected at 0.93 without them, not detected with them).
  */
 const MIN_BLACK_SHARE = 0.2;
 
