@@ -2,9 +2,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { embedImage, ExtractResult, extractImage, issuedPayload, WatermarkKey } from '@cp/watermark';
+import { embedImage, ExtractResult, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, crop, GEOMETRY_ATTACKS, NEW_ATTACKS, randomGeometry, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
+import { issuanceList, neverEmbedded } from './issuance';
 // one SSIM for the benchmark and the library's masking test
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ssim } from '../../libs/watermark/src/testing/ssim';
@@ -35,7 +36,6 @@ const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
  * in all; only a case the library alone did not recover is extracted again with the list.
  */
 const ISSUANCE_LIST = 50;
-const neverEmbedded = (n: number, from: number): bigint[] => Array.from({ length: n }, (_, i) => issuedPayload(BigInt(from + i)));
 
 let peakRss = 0;
 const sampler = setInterval(() => {
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
     const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 7919 + photo.charCodeAt(0));
     const base = await lumaOf(orig);
+    const ids: bigint[] = [];
     for (let k = 0; k < payloadsPerPhoto; k++) {
       const id = randomId(r);
       const t0 = performance.now();
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
       const m = await lumaOf(e.data);
       quality.push({ photo, psnr: psnr(base.rgb, m.rgb), ssim: ssim(base.d, m.d, base.w, base.h), embedMs });
       marked.push({ photo, orig, data: e.data, id });
-      issuance.set(photo, [...(issuance.get(photo) ?? []), id]);
+      ids.push(id);
       if (k === 0 && photo.startsWith('rocket')) {
         // magnified difference image (x16 around mid-gray)
         const diff = Buffer.alloc(base.w * base.h);
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
         await sharp(diff, { raw: { width: base.w, height: base.h, channels: 1 } }).png().toFile(join(OUT, 'watermark-diff-rocket-x16.png'));
       }
     }
-    issuance.set(photo, [...(issuance.get(photo) ?? []), ...neverEmbedded(ISSUANCE_LIST - payloadsPerPhoto, 90001)]);
+    issuance.set(photo, issuanceList(ids, ISSUANCE_LIST));
     process.stdout.write(`embedded ${photo}\n`);
   }
   // robustness (original given) and blind rows; extract times of the old rows and of the rotated inputs

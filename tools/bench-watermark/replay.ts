@@ -3,16 +3,16 @@
  * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images. */
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { embedImage, extractImage, issuedPayload, WatermarkKey } from '@cp/watermark';
+import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, NEW_ATTACKS, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
+import { issuanceList } from './issuance';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 const PAYLOADS = 5;
-const math = Math;
 
 function randomId(r: () => number): bigint {
   return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     // REPLAY_CANDIDATES=<n>: extract as the service does, with the issuance list (this photo's payloads and
     // never-embedded issued payloads up to n)
     const nCand = Number(process.env.REPLAY_CANDIDATES ?? 0);
-    const candidates = nCand > 0 ? [...ids, ...Array.from({ length: math.max(0, nCand - PAYLOADS) }, (_, i) => issuedPayload(BigInt(90001 + i)))] : [];
+    const candidates = nCand > 0 ? issuanceList(ids, nCand) : [];
     for (let k = 0; k < PAYLOADS; k++) {
       const id = ids[k];
       if (only && !only.includes(k)) continue;
