@@ -114,8 +114,12 @@ interface Candidate {
   search: number;
 }
 
-/** Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. */
-export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number, mirror = false): Candidate | null {
+/**
+ * Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. With
+ * `skip` (a mask of Ic), those pixels (a filled canvas) are left out of the template and its extent is that of the
+ * pixels left.
+ */
+export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy: number, mirror = false, skip: Uint8Array | null = null): Candidate | null {
   const cos = math.cos(theta);
   const sin = math.sin(theta);
   const m = mirror ? -1 : 1;
@@ -126,7 +130,11 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
     const dy = py - cI[1];
     return [(cos * dx + sin * dy) / sx, (-sin * dx + cos * dy) / sy];
   };
-  const corners = [toT(0, 0), toT(Ic.w - 1, 0), toT(0, Ic.h - 1), toT(Ic.w - 1, Ic.h - 1)];
+  const corners: [number, number][] = [];
+  if (skip) {
+    for (let y = 0; y < Ic.h; y++) for (let x = 0; x < Ic.w; x++) if (!skip[y * Ic.w + x]) corners.push(toT(x, y));
+    if (corners.length < 30) return null;
+  } else corners.push(toT(0, 0), toT(Ic.w - 1, 0), toT(0, Ic.h - 1), toT(Ic.w - 1, Ic.h - 1));
   const minX = math.min(...corners.map((c) => c[0]));
   const maxX = math.max(...corners.map((c) => c[0]));
   const minY = math.min(...corners.map((c) => c[1]));
@@ -149,6 +157,7 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
       const px = cI[0] + m * (cos * sx * ux - sin * sy * uy);
       const py = cI[1] + sin * sx * ux + cos * sy * uy;
       if (px < 0 || py < 0 || px > Ic.w - 1 || py > Ic.h - 1) continue;
+      if (skip && skip[math.round(py) * Ic.w + math.round(px)]) continue;
       offs.push(ty * Oc.w + tx);
       vals.push(sample(Ic, px, py));
     }
@@ -470,8 +479,14 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
     if (out.every(([a, b]) => math.abs(a / boxed - 1) > 0.03 || math.abs(b / boxed - 1) > 0.03)) out.push([boxed, boxed]);
     return out;
   };
+  // A canvas filled around a rotated copy is not the original's content: in the template it dominates a dark picture
+  // (a white fill around a night sky) and, when the copy was cropped off-centre, falls outside the original wherever
+  // the template is placed (coarse NCC below 0 at the right angle and scale). When the search finds nothing
+  // convincing, it runs again with the fill (grown by a pixel: its border is blended) left out of the template.
+  const skip = fillSkip(Ic);
   let best: Candidate | null = null;
   const all: Candidate[] = [];
+  let mask: Uint8Array | null = null;
   const tryCand = (theta: number, sx: number, sy: number, mirror: boolean): void => {
     // level factor: 1, 2 or 4 so that an inspected coarse pixel covers about one original coarse pixel
     const sm = math.min(sx, sy);
@@ -480,7 +495,7 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
     if (Oc.w < 8 || Oc.h < 8) return;
     const dOx = O.w / Oc.w;
     const dOy = O.h / Oc.h;
-    const c = coarseSearch(Oc, Ic, theta, (sx * dOx) / dIx, (sy * dOy) / dIy, mirror);
+    const c = coarseSearch(Oc, Ic, theta, (sx * dOx) / dIx, (sy * dOy) / dIy, mirror, mask);
     if (!c) return;
     // to working resolution: q = Sorig * Hc * Sinsp^-1 p
     c.H = mulH(mulH(scaleH(dOx, dOy), c.H), scaleH(1 / dIx, 1 / dIy));
@@ -489,71 +504,78 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
     if (!best || c.ncc > best.ncc) best = c;
   };
   const good = (): boolean => best !== null && (best).ncc >= 0.95;
-  // orientations in order of histogram agreement; stop at the first convincing match
-  for (const o of orientations) {
-    for (const [sx, sy] of scalesFor(o.theta)) tryCand(o.theta, sx, sy, o.mirror);
-    if (good()) break;
-  }
-  if (!good()) {
-    // rotation sweep around the best orientations (histogram candidates can miss on round or busy content)
-    const base = [...all].sort((a, b) => b.ncc - a.ncc)[0] ?? { theta: 0, mirror: false };
-    for (let deg = 3; deg <= 30 && !good(); deg += 3) {
-      for (const sgn of [1, -1]) {
-        const t = base.theta + (sgn * deg * math.PI) / 180;
-        for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, base.mirror);
-      }
+  const search = (): void => {
+    // orientations in order of histogram agreement; stop at the first convincing match
+    for (const o of orientations) {
+      for (const [sx, sy] of scalesFor(o.theta)) tryCand(o.theta, sx, sy, o.mirror);
+      if (good()) break;
     }
-  }
-  if (thorough && !good()) {
-    // the whole circle in 4-degree steps, both mirror states, with the size-ratio scale guesses: for content whose
-    // gradient orientations say nothing (a sky with faint clouds) the histogram candidates miss the angle, while
-    // the coarse NCC of smooth content falls off slowly around the right one (within 0.05 over +-4 degrees)
-    for (let deg = 0; deg < 360 && !good(); deg += 4) {
-      for (const mirror of [false, true]) {
-        const t = (deg * math.PI) / 180;
-        for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, mirror);
-      }
-    }
-  }
-  if (!good()) {
-    // log-scale sweep for the two best coarse orientations and the best histogram orientations of each mirror
-    // state (a wrong scale can make the right angle score low, so the histogram's own ranking is kept too)
-    const seen: { theta: number; mirror: boolean }[] = [];
-    const add = (c: { theta: number; mirror: boolean }): void => {
-      if (seen.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.01)) seen.push(c);
-    };
-    for (const c of [...all].sort((a, b) => b.ncc - a.ncc).slice(0, 8)) if (seen.length < 2) add(c);
-    for (const mirror of [false, true]) for (const o of orientations.filter((q) => q.mirror === mirror && q.score < 2 && q.score > -2).slice(0, 4)) add(o);
-    for (const c of seen) for (const s of sweep) tryCand(c.theta, s, s, c.mirror);
-  }
-  if (!good()) {
-    // polish the best coarse candidates: a small hill climb over (angle, scale) with shrinking steps (an angle a few
-    // degrees or a scale ~10 % off sends the block matching of the refinement to wrong matches)
-    const starts: Candidate[] = [];
-    for (const c of [...all].sort((a, b) => b.ncc - a.ncc)) {
-      if (starts.length >= 3) break;
-      if (starts.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.05)) starts.push(c);
-    }
-    for (const start of starts) {
-      let cur = start;
-      let sc = scaleOf(start);
-      let dt = (2 * math.PI) / 180;
-      let ds = 0.04;
-      for (let it = 0; it < 4 && !good(); it++) {
-        const before = all.length;
-        for (const a of [-1, 0, 1]) for (const b of [-1, 0, 1]) if (a || b) tryCand(cur.theta + a * dt, sc * (1 + b * ds), sc * (1 + b * ds), cur.mirror);
-        let moved = false;
-        for (const c of all.slice(before)) if (c.ncc > cur.ncc) {
-          cur = c;
-          moved = true;
-        }
-        if (moved) sc = scaleOf(cur);
-        else {
-          dt /= 2;
-          ds /= 2;
+    if (!good()) {
+      // rotation sweep around the best orientations (histogram candidates can miss on round or busy content)
+      const base = [...all].sort((a, b) => b.ncc - a.ncc)[0] ?? { theta: 0, mirror: false };
+      for (let deg = 3; deg <= 30 && !good(); deg += 3) {
+        for (const sgn of [1, -1]) {
+          const t = base.theta + (sgn * deg * math.PI) / 180;
+          for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, base.mirror);
         }
       }
     }
+    if (thorough && !good()) {
+      // the whole circle in 4-degree steps, both mirror states, with the size-ratio scale guesses: for content whose
+      // gradient orientations say nothing (a sky with faint clouds) the histogram candidates miss the angle, while
+      // the coarse NCC of smooth content falls off slowly around the right one (within 0.05 over +-4 degrees)
+      for (let deg = 0; deg < 360 && !good(); deg += 4) {
+        for (const mirror of [false, true]) {
+          const t = (deg * math.PI) / 180;
+          for (const [sx, sy] of scalesFor(t).slice(0, 3)) tryCand(t, sx, sy, mirror);
+        }
+      }
+    }
+    if (!good()) {
+      // log-scale sweep for the two best coarse orientations and the best histogram orientations of each mirror
+      // state (a wrong scale can make the right angle score low, so the histogram's own ranking is kept too)
+      const seen: { theta: number; mirror: boolean }[] = [];
+      const add = (c: { theta: number; mirror: boolean }): void => {
+        if (seen.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.01)) seen.push(c);
+      };
+      for (const c of [...all].sort((a, b) => b.ncc - a.ncc).slice(0, 8)) if (seen.length < 2) add(c);
+      for (const mirror of [false, true]) for (const o of orientations.filter((q) => q.mirror === mirror && q.score < 2 && q.score > -2).slice(0, 4)) add(o);
+      for (const c of seen) for (const s of sweep) tryCand(c.theta, s, s, c.mirror);
+    }
+    if (!good()) {
+      // polish the best coarse candidates: a small hill climb over (angle, scale) with shrinking steps (an angle a few
+      // degrees or a scale ~10 % off sends the block matching of the refinement to wrong matches)
+      const starts: Candidate[] = [];
+      for (const c of [...all].sort((a, b) => b.ncc - a.ncc)) {
+        if (starts.length >= 3) break;
+        if (starts.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.05)) starts.push(c);
+      }
+      for (const start of starts) {
+        let cur = start;
+        let sc = scaleOf(start);
+        let dt = (2 * math.PI) / 180;
+        let ds = 0.04;
+        for (let it = 0; it < 4 && !good(); it++) {
+          const before = all.length;
+          for (const a of [-1, 0, 1]) for (const b of [-1, 0, 1]) if (a || b) tryCand(cur.theta + a * dt, sc * (1 + b * ds), sc * (1 + b * ds), cur.mirror);
+          let moved = false;
+          for (const c of all.slice(before)) if (c.ncc > cur.ncc) {
+            cur = c;
+            moved = true;
+          }
+          if (moved) sc = scaleOf(cur);
+          else {
+            dt /= 2;
+            ds /= 2;
+          }
+        }
+      }
+    }
+  };
+  search();
+  if (!good() && skip) {
+    mask = skip;
+    search();
   }
   // A small template (a crop of a few percent, ~17 x 11 coarse pixels) says little at the coarse level: on smooth
   // content many orientations pass 0.95 (a 3 % crop of the coffee photo stopped at a mirror, refined to NCC 0.976,
@@ -587,6 +609,36 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
   }
   // only the best refined candidate is polished (each polish scores about 60 geometries)
   return out && out.ncc < POLISH_BELOW ? polish(O, I, out) : out;
+}
+
+/** Least and greatest share of a coarse inspected plane in a filled canvas for the fill to be left out too. */
+const FILL_SKIP_MIN = 0.02;
+const FILL_SKIP_MAX = 0.6;
+
+/** The coarse inspected plane's filled canvas grown by one pixel, or null when there is little or mostly fill. */
+function fillSkip(Ic: Plane): Uint8Array | null {
+  const fill = canvasFillRegion(Ic.d, Ic.w, Ic.h);
+  const out = new Uint8Array(fill.length);
+  let count = 0;
+  for (let y = 0; y < Ic.h; y++) {
+    for (let x = 0; x < Ic.w; x++) {
+      let f = 0;
+      for (let dy = -1; dy <= 1 && !f; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const yy = y + dy;
+          const xx = x + dx;
+          if (yy >= 0 && xx >= 0 && yy < Ic.h && xx < Ic.w && fill[yy * Ic.w + xx]) {
+            f = 1;
+            break;
+          }
+        }
+      }
+      out[y * Ic.w + x] = f;
+      count += f;
+    }
+  }
+  const share = count / out.length;
+  return share >= FILL_SKIP_MIN && share <= FILL_SKIP_MAX ? out : null;
 }
 
 /** The isotropic scale guess (inspected pixels per original pixel) a working-resolution candidate was built with. */

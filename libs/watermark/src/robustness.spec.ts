@@ -123,6 +123,25 @@ describe('geometry regression guard (rotation, mirror, chain; registered)', () =
     expect([res.status, res.payload, res.method, res.evidence?.transform?.mirrored]).toEqual(['detected', id, 'registered', true]);
   });
 
+  // issue 34, fourth pass: on a dark picture the white canvas around a rotated copy dominated the coarse template,
+  // and with the crop off-centre it fell outside the original wherever the template was placed (registration NCC
+  // 0.54, not detected); the search now runs again with the fill left out of the template
+  it('a night grade of the astronaut, mirror > rotate 58 on white > scale 0.63 > crop 68% off centre > jpeg 83: exact payload with the original', async () => {
+    const m = marked.get('astronaut.png');
+    if (!m) throw new Error('not embedded');
+    const night = await sharp(m.orig).linear(0.1, 2).png().toBuffer();
+    const nightMarked = (await embedImage(night, id, { key })).data;
+    const rot = await sharp(nightMarked).flop().rotate(58, { background: '#ffffff' }).toBuffer({ resolveWithObject: true });
+    const w = Math.round(rot.info.width * 0.63);
+    const h = Math.round(rot.info.height * 0.63);
+    const scaled = await sharp(rot.data).resize(w, h, { fit: 'fill' }).png().toBuffer();
+    const cw = Math.round(w * Math.sqrt(0.68));
+    const ch = Math.round(h * Math.sqrt(0.68));
+    const attacked = await sharp(scaled).extract({ left: Math.floor((w - cw) * 0.72), top: Math.floor((h - ch) * 0.34), width: cw, height: ch }).jpeg({ quality: 83 }).toBuffer();
+    const res = await extractImage(attacked, night, { key });
+    expect([res.status, res.payload, res.method, res.evidence?.transform?.mirrored]).toEqual(['detected', id, 'registered', true]);
+  });
+
   it('a rotated and mirrored unmarked copy is not detected', async () => {
     const m = marked.get('astronaut.png');
     if (!m) throw new Error('not embedded');
