@@ -109,14 +109,15 @@ export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Arr
   return { c, fx: fxs, fy: fys };
 }
 
-export function decodeLayers(zs: Float64Array[], key: WatermarkKey): DecodedPayload | null {
+/** The layers' sum, then each layer alone, until one decodes convincingly; `list` as decodeSoft's. */
+export function decodeLayers(zs: Float64Array[], key: WatermarkKey, list = 1): DecodedPayload | null {
   const combos: Float64Array[] = [];
   const sum = new Float64Array(CODED_BITS);
   for (const z of zs) for (let i = 0; i < CODED_BITS; i++) sum[i] += z[i];
   combos.push(sum, ...zs);
   let best: DecodedPayload | null = null;
   for (const soft of combos) {
-    const d = decodeSoft(soft, key);
+    const d = decodeSoft(soft, key, list);
     if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
     if (best && confidenceOf(best) >= DETECT_THRESHOLD) break;
   }

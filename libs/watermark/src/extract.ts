@@ -7,7 +7,7 @@ import { confidenceOf, DETECT_THRESHOLD } from './cell-decode';
 import { checkInput, decodeLuma, decodeRgb, isWatermarkError, LumaPlane } from './codec';
 import { HeaderInfo } from './format';
 import { applyH, Homography, invertH } from './image';
-import { CODED_BITS, DecodedPayload, PAYLOAD_BITS, TAG_BITS } from './payload';
+import { CODED_BITS, DecodedPayload, LIST_SIZE, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { fineCellSize } from './pattern';
 import { findRegistration, registeredDecode } from './registered-decode';
 import { RgbPlanes } from './tone';
@@ -20,10 +20,11 @@ export { DETECT_THRESHOLD } from './cell-decode';
 const math = Math;
 
 /**
- * Decoding attempts of one extraction at most (see README, false-positive argument): 3 layer combinations + 1 joint
- * + 1 reweighted combination (registered), 6 size guesses x 3 combinations (blind), 2 x 3 (edge-weighted blind pass).
+ * Code words one extraction may test against the tag at most (see README, false-positive argument): 3 layer
+ * combinations + 1 joint + 1 reweighted combination (registered), each a list of LIST_SIZE code words; 6 size
+ * guesses x 3 combinations (blind) and 2 x 3 (edge-weighted blind pass), one code word each.
  */
-export const DECODING_ATTEMPTS = 29;
+export const DECODING_ATTEMPTS = 5 * LIST_SIZE + 24;
 /** Design bound on a false match per extraction: each attempt passes the 40-bit keyed check with probability 2^-40. */
 export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
 /** Registration is trusted above this NCC of the aligned overlap. */

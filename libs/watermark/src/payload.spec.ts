@@ -1,4 +1,4 @@
-import { CODED_BITS, convEncode, decodeSoft, infoBits, INFO_BITS, payloadTag, viterbiDecode } from './payload';
+import { CODED_BITS, convEncode, decodeSoft, infoBits, INFO_BITS, LIST_SIZE, listViterbiDecode, payloadTag, viterbiDecode } from './payload';
 import { buildLayers } from './pattern';
 
 const key = { secret: 'unit', version: 'v3' as const };
@@ -46,6 +46,52 @@ describe('payload code', () => {
       if (decodeSoft(soft, key).tagOk) passed++;
     }
     expect(passed).toBe(0);
+  });
+
+  describe('list decoding', () => {
+    let seed = 11;
+    const uniform = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const gauss = (): number => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
+    const noisy = (id: bigint, sd: number): Float64Array => Float64Array.from(convEncode(infoBits(id, key)), (b) => (b ? 1 : -1) + sd * gauss());
+    const metric = (bits: Uint8Array, soft: Float64Array): number => convEncode(bits).reduce((m, b, i) => m + (b ? soft[i] : -soft[i]), 0);
+
+    it('lists distinct code words, most likely first, the first being the plain decoder\'s', () => {
+      for (let t = 0; t < 20; t++) {
+        const soft = noisy(BigInt(t + 1) << 30n, 1.3);
+        const list = listViterbiDecode(soft, INFO_BITS, LIST_SIZE);
+        expect(list).toHaveLength(LIST_SIZE);
+        expect(Array.from(list[0])).toEqual(Array.from(viterbiDecode(soft, INFO_BITS)));
+        expect(new Set(list.map((b) => b.join(''))).size).toBe(LIST_SIZE);
+        const m = list.map((b) => metric(b, soft));
+        for (let i = 1; i < m.length; i++) expect(m[i]).toBeLessThanOrEqual(m[i - 1] + 1e-9);
+      }
+    });
+
+    it('recovers noisy code words the single most likely one gets wrong, and never a wrong id', () => {
+      let single = 0;
+      let listed = 0;
+      let wrong = 0;
+      for (let t = 0; t < 200; t++) {
+        const id = BigInt(Math.floor(uniform() * 2 ** 32)) << 20n;
+        const soft = noisy(id, 1.25);
+        const one = decodeSoft(soft, key);
+        const many = decodeSoft(soft, key, LIST_SIZE);
+        if (one.tagOk && one.payload === id) single++;
+        if (many.tagOk && many.payload === id) listed++;
+        if ((one.tagOk && one.payload !== id) || (many.tagOk && many.payload !== id)) wrong++;
+      }
+      expect(wrong).toBe(0);
+      expect(listed).toBeGreaterThan(single * 1.3);
+    });
+
+    it('random soft values do not pass the check in any listed code word', () => {
+      let passed = 0;
+      for (let t = 0; t < 100; t++) if (decodeSoft(Float64Array.from({ length: CODED_BITS }, () => uniform() - 0.5), key, LIST_SIZE).tagOk) passed++;
+      expect(passed).toBe(0);
+    });
   });
 
   it('rejects payloads outside 64 bits', () => {

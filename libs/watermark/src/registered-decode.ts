@@ -9,7 +9,7 @@ import { maskCanvasFill, maskForeign } from './foreign-mask';
 import { contentBox, cropPlane } from './content-box';
 import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './image';
 import { TARGET_MSE } from './embed';
-import { decodeSoft, DecodedPayload } from './payload';
+import { decodeSoft, DecodedPayload, LIST_SIZE } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
 import { alignmentScore, register, Registration, snapCrop, snapSimilarity } from './register';
 import { jointSoft, reweigh } from './soft-decode';
@@ -276,17 +276,27 @@ export async function registeredDecode(
   // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
   if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
   if (diagnostics) diagnostics.registeredDecoding = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
-  const first = decodeLayers(zs, key);
-  if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
-  // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
-  const joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
-  let best = first;
-  if (joint) {
-    const d = decodeSoft(joint, key);
-    if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
-    if (best && confidenceOf(best) >= DETECT_THRESHOLD) return best;
-  }
-  // still weak: the layers summed with weights from their own reliability (one more decoding attempt)
-  const reweighted = decodeSoft(reweigh(zs), key);
-  return reweighted.tagOk && (!best || reweighted.agreement > best.agreement) ? reweighted : best;
+  // the joint estimate is computed once, when the layers alone are weak (a conjugate-gradient solve)
+  let joint: Float64Array | null | undefined;
+  const decodeAll = (list: number): DecodedPayload | null => {
+    const first = decodeLayers(zs, key, list);
+    if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
+    // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
+    if (joint === undefined) joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
+    let best = first;
+    if (joint) {
+      const d = decodeSoft(joint, key, list);
+      if (d.tagOk && (!best || d.agreement > best.agreement)) best = d;
+      if (best && confidenceOf(best) >= DETECT_THRESHOLD) return best;
+    }
+    // still weak: the layers summed with weights from their own reliability (one more decoding attempt)
+    const reweighted = decodeSoft(reweigh(zs), key, list);
+    return reweighted.tagOk && (!best || reweighted.agreement > best.agreement) ? reweighted : best;
+  };
+  // the most likely code word of each combination first (what decoded before list decoding keeps its result); the
+  // lists only when none of them passed the tag convincingly (their first code words are the same ones again)
+  const plain = decodeAll(1);
+  if (plain && confidenceOf(plain) >= DETECT_THRESHOLD) return plain;
+  const listed = decodeAll(LIST_SIZE);
+  return listed && (!plain || listed.agreement > plain.agreement) ? listed : plain;
 }
