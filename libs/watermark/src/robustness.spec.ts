@@ -160,6 +160,19 @@ const ISSUE_34: [string, Attack][] = [
   ['centre crop 1.5% area, 2% off centre', (b) => centreCrop(b, 0.015, -0.02, -0.01)],
   // a dark vignette (corners at 40 %): the global LUT left the picture in the residual (agreement 0.10 / 0.17)
   ['vignette 0.6 + jpeg 40', async (b) => sharp(await sepiaVignette(b, 0.6, false)).jpeg({ quality: 40 }).toBuffer()],
+  // fourth pass: 92 x 92 px at scale 0.4, which no size-ratio guess makes (the crop shrinks the copy again); the scale
+  // sweep left the unturned orientation out (registration NCC 0.58, not detected)
+  [
+    'resize 40% > jpeg 40 > crop 20% area (a strong two-step)',
+    async (b, w, h) => {
+      const sw = Math.round(w * 0.4);
+      const sh = Math.round(h * 0.4);
+      const small = await sharp(b).resize(sw, sh, { fit: 'fill' }).jpeg({ quality: 40 }).toBuffer();
+      const cw = Math.round(sw * Math.sqrt(0.2));
+      const ch = Math.round(sh * Math.sqrt(0.2));
+      return sharp(small).extract({ left: Math.floor((sw - cw) * 0.3), top: Math.floor((sh - ch) * 0.6), width: cw, height: ch }).png().toBuffer();
+    },
+  ],
 ];
 
 describe('issue 34 regression guard (keystone, tiny crop, vignette; registered)', () => {
