@@ -80,3 +80,36 @@ export function starFieldPng(width = 640, height = 480, seed = 7): Promise<Buffe
   for (let i = 0; i < f.length; i++) out[i] = Math.max(0, Math.min(255, Math.round(f[i])));
   return sharp(out, { raw: { width, height, channels: 3 } }).png().toBuffer();
 }
+
+/**
+ * A clear-sky-like picture (issue 34): blue with faint cloud-like value noise (octaves of 160 to 20 px) and fine noise
+ * of about 2 levels, saved as JPEG 90. Small crops of it have little structure to register on. Deterministic.
+ */
+export function skyJpeg(width = 1280, height = 800, seed = 5): Promise<Buffer> {
+  const rand = mulberry32(seed);
+  const f = new Float32Array(width * height);
+  for (const [cell, amp] of [[160, 14], [80, 8], [40, 5], [20, 3]] as const) {
+    const gw = Math.ceil(width / cell) + 2;
+    const gh = Math.ceil(height / cell) + 2;
+    const g = Float32Array.from({ length: gw * gh }, () => rand() * 2 - 1);
+    for (let y = 0; y < height; y++) {
+      const iy = Math.floor(y / cell);
+      const ty = y / cell - iy;
+      for (let x = 0; x < width; x++) {
+        const ix = Math.floor(x / cell);
+        const tx = x / cell - ix;
+        const a = g[iy * gw + ix] * (1 - tx) + g[iy * gw + ix + 1] * tx;
+        const b = g[(iy + 1) * gw + ix] * (1 - tx) + g[(iy + 1) * gw + ix + 1] * tx;
+        f[y * width + x] += amp * (a * (1 - ty) + b * ty);
+      }
+    }
+  }
+  const out = Buffer.alloc(width * height * 3);
+  for (let k = 0; k < width * height; k++) {
+    const v = f[k] + (rand() + rand() + rand() - 1.5) * 4;
+    out[k * 3] = Math.max(0, Math.min(255, Math.round(40 + v)));
+    out[k * 3 + 1] = Math.max(0, Math.min(255, Math.round(110 + v)));
+    out[k * 3 + 2] = Math.max(0, Math.min(255, Math.round(190 + v)));
+  }
+  return sharp(out, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+}
