@@ -544,9 +544,11 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
         if (seen.every((q) => q.mirror !== c.mirror || math.abs(math.atan2(math.sin(q.theta - c.theta), math.cos(q.theta - c.theta))) > 0.01)) seen.push(c);
       };
       for (const c of [...all].sort((a, b) => b.ncc - a.ncc).slice(0, 8)) if (seen.length < 2) add(c);
-      // and the unturned orientation (most edits keep it; the histogram ranking leaves it out, and a resize then a crop
-      // is at a scale none of the size-ratio guesses makes: a 129 x 86 copy of the coffee photo at 0.40 was never tried)
-      add({ theta: 0, mirror: false });
+      // and, for a small inspected image, the unturned orientation (most edits keep it; the histogram ranking leaves it
+      // out, and a resize then a crop is at a scale none of the size-ratio guesses makes: a 129 x 86 copy of the coffee
+      // photo at 0.40 was never tried). Not for larger ones: there a sweep candidate that passes 0.95 ends the search
+      // wrong where feature matching would have followed (a keystone of the black-frame photo: 0.972 instead of 0.997)
+      if (math.min(I.w, I.h) < SMALL_SIDE) add({ theta: 0, mirror: false });
       for (const mirror of [false, true]) for (const o of orientations.filter((q) => q.mirror === mirror && q.score < 2 && q.score > -2).slice(0, 4)) add(o);
       for (const c of seen) for (const s of sweep) tryCand(c.theta, s, s, c.mirror);
     }
