@@ -16,7 +16,7 @@
  * noise). Its tail is taken as Gaussian; the benchmark measures the null on unmarked copies and on payloads never
  * issued (README: the measured null). A candidate is accused when
  *
- *   bound = candidates x MAX_ROUNDS x Q(S_j)  <=  FALSE_MATCH_BOUND (29 x 2^-40, the single-leaker decode's level),
+ *   bound = candidates x MAX_ROUNDS x Q(S_j)  <=  FALSE_MATCH_BOUND (104 x 2^-40, the single-leaker decode's level),
  *
  * a Bonferroni correction over every test the procedure may make (each round tests every remaining candidate once).
  *
