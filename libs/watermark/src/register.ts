@@ -487,7 +487,6 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
   // convincing, it runs again with the fill (grown by a pixel: its border is blended) left out of the template.
   // (not for a small template: a crop of a few percent has no canvas, and a flat corner of it is content)
   const small = Ic.w * Ic.h < SMALL_TEMPLATE;
-  const skip = small ? null : fillSkip(Ic);
   let best: Candidate | null = null;
   const all: Candidate[] = [];
   let mask: Uint8Array | null = null;
@@ -583,7 +582,9 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
     }
   };
   search();
-  if (!good() && skip) {
+  // the fill is only looked for when the plain search was not convincing (most copies end before)
+  const skip = !good() && !small ? fillSkip(Ic) : null;
+  if (skip) {
     mask = skip;
     search();
     mask = null;
