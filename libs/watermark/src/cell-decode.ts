@@ -56,15 +56,17 @@ export function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Ar
   const s: CellSums = { p: new Float32Array(nx * ny), w1: new Float32Array(nx * ny), w2: new Float32Array(nx * ny), r2: new Float32Array(nx * ny) };
   const { p, w1, w2, r2 } = s;
   const count = r.length;
-  const valid = new Uint8Array(count);
-  for (let k = 0; k < count; k++) if (r[k] === r[k]) valid[k] = 1;
-  const t = pixelTaps(nx, ny, u, v, valid, true);
+  // pixelTaps' taps computed in place, in double precision: no per-pixel arrays to fill and read back
   for (let k = 0; k < count; k++) {
-    const c = t.c[k];
-    if (c < 0) continue;
     const val = r[k];
-    const fx = t.fx[k];
-    const fy = t.fy[k];
+    if (val !== val) continue;
+    let fx = u[k] * nx - 0.5;
+    let fy = v[k] * ny - 0.5;
+    let ix = math.floor(fx);
+    let iy = math.floor(fy);
+    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
+    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
+    const c = iy * nx + ix;
     const vv = val * val;
     const a = (1 - fx) * (1 - fy);
     const b = fx * (1 - fy);
@@ -80,20 +82,20 @@ export function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Ar
 
 export interface PixelTaps {
   c: Int32Array;
-  fx: Float32Array | Float64Array;
-  fy: Float32Array | Float64Array;
+  fx: Float32Array;
+  fy: Float32Array;
 }
 
 /**
  * Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. The fractions are
- * kept in double precision when `precise` (the cell sums of registered decoding), in single precision otherwise (the
- * joint soft estimate, whose figures were measured so).
+ * kept in single precision (the joint soft estimate, whose figures were measured so; accumulate() computes the same
+ * taps in double precision in place).
  */
-export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array, precise = false): PixelTaps {
+export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array): PixelTaps {
   const n = u.length;
   const c = new Int32Array(n).fill(-1);
-  const fxs = precise ? new Float64Array(n) : new Float32Array(n);
-  const fys = precise ? new Float64Array(n) : new Float32Array(n);
+  const fxs = new Float32Array(n);
+  const fys = new Float32Array(n);
   for (let k = 0; k < n; k++) {
     if (!valid[k]) continue;
     let fx = u[k] * nx - 0.5;

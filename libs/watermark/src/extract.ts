@@ -162,14 +162,18 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       }
       const s = workScale(oh);
       const maxInspectedScale = math.min(s, math.sqrt(8_000_000 / (ih.width * ih.height)));
+      const si = math.min(1, maxInspectedScale);
+      // both decoded at once (each on a thread of sharp's pool); the inspected image's failure is read below, and
+      // only noted here for the early return on the original's
+      const decodingI = decodeLuma(inspected, ih, si);
+      decodingI.catch(() => undefined);
       let O: LumaPlane;
       try {
         O = await decodeLuma(original, oh, s);
       } catch {
         return { status: 'error', confidence: 0, method: 'none' };
       }
-      const si = math.min(1, maxInspectedScale);
-      const I = await decodeLuma(inspected, ih, si);
+      const I = await decodingI;
       const planeO = { w: O.width, h: O.height, d: O.data };
       const planeI = { w: I.width, h: I.height, d: I.data };
       const reg = await findRegistration(planeO, planeI);

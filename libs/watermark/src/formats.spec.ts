@@ -114,6 +114,13 @@ describe('format rules (corpus variants)', () => {
     expect(res.status).toBe('error');
   });
 
+  // the original and the inspected copy are decoded side by side: either failing ends the extraction cleanly
+  it('a corrupt original with a corrupt copy gives status error; a corrupt copy with a sound original, unsupported', async () => {
+    const truncated = await broken('truncated.jpg');
+    expect((await extractImage(truncated, truncated, { key })).status).toBe('error');
+    expect((await extractImage(truncated, textPng(), { key })).status).toBe('unsupported');
+  });
+
   it('sniffs content, not the extension (PNG named .jpg stays PNG)', async () => {
     const input = await broken('wrong-extension-really-png.jpg');
     const out = await embedImage(input, 5n, { key });
