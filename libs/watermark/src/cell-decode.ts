@@ -56,17 +56,14 @@ export function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Ar
   const s: CellSums = { p: new Float32Array(nx * ny), w1: new Float32Array(nx * ny), w2: new Float32Array(nx * ny), r2: new Float32Array(nx * ny) };
   const { p, w1, w2, r2 } = s;
   const count = r.length;
-  // pixelTaps' taps computed in place, in double precision: no per-pixel arrays to fill and read back
+  // each pixel's taps used as they are computed, in double precision: no per-pixel arrays to fill and read back
+  const f = new Float64Array(2);
   for (let k = 0; k < count; k++) {
     const val = r[k];
     if (val !== val) continue;
-    let fx = u[k] * nx - 0.5;
-    let fy = v[k] * ny - 0.5;
-    let ix = math.floor(fx);
-    let iy = math.floor(fy);
-    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
-    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
-    const c = iy * nx + ix;
+    const c = tapOf(nx, ny, u[k], v[k], f);
+    const fx = f[0];
+    const fy = f[1];
     const vv = val * val;
     const a = (1 - fx) * (1 - fy);
     const b = fx * (1 - fy);
@@ -88,27 +85,38 @@ export interface PixelTaps {
 
 /**
  * Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. The fractions are
- * kept in single precision (the joint soft estimate, whose figures were measured so; accumulate() computes the same
- * taps in double precision in place).
+ * kept in single precision (the joint soft estimate, whose figures were measured so; accumulate() uses the same taps
+ * in double precision).
  */
 export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array): PixelTaps {
   const n = u.length;
   const c = new Int32Array(n).fill(-1);
   const fxs = new Float32Array(n);
   const fys = new Float32Array(n);
+  const f = new Float64Array(2);
   for (let k = 0; k < n; k++) {
     if (!valid[k]) continue;
-    let fx = u[k] * nx - 0.5;
-    let fy = v[k] * ny - 0.5;
-    let ix = math.floor(fx);
-    let iy = math.floor(fy);
-    if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
-    if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
-    c[k] = iy * nx + ix;
-    fxs[k] = fx;
-    fys[k] = fy;
+    c[k] = tapOf(nx, ny, u[k], v[k], f);
+    fxs[k] = f[0];
+    fys[k] = f[1];
   }
   return { c, fx: fxs, fy: fys };
+}
+
+/**
+ * One pixel's bilinear tap on a layer's grid: returns the base cell, writes the fractions to f[0], f[1] (clamped at
+ * the grid's edges). Written to a caller's scratch array, not returned as a pair: it runs for every working pixel.
+ */
+function tapOf(nx: number, ny: number, u: number, v: number, f: Float64Array): number {
+  let fx = u * nx - 0.5;
+  let fy = v * ny - 0.5;
+  let ix = math.floor(fx);
+  let iy = math.floor(fy);
+  if (ix < 0) { ix = 0; fx = 0; } else if (ix >= nx - 1) { ix = nx - 2; fx = 1; } else fx -= ix;
+  if (iy < 0) { iy = 0; fy = 0; } else if (iy >= ny - 1) { iy = ny - 2; fy = 1; } else fy -= iy;
+  f[0] = fx;
+  f[1] = fy;
+  return iy * nx + ix;
 }
 
 /** The layers' sum, then each layer alone, until one decodes convincingly; `list` as decodeSoft's. */
