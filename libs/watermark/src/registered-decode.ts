@@ -139,14 +139,10 @@ export async function registeredDecode(
   const qx = new Float32Array(n);
   const qy = new Float32Array(n);
   let W = new Float32Array(n);
-  // applyH written out (no tuple per pixel: the loop runs over every working pixel)
-  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = H;
   for (let y = 0; y < ih; y++) {
     for (let x = 0; x < iw; x++) {
       const k = y * iw + x;
-      const z = h6 * x + h7 * y + h8;
-      const a = (h0 * x + h1 * y + h2) / z;
-      const b = (h3 * x + h4 * y + h5) / z;
+      const [a, b] = applyH(H, x, y);
       qx[k] = (a + 0.5) / O.width;
       qy[k] = (b + 0.5) / O.height;
       W[k] = sampleCubicOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
