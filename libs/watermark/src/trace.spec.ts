@@ -5,7 +5,7 @@ import { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-pay
 import { CODED_BITS } from './payload';
 import { buildLayers, gridDims } from './pattern';
 import { mulberry32 } from './testing/random';
-import { accusationThreshold, codeSigns, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders } from './trace';
+import { accusationThreshold, codeSigns, logNormalTail, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders, zOfLogTail } from './trace';
 
 const key = { secret: 'trace-spec', version: 'v3' as const };
 
@@ -102,6 +102,60 @@ describe('candidate tracing on soft observations', () => {
     const old = Array.from({ length: 30 }, (_, i) => BigInt(101 + i));
     const trace = traceColluders({ zs: [observations([old[4], old[5]], 3, 4)], cells: null }, old, key, FALSE_MATCH_BOUND);
     expect(new Set(trace.accused.map((a) => a.payload))).toEqual(new Set([old[4], old[5]]));
+  });
+});
+
+describe('candidate tracing: the two layers tested jointly (issue 34, fifth pass)', () => {
+  /** A copy whose fine layer lost the mark and kept only noise, large (its z-scores spread 3x): the coarse layer alone carries it. */
+  function oneLayerMarked(recipient: bigint, mu: number, seed: number): Float64Array[] {
+    const r = rng(seed);
+    const fine = new Float64Array(CODED_BITS);
+    for (let i = 0; i < CODED_BITS; i++) fine[i] = 3 * r.n();
+    return [fine, observations([recipient], mu, seed + 1)];
+  }
+  const sumScore = (zs: Float64Array[], p: bigint): number => {
+    const c = codeSigns(p, key);
+    let dot = 0;
+    let sq = 0;
+    for (let i = 3; i < CODED_BITS; i++) {
+      const w = zs[0][i] + zs[1][i];
+      dot += w * c[i];
+      sq += w * w;
+    }
+    return dot / Math.sqrt(sq);
+  };
+
+  it('names a recipient whose mark only one layer kept, which the sum of the layers misses', () => {
+    const zs = oneLayerMarked(issued[17], 0.7, 11);
+    const threshold = accusationThreshold(issued.length, FALSE_MATCH_BOUND);
+    // the sum of the layers is below the threshold: tested alone, it would accuse nobody
+    expect(sumScore(zs, issued[17])).toBeLessThan(threshold);
+    const trace = traceColluders({ zs, cells: null }, issued, key, FALSE_MATCH_BOUND);
+    expect(trace.accused.map((a) => a.payload)).toEqual([issued[17]]);
+    expect(trace.accused[0].z).toBeGreaterThanOrEqual(threshold);
+    expect(trace.accused[0].bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
+  });
+
+  it('holds each test to half the level: an innocent scores at most the normal tail, on noise and next to a strong mark', () => {
+    const decoys = Array.from({ length: 4000 }, (_, i) => issuedPayload(BigInt(700_000 + i)));
+    const t = 2;
+    for (const [zs, accused] of [
+      [[observations([], 0, 21), observations([], 0, 22)], []],
+      [oneLayerMarked(issued[3], 1.5, 23), [issued[3]]],
+    ] as Array<[Float64Array[], bigint[]]>) {
+      const z = nullScores({ zs, cells: null }, accused, decoys, key);
+      const over = z.filter((v) => v > t).length;
+      // P(z > 2) <= Q(2) = 2.3 %: 91 expected at most of 4,000, 4 sd of a binomial allowed
+      expect(over).toBeLessThan(decoys.length * normalTail(t) + 4 * Math.sqrt(decoys.length * normalTail(t)));
+      expect(Math.max(...z)).toBeLessThan(accusationThreshold(200, FALSE_MATCH_BOUND));
+      expect(traceColluders({ zs, cells: null }, decoys.slice(0, 500), key, FALSE_MATCH_BOUND).accused).toEqual([]);
+    }
+  });
+
+  it('a score far in the tail stays finite: log Q and its inverse agree where Q itself underflows', () => {
+    for (const z of [0.5, 2.9, 3, 7, 25, 40, 60]) expect(zOfLogTail(logNormalTail(z))).toBeCloseTo(z, 6);
+    expect(Number.isFinite(logNormalTail(60))).toBe(true);
+    expect(logNormalTail(7)).toBeCloseTo(Math.log(normalTail(7)), 8);
   });
 });
 
