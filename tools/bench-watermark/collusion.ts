@@ -182,13 +182,15 @@ async function main(): Promise<void> {
     const sd = Math.sqrt(nullZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
     const max = Math.max(...nullZ);
     const over = (t: number): number => nullZ.filter((z) => z > t).length;
-    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
+    // The score is the normal z of the smaller of two p-values, doubled (trace.ts): its upper tail is at most the
+    // Gaussian's, its mean and sd are not 0 and 1.
+    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian tail, the most allowed: ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
   }
   if (nullRegionZ.length) {
     const n = nullRegionZ.length;
     const mean = nullRegionZ.reduce((a, b) => a + b, 0) / n;
     const sd = Math.sqrt(nullRegionZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
-    lines.push(`Null on the unexplained regions (second phase): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${Math.max(...nullRegionZ).toFixed(2)}; above 4: ${nullRegionZ.filter((z) => z > 4).length} (Gaussian ${(n * 3.17e-5).toFixed(2)})`);
+    lines.push(`Null on the unexplained regions (second phase): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${Math.max(...nullRegionZ).toFixed(2)}; above 4: ${nullRegionZ.filter((z) => z > 4).length} (Gaussian tail, the most allowed: ${(n * 3.17e-5).toFixed(2)})`);
   }
   const sorted = [...times].sort((a, b) => a - b);
   lines.push(`Extract with 200 candidates, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms over ${times.length}; run ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -149,7 +149,7 @@ export interface AccusedRecipientView {
   /** The order the recipient's copy was issued in. */
   orderId: string;
   watermarkText: string;
-  /** z-value of the recipient's code word under "did not contribute". */
+  /** z-value under "did not contribute": the normal score of the smaller p-value of the tracing's two tests, doubled. */
   z: number;
   /** candidates x rounds x Gaussian tail of z: the bound on accusing a non-contributor this strongly by chance. */
   bound: number;

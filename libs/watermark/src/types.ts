@@ -76,11 +76,11 @@ export type MixingKind = 'averaging' | 'region-splicing' | 'undetermined';
 
 export interface AccusedRecipient {
   payload: bigint;
-  /** The score S_j (a z-value under "did not contribute"). */
+  /** The score: the normal z of p_j, the smaller p-value of the two tests doubled (trace.ts; S_j itself with one layer). */
   z: number;
   /** candidates x MAX_ROUNDS x Q(z): the Bonferroni bound on accusing a non-contributor this strongly by chance. */
   bound: number;
-  /** S_j / sqrt(|T_j|): correlation of the observations (after cancellation) with this recipient's code word, 0..1. */
+  /** S_j / sqrt(|T_j|) (the layers' sum): correlation of the observations (after cancellation) with this recipient's code word, 0..1. */
   correlation: number;
   /** Share of the regions with a clear mark in which this recipient's mark was the strongest (mixing analysis). */
   regionShare: number | null;

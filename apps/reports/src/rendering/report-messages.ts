@@ -185,7 +185,7 @@ const en: ReportMessages = {
     regions: 'Regions led',
     boundValue: (oneIn) => `1 in ${oneIn}`,
     method: (level, threshold) =>
-      `Each score is a z-value under the hypothesis "this recipient did not contribute": a non-contributor's score has mean 0 and standard deviation 1 (measured on unmarked copies and on identifiers never issued). A recipient is named only when the Gaussian tail of its score, multiplied by the candidates tested and the rounds of the search, is at most 1 in ${level} (the bound of a single-recipient detection); with these candidates that means a score of at least ${threshold}. The bound extrapolates the measured null distribution; it is not a measured rate. A recipient who contributed only a small share of the copy may not be named.`,
+      `Each score says, as a z-value, how unlikely the copy's observations are under the hypothesis "this recipient did not contribute": two tests are made (the mark's two layers summed, and both layers jointly), each at half the level, and twice the smaller of their p-values is the Gaussian tail of the score. A non-contributor's score passes any value with at most the Gaussian tail's probability (measured on unmarked copies and on identifiers never issued). A recipient is named only when the Gaussian tail of its score, multiplied by the candidates tested and the rounds of the search, is at most 1 in ${level} (the bound of a single-recipient detection); with these candidates that means a score of at least ${threshold}. The bound extrapolates the measured null distribution; it is not a measured rate. A recipient who contributed only a small share of the copy may not be named.`,
     severalText: 'Several recipients contributed: no single watermark text. Each is listed under "Recipients who contributed".',
     notDecoded: 'No single identifier was decoded: the copy carries several recipients\' marks (see "Recipients who contributed").',
     notDecodedOne: 'No identifier was decoded on its own: the recipient was found by testing every recipient of this original (see "Recipients who contributed").',
@@ -298,7 +298,7 @@ const ko: ReportMessages = {
     regions: '주도 영역 비율',
     boundValue: (oneIn) => `${oneIn}분의 1`,
     method: (level, threshold) =>
-      `각 점수는 "이 수령인은 기여하지 않았다"는 가설 아래의 z값입니다. 기여하지 않은 수령인의 점수는 평균 0, 표준편차 1입니다(워터마크가 없는 사본과 발급되지 않은 식별자로 측정). 점수의 정규분포 꼬리 확률에 검사한 후보 수와 탐색 단계 수를 곱한 값이 ${level}분의 1 이하일 때만(수령인 한 명을 검출할 때의 상한과 같음) 수령인을 지목합니다. 이번 후보 수에서는 점수 ${threshold} 이상입니다. 이 상한은 측정된 귀무분포를 외삽한 값이며 측정된 비율이 아닙니다. 사본의 작은 부분만 기여한 수령인은 지목되지 않을 수 있습니다.`,
+      `각 점수는 "이 수령인은 기여하지 않았다"는 가설 아래에서 사본의 관측값이 얼마나 드문지를 z값으로 나타냅니다. 두 가지 검정(워터마크의 두 층을 합한 검정과 두 층을 함께 보는 검정)을 각각 수준의 절반으로 수행하며, 두 p값 중 작은 값의 두 배가 점수의 정규분포 꼬리 확률입니다. 기여하지 않은 수령인의 점수가 어떤 값을 넘을 확률은 그 값의 정규분포 꼬리 확률 이하입니다(워터마크가 없는 사본과 발급되지 않은 식별자로 측정). 점수의 정규분포 꼬리 확률에 검사한 후보 수와 탐색 단계 수를 곱한 값이 ${level}분의 1 이하일 때만(수령인 한 명을 검출할 때의 상한과 같음) 수령인을 지목합니다. 이번 후보 수에서는 점수 ${threshold} 이상입니다. 이 상한은 측정된 귀무분포를 외삽한 값이며 측정된 비율이 아닙니다. 사본의 작은 부분만 기여한 수령인은 지목되지 않을 수 있습니다.`,
     severalText: '여러 수령인이 기여했습니다: 단일 워터마크 텍스트는 없습니다. 각 수령인은 "유출에 참여한 수령인"에 나열됩니다.',
     notDecoded: '단일 식별자는 복호되지 않았습니다: 사본에 여러 수령인의 워터마크가 함께 있습니다("유출에 참여한 수령인" 참조).',
     notDecodedOne: '식별자만으로는 복호되지 않았습니다: 이 원본의 모든 수령인을 검사하여 수령인을 찾았습니다("유출에 참여한 수령인" 참조).',
@@ -411,7 +411,7 @@ const ja: ReportMessages = {
     regions: '優勢な領域の割合',
     boundValue: (oneIn) => `${oneIn} 分の 1`,
     method: (level, threshold) =>
-      `各スコアは「この受取人は関与していない」という仮説のもとでの z 値です。関与していない受取人のスコアは平均 0、標準偏差 1 です（透かしのないコピーと発行されていない識別子で測定）。スコアの正規分布の裾の確率に検査した候補数と探索の段数を掛けた値が ${level} 分の 1 以下（受取人 1 件を検出するときの上限と同じ）の場合にのみ受取人を指摘します。今回の候補数ではスコア ${threshold} 以上です。この上限は測定した帰無分布を外挿したもので、測定された割合ではありません。コピーのごく一部にしか関与していない受取人は指摘されないことがあります。`,
+      `各スコアは、「この受取人は関与していない」という仮説のもとでコピーの観測がどれほど起こりにくいかを z 値で表したものです。2 つの検定（透かしの 2 層の和による検定と、2 層を同時に見る検定）をそれぞれ水準の半分で行い、2 つの p 値のうち小さい方の 2 倍がスコアの正規分布の裾の確率です。関与していない受取人のスコアがある値を超える確率は、その値の正規分布の裾の確率以下です（透かしのないコピーと発行されていない識別子で測定）。スコアの正規分布の裾の確率に検査した候補数と探索の段数を掛けた値が ${level} 分の 1 以下（受取人 1 件を検出するときの上限と同じ）の場合にのみ受取人を指摘します。今回の候補数ではスコア ${threshold} 以上です。この上限は測定した帰無分布を外挿したもので、測定された割合ではありません。コピーのごく一部にしか関与していない受取人は指摘されないことがあります。`,
     severalText: '複数の受取人が関与しています：単一の電子透かしテキストはありません。各受取人は「流出に関与した受取人」に記載されています。',
     notDecoded: '単一の識別子は復号されませんでした：コピーには複数の受取人の透かしが含まれています（「流出に関与した受取人」を参照）。',
     notDecodedOne: '識別子単独では復号されませんでした：この元ファイルのすべての受取人を検査して受取人を特定しました（「流出に関与した受取人」を参照）。',
