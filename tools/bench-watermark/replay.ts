@@ -1,6 +1,7 @@
 /* Dev probe: replays rows of the full benchmark with the full run's payloads and attack seeds (same photos, same
  * order), so a failure seen in a full run can be examined alone.
- * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images. */
+ * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images;
+ * REPLAY_TRUTH=1 adds how far the registration found is from the attack's true geometry (truth.ts). */
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
@@ -9,6 +10,10 @@ import { derivedPhotos } from './derived-photos';
 import { issuanceList } from './issuance';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { fineCellSize } from '../../libs/watermark/src/pattern';
+import sharp from 'sharp';
+import { registrationError, trueGeometry } from './truth';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
@@ -84,9 +89,20 @@ async function main(): Promise<void> {
         // REPLAY_DUMP=<file>: one JSON line per case with what candidate tracing read (needs REPLAY_CANDIDATES)
         const ti = res.diagnostics?.traceInput;
         if (process.env.REPLAY_DUMP && ti) appendFileSync(process.env.REPLAY_DUMP, JSON.stringify({ photo, k, name, id: id.toString(), good, zs: ti.zs.map((z) => Array.from(z)) }) + '\n');
+        let truthNote = '';
+        if (process.env.REPLAY_TRUTH && reg) {
+          const om = await sharp(orig).metadata();
+          const im = await sharp(attacked).metadata();
+          const truth = await trueGeometry(attack, rng(seed), om.width ?? 0, om.height ?? 0);
+          const so = Math.min(1, 4 / fineCellSize(om.width ?? 0, om.height ?? 0));
+          const si = Math.min(1, so, Math.sqrt(8_000_000 / ((im.width ?? 1) * (im.height ?? 1))));
+          truthNote = truth
+            ? ` truth: scale ${Math.sqrt(Math.abs(truth.affine[0] * truth.affine[4] - truth.affine[1] * truth.affine[3])).toFixed(3)}, fit rms ${truth.rms.toFixed(2)} px (used ${truth.used}), affine [${truth.affine.map((v) => v.toFixed(3)).join(", ")}], registration off by ${registrationError(reg.H, truth, im.width ?? 0, im.height ?? 0, si, so).toFixed(1)} px`
+            : ' truth: -';
+        }
         const tr = res.evidence?.transform;
         process.stdout.write(
-          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}${res.trace ? ` trace: threshold ${res.trace.threshold.toFixed(2)}, accused ${res.trace.accused.map((a) => `${a.payload === id ? 'self' : 'OTHER'} z=${a.z.toFixed(2)}`).join(',') || '-'}, best innocent ${res.trace.bestInnocentZ.toFixed(2)}` : ''}\n`,
+          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}${res.trace ? ` trace: threshold ${res.trace.threshold.toFixed(2)}, accused ${res.trace.accused.map((a) => `${a.payload === id ? 'self' : 'OTHER'} z=${a.z.toFixed(2)}`).join(',') || '-'}, best innocent ${res.trace.bestInnocentZ.toFixed(2)}` : ''}${truthNote}\n`,
         );
       }
     }
