@@ -148,6 +148,7 @@ async function main(): Promise<void> {
   const table = new Map<string, Cell>();
   const mixingSeen = new Map<string, Record<string, number>>();
   const nullZ: number[] = [];
+  const nullSumZ: number[] = [];
   const nullRegionZ: number[] = [];
   let unmarkedTested = 0;
   let unmarkedAccused = 0;
@@ -178,19 +179,17 @@ async function main(): Promise<void> {
   lines.push(`Mixing found (200 candidates, 2+ accused): ${mixLine}`);
   if (nullZ.length) {
     const n = nullZ.length;
-    const mean = nullZ.reduce((a, b) => a + b, 0) / n;
-    const sd = Math.sqrt(nullZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
+    const mean = nullSumZ.reduce((a, b) => a + b, 0) / nullSumZ.length;
+    const sd = Math.sqrt(nullSumZ.reduce((a, b) => a + (b - mean) ** 2, 0) / nullSumZ.length);
     const max = Math.max(...nullZ);
     const over = (t: number): number => nullZ.filter((z) => z > t).length;
     // The score is the normal z of the smaller of two p-values, doubled (trace.ts): its upper tail is at most the
-    // Gaussian's, its mean and sd are not 0 and 1.
-    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${max.toFixed(2)}; above 3: ${over(3)} (Gaussian tail, the most allowed: ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
+    // Gaussian's; its mean and sd say nothing (a negative sum scores the floor), so those are the sum test's S.
+    lines.push(`Null (never-issued payloads, after cancelling the accused): ${n} scores; the layers' sum S: mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}; the score: max ${max.toFixed(2)}, above 3: ${over(3)} (Gaussian tail, the most allowed: ${(n * 1.35e-3).toFixed(1)}), above 4: ${over(4)} (${(n * 3.17e-5).toFixed(2)}), above 5: ${over(5)} (${(n * 2.87e-7).toFixed(3)})`);
   }
   if (nullRegionZ.length) {
     const n = nullRegionZ.length;
-    const mean = nullRegionZ.reduce((a, b) => a + b, 0) / n;
-    const sd = Math.sqrt(nullRegionZ.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
-    lines.push(`Null on the unexplained regions (second phase): ${n} scores, mean ${mean.toFixed(3)}, sd ${sd.toFixed(3)}, max ${Math.max(...nullRegionZ).toFixed(2)}; above 4: ${nullRegionZ.filter((z) => z > 4).length} (Gaussian tail, the most allowed: ${(n * 3.17e-5).toFixed(2)})`);
+    lines.push(`Null on the unexplained regions (second phase): ${n} scores, max ${Math.max(...nullRegionZ).toFixed(2)}; above 4: ${nullRegionZ.filter((z) => z > 4).length} (Gaussian tail, the most allowed: ${(n * 3.17e-5).toFixed(2)})`);
   }
   const sorted = [...times].sort((a, b) => a - b);
   lines.push(`Extract with 200 candidates, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms over ${times.length}; run ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -259,6 +258,7 @@ async function main(): Promise<void> {
               const trace = traceColluders(input, all200, KEY, FALSE_MATCH_BOUND);
               const acc = trace.accused.map((a) => a.payload);
               for (const z of nullScores(input, acc, decoys(), KEY)) nullZ.push(z);
+              for (const z of nullScores(input, acc, decoys(), KEY, false, 'sum')) nullSumZ.push(z);
               // the second phase's observations (regions no accused mark explains), when there are such regions
               for (const z of nullScores(input, acc, decoys(), KEY, true)) nullRegionZ.push(z);
             }
@@ -276,6 +276,7 @@ async function main(): Promise<void> {
       unmarkedAccused += res.trace?.accused.length ?? 0;
       const input = res.diagnostics?.traceInput;
       if (input && DECOYS > 0) for (const z of nullScores(input, [], decoys(), KEY)) nullZ.push(z);
+      if (input && DECOYS > 0) for (const z of nullScores(input, [], decoys(), KEY, false, 'sum')) nullSumZ.push(z);
     }
     // partial results after each photo (a long run can be read while it goes on)
     mkdirSync('bench-results', { recursive: true });

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { mulH, Plane } from './image';
 import { alignmentScore, register, snapSimilarity } from './register';
 import { findRegistration } from './registered-decode';
-import { astronautPng, coffeeJpg } from './testing/fixtures';
+import { astronautPng, coffeeJpg, textPng } from './testing/fixtures';
 
 async function plane(image: Buffer): Promise<Plane> {
   const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
@@ -32,6 +32,28 @@ describe('register: a small crop of smooth content (issue 34, centre crop 3 %)',
     const cy = H[3] * 51.5 + H[4] * 34 + H[5];
     expect(Math.hypot(cx - (272 + 51.5), cy - (153 + 34))).toBeLessThan(1.5);
     expect(found.ncc).toBeGreaterThan(0.99);
+  });
+});
+
+describe('register: a tiny copy resized, then cropped (issue 34, strong two-step)', () => {
+  it('registers a 68 x 34 px crop of the text photo reduced to 0.31 at that scale: the unturned orientation is swept over scales', async () => {
+    const photo = textPng();
+    const O = await plane(photo);
+    const small = await sharp(photo).resize(Math.round(O.w * 0.31)).png().toBuffer();
+    const I = await plane(await sharp(small).extract({ left: 56, top: 16, width: 68, height: 34 }).jpeg({ quality: 80 }).toBuffer());
+    const found = await findRegistration(O, I);
+    expect(found).not.toBeNull();
+    if (!found) return;
+    // before: a candidate at scale 0.67 ended the search (NCC 0.446); no size ratio gives 1 / 0.31
+    const [sx, sy] = columnNorms(found.H);
+    expect(Math.abs(sx * 0.31 - 1)).toBeLessThan(0.03);
+    expect(Math.abs(sy * 0.31 - 1)).toBeLessThan(0.03);
+    expect(found.H[0]).toBeGreaterThan(0);
+    expect(found.ncc).toBeGreaterThan(0.95);
+    // the crop's centre lands where it was taken from
+    const cx = found.H[0] * 33.5 + found.H[1] * 16.5 + found.H[2];
+    const cy = found.H[3] * 33.5 + found.H[4] * 16.5 + found.H[5];
+    expect(Math.hypot(cx - (56 + 33.5) / 0.31, cy - (16 + 16.5) / 0.31)).toBeLessThan(4);
   });
 });
 

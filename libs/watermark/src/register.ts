@@ -595,10 +595,19 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
   // orientation), one of them is always refined, and the refined candidates are compared, not the first convincing
   // one kept.
   let unturned: Candidate | null = null;
+  let unturnedSwept: Candidate | null = null;
   if (small) {
     const before = all.length;
     for (const [sx, sy] of scalesFor(0)) tryCand(0, sx, sy, false);
     for (const c of all.slice(before)) if (!unturned || c.ncc > unturned.ncc) unturned = c;
+    // and the unturned orientation at every scale of the sweep, when an early convincing candidate ended the search
+    // before the sweep: a 68 x 34 px copy of the page photo at 0.31 (a resize then a crop, at no size ratio) was
+    // never tried there, and a mirrored candidate at 0.86 was kept (NCC 0.783, where the right one refines to 0.977)
+    // (kept out of the ranking below: only their best is added, after the others, so the candidates refined before
+    // stay the same)
+    const swept = all.length;
+    for (const sc of sweep) tryCand(0, sc, sc, false);
+    for (const c of all.splice(swept)) if (!unturnedSwept || c.ncc > unturnedSwept.ncc) unturnedSwept = c;
   }
   // refine the best coarse candidate; when the result is not convincing, also the next distinct ones
   all.sort((a, b) => b.ncc - a.ncc);
@@ -618,8 +627,7 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
       maskedPicked++;
     }
   }
-  const u = unturned;
-  if (u && !picked.some((p) => isDup(p, u))) picked.push(u);
+  for (const u of [unturned, unturnedSwept]) if (u && !picked.some((p) => isDup(p, u))) picked.push(u);
   let out: Registration | null = null;
   for (const c of picked) {
     const refined = refine(O, I, c);

@@ -438,14 +438,26 @@ function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind
  * Scores of payloads that were never issued (decoys) against the observations with `accused` projected out, as
  * traceColluders computes them: the measured null of the statistic (benchmark; unit tests). With one layer these are
  * S_j, standard normal; with two, the z of p_j, whose upper tail is at most the normal's (P(z > t) <= Q(t): each test
- * at half). `unexplained`: on the regions no accused mark explains (the second phase; empty when there are none).
+ * at half; a candidate whose p-value is 1, as every one with S_j < 0, scores the floor -40). `statistic: 'sum'`: S_j
+ * itself, standard normal with one layer or two. `unexplained`: on the regions no accused mark explains (the second
+ * phase; empty when there are none).
  */
-export function nullScores(input: TraceInput, accused: readonly bigint[], decoys: readonly bigint[], key: WatermarkKey, unexplained = false): Float64Array {
+export function nullScores(
+  input: TraceInput,
+  accused: readonly bigint[],
+  decoys: readonly bigint[],
+  key: WatermarkKey,
+  unexplained = false,
+  statistic: 'score' | 'sum' = 'score',
+): Float64Array {
   // the regions no accused mark explains (the second phase's observations), when asked and there are some
   const rest = unexplained && input.cells && accused.length ? unexplainedObservations(input.cells, accused.map((p) => codeSigns(p, key))) : null;
   if (unexplained && !rest) return new Float64Array(0);
   const projector = new Projector();
   for (const p of accused) projector.add(codeSigns(p, key));
   const obs = new Observations((rest ?? input.zs).map((w) => projector.apply(new Float64Array(w))));
-  return Float64Array.from(decoys, (p) => zOf(obs.score(codeSigns(p, key), firstTracedBit(p))));
+  return Float64Array.from(decoys, (p) => {
+    const sc = obs.score(codeSigns(p, key), firstTracedBit(p));
+    return statistic === 'sum' ? sc.sum : zOf(sc);
+  });
 }
