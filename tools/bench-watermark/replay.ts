@@ -11,7 +11,7 @@ import { issuanceList } from './issuance';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { fineCellSize } from '../../libs/watermark/src/pattern';
+import { workingScales } from '../../libs/watermark/src/extract';
 import sharp from 'sharp';
 import { registrationError, trueGeometry } from './truth';
 
@@ -94,8 +94,7 @@ async function main(): Promise<void> {
           const om = await sharp(orig).metadata();
           const im = await sharp(attacked).metadata();
           const truth = await trueGeometry(attack, rng(seed), om.width ?? 0, om.height ?? 0);
-          const so = Math.min(1, 4 / fineCellSize(om.width ?? 0, om.height ?? 0));
-          const si = Math.min(1, so, Math.sqrt(8_000_000 / ((im.width ?? 1) * (im.height ?? 1))));
+          const { s: so, si } = workingScales({ width: om.width ?? 0, height: om.height ?? 0 }, { width: im.width ?? 1, height: im.height ?? 1 });
           truthNote = truth
             ? ` truth: scale ${Math.sqrt(Math.abs(truth.affine[0] * truth.affine[4] - truth.affine[1] * truth.affine[3])).toFixed(3)}, fit rms ${truth.rms.toFixed(2)} px (used ${truth.used}), affine [${truth.affine.map((v) => v.toFixed(3)).join(", ")}], registration off by ${registrationError(reg.H, truth, im.width ?? 0, im.height ?? 0, si, so).toFixed(1)} px`
             : ' truth: -';

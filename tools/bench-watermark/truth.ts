@@ -5,6 +5,8 @@
  * pixels to original pixels (outliers such as a rotation's fill dropped) is the truth. Geometry and contrast only:
  * a tone curve or a colour change breaks the ramps. */
 import sharp from 'sharp';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { solve } from '../../libs/watermark/src/image';
 import { Attack } from './attacks';
 
 const math = Math;
@@ -71,9 +73,9 @@ export async function trueGeometry(attack: Attack, rand: () => number, width: nu
 
 /** Least squares of u and v on (x, y, 1). */
 function fitAffine(pts: number[][]): number[] | null {
-  const M = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-  const bu = [0, 0, 0];
-  const bv = [0, 0, 0];
+  const M = new Float64Array(9);
+  const bu = new Float64Array(3);
+  const bv = new Float64Array(3);
   for (const [x, y, u, v] of pts) {
     const row = [x, y, 1];
     for (let i = 0; i < 3; i++) {
@@ -82,20 +84,9 @@ function fitAffine(pts: number[][]): number[] | null {
       bv[i] += row[i] * v;
     }
   }
-  const su = solve3(M, bu);
-  const sv = solve3(M, bv);
+  const su = solve(M, bu, 3);
+  const sv = solve(M, bv, 3);
   return su && sv ? [...su, ...sv] : null;
-}
-
-function solve3(M: number[], b: number[]): number[] | null {
-  const det = (m: number[]): number => m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
-  const d = det(M);
-  if (math.abs(d) < 1e-9) return null;
-  return [0, 1, 2].map((c) => {
-    const m = [...M];
-    for (let r = 0; r < 3; r++) m[r * 3 + c] = b[r];
-    return det(m) / d;
-  });
 }
 
 /** Largest distance (original pixels) between the registration's map H (3 x 3, row-major) and the truth, over a grid of the copy. */

@@ -124,9 +124,14 @@ export function describeTransform(H: Homography, O: { width: number; height: num
   return { rotationDeg, scale: math.round(scale * 1000) / 1000, mirrored, originalAreaVisible: math.round((inside / (n * n)) * 100) / 100, perspective };
 }
 
-/** Working scale that brings the original's fine cells to about 4 pixels. */
-function workScale(h: HeaderInfo): number {
-  return math.min(1, 4 / fineCellSize(h.width, h.height));
+/**
+ * Working scales of a registered extraction: the original's brings its fine cells to about 4 pixels (`s`), the
+ * inspected image's is at most that and keeps it within 8 MP (`si`). Registrations map inspected working pixels to
+ * original working pixels.
+ */
+export function workingScales(original: { width: number; height: number }, inspected: { width: number; height: number }): { s: number; si: number } {
+  const s = math.min(1, 4 / fineCellSize(original.width, original.height));
+  return { s, si: math.min(1, s, math.sqrt(8_000_000 / (inspected.width * inspected.height))) };
 }
 
 export async function extractImage(inspected: Buffer, original: Buffer | null, options: ExtractOptions): Promise<ExtractResult> {
@@ -160,9 +165,7 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
         if (isWatermarkError(e) && e.code !== WatermarkErrorCode.CORRUPT_IMAGE) return { status: 'unsupported', confidence: 0, method: 'none' };
         return { status: 'error', confidence: 0, method: 'none' };
       }
-      const s = workScale(oh);
-      const maxInspectedScale = math.min(s, math.sqrt(8_000_000 / (ih.width * ih.height)));
-      const si = math.min(1, maxInspectedScale);
+      const { s, si } = workingScales(oh, ih);
       // both decoded at once (each on a thread of sharp's pool); the inspected image's failure is read below, and
       // only noted here for the early return on the original's
       const decodingI = decodeLuma(inspected, ih, si);

@@ -72,15 +72,18 @@ export interface TraceInput {
 export function normalTail(z: number): number {
   if (z < 0) return 1 - normalTail(-z);
   const phi = math.exp(-0.5 * z * z) / math.sqrt(2 * math.PI);
-  if (z >= 3) {
-    let f = z;
-    for (let k = 60; k >= 1; k--) f = z + k / f;
-    return phi / f;
-  }
+  if (z >= 3) return phi / tailFraction(z);
   // Abramowitz & Stegun 26.2.17 (absolute error < 7.5e-8)
   const t = 1 / (1 + 0.2316419 * z);
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
   return phi * poly;
+}
+
+/** phi(z) / Q(z) for z >= 3: the continued fraction z + 1/(z + 2/(z + ...)), 60 terms. */
+function tailFraction(z: number): number {
+  let f = z;
+  for (let k = 60; k >= 1; k--) f = z + k / f;
+  return f;
 }
 
 const LOG_SQRT_2PI = 0.5 * math.log(2 * math.PI);
@@ -88,9 +91,7 @@ const LOG_SQRT_2PI = 0.5 * math.log(2 * math.PI);
 /** log Q(z), finite far past where Q(z) itself underflows (a strong mark scores z = 40 and more). */
 export function logNormalTail(z: number): number {
   if (z < 3) return math.log(normalTail(z));
-  let f = z;
-  for (let k = 60; k >= 1; k--) f = z + k / f;
-  return -0.5 * z * z - LOG_SQRT_2PI - math.log(f);
+  return -0.5 * z * z - LOG_SQRT_2PI - math.log(tailFraction(z));
 }
 
 /** The z with log Q(z) = logP (bisection; logP <= 0). */
