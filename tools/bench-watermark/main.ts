@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { embedImage, ExtractResult, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, crop, GEOMETRY_ATTACKS, NEW_ATTACKS, randomGeometry, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
-import { issuanceList, neverEmbedded } from './issuance';
+import { benchPayload, issuanceList, neverEmbedded } from './issuance';
 // one SSIM for the benchmark and the library's masking test
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ssim } from '../../libs/watermark/src/testing/ssim';
@@ -42,9 +42,6 @@ const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 20);
 
-function randomId(r: () => number): bigint {
-  return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
-}
 
 async function lumaOf(img: Buffer): Promise<{ d: Float64Array; w: number; h: number; rgb: Buffer }> {
   const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -121,7 +118,7 @@ async function main(): Promise<void> {
     const base = await lumaOf(orig);
     const ids: bigint[] = [];
     for (let k = 0; k < payloadsPerPhoto; k++) {
-      const id = randomId(r);
+      const id = benchPayload(r);
       const t0 = performance.now();
       const e = await embedImage(orig, id, { key: KEY });
       const embedMs = performance.now() - t0;
@@ -180,12 +177,12 @@ async function main(): Promise<void> {
     const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const small = await sharp(orig).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
     sources.push({ kind: 'unmarked', data: small, orig: small });
-    sources.push({ kind: 'other-key', data: (await embedImage(small, randomId(fr), { key: otherKey })).data, orig: small });
-    sources.push({ kind: 'v2-mark', data: (await embedImage(small, randomId(fr), { key: v2Key })).data, orig: small });
+    sources.push({ kind: 'other-key', data: (await embedImage(small, benchPayload(fr), { key: otherKey })).data, orig: small });
+    sources.push({ kind: 'v2-mark', data: (await embedImage(small, benchPayload(fr), { key: v2Key })).data, orig: small });
     // issue 16: rotated / mirrored unmarked copies, and copies marked (same key) for another recipient: a detection
     // of anything but that recipient's own id would be false
     sources.push({ kind: 'unmarked rotated/mirrored', data: await randomGeometry(small, fr), orig: small });
-    const otherId = randomId(fr);
+    const otherId = benchPayload(fr);
     sources.push({ kind: 'other-recipient', data: (await embedImage(small, otherId, { key: KEY })).data, orig: small, id: otherId });
   }
   const fpCandidates = neverEmbedded(ISSUANCE_LIST, 80001);

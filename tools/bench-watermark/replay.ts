@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
 import { ATTACKS, BLIND_ATTACKS, chainOrder, GEOMETRY_ATTACKS, NEW_ATTACKS, rng } from './attacks';
 import { derivedPhotos } from './derived-photos';
-import { issuanceList } from './issuance';
+import { benchPayload, issuanceList } from './issuance';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -18,10 +18,6 @@ import { registrationError, trueGeometry } from './truth';
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
 const PAYLOADS = 5;
-
-function randomId(r: () => number): bigint {
-  return (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
-}
 
 async function main(): Promise<void> {
   const aRe = new RegExp(process.argv[2] ?? '.');
@@ -40,7 +36,7 @@ async function main(): Promise<void> {
     if (!pRe.test(photo)) continue;
     const orig = derived.get(photo) ?? readFileSync(join(PHOTOS, photo));
     const r = rng(photo.length * 7919 + photo.charCodeAt(0));
-    const ids = Array.from({ length: PAYLOADS }, () => randomId(r));
+    const ids = Array.from({ length: PAYLOADS }, () => benchPayload(r));
     // REPLAY_CANDIDATES=<n>: extract as the service does, with the issuance list (this photo's payloads and
     // never-embedded issued payloads up to n)
     const nCand = Number(process.env.REPLAY_CANDIDATES ?? 0);
@@ -65,7 +61,7 @@ async function main(): Promise<void> {
         const good = res.status === 'detected' && res.payload === id;
         total++;
         if (good) ok++;
-        // a registration below the trust threshold is not decoded: no decoding diagnostics then
+        // no registration found: no decoding diagnostics then
         const reg = res.diagnostics?.registration ?? null;
         const diag = res.diagnostics?.registeredDecoding ?? null;
         // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
