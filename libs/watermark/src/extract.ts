@@ -27,9 +27,6 @@ const math = Math;
 export const DECODING_ATTEMPTS = 5 * LIST_SIZE + 24;
 /** Design bound on a false match per extraction: each attempt passes the 40-bit keyed check with probability 2^-40. */
 export const FALSE_MATCH_BOUND = DECODING_ATTEMPTS * 2 ** -TAG_BITS;
-/** Registration is trusted above this NCC of the aligned overlap. */
-const MIN_ALIGN_NCC = 0.6;
-
 function result(d: DecodedPayload | null, method: 'registered' | 'blind', transform?: FoundTransform): ExtractResult | null {
   if (!d || !d.tagOk) return null;
   const confidence = confidenceOf(d);
@@ -181,7 +178,11 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       const planeI = { w: I.width, h: I.height, d: I.data };
       const reg = await findRegistration(planeO, planeI);
       if (diagnostics) diagnostics.registration = reg && { H: reg.H, ncc: reg.ncc };
-      if (reg && reg.ncc >= MIN_ALIGN_NCC) {
+      // Every registration found is decoded, however low its alignment NCC: the geometry is chosen without looking at
+      // the mark, so a wrong one only decodes noise, and the false-match bound already counts the registered trials
+      // (README, false-positive argument). Until the sixth pass only NCC >= 0.6 was decoded; a dark copy whose
+      // geometry was right within a pixel at 0.58 (the low-key chain of 5) was then never traced.
+      if (reg) {
         registeredTried = true;
         const loadRgb = (): Promise<RgbPlanes | null> => decodeRgb(original, oh, s).catch(() => null);
         const candidates = options.candidates ?? [];
