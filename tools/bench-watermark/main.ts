@@ -42,7 +42,6 @@ const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 20);
 
-
 async function lumaOf(img: Buffer): Promise<{ d: Float64Array; w: number; h: number; rgb: Buffer }> {
   const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const d = new Float64Array(info.width * info.height);
