@@ -176,7 +176,8 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       const I = await decodingI;
       const planeO = { w: O.width, h: O.height, d: O.data };
       const planeI = { w: I.width, h: I.height, d: I.data };
-      const reg = await findRegistration(planeO, planeI);
+      // H maps inspected working pixels to original working pixels: a copy cropped but not resized has scale s / si
+      const reg = await findRegistration(planeO, planeI, s / si);
       if (diagnostics) diagnostics.registration = reg && { H: reg.H, ncc: reg.ncc };
       // Every registration found is decoded, however low its alignment NCC: the geometry is chosen without looking at
       // the mark, so a wrong one only decodes noise, and the false-match bound already counts the registered trials

@@ -11,7 +11,7 @@ import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './ima
 import { TARGET_MSE } from './embed';
 import { decodeSoft, DecodedPayload, LIST_SIZE } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
-import { alignmentScore, register, Registration, snapCrop, snapSimilarity } from './register';
+import { alignmentScore, cropRegistration, register, Registration, snapCrop, snapSimilarity } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
 import { TraceInput } from './trace';
@@ -37,9 +37,10 @@ function localScale(H: Homography, w: number, h: number): number {
 /**
  * The original's geometry in the inspected image: the template search; when it is not convincing, local features
  * (mirror + any angle + scale + crop); when neither is, the template search again over the whole circle (slow, so
- * only here). The best by alignment NCC, whether trusted or not.
+ * only here). The best by alignment NCC, whether trusted or not. `unresized`: the scale of H for a copy cropped but
+ * not resized (the working scales' ratio; snapCrop).
  */
-export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Registration | null> {
+export async function findRegistration(planeO: Plane, planeI: Plane, unresized = 1): Promise<Registration | null> {
   let reg = register(planeO, planeI);
   if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
     // a page or a wide border around the picture (content-box.ts): the template search on the picture alone
@@ -61,8 +62,12 @@ export async function findRegistration(planeO: Plane, planeI: Plane): Promise<Re
     if (swept && (!reg || swept.ncc > reg.ncc)) reg = swept;
   }
   // a same-size copy was registered from the identity (snapping would only cost time there)
-  if (!reg || (planeO.w === planeI.w && planeO.h === planeI.h)) return reg;
-  return snapSimilarity(planeO, planeI, snapCrop(planeO, planeI, reg));
+  if (reg && planeO.w === planeI.w && planeO.h === planeI.h) return reg;
+  const snapped = reg && snapSimilarity(planeO, planeI, snapCrop(planeO, planeI, reg, unresized));
+  // a copy that fits inside the original may be a plain crop of it: that hypothesis searched directly, and kept
+  // when it aligns at least as well (the simpler model wins a tie)
+  const crop = cropRegistration(planeO, planeI, unresized);
+  return crop && (!snapped || crop.ncc >= snapped.ncc) ? crop : snapped;
 }
 
 /**
