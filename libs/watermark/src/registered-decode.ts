@@ -34,6 +34,11 @@ function localScale(H: Homography, w: number, h: number): number {
   return math.sqrt(math.abs((a1 - a0) * (b2 - b0) - (a2 - a0) * (b1 - b0)));
 }
 
+/** Whether H is a translation at the unresized scale (a plain crop). */
+function isPlainCrop(H: Homography, unresized: number): boolean {
+  return H[0] === unresized && H[4] === unresized && H[1] === 0 && H[3] === 0 && H[6] === 0 && H[7] === 0 && H[8] === 1;
+}
+
 /**
  * The original's geometry in the inspected image: the template search; when it is not convincing, local features
  * (mirror + any angle + scale + crop); when neither is, the template search again over the whole circle (slow, so
@@ -65,8 +70,9 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
   if (reg && planeO.w === planeI.w && planeO.h === planeI.h) return reg;
   const snapped = reg && snapSimilarity(planeO, planeI, snapCrop(planeO, planeI, reg, unresized));
   // a copy that fits inside the original may be a plain crop of it: that hypothesis searched directly, and kept
-  // when it aligns at least as well (the simpler model wins a tie)
-  const crop = cropRegistration(planeO, planeI, unresized);
+  // when it aligns at least as well (the simpler model wins a tie); not when the registration is one already
+  if (snapped && isPlainCrop(snapped.H, unresized)) return snapped;
+  const crop = cropRegistration(planeO, planeI, unresized, snapped ? snapped.ncc : -1);
   return crop && (!snapped || crop.ncc >= snapped.ncc) ? crop : snapped;
 }
 
