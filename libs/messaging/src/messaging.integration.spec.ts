@@ -15,6 +15,7 @@ import { InboxRecordEntity } from './inbox-record.entity';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { ensureStreams } from './jetstream-setup';
 import { MESSAGING_ENTITIES } from './messaging-entities';
+import { messagingMetrics } from './messaging-metrics';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxWriter } from './outbox-writer';
@@ -369,8 +370,15 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       { maxAttempts: 3, transientHoldMs: 2500 },
     );
     await waitUntil(() => handled, 20_000);
-    // Tries at 0 s and 1 s hold delivery 1 (the next pause would pass the 2.5 s hold), then delivery 2 tries again.
-    expect(deliveries).toEqual([1, 1, 2, 2]);
+    // Tries at 0 s and 1 s hold delivery 1 (the next pause would pass the 2.5 s hold); the message goes back to the
+    // broker once (one failed delivery), and the next delivery tries twice again. The broker's count on that next
+    // delivery is not asserted: the server may hand a message that was given back with the count it had (seen twice
+    // in full test runs: [1, 1, 1, 1] for [1, 1, 2, 2]); what this consumer decides is.
+    expect(deliveries).toHaveLength(4);
+    expect(deliveries.slice(0, 2)).toEqual([1, 1]);
+    expect(deliveries[3]).toBe(deliveries[2]);
+    const outcomes = (await messagingMetrics.handled.get()).values.filter((value) => value.labels.consumer === durable);
+    expect(Object.fromEntries(outcomes.map((value) => [value.labels.outcome, value.value]))).toEqual({ error: 1, ok: 1 });
     expect(await parkedCount(durable)).toBe(0);
   });
 
