@@ -964,21 +964,21 @@ export function cropRegistration(O: Plane, I: Plane, unresized: number, atLeast 
   const ny = top.P.h - top.T.h + 1;
   const score = new Float64Array(nx * ny);
   for (let oy = 0; oy < ny; oy++) for (let ox = 0; ox < nx; ox++) score[oy * nx + ox] = windowNcc(top.P, top.t, top.T.w, top.T.h, ox, oy);
-  // the best peaks, at least two coarse pixels apart
-  const peaks: [number, number][] = [];
   const order = Array.from(score.keys()).sort((p, q) => score[q] - score[p]);
   // A large template's pyramid is the costly part (~100 ms for a 360 px copy), and a coarse best far below the
   // registration already found does not end above it: a 70 % resize of a 512 px photo, 0.78–0.80 at the coarse level
   // for 0.996–0.999 found. A small template is always searched to the end: at a reduction of 2 the sampling phase
   // alone costs a text scan's exact crop up to 0.12 (78 x 30 px crops: 0.88 and 0.97 coarse, 0.996 at full size).
   if (tw * th >= CROP_SEARCH_FULL && !(score[order[0]] >= atLeast - CROP_SEARCH_MARGIN)) return null;
+  // the best peaks, at least two coarse pixels apart (none when every window of the original is flat)
+  const peaks: [number, number][] = [];
   for (const k of order) {
     if (peaks.length >= CROP_SEARCH_PEAKS || score[k] <= -2) break;
     const kx = k % nx;
     const ky = (k - kx) / nx;
     if (peaks.every(([px, py]) => math.max(math.abs(px - kx), math.abs(py - ky)) >= 2)) peaks.push([kx, ky]);
   }
-  // each peak followed down the pyramid: offsets in full-resolution pixels
+  if (!peaks.length) return null;
   const levels: number[] = [];
   for (let g = math.floor(f / 2); g >= 1; g = g === 1 ? 0 : math.max(1, math.floor(g / 2))) levels.push(g);
   const pyramid = levels.map(levelOf);
