@@ -11,7 +11,15 @@ import { benchPayload, issuanceList } from './issuance';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { convEncode, infoBits } from '../../libs/watermark/src/payload';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { workingScales } from '../../libs/watermark/src/extract';
+import { FALSE_MATCH_BOUND, workingScales } from '../../libs/watermark/src/extract';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { registeredDecode } from '../../libs/watermark/src/registered-decode';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { checkInput, decodeLuma, decodeRgb } from '../../libs/watermark/src/codec';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { TraceInput, traceColluders } from '../../libs/watermark/src/trace';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ExtractDiagnostics } from '../../libs/watermark/src/types';
 import sharp from 'sharp';
 import { registrationError, trueGeometry } from './truth';
 
@@ -94,6 +102,8 @@ async function main(): Promise<void> {
           truthNote = truth
             ? ` truth: scale ${Math.sqrt(Math.abs(truth.affine[0] * truth.affine[4] - truth.affine[1] * truth.affine[3])).toFixed(3)}, fit rms ${truth.rms.toFixed(2)} px (used ${truth.used}), affine [${truth.affine.map((v) => v.toFixed(3)).join(", ")}], registration off by ${registrationError(reg.H, truth, im.width ?? 0, im.height ?? 0, si, so).toFixed(1)} px`
             : ' truth: -';
+          // REPLAY_AT_TRUTH=1: also decode at the true geometry (is the registration or the mark what failed?)
+          if (truth && process.env.REPLAY_AT_TRUTH) truthNote += await decodeAtTruth(orig, attacked, truth.affine, id, candidates);
         }
         const tr = res.evidence?.transform;
         process.stdout.write(
@@ -104,6 +114,33 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`TOTAL ${ok}/${total}\n`);
 }
+/** Registered decoding at the attack's true geometry: each layer's right coded bits and soft agreement, and tracing. */
+async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bigint, candidates: bigint[]): Promise<string> {
+  const oh = checkInput(orig, 1e9);
+  const ih = checkInput(attacked, 1e9);
+  const { s, si } = workingScales(oh, ih);
+  const O = await decodeLuma(orig, oh, s);
+  const I = await decodeLuma(attacked, ih, si);
+  // copy pixel (x, y) -> original pixel: working coordinates on both sides
+  const H = new Float64Array([s * t[0] / si, s * t[1] / si, s * t[2], s * t[3] / si, s * t[4] / si, s * t[5], 0, 0, 1]);
+  const diag: ExtractDiagnostics = { registration: null, registeredDecoding: null };
+  const out: { input: TraceInput | null } = { input: null };
+  const d = await registeredDecode(O, I, H, KEY, () => decodeRgb(orig, oh, s).catch(() => null), diag, out);
+  const coded = convEncode(infoBits(id, KEY));
+  const layers = (diag.registeredDecoding?.zs ?? [])
+    .map((z) => {
+      let right = 0;
+      z.forEach((v, i) => {
+        if ((coded[i] ? v : -v) > 0) right++;
+      });
+      return `${right}/${z.length}`;
+    })
+    .join(' ');
+  const tr = out.input && candidates.length ? traceColluders(out.input, candidates, KEY, FALSE_MATCH_BOUND) : null;
+  const self = tr?.accused.find((a) => a.payload === id);
+  return ` AT TRUTH: ${d && d.payload === id ? 'decoded' : 'not decoded'} right ${layers}${tr ? ` trace ${self ? `self z=${self.z.toFixed(2)}` : '-'} (threshold ${tr.threshold.toFixed(2)})` : ''}`;
+}
+
 main().catch((e: unknown) => {
   process.stderr.write(String(e instanceof Error ? e.stack : e) + '\n');
   process.exit(1);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as OpenCv from '@techstark/opencv-js';
-import { canvasFillRegion, Homography, mulH, Plane } from './image';
+import { fillWithEdge, Homography, mulH, Plane } from './image';
 
 const math = Math;
 import { refineFrom, Registration } from './register';
@@ -46,7 +46,8 @@ function opencv(): Promise<{ cv: Cv }> {
  * match. Pictures that already span the range are hardly changed.
  */
 function stretch(p: Plane): { lo: number; gain: number } {
-  const fill = canvasFillRegion(p.d, p.w, p.h);
+  // a bright fill's edge would set the top percentile of a dark picture
+  const fill = fillWithEdge(p.d, p.w, p.h);
   const hist = new Uint32Array(256);
   let n = 0;
   for (let k = 0; k < p.d.length; k++) {

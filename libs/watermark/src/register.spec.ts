@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { mulH, Plane } from './image';
+import { canvasFillRegion, fillWithEdge, growRegion, mulH, Plane } from './image';
 import { alignmentScore, register, snapSimilarity } from './register';
 import { findRegistration } from './registered-decode';
 import { astronautPng, coffeeJpg, textPng } from './testing/fixtures';
@@ -102,4 +102,27 @@ describe('snapSimilarity (issue 34: a small copy registered with a few percent o
     expect(projective.ncc).toBeLessThan(0.99);
     expect(snapSimilarity(O, I, projective)).toBe(projective);
   }, 60_000);
+});
+
+describe('fillWithEdge (issue 34: the blended edge of a fill and of the frame)', () => {
+  it('grows the corners fill by two pixels and adds the frame, leaving the picture inside', () => {
+    // 20 x 12: white fill in the top-left 4 x 3 corner, a blend (128) below it, a textured picture elsewhere (each
+    // neighbour at least 7 levels away, so the other corners' regions are their own pixel)
+    const w = 20;
+    const h = 12;
+    const d = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) d[y * w + x] = 40 + ((7 * x + 13 * y) % 30);
+    for (let y = 0; y < 3; y++) for (let x = 0; x < 4; x++) d[y * w + x] = 255;
+    d[3 * w + 1] = 128;
+    const grown = growRegion(canvasFillRegion(d, w, h), w, h, 2);
+    expect([grown[0], grown[3 * w + 5], grown[4 * w + 5], grown[5 * w + 6], grown[4 * w + 6]]).toEqual([1, 1, 1, 0, 0]);
+    const region = fillWithEdge(d, w, h);
+    // the frame's outer two pixels, the fill and its edge; nothing else
+    expect([region[(h - 1) * w + 10], region[6 * w + 18], region[6 * w + 1], region[5 * w + 6], region[6 * w + 10]]).toEqual([1, 1, 1, 0, 0]);
+    let inside = 0;
+    for (const v of region) inside += 1 - v;
+    // the picture inside the frame (16 x 8) less the fill's grown corner reaching into it (rows 2..4, columns 2..5)
+    // and the one pixel each other corner's seed, grown, reaches inside
+    expect(inside).toBe(16 * 8 - 3 * 4 - 3);
+  });
 });

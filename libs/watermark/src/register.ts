@@ -1,4 +1,4 @@
-import { applyH, canvasFillRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
+import { applyH, canvasFillRegion, fillWithEdge, growRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -366,11 +366,11 @@ function robustFit(matches: Match[], projective: boolean): Homography | null {
 
 const fillRegions = new WeakMap<Float32Array, Uint8Array>();
 
-/** The inspected plane's filled canvas (corners' uniform regions), computed once per plane. */
+/** The inspected plane's filled canvas (corners' uniform regions), its edge and the frame's, computed once per plane. */
 function fillRegionOf(I: Plane): Uint8Array {
   let region = fillRegions.get(I.d);
   if (!region) {
-    region = canvasFillRegion(I.d, I.w, I.h);
+    region = fillWithEdge(I.d, I.w, I.h);
     fillRegions.set(I.d, region);
   }
   return region;
@@ -648,27 +648,17 @@ export function register(O: Plane, I: Plane, thorough = false): Registration | n
 const FILL_SKIP_MIN = 0.02;
 const FILL_SKIP_MAX = 0.6;
 
-/** The coarse inspected plane's filled canvas grown by one pixel, or null when there is little or mostly fill. */
+/**
+ * The coarse inspected plane's filled canvas grown by one pixel, and the frame's outer pixel (fillWithEdge), or null
+ * when there is little or mostly fill.
+ */
 function fillSkip(Ic: Plane): Uint8Array | null {
-  const fill = canvasFillRegion(Ic.d, Ic.w, Ic.h);
-  const out = new Uint8Array(fill.length);
+  const out = growRegion(canvasFillRegion(Ic.d, Ic.w, Ic.h), Ic.w, Ic.h, 1);
   let count = 0;
+  for (const f of out) count += f;
+  // the frame is counted in the share only where it is fill already: a copy without a fill is not searched again
   for (let y = 0; y < Ic.h; y++) {
-    for (let x = 0; x < Ic.w; x++) {
-      let f = 0;
-      for (let dy = -1; dy <= 1 && !f; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const yy = y + dy;
-          const xx = x + dx;
-          if (yy >= 0 && xx >= 0 && yy < Ic.h && xx < Ic.w && fill[yy * Ic.w + xx]) {
-            f = 1;
-            break;
-          }
-        }
-      }
-      out[y * Ic.w + x] = f;
-      count += f;
-    }
+    for (let x = 0; x < Ic.w; x++) if (x === 0 || y === 0 || x === Ic.w - 1 || y === Ic.h - 1) out[y * Ic.w + x] = 1;
   }
   const share = count / out.length;
   return share >= FILL_SKIP_MIN && share <= FILL_SKIP_MAX ? out : null;

@@ -207,8 +207,9 @@ describe('issue 34 regression guard (keystone, tiny crop, vignette; registered)'
 });
 
 describe('issue 34 regression guard, sixth pass (a dark copy registered under 0.6 NCC, a plain crop)', () => {
-  // the registration of this dark copy is right (the mark decodes there) but its alignment NCC is 0.57, and until
-  // then nothing under 0.6 was decoded (the blind decoding does not find it either: not detected)
+  // the registration of this dark copy is right (the mark decodes there); its alignment NCC was 0.57, and until the
+  // sixth pass nothing under 0.6 was decoded (the blind decoding does not find it either: not detected). Since the
+  // seventh pass the white fill's blended edge is left out of the alignment score, and it registers at 0.87.
   it('a low-key grade of the astronaut, mirror V > crop 75% > contrast +40% > scale 0.72 > rotate 344 on white: exact payload with the original', async () => {
     const m = marked.get('astronaut.png');
     if (!m) throw new Error('not embedded');
@@ -224,8 +225,7 @@ describe('issue 34 regression guard, sixth pass (a dark copy registered under 0.
       .flatten({ background: '#ffffff' })
       .png()
       .toBuffer();
-    const res = await extractImage(rotated, lowKey, { key, diagnostics: true });
-    expect(res.diagnostics?.registration?.ncc).toBeLessThan(0.6);
+    const res = await extractImage(rotated, lowKey, { key });
     expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
   });
 
@@ -235,6 +235,27 @@ describe('issue 34 regression guard, sixth pass (a dark copy registered under 0.
     const coffee = coffeeJpg();
     const res = await extractImage(await centreCrop((await embedImage(coffee, id, { key })).data, 0.03, 0.04, 0.04), coffee, { key });
     expect([res.status, res.payload, res.method, res.evidence?.transform?.scale]).toEqual(['detected', id, 'registered', 1]);
+  });
+});
+
+describe('issue 34 regression guard, seventh pass (the edge of a fill around a dark copy)', () => {
+  // A rotation on white, then a resize: the fill's edge is a blend outside the fill's tolerance, and along the frame,
+  // where the wedge of fill narrows below a pixel, it is connected to no corner. On a dark picture those pixels held
+  // most of the copy's variance, so the right geometry scored 0.44 and a wrong one won (not detected); left out of
+  // the alignment score, the right geometry scores 0.99.
+  it('a night grade of the coffee photo, crop 50% > JPEG 70 > contrast -40% > rotation 2.5 on white > scale 0.6: exact payload with the original', async () => {
+    const night = await sharp(coffeeJpg()).linear(0.25, 2).jpeg({ quality: 92 }).toBuffer();
+    const m = await embedImage(night, id, { key });
+    const cw = Math.round(m.width * Math.sqrt(0.5));
+    const ch = Math.round(m.height * Math.sqrt(0.5));
+    const cropped = await sharp(m.data).extract({ left: Math.round((m.width - cw) * 0.4), top: Math.round((m.height - ch) * 0.3), width: cw, height: ch }).jpeg({ quality: 70 }).toBuffer();
+    const contrast = await sharp(cropped).linear(0.6, 0.4 * 128).png().toBuffer();
+    const rotated = await sharp(contrast).rotate(2.5, { background: '#ffffff' }).png().toBuffer();
+    const r = await sharp(rotated).metadata();
+    const scaled = await sharp(rotated).resize(Math.round((r.width ?? 0) * 0.6), Math.round((r.height ?? 0) * 0.6), { fit: 'fill' }).png().toBuffer();
+    const res = await extractImage(scaled, night, { key, diagnostics: true });
+    expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
+    expect(res.diagnostics?.registration?.ncc).toBeGreaterThan(0.9);
   });
 });
 
