@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { canvasFillRegion, fillWithEdge, growRegion, mulH, Plane } from './image';
-import { alignmentScore, register, snapSimilarity } from './register';
+import { applyH, canvasFillRegion, fillWithEdge, growRegion, mulH, Plane } from './image';
+import { alignmentScore, homographyFromCorners, register, snapSimilarity } from './register';
 import { findRegistration } from './registered-decode';
 import { astronautPng, coffeeJpg, textPng } from './testing/fixtures';
 
@@ -124,5 +124,20 @@ describe('fillWithEdge (issue 34: the blended edge of a fill and of the frame)',
     // the picture inside the frame (16 x 8) less the fill's grown corner reaching into it (rows 2..4, columns 2..5)
     // and the one pixel each other corner's seed, grown, reaches inside
     expect(inside).toBe(16 * 8 - 3 * 4 - 3);
+  });
+});
+
+describe('homographyFromCorners', () => {
+  it('maps the four points given onto the four targets; none for three points on a line', () => {
+    const p = [[0, 0], [99, 0], [99, 59], [0, 59]];
+    const q = [[10, 5], [80, 12], [95, 70], [3, 66]];
+    const H = homographyFromCorners(p, q);
+    if (!H) throw new Error('degenerate');
+    for (let i = 0; i < 4; i++) {
+      const [u, v] = applyH(H, p[i][0], p[i][1]);
+      expect([u, v].map((x) => Math.round(x * 1e6) / 1e6)).toEqual(q[i]);
+    }
+    // three points on a line: no homography
+    expect(homographyFromCorners([[0, 0], [1, 1], [2, 2], [0, 5]], q)).toBeNull();
   });
 });

@@ -814,6 +814,58 @@ function polish(O: Plane, I: Plane, start: Registration): Registration {
   return best;
 }
 
+/** The homography mapping the four points p to the four points q, or null when they are degenerate. */
+export function homographyFromCorners(p: readonly (readonly number[])[], q: readonly (readonly number[])[]): Homography | null {
+  const A = new Float64Array(64);
+  const b = new Float64Array(8);
+  for (let i = 0; i < 4; i++) {
+    const [x, y] = p[i];
+    const [u, v] = q[i];
+    A.set([x, y, 1, 0, 0, 0, -u * x, -u * y], 16 * i);
+    A.set([0, 0, 0, x, y, 1, -v * x, -v * y], 16 * i + 8);
+    b[2 * i] = u;
+    b[2 * i + 1] = v;
+  }
+  const h = solve(A, b, 8);
+  return h && h.every((v) => Number.isFinite(v)) ? Float64Array.from([...h, 1]) : null;
+}
+
+/**
+ * Coordinate ascent of the alignment score over the eight degrees of freedom of a homography: where each corner of
+ * the inspected image lands in the original, moved one coordinate at a time by a step that halves from a sixteenth
+ * of the shorter side (at most 32 px) down to a quarter pixel. Block matching needs textured patches: on smooth
+ * content (a generated sky with faint clouds, keystoned by 10–20 %) it settled on an affine 113 px off at a corner
+ * (NCC 0.64–0.81), where this climb reaches the true geometry within 1–3 px (0.946–0.949) and the mark decodes.
+ * About 600–900 scores of the alignment, 0.4–1.3 s, so only for registrations no search made convincing.
+ */
+export function polishCorners(O: Plane, I: Plane, start: Registration): Registration {
+  const p = [[0, 0], [I.w - 1, 0], [I.w - 1, I.h - 1], [0, I.h - 1]];
+  let q = p.map(([x, y]) => applyH(start.H, x, y));
+  let best = start;
+  for (let step = math.max(1, math.min(32, math.min(I.w, I.h) / 16)); step >= 0.25; step /= 2) {
+    let improved = true;
+    while (improved) {
+      improved = false;
+      for (let c = 0; c < 4; c++) {
+        for (let axis = 0; axis < 2; axis++) {
+          for (const sgn of [1, -1]) {
+            const moved = q.map(([u, v], k) => (k === c ? (axis === 0 ? [u + sgn * step, v] : [u, v + sgn * step]) : [u, v]) as [number, number]);
+            const H = homographyFromCorners(p, moved);
+            if (!H) continue;
+            const ncc = alignmentScore(O, I, H);
+            if (ncc > best.ncc + 1e-5) {
+              best = { H, ncc, raw: start.raw };
+              q = moved;
+              improved = true;
+            }
+          }
+        }
+      }
+    }
+  }
+  return best;
+}
+
 /** Largest deviation of a linear part from the identity (or a pure scale) that snapCrop tries to remove. */
 const SNAP_TOLERANCE = 0.03;
 

@@ -11,7 +11,7 @@ import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './ima
 import { TARGET_MSE } from './embed';
 import { decodeSoft, DecodedPayload, LIST_SIZE } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
-import { alignmentScore, cropRegistration, refineFrom, register, Registration, snapCrop, snapSimilarity } from './register';
+import { alignmentScore, cropRegistration, polishCorners, refineFrom, register, Registration, snapCrop, snapSimilarity } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
 import { TraceInput } from './trace';
@@ -84,6 +84,11 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
       const again = refineFrom(planeO, planeI, r.H);
       if (again.ncc > reg.ncc) reg = again;
     }
+  }
+  if (reg && reg.ncc < FEATURE_FALLBACK_NCC) {
+    // still not convincing: the corners climbed on the alignment score (a keystone of smooth content)
+    const byCorners = polishCorners(planeO, planeI, reg);
+    if (byCorners.ncc > reg.ncc) reg = byCorners;
   }
   // a same-size copy was registered from the identity (snapping would only cost time there)
   if (reg && planeO.w === planeI.w && planeO.h === planeI.h) return reg;
