@@ -840,7 +840,7 @@ export function homographyFromCorners(p: readonly (readonly number[])[], q: read
  */
 export function polishCorners(O: Plane, I: Plane, start: Registration): Registration {
   const p = [[0, 0], [I.w - 1, 0], [I.w - 1, I.h - 1], [0, I.h - 1]];
-  let q = p.map(([x, y]) => applyH(start.H, x, y));
+  let q: number[][] = p.map(([x, y]) => applyH(start.H, x, y));
   let best = start;
   for (let step = math.max(1, math.min(32, math.min(I.w, I.h) / 16)); step >= 0.25; step /= 2) {
     let improved = true;
@@ -849,7 +849,7 @@ export function polishCorners(O: Plane, I: Plane, start: Registration): Registra
       for (let c = 0; c < 4; c++) {
         for (let axis = 0; axis < 2; axis++) {
           for (const sgn of [1, -1]) {
-            const moved = q.map(([u, v], k) => (k === c ? (axis === 0 ? [u + sgn * step, v] : [u, v + sgn * step]) : [u, v]) as [number, number]);
+            const moved = q.map(([u, v], k) => (k === c ? (axis === 0 ? [u + sgn * step, v] : [u, v + sgn * step]) : [u, v]));
             const H = homographyFromCorners(p, moved);
             if (!H) continue;
             const ncc = alignmentScore(O, I, H);
