@@ -22,7 +22,7 @@ export async function rotateCrop(img: Buffer, deg: number): Promise<Buffer> {
 type Point = [number, number];
 
 /** The homography mapping each of the 4 points `from` onto `to` (direct linear transform, 8x8 Gauss-Jordan). */
-export function quadHomography(from: Point[], to: Point[]): number[] {
+function quadHomography(from: Point[], to: Point[]): number[] {
   const A: number[][] = [];
   const b: number[] = [];
   for (let k = 0; k < 4; k++) {
