@@ -42,6 +42,20 @@ function isPlainCrop(H: Homography, unresized: number): boolean {
   return H[0] === unresized && H[4] === unresized && H[1] === 0 && H[3] === 0 && H[6] === 0 && H[7] === 0 && H[8] === 1;
 }
 
+/** Two registrations whose inspected corners land this close (working pixels) are one geometry. */
+const SAME_GEOMETRY_PX = 0.5;
+
+/** The largest distance between where A and B map a corner of the inspected image. */
+function cornersApart(A: Homography, B: Homography, I: Plane): number {
+  let worst = 0;
+  for (const [x, y] of [[0, 0], [I.w - 1, 0], [I.w - 1, I.h - 1], [0, I.h - 1]]) {
+    const [a, b] = applyH(A, x, y);
+    const [c, d] = applyH(B, x, y);
+    worst = math.max(worst, math.hypot(a - c, b - d));
+  }
+  return worst;
+}
+
 /**
  * The original's geometry in the inspected image: the template search; when it is not convincing, local features
  * (mirror + any angle + scale + crop); when neither is, the template search again over the whole circle (slow, so
@@ -80,7 +94,11 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
     // (NCC 0.907); refined again from there it reaches 1.32 (0.969), within a pixel of the true geometry, where
     // feature matching's 0.924, refined again, stays 31 px off. A 5 % keystone of the kite photo was left at 0.972
     // (not decoded) and reaches 0.997. About 7 ms on a convincing registration (no polish), 0.2–0.4 s otherwise.
+    // (once per geometry: the searches often end on the same one, and each refinement costs 0.1 s or more there)
+    const refined: Homography[] = [];
     for (const r of found) {
+      if (refined.some((H) => cornersApart(H, r.H, planeI) < SAME_GEOMETRY_PX)) continue;
+      refined.push(r.H);
       const again = refineFrom(planeO, planeI, r.H);
       if (again.ncc > reg.ncc) reg = again;
     }
