@@ -836,7 +836,8 @@ export function homographyFromCorners(p: readonly (readonly number[])[], q: read
  * of the shorter side (at most 32 px) down to a quarter pixel. Block matching needs textured patches: on smooth
  * content (a generated sky with faint clouds, keystoned by 10–20 %) it settled on an affine 113 px off at a corner
  * (NCC 0.64–0.81), where this climb reaches the true geometry within 1–3 px (0.946–0.949) and the mark decodes.
- * About 600–900 scores of the alignment, 0.4–1.3 s, so only for registrations no search made convincing.
+ * About 600–900 scores of the alignment (0.23 s on a 451 x 300 copy; 0.8–2.6 s on the 810 x 506 sky keystones, measured
+ * with a benchmark running beside), so only for registrations no search made convincing.
  */
 export function polishCorners(O: Plane, I: Plane, start: Registration): Registration {
   const p = [[0, 0], [I.w - 1, 0], [I.w - 1, I.h - 1], [0, I.h - 1]];
