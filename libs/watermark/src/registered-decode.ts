@@ -93,7 +93,7 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
     // matches only within its reach. A night photo's copy scaled by 1/1.32 was left at 1.18 by the template search
     // (NCC 0.907); refined again from there it reaches 1.32 (0.969), within a pixel of the true geometry, where
     // feature matching's 0.924, refined again, stays 31 px off. A 5 % keystone of the kite photo was left at 0.972
-    // (not decoded) and reaches 0.997. About 7 ms on a convincing registration (no polish), 0.2–0.4 s otherwise.
+    // (not decoded) and reaches 0.997. 7–25 ms on a registration at 0.95 or more (no polish), 0.1–0.4 s below.
     // (once per geometry: the searches often end on the same one, and each refinement costs 0.1 s or more there)
     const refined: Homography[] = [];
     for (const r of found) {
