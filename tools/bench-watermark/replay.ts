@@ -73,23 +73,7 @@ async function main(): Promise<void> {
         const reg = res.diagnostics?.registration ?? null;
         const diag = res.diagnostics?.registeredDecoding ?? null;
         // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
-        const coded = convEncode(infoBits(id, KEY));
-        const zs = diag
-          ? diag.zs
-              .map((z) => {
-                let right = 0;
-                let corr = 0;
-                let abs = 0;
-                z.forEach((v, i) => {
-                  const s = coded[i] ? v : -v;
-                  if (s > 0) right++;
-                  corr += s;
-                  abs += Math.abs(v);
-                });
-                return `${right}:${(corr / abs).toFixed(2)}`;
-              })
-              .join('/')
-          : '-';
+        const zs = diag ? layerAgreement(diag.zs, id) : '-';
         // REPLAY_DUMP=<file>: one JSON line per case with what candidate tracing read (needs REPLAY_CANDIDATES)
         const ti = res.diagnostics?.traceInput;
         if (process.env.REPLAY_DUMP && ti) appendFileSync(process.env.REPLAY_DUMP, JSON.stringify({ photo, k, name, id: id.toString(), good, zs: ti.zs.map((z) => Array.from(z)) }) + '\n');
@@ -114,6 +98,25 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`TOTAL ${ok}/${total}\n`);
 }
+/** Per layer: how many coded bits read with the right sign, and the soft agreement with the true code word. */
+function layerAgreement(zs: Float64Array[], id: bigint): string {
+  const coded = convEncode(infoBits(id, KEY));
+  return zs
+    .map((z) => {
+      let right = 0;
+      let corr = 0;
+      let abs = 0;
+      z.forEach((v, i) => {
+        const s = coded[i] ? v : -v;
+        if (s > 0) right++;
+        corr += s;
+        abs += Math.abs(v);
+      });
+      return `${right}:${(corr / abs).toFixed(2)}`;
+    })
+    .join('/');
+}
+
 /** Registered decoding at the attack's true geometry: each layer's right coded bits and soft agreement, and tracing. */
 async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bigint, candidates: bigint[]): Promise<string> {
   const oh = checkInput(orig, 1e9);
@@ -126,19 +129,10 @@ async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bi
   const diag: ExtractDiagnostics = { registration: null, registeredDecoding: null };
   const out: { input: TraceInput | null } = { input: null };
   const d = await registeredDecode(O, I, H, KEY, () => decodeRgb(orig, oh, s).catch(() => null), diag, out);
-  const coded = convEncode(infoBits(id, KEY));
-  const layers = (diag.registeredDecoding?.zs ?? [])
-    .map((z) => {
-      let right = 0;
-      z.forEach((v, i) => {
-        if ((coded[i] ? v : -v) > 0) right++;
-      });
-      return `${right}/${z.length}`;
-    })
-    .join(' ');
+  const layers = layerAgreement(diag.registeredDecoding?.zs ?? [], id);
   const tr = out.input && candidates.length ? traceColluders(out.input, candidates, KEY, FALSE_MATCH_BOUND) : null;
   const self = tr?.accused.find((a) => a.payload === id);
-  return ` AT TRUTH: ${d && d.payload === id ? 'decoded' : 'not decoded'} right ${layers}${tr ? ` trace ${self ? `self z=${self.z.toFixed(2)}` : '-'} (threshold ${tr.threshold.toFixed(2)})` : ''}`;
+  return ` AT TRUTH: ${d && d.payload === id ? 'decoded' : 'not decoded'} ${layers}${tr ? ` trace ${self ? `self z=${self.z.toFixed(2)}` : '-'} (threshold ${tr.threshold.toFixed(2)})` : ''}`;
 }
 
 main().catch((e: unknown) => {

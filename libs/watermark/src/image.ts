@@ -187,13 +187,21 @@ export function growRegion(region: Uint8Array, w: number, h: number, r: number):
  */
 export const FILL_EDGE = 2;
 
-/** The canvas fill (canvasFillRegion) grown by FILL_EDGE, and the frame's outer FILL_EDGE pixels. */
-export function fillWithEdge(d: Float32Array, w: number, h: number): Uint8Array {
-  const region = growRegion(canvasFillRegion(d, w, h), w, h, FILL_EDGE);
+/** The region with the frame's outer r pixels added (in place). */
+export function withFrame(region: Uint8Array, w: number, h: number, r: number): Uint8Array {
   for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) if (x < FILL_EDGE || y < FILL_EDGE || x >= w - FILL_EDGE || y >= h - FILL_EDGE) region[y * w + x] = 1;
+    if (y < r || y >= h - r) region.fill(1, y * w, (y + 1) * w);
+    else {
+      region.fill(1, y * w, y * w + math.min(r, w));
+      region.fill(1, y * w + math.max(0, w - r), (y + 1) * w);
+    }
   }
   return region;
+}
+
+/** The canvas fill (canvasFillRegion) grown by FILL_EDGE, and the frame's outer FILL_EDGE pixels. */
+export function fillWithEdge(d: Float32Array, w: number, h: number): Uint8Array {
+  return withFrame(growRegion(canvasFillRegion(d, w, h), w, h, FILL_EDGE), w, h, FILL_EDGE);
 }
 
 /** Bilinear sample of plane p at index coordinates (x, y); NaN outside. */

@@ -1,4 +1,4 @@
-import { applyH, canvasFillRegion, fillWithEdge, growRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve } from './image';
+import { applyH, canvasFillRegion, fillWithEdge, growRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve, withFrame } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -657,11 +657,8 @@ function fillSkip(Ic: Plane): Uint8Array | null {
   let count = 0;
   for (const f of out) count += f;
   // the frame is counted in the share only where it is fill already: a copy without a fill is not searched again
-  for (let y = 0; y < Ic.h; y++) {
-    for (let x = 0; x < Ic.w; x++) if (x === 0 || y === 0 || x === Ic.w - 1 || y === Ic.h - 1) out[y * Ic.w + x] = 1;
-  }
   const share = count / out.length;
-  return share >= FILL_SKIP_MIN && share <= FILL_SKIP_MAX ? out : null;
+  return share >= FILL_SKIP_MIN && share <= FILL_SKIP_MAX ? withFrame(out, Ic.w, Ic.h, 1) : null;
 }
 
 /** The isotropic scale guess (inspected pixels per original pixel) a working-resolution candidate was built with. */
@@ -814,20 +811,9 @@ function polish(O: Plane, I: Plane, start: Registration): Registration {
   return best;
 }
 
-/** The homography mapping the four points p to the four points q, or null when they are degenerate. */
+/** The homography mapping the four points p to the four points q (fitModel, exact for four), or null when degenerate. */
 export function homographyFromCorners(p: readonly (readonly number[])[], q: readonly (readonly number[])[]): Homography | null {
-  const A = new Float64Array(64);
-  const b = new Float64Array(8);
-  for (let i = 0; i < 4; i++) {
-    const [x, y] = p[i];
-    const [u, v] = q[i];
-    A.set([x, y, 1, 0, 0, 0, -u * x, -u * y], 16 * i);
-    A.set([0, 0, 0, x, y, 1, -v * x, -v * y], 16 * i + 8);
-    b[2 * i] = u;
-    b[2 * i + 1] = v;
-  }
-  const h = solve(A, b, 8);
-  return h && h.every((v) => Number.isFinite(v)) ? Float64Array.from([...h, 1]) : null;
+  return fitModel(p.map(([px, py], i) => ({ px, py, qx: q[i][0], qy: q[i][1], w: 1 })), true);
 }
 
 /**
