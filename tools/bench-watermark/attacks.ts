@@ -237,4 +237,14 @@ export const NEW_ATTACKS: [string, Attack][] = [
   ['two-step resize/jpeg/crop, strong', (i, r) => twoStep(i, r, true)],
   ...[512, 400, 256].map((s): [string, Attack] => [`thumbnail ${s} px jpeg 80`, (i) => thumbnail(i, s)]),
   ...[0.8, 0.6, 0.4].map((s): [string, Attack] => [`pasted at ${s * 100}% into a page with headline`, (i, r) => pastedInPage(i, s, r)]),
+  // eighth pass (appended, so the rows above keep their seeds): a vignette after a resize, then JPEG 60, as a photo
+  // filter on a shared copy would do; plain and with sepia
+  ...[false, true].flatMap((sepia) => [0.6, 0.9].map((v): [string, Attack] => [`resize > ${sepia ? 'sepia + ' : ''}vignette ${v} > jpeg 60`, (i, r) => vignetteAfterResize(i, v, sepia, r)])),
 ];
+
+/** Resized to 50–80 %, a vignette v (corners at 1 − v; with the sepia matrix or not), JPEG 60. */
+async function vignetteAfterResize(img: Buffer, v: number, sepia: boolean, r: () => number): Promise<Buffer> {
+  const m = await sharp(img).metadata();
+  const small = await sharp(img).resize(Math.max(16, Math.round((m.width ?? 0) * (0.5 + 0.3 * r())))).png().toBuffer();
+  return sharp(await sepiaVignette(small, v, sepia)).jpeg({ quality: 60 }).toBuffer();
+}

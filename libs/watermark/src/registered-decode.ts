@@ -3,7 +3,7 @@ import { accumulate, confidenceOf, decodeLayers, DETECT_THRESHOLD, smoothCells, 
 import { LumaPlane } from './codec';
 import { featureRegister } from './feature-register';
 import { applyFir, firGain, fitFir, MIN_FIR_GAIN } from './fir';
-import { localGain } from './local-gain';
+import { vignetteField } from './local-gain';
 import { colourMix, lutResidualMse, MIX_MIN_MSE } from './colour-mix';
 import { maskCanvasFill, maskForeign } from './foreign-mask';
 import { contentBox, cropPlane } from './content-box';
@@ -209,23 +209,18 @@ export async function registeredDecode(
     lut1 = fitLut(W, I.data);
     if (!lut1) return null;
   }
-  // a vignette (a gain that varies across the picture): the inspected image divided by a smooth gain field
-  // (local-gain.ts), the LUT fitted again; twice, as LUT and field each absorb part of the other. A colour toning
-  // (sepia): the original's colour channels mixed as the edit did (colour-mix.ts), then the field again.
+  // a vignette (a gain that varies across the picture): the inspected image divided by a smooth gain field, with the
+  // LUT that goes with it (local-gain.ts). A colour toning (sepia): the original's colour channels mixed as the edit
+  // did (colour-mix.ts), then the field again.
   let rgbLoaded: Promise<RgbPlanes | null> | null = null;
   const rgbOnce = (): Promise<RgbPlanes | null> => (rgbLoaded ??= loadRgb());
-  const divideByField = (): boolean => {
-    const field = lut1 && localGain(W, I.data, iw, ih, lut1);
-    const d = field && new Float32Array(n);
-    if (!field || !d) return false;
-    for (let k = 0; k < n; k++) d[k] = I.data[k] / field[k];
-    const lut = fitLut(W, d);
-    if (!lut) return false;
-    I = { ...I, data: d };
-    lut1 = lut;
-    return true;
+  const fitField = (): void => {
+    const found = lut1 && vignetteField(W, I.data, iw, ih, lut1);
+    if (!found) return;
+    I = { ...I, data: found.divided };
+    lut1 = found.lut;
   };
-  if (divideByField()) divideByField();
+  fitField();
   if (lutResidualMse(W, I.data, lut1) >= MIX_MIN_MSE) {
     const rgb = await rgbOnce();
     const mixed = rgb && colourMix(rgb, W, I.data, iw, ih, sigma, qx, qy, lut1);
@@ -233,7 +228,7 @@ export async function registeredDecode(
     if (mixed && lut) {
       W = mixed as Float32Array<ArrayBuffer>;
       lut1 = lut;
-      if (divideByField()) divideByField();
+      fitField();
     }
   }
   // other pixels that show something else than the original (a caption, a sticker) would bend the fits below: left
