@@ -13,7 +13,6 @@
  * the coarse layer. A polynomial of degree 4 in x and y (15 terms; exact for a quadratic vignette, close for a lens's
  * cos⁴ fall-off) is fitted too, and the field that explains the inspected image better is kept.
  */
-import { TARGET_MSE } from './embed';
 import { solve } from './image';
 import { fitLut, lutAt } from './tone';
 
@@ -32,13 +31,14 @@ const MAX_FIELD_FITS = 24;
 /** After the first field, one more is fitted while it takes at least this share of the residual energy. */
 const FIELD_REFINE_DROP = 0.002;
 /**
- * The first field must also take this much residual energy (levels² per pixel): four times the mark's own. On a
- * lossless 78 × 30 px crop of a text scan the residual is the mark, and the polynomial took a third of it (5.78 →
- * 3.84 levels²), the coarse layer's part: soft agreement 0.59 / 0.92 → 0.67 / 0.65, no longer detected. A vignette
- * that matters leaves more: on the astronaut and coffee fixtures (JPEG 90, with sepia or not) the field takes 21–26
- * levels² at v = 0.2 and 46–58 at 0.3; at 0.1 it would take 5–8 (no field then; every such copy is detected without).
+ * The polynomial is fitted only on planes whose shorter side is at least this many working pixels (8 coarse cells).
+ * Across a smaller one its terms vary on the scale of the mark's coarse cells: on a lossless 78 × 30 px crop of a text
+ * scan, where the residual is the mark, it took a third of it (5.78 → 3.84 levels²), the coarse layer's part (soft
+ * agreement 0.59 / 0.92 → 0.67 / 0.65, no longer detected). A floor on the energy taken (4× the mark's) kept that
+ * crop but also kept the field off every vignette of the dark photos, whose residual is small in levels (lost 12 of
+ * their 60 vignette copies in a full run).
  */
-const FIELD_MIN_REMOVED = 4 * TARGET_MSE;
+const POLY_MIN_SIDE = 64;
 /** Degree of the polynomial field. */
 const POLY_DEGREE = 4;
 /** Weight of the prior gain 1 in each block, in pixels of a mid-gray value (a dark or small block keeps gain ~1). */
@@ -48,7 +48,7 @@ const PRIOR_PIXELS = 200;
  * Per-pixel gain g with I ≈ g · lut(W), or null when no smooth field explains the inspected image better than the LUT
  * alone by at least `minDrop` of the residual energy. W: the registered original (NaN outside it or where left out).
  */
-export function localGain(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array, minDrop = MIN_GAIN_ENERGY_DROP, pixelsPerSample = 1, minRemoved = 0): Float32Array | null {
+export function localGain(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array, minDrop = MIN_GAIN_ENERGY_DROP, pixelsPerSample = 1): Float32Array | null {
   const B = math.max(math.ceil(8 / pixelsPerSample), math.ceil(math.max(w, h) / BLOCKS));
   const bx = math.ceil(w / B);
   const by = math.ceil(h / B);
@@ -88,7 +88,7 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
     const bot = g[y1 * bx + x0] + (g[y1 * bx + x1] - g[y1 * bx + x0]) * fx;
     return math.max(0.05, top + (bot - top) * fy);
   };
-  const poly = polynomialField(W, I, w, h, lut, step);
+  const poly = math.min(w, h) * pixelsPerSample >= POLY_MIN_SIDE ? polynomialField(W, I, w, h, lut, step) : null;
   let after = 0;
   let afterPoly = 0;
   for (let y = 0; y < h; y += step) {
@@ -103,7 +103,7 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
   }
   const usePoly = poly !== null && afterPoly < after;
   const best = usePoly ? afterPoly : after;
-  if (best >= (1 - minDrop) * before || before - best < minRemoved * n) return null;
+  if (best >= (1 - minDrop) * before) return null;
   const field = new Float32Array(w * h);
   for (let y = 0; y < h; y++) {
     const row = usePoly && poly ? poly.row(y) : (x: number): number => at(x, y);
@@ -114,12 +114,12 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
 
 /**
  * The inspected image divided by the gain field of a vignette, with the LUT that goes with it: null when no field
- * takes MIN_GAIN_ENERGY_DROP of the LUT's residual energy and FIELD_MIN_REMOVED. LUT and field each absorb part of
- * the other, so once a field is found the two are fitted in turn on the sample grid while the field still takes
- * FIELD_REFINE_DROP, then one field over every pixel against the last LUT. Eighth pass: stopping after a second field that had to take 25 % too left half the vignette in the
- * residual after a JPEG 60, whose own noise is then most of it (the astronaut, resize 0.6 > vignette 0.6 > JPEG 60:
- * soft agreement 0.57 / 0.49 → 0.93 / 0.98); on a text scan the two converge slowly (the residual after 2, 6 and
- * 18 turns: 48.5, 28.9 and 23.9 levels²).
+ * takes MIN_GAIN_ENERGY_DROP of the LUT's residual energy. LUT and field each absorb part of the other, so once a
+ * field is found the two are fitted in turn on the sample grid while the field still takes FIELD_REFINE_DROP, then
+ * one field over every pixel against the last LUT. Eighth pass: stopping after a second field that had to take 25 %
+ * too left half the vignette in the residual after a JPEG 60, whose own noise is then most of it (the astronaut,
+ * resize 0.6 > vignette 0.6 > JPEG 60: soft agreement 0.57 / 0.49 → 0.93 / 0.98); on a text scan the two converge
+ * slowly (the residual after 2, 6 and 18 turns: 48.5, 28.9 and 23.9 levels²).
  */
 export function vignetteField(W: Float32Array, I: Float32Array, w: number, h: number, lut: Float64Array): { divided: Float32Array; lut: Float64Array } | null {
   const step = math.max(1, math.floor(math.sqrt((w * h) / SAMPLES)));
@@ -138,7 +138,7 @@ export function vignetteField(W: Float32Array, I: Float32Array, w: number, h: nu
   let l = lut;
   let fits = 0;
   for (; fits < MAX_FIELD_FITS; fits++) {
-    const f = fits === 0 ? localGain(Ws, Is, ws, hs, l, MIN_GAIN_ENERGY_DROP, step, FIELD_MIN_REMOVED) : localGain(Ws, Is, ws, hs, l, FIELD_REFINE_DROP, step);
+    const f = localGain(Ws, Is, ws, hs, l, fits === 0 ? MIN_GAIN_ENERGY_DROP : FIELD_REFINE_DROP, step);
     if (!f) break;
     for (let k = 0; k < Is.length; k++) Is[k] /= f[k];
     const next = fitLut(Ws, Is);
