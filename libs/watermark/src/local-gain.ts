@@ -35,7 +35,7 @@ const FIELD_REFINE_DROP = 0.002;
  * Across a smaller one its terms vary on the scale of the mark's coarse cells: on a lossless 78 × 30 px crop of a text
  * scan, where the residual is the mark, it took a third of it (5.78 → 3.84 levels²), the coarse layer's part (soft
  * agreement 0.59 / 0.92 → 0.67 / 0.65, no longer detected). A floor on the energy taken (4× the mark's) kept that
- * crop but also kept the field off every vignette of the dark photos, whose residual is small in levels (lost 12 of
+ * crop but kept the field off the dark photos' vignettes too, whose residual is small in levels (lost 14 of
  * their 60 vignette copies in a full run).
  */
 const POLY_MIN_SIDE = 64;
