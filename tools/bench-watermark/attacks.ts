@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 // Test helpers of the engine, not part of its public surface (as main.ts imports its SSIM).
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { centreCrop, keystone, rotateCrop, sepiaVignette, warpCorners } from '../../libs/watermark/src/testing/edits';
+import { centreCrop, keystone, rotateCrop, sepiaVignette, vignetteAfterResize, warpCorners } from '../../libs/watermark/src/testing/edits';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { mulberry32 } from '../../libs/watermark/src/testing/random';
 
@@ -238,13 +238,6 @@ export const NEW_ATTACKS: [string, Attack][] = [
   ...[512, 400, 256].map((s): [string, Attack] => [`thumbnail ${s} px jpeg 80`, (i) => thumbnail(i, s)]),
   ...[0.8, 0.6, 0.4].map((s): [string, Attack] => [`pasted at ${s * 100}% into a page with headline`, (i, r) => pastedInPage(i, s, r)]),
   // eighth pass (appended, so the rows above keep their seeds): a vignette after a resize, then JPEG 60, as a photo
-  // filter on a shared copy would do; plain and with sepia
-  ...[false, true].flatMap((sepia) => [0.6, 0.9].map((v): [string, Attack] => [`resize > ${sepia ? 'sepia + ' : ''}vignette ${v} > jpeg 60`, (i, r) => vignetteAfterResize(i, v, sepia, r)])),
+  // filter on a shared copy would do (resized to 50–80 %); plain and with sepia
+  ...[false, true].flatMap((sepia) => [0.6, 0.9].map((v): [string, Attack] => [`resize > ${sepia ? 'sepia + ' : ''}vignette ${v} > jpeg 60`, (i, r) => vignetteAfterResize(i, 0.5 + 0.3 * r(), v, sepia)])),
 ];
-
-/** Resized to 50–80 %, a vignette v (corners at 1 − v; with the sepia matrix or not), JPEG 60. */
-async function vignetteAfterResize(img: Buffer, v: number, sepia: boolean, r: () => number): Promise<Buffer> {
-  const m = await sharp(img).metadata();
-  const small = await sharp(img).resize(Math.max(16, Math.round((m.width ?? 0) * (0.5 + 0.3 * r())))).png().toBuffer();
-  return sharp(await sepiaVignette(small, v, sepia)).jpeg({ quality: 60 }).toBuffer();
-}

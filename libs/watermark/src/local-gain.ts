@@ -24,6 +24,8 @@ const num = Number;
 const BLOCKS = 8;
 /** The field is used only when it takes away at least this share of the residual energy. */
 const MIN_GAIN_ENERGY_DROP = 0.25;
+/** An inspected pixel at or above this is saturated: the edit may have clipped it, so it is left out of the fits. */
+const SATURATED = 254.5;
 /** Pixels the fits and decisions look at (a sample grid). */
 const SAMPLES = 40_000;
 /** Fields fitted in turn with the LUT: at most this many. */
@@ -61,7 +63,7 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
   for (let y = 0; y < h; y += step) {
     for (let x = 0; x < w; x += step) {
       const k = y * w + x;
-      if (num.isNaN(W[k]) || I[k] >= 254.5) continue;
+      if (num.isNaN(W[k]) || I[k] >= SATURATED) continue;
       const p = lutAt(lut, W[k]);
       const b = math.floor(y / B) * bx + math.floor(x / B);
       sIP[b] += I[k] * p;
@@ -95,7 +97,7 @@ export function localGain(W: Float32Array, I: Float32Array, w: number, h: number
     const row = poly?.row(y);
     for (let x = 0; x < w; x += step) {
       const k = y * w + x;
-      if (num.isNaN(W[k]) || I[k] >= 254.5) continue;
+      if (num.isNaN(W[k]) || I[k] >= SATURATED) continue;
       const p = lutAt(lut, W[k]);
       after += (I[k] - at(x, y) * p) ** 2;
       if (row) afterPoly += (I[k] - row(x) * p) ** 2;
@@ -131,7 +133,7 @@ export function vignetteField(W: Float32Array, I: Float32Array, w: number, h: nu
     for (let x = 0; x < ws; x++) {
       const k = y * step * w + x * step;
       // a saturated pixel stays out once divided (its value would look unsaturated)
-      Ws[y * ws + x] = I[k] >= 254.5 ? num.NaN : W[k];
+      Ws[y * ws + x] = I[k] >= SATURATED ? num.NaN : W[k];
       Is[y * ws + x] = I[k];
     }
   }
@@ -182,7 +184,7 @@ function polynomialField(W: Float32Array, I: Float32Array, w: number, h: number,
     for (let j = 1; j <= POLY_DEGREE; j++) vp[j] = vp[j - 1] * v;
     for (let x = 0; x < w; x += step) {
       const k = y * w + x;
-      if (num.isNaN(W[k]) || I[k] >= 254.5) continue;
+      if (num.isNaN(W[k]) || I[k] >= SATURATED) continue;
       const p = lutAt(lut, W[k]);
       const u = (x - cx) * sc;
       up[0] = 1;

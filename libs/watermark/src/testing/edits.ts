@@ -134,3 +134,10 @@ export async function sepiaVignette(img: Buffer, v: number, sepia = true): Promi
   }
   return sharp(data, { raw: { width: w, height: h, channels: c } }).png().toBuffer();
 }
+
+/** A photo filter on a shared copy: resized to `scale` of its width, sepiaVignette(v, sepia), JPEG 60. */
+export async function vignetteAfterResize(img: Buffer, scale: number, v: number, sepia: boolean): Promise<Buffer> {
+  const m = await sharp(img).metadata();
+  const small = await sharp(img).resize(Math.max(16, Math.round((m.width ?? 0) * scale))).png().toBuffer();
+  return sharp(await sepiaVignette(small, v, sepia)).jpeg({ quality: 60 }).toBuffer();
+}
