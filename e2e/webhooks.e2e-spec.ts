@@ -356,9 +356,19 @@ describe('webhooks', () => {
       const first = await publishFailed(account.accountId);
       const second = await publishEmbedCompleted(account.accountId);
 
+      // Both events received `count` attempts and both attempts are recorded. The clock only moves after
+      // that: the next delay counts from the end of the attempt, read from the clock when it is recorded.
+      const attemptsReach = async (count: number, timeoutMs?: number): Promise<void> => {
+        await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === count && b === count, timeoutMs);
+        await eventually(
+          async () => [(await eventOf(account.liveKey, webhook.id, first))?.attempts, (await eventOf(account.liveKey, webhook.id, second))?.attempts],
+          ([a, b]) => a === count && b === count,
+        );
+      };
+
       // Initial delivery: the first attempt and three immediate retries, all failing.
-      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 4 && b === 4, 30_000);
-      const afterInitial = await eventually(() => eventOf(account.liveKey, webhook.id, first), (entry) => entry?.attempts === 4);
+      await attemptsReach(4, 30_000);
+      const afterInitial = await eventOf(account.liveKey, webhook.id, first);
       expect(afterInitial).toMatchObject({ status: 'PENDING', lastStatusCode: 500 });
       const wait = Date.parse(afterInitial?.nextAttemptAt ?? '') - Date.parse(afterInitial?.lastAttemptAt ?? '');
       expect(wait).toBe(30 * MINUTE);
@@ -379,16 +389,16 @@ describe('webhooks', () => {
       expect(hook.forEvent(first)).toHaveLength(4);
 
       setClockOffset(31 * MINUTE);
-      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 5 && b === 5);
+      await attemptsReach(5);
 
       setClockOffset(31 * MINUTE + 2 * HOUR - MINUTE);
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect(hook.forEvent(first)).toHaveLength(5);
       setClockOffset(31 * MINUTE + 2 * HOUR + MINUTE);
-      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 6 && b === 6);
+      await attemptsReach(6);
 
       setClockOffset(32 * MINUTE + 6 * HOUR + MINUTE);
-      await eventually(async () => [hook.forEvent(first).length, hook.forEvent(second).length], ([a, b]) => a === 7 && b === 7);
+      await attemptsReach(7);
       const failed = await eventually(() => eventOf(account.liveKey, webhook.id, first), (entry) => entry?.status === 'FAILED');
       expect(failed).toMatchObject({ status: 'FAILED', attempts: 7, lastStatusCode: 500, error: 'HTTP 500', nextAttemptAt: null });
       expect((await events(account.liveKey, webhook.id, '?status=FAILED')).total).toBe(2);

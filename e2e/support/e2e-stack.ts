@@ -3,7 +3,7 @@ import { serviceDataSourceOptions } from '@cp/database';
 import { Plan } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { e2eLayout } from '../setup/e2e-layout';
 import { databaseUrl, gatewayUrl, StackProcesses } from '@cp/stack';
@@ -83,7 +83,10 @@ export function accountsRepository(gateway: DataSource): AccountsRepository {
 
 /** Moves the clock of every service process (they read the offset file). */
 export function setClockOffset(ms: number): void {
-  writeFileSync(layout.clockOffsetFile ?? '', String(ms));
+  // Written beside and renamed, so a service never reads a half-written file.
+  const file = layout.clockOffsetFile ?? '';
+  writeFileSync(`${file}.next`, String(ms));
+  renameSync(`${file}.next`, file);
 }
 
 export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {

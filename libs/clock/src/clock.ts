@@ -62,7 +62,13 @@ export class OffsetFileClock extends Clock {
       return 0;
     }
     if (mtimeMs !== this.cachedMtimeMs) {
-      const parsed = Number(readFileSync(this.file, 'utf8').trim());
+      const text = readFileSync(this.file, 'utf8').trim();
+      if (text === '') {
+        // A writer truncated the file and has not written yet. Its write may keep the same (coarse) mtime, so
+        // caching this read would pin the offset at the wrong value: keep the last one and read again next time.
+        return this.offsetMs;
+      }
+      const parsed = Number(text);
       this.offsetMs = Number.isFinite(parsed) ? parsed : 0;
       this.cachedMtimeMs = mtimeMs;
     }
