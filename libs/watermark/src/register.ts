@@ -395,7 +395,59 @@ function reducedOf(O: Plane, w: number, h: number): Plane {
  */
 export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
   const fill = fillRegionOf(I);
-  // compare at the inspected resolution: a reduced copy of the original when the inspected is smaller
+  const all = new Float64Array(6);
+  const outside = new Float64Array(6);
+  forEachAlignedSample(O0, I, H0, (x, y, a, b) => {
+    addPair(all, a, b);
+    if (!fill[y * I.w + x]) addPair(outside, a, b);
+  });
+  return math.max(nccOf(all), nccOf(outside));
+}
+
+/** Tiles per side of the local alignment score. */
+const LOCAL_TILES = 8;
+
+/**
+ * Local alignment score: the NCC of each of 8 × 8 tiles of the inspected image against the original warped by H,
+ * averaged with the tiles' sample counts as weights (a tile flat on either side counts 0). A strong vignette is a
+ * gain that falls across the picture: the global NCC then measures the vignette more than the content. On a text
+ * scan resized to 60 % under a vignette of 0.9, it preferred a wrong geometry at twice the scale (0.75–0.79) to the
+ * right one (0.64–0.66); tile by tile the gain is nearly constant, and the right one wins clearly (0.47–0.55 against
+ * 0.21–0.29).
+ */
+export function localAlignmentScore(O0: Plane, I: Plane, H0: Homography): number {
+  const sums = new Float64Array(LOCAL_TILES * LOCAL_TILES * 6);
+  forEachAlignedSample(O0, I, H0, (x, y, a, b) => {
+    const tx = math.min(LOCAL_TILES - 1, math.floor((x * LOCAL_TILES) / I.w));
+    const ty = math.min(LOCAL_TILES - 1, math.floor((y * LOCAL_TILES) / I.h));
+    const t = (ty * LOCAL_TILES + tx) * 6;
+    sums[t] += 1;
+    sums[t + 1] += a;
+    sums[t + 2] += b;
+    sums[t + 3] += a * a;
+    sums[t + 4] += b * b;
+    sums[t + 5] += a * b;
+  });
+  let weighted = 0;
+  let count = 0;
+  for (let t = 0; t < sums.length; t += 6) {
+    const n = sums[t];
+    if (n < 20) continue;
+    count += n;
+    const va = sums[t + 3] - (sums[t + 1] * sums[t + 1]) / n;
+    const vb = sums[t + 4] - (sums[t + 2] * sums[t + 2]) / n;
+    // below half a level² per sample a tile is flat: JPEG noise, nothing to align
+    if (va < 0.5 * n || vb < 0.5 * n) continue;
+    weighted += n * ((sums[t + 5] - (sums[t + 1] * sums[t + 2]) / n) / math.sqrt(va * vb));
+  }
+  return count ? weighted / count : 0;
+}
+
+/**
+ * Visits a grid of about 40,000 inspected pixels that H maps inside the original, with the inspected value and the
+ * original's there (a reduced copy of the original when the inspected is smaller: compared at its resolution).
+ */
+function forEachAlignedSample(O0: Plane, I: Plane, H0: Homography, visit: (x: number, y: number, a: number, b: number) => void): void {
   const sigma = math.sqrt(math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
   let O = O0;
   let H = H0;
@@ -406,19 +458,13 @@ export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
     H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
   }
   const step = math.max(1, math.floor(math.sqrt((I.w * I.h) / 40000)));
-  const all = new Float64Array(6);
-  const outside = new Float64Array(6);
   for (let y = 0; y < I.h; y += step) {
     for (let x = 0; x < I.w; x += step) {
       const [qx, qy] = applyH(H, x, y);
       if (qx < 0 || qy < 0 || qx > O.w - 1 || qy > O.h - 1) continue;
-      const a = I.d[y * I.w + x];
-      const b = sample(O, qx, qy);
-      addPair(all, a, b);
-      if (!fill[y * I.w + x]) addPair(outside, a, b);
+      visit(x, y, I.d[y * I.w + x], sample(O, qx, qy));
     }
   }
-  return math.max(nccOf(all), nccOf(outside));
 }
 
 /** Sums (n, a, b, aa, bb, ab) of a sample pair for nccOf. */

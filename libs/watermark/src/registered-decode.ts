@@ -7,11 +7,11 @@ import { vignetteField } from './local-gain';
 import { colourMix, lutResidualMse, MIX_MIN_MSE } from './colour-mix';
 import { maskCanvasFill, maskForeign } from './foreign-mask';
 import { contentBox, cropPlane } from './content-box';
-import { applyH, Homography, mulH, Plane, resize, sampleCubicOrNaN } from './image';
+import { applyH, Homography, mulH, Plane, resize, sample, sampleCubicOrNaN } from './image';
 import { TARGET_MSE } from './embed';
 import { decodeSoft, DecodedPayload, LIST_SIZE } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
-import { alignmentScore, cropRegistration, polishCorners, refineFrom, register, Registration, snapCrop, snapSimilarity } from './register';
+import { alignmentScore, cropRegistration, localAlignmentScore, polishCorners, refineFrom, register, Registration, snapCrop, snapSimilarity } from './register';
 import { jointSoft, reweigh } from './soft-decode';
 import { clippedShare, fitLut, lutAt, predictTone, RgbPlanes, TONE_MIN_CLIPPED, TONE_MIN_GAIN, toneFit, typicalGain, warpPlane } from './tone';
 import { TraceInput } from './trace';
@@ -56,11 +56,55 @@ function cornersApart(A: Homography, B: Homography, I: Plane): number {
   return worst;
 }
 
+/** Cells per side of the smooth brightness that flatField divides out. */
+const FLAT_CELLS = 8;
+
+/** The plane divided by its brightness smoothed over 8 × 8 cells (a vignette's gain, the picture's own shading). */
+function flatField(p: Plane): Plane {
+  const small = resize(p, math.min(FLAT_CELLS, p.w), math.min(FLAT_CELLS, p.h));
+  const d = new Float32Array(p.w * p.h);
+  const sx = small.w / p.w;
+  const sy = small.h / p.h;
+  for (let y = 0; y < p.h; y++) {
+    for (let x = 0; x < p.w; x++) {
+      const m = sample(small, math.max(0, math.min(small.w - 1, (x + 0.5) * sx - 0.5)), math.max(0, math.min(small.h - 1, (y + 0.5) * sy - 0.5)));
+      d[y * p.w + x] = (128 * p.d[y * p.w + x]) / (m + 8);
+    }
+  }
+  return { w: p.w, h: p.h, d };
+}
+
+/** A geometry other than the global NCC's choice replaces it when its local alignment score is this much higher. */
+const LOCAL_SCORE_MARGIN = 0.1;
+
+/**
+ * The chosen registration, or another geometry the searches found whose local alignment score (register.ts) is
+ * clearly higher. Only asked when the global NCC is not convincing: above 0.95 it does not mislead, and the local
+ * score of flat tiles would only add noise.
+ */
+function locallyBest(O: Plane, I: Plane, chosen: Registration, others: readonly Registration[]): Registration {
+  const base = localAlignmentScore(O, I, chosen.H);
+  let best = chosen;
+  let bestScore = base;
+  const seen: Homography[] = [chosen.H];
+  for (const r of others) {
+    if (seen.some((H) => cornersApart(H, r.H, I) < SAME_GEOMETRY_PX)) continue;
+    seen.push(r.H);
+    const score = localAlignmentScore(O, I, r.H);
+    if (score >= base + LOCAL_SCORE_MARGIN && score > bestScore) {
+      best = r;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 /**
  * The original's geometry in the inspected image: the template search; when it is not convincing, local features
  * (mirror + any angle + scale + crop); when neither is, the template search again over the whole circle (slow, so
- * only here). The best by alignment NCC, whether trusted or not. `unresized`: the scale of H for a copy cropped but
- * not resized (the working scales' ratio; snapCrop).
+ * only here), and once more on both pictures flattened (flatField: a strong vignette). The best by alignment NCC,
+ * whether trusted or not; below 0.95, another geometry found wins when its local score is clearly higher (locallyBest).
+ * `unresized`: the scale of H for a copy cropped but not resized (the working scales' ratio; snapCrop).
  */
 export async function findRegistration(planeO: Plane, planeI: Plane, unresized = 1): Promise<Registration | null> {
   let reg = register(planeO, planeI);
@@ -88,6 +132,15 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
     const swept = register(planeO, planeI, true);
     if (swept) keep(swept);
   }
+  if (!reg || reg.raw < FEATURE_FALLBACK_NCC) {
+    // a strong vignette: the template search again on both pictures divided by their smooth brightness
+    const flat = register(flatField(planeO), flatField(planeI));
+    if (flat) {
+      // scored on the pictures themselves, like the other searches' results
+      const ncc = alignmentScore(planeO, planeI, flat.H);
+      keep({ H: flat.H, ncc, raw: ncc });
+    }
+  }
   if (reg && reg.ncc < REFINE_AGAIN_BELOW) {
     // The block matching once more, from where each search ended: its first pass starts a coarse candidate away and
     // matches only within its reach. A night photo's copy scaled by 1/1.32 was left at 1.18 by the template search
@@ -96,10 +149,11 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
     // (not decoded) and reaches 0.997. 7–25 ms on a registration at 0.95 or more (no polish), 0.1–0.4 s below.
     // (once per geometry: the searches often end on the same one, and each refinement costs 0.1 s or more there)
     const refined: Homography[] = [];
-    for (const r of found) {
+    for (const r of found.slice()) {
       if (refined.some((H) => cornersApart(H, r.H, planeI) < SAME_GEOMETRY_PX)) continue;
       refined.push(r.H);
       const again = refineFrom(planeO, planeI, r.H);
+      found.push(again);
       if (again.ncc > reg.ncc) reg = again;
     }
   }
@@ -107,6 +161,8 @@ export async function findRegistration(planeO: Plane, planeI: Plane, unresized =
     // still not convincing: the corners climbed on the alignment score (a keystone of smooth content)
     const byCorners = polishCorners(planeO, planeI, reg);
     if (byCorners.ncc > reg.ncc) reg = byCorners;
+    // and the searches' other geometries judged tile by tile (a strong vignette misleads the global NCC)
+    reg = locallyBest(planeO, planeI, reg, found);
   }
   // a same-size copy was registered from the identity (snapping would only cost time there)
   if (reg && planeO.w === planeI.w && planeO.h === planeI.h) return reg;
