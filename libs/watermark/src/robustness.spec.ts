@@ -5,6 +5,11 @@ import { astronautPng, coffeeJpg, skyJpeg, textPng } from './testing/fixtures';
 const key = { secret: 'robust-spec', version: 'v3' as const };
 const id = 0x8badf00ddeadc0den;
 
+// A hang guard, not a speed check (speed is tools/bench-watermark's): the copies that register under 0.95 NCC run every
+// search (features, the sweep over the circle, the flattened template search), 5–20 s each on a 2-core machine whose
+// cores other suites share; one exceeded the default 60 s in a fresh-clone run beside the full benchmark.
+jest.setTimeout(240_000);
+
 type Attack = (b: Buffer, w: number, h: number) => Promise<Buffer>;
 
 const ATTACKS: [string, Attack][] = [
