@@ -420,13 +420,7 @@ export function localAlignmentScore(O0: Plane, I: Plane, H0: Homography): number
   forEachAlignedSample(O0, I, H0, (x, y, a, b) => {
     const tx = math.min(LOCAL_TILES - 1, math.floor((x * LOCAL_TILES) / I.w));
     const ty = math.min(LOCAL_TILES - 1, math.floor((y * LOCAL_TILES) / I.h));
-    const t = (ty * LOCAL_TILES + tx) * 6;
-    sums[t] += 1;
-    sums[t + 1] += a;
-    sums[t + 2] += b;
-    sums[t + 3] += a * a;
-    sums[t + 4] += b * b;
-    sums[t + 5] += a * b;
+    addPair(sums, a, b, (ty * LOCAL_TILES + tx) * 6);
   });
   let weighted = 0;
   let count = 0;
@@ -467,14 +461,14 @@ function forEachAlignedSample(O0: Plane, I: Plane, H0: Homography, visit: (x: nu
   }
 }
 
-/** Sums (n, a, b, aa, bb, ab) of a sample pair for nccOf. */
-function addPair(s: Float64Array, a: number, b: number): void {
-  s[0] += 1;
-  s[1] += a;
-  s[2] += b;
-  s[3] += a * a;
-  s[4] += b * b;
-  s[5] += a * b;
+/** Sums (n, a, b, aa, bb, ab) of a sample pair for nccOf, at offset `o` of `s` (a tile's sums). */
+function addPair(s: Float64Array, a: number, b: number, o = 0): void {
+  s[o] += 1;
+  s[o + 1] += a;
+  s[o + 2] += b;
+  s[o + 3] += a * a;
+  s[o + 4] += b * b;
+  s[o + 5] += a * b;
 }
 
 /** NCC from addPair sums; 0 below 50 samples. */
