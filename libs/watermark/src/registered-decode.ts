@@ -1,11 +1,12 @@
 /** Registered decoding: the original found in the inspected image, subtracted, and the residual decoded. */
-import { accumulate, confidenceOf, decodeLayers, DETECT_THRESHOLD, smoothCells, zFromCells } from './cell-decode';
+import { confidenceOf, decodeLayers, DETECT_THRESHOLD, layerObservations } from './cell-decode';
 import { LumaPlane } from './codec';
 import { featureRegister } from './feature-register';
 import { applyFir, firGain, fitFir, MIN_FIR_GAIN } from './fir';
 import { vignetteField } from './local-gain';
 import { colourMix, lutResidualMse, MIX_MIN_MSE } from './colour-mix';
 import { maskCanvasFill, maskForeign } from './foreign-mask';
+import { MARK_SYNC_MAX_SCALE, polishOnMark } from './mark-sync';
 import { contentBox, cropPlane } from './content-box';
 import { applyH, Homography, mulH, Plane, resize, sample, sampleCubicOrNaN } from './image';
 import { TARGET_MSE } from './embed';
@@ -233,6 +234,7 @@ export async function registeredDecode(
   loadRgb: () => Promise<RgbPlanes | null>,
   diagnostics: ExtractDiagnostics | null,
   traceOut: { input: TraceInput | null } | null = null,
+  syncOnMark = true,
 ): Promise<DecodedPayload | null> {
   const I0 = inspected;
   let I = inspected;
@@ -358,24 +360,19 @@ export async function registeredDecode(
   const layers = buildLayers(key, dims);
   const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
   const amps = amplitudeMaps(act, dims);
+  // a registration right on the picture's content but off across its flat parts: polished on the mark's energy,
+  // and everything above done once more at the geometry found (mark-sync.ts; still one decoding)
+  if (syncOnMark && sigma <= MARK_SYNC_MAX_SCALE) {
+    const synced = polishOnMark(H, iw, ih, { layers, amps, width: O.width, height: O.height }, r);
+    if (synced) return registeredDecode(O, inspected, synced, key, loadRgb, diagnostics, traceOut, false);
+  }
   const cellE: Float32Array[] = [];
   const cellV: Float32Array[] = [];
   const zs = layers.map((layer, l) => {
-    const { nx, ny } = layer;
-    const s = accumulate(nx, ny, qx, qy, r);
-    const e = new Float32Array(nx * ny);
-    const lv = new Float32Array(nx * ny).fill(-1);
-    for (let c = 0; c < e.length; c++) {
-      if (s.w1[c] < 0.5) continue;
-      e[c] = s.p[c] / s.w1[c];
-      lv[c] = math.max(0, s.r2[c] / s.w1[c] - e[c] * e[c]);
-    }
-    const sm = smoothCells(lv, nx, ny, 1);
-    const v = new Float32Array(nx * ny);
-    for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
+    const { z, e, v } = layerObservations(layer, amps[l], qx, qy, r);
     cellE.push(e);
     cellV.push(v);
-    return zFromCells(layer, amps[l], e, v);
+    return z;
   });
   // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
   if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
