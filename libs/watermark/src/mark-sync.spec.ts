@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { DETECT_THRESHOLD } from './cell-decode';
+import { DETECT_THRESHOLD, layerObservations } from './cell-decode';
 import { checkInput, decodeLuma, decodeRgb } from './codec';
 import { embedImage, flatMarkField, planMark } from './embed';
 import { workingScales } from './extract';
@@ -34,14 +34,14 @@ function markAt(x: number, y: number): number {
   return (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
 }
 
-function residual(withMark: boolean, sigma: number, seed: number): Float32Array {
+function residual(withMark: boolean, sigma: number, seed: number, w = iw, h = ih): Float32Array {
   const rand = mulberry32(seed);
-  const r = new Float32Array(iw * ih);
-  for (let y = 0; y < ih; y++) {
-    for (let x = 0; x < iw; x++) {
+  const r = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
       const [a, b] = applyH(truth, x, y);
       const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-      r[y * iw + x] = (withMark ? markAt(a, b) : 0) + sigma * g;
+      r[y * w + x] = (withMark ? markAt(a, b) : 0) + sigma * g;
     }
   }
   return r;
@@ -56,6 +56,13 @@ function cornersApart(A: Homography, B: Homography): number {
       return Math.hypot(a - c, b - d);
     }),
   );
+}
+
+/** What the decoding observes at G: each layer's cell estimates and variances. */
+function observedAt(G: Homography, r: Float32Array, w = iw, h = ih): { e: Float32Array[]; v: Float32Array[] } {
+  const { qx, qy } = cellPositions(G, w, h, W, H);
+  const obs = grid.layers.map((layer, l) => layerObservations(layer, grid.amps[l], qx, qy, r));
+  return { e: obs.map((o) => o.e), v: obs.map((o) => o.v) };
 }
 
 function energyAt(G: Homography, r: Float32Array): ReturnType<typeof markEnergy> {
@@ -75,14 +82,16 @@ describe('mark-sync', () => {
   it('climbs from a registration a few pixels off to within a pixel and a half of the truth', () => {
     expect(cornersApart(start, truth)).toBeGreaterThan(4.5);
     for (const sigma of [4, 8]) {
-      const found = polishOnMark(start, iw, ih, grid, residual(true, sigma, 2));
+      const r = residual(true, sigma, 2);
+      const found = polishOnMark(start, iw, ih, grid, r, observedAt(start, r));
       expect(found).not.toBeNull();
       expect(cornersApart(found as Homography, truth)).toBeLessThan(1.5);
     }
   });
 
   it('leaves the registration alone where no mark shows', () => {
-    expect(polishOnMark(start, iw, ih, grid, residual(false, 6, 3))).toBeNull();
+    const r = residual(false, 6, 3);
+    expect(polishOnMark(start, iw, ih, grid, r, observedAt(start, r))).toBeNull();
   });
 
   it('registered decoding: a dark sky with a small subject, resized to 45 %, cropped, JPEG 50, given a registration 3 % off in scale about the subject, decodes only with the polish', async () => {

@@ -360,12 +360,6 @@ export async function registeredDecode(
   const layers = buildLayers(key, dims);
   const act = cellActivity(O.data, O.width, O.height, dims[0][0], dims[0][1], 1);
   const amps = amplitudeMaps(act, dims);
-  // a registration right on the picture's content but off across its flat parts: polished on the mark's energy,
-  // and everything above done once more at the geometry found (mark-sync.ts; still one decoding)
-  if (syncOnMark && sigma <= MARK_SYNC_MAX_SCALE) {
-    const synced = polishOnMark(H, iw, ih, { layers, amps, width: O.width, height: O.height }, r);
-    if (synced) return registeredDecode(O, inspected, synced, key, loadRgb, diagnostics, traceOut, false);
-  }
   const cellE: Float32Array[] = [];
   const cellV: Float32Array[] = [];
   const zs = layers.map((layer, l) => {
@@ -374,6 +368,12 @@ export async function registeredDecode(
     cellV.push(v);
     return z;
   });
+  // a registration right on the picture's content but off across its flat parts: polished on the mark's excess,
+  // and everything above done once more at the geometry found (mark-sync.ts; these observations are not decoded)
+  if (syncOnMark && sigma <= MARK_SYNC_MAX_SCALE) {
+    const synced = polishOnMark(H, iw, ih, { layers, amps, width: O.width, height: O.height }, r, { e: cellE, v: cellV });
+    if (synced) return registeredDecode(O, inspected, synced, key, loadRgb, diagnostics, traceOut, false);
+  }
   // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
   if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
   if (diagnostics) diagnostics.registeredDecoding = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
