@@ -2,9 +2,10 @@
  * The registration polished on the mark itself. The image registration aligns what the picture shows; where it
  * shows little (a small subject on a black frame or a flat night sky, a low-key grade), a geometry right on the
  * subject can be several cells off across the flat rest, and the alignment NCC does not see it (0.98–0.996 on such
- * copies, 10–23 px off at their corners). The mark covers the flat parts too: the cells' coherent energy (each coded
- * bit's z-score squared, summed over the cells carrying it with their chips) is largest where the cells sit on the
- * mark, and is about 1 per bit at any geometry without it, whatever the payload.
+ * copies, 10–23 px off at their corners). The mark covers the flat parts too: the cells' coherent excess (per coded
+ * bit, the squared sum over the cells carrying it, with their chips, minus the sum of the squares) is largest where
+ * the cells sit on the mark, and about 0 at any geometry without it, whatever the residual and the payload. (The
+ * plain mean squared z-score was tried first: host residual made it 100–300 on copies that do not decode.)
  *
  * Only the geometry changes: one registration is still decoded, chosen by a statistic that does not depend on any
  * code word, so the number of code words tested, and the false-match bound, are unchanged.
@@ -61,9 +62,10 @@ const CLIMB_PIXELS = 1 << 16;
 
 /**
  * How far the cells' estimates agree with the chips within each coded bit: the bits' squared sums over their cells
- * (the z-scores squared) against the sums of their squares, both over both layers. The ratio is about 1 wherever
- * no mark is aligned, however large the residual the picture leaves (the chips are random signs, so a residual
- * independent of them adds the same to both), and grows with the number of cells per bit where the mark is.
+ * (the z-scores squared) against the sums of their squares, both over both layers. Their ratio is about 1, and their
+ * difference (the excess) about 0, wherever no mark is aligned, however large the residual the picture leaves (the
+ * chips are random signs, so a residual independent of them adds the same to both). The ratio also grows with the
+ * cells per bit a geometry covers, so the climb follows the excess, whose expectation is the mark's alone.
  */
 export function markEnergy(grid: MarkGrid, qx: Float32Array, qy: Float32Array, r: Float32Array, nullTrials = 0): MarkExcess {
   const obs = grid.layers.map((layer, l) => layerObservations(layer, grid.amps[l], qx, qy, r));
