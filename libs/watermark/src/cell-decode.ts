@@ -23,15 +23,9 @@ export function zFromCells(layer: Layer, amp: Float32Array, e: Float32Array, v: 
   return soft;
 }
 
-/** One layer's observations: each cell's estimate e (mean residual), its variance v (the local residual variance,
- * smoothed over 3 x 3 cells, per the cell's sample weights), and the layer's per-coded-bit z-scores. */
-export function layerObservations(
-  layer: Layer,
-  amp: Float32Array,
-  qx: Float32Array,
-  qy: Float32Array,
-  r: Float32Array,
-): { z: Float64Array; e: Float32Array; v: Float32Array } {
+/** One layer's cell observations: each cell's estimate e (mean residual) and its variance v (the local residual
+ * variance, smoothed over 3 x 3 cells, per the cell's sample weights); zFromCells turns them into z-scores. */
+export function cellObservations(layer: Layer, qx: Float32Array, qy: Float32Array, r: Float32Array): { e: Float32Array; v: Float32Array } {
   const { nx, ny } = layer;
   const s = accumulate(nx, ny, qx, qy, r);
   const e = new Float32Array(nx * ny);
@@ -44,7 +38,7 @@ export function layerObservations(
   const sm = smoothCells(lv, nx, ny, 1);
   const v = new Float32Array(nx * ny);
   for (let c = 0; c < e.length; c++) if (s.w1[c] >= 0.5 && sm[c] >= 0) v[c] = ((sm[c] + 0.25) * s.w2[c]) / (s.w1[c] * s.w1[c]);
-  return { z: zFromCells(layer, amp, e, v), e, v };
+  return { e, v };
 }
 
 export function smoothCells(x: Float32Array, nx: number, ny: number, r: number): Float32Array {

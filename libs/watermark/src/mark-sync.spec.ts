@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { DETECT_THRESHOLD, layerObservations } from './cell-decode';
+import { cellObservations, DETECT_THRESHOLD } from './cell-decode';
 import { checkInput, decodeLuma, decodeRgb } from './codec';
 import { embedImage, flatMarkField, planMark } from './embed';
 import { workingScales } from './extract';
@@ -61,7 +61,7 @@ function cornersApart(A: Homography, B: Homography): number {
 /** What the decoding observes at G: each layer's cell estimates and variances. */
 function observedAt(G: Homography, r: Float32Array, w = iw, h = ih): { e: Float32Array[]; v: Float32Array[] } {
   const { qx, qy } = cellPositions(G, w, h, W, H);
-  const obs = grid.layers.map((layer, l) => layerObservations(layer, grid.amps[l], qx, qy, r));
+  const obs = grid.layers.map((layer) => cellObservations(layer, qx, qy, r));
   return { e: obs.map((o) => o.e), v: obs.map((o) => o.v) };
 }
 

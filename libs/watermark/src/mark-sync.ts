@@ -10,7 +10,7 @@
  * Only the geometry changes: one registration is still decoded, chosen by a statistic that does not depend on any
  * code word, so the number of code words tested, and the false-match bound, are unchanged.
  */
-import { layerObservations } from './cell-decode';
+import { cellObservations } from './cell-decode';
 import { applyH, Homography } from './image';
 import { Layer } from './pattern';
 import { CODED_BITS } from './payload';
@@ -68,7 +68,7 @@ const CLIMB_PIXELS = 1 << 16;
  * cells per bit a geometry covers, so the climb follows the excess, whose expectation is the mark's alone.
  */
 export function markEnergy(grid: MarkGrid, qx: Float32Array, qy: Float32Array, r: Float32Array, nullTrials = 0): MarkExcess {
-  const obs = grid.layers.map((layer, l) => layerObservations(layer, grid.amps[l], qx, qy, r));
+  const obs = grid.layers.map((layer) => cellObservations(layer, qx, qy, r));
   return cellExcess(
     grid,
     obs.map((o) => o.e),
@@ -86,7 +86,7 @@ export interface MarkExcess {
   fineCells: number;
 }
 
-/** markEnergy from the cells' estimates and variances the decoding computed (layerObservations). */
+/** markEnergy from the cells' estimates and variances the decoding computed (cellObservations). */
 export function cellExcess(grid: MarkGrid, es: Float32Array[], vs: Float32Array[], nullTrials = 0): MarkExcess {
   let coherent = 0;
   let incoherent = 0;

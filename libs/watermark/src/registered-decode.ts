@@ -1,5 +1,5 @@
 /** Registered decoding: the original found in the inspected image, subtracted, and the residual decoded. */
-import { confidenceOf, decodeLayers, DETECT_THRESHOLD, layerObservations } from './cell-decode';
+import { cellObservations, confidenceOf, decodeLayers, DETECT_THRESHOLD, zFromCells } from './cell-decode';
 import { LumaPlane } from './codec';
 import { featureRegister } from './feature-register';
 import { applyFir, firGain, fitFir, MIN_FIR_GAIN } from './fir';
@@ -363,16 +363,17 @@ export async function registeredDecode(
   const cellE: Float32Array[] = [];
   const cellV: Float32Array[] = [];
   const zs = layers.map((layer, l) => {
-    const { z, e, v } = layerObservations(layer, amps[l], qx, qy, r);
+    const { e, v } = cellObservations(layer, qx, qy, r);
     cellE.push(e);
     cellV.push(v);
-    return z;
+    return zFromCells(layer, amps[l], e, v);
   });
   // a registration right on the picture's content but off across its flat parts: polished on the mark's excess,
   // and everything above done once more at the geometry found (mark-sync.ts; these observations are not decoded)
   if (syncOnMark && sigma <= MARK_SYNC_MAX_SCALE) {
     const synced = polishOnMark(H, iw, ih, { layers, amps, width: O.width, height: O.height }, r, { e: cellE, v: cellV });
-    if (synced) return registeredDecode(O, inspected, synced, key, loadRgb, diagnostics, traceOut, false);
+    // the original's colour planes, if this pass loaded them, are not decoded again
+    if (synced) return registeredDecode(O, inspected, synced, key, rgbOnce, diagnostics, traceOut, false);
   }
   // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
   if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
