@@ -81,10 +81,10 @@ async function main(): Promise<void> {
         if (process.env.REPLAY_TRUTH && reg) {
           const om = await sharp(orig).metadata();
           const im = await sharp(attacked).metadata();
-          const truth = await trueGeometry(attack, rng(seed), om.width ?? 0, om.height ?? 0);
+          const truth = await trueGeometry(attack, () => rng(seed), om.width ?? 0, om.height ?? 0);
           const { s: so, si } = workingScales({ width: om.width ?? 0, height: om.height ?? 0 }, { width: im.width ?? 1, height: im.height ?? 1 });
           truthNote = truth
-            ? ` truth: scale ${Math.sqrt(Math.abs(truth.affine[0] * truth.affine[4] - truth.affine[1] * truth.affine[3])).toFixed(3)}, fit rms ${truth.rms.toFixed(2)} px (used ${truth.used}), affine [${truth.affine.map((v) => v.toFixed(3)).join(", ")}], registration off by ${registrationError(reg.H, truth, im.width ?? 0, im.height ?? 0, si, so).toFixed(1)} px`
+            ? ` truth: scale ${Math.sqrt(Math.abs(truth.affine[0] * truth.affine[4] - truth.affine[1] * truth.affine[3])).toFixed(3)}, fit rms ${truth.rms.toFixed(2)} px (used ${truth.used}, ${truth.markers} grid squares), affine [${truth.affine.map((v) => v.toFixed(3)).join(", ")}], registration off by ${registrationError(reg.H, truth, im.width ?? 0, im.height ?? 0, si, so).toFixed(1)} px`
             : ' truth: -';
           // REPLAY_AT_TRUTH=1: also decode at the true geometry (is the registration or the mark what failed?)
           if (truth && process.env.REPLAY_AT_TRUTH) truthNote += await decodeAtTruth(orig, attacked, truth.affine, id, candidates);

@@ -246,3 +246,43 @@ export function sampleCubicOrNaN(d: Float32Array, w: number, h: number, x: numbe
   const r3 = wx0 * d[i] + wx1 * d[i + 1] + wx2 * d[i + 2] + wx3 * d[i + 3];
   return wy0 * r0 + wy1 * r1 + wy2 * r2 + wy3 * r3;
 }
+
+/**
+ * Takes from each value of p (w x h, NaN = none) the mean of the values within `radius` pixels (a square window, NaN
+ * left out), in place: summed-area tables, so the cost does not grow with the window.
+ */
+export function subtractLocalMean(p: Float32Array, w: number, h: number, radius: number): void {
+  const W1 = w + 1;
+  const sum = new Float64Array(W1 * (h + 1));
+  const cnt = new Float64Array(W1 * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let rs = 0;
+    let rc = 0;
+    for (let x = 0; x < w; x++) {
+      const v = p[y * w + x];
+      if (v === v) {
+        rs += v;
+        rc++;
+      }
+      const o = (y + 1) * W1 + x + 1;
+      sum[o] = sum[o - W1] + rs;
+      cnt[o] = cnt[o - W1] + rc;
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    const y0 = y - radius < 0 ? 0 : y - radius;
+    const y1 = y + radius + 1 > h ? h : y + radius + 1;
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      const v = p[k];
+      if (v !== v) continue;
+      const x0 = x - radius < 0 ? 0 : x - radius;
+      const x1 = x + radius + 1 > w ? w : x + radius + 1;
+      const a = y0 * W1 + x0;
+      const b = y0 * W1 + x1;
+      const c = y1 * W1 + x0;
+      const d = y1 * W1 + x1;
+      p[k] = v - (sum[d] - sum[b] - sum[c] + sum[a]) / (cnt[d] - cnt[b] - cnt[c] + cnt[a]);
+    }
+  }
+}
