@@ -67,21 +67,10 @@ export async function trueGeometry(attack: Attack, makeRand: () => () => number,
       pts.push([x, y, ((r - LO) / SPAN) * (width - 1), ((g - LO) / SPAN) * (height - 1)]);
     }
   }
-  let keep = pts;
-  let fit: number[] | null = null;
-  let rms = 0;
-  for (let iter = 0; iter < 4 && keep.length >= 10; iter++) {
-    fit = fitAffine(keep);
-    if (!fit) return null;
-    const f = fit;
-    const res = keep.map(([x, y, u, v]) => math.hypot(f[0] * x + f[1] * y + f[2] - u, f[3] * x + f[4] * y + f[5] - v));
-    const sorted = [...res].sort((p, q) => p - q);
-    const cut = math.max(2, 3 * sorted[sorted.length >> 1]);
-    rms = math.sqrt(res.reduce((s, r) => s + r * r, 0) / res.length);
-    keep = keep.filter((_, i) => res[i] <= cut);
-  }
-  if (!fit) return null;
-  const first = { affine: fit, rms, used: keep.length, markers: 0 };
+  // outliers (a rotation's fill, blended edges): beyond 3 median residuals, at least 2 px
+  const ramps = robustAffine(pts, 4, 10, (res) => math.max(2, 3 * [...res].sort((p, q) => p - q)[res.length >> 1]));
+  if (!ramps) return null;
+  const first = { affine: ramps.fit, rms: ramps.rms, used: ramps.kept.length, markers: 0 };
   return (await byMarkers(attack, makeRand(), width, height, first)) ?? first;
 }
 
@@ -140,18 +129,30 @@ async function byMarkers(attack: Attack, rand: () => number, width: number, heig
     if (math.hypot(u - gx, v - gy) < GRID / 4 && centres.some(([cx, cy]) => cx === gx && cy === gy) && x > 2 && y > 2 && x < w - 3 && y < info.height - 3) pairs.push([x, y, gx, gy]);
   }
   if (pairs.length < 6) return null;
-  let keep = pairs;
+  const squares = robustAffine(pairs, 3, 6, (_, rms) => math.max(1, 3 * rms));
+  if (!squares) return null;
+  const { fit, rms, kept: keep } = squares;
+  return { affine: fit, rms, used: first.used, markers: keep.length };
+}
+
+/**
+ * Affine fit of point pairs [x, y, u, v], refitted `rounds` times without the pairs whose residual is above
+ * `cut(residuals, rms)` (while at least `least` remain); null when a fit is singular.
+ */
+function robustAffine(pts: number[][], rounds: number, least: number, cut: (res: number[], rms: number) => number): { fit: number[]; rms: number; kept: number[][] } | null {
+  let keep = pts;
   let fit: number[] | null = null;
   let rms = 0;
-  for (let iter = 0; iter < 3 && keep.length >= 6; iter++) {
+  for (let iter = 0; iter < rounds && keep.length >= least; iter++) {
     fit = fitAffine(keep);
     if (!fit) return null;
     const f = fit;
     const res = keep.map(([x, y, u, v]) => math.hypot(f[0] * x + f[1] * y + f[2] - u, f[3] * x + f[4] * y + f[5] - v));
     rms = math.sqrt(res.reduce((a, r) => a + r * r, 0) / res.length);
-    keep = keep.filter((_, i) => res[i] <= math.max(1, 3 * rms));
+    const c = cut(res, rms);
+    keep = keep.filter((_, i) => res[i] <= c);
   }
-  return fit ? { affine: fit, rms, used: first.used, markers: keep.length } : null;
+  return fit ? { fit, rms, kept: keep } : null;
 }
 
 /** Least squares of u and v on (x, y, 1). */
