@@ -111,9 +111,9 @@ function isotonic(t: Float64Array): void {
 /**
  * Fits the curve (knots at 0, 8, …, 256) to samples of original colour (sr, sg, sb) and edited luma si, starting
  * from `init` (the luma curve). Gauss–Newton with a small second-difference penalty (knots without samples follow
- * their neighbours), then made non-decreasing. Returns the knots and the mean squared luma error, or null.
+ * their neighbours), then made non-decreasing. Returns the knots, or null.
  */
-export function fitTone(sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array, init: Float64Array): { t: Float64Array; mse: number } | null {
+export function fitTone(sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array, init: Float64Array): Float64Array | null {
   const K = TONE_KNOTS;
   const n = si.length;
   if (n < 4 * K) return null;
@@ -189,7 +189,7 @@ export function fitTone(sr: Float32Array, sg: Float32Array, sb: Float32Array, si
   }
   for (let i = 0; i < K; i++) t[i] = t[i] < -64 ? -64 : t[i] > 320 ? 320 : t[i];
   isotonic(t);
-  return { t, mse: sse(t, sr, sg, sb, si) / n };
+  return t;
 }
 
 function sse(t: Float64Array, sr: Float32Array, sg: Float32Array, sb: Float32Array, si: Float32Array): number {
@@ -349,15 +349,16 @@ export function toneFit(rgb: RgbPlanes, W: Float32Array, I: Float32Array, w: num
   const icpt = m[0] > 0 ? (m[3] - slope * m[1]) / m[0] : 0;
   const init = new Float64Array(TONE_KNOTS);
   for (let j = 0; j < TONE_KNOTS; j++) init[j] = icpt + slope * j * TONE_STEP;
-  const fit = fitTone(Float32Array.from(sr), Float32Array.from(sg), Float32Array.from(sb), Float32Array.from(si), init);
-  if (!fit) return null;
+  const inspected = Float32Array.from(si);
+  const t = fitTone(Float32Array.from(sr), Float32Array.from(sg), Float32Array.from(sb), inspected, init);
+  if (!t) return null;
   const predicted = new Float32Array(si.length);
-  for (let j = 0; j < si.length; j++) predicted[j] = toneLuma(fit.t, sr[j], sg[j], sb[j]);
-  const after = fitLut(predicted, Float32Array.from(si));
+  for (let j = 0; j < si.length; j++) predicted[j] = toneLuma(t, sr[j], sg[j], sb[j]);
+  const after = fitLut(predicted, inspected);
   if (!after) return null;
   let toneErr = 0;
   for (let j = 0; j < si.length; j++) toneErr += (si[j] - lutAt(after, predicted[j])) ** 2;
-  return toneErr < lutErr ? fit.t : null;
+  return toneErr < lutErr ? t : null;
 }
 
 /** A plane of the original's working size, reduced as the luma is when H shrinks the original by more than 1.3. */
