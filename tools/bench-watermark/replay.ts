@@ -91,7 +91,7 @@ async function main(): Promise<void> {
         }
         const tr = res.evidence?.transform;
         process.stdout.write(
-          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}${res.trace ? ` trace: threshold ${res.trace.threshold.toFixed(2)}, accused ${res.trace.accused.map((a) => `${a.payload === id ? 'self' : 'OTHER'} z=${a.z.toFixed(2)}`).join(',') || '-'}, best innocent ${res.trace.bestInnocentZ.toFixed(2)}` : ''}${truthNote}\n`,
+          `${good ? 'OK  ' : 'FAIL'} ${photo} k=${k} seed=${seed} ${name}${plan}: ${res.status} ${res.confidence.toFixed(3)} ${ms.toFixed(0)}ms reg.ncc=${reg?.ncc.toFixed(3)}${reg?.placedOnMark ? ' (placed on the mark)' : ''} true=${zs}${diag ? ` fir=${diag.firGain.toFixed(2)}` : ''}${tr ? ` rot=${tr.rotationDeg} s=${tr.scale} m=${tr.mirrored}` : ''}${res.trace ? ` trace: threshold ${res.trace.threshold.toFixed(2)}, accused ${res.trace.accused.map((a) => `${a.payload === id ? 'self' : 'OTHER'} z=${a.z.toFixed(2)}`).join(',') || '-'}, best innocent ${res.trace.bestInnocentZ.toFixed(2)}` : ''}${truthNote}\n`,
         );
       }
     }

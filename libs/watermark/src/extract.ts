@@ -10,6 +10,7 @@ import { applyH, Homography, invertH } from './image';
 import { CODED_BITS, DecodedPayload, LIST_SIZE, PAYLOAD_BITS, TAG_BITS } from './payload';
 import { fineCellSize } from './pattern';
 import { findRegistration, registeredDecode } from './registered-decode';
+import { placeOnMark, PLACEMENT_BELOW_NCC } from './mark-placement';
 import { RgbPlanes } from './tone';
 import { MAX_CANDIDATES, traceColluders, TraceInput } from './trace';
 import { ColluderTrace, DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode } from './types';
@@ -177,8 +178,12 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
       const planeO = { w: O.width, h: O.height, d: O.data };
       const planeI = { w: I.width, h: I.height, d: I.data };
       // H maps inspected working pixels to original working pixels: a copy cropped but not resized has scale s / si
-      const reg = await findRegistration(planeO, planeI, s / si);
-      if (diagnostics) diagnostics.registration = reg && { H: reg.H, ncc: reg.ncc };
+      const found = await findRegistration(planeO, planeI, s / si);
+      // a registration that found nothing of the picture (a crop of its flat part): the crop's place searched on the
+      // mark itself, whose geometry then replaces the registration's (mark-placement.ts)
+      const placed = !found || found.ncc < PLACEMENT_BELOW_NCC ? placeOnMark(O, I, options.key, s / si, found?.H ?? null) : null;
+      const reg = placed ? { H: placed, ncc: found?.ncc ?? 0 } : found;
+      if (diagnostics) diagnostics.registration = reg && { H: reg.H, ncc: reg.ncc, placedOnMark: placed !== null };
       // Every registration found is decoded, however low its alignment NCC: the geometry is chosen without looking at
       // the mark, so a wrong one only decodes noise, and the false-match bound already counts the registered trials
       // (README, false-positive argument). Until the sixth pass only NCC >= 0.6 was decoded; a dark copy whose

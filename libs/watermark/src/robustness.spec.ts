@@ -292,6 +292,18 @@ describe('issue 34 regression guard, seventh pass (a keystone of smooth content)
   });
 });
 
+// the benchmark's derived black frame (the coffee photo at 300 x 200 on 1200 x 800 of near black), with the
+// benchmark's key and the payload of its copies that the guards below replay
+const benchKey = { secret: 'bench-secret', version: 'v3' as const };
+const benchId = 0xf0380263f2d5c1aan;
+async function blackFrame(): Promise<Buffer> {
+  const subject = await sharp(coffeeJpg()).resize(300, 200).toBuffer();
+  return sharp({ create: { width: 1200, height: 800, channels: 3, background: { r: 6, g: 6, b: 8 } } })
+    .composite([{ input: subject, left: 450, top: 300 }])
+    .png()
+    .toBuffer();
+}
+
 describe('issue 34 regression guard, eleventh pass (a flat area\'s photometric bias; the tone curve judged with its LUT)', () => {
   // A chain of 5 of the benchmark on a black frame around a small subject (scale 0.764 > flip > crop 66 % > contrast
   // -40 % > JPEG 66): registered within a pixel, but the luma LUT's bin for the frame also held some of the subject's
@@ -299,13 +311,7 @@ describe('issue 34 regression guard, eleventh pass (a flat area\'s photometric b
   // not detected); with the residual's local mean taken off, 0.96 / 1.00.
   // (with the benchmark's key and that copy's payload: with this file's, the copy decoded at 0.83 before the change)
   it('the coffee photo small in a black frame, scale 0.764 > flip > crop 66% > contrast -40% > JPEG 66: exact payload with the original', async () => {
-    const benchKey = { secret: 'bench-secret', version: 'v3' as const };
-    const benchId = 0xf0380263f2d5c1aan;
-    const subject = await sharp(coffeeJpg()).resize(300, 200).toBuffer();
-    const frame = await sharp({ create: { width: 1200, height: 800, channels: 3, background: { r: 6, g: 6, b: 8 } } })
-      .composite([{ input: subject, left: 450, top: 300 }])
-      .png()
-      .toBuffer();
+    const frame = await blackFrame();
     const m = await embedImage(frame, benchId, { key: benchKey });
     const w = Math.round(1200 * 0.76438);
     const h = Math.round(800 * 0.76438);
@@ -343,6 +349,26 @@ describe('issue 34 regression guard, eleventh pass (a flat area\'s photometric b
       .toBuffer();
     const res = await extractImage(rotated, lowKey, { key });
     expect([res.status, res.payload, res.method]).toEqual(['detected', id, 'registered']);
+  });
+});
+
+describe('issue 34 regression guard, twelfth pass (a crop that shows none of the picture, placed on the mark)', () => {
+  // The benchmark's strong two-step on the black frame that cut only near-black frame (two crops, 263 x 175 px at
+  // (309, 93), lossless): the image registration had nothing to align (NCC 0.22, 545 px off) and the copy was not
+  // detected, although its mark reads 294 of 330 coded bits at the true place. Searched on the mark (mark-placement.ts),
+  // it is placed within a pixel and decodes.
+  it('a 263 x 175 crop of the black frame\'s flat part: placed on the mark, exact payload with the original', async () => {
+    const frame = await blackFrame();
+    const m = await embedImage(frame, benchId, { key: benchKey });
+    const copy = await sharp(m.data).extract({ left: 309, top: 93, width: 263, height: 175 }).png().toBuffer();
+    const res = await extractImage(copy, frame, { key: benchKey, diagnostics: true });
+    expect([res.status, res.payload, res.method]).toEqual(['detected', benchId, 'registered']);
+    expect(res.diagnostics?.registration?.placedOnMark).toBe(true);
+    // the same crop of the unmarked frame is placed nowhere and not detected
+    const plain = await sharp(frame).extract({ left: 309, top: 93, width: 263, height: 175 }).png().toBuffer();
+    const none = await extractImage(plain, frame, { key: benchKey, diagnostics: true });
+    expect(none.status).not.toBe('detected');
+    expect(none.diagnostics?.registration?.placedOnMark ?? false).toBe(false);
   });
 });
 

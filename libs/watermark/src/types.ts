@@ -121,7 +121,8 @@ export interface ExtractResult {
 /** The intermediate figures of one extraction (the benchmark's probes read them). */
 export interface ExtractDiagnostics {
   /** The best registration found, trusted or not (inspected working pixels to original working pixels); null when there was no original or none was found. */
-  registration: { H: Float64Array; ncc: number } | null;
+  /** `placedOnMark`: the registration found nothing of the picture and H was found on the mark (mark-placement.ts). */
+  registration: { H: Float64Array; ncc: number; placedOnMark?: boolean } | null;
   /** Null when the registration was not trusted, or the decoding stopped before the per-layer z-scores. */
   registeredDecoding: RegisteredDecodingDiagnostics | null;
   /** What candidate tracing read (issue 36; only when candidates were given): the benchmark re-traces other candidate sets from it. */
