@@ -21,7 +21,7 @@
  */
 import { LumaPlane } from './codec';
 import { Homography, subtractLocalMean } from './image';
-import { markEnergy, MarkGrid, cellPositions } from './mark-sync';
+import { cellPositions, markEnergy, MarkGrid } from './mark-sync';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
 import { CODED_BITS } from './payload';
 import { smoothCells } from './cell-decode';
@@ -37,7 +37,10 @@ export const PLACEMENT_BELOW_NCC = 0.5;
 /** Phases tried per axis within a fine cell (at most a quarter cell off; the best few are refined below). */
 const PHASES = 2;
 
-/** Box-sum excesses per search at most (phases x shifts x copy cells); a larger search is not made. */
+/**
+ * Box-cell terms per search at most (phases x shifts x copy cells); a larger search is not made. A guard only: the
+ * grid has about 25,600 fine cells whatever the original's size, which keeps any search under about 1.7e8.
+ */
 const MAX_WORK = 6e8;
 
 /** Placements scored again on the bilinear cells. */
@@ -46,7 +49,7 @@ const REFINED = 8;
 /**
  * The best placement is kept when its excess is at least this many spreads of the excess with random chips. The
  * search takes the best of up to a few hundred thousand placements, so this is set well above their best without
- * an aligned mark: 4.9 at most on 56 crops searched on another photo's pattern, 5.7 on 20 textured crops of the
+ * an aligned mark: 4.9 at most on 56 crops searched on another photo's pattern, 5.7 on 20 crops of the unmarked
  * photos themselves (their texture is not subtracted here); the black frame's flat crop reads 10.7.
  */
 export const PLACEMENT_SPREADS = 8;
