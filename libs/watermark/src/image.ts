@@ -248,6 +248,25 @@ export function sampleCubicOrNaN(d: Float32Array, w: number, h: number, x: numbe
 }
 
 /**
+ * Clips a residual (NaN = none) in place to ±(5 × its mean absolute value + 1): a few pixels the prediction missed
+ * (an edge off by a pixel, a speck) would otherwise outweigh the cells they fall on. Returns how many values it has.
+ */
+export function clipResidual(r: Float32Array): number {
+  let absSum = 0;
+  let cnt = 0;
+  for (let k = 0; k < r.length; k++) {
+    const v = r[k];
+    if (v !== v) continue;
+    absSum += math.abs(v);
+    cnt++;
+  }
+  if (cnt === 0) return 0;
+  const clip = 5 * (absSum / cnt) + 1;
+  for (let k = 0; k < r.length; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
+  return cnt;
+}
+
+/**
  * Takes from each value of p (w x h, NaN = none) the mean of the values within `radius` pixels (a square window, NaN
  * left out), in place: summed-area tables, so the cost does not grow with the window.
  */

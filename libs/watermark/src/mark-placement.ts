@@ -20,10 +20,11 @@
  * bound are unchanged.
  */
 import { LumaPlane } from './codec';
-import { Homography, subtractLocalMean } from './image';
+import { clipResidual, Homography, subtractLocalMean } from './image';
 import { cellPositions, markEnergy, MarkGrid } from './mark-sync';
 import { amplitudeMaps, buildLayers, cellActivity, gridDims } from './pattern';
 import { CODED_BITS } from './payload';
+import { DEBIAS_CELLS } from './registered-decode';
 import { smoothCells } from './cell-decode';
 import { WatermarkKey } from './types';
 
@@ -60,7 +61,10 @@ const KEEP_REGISTERED_SPREADS = 4;
 /** Chip draws for the spread of the excess without a mark. */
 const NULL_TRIALS = 32;
 
-/** The copy's residual as the decoding would see it without a picture to subtract: saturated pixels left out. */
+/**
+ * The copy's residual as registered decoding would see it without a picture to subtract: saturated pixels left out,
+ * the local mean taken off over the decoding's window, outliers clipped.
+ */
 function flatResidual(I: LumaPlane, radius: number): Float32Array {
   const r = new Float32Array(I.data.length);
   for (let k = 0; k < r.length; k++) {
@@ -68,15 +72,7 @@ function flatResidual(I: LumaPlane, radius: number): Float32Array {
     r[k] = v > 0.5 && v < 254.5 ? v : num.NaN;
   }
   subtractLocalMean(r, I.width, I.height, radius);
-  let absSum = 0;
-  let cnt = 0;
-  for (const v of r) {
-    if (v !== v) continue;
-    absSum += math.abs(v);
-    cnt++;
-  }
-  const clip = 5 * (cnt ? absSum / cnt : 0) + 1;
-  for (let k = 0; k < r.length; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
+  clipResidual(r);
   return r;
 }
 
@@ -109,7 +105,7 @@ export function placeOnMark(O: LumaPlane, I: LumaPlane, key: WatermarkKey, unres
   const amps = amplitudeMaps(cellActivity(O.data, O.width, O.height, nx, ny, 1), dims);
   const { chip, bit } = layers[0];
   const amp = amps[0];
-  const r = flatResidual(I, math.max(2, math.round((6 * cw) / k)));
+  const r = flatResidual(I, math.max(2, math.round((DEBIAS_CELLS * cw) / k)));
   // a minimum of covered pixels for a box cell to count (half a cell)
   const minCount = (0.5 * cw * ch) / (k * k);
   const top: Candidate[] = [];

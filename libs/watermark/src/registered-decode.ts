@@ -8,7 +8,7 @@ import { colourMix, lutResidualMse, MIX_MIN_MSE } from './colour-mix';
 import { maskCanvasFill, maskForeign } from './foreign-mask';
 import { MARK_SYNC_MAX_SCALE, polishOnMark } from './mark-sync';
 import { contentBox, cropPlane } from './content-box';
-import { applyH, Homography, mulH, Plane, resize, sample, sampleCubicOrNaN, subtractLocalMean } from './image';
+import { applyH, clipResidual, Homography, mulH, Plane, resize, sample, sampleCubicOrNaN, subtractLocalMean } from './image';
 import { TARGET_MSE } from './embed';
 import { decodeSoft, DecodedPayload, LIST_SIZE } from './payload';
 import { amplitudeMaps, buildLayers, cellActivity, fineCellSize, gridDims } from './pattern';
@@ -228,7 +228,7 @@ function losslessCopy(W: Float32Array, inspected: Float32Array, predicted: Float
  * held a few of the subject's edge pixels; decoded at 0.40 / 0.36 without the subject, 0.94 / 0.99 where the bias
  * was -0.1 (1.2 px away).
  */
-const DEBIAS_CELLS = 6;
+export const DEBIAS_CELLS = 6;
 
 /**
  * Registered decoding: the original is reduced to the inspected scale, warped onto the inspected pixels, passed
@@ -358,16 +358,7 @@ export async function registeredDecode(
   }
   const dims = gridDims(O.fullWidth, O.fullHeight);
   subtractLocalMean(r, iw, ih, math.max(2, math.round((DEBIAS_CELLS * fineCellSize(O.fullWidth, O.fullHeight) * (O.width / O.fullWidth)) / sigma)));
-  let absSum = 0;
-  let cnt = 0;
-  for (let k = 0; k < n; k++) {
-    if (num.isNaN(r[k])) continue;
-    absSum += math.abs(r[k]);
-    cnt++;
-  }
-  if (cnt < 64) return null;
-  const clip = 5 * (absSum / cnt) + 1;
-  for (let k = 0; k < n; k++) if (r[k] > clip) r[k] = clip; else if (r[k] < -clip) r[k] = -clip;
+  if (clipResidual(r) < 64) return null;
   const r0 = r;
   if (fir) r = applyFir(r, iw, ih, fir, true);
   const layers = buildLayers(key, dims);
