@@ -79,3 +79,41 @@ export function markRow(px: usize, w: i32, ch: i32, p0a: usize, p0b: usize, f0: 
     }
   }
 }
+
+/**
+ * Per-cell texture statistics of a raster held in this memory (embed.ts's rasterActivity, the same sums): over
+ * every `step`-th pixel of every `step`-th row (but the last row and column), the luma v = R + 2G + B (or the gray
+ * sample) and a = |v(x+1) - v| + |v(y+1) - v| are added to their cell's `sum` (a) and `lum` (v) (f64, exact for
+ * these integers), the cell's `cnt` counts samples and `df` the dark, flat ones (v < darkV and a < flatA).
+ * `cxOf` (i32 per pixel column) and `cyOf` (i32 per sampled row) give the cell column and the cell row's first cell.
+ */
+export function activity(px: usize, w: i32, h: i32, ch: i32, gray: bool, step: i32, cxOf: usize, cyOf: usize, sum: usize, lum: usize, cnt: usize, df: usize, darkV: f64, flatA: f64): void {
+  const stride = <usize>w * <usize>ch;
+  const advance = <usize>step * <usize>ch;
+  const right = <usize>ch;
+  for (let y = 0, k = 0; y + 1 < h; y += step, k++) {
+    const cellRow = load<i32>(cyOf + (<usize>k << 2));
+    let i = px + <usize>y * stride;
+    for (let x = 0; x + 1 < w; x += step, i += advance) {
+      const j = i + stride;
+      let v: i32;
+      let r: i32;
+      let d: i32;
+      if (gray) {
+        v = <i32>load<u8>(i);
+        r = <i32>load<u8>(i + right);
+        d = <i32>load<u8>(j);
+      } else {
+        v = <i32>load<u8>(i) + 2 * <i32>load<u8>(i + 1) + <i32>load<u8>(i + 2);
+        r = <i32>load<u8>(i + right) + 2 * <i32>load<u8>(i + right + 1) + <i32>load<u8>(i + right + 2);
+        d = <i32>load<u8>(j) + 2 * <i32>load<u8>(j + 1) + <i32>load<u8>(j + 2);
+      }
+      const a = abs<i32>(r - v) + abs<i32>(d - v);
+      const c = <usize>(cellRow + load<i32>(cxOf + (<usize>x << 2)));
+      store<f64>(sum + (c << 3), load<f64>(sum + (c << 3)) + <f64>a);
+      store<f64>(lum + (c << 3), load<f64>(lum + (c << 3)) + <f64>v);
+      store<i32>(cnt + (c << 2), load<i32>(cnt + (c << 2)) + 1);
+      if (<f64>v < darkV && <f64>a < flatA) store<i32>(df + (c << 2), load<i32>(df + (c << 2)) + 1);
+    }
+  }
+}

@@ -1,6 +1,6 @@
 import { checkInput, decodeRaster, encodeRaster, Raster, RowsHook } from './codec';
 import { convEncode, infoBits, checkPayload } from './payload';
-import { withMarkKernel, MarkKernel } from './mark-kernel';
+import { ActivitySums, withMarkKernel, MarkKernel } from './mark-kernel';
 import { amplitudeMaps, AxisTable, axisTable, buildLayers, coarsen, gridDims, isSmallGrid, Layer, LAYER_COUNT } from './pattern';
 import { DEFAULT_MAX_PIXELS, EmbedOptions, EmbedResult, WatermarkKey } from './types';
 
@@ -14,39 +14,69 @@ const INTERP_ENERGY = 4 / 9;
 /** Share of the mark energy on the coarse layer (it survives low-pass edits better). */
 const COARSE_SHARE = 0.6;
 
-/**
- * Per-cell activity (mean |dx|+|dy| of the luma (R + 2G + B) / 4), mean luma (0–255) and share of dark, flat pixels
- * (see ceilingMap) of an interleaved raster on an nx x ny grid.
- */
-function rasterActivity(r: Raster, nx: number, ny: number): { activity: Float32Array; luma: Float32Array; darkFlat: Float32Array } {
-  const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
-  const step = w * h > 4_000_000 ? 4 : w * h > 1_000_000 ? 2 : 1;
-  const sum = new Float64Array(nx * ny);
-  const lum = new Float64Array(nx * ny);
-  const cnt = new Int32Array(nx * ny);
-  const df = new Int32Array(nx * ny);
+/** Per-cell texture statistics the mark's amplitude and ceiling are drawn from. */
+export interface CellStats {
+  /** Mean |dx| + |dy| of the luma (R + 2G + B) / 4 (or the gray sample). */
+  activity: Float32Array;
+  /** Mean luma, 0–255. */
+  luma: Float32Array;
+  /** Share of dark, flat pixels (see ceilingMap). */
+  darkFlat: Float32Array;
+}
+
+/** Every step-th row and column is sampled (about a million samples at most). */
+function activityStep(w: number, h: number): number {
+  return w * h > 4_000_000 ? 4 : w * h > 1_000_000 ? 2 : 1;
+}
+
+/** Each pixel column's cell column, and the first cell of each sampled row's cell row (rows y = k * step, y + 1 < h). */
+function activityTables(w: number, h: number, nx: number, ny: number, step: number): { cxOf: Int32Array; cyOf: Int32Array } {
   const cxOf = new Int32Array(w);
   for (let x = 0; x < w; x++) cxOf[x] = math.min(nx - 1, math.floor(((x + 0.5) * nx) / w));
-  // the luma is summed as R + 2G + B (4x, or 4x gray) in the sample type, scaled once at the end
-  const scale = (cc === 1 ? 1 : 0.25) / (data instanceof Uint16Array ? 257 : 1);
-  const gray = cc === 1;
-  // dark, flat pixels in the raster's own units (luma below DARK_FLAT_LUMA, |dx|+|dy| below DARK_FLAT_ACTIVITY)
-  const darkV = DARK_FLAT_LUMA / scale;
-  const flatA = DARK_FLAT_ACTIVITY / scale;
-  for (let y = 0; y + 1 < h; y += step) {
-    const cy = math.min(ny - 1, math.floor(((y + 0.5) * ny) / h));
-    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt, df, darkV, flatA);
-    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cy * nx, sum, lum, cnt, df, darkV, flatA);
-  }
-  const activity = new Float32Array(nx * ny);
-  const luma = new Float32Array(nx * ny);
-  const darkFlat = new Float32Array(nx * ny);
+  const cyOf = new Int32Array(h > 1 ? math.floor((h - 2) / step) + 1 : 0);
+  for (let k = 0; k < cyOf.length; k++) cyOf[k] = math.min(ny - 1, math.floor(((k * step + 0.5) * ny) / h)) * nx;
+  return { cxOf, cyOf };
+}
+
+/**
+ * The luma is summed as R + 2G + B (4x, or 4x gray) in the sample type and scaled once at the end; dark, flat
+ * pixels (luma below DARK_FLAT_LUMA, |dx| + |dy| below DARK_FLAT_ACTIVITY) are judged in those raw units.
+ */
+function activityUnits(r: Raster): { scale: number; darkV: number; flatA: number } {
+  const scale = (r.colorChannels === 1 ? 1 : 0.25) / (r.data instanceof Uint16Array ? 257 : 1);
+  return { scale, darkV: DARK_FLAT_LUMA / scale, flatA: DARK_FLAT_ACTIVITY / scale };
+}
+
+function cellStats({ sum, lum, cnt, df }: ActivitySums, scale: number): CellStats {
+  const activity = new Float32Array(sum.length);
+  const luma = new Float32Array(sum.length);
+  const darkFlat = new Float32Array(sum.length);
   for (let i = 0; i < activity.length; i++) {
     activity[i] = cnt[i] > 0 ? (sum[i] * scale) / cnt[i] : 0;
     luma[i] = cnt[i] > 0 ? (lum[i] * scale) / cnt[i] : 128;
     darkFlat[i] = cnt[i] > 0 ? df[i] / cnt[i] : 0;
   }
   return { activity, luma, darkFlat };
+}
+
+/**
+ * Cell statistics of an interleaved raster on an nx x ny grid, in JavaScript: 16-bit and 1-bit rasters, and 8-bit
+ * ones too large to move into the mark kernel (which computes the same sums: see MarkKernel.activity).
+ */
+export function rasterActivity(r: Raster, nx: number, ny: number): CellStats {
+  const { width: w, height: h, channels: ch, colorChannels: cc, data } = r;
+  const step = activityStep(w, h);
+  const sums: ActivitySums = { sum: new Float64Array(nx * ny), lum: new Float64Array(nx * ny), cnt: new Int32Array(nx * ny), df: new Int32Array(nx * ny) };
+  const { sum, lum, cnt, df } = sums;
+  const { cxOf, cyOf } = activityTables(w, h, nx, ny, step);
+  const { scale, darkV, flatA } = activityUnits(r);
+  const gray = cc === 1;
+  for (let k = 0; k < cyOf.length; k++) {
+    const y = k * step;
+    if (data instanceof Uint8Array) activityRow8(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cyOf[k], sum, lum, cnt, df, darkV, flatA);
+    else activityRow16(data, y * w * ch, w * ch, w, ch, gray, step, cxOf, cyOf[k], sum, lum, cnt, df, darkV, flatA);
+  }
+  return cellStats(sums, scale);
 }
 
 /** One sampled row of rasterActivity for 8-bit samples (kept monomorphic: it runs ~750k times for 12 MP). */
@@ -104,10 +134,13 @@ export function planMark(width: number, height: number, payload: bigint, key: Wa
 
 /** Cell values (signed amplitudes) of each layer for this raster. */
 export function markCells(r: Raster, plan: MarkPlan): Float32Array[] {
-  const { activity, luma, darkFlat } = rasterActivity(r, plan.dims[0][0], plan.dims[0][1]);
+  return cellsOf(rasterActivity(r, plan.dims[0][0], plan.dims[0][1]), plan, r.bilevel);
+}
+
+function cellsOf({ activity, luma, darkFlat }: CellStats, plan: MarkPlan, bilevel: boolean): Float32Array[] {
   const amps = amplitudeMaps(activity, plan.dims);
   // 1-bit images carry the mark as flipped edge pixels, not as a luminance change: no ceiling
-  return cellValues(amps, plan, r.bilevel, r.bilevel ? undefined : coarsen(ceilingMap(activity, luma, darkFlat), plan.dims));
+  return cellValues(amps, plan, bilevel, bilevel ? undefined : coarsen(ceilingMap(activity, luma, darkFlat), plan.dims));
 }
 
 /**
@@ -337,15 +370,64 @@ function markInPlace(r: Raster, values: Float32Array[], dims: [number, number][]
 }
 
 /**
- * Prepares the mark of a decoded raster (cell values from its activity) and returns what marks its rows in place,
- * on demand: consecutive row ranges, top to bottom, so the encoder can start on the first rows while later ones
- * are marked.
+ * 8-bit rasters up to this size move into the mark kernel's memory whole: the activity pass runs there, the rows
+ * are marked in place and the encoder reads them from there (one copy of the pixels instead of one in and one out
+ * per chunk). Larger ones go through it in chunks, so that no kernel ever holds more than the pool keeps.
  */
-export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel): RowsHook {
-  const values = markCells(r, plan);
+export const WHOLE_RASTER_BYTES = 48 * 1024 * 1024;
+
+/** The raster to encode (it may have moved into the kernel's memory) and what marks its rows. */
+export interface PreparedMark {
+  raster: Raster;
+  rows: RowsHook;
+}
+
+/**
+ * Moves an 8-bit raster into the kernel's pixel area and computes its cell statistics there (the same as
+ * rasterActivity's); returns them with the raster's pixels in the kernel.
+ */
+export function kernelActivity(kernel: MarkKernel, r: Raster & { data: Uint8Array }, nx: number, ny: number): { stats: CellStats; pixels: Uint8Array } {
+  const { width: w, height: h, channels: ch } = r;
+  const step = activityStep(w, h);
+  const { cxOf, cyOf } = activityTables(w, h, nx, ny, step);
+  kernel.prepare(w, r.data.byteLength, { cells: nx * ny, sampledRows: cyOf.length });
+  const pixels = kernel.pixels(r.data.byteLength);
+  pixels.set(r.data);
+  const { scale, darkV, flatA } = activityUnits(r);
+  const stats = cellStats(kernel.activity(w, h, ch, r.colorChannels === 1, step, cxOf, cyOf, darkV, flatA), scale);
+  return { stats, pixels: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+}
+
+/** An 8-bit raster moved into the kernel, its activity summed there, and its rows marked there on demand. */
+function markWholeInKernel(kernel: MarkKernel, r: Raster & { data: Uint8Array }, plan: MarkPlan): PreparedMark {
+  const { width: w, height: h, channels: ch } = r;
+  const { stats, pixels } = kernelActivity(kernel, r, plan.dims[0][0], plan.dims[0][1]);
+  const rows = new MarkRows(w, h, plan.dims, cellsOf(stats, plan, false), [0, 1, 2, 3].map((slot) => kernel.profile(slot, w)));
+  const rowBytes = w * ch;
+  return {
+    raster: { ...r, data: pixels },
+    rows: (y0, y1) => {
+      for (let y = y0; y < y1; y++) {
+        rows.row(y);
+        kernel.markRow(y * rowBytes, w, ch, rows.slots, rows.weight[0], rows.weight[1]);
+      }
+    },
+  };
+}
+
+/**
+ * Prepares the mark of a decoded raster (cell values from its activity) and returns the raster to encode with
+ * what marks its rows, on demand: consecutive row ranges, top to bottom, so the encoder can start on the first
+ * rows while later ones are marked. The returned raster lives in the kernel's memory when it moved there: it is
+ * valid while the kernel is held.
+ */
+export function prepareMark(r: Raster, plan: MarkPlan, kernel: MarkKernel, wholeBytes = WHOLE_RASTER_BYTES): PreparedMark {
   // every 8-bit raster but 1-bit sources goes through the WebAssembly kernel
-  if (r.data instanceof Uint8Array && !r.bilevel) return markInKernel(kernel, r, r.data, values, plan.dims);
-  return markInPlace(r, values, plan.dims);
+  const eightBit = (x: Raster): x is Raster & { data: Uint8Array } => x.data instanceof Uint8Array && !x.bilevel;
+  if (eightBit(r) && r.data.byteLength <= wholeBytes) return markWholeInKernel(kernel, r, plan);
+  const values = markCells(r, plan);
+  if (eightBit(r)) return { raster: r, rows: markInKernel(kernel, r, r.data, values, plan.dims) };
+  return { raster: r, rows: markInPlace(r, values, plan.dims) };
 }
 
 /**
@@ -381,7 +463,8 @@ export async function embedImage(input: Buffer, payload: bigint, options: EmbedO
   const raster = await decoding;
   if (raster.width !== plan.width || raster.height !== plan.height) plan = planMark(raster.width, raster.height, payload, options.key);
   return withMarkKernel(async (kernel) => {
-    const data = await encodeRaster(input, raster, header, prepareMark(raster, plan, kernel));
+    const prepared = prepareMark(raster, plan, kernel);
+    const data = await encodeRaster(input, prepared.raster, header, prepared.rows);
     return { data, format: header.format, width: raster.width, height: raster.height };
   });
 }

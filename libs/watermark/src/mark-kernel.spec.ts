@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Raster } from './codec';
-import { planMark, prepareMark } from './embed';
+import { kernelActivity, planMark, prepareMark, rasterActivity } from './embed';
 import { MarkKernel } from './mark-kernel';
 
 const f32 = Math.fround;
@@ -66,7 +66,7 @@ describe('8-bit mark kernel (WebAssembly)', () => {
     }
   });
 
-  it('marks rasters larger than one kernel chunk the same whatever the row ranges asked for', () => {
+  it('marks rasters the same whatever the row ranges asked for, whole in the kernel or in chunks', () => {
     const rnd = random(7);
     const width = 1501;
     const height = 703;
@@ -76,17 +76,63 @@ describe('8-bit mark kernel (WebAssembly)', () => {
     const raster = (): Raster => ({ format: 'png', width, height, channels: 3, colorChannels: 3, bilevel: false, data: Uint8Array.from(pixels) });
     const key = { secret: 'chunks', version: 'v3' as const };
     const plan = planMark(width, height, 0x1234n, key);
-    const whole = raster();
-    prepareMark(whole, plan, new MarkKernel())(0, height);
-    const pieces = raster();
-    const markPieces = prepareMark(pieces, plan, new MarkKernel());
-    for (const [y0, y1] of [[0, 1], [1, 7], [7, 500], [500, 702], [702, 703]]) markPieces(y0, y1);
-    const a = Buffer.from(whole.data.buffer);
-    expect(a.equals(Buffer.from(pieces.data.buffer))).toBe(true);
+    const ranges = [[0, 1], [1, 7], [7, 500], [500, 702], [702, 703]];
+    const whole = prepareMark(raster(), plan, new MarkKernel());
+    whole.rows(0, height);
+    const pieces = prepareMark(raster(), plan, new MarkKernel());
+    for (const [y0, y1] of ranges) pieces.rows(y0, y1);
+    // a kernel that takes no raster whole: chunks of rows, marked in place
+    const input = raster();
+    const chunked = prepareMark(input, plan, new MarkKernel(), 0);
+    for (const [y0, y1] of ranges) chunked.rows(y0, y1);
+    expect(chunked.raster.data).toBe(input.data);
+    expect(whole.raster.data).not.toBe(input.data);
+    const a = Buffer.from(whole.raster.data.buffer, whole.raster.data.byteOffset, whole.raster.data.byteLength);
+    expect(a.equals(Buffer.from(pieces.raster.data.buffer, pieces.raster.data.byteOffset, pieces.raster.data.byteLength))).toBe(true);
+    expect(a.equals(Buffer.from(input.data.buffer))).toBe(true);
     // the mark is there: most pixels moved, by a few levels
     let changed = 0;
     for (let i = 0; i < pixels.length; i++) if (a[i] !== pixels[i]) changed++;
     expect(changed / pixels.length).toBeGreaterThan(0.5);
+  });
+
+  // the kernel's activity pass and rasterActivity must give the same cell statistics, or a raster's mark would
+  // depend on its size; every channel count and every sampling step (1, 2 and 4 above 1 and 4 megapixels)
+  it.each([
+    [1, 301, 203],
+    [2, 1201, 901],
+    [3, 2101, 2001],
+    [4, 517, 389],
+  ])('the kernel activity pass of %i-channel %ix%i rasters gives rasterActivity\'s statistics and marks', (channels, width, height) => {
+    const rnd = random(channels * 31);
+    // texture, a flat dark band, saturated runs, and a band on both thresholds: sampled (even) columns of luma
+    // 20 next to 28, |dx| of exactly DARK_FLAT_ACTIVITY below DARK_FLAT_LUMA, and columns of luma exactly 24
+    const pixels = new Uint8Array(width * height * channels);
+    for (let i = 0; i < pixels.length; i++) {
+      const x = Math.floor(i / channels) % width;
+      const band = Math.floor((5 * x) / width);
+      pixels[i] = band === 0 ? 3 + ((rnd() * 4) | 0) : band === 1 ? ((x & 1) === 0 ? 20 : 28) : band === 2 ? 24 : band === 3 ? 255 : (x & 255) ^ ((rnd() * 90) | 0);
+    }
+    const raster = (): Raster & { data: Uint8Array } => ({ format: 'png', width, height, channels, colorChannels: channels <= 2 ? 1 : 3, bilevel: false, data: Uint8Array.from(pixels) });
+    const plan = planMark(width, height, 0xabcdefn, { secret: 'activity', version: 'v3' as const });
+    const [nx, ny] = plan.dims[0];
+    const js = rasterActivity(raster(), nx, ny);
+    // a kernel that held a larger image first: its sums must start from zero
+    const kernel = new MarkKernel();
+    kernelActivity(kernel, { ...raster(), width: width + 3, data: new Uint8Array((width + 3) * height * channels).fill(200) }, nx, ny);
+    const { stats } = kernelActivity(kernel, raster(), nx, ny);
+    expect(stats.activity).toEqual(js.activity);
+    expect(stats.luma).toEqual(js.luma);
+    expect(stats.darkFlat).toEqual(js.darkFlat);
+    expect(js.darkFlat.some((v) => v > 0 && v < 1)).toBe(true);
+    // and so the same mark, whole in the kernel or in chunks
+    const inKernel = prepareMark(raster(), plan, new MarkKernel());
+    inKernel.rows(0, height);
+    const inJs = prepareMark(raster(), plan, new MarkKernel(), 0);
+    inJs.rows(0, height);
+    const a = inKernel.raster.data;
+    expect(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(inJs.raster.data.buffer))).toBe(true);
+    expect(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(pixels))).toBe(false);
   });
 
   it('the committed WebAssembly modules are what their AssemblyScript sources compile to', () => {

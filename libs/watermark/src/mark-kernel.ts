@@ -9,33 +9,87 @@ const BASE = 1024;
 const align = (n: number): number => (n + 63) & ~63;
 
 type MarkRowFn = (px: number, w: number, ch: number, p0a: number, p0b: number, f0: number, p1a: number, p1b: number, f1: number) => void;
+type ActivityFn = (px: number, w: number, h: number, ch: number, gray: number, step: number, cxOf: number, cyOf: number, sum: number, lum: number, cnt: number, df: number, darkV: number, flatA: number) => void;
+
+/** Where the activity pass of a whole raster keeps its tables and sums (byte offsets in the kernel's memory). */
+interface ActivityLayout {
+  cxOf: number;
+  cyOf: number;
+  sum: number;
+  lum: number;
+  cnt: number;
+  df: number;
+}
+
+/** Per-cell sums of a raster's activity pass (see embed.ts's rasterActivity). */
+export interface ActivitySums {
+  sum: Float64Array;
+  lum: Float64Array;
+  cnt: Int32Array;
+  df: Int32Array;
+}
 
 /**
  * One WebAssembly instance of the 8-bit mark kernel with its memory: four profile rows of floats and a chunk of
- * pixel rows, marked in place there.
+ * pixel rows (or a whole raster, with the per-cell sums of its activity pass), marked in place there.
  */
 export class MarkKernel {
   private readonly memory: WebAssembly.Memory;
   private readonly markRowFn: MarkRowFn;
+  private readonly activityFn: ActivityFn;
   private profileBytes = 0;
   private pixelOffset = 0;
+  private sums: (ActivityLayout & { width: number; rows: number; cells: number; end: number }) | null = null;
 
   constructor() {
     const instance = new WebAssembly.Instance(kernelModule, {});
-    const exports = instance.exports as { memory: WebAssembly.Memory; markRow: MarkRowFn };
+    const exports = instance.exports as { memory: WebAssembly.Memory; markRow: MarkRowFn; activity: ActivityFn };
     this.memory = exports.memory;
     this.markRowFn = exports.markRow;
+    this.activityFn = exports.activity;
   }
 
   get byteLength(): number {
     return this.memory.buffer.byteLength;
   }
 
-  /** Lays out profiles of `width` floats and `pixelBytes` of pixels, growing the memory when needed. */
-  prepare(width: number, pixelBytes: number): void {
+  /**
+   * Lays out profiles of `width` floats and `pixelBytes` of pixels, then, when `sums` is given, the tables and
+   * per-cell sums of an activity pass over `width` columns; the memory grows here only, so views taken after this
+   * call stay valid until the next one.
+   */
+  prepare(width: number, pixelBytes: number, sums?: { cells: number; sampledRows: number }): void {
     this.profileBytes = align(width * 4 + 16);
     this.pixelOffset = BASE + 4 * this.profileBytes;
-    ensureMemory(this.memory, this.pixelOffset + align(pixelBytes));
+    let at = this.pixelOffset + align(pixelBytes);
+    const take = (bytes: number): number => {
+      const offset = at;
+      at = align(at + bytes);
+      return offset;
+    };
+    this.sums = sums ? { width, rows: sums.sampledRows, cells: sums.cells, cxOf: take(4 * width), cyOf: take(4 * sums.sampledRows), sum: take(8 * sums.cells), lum: take(8 * sums.cells), cnt: take(4 * sums.cells), df: take(4 * sums.cells), end: at } : null;
+    ensureMemory(this.memory, at);
+  }
+
+  /**
+   * Per-cell activity sums of the w x h raster held in the pixel area (see prepare()): every `step`-th sample of
+   * every `step`-th row, cell column `cxOf[x]` and first cell `cyOf[k]` of the k-th sampled row's cell row.
+   */
+  activity(w: number, h: number, ch: number, gray: boolean, step: number, cxOf: Int32Array, cyOf: Int32Array, darkV: number, flatA: number): ActivitySums {
+    const l = this.sums;
+    if (!l || w !== l.width || cxOf.length !== w || cyOf.length > l.rows) throw new Error('activity(): the kernel was not prepared for this raster');
+    const buffer = this.memory.buffer;
+    new Int32Array(buffer, l.cxOf, cxOf.length).set(cxOf);
+    new Int32Array(buffer, l.cyOf, cyOf.length).set(cyOf);
+    // an instance from the pool keeps its last image's sums
+    new Uint8Array(buffer, l.sum, l.end - l.sum).fill(0);
+    this.activityFn(this.pixelOffset, w, h, ch, gray ? 1 : 0, step, l.cxOf, l.cyOf, l.sum, l.lum, l.cnt, l.df, darkV, flatA);
+    return {
+      sum: new Float64Array(buffer, l.sum, l.cells).slice(),
+      lum: new Float64Array(buffer, l.lum, l.cells).slice(),
+      cnt: new Int32Array(buffer, l.cnt, l.cells).slice(),
+      df: new Int32Array(buffer, l.df, l.cells).slice(),
+    };
   }
 
   /** Byte offset of profile slot `slot` (0..3). */
