@@ -140,5 +140,6 @@ describe('8-bit mark kernel (WebAssembly)', () => {
     const out = execFileSync(process.execPath, [join(root, 'tools/wasm/build.mjs'), '--check'], { cwd: root, encoding: 'utf8' });
     expect(out).toContain('mark-kernel.wasm.ts is up to date');
     expect(out).toContain('jpeg-entropy.wasm.ts is up to date');
+    expect(out).toContain('decode-kernel.wasm.ts is up to date');
   });
 });
