@@ -56,3 +56,125 @@ export function normalEquations(W: usize, I: usize, w: i32, h: i32, step: i32, l
     }
   }
 }
+
+/** Radius of fir.ts's filter (5 x 5 taps). */
+const FIR_R = 2;
+const FIR_TAPS = (2 * FIR_R + 1) * (2 * FIR_R + 1);
+
+/**
+ * fir.ts's fitFir: the normal equations of a 5 x 5 FIR filter plus bias mapping `W` onto `I` (w x h, f32), over every
+ * `step`-th pixel of every `step`-th row whose 5 x 5 neighbourhood of W has no NaN: b[i] += row[i] · t and the upper
+ * triangle A[i · n + k] += row[i] · row[k] (k ≥ i; a zero row[i] adds nothing), with row the neighbourhood minus 128
+ * and a 1, and t = I − 128. `row` is scratch for n = 26 f64. Returns the number of samples.
+ */
+export function firNormalEquations(W: usize, I: usize, w: i32, h: i32, step: i32, A: usize, b: usize, row: usize): i32 {
+  const n = FIR_TAPS + 1;
+  let cnt = 0;
+  for (let y = FIR_R; y < h - FIR_R; y += step) {
+    for (let x = FIR_R; x < w - FIR_R; x += step) {
+      let ok = true;
+      let j = 0;
+      for (let dy = -FIR_R; dy <= FIR_R && ok; dy++) {
+        const base = (y + dy) * w + x;
+        for (let dx = -FIR_R; dx <= FIR_R; dx++) {
+          const v = <f64>load<f32>(W + (<usize>(base + dx) << 2));
+          if (isNaN(v)) {
+            ok = false;
+            break;
+          }
+          store<f64>(row + (<usize>j << 3), v - 128);
+          j++;
+        }
+      }
+      if (!ok) continue;
+      store<f64>(row + (<usize>(n - 1) << 3), 1);
+      const t = <f64>load<f32>(I + (<usize>(y * w + x) << 2)) - 128;
+      for (let i = 0; i < n; i++) {
+        const ri = load<f64>(row + (<usize>i << 3));
+        if (ri == 0) continue;
+        const bi = b + (<usize>i << 3);
+        store<f64>(bi, load<f64>(bi) + ri * t);
+        const off = A + (<usize>(i * n) << 3);
+        for (let k = i; k < n; k++) {
+          const a = off + (<usize>k << 3);
+          store<f64>(a, load<f64>(a) + ri * load<f64>(row + (<usize>k << 3)));
+        }
+      }
+      cnt++;
+    }
+  }
+  return cnt;
+}
+
+/**
+ * fir.ts's applyFir: out = Σ coef[t] · W[c + offs[t]] (summed from 0 in tap order) − off · sumK + bias + off on every
+ * pixel at least 2 from the border, NaN elsewhere; W and out f32 (w x h), coef 25 f64, offs 25 i32.
+ */
+export function applyFir(W: usize, w: i32, h: i32, coef: usize, offs: usize, out: usize, off: f64, sumK: f64, bias: f64): void {
+  const n = w * h;
+  for (let c = 0; c < n; c++) store<f32>(out + (<usize>c << 2), NaN);
+  for (let y = FIR_R; y < h - FIR_R; y++) {
+    for (let x = FIR_R; x < w - FIR_R; x++) {
+      const c = y * w + x;
+      let acc: f64 = 0;
+      for (let t = 0; t < FIR_TAPS; t++) {
+        acc = acc + load<f64>(coef + (<usize>t << 3)) * <f64>load<f32>(W + (<usize>(c + load<i32>(offs + (<usize>t << 2))) << 2));
+      }
+      store<f32>(out + (<usize>c << 2), <f32>(acc - off * sumK + bias + off));
+    }
+  }
+}
+
+/**
+ * cell-decode.ts's accumulate: the bilinear projections of `count` values r (f32; NaN skipped) at normalised
+ * positions (u, v) (f32) on an nx x ny grid, added to the f32 cell sums p (w·r), w1 (w), w2 (w²) and r2 (w·r²).
+ */
+export function accumulateCells(nx: i32, ny: i32, u: usize, v: usize, r: usize, count: i32, p: usize, w1: usize, w2: usize, r2: usize): void {
+  const fnx = <f64>nx;
+  const fny = <f64>ny;
+  for (let k = 0; k < count; k++) {
+    const val = <f64>load<f32>(r + (<usize>k << 2));
+    if (val != val) continue;
+    // cell-decode.ts's tapOf
+    let fx = <f64>load<f32>(u + (<usize>k << 2)) * fnx - 0.5;
+    let fy = <f64>load<f32>(v + (<usize>k << 2)) * fny - 0.5;
+    // a NaN position gives JavaScript a NaN cell index, whose writes are lost: none here either
+    if (isNaN(fx) || isNaN(fy)) continue;
+    let ix = floor(fx);
+    let iy = floor(fy);
+    if (ix < 0) {
+      ix = 0;
+      fx = 0;
+    } else if (ix >= fnx - 1) {
+      ix = fnx - 2;
+      fx = 1;
+    } else fx -= ix;
+    if (iy < 0) {
+      iy = 0;
+      fy = 0;
+    } else if (iy >= fny - 1) {
+      iy = fny - 2;
+      fy = 1;
+    } else fy -= iy;
+    const c = <usize>(<i32>(iy * fnx + ix));
+    const vv = val * val;
+    const a = (1 - fx) * (1 - fy);
+    const b = fx * (1 - fy);
+    const cc = (1 - fx) * fy;
+    const d = fx * fy;
+    addCell(p, w1, w2, r2, c, a, val, vv);
+    addCell(p, w1, w2, r2, c + 1, b, val, vv);
+    addCell(p, w1, w2, r2, c + <usize>nx, cc, val, vv);
+    addCell(p, w1, w2, r2, c + <usize>nx + 1, d, val, vv);
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function addCell(p: usize, w1: usize, w2: usize, r2: usize, c: usize, wt: f64, val: f64, vv: f64): void {
+  const o = c << 2;
+  store<f32>(p + o, <f32>(<f64>load<f32>(p + o) + wt * val));
+  store<f32>(w1 + o, <f32>(<f64>load<f32>(w1 + o) + wt));
+  store<f32>(w2 + o, <f32>(<f64>load<f32>(w2 + o) + wt * wt));
+  store<f32>(r2 + o, <f32>(<f64>load<f32>(r2 + o) + wt * vv));
+}

@@ -1,4 +1,5 @@
 /** Cell statistics to per-coded-bit z-scores, and z-scores of the layers to a payload (registered and blind decoding). */
+import { accumulateCellsKernel } from './decode-kernel';
 import { CODED_BITS, decodeSoft, DecodedPayload } from './payload';
 import { Layer } from './pattern';
 import { WatermarkKey } from './types';
@@ -71,28 +72,9 @@ export interface CellSums {
 
 /** Accumulates bilinear cell projections of values r (NaN = skip) at normalised positions (u[k], v[k]) in [0,1]. */
 export function accumulate(nx: number, ny: number, u: Float32Array, v: Float32Array, r: Float32Array): CellSums {
-  const s: CellSums = { p: new Float32Array(nx * ny), w1: new Float32Array(nx * ny), w2: new Float32Array(nx * ny), r2: new Float32Array(nx * ny) };
-  const { p, w1, w2, r2 } = s;
-  const count = r.length;
-  // each pixel's taps used as they are computed, in double precision: no per-pixel arrays to fill and read back
-  const f = new Float64Array(2);
-  for (let k = 0; k < count; k++) {
-    const val = r[k];
-    if (val !== val) continue;
-    const c = tapOf(nx, ny, u[k], v[k], f);
-    const fx = f[0];
-    const fy = f[1];
-    const vv = val * val;
-    const a = (1 - fx) * (1 - fy);
-    const b = fx * (1 - fy);
-    const cc = (1 - fx) * fy;
-    const d = fx * fy;
-    p[c] += a * val; w1[c] += a; w2[c] += a * a; r2[c] += a * vv;
-    p[c + 1] += b * val; w1[c + 1] += b; w2[c + 1] += b * b; r2[c + 1] += b * vv;
-    p[c + nx] += cc * val; w1[c + nx] += cc; w2[c + nx] += cc * cc; r2[c + nx] += cc * vv;
-    p[c + nx + 1] += d * val; w1[c + nx + 1] += d; w2[c + nx + 1] += d * d; r2[c + nx + 1] += d * vv;
-  }
-  return s;
+  // every working pixel, per layer: in WebAssembly (decode-kernel.ts; tapOf's taps in double precision and the f32
+  // sums of the JavaScript loop it replaced, to the bit)
+  return accumulateCellsKernel(nx, ny, u, v, r);
 }
 
 export interface PixelTaps {

@@ -1,4 +1,4 @@
-import { polyNormalEquations } from './decode-kernel';
+import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations } from './decode-kernel';
 import { lutAt } from './tone';
 
 function random(seed: number): () => number {
@@ -80,4 +80,144 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
     const first = polyNormalEquations(input);
     expect(polyNormalEquations(input)).toEqual(first);
   });
+
+  it.each([
+    [120, 90, 1],
+    [301, 207, 3],
+  ])('FIR normal equations are bit for bit the JavaScript sums on %ix%i planes, step %i', (w, h, step) => {
+    const rnd = random(w + h);
+    const W = Float32Array.from({ length: w * h }, (_, k) => (rnd() < 0.01 ? Number.NaN : k % 7 === 0 ? 128 : rnd() * 255));
+    const I = Float32Array.from(W, (v) => (Number.isNaN(v) ? 0 : v * 0.8 + 20 + rnd() * 4));
+    const ref = firReference(W, I, w, h, step);
+    const got = firNormalEquations(W, I, w, h, step);
+    expect(got.count).toBe(ref.count);
+    expect(got.count).toBeGreaterThan(100);
+    expect(got.b).toEqual(ref.b);
+    expect(got.A).toEqual(ref.A);
+  });
+
+  it.each([false, true])('the FIR filter (flip %s) gives the JavaScript loop\'s pixels, NaN on the border and around NaN', (flip) => {
+    const w = 83;
+    const h = 61;
+    const rnd = random(flip ? 2 : 1);
+    const W = Float32Array.from({ length: w * h }, () => (rnd() < 0.01 ? Number.NaN : rnd() * 255));
+    const k = Float64Array.from({ length: 26 }, () => rnd() - 0.45);
+    const offs = new Int32Array(25);
+    const coef = new Float64Array(25);
+    let j = 0;
+    for (let dy = -2; dy <= 2; dy++) {
+      for (let dx = -2; dx <= 2; dx++) {
+        offs[j] = flip ? -(dy * w + dx) : dy * w + dx;
+        coef[j] = k[j];
+        j++;
+      }
+    }
+    let sumK = 0;
+    for (let t = 0; t < 25; t++) sumK += coef[t];
+    const off = flip ? 0 : 128;
+    const bias = flip ? 0 : k[25];
+    const expected = new Float32Array(w * h).fill(Number.NaN);
+    for (let y = 2; y < h - 2; y++) {
+      for (let x = 2; x < w - 2; x++) {
+        const c = y * w + x;
+        let acc = 0;
+        for (let t = 0; t < 25; t++) acc = acc + coef[t] * W[c + offs[t]];
+        expected[c] = acc - off * sumK + bias + off;
+      }
+    }
+    const got = applyFirKernel(W, w, h, coef, offs, off, sumK, bias);
+    expect(sameValues(got, expected)).toBe(true);
+    expect(got.some((v) => Number.isNaN(v))).toBe(true);
+    expect(got.filter((v) => !Number.isNaN(v)).length).toBeGreaterThan(((w - 4) * (h - 4)) / 2);
+  });
+
+  it('cell sums are bit for bit the JavaScript ones, with NaN values and positions off the grid', () => {
+    const rnd = random(99);
+    const n = 20_000;
+    const nx = 37;
+    const ny = 23;
+    // positions beyond [0, 1] clamp to the edge cells; NaN positions and values add nothing
+    const u = Float32Array.from({ length: n }, () => (rnd() < 0.01 ? Number.NaN : rnd() * 1.1 - 0.05));
+    const v = Float32Array.from({ length: n }, () => rnd() * 1.1 - 0.05);
+    const r = Float32Array.from({ length: n }, () => (rnd() < 0.05 ? Number.NaN : (rnd() - 0.5) * 20));
+    const ref = accumulateReference(nx, ny, u, v, r);
+    const got = accumulateCellsKernel(nx, ny, u, v, r);
+    for (const key of ['p', 'w1', 'w2', 'r2'] as const) expect(sameValues(got[key], ref[key])).toBe(true);
+    expect(got.w1.every((x) => x > 0)).toBe(true);
+  });
 });
+
+/** Equal values, NaN equal to NaN (the bits of a NaN are not compared: nothing reads them). */
+function sameValues(a: Float32Array, b: Float32Array): boolean {
+  return a.length === b.length && a.every((x, i) => (Number.isNaN(x) && Number.isNaN(b[i])) || Object.is(x, b[i]));
+}
+
+/** fir.ts's fitFir loop before the sixteenth session. */
+function firReference(W: Float32Array, I: Float32Array, w: number, h: number, step: number): { A: Float64Array; b: Float64Array; count: number } {
+  const R = 2;
+  const n = 26;
+  const A = new Float64Array(n * n);
+  const b = new Float64Array(n);
+  const row = new Float64Array(n);
+  let count = 0;
+  for (let y = R; y < h - R; y += step) {
+    for (let x = R; x < w - R; x += step) {
+      let ok = true;
+      let j = 0;
+      for (let dy = -R; dy <= R && ok; dy++) {
+        const base = (y + dy) * w + x;
+        for (let dx = -R; dx <= R; dx++) {
+          const v = W[base + dx];
+          if (Number.isNaN(v)) {
+            ok = false;
+            break;
+          }
+          row[j++] = v - 128;
+        }
+      }
+      if (!ok) continue;
+      row[n - 1] = 1;
+      const t = I[y * w + x] - 128;
+      for (let i = 0; i < n; i++) {
+        const ri = row[i];
+        if (ri === 0) continue;
+        b[i] += ri * t;
+        for (let k = i; k < n; k++) A[i * n + k] += ri * row[k];
+      }
+      count++;
+    }
+  }
+  return { A, b, count };
+}
+
+/** cell-decode.ts's accumulate (with tapOf) before the sixteenth session. */
+function accumulateReference(nx: number, ny: number, u: Float32Array, v: Float32Array, r: Float32Array): { p: Float32Array; w1: Float32Array; w2: Float32Array; r2: Float32Array } {
+  const p = new Float32Array(nx * ny);
+  const w1 = new Float32Array(nx * ny);
+  const w2 = new Float32Array(nx * ny);
+  const r2 = new Float32Array(nx * ny);
+  for (let k = 0; k < r.length; k++) {
+    const val = r[k];
+    if (val !== val) continue;
+    let fx = u[k] * nx - 0.5;
+    let fy = v[k] * ny - 0.5;
+    let ix = Math.floor(fx);
+    let iy = Math.floor(fy);
+    if (ix < 0) [ix, fx] = [0, 0];
+    else if (ix >= nx - 1) [ix, fx] = [nx - 2, 1];
+    else fx -= ix;
+    if (iy < 0) [iy, fy] = [0, 0];
+    else if (iy >= ny - 1) [iy, fy] = [ny - 2, 1];
+    else fy -= iy;
+    const c = iy * nx + ix;
+    const vv = val * val;
+    const taps: [number, number][] = [[c, (1 - fx) * (1 - fy)], [c + 1, fx * (1 - fy)], [c + nx, (1 - fx) * fy], [c + nx + 1, fx * fy]];
+    for (const [cell, a] of taps) {
+      p[cell] += a * val;
+      w1[cell] += a;
+      w2[cell] += a * a;
+      r2[cell] += a * vv;
+    }
+  }
+  return { p, w1, w2, r2 };
+}

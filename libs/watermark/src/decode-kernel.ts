@@ -12,11 +12,39 @@ const align = (n: number): number => (n + 63) & ~63;
 /** The kernel's scratch powers hold this degree at most (MAX_DEGREE in assembly/decode-kernel.ts). */
 const MAX_DEGREE = 8;
 
+type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, A: number, b: number, row: number) => number;
+type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
+type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
+
+interface DecodeKernel {
+  memory: WebAssembly.Memory;
+  normalEquations: NormalEquationsFn;
+  firNormalEquations: FirNormalEquationsFn;
+  applyFir: ApplyFirFn;
+  accumulateCells: AccumulateCellsFn;
+}
+
 /**
- * One instance per process: the call below is synchronous, so no two uses can overlap. Its memory keeps the largest
- * planes it was given (two f32 planes of the working size: about 3 MB for a 12 MP original).
+ * One instance per process: every call below is synchronous, so no two uses can overlap. Its memory keeps the
+ * largest planes it was given (three f32 planes of the working size: about 5 MB for a 12 MP original).
  */
-let instance: { memory: WebAssembly.Memory; normalEquations: NormalEquationsFn } | null = null;
+let instance: DecodeKernel | null = null;
+
+/**
+ * The instance, with its memory laid out from BASE for arrays of the given byte sizes (64-byte aligned): their
+ * offsets, in order. Views of the memory must be taken after this call (it may grow the memory).
+ */
+function kernelWith(bytes: number[]): { k: DecodeKernel; at: number[] } {
+  instance ??= new WebAssembly.Instance(decodeKernelModule, {}).exports as unknown as DecodeKernel;
+  let next = BASE;
+  const at = bytes.map((b) => {
+    const offset = next;
+    next = align(next + b);
+    return offset;
+  });
+  ensureMemory(instance.memory, next);
+  return { k: instance, at };
+}
 
 /** Polynomial terms u^ti[r] · v^tj[r] · lut(W) and the planes they are fitted on (see local-gain.ts). */
 export interface PolyFitInput {
@@ -43,29 +71,69 @@ export function polyNormalEquations(p: PolyFitInput): { A: Float64Array; b: Floa
   const m = p.ti.length;
   const n = p.w * p.h;
   if (p.degree > MAX_DEGREE || p.tj.length !== m || p.W.length < n || p.I.length < n) throw new Error('polyNormalEquations: bad input');
-  if (!instance) {
-    const exports = new WebAssembly.Instance(decodeKernelModule, {}).exports as { memory: WebAssembly.Memory; normalEquations: NormalEquationsFn };
-    instance = { memory: exports.memory, normalEquations: exports.normalEquations };
-  }
-  const { memory, normalEquations } = instance;
-  let at = BASE;
-  const take = (bytes: number): number => {
-    const offset = at;
-    at = align(at + bytes);
-    return offset;
-  };
-  const l = { W: take(4 * n), I: take(4 * n), lut: take(8 * p.lut.length), ti: take(4 * m), tj: take(4 * m), A: take(8 * m * m), b: take(8 * m), scratch: take(8 * (2 * (MAX_DEGREE + 1) + m)) };
-  ensureMemory(memory, at);
-  const buffer = memory.buffer;
-  new Float32Array(buffer, l.W, n).set(p.W.subarray(0, n));
-  new Float32Array(buffer, l.I, n).set(p.I.subarray(0, n));
-  new Float64Array(buffer, l.lut, p.lut.length).set(p.lut);
-  new Int32Array(buffer, l.ti, m).set(p.ti);
-  new Int32Array(buffer, l.tj, m).set(p.tj);
-  const A = new Float64Array(buffer, l.A, m * m);
-  const b = new Float64Array(buffer, l.b, m);
-  A.fill(0);
-  b.fill(0);
-  normalEquations(l.W, l.I, p.w, p.h, p.step, l.lut, p.lut.length, p.cx, p.cy, p.sc, p.degree, l.ti, l.tj, m, l.A, l.b, p.saturated, l.scratch);
-  return { A: A.slice(), b: b.slice() };
+  const { k, at } = kernelWith([4 * n, 4 * n, 8 * p.lut.length, 4 * m, 4 * m, 8 * m * m, 8 * m, 8 * (2 * (MAX_DEGREE + 1) + m)]);
+  const [W, I, lut, ti, tj, A, b, scratch] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, W, n).set(p.W.subarray(0, n));
+  new Float32Array(buffer, I, n).set(p.I.subarray(0, n));
+  new Float64Array(buffer, lut, p.lut.length).set(p.lut);
+  new Int32Array(buffer, ti, m).set(p.ti);
+  new Int32Array(buffer, tj, m).set(p.tj);
+  const As = new Float64Array(buffer, A, m * m).fill(0);
+  const bs = new Float64Array(buffer, b, m).fill(0);
+  k.normalEquations(W, I, p.w, p.h, p.step, lut, p.lut.length, p.cx, p.cy, p.sc, p.degree, ti, tj, m, A, b, p.saturated, scratch);
+  return { A: As.slice(), b: bs.slice() };
+}
+
+/** Taps of fir.ts's 5 x 5 filter plus its bias. */
+const FIR_UNKNOWNS = 26;
+
+/**
+ * fir.ts's fitFir sums: the normal equations of the 5 x 5 FIR filter plus bias between W and I over every `step`-th
+ * pixel of every `step`-th row (b, and A's upper triangle), and the number of samples.
+ */
+export function firNormalEquations(W: Float32Array, I: Float32Array, w: number, h: number, step: number): { A: Float64Array; b: Float64Array; count: number } {
+  const n = w * h;
+  const u = FIR_UNKNOWNS;
+  if (W.length < n || I.length < n) throw new Error('firNormalEquations: bad input');
+  const { k, at } = kernelWith([4 * n, 4 * n, 8 * u * u, 8 * u, 8 * u]);
+  const [Wa, Ia, A, b, row] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, Wa, n).set(W.subarray(0, n));
+  new Float32Array(buffer, Ia, n).set(I.subarray(0, n));
+  const As = new Float64Array(buffer, A, u * u).fill(0);
+  const bs = new Float64Array(buffer, b, u).fill(0);
+  const count = k.firNormalEquations(Wa, Ia, w, h, step, A, b, row);
+  return { A: As.slice(), b: bs.slice(), count };
+}
+
+/** fir.ts's applyFir: Σ coef[t] · W[c + offs[t]] − off · sumK + bias + off inside a 2-pixel border, NaN on it. */
+export function applyFirKernel(W: Float32Array, w: number, h: number, coef: Float64Array, offs: Int32Array, off: number, sumK: number, bias: number): Float32Array {
+  const n = w * h;
+  if (W.length < n || coef.length !== 25 || offs.length !== 25) throw new Error('applyFirKernel: bad input');
+  const { k, at } = kernelWith([4 * n, 4 * n, 8 * 25, 4 * 25]);
+  const [Wa, out, c, o] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, Wa, n).set(W.subarray(0, n));
+  new Float64Array(buffer, c, 25).set(coef);
+  new Int32Array(buffer, o, 25).set(offs);
+  k.applyFir(Wa, w, h, c, o, out, off, sumK, bias);
+  return new Float32Array(buffer, out, n).slice();
+}
+
+/** cell-decode.ts's accumulate: the f32 cell sums of r's bilinear projections at (u, v) on an nx x ny grid. */
+export function accumulateCellsKernel(nx: number, ny: number, u: Float32Array, v: Float32Array, r: Float32Array): { p: Float32Array; w1: Float32Array; w2: Float32Array; r2: Float32Array } {
+  const n = r.length;
+  const cells = nx * ny;
+  if (u.length < n || v.length < n || nx < 2 || ny < 2) throw new Error('accumulateCellsKernel: bad input');
+  const { k, at } = kernelWith([4 * n, 4 * n, 4 * n, 4 * cells, 4 * cells, 4 * cells, 4 * cells]);
+  const [ua, va, ra, p, w1, w2, r2] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, ua, n).set(u.subarray(0, n));
+  new Float32Array(buffer, va, n).set(v.subarray(0, n));
+  new Float32Array(buffer, ra, n).set(r);
+  for (const sums of [p, w1, w2, r2]) new Float32Array(buffer, sums, cells).fill(0);
+  k.accumulateCells(nx, ny, ua, va, ra, n, p, w1, w2, r2);
+  const view = (offset: number): Float32Array => new Float32Array(buffer, offset, cells).slice();
+  return { p: view(p), w1: view(w1), w2: view(w2), r2: view(r2) };
 }
