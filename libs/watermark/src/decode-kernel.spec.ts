@@ -1,4 +1,4 @@
-import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations } from './decode-kernel';
+import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations, retainedKernelBytes } from './decode-kernel';
 import { lutAt } from './tone';
 
 function random(seed: number): () => number {
@@ -144,6 +144,21 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
     const got = accumulateCellsKernel(nx, ny, u, v, r);
     for (const key of ['p', 'w1', 'w2', 'r2'] as const) expect(sameValues(got[key], ref[key])).toBe(true);
     expect(got.w1.every((x) => x > 0)).toBe(true);
+  });
+
+  it('an instance grown beyond 64 MB by a call is dropped after it, and the next call gets a small one', () => {
+    // 3 planes of 6 M floats: 72 MB, beyond what the process keeps
+    const n = 6_000_000;
+    const u = new Float32Array(n).fill(0.25);
+    const v = new Float32Array(n).fill(0.75);
+    const r = new Float32Array(n).fill(2);
+    const big = accumulateCellsKernel(4, 4, u, v, r);
+    expect(big.w1.reduce((a, b) => a + b, 0)).toBeCloseTo(n, -3);
+    expect(retainedKernelBytes()).toBe(0);
+    const small = accumulateCellsKernel(4, 4, u.subarray(0, 10), v.subarray(0, 10), r.subarray(0, 10));
+    expect(sameValues(small.p, accumulateReference(4, 4, u.subarray(0, 10), v.subarray(0, 10), r.subarray(0, 10)).p)).toBe(true);
+    expect(retainedKernelBytes()).toBeGreaterThan(0);
+    expect(retainedKernelBytes()).toBeLessThan(64 * 1024 * 1024);
   });
 });
 

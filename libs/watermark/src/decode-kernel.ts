@@ -26,9 +26,24 @@ interface DecodeKernel {
 
 /**
  * One instance per process: every call below is synchronous, so no two uses can overlap. Its memory keeps the
- * largest planes it was given (three f32 planes of the working size: about 5 MB for a 12 MP original).
+ * largest planes it was given (three f32 planes of the working size: about 5 MB for a 12 MP original), up to
+ * RETAIN_BYTES: an instance grown beyond (a large copy of a small original is worked at up to 8 MP) is dropped after
+ * its call, as WasmPool does.
  */
 let instance: DecodeKernel | null = null;
+const RETAIN_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of WebAssembly memory this module keeps between calls (0 when it keeps no instance). */
+export function retainedKernelBytes(): number {
+  return instance?.memory.buffer.byteLength ?? 0;
+}
+
+/** Reads a call's results (copies, before the instance may be dropped). */
+function finish<T>(k: DecodeKernel, read: () => T): T {
+  const out = read();
+  if (k.memory.buffer.byteLength > RETAIN_BYTES && instance === k) instance = null;
+  return out;
+}
 
 /**
  * The instance, with its memory laid out from BASE for arrays of the given byte sizes (64-byte aligned): their
@@ -82,7 +97,7 @@ export function polyNormalEquations(p: PolyFitInput): { A: Float64Array; b: Floa
   const As = new Float64Array(buffer, A, m * m).fill(0);
   const bs = new Float64Array(buffer, b, m).fill(0);
   k.normalEquations(W, I, p.w, p.h, p.step, lut, p.lut.length, p.cx, p.cy, p.sc, p.degree, ti, tj, m, A, b, p.saturated, scratch);
-  return { A: As.slice(), b: bs.slice() };
+  return finish(k, () => ({ A: As.slice(), b: bs.slice() }));
 }
 
 /** Taps of fir.ts's 5 x 5 filter plus its bias. */
@@ -104,7 +119,7 @@ export function firNormalEquations(W: Float32Array, I: Float32Array, w: number, 
   const As = new Float64Array(buffer, A, u * u).fill(0);
   const bs = new Float64Array(buffer, b, u).fill(0);
   const count = k.firNormalEquations(Wa, Ia, w, h, step, A, b, row);
-  return { A: As.slice(), b: bs.slice(), count };
+  return finish(k, () => ({ A: As.slice(), b: bs.slice(), count }));
 }
 
 /** fir.ts's applyFir: Σ coef[t] · W[c + offs[t]] − off · sumK + bias + off inside a 2-pixel border, NaN on it. */
@@ -118,7 +133,7 @@ export function applyFirKernel(W: Float32Array, w: number, h: number, coef: Floa
   new Float64Array(buffer, c, 25).set(coef);
   new Int32Array(buffer, o, 25).set(offs);
   k.applyFir(Wa, w, h, c, o, out, off, sumK, bias);
-  return new Float32Array(buffer, out, n).slice();
+  return finish(k, () => new Float32Array(buffer, out, n).slice());
 }
 
 /** cell-decode.ts's accumulate: the f32 cell sums of r's bilinear projections at (u, v) on an nx x ny grid. */
@@ -135,5 +150,5 @@ export function accumulateCellsKernel(nx: number, ny: number, u: Float32Array, v
   for (const sums of [p, w1, w2, r2]) new Float32Array(buffer, sums, cells).fill(0);
   k.accumulateCells(nx, ny, ua, va, ra, n, p, w1, w2, r2);
   const view = (offset: number): Float32Array => new Float32Array(buffer, offset, cells).slice();
-  return { p: view(p), w1: view(w1), w2: view(w2), r2: view(r2) };
+  return finish(k, () => ({ p: view(p), w1: view(w1), w2: view(w2), r2: view(r2) }));
 }
