@@ -17,6 +17,7 @@ export function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): 
   const R = FIR_R;
   const S = 2 * R + 1;
   const n = S * S + 1;
+  if (n !== 26) throw new RangeError('the FIR kernels of decode-kernel.ts are written for a 5 x 5 filter');
   const step = math.max(1, math.round(math.sqrt((w * h) / 16_000)));
   // ~16,000 samples of 351 products each: in WebAssembly (decode-kernel.ts), the same sums as the JavaScript loop
   const { A, b, count: cnt } = firNormalEquations(W, I, w, h, step);
