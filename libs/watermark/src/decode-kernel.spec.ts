@@ -1,13 +1,6 @@
 import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations, retainedKernelBytes } from './decode-kernel';
+import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** The JavaScript loop the WebAssembly accumulation replaced (local-gain.ts before the sixteenth session). */
 function reference(W: Float32Array, I: Float32Array, w: number, h: number, step: number, lut: Float64Array, degree: number, saturated: number): { A: Float64Array; b: Float64Array; ti: Int32Array; tj: Int32Array } {

@@ -1,17 +1,15 @@
 import { DECODE_KERNEL_WASM_BASE64 } from './decode-kernel.wasm';
-import { ensureMemory } from './wasm-pool';
+import { ensureMemory, layout } from './wasm-pool';
 
 /** Compiled once per process. */
 const decodeKernelModule = new WebAssembly.Module(Buffer.from(DECODE_KERNEL_WASM_BASE64, 'base64'));
 
-type NormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, lut: number, bins: number, cx: number, cy: number, sc: number, degree: number, ti: number, tj: number, m: number, A: number, b: number, saturated: number, scratch: number) => void;
-
 /** Start of the memory this module manages. */
 const BASE = 1024;
-const align = (n: number): number => (n + 63) & ~63;
 /** The kernel's scratch powers hold this degree at most (MAX_DEGREE in assembly/decode-kernel.ts). */
 const MAX_DEGREE = 8;
 
+type NormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, lut: number, bins: number, cx: number, cy: number, sc: number, degree: number, ti: number, tj: number, m: number, A: number, b: number, saturated: number, scratch: number) => void;
 type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, A: number, b: number, row: number) => number;
 type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
@@ -51,13 +49,8 @@ function finish<T>(k: DecodeKernel, read: () => T): T {
  */
 function kernelWith(bytes: number[]): { k: DecodeKernel; at: number[] } {
   instance ??= new WebAssembly.Instance(decodeKernelModule, {}).exports as unknown as DecodeKernel;
-  let next = BASE;
-  const at = bytes.map((b) => {
-    const offset = next;
-    next = align(next + b);
-    return offset;
-  });
-  ensureMemory(instance.memory, next);
+  const { at, end } = layout(BASE, bytes);
+  ensureMemory(instance.memory, end);
   return { k: instance, at };
 }
 

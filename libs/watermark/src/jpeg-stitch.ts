@@ -12,7 +12,7 @@
  */
 
 import { JPEG_ENTROPY_WASM_BASE64 } from './jpeg-entropy.wasm';
-import { ensureMemory, WasmPool, WasmWorker } from './wasm-pool';
+import { align, ensureMemory, WasmPool, WasmWorker } from './wasm-pool';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
 const math = Math;
@@ -183,7 +183,6 @@ type CountFn = (symbols: number, count: number, freqs: number) => void;
 type EncodeScanFn = (symbols: number, count: number, codes: number, out: number, cap: number) => number;
 
 const entropyModule = new WebAssembly.Module(Buffer.from(JPEG_ENTROPY_WASM_BASE64, 'base64'));
-const align = (n: number): number => (n + 63) & ~63;
 
 type HuffmanSpec = { bits: Uint8Array; values: Uint8Array };
 

@@ -1,12 +1,11 @@
 import { MARK_KERNEL_WASM_BASE64 } from './mark-kernel.wasm';
-import { ensureMemory, WasmPool } from './wasm-pool';
+import { align, ensureMemory, layout, WasmPool } from './wasm-pool';
 
 /** Compiled once per process; instances are cheap. */
 const kernelModule = new WebAssembly.Module(Buffer.from(MARK_KERNEL_WASM_BASE64, 'base64'));
 
 /** Start of the memory this module manages (the kernel itself keeps no data). */
 const BASE = 1024;
-const align = (n: number): number => (n + 63) & ~63;
 
 type MarkRowFn = (px: number, w: number, ch: number, p0a: number, p0b: number, f0: number, p1a: number, p1b: number, f1: number) => void;
 type ActivityFn = (px: number, w: number, h: number, ch: number, gray: number, step: number, cxOf: number, cyOf: number, sum: number, lum: number, cnt: number, df: number, darkV: number, flatA: number) => void;
@@ -61,14 +60,17 @@ export class MarkKernel {
   prepare(width: number, pixelBytes: number, sums?: { cells: number; sampledRows: number }): void {
     this.profileBytes = align(width * 4 + 16);
     this.pixelOffset = BASE + 4 * this.profileBytes;
-    let at = this.pixelOffset + align(pixelBytes);
-    const take = (bytes: number): number => {
-      const offset = at;
-      at = align(at + bytes);
-      return offset;
-    };
-    this.sums = sums ? { width, rows: sums.sampledRows, cells: sums.cells, cxOf: take(4 * width), cyOf: take(4 * sums.sampledRows), sum: take(8 * sums.cells), lum: take(8 * sums.cells), cnt: take(4 * sums.cells), df: take(4 * sums.cells), end: at } : null;
-    ensureMemory(this.memory, at);
+    const pixelEnd = this.pixelOffset + align(pixelBytes);
+    if (!sums) {
+      this.sums = null;
+      ensureMemory(this.memory, pixelEnd);
+      return;
+    }
+    const { cells, sampledRows } = sums;
+    const { at, end } = layout(pixelEnd, [4 * width, 4 * sampledRows, 8 * cells, 8 * cells, 4 * cells, 4 * cells]);
+    const [cxOf, cyOf, sum, lum, cnt, df] = at;
+    this.sums = { width, rows: sampledRows, cells, cxOf, cyOf, sum, lum, cnt, df, end };
+    ensureMemory(this.memory, end);
   }
 
   /**

@@ -42,3 +42,20 @@ export function ensureMemory(memory: WebAssembly.Memory, bytes: number): void {
   const have = memory.buffer.byteLength;
   if (bytes > have) memory.grow(Math.ceil((bytes - have) / PAGE));
 }
+
+/** Rounds a byte offset up to 64 (a cache line, and more than any typed array's alignment). */
+export const align = (n: number): number => (n + 63) & ~63;
+
+/**
+ * Consecutive 64-byte-aligned areas of the given byte sizes from `start`: their offsets, in order, and the end of
+ * the last (what the memory must hold).
+ */
+export function layout(start: number, bytes: readonly number[]): { at: number[]; end: number } {
+  let next = start;
+  const at = bytes.map((b) => {
+    const offset = next;
+    next = align(next + b);
+    return offset;
+  });
+  return { at, end: next };
+}
