@@ -178,3 +178,83 @@ function addCell(p: usize, w1: usize, w2: usize, r2: usize, c: usize, wt: f64, v
   store<f32>(w2 + o, <f32>(<f64>load<f32>(w2 + o) + wt * wt));
   store<f32>(r2 + o, <f32>(<f64>load<f32>(r2 + o) + wt * vv));
 }
+
+/**
+ * registered-decode.ts's warp of the original onto the inspected pixels: for every inspected working pixel (x, y)
+ * (iw x ih), (a, b) = H(x, y) (image.ts's applyH; H is 9 f64, row-major), the normalised original position
+ * qx = (a + 0.5) / ow, qy = (b + 0.5) / oh, and W = image.ts's sampleCubicOrNaN of `src` (sw x sh, f32; sw, sh ≥ 2) at
+ * ((a + 0.5) · rx − 0.5, (b + 0.5) · ry − 0.5). qx, qy, W: f32 planes of iw x ih.
+ */
+export function warpCubic(src: usize, sw: i32, sh: i32, H: usize, ow: f64, oh: f64, rx: f64, ry: f64, iw: i32, ih: i32, qx: usize, qy: usize, W: usize): void {
+  const h0 = load<f64>(H);
+  const h1 = load<f64>(H, 8);
+  const h2 = load<f64>(H, 16);
+  const h3 = load<f64>(H, 24);
+  const h4 = load<f64>(H, 32);
+  const h5 = load<f64>(H, 40);
+  const h6 = load<f64>(H, 48);
+  const h7 = load<f64>(H, 56);
+  const h8 = load<f64>(H, 64);
+  for (let y = 0; y < ih; y++) {
+    const fy = <f64>y;
+    for (let x = 0; x < iw; x++) {
+      const fx = <f64>x;
+      const k = <usize>(y * iw + x) << 2;
+      const z = h6 * fx + h7 * fy + h8;
+      const a = (h0 * fx + h1 * fy + h2) / z;
+      const b = (h3 * fx + h4 * fy + h5) / z;
+      store<f32>(qx + k, <f32>((a + 0.5) / ow));
+      store<f32>(qy + k, <f32>((b + 0.5) / oh));
+      store<f32>(W + k, <f32>sampleCubicOrNaN(src, sw, sh, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5));
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function px(d: usize, i: i32): f64 {
+  return <f64>load<f32>(d + (<usize>i << 2));
+}
+
+/** image.ts's sampleOrNaN: bilinear at index coordinates (x, y) of d (w x h, f32), NaN outside. */
+function sampleOrNaN(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
+  if (!(x >= 0 && y >= 0 && x <= <f64>(w - 1) && y <= <f64>(h - 1))) return NaN;
+  const x0 = min<f64>(<f64>(w - 2), floor(x));
+  const y0 = min<f64>(<f64>(h - 2), floor(y));
+  const fx = x - x0;
+  const fy = y - y0;
+  const i = <i32>y0 * w + <i32>x0;
+  const d0 = px(d, i);
+  const d1 = px(d, i + w);
+  const top = d0 + (px(d, i + 1) - d0) * fx;
+  const bot = d1 + (px(d, i + w + 1) - d1) * fx;
+  return top + (bot - top) * fy;
+}
+
+/** image.ts's sampleCubicOrNaN: Catmull-Rom at (x, y), bilinear within a pixel of the border, NaN outside. */
+// @ts-ignore: decorator
+@inline
+function sampleCubicOrNaN(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
+  if (!(x >= 1 && y >= 1 && x < <f64>(w - 2) && y < <f64>(h - 2))) return sampleOrNaN(d, w, h, x, y);
+  const x0 = floor(x);
+  const y0 = floor(y);
+  const fx = x - x0;
+  const fy = y - y0;
+  const wx0 = ((-0.5 * fx + 1) * fx - 0.5) * fx;
+  const wx1 = (1.5 * fx - 2.5) * fx * fx + 1;
+  const wx2 = ((-1.5 * fx + 2) * fx + 0.5) * fx;
+  const wx3 = (0.5 * fx - 0.5) * fx * fx;
+  const wy0 = ((-0.5 * fy + 1) * fy - 0.5) * fy;
+  const wy1 = (1.5 * fy - 2.5) * fy * fy + 1;
+  const wy2 = ((-1.5 * fy + 2) * fy + 0.5) * fy;
+  const wy3 = (0.5 * fy - 0.5) * fy * fy;
+  let i = (<i32>y0 - 1) * w + <i32>x0 - 1;
+  const r0 = wx0 * px(d, i) + wx1 * px(d, i + 1) + wx2 * px(d, i + 2) + wx3 * px(d, i + 3);
+  i += w;
+  const r1 = wx0 * px(d, i) + wx1 * px(d, i + 1) + wx2 * px(d, i + 2) + wx3 * px(d, i + 3);
+  i += w;
+  const r2 = wx0 * px(d, i) + wx1 * px(d, i + 1) + wx2 * px(d, i + 2) + wx3 * px(d, i + 3);
+  i += w;
+  const r3 = wx0 * px(d, i) + wx1 * px(d, i + 1) + wx2 * px(d, i + 2) + wx3 * px(d, i + 3);
+  return wy0 * r0 + wy1 * r1 + wy2 * r2 + wy3 * r3;
+}

@@ -1,4 +1,5 @@
-import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations, retainedKernelBytes } from './decode-kernel';
+import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { applyH, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
 
@@ -137,6 +138,47 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
     const got = accumulateCellsKernel(nx, ny, u, v, r);
     for (const key of ['p', 'w1', 'w2', 'r2'] as const) expect(sameValues(got[key], ref[key])).toBe(true);
     expect(got.w1.every((x) => x > 0)).toBe(true);
+  });
+
+  it.each([
+    ['the identity, same size', [1, 0, 0, 0, 1, 0, 0, 0, 1], 96, 71, 96, 71],
+    ['a rotation by 17 degrees with a shift, half of it outside', [0.956, -0.292, 30.5, 0.292, 0.956, -12.25, 0, 0, 1], 96, 71, 120, 90],
+    ['a left-right mirror scaled by 0.7 (a reduced source)', [-0.7, 0, 66.3, 0, 0.7, 0.4, 0, 0, 1], 53, 39, 90, 66],
+    ['a keystone (projective), sub-pixel and border samples', [0.9, 0.05, 3.3, -0.02, 1.1, 2.7, 0.0004, -0.0007, 1], 77, 61, 80, 64],
+  ])('the warp of the original (%s) gives the JavaScript loop\'s positions and samples', (_what, h, sw, sh, iw, ih) => {
+    const rnd = random(sw * sh);
+    const H = Float64Array.from(h);
+    // the source is the original reduced by (sw / ow, sh / oh), as registered-decode.ts reduces it for a smaller copy
+    const ow = Math.round(sw * 1.3);
+    const oh = Math.round(sh * 1.3);
+    const src = { w: sw, h: sh, d: Float32Array.from({ length: sw * sh }, () => rnd() * 255) };
+    const rx = sw / ow;
+    const ry = sh / oh;
+    const n = iw * ih;
+    const qx = new Float32Array(n);
+    const qy = new Float32Array(n);
+    const W = new Float32Array(n);
+    // registered-decode.ts's loop before the seventeenth session
+    for (let y = 0; y < ih; y++) {
+      for (let x = 0; x < iw; x++) {
+        const k = y * iw + x;
+        const [a, b] = applyH(H, x, y);
+        qx[k] = (a + 0.5) / ow;
+        qy[k] = (b + 0.5) / oh;
+        W[k] = sampleCubicOrNaN(src.d, src.w, src.h, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5);
+      }
+    }
+    const got = warpCubicKernel(src, ow, oh, H, iw, ih);
+    expect(sameValues(got.qx, qx)).toBe(true);
+    expect(sameValues(got.qy, qy)).toBe(true);
+    expect(sameValues(got.W, W)).toBe(true);
+    // the cases reach the cubic interior and (but for the identity) the bilinear border and the outside
+    expect(got.W.filter((v) => !Number.isNaN(v)).length).toBeGreaterThan(n / 4);
+  });
+
+  it('the warp refuses a source narrower than two pixels and a homography of other than 9 values', () => {
+    expect(() => warpCubicKernel({ w: 1, h: 5, d: new Float32Array(5) }, 1, 5, Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), 4, 4)).toThrow('bad input');
+    expect(() => warpCubicKernel({ w: 5, h: 5, d: new Float32Array(25) }, 5, 5, new Float64Array(6), 4, 4)).toThrow('bad input');
   });
 
   it('an instance grown beyond 64 MB by a call is dropped after it, and the next call gets a small one', () => {

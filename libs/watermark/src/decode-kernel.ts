@@ -12,6 +12,7 @@ const MAX_DEGREE = 8;
 type NormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, lut: number, bins: number, cx: number, cy: number, sc: number, degree: number, ti: number, tj: number, m: number, A: number, b: number, saturated: number, scratch: number) => void;
 type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, A: number, b: number, row: number) => number;
 type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
+type WarpCubicFn = (src: number, sw: number, sh: number, H: number, ow: number, oh: number, rx: number, ry: number, iw: number, ih: number, qx: number, qy: number, W: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
 
 interface DecodeKernel {
@@ -20,6 +21,7 @@ interface DecodeKernel {
   firNormalEquations: FirNormalEquationsFn;
   applyFir: ApplyFirFn;
   accumulateCells: AccumulateCellsFn;
+  warpCubic: WarpCubicFn;
 }
 
 /**
@@ -144,4 +146,32 @@ export function accumulateCellsKernel(nx: number, ny: number, u: Float32Array, v
   k.accumulateCells(nx, ny, ua, va, ra, n, p, w1, w2, r2);
   const view = (offset: number): Float32Array => new Float32Array(buffer, offset, cells).slice();
   return finish(k, () => ({ p: view(p), w1: view(w1), w2: view(w2), r2: view(r2) }));
+}
+
+/** The original's working plane (or its reduction to the inspected scale) that is warped onto the inspected pixels. */
+export interface WarpSource {
+  d: Float32Array;
+  w: number;
+  h: number;
+}
+
+/**
+ * registered-decode.ts's warp: for each inspected working pixel (x, y) of iw x ih, (a, b) = applyH(H, x, y) in the
+ * original's working pixels (ow x oh), its normalised position qx = (a + 0.5) / ow, qy = (b + 0.5) / oh, and W the
+ * cubic sample (sampleCubicOrNaN) of `src`, which is the original scaled by (src.w / ow, src.h / oh). In
+ * JavaScript this loop's time varied 1–4× from call to call (each call ran it in the interpreter until V8 had
+ * compiled it on the stack); the module's code is compiled once.
+ */
+export function warpCubicKernel(src: WarpSource, ow: number, oh: number, H: Float64Array, iw: number, ih: number): { qx: Float32Array; qy: Float32Array; W: Float32Array<ArrayBuffer> } {
+  const n = iw * ih;
+  const m = src.w * src.h;
+  if (src.w < 2 || src.h < 2 || src.d.length < m || H.length !== 9) throw new Error('warpCubicKernel: bad input');
+  const { k, at } = kernelWith([4 * m, 8 * 9, 4 * n, 4 * n, 4 * n]);
+  const [s, h, qx, qy, W] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, s, m).set(src.d.subarray(0, m));
+  new Float64Array(buffer, h, 9).set(H);
+  k.warpCubic(s, src.w, src.h, h, ow, oh, src.w / ow, src.h / oh, iw, ih, qx, qy, W);
+  const view = (offset: number): Float32Array<ArrayBuffer> => new Float32Array(buffer, offset, n).slice();
+  return finish(k, () => ({ qx: view(qx), qy: view(qy), W: view(W) }));
 }
