@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   if (failures > 0) throw new Error(`12 MP extract failed ${failures} times`);
   const result = { reps: REPS, ...best, embedRatio: best.embed / best.plain, extractRatio: best.extract / best.decodeBoth };
   process.stdout.write(
-    `Speed 12 MP JPEG (4240x2832), best of ${REPS}: embed ${best.embed.toFixed(1)} ms / plain decode+encode ${best.plain.toFixed(1)} ms = ${result.embedRatio.toFixed(2)}; extract ${best.extract.toFixed(1)} ms / decode both ${best.decodeBoth.toFixed(1)} ms = ${result.extractRatio.toFixed(2)}\n`,
+    `Speed 12 MP JPEG (4240x2832), best of ${REPS}: embed ${best.embed.toFixed(1)} ms / plain decode+encode ${best.plain.toFixed(1)} ms = ${result.embedRatio.toFixed(2)}; extract ${best.extract.toFixed(1)} ms / decode both ${best.decodeBoth.toFixed(1)} ms = ${result.extractRatio.toFixed(2)}; medians: embed ${best.median.embed.toFixed(1)} / ${best.median.plain.toFixed(1)}, extract ${best.median.extract.toFixed(1)} / ${best.median.decodeBoth.toFixed(1)} ms\n`,
   );
   mkdirSync('bench-results', { recursive: true });
   writeFileSync(join('bench-results', 'watermark-speed.json'), JSON.stringify(result, null, 2));
