@@ -258,3 +258,74 @@ function sampleCubicOrNaN(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
   const r3 = wx0 * px(d, i) + wx1 * px(d, i + 1) + wx2 * px(d, i + 2) + wx3 * px(d, i + 3);
   return wy0 * r0 + wy1 * r1 + wy2 * r2 + wy3 * r3;
 }
+
+/**
+ * register.ts's coarseSearch scan: for every placement (x, y) of a tw x th template over the original `O` (ow x oh,
+ * f32, read up to 3 floats past its end), the sums over the n template samples (offsets `off`, i32, and zero-mean
+ * unit-norm values `t`, f64) s1 = Σ t·o, s2 = Σ o, s3 = Σ o², each in sample order; placements whose
+ * s3 − s2²/n ≤ 1e-6 are skipped, the others scored s1 / √(s3 − s2²/n). Four neighbouring placements are summed at once
+ * (two f64x2 lanes each), every lane in the JavaScript loop's order, so the scores are the same doubles; the first
+ * best in row order wins. Writes the best score (f64, −2 when none) at `out`, its x and y (i32) at out + 8, out + 12.
+ */
+export function nccSearch(O: usize, ow: i32, oh: i32, tw: i32, th: i32, off: usize, t: usize, n: i32, out: usize): void {
+  const fn = <f64>n;
+  let best: f64 = -2;
+  let bx = 0;
+  let by = 0;
+  for (let y = 0; y + th <= oh; y++) {
+    for (let x = 0; x + tw <= ow; x += 4) {
+      const base = O + ((<usize>(y * ow + x)) << 2);
+      let s1a = f64x2.splat(0);
+      let s1b = f64x2.splat(0);
+      let s2a = f64x2.splat(0);
+      let s2b = f64x2.splat(0);
+      let s3a = f64x2.splat(0);
+      let s3b = f64x2.splat(0);
+      for (let k = 0; k < n; k++) {
+        const o4 = v128.load(base + (<usize>load<i32>(off + (<usize>k << 2)) << 2));
+        const lo = f64x2.promote_low_f32x4(o4);
+        const hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(o4, o4, 2, 3, 0, 1));
+        const tk = f64x2.splat(load<f64>(t + (<usize>k << 3)));
+        s1a = f64x2.add(s1a, f64x2.mul(tk, lo));
+        s1b = f64x2.add(s1b, f64x2.mul(tk, hi));
+        s2a = f64x2.add(s2a, lo);
+        s2b = f64x2.add(s2b, hi);
+        s3a = f64x2.add(s3a, f64x2.mul(lo, lo));
+        s3b = f64x2.add(s3b, f64x2.mul(hi, hi));
+      }
+      for (let j = 0; j < 4 && x + j + tw <= ow; j++) {
+        let s1: f64;
+        let s2: f64;
+        let s3: f64;
+        if (j == 0) {
+          s1 = f64x2.extract_lane(s1a, 0);
+          s2 = f64x2.extract_lane(s2a, 0);
+          s3 = f64x2.extract_lane(s3a, 0);
+        } else if (j == 1) {
+          s1 = f64x2.extract_lane(s1a, 1);
+          s2 = f64x2.extract_lane(s2a, 1);
+          s3 = f64x2.extract_lane(s3a, 1);
+        } else if (j == 2) {
+          s1 = f64x2.extract_lane(s1b, 0);
+          s2 = f64x2.extract_lane(s2b, 0);
+          s3 = f64x2.extract_lane(s3b, 0);
+        } else {
+          s1 = f64x2.extract_lane(s1b, 1);
+          s2 = f64x2.extract_lane(s2b, 1);
+          s3 = f64x2.extract_lane(s3b, 1);
+        }
+        const den = s3 - (s2 * s2) / fn;
+        if (den <= 1e-6) continue;
+        const c = s1 / sqrt(den);
+        if (c > best) {
+          best = c;
+          bx = x + j;
+          by = y;
+        }
+      }
+    }
+  }
+  store<f64>(out, best);
+  store<i32>(out, bx, 8);
+  store<i32>(out, by, 12);
+}

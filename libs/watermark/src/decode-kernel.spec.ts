@@ -1,4 +1,4 @@
-import { accumulateCellsKernel, applyFirKernel, firNormalEquations, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { accumulateCellsKernel, applyFirKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
 import { applyH, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
@@ -179,6 +179,66 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
   it('the warp refuses a source narrower than two pixels and a homography of other than 9 values', () => {
     expect(() => warpCubicKernel({ w: 1, h: 5, d: new Float32Array(5) }, 1, 5, Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), 4, 4)).toThrow('bad input');
     expect(() => warpCubicKernel({ w: 5, h: 5, d: new Float32Array(25) }, 5, 5, new Float64Array(6), 4, 4)).toThrow('bad input');
+  });
+
+  it.each([
+    [61, 47, 13, 9, 1, false, 47],
+    [61, 47, 13, 9, 1, false, 13],
+    [64, 40, 20, 11, 2, true, 42],
+    [64, 40, 20, 11, 2, true, 19],
+    [37, 29, 37, 29, 1, false, 0],
+  ])('the template scan over a %ix%i plane (template %ix%i, step %i, irregular %s, planted at x = %i) finds the JavaScript loop\'s score and place', (ow, oh, tw, th, step, irregular, pxs) => {
+    const rnd = random(ow * oh + tw);
+    // a flat band (placements there are skipped) and a copy of the template's source planted at (pxs, pys)
+    const O = Float32Array.from({ length: ow * oh }, (_, i) => (Math.floor(i / ow) < 4 ? 50 : rnd() * 255));
+    const offs: number[] = [];
+    for (let ty = 0; ty < th; ty += step) for (let tx = 0; tx < tw; tx += step) if (!irregular || rnd() > 0.3) offs.push(ty * ow + tx);
+    // the planted place falls on each of the four lanes of a group of placements (x mod 4 = 3, 1, 2, 3, 0)
+    const pys = oh - th;
+    const vals = offs.map((o) => O[pys * ow + pxs + o] + (rnd() - 0.5) * 30);
+    const mean = vals.reduce((a, b) => a + b, 0) / vals.length;
+    let ss = 0;
+    for (const v of vals) ss += (v - mean) ** 2;
+    const t = Float64Array.from(vals, (v) => (v - mean) / Math.sqrt(ss));
+    const off = Int32Array.from(offs);
+    const n = off.length;
+    // register.ts's coarseSearch loop before the seventeenth session
+    let best = -2;
+    let bx = 0;
+    let by = 0;
+    for (let y = 0; y + th <= oh; y++) {
+      for (let x = 0; x + tw <= ow; x++) {
+        const base = y * ow + x;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let k = 0; k < n; k++) {
+          const o = O[base + off[k]];
+          s1 += t[k] * o;
+          s2 += o;
+          s3 += o * o;
+        }
+        const den = s3 - (s2 * s2) / n;
+        if (den <= 1e-6) continue;
+        const c = s1 / Math.sqrt(den);
+        if (c > best) {
+          best = c;
+          bx = x;
+          by = y;
+        }
+      }
+    }
+    const got = nccSearchKernel(O, ow, oh, tw, th, off, t);
+    expect(Object.is(got.best, best)).toBe(true);
+    expect([got.x, got.y]).toEqual([bx, by]);
+    expect([got.x, got.y]).toEqual([pxs, pys]);
+  });
+
+  it('the template scan scores -2 when every placement is flat', () => {
+    const O = new Float32Array(30 * 20).fill(7);
+    const off = Int32Array.from([0, 1, 30, 31]);
+    const t = Float64Array.from([0.5, -0.5, 0.5, -0.5]);
+    expect(nccSearchKernel(O, 30, 20, 2, 2, off, t)).toEqual({ best: -2, x: 0, y: 0 });
   });
 
   it('an instance grown beyond 64 MB by a call is dropped after it, and the next call gets a small one', () => {

@@ -13,6 +13,7 @@ type NormalEquationsFn = (W: number, I: number, w: number, h: number, step: numb
 type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, A: number, b: number, row: number) => number;
 type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
 type WarpCubicFn = (src: number, sw: number, sh: number, H: number, ow: number, oh: number, rx: number, ry: number, iw: number, ih: number, qx: number, qy: number, W: number) => void;
+type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, off: number, t: number, n: number, out: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
 
 interface DecodeKernel {
@@ -22,6 +23,7 @@ interface DecodeKernel {
   applyFir: ApplyFirFn;
   accumulateCells: AccumulateCellsFn;
   warpCubic: WarpCubicFn;
+  nccSearch: NccSearchFn;
 }
 
 /**
@@ -174,4 +176,25 @@ export function warpCubicKernel(src: WarpSource, ow: number, oh: number, H: Floa
   k.warpCubic(s, src.w, src.h, h, ow, oh, src.w / ow, src.h / oh, iw, ih, qx, qy, W);
   const view = (offset: number): Float32Array<ArrayBuffer> => new Float32Array(buffer, offset, n).slice();
   return finish(k, () => ({ qx: view(qx), qy: view(qy), W: view(W) }));
+}
+
+/**
+ * register.ts's coarseSearch scan: the best NCC placement of a template (offsets `off` into the original plane O of
+ * width ow, zero-mean unit-norm values `t`, f64) over every placement of its tw x th box in O (ow x oh). The same
+ * sums in the same order as the JavaScript loop (four placements at a time), so the same score and place; score −2
+ * when every placement is flat.
+ */
+export function nccSearchKernel(O: Float32Array, ow: number, oh: number, tw: number, th: number, off: Int32Array, t: Float64Array): { best: number; x: number; y: number } {
+  const m = ow * oh;
+  const n = off.length;
+  if (O.length < m || t.length !== n || tw < 1 || th < 1) throw new Error('nccSearchKernel: bad input');
+  // four placements are read at once: up to 3 floats past the plane's end
+  const { k, at } = kernelWith([4 * m + 16, 4 * n, 8 * n, 16]);
+  const [o, offs, ts, out] = at;
+  const buffer = k.memory.buffer;
+  new Float32Array(buffer, o, m + 4).fill(0).set(O.subarray(0, m));
+  new Int32Array(buffer, offs, n).set(off);
+  new Float64Array(buffer, ts, n).set(t);
+  k.nccSearch(o, ow, oh, tw, th, offs, ts, n, out);
+  return finish(k, () => ({ best: new Float64Array(buffer, out, 1)[0], x: new Int32Array(buffer, out + 8, 1)[0], y: new Int32Array(buffer, out + 12, 1)[0] }));
 }
