@@ -17,17 +17,19 @@ export function resize(src: Plane, tw: number, th: number): Plane {
     for (let y = 0; y < th; y++) for (let x = 0; x < tw; x++) out[y * tw + x] = sample(src, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5);
     return { w: tw, h: th, d: out };
   }
-  // box filter via separable accumulation
+  // box filter via separable accumulation; the horizontal pass row by row (a column at a time read the source
+  // across its rows, a cache miss per pixel), each output summed in the same order as before
   const tmp = new Float32Array(tw * src.h);
-  for (let x = 0; x < tw; x++) {
-    const a = x * sx;
-    const b = math.min(src.w, (x + 1) * sx);
-    for (let y = 0; y < src.h; y++) {
+  for (let y = 0; y < src.h; y++) {
+    const row = y * src.w;
+    for (let x = 0; x < tw; x++) {
+      const a = x * sx;
+      const b = math.min(src.w, (x + 1) * sx);
       let acc = 0;
       let wsum = 0;
       for (let i = math.floor(a); i < b; i++) {
         const wgt = math.min(i + 1, b) - math.max(i, a);
-        acc += src.d[y * src.w + i] * wgt;
+        acc += src.d[row + i] * wgt;
         wsum += wgt;
       }
       tmp[y * tw + x] = acc / wsum;
