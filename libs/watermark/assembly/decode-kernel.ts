@@ -329,3 +329,79 @@ export function nccSearch(O: usize, ow: i32, oh: i32, tw: i32, th: i32, off: usi
   store<i32>(out, bx, 8);
   store<i32>(out, by, 12);
 }
+
+/**
+ * register.ts's aligned samples: for every `step`-th inspected pixel (x, y) of every `step`-th row (I: iw x ih, f32)
+ * that H (9 f64) maps inside the original O (ow x oh, f32), the pair (a, b) = (I there, image.ts's `sample` of O at
+ * H(x, y)) is added, in that order, to NCC sums (n, Σa, Σb, Σa², Σb², Σab) at `out`: with `tiles` = 0, to the
+ * sums at out and, where the u8 mask `fill` is 0, to those at out + 48; otherwise to the sums of its tile of a
+ * tiles x tiles grid (6 f64 each, row-major).
+ */
+export function alignedSums(O: usize, ow: i32, oh: i32, I: usize, iw: i32, ih: i32, H: usize, step: i32, fill: usize, tiles: i32, out: usize): void {
+  const h0 = load<f64>(H);
+  const h1 = load<f64>(H, 8);
+  const h2 = load<f64>(H, 16);
+  const h3 = load<f64>(H, 24);
+  const h4 = load<f64>(H, 32);
+  const h5 = load<f64>(H, 40);
+  const h6 = load<f64>(H, 48);
+  const h7 = load<f64>(H, 56);
+  const h8 = load<f64>(H, 64);
+  const wm = <f64>(ow - 1);
+  const hm = <f64>(oh - 1);
+  const ft = <f64>tiles;
+  const fw = <f64>iw;
+  const fh = <f64>ih;
+  for (let y = 0; y < ih; y += step) {
+    const fy = <f64>y;
+    for (let x = 0; x < iw; x += step) {
+      const fx = <f64>x;
+      const z = h6 * fx + h7 * fy + h8;
+      const qx = (h0 * fx + h1 * fy + h2) / z;
+      const qy = (h3 * fx + h4 * fy + h5) / z;
+      if (qx < 0 || qy < 0 || qx > wm || qy > hm) continue;
+      const k = y * iw + x;
+      const a = <f64>load<f32>(I + (<usize>k << 2));
+      const b = sampleClamped(O, ow, oh, qx, qy);
+      if (tiles == 0) {
+        addPair(out, a, b);
+        if (load<u8>(fill + <usize>k) == 0) addPair(out + 48, a, b);
+      } else {
+        const tx = min<f64>(ft - 1, floor((fx * ft) / fw));
+        const ty = min<f64>(ft - 1, floor((fy * ft) / fh));
+        addPair(out + ((<usize>(<i32>ty * tiles + <i32>tx) * 6) << 3), a, b);
+      }
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function addPair(s: usize, a: f64, b: f64): void {
+  store<f64>(s, load<f64>(s) + 1);
+  store<f64>(s, load<f64>(s, 8) + a, 8);
+  store<f64>(s, load<f64>(s, 16) + b, 16);
+  store<f64>(s, load<f64>(s, 24) + a * a, 24);
+  store<f64>(s, load<f64>(s, 32) + b * b, 32);
+  store<f64>(s, load<f64>(s, 40) + a * b, 40);
+}
+
+/** image.ts's `sample`: bilinear with edge clamping (NaN at a NaN position, as there). */
+function sampleClamped(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
+  if (isNaN(x) || isNaN(y)) return NaN;
+  const wm = <f64>(w - 1);
+  const hm = <f64>(h - 1);
+  const xc = x < 0 ? 0 : x > wm ? wm : x;
+  const yc = y < 0 ? 0 : y > hm ? hm : y;
+  const x0 = min<f64>(<f64>(w - 2), floor(xc));
+  const y0 = min<f64>(<f64>(h - 2), floor(yc));
+  if (x0 < 0 || y0 < 0) return px(d, 0);
+  const fx = xc - x0;
+  const fy = yc - y0;
+  const i = <i32>y0 * w + <i32>x0;
+  const d0 = px(d, i);
+  const d1 = px(d, i + w);
+  const a = d0 + (px(d, i + 1) - d0) * fx;
+  const b = d1 + (px(d, i + w + 1) - d1) * fx;
+  return a + (b - a) * fy;
+}

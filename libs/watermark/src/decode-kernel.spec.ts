@@ -1,5 +1,5 @@
-import { accumulateCellsKernel, applyFirKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
-import { applyH, sampleCubicOrNaN } from './image';
+import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { applyH, sample, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
 
@@ -239,6 +239,66 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
     const off = Int32Array.from([0, 1, 30, 31]);
     const t = Float64Array.from([0.5, -0.5, 0.5, -0.5]);
     expect(nccSearchKernel(O, 30, 20, 2, 2, off, t)).toEqual({ best: -2, x: 0, y: 0 });
+  });
+
+  it('the aligned samples\' NCC sums are the JavaScript loop\'s, over all pairs, outside the fill and per tile, as planes change', () => {
+    const rnd = random(4242);
+    const plane = (w: number, h: number): { w: number; h: number; d: Float32Array } => ({ w, h, d: Float32Array.from({ length: w * h }, () => rnd() * 255) });
+    const O = plane(97, 71);
+    const I1 = plane(80, 60);
+    const I2 = plane(80, 60);
+    const fill = Uint8Array.from({ length: 80 * 60 }, (_, k) => (k % 80 < 9 ? 1 : 0));
+    // register.ts's forEachAlignedSample + addPair before the seventeenth session
+    const reference = (I: typeof O, H: Float64Array, step: number, tiles: number, mask: Uint8Array): Float64Array => {
+      const s = new Float64Array(tiles === 0 ? 12 : tiles * tiles * 6);
+      const add = (o: number, a: number, b: number): void => {
+        s[o] += 1;
+        s[o + 1] += a;
+        s[o + 2] += b;
+        s[o + 3] += a * a;
+        s[o + 4] += b * b;
+        s[o + 5] += a * b;
+      };
+      for (let y = 0; y < I.h; y += step) {
+        for (let x = 0; x < I.w; x += step) {
+          const [qx, qy] = applyH(H, x, y);
+          if (qx < 0 || qy < 0 || qx > O.w - 1 || qy > O.h - 1) continue;
+          const a = I.d[y * I.w + x];
+          const b = sample(O, qx, qy);
+          if (tiles === 0) {
+            add(0, a, b);
+            if (!mask[y * I.w + x]) add(6, a, b);
+          } else {
+            const tx = Math.min(tiles - 1, Math.floor((x * tiles) / I.w));
+            const ty = Math.min(tiles - 1, Math.floor((y * tiles) / I.h));
+            add((ty * tiles + tx) * 6, a, b);
+          }
+        }
+      }
+      return s;
+    };
+    const geometries = [
+      [1, 0, 0, 0, 1, 0, 0, 0, 1],
+      [0.93, -0.37, 25.5, 0.37, 0.93, -8.25, 0, 0, 1],
+      [1.1, 0.05, -3.3, -0.02, 0.9, 2.7, 0.0009, -0.0011, 1],
+    ].map((h) => Float64Array.from(h));
+    const fill2 = Uint8Array.from(fill, (v, k) => (k % 80 > 70 ? 1 : v));
+    // a new inspected plane or fill mask is copied in, the same ones are not: every order of changes is compared
+    for (const [I, mask, modes] of [[I1, fill, [[1, 0], [3, 0]]], [I2, fill, [[1, 0]]], [I2, fill2, [[2, 8], [1, 0]]], [I1, fill2, [[2, 8], [3, 0]]]] as const) {
+      for (const H of geometries) {
+        for (const [step, tiles] of modes) {
+          const got = alignedSumsKernel(O, I, H, step, tiles === 0 ? mask : null, tiles);
+          const want = reference(I, H, step, tiles, mask);
+          expect(Array.from(got)).toEqual(Array.from(want));
+          expect(got[0] + (tiles ? got[6] : 0)).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('the aligned sums refuse a missing fill mask for the global score', () => {
+    const p = { w: 10, h: 10, d: new Float32Array(100) };
+    expect(() => alignedSumsKernel(p, p, Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), 1, null, 0)).toThrow('bad input');
   });
 
   it('an instance grown beyond 64 MB by a call is dropped after it, and the next call gets a small one', () => {

@@ -14,6 +14,7 @@ type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: n
 type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
 type WarpCubicFn = (src: number, sw: number, sh: number, H: number, ow: number, oh: number, rx: number, ry: number, iw: number, ih: number, qx: number, qy: number, W: number) => void;
 type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, off: number, t: number, n: number, out: number) => void;
+type AlignedSumsFn = (O: number, ow: number, oh: number, I: number, iw: number, ih: number, H: number, step: number, fill: number, tiles: number, out: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
 
 interface DecodeKernel {
@@ -24,6 +25,7 @@ interface DecodeKernel {
   accumulateCells: AccumulateCellsFn;
   warpCubic: WarpCubicFn;
   nccSearch: NccSearchFn;
+  alignedSums: AlignedSumsFn;
 }
 
 /**
@@ -197,4 +199,56 @@ export function nccSearchKernel(O: Float32Array, ow: number, oh: number, tw: num
   new Float64Array(buffer, ts, n).set(t);
   k.nccSearch(o, ow, oh, tw, th, offs, ts, n, out);
   return finish(k, () => ({ best: new Float64Array(buffer, out, 1)[0], x: new Int32Array(buffer, out + 8, 1)[0], y: new Int32Array(buffer, out + 12, 1)[0] }));
+}
+
+/** A plane as register.ts passes it. */
+export interface KernelPlane {
+  d: Float32Array;
+  w: number;
+  h: number;
+}
+
+/**
+ * The alignment scores' own instance, with the planes it holds: a registration scores some 100 geometries of the
+ * same original (or its reduction) and inspected image, so these are copied in once, not per score, and the fill
+ * mask once per change. Held by weak references (the kernel keeps a copy; the planes themselves are not kept alive).
+ * The library never writes into a plane it has made, which is what makes identity enough to know a copy is current.
+ */
+let aligner: { k: DecodeKernel; O: WeakRef<Float32Array>; I: WeakRef<Float32Array>; fill: WeakRef<Uint8Array> | null; at: number[]; capacity: number } | null = null;
+
+/**
+ * register.ts's NCC sums of the aligned sample pairs (inspected value, original's bilinear sample at H(x, y)) over
+ * every `step`-th pixel of every `step`-th row of I that H maps inside O: with `tiles` = 0, 12 values, the sums over
+ * all pairs then over those where `fill` is 0; otherwise 6 per tile of a tiles x tiles grid (no fill read). Each sum
+ * is (n, Σa, Σb, Σa², Σb², Σab), added in the JavaScript loop's order.
+ */
+export function alignedSumsKernel(O: KernelPlane, I: KernelPlane, H: Float64Array, step: number, fill: Uint8Array | null, tiles: number): Float64Array {
+  const mo = O.w * O.h;
+  const mi = I.w * I.h;
+  if (O.d.length < mo || I.d.length < mi || (tiles === 0 ? !fill || fill.length < mi : tiles < 1) || H.length !== 9 || step < 1 || O.w < 1 || O.h < 1) throw new Error('alignedSumsKernel: bad input');
+  const sums = tiles === 0 ? 12 : tiles * tiles * 6;
+  let a = aligner && aligner.O.deref() === O.d && aligner.I.deref() === I.d && aligner.capacity >= sums ? aligner : null;
+  if (!a) {
+    const k = aligner?.k ?? (new WebAssembly.Instance(decodeKernelModule, {}).exports as unknown as DecodeKernel);
+    const capacity = Math.max(sums, 12 * 64);
+    const { at, end } = layout(BASE, [4 * mo, 4 * mi, mi, 8 * 9, 8 * capacity]);
+    ensureMemory(k.memory, end);
+    const buffer = k.memory.buffer;
+    new Float32Array(buffer, at[0], mo).set(O.d.subarray(0, mo));
+    new Float32Array(buffer, at[1], mi).set(I.d.subarray(0, mi));
+    a = { k, O: new WeakRef(O.d), I: new WeakRef(I.d), fill: null, at, capacity };
+  }
+  const [o, i, f, h, out] = a.at;
+  const buffer = a.k.memory.buffer;
+  if (fill && tiles === 0 && a.fill?.deref() !== fill) {
+    new Uint8Array(buffer, f, mi).set(fill.subarray(0, mi));
+    a.fill = new WeakRef(fill);
+  }
+  new Float64Array(buffer, h, 9).set(H);
+  const result = new Float64Array(buffer, out, sums).fill(0);
+  a.k.alignedSums(o, O.w, O.h, i, I.w, I.h, h, step, f, tiles, out);
+  const copy = result.slice();
+  // an instance grown beyond what the process keeps is dropped, as the decode kernel's
+  aligner = a.k.memory.buffer.byteLength > RETAIN_BYTES ? null : a;
+  return copy;
 }

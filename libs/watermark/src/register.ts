@@ -1,4 +1,4 @@
-import { nccSearchKernel } from './decode-kernel';
+import { alignedSumsKernel, nccSearchKernel } from './decode-kernel';
 import { applyH, canvasFillRegion, fillWithEdge, growRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve, withFrame } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -390,14 +390,8 @@ function reducedOf(O: Plane, w: number, h: number): Plane {
  * region is the picture itself (a black frame), leaving it out would lose most of the information, so both count.
  */
 export function alignmentScore(O0: Plane, I: Plane, H0: Homography): number {
-  const fill = fillRegionOf(I);
-  const all = new Float64Array(6);
-  const outside = new Float64Array(6);
-  forEachAlignedSample(O0, I, H0, (x, y, a, b) => {
-    addPair(all, a, b);
-    if (!fill[y * I.w + x]) addPair(outside, a, b);
-  });
-  return math.max(nccOf(all), nccOf(outside));
+  const sums = alignedSums(O0, I, H0, fillRegionOf(I), 0);
+  return math.max(nccOf(sums.subarray(0, 6)), nccOf(sums.subarray(6, 12)));
 }
 
 /** Tiles per side of the local alignment score. */
@@ -412,12 +406,7 @@ const LOCAL_TILES = 8;
  * 0.21–0.29).
  */
 export function localAlignmentScore(O0: Plane, I: Plane, H0: Homography): number {
-  const sums = new Float64Array(LOCAL_TILES * LOCAL_TILES * 6);
-  forEachAlignedSample(O0, I, H0, (x, y, a, b) => {
-    const tx = math.min(LOCAL_TILES - 1, math.floor((x * LOCAL_TILES) / I.w));
-    const ty = math.min(LOCAL_TILES - 1, math.floor((y * LOCAL_TILES) / I.h));
-    addPair(sums, a, b, (ty * LOCAL_TILES + tx) * 6);
-  });
+  const sums = alignedSums(O0, I, H0, null, LOCAL_TILES);
   let weighted = 0;
   let count = 0;
   for (let t = 0; t < sums.length; t += 6) {
@@ -434,10 +423,12 @@ export function localAlignmentScore(O0: Plane, I: Plane, H0: Homography): number
 }
 
 /**
- * Visits a grid of about 40,000 inspected pixels that H maps inside the original, with the inspected value and the
- * original's there (a reduced copy of the original when the inspected is smaller: compared at its resolution).
+ * NCC sums (alignedSumsKernel) over a grid of about 40,000 inspected pixels that H maps inside the original, of the
+ * inspected value and the original's there (a reduced copy of the original when the inspected is smaller: compared at
+ * its resolution). In WebAssembly, with the planes kept in its memory between scores: a registration scores some 100
+ * geometries, and in JavaScript this loop was the largest part of extracting a keystoned copy.
  */
-function forEachAlignedSample(O0: Plane, I: Plane, H0: Homography, visit: (x: number, y: number, a: number, b: number) => void): void {
+function alignedSums(O0: Plane, I: Plane, H0: Homography, fill: Uint8Array | null, tiles: number): Float64Array {
   const sigma = math.sqrt(math.abs(H0[0] * H0[4] - H0[1] * H0[3]));
   let O = O0;
   let H = H0;
@@ -448,26 +439,10 @@ function forEachAlignedSample(O0: Plane, I: Plane, H0: Homography, visit: (x: nu
     H = mulH(Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]), H0);
   }
   const step = math.max(1, math.floor(math.sqrt((I.w * I.h) / 40000)));
-  for (let y = 0; y < I.h; y += step) {
-    for (let x = 0; x < I.w; x += step) {
-      const [qx, qy] = applyH(H, x, y);
-      if (qx < 0 || qy < 0 || qx > O.w - 1 || qy > O.h - 1) continue;
-      visit(x, y, I.d[y * I.w + x], sample(O, qx, qy));
-    }
-  }
+  return alignedSumsKernel(O, I, H, step, fill, tiles);
 }
 
-/** Sums (n, a, b, aa, bb, ab) of a sample pair for nccOf, at offset `o` of `s` (a tile's sums). */
-function addPair(s: Float64Array, a: number, b: number, o = 0): void {
-  s[o] += 1;
-  s[o + 1] += a;
-  s[o + 2] += b;
-  s[o + 3] += a * a;
-  s[o + 4] += b * b;
-  s[o + 5] += a * b;
-}
-
-/** NCC from addPair sums; 0 below 50 samples. */
+/** NCC from the sums (n, Σa, Σb, Σa², Σb², Σab) of alignedSums; 0 below 50 samples. */
 function nccOf(s: Float64Array): number {
   const n = s[0];
   if (n < 50) return 0;
