@@ -405,3 +405,55 @@ function sampleClamped(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
   const b = d1 + (px(d, i + w + 1) - d1) * fx;
   return a + (b - a) * fy;
 }
+
+/**
+ * register.ts's block matching scores: a (2R+1)² patch (f64 values `patch`, u8 flags `valid`, n valid values with
+ * Σ patch² = ss) scored against every shift (dx, dy) in [−S, S]² of a window of the original (ww = 2(R+S)+1 f32 on a
+ * side, read up to 3 floats past its end): s1 = Σ patch·o, s2 = Σ o, s3 = Σ o² over the valid taps, row by row,
+ * score s1 / √max(1e-9, (s3 − s2²/n)·ss), written row-major into `scores` (f64). Four shifts of a row at once (two
+ * f64x2 lanes each), every lane in the JavaScript loop's order.
+ */
+export function blockScores(win: usize, R: i32, S: i32, patch: usize, valid: usize, n: f64, ss: f64, scores: usize): void {
+  const size = 2 * R + 1;
+  const ww = 2 * (R + S) + 1;
+  const side = 2 * S + 1;
+  for (let dy = 0; dy < side; dy++) {
+    for (let dx = 0; dx < side; dx += 4) {
+      let s1a = f64x2.splat(0);
+      let s1b = f64x2.splat(0);
+      let s2a = f64x2.splat(0);
+      let s2b = f64x2.splat(0);
+      let s3a = f64x2.splat(0);
+      let s3b = f64x2.splat(0);
+      for (let b = 0; b < size; b++) {
+        const row = win + (<usize>((dy + b) * ww + dx) << 2);
+        for (let a = 0; a < size; a++) {
+          const k = b * size + a;
+          if (load<u8>(valid + <usize>k) == 0) continue;
+          const o4 = v128.load(row + (<usize>a << 2));
+          const lo = f64x2.promote_low_f32x4(o4);
+          const hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(o4, o4, 2, 3, 0, 1));
+          const pk = f64x2.splat(load<f64>(patch + (<usize>k << 3)));
+          s1a = f64x2.add(s1a, f64x2.mul(pk, lo));
+          s1b = f64x2.add(s1b, f64x2.mul(pk, hi));
+          s2a = f64x2.add(s2a, lo);
+          s2b = f64x2.add(s2b, hi);
+          s3a = f64x2.add(s3a, f64x2.mul(lo, lo));
+          s3b = f64x2.add(s3b, f64x2.mul(hi, hi));
+        }
+      }
+      const at = scores + (<usize>(dy * side + dx) << 3);
+      storeScore(at, 0, dx, side, f64x2.extract_lane(s1a, 0), f64x2.extract_lane(s2a, 0), f64x2.extract_lane(s3a, 0), n, ss);
+      storeScore(at, 1, dx, side, f64x2.extract_lane(s1a, 1), f64x2.extract_lane(s2a, 1), f64x2.extract_lane(s3a, 1), n, ss);
+      storeScore(at, 2, dx, side, f64x2.extract_lane(s1b, 0), f64x2.extract_lane(s2b, 0), f64x2.extract_lane(s3b, 0), n, ss);
+      storeScore(at, 3, dx, side, f64x2.extract_lane(s1b, 1), f64x2.extract_lane(s2b, 1), f64x2.extract_lane(s3b, 1), n, ss);
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function storeScore(at: usize, j: i32, dx: i32, side: i32, s1: f64, s2: f64, s3: f64, n: f64, ss: f64): void {
+  if (dx + j >= side) return;
+  store<f64>(at + (<usize>j << 3), s1 / sqrt(max<f64>(1e-9, (s3 - (s2 * s2) / n) * ss)));
+}

@@ -1,4 +1,4 @@
-import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, blockScoresKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
 import { applyH, sample, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
@@ -299,6 +299,69 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
   it('the aligned sums refuse a missing fill mask for the global score', () => {
     const p = { w: 10, h: 10, d: new Float32Array(100) };
     expect(() => alignedSumsKernel(p, p, Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), 1, null, 0)).toThrow('bad input');
+  });
+
+  it.each([
+    [6, 4],
+    [10, 3],
+    [2, 12],
+  ])('block matching scores (R = %i, S = %i) are the JavaScript loop\'s at every shift', (R, S) => {
+    const rnd = random(R * 100 + S);
+    const O = { w: 90, h: 70, d: Float32Array.from({ length: 90 * 70 }, () => rnd() * 255) };
+    const size = 2 * R + 1;
+    const cx = 40;
+    const cy = 33;
+    // a patch from the original near (cx + 1, cy − 2), a fifth of its taps left out, zero mean over the rest
+    const valid = Uint8Array.from({ length: size * size }, () => (rnd() < 0.2 ? 0 : 1));
+    const patch = new Float64Array(size * size);
+    let n = 0;
+    let mean = 0;
+    for (let b = -R; b <= R; b++) {
+      for (let a = -R; a <= R; a++) {
+        const k = (b + R) * size + a + R;
+        if (!valid[k]) continue;
+        patch[k] = O.d[(cy - 2 + b) * O.w + cx + 1 + a] + (rnd() - 0.5) * 20;
+        mean += patch[k];
+        n++;
+      }
+    }
+    mean /= n;
+    let ss = 0;
+    for (let k = 0; k < patch.length; k++) {
+      if (!valid[k]) continue;
+      patch[k] -= mean;
+      ss += patch[k] * patch[k];
+    }
+    // register.ts's blockMatches loop before the seventeenth session
+    const want = new Float64Array((2 * S + 1) * (2 * S + 1));
+    for (let dy = -S; dy <= S; dy++) {
+      for (let dx = -S; dx <= S; dx++) {
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let b = -R; b <= R; b++) {
+          const row = (cy + dy + b) * O.w + cx + dx;
+          for (let a = -R; a <= R; a++) {
+            const k = (b + R) * size + a + R;
+            if (!valid[k]) continue;
+            const o = O.d[row + a];
+            s1 += patch[k] * o;
+            s2 += o;
+            s3 += o * o;
+          }
+        }
+        want[(dy + S) * (2 * S + 1) + dx + S] = s1 / Math.sqrt(Math.max(1e-9, (s3 - (s2 * s2) / n) * ss));
+      }
+    }
+    const got = blockScoresKernel(O, cx, cy, R, S, patch, valid, n, ss);
+    expect(Array.from(got)).toEqual(Array.from(want));
+    // the planted shift scores best
+    expect(got.indexOf(Math.max(...got))).toBe((S - 2) * (2 * S + 1) + S + 1);
+  });
+
+  it('block matching refuses a window outside the original', () => {
+    const O = { w: 20, h: 20, d: new Float32Array(400) };
+    expect(() => blockScoresKernel(O, 5, 10, 3, 3, new Float64Array(49), new Uint8Array(49), 49, 1)).toThrow('bad input');
   });
 
   it('an instance grown beyond 64 MB by a call is dropped after it, and the next call gets a small one', () => {

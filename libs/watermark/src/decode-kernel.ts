@@ -15,6 +15,7 @@ type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, 
 type WarpCubicFn = (src: number, sw: number, sh: number, H: number, ow: number, oh: number, rx: number, ry: number, iw: number, ih: number, qx: number, qy: number, W: number) => void;
 type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, off: number, t: number, n: number, out: number) => void;
 type AlignedSumsFn = (O: number, ow: number, oh: number, I: number, iw: number, ih: number, H: number, step: number, fill: number, tiles: number, out: number) => void;
+type BlockScoresFn = (win: number, R: number, S: number, patch: number, valid: number, n: number, ss: number, scores: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
 
 interface DecodeKernel {
@@ -26,6 +27,7 @@ interface DecodeKernel {
   warpCubic: WarpCubicFn;
   nccSearch: NccSearchFn;
   alignedSums: AlignedSumsFn;
+  blockScores: BlockScoresFn;
 }
 
 /**
@@ -251,4 +253,30 @@ export function alignedSumsKernel(O: KernelPlane, I: KernelPlane, H: Float64Arra
   // an instance grown beyond what the process keeps is dropped, as the decode kernel's
   aligner = a.k.memory.buffer.byteLength > RETAIN_BYTES ? null : a;
   return copy;
+}
+
+/**
+ * register.ts's block matching: the NCC of a (2R+1)² patch (values `patch`, zero mean over the `valid` taps, n of
+ * them, Σ patch² = ss) with the original around (cx, cy) at every shift in [−S, S]², row-major ((2S+1)² scores).
+ * The window of O it reads, (cx ± (R+S), cy ± (R+S)), must lie inside O. The same sums in the same order as the
+ * JavaScript loop (four shifts at a time).
+ */
+export function blockScoresKernel(O: KernelPlane, cx: number, cy: number, R: number, S: number, patch: Float64Array, valid: Uint8Array, n: number, ss: number): Float64Array {
+  const size = 2 * R + 1;
+  const ww = 2 * (R + S) + 1;
+  const side = 2 * S + 1;
+  const x0 = cx - R - S;
+  const y0 = cy - R - S;
+  if (x0 < 0 || y0 < 0 || x0 + ww > O.w || y0 + ww > O.h || patch.length < size * size || valid.length < size * size) throw new Error('blockScoresKernel: bad input');
+  // four shifts are read at once: up to 3 floats past the window's end
+  const { k, at } = kernelWith([4 * ww * ww + 16, 8 * size * size, size * size, 8 * side * side]);
+  const [win, p, v, scores] = at;
+  const buffer = k.memory.buffer;
+  const w = new Float32Array(buffer, win, ww * ww + 4);
+  for (let y = 0; y < ww; y++) w.set(O.d.subarray((y0 + y) * O.w + x0, (y0 + y) * O.w + x0 + ww), y * ww);
+  w.fill(0, ww * ww);
+  new Float64Array(buffer, p, size * size).set(patch.subarray(0, size * size));
+  new Uint8Array(buffer, v, size * size).set(valid.subarray(0, size * size));
+  k.blockScores(win, R, S, p, v, n, ss, scores);
+  return finish(k, () => new Float64Array(buffer, scores, side * side).slice());
 }

@@ -1,4 +1,4 @@
-import { alignedSumsKernel, nccSearchKernel } from './decode-kernel';
+import { alignedSumsKernel, blockScoresKernel, nccSearchKernel } from './decode-kernel';
 import { applyH, canvasFillRegion, fillWithEdge, growRegion, Homography, invertH, mulH, Plane, resize, sample, scaleH, solve, withFrame } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -259,33 +259,14 @@ function blockMatches(O: Plane, I: Plane, H: Homography, R: number, S: number, g
         ss += patch[k] * patch[k];
       }
       if (ss / n < 9) continue; // flat patch: no information
-      const scores = new Float64Array((2 * S + 1) * (2 * S + 1));
+      // every shift scored in WebAssembly (the patch against the original's window around (cx, cy))
+      const scores = blockScoresKernel(O, cx, cy, R, S, patch, valid, n, ss);
       let best = -2;
       let bi = 0;
-      for (let dy = -S; dy <= S; dy++) {
-        for (let dx = -S; dx <= S; dx++) {
-          let s1 = 0;
-          let s2 = 0;
-          let s3 = 0;
-          for (let b = -R; b <= R; b++) {
-            const row = (cy + dy + b) * O.w + cx + dx;
-            for (let a = -R; a <= R; a++) {
-              const k = (b + R) * size + a + R;
-              if (!valid[k]) continue;
-              const o = O.d[row + a];
-              s1 += patch[k] * o;
-              s2 += o;
-              s3 += o * o;
-            }
-          }
-          const den = math.sqrt(math.max(1e-9, (s3 - (s2 * s2) / n) * ss));
-          const c = s1 / den;
-          const idx = (dy + S) * (2 * S + 1) + dx + S;
-          scores[idx] = c;
-          if (c > best) {
-            best = c;
-            bi = idx;
-          }
+      for (let idx = 0; idx < scores.length; idx++) {
+        if (scores[idx] > best) {
+          best = scores[idx];
+          bi = idx;
         }
       }
       if (best < 0.6) continue;
