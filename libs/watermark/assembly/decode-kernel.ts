@@ -179,6 +179,25 @@ function addCell(p: usize, w1: usize, w2: usize, r2: usize, c: usize, wt: f64, v
   store<f32>(r2 + o, <f32>(<f64>load<f32>(r2 + o) + wt * vv));
 }
 
+// image.ts's applyH, term by term (H: 9 f64, row-major): x' = homX(H, x, y, z), y' = homY(...), z = homZ(H, x, y).
+// @ts-ignore: decorator
+@inline
+function homZ(H: usize, x: f64, y: f64): f64 {
+  return load<f64>(H, 48) * x + load<f64>(H, 56) * y + load<f64>(H, 64);
+}
+
+// @ts-ignore: decorator
+@inline
+function homX(H: usize, x: f64, y: f64, z: f64): f64 {
+  return (load<f64>(H) * x + load<f64>(H, 8) * y + load<f64>(H, 16)) / z;
+}
+
+// @ts-ignore: decorator
+@inline
+function homY(H: usize, x: f64, y: f64, z: f64): f64 {
+  return (load<f64>(H, 24) * x + load<f64>(H, 32) * y + load<f64>(H, 40)) / z;
+}
+
 /**
  * registered-decode.ts's warp of the original onto the inspected pixels: for every inspected working pixel (x, y)
  * (iw x ih), (a, b) = H(x, y) (image.ts's applyH; H is 9 f64, row-major), the normalised original position
@@ -186,23 +205,14 @@ function addCell(p: usize, w1: usize, w2: usize, r2: usize, c: usize, wt: f64, v
  * ((a + 0.5) · rx − 0.5, (b + 0.5) · ry − 0.5). qx, qy, W: f32 planes of iw x ih.
  */
 export function warpCubic(src: usize, sw: i32, sh: i32, H: usize, ow: f64, oh: f64, rx: f64, ry: f64, iw: i32, ih: i32, qx: usize, qy: usize, W: usize): void {
-  const h0 = load<f64>(H);
-  const h1 = load<f64>(H, 8);
-  const h2 = load<f64>(H, 16);
-  const h3 = load<f64>(H, 24);
-  const h4 = load<f64>(H, 32);
-  const h5 = load<f64>(H, 40);
-  const h6 = load<f64>(H, 48);
-  const h7 = load<f64>(H, 56);
-  const h8 = load<f64>(H, 64);
   for (let y = 0; y < ih; y++) {
     const fy = <f64>y;
     for (let x = 0; x < iw; x++) {
       const fx = <f64>x;
       const k = <usize>(y * iw + x) << 2;
-      const z = h6 * fx + h7 * fy + h8;
-      const a = (h0 * fx + h1 * fy + h2) / z;
-      const b = (h3 * fx + h4 * fy + h5) / z;
+      const z = homZ(H, fx, fy);
+      const a = homX(H, fx, fy, z);
+      const b = homY(H, fx, fy, z);
       store<f32>(qx + k, <f32>((a + 0.5) / ow));
       store<f32>(qy + k, <f32>((b + 0.5) / oh));
       store<f32>(W + k, <f32>sampleCubicOrNaN(src, sw, sh, (a + 0.5) * rx - 0.5, (b + 0.5) * ry - 0.5));
@@ -219,8 +229,19 @@ function px(d: usize, i: i32): f64 {
 /** image.ts's sampleOrNaN: bilinear at index coordinates (x, y) of d (w x h, f32), NaN outside. */
 function sampleOrNaN(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
   if (!(x >= 0 && y >= 0 && x <= <f64>(w - 1) && y <= <f64>(h - 1))) return NaN;
+  return bilinear(d, w, h, x, y);
+}
+
+/**
+ * The bilinear sample at (x, y) within [0, w − 1] x [0, h − 1] (image.ts's `sample` and `sampleOrNaN` after their
+ * tests): the pixel at the top-left of the last cell for the far edges, d[0] for a plane one pixel wide or high.
+ */
+// @ts-ignore: decorator
+@inline
+function bilinear(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
   const x0 = min<f64>(<f64>(w - 2), floor(x));
   const y0 = min<f64>(<f64>(h - 2), floor(y));
+  if (x0 < 0 || y0 < 0) return px(d, 0);
   const fx = x - x0;
   const fy = y - y0;
   const i = <i32>y0 * w + <i32>x0;
@@ -260,60 +281,58 @@ function sampleCubicOrNaN(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
 }
 
 /**
+ * The template sums at four neighbouring placements: for taps k < n (offsets `off`, i32, in floats from `base`;
+ * weights `t`, f64), s1 = Σ t·o, s2 = Σ o, s3 = Σ o² with o read at base + off[k] + j for j = 0…3 (4 floats at
+ * once, two f64x2 lanes each), every lane summing in tap order. Written to `out` as s1[0…3], s2[0…3], s3[0…3].
+ */
+// @ts-ignore: decorator
+@inline
+function sums4(base: usize, off: usize, t: usize, n: i32, out: usize): void {
+  let s1a = f64x2.splat(0);
+  let s1b = f64x2.splat(0);
+  let s2a = f64x2.splat(0);
+  let s2b = f64x2.splat(0);
+  let s3a = f64x2.splat(0);
+  let s3b = f64x2.splat(0);
+  for (let k = 0; k < n; k++) {
+    const o4 = v128.load(base + (<usize>load<i32>(off + (<usize>k << 2)) << 2));
+    const lo = f64x2.promote_low_f32x4(o4);
+    const hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(o4, o4, 2, 3, 0, 1));
+    const tk = f64x2.splat(load<f64>(t + (<usize>k << 3)));
+    s1a = f64x2.add(s1a, f64x2.mul(tk, lo));
+    s1b = f64x2.add(s1b, f64x2.mul(tk, hi));
+    s2a = f64x2.add(s2a, lo);
+    s2b = f64x2.add(s2b, hi);
+    s3a = f64x2.add(s3a, f64x2.mul(lo, lo));
+    s3b = f64x2.add(s3b, f64x2.mul(hi, hi));
+  }
+  v128.store(out, s1a);
+  v128.store(out, s1b, 16);
+  v128.store(out, s2a, 32);
+  v128.store(out, s2b, 48);
+  v128.store(out, s3a, 64);
+  v128.store(out, s3b, 80);
+}
+
+/**
  * register.ts's coarseSearch scan: for every placement (x, y) of a tw x th template over the original `O` (ow x oh,
  * f32, read up to 3 floats past its end), the sums over the n template samples (offsets `off`, i32, and zero-mean
- * unit-norm values `t`, f64) s1 = Σ t·o, s2 = Σ o, s3 = Σ o², each in sample order; placements whose
- * s3 − s2²/n ≤ 1e-6 are skipped, the others scored s1 / √(s3 − s2²/n). Four neighbouring placements are summed at once
- * (two f64x2 lanes each), every lane in the JavaScript loop's order, so the scores are the same doubles; the first
- * best in row order wins. Writes the best score (f64, −2 when none) at `out`, its x and y (i32) at out + 8, out + 12.
+ * unit-norm values `t`, f64; sums4, four placements at once) are scored s1 / √(s3 − s2²/n), placements where
+ * s3 − s2²/n ≤ 1e-6 skipped; the first best in row order wins. Writes the best score (f64, −2 when none) at `out`, its
+ * x and y (i32) at out + 8, out + 12; `scratch` holds 12 f64.
  */
-export function nccSearch(O: usize, ow: i32, oh: i32, tw: i32, th: i32, off: usize, t: usize, n: i32, out: usize): void {
+export function nccSearch(O: usize, ow: i32, oh: i32, tw: i32, th: i32, off: usize, t: usize, n: i32, out: usize, scratch: usize): void {
   const fn = <f64>n;
   let best: f64 = -2;
   let bx = 0;
   let by = 0;
   for (let y = 0; y + th <= oh; y++) {
     for (let x = 0; x + tw <= ow; x += 4) {
-      const base = O + ((<usize>(y * ow + x)) << 2);
-      let s1a = f64x2.splat(0);
-      let s1b = f64x2.splat(0);
-      let s2a = f64x2.splat(0);
-      let s2b = f64x2.splat(0);
-      let s3a = f64x2.splat(0);
-      let s3b = f64x2.splat(0);
-      for (let k = 0; k < n; k++) {
-        const o4 = v128.load(base + (<usize>load<i32>(off + (<usize>k << 2)) << 2));
-        const lo = f64x2.promote_low_f32x4(o4);
-        const hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(o4, o4, 2, 3, 0, 1));
-        const tk = f64x2.splat(load<f64>(t + (<usize>k << 3)));
-        s1a = f64x2.add(s1a, f64x2.mul(tk, lo));
-        s1b = f64x2.add(s1b, f64x2.mul(tk, hi));
-        s2a = f64x2.add(s2a, lo);
-        s2b = f64x2.add(s2b, hi);
-        s3a = f64x2.add(s3a, f64x2.mul(lo, lo));
-        s3b = f64x2.add(s3b, f64x2.mul(hi, hi));
-      }
+      sums4(O + (<usize>(y * ow + x) << 2), off, t, n, scratch);
       for (let j = 0; j < 4 && x + j + tw <= ow; j++) {
-        let s1: f64;
-        let s2: f64;
-        let s3: f64;
-        if (j == 0) {
-          s1 = f64x2.extract_lane(s1a, 0);
-          s2 = f64x2.extract_lane(s2a, 0);
-          s3 = f64x2.extract_lane(s3a, 0);
-        } else if (j == 1) {
-          s1 = f64x2.extract_lane(s1a, 1);
-          s2 = f64x2.extract_lane(s2a, 1);
-          s3 = f64x2.extract_lane(s3a, 1);
-        } else if (j == 2) {
-          s1 = f64x2.extract_lane(s1b, 0);
-          s2 = f64x2.extract_lane(s2b, 0);
-          s3 = f64x2.extract_lane(s3b, 0);
-        } else {
-          s1 = f64x2.extract_lane(s1b, 1);
-          s2 = f64x2.extract_lane(s2b, 1);
-          s3 = f64x2.extract_lane(s3b, 1);
-        }
+        const s1 = load<f64>(scratch + (<usize>j << 3));
+        const s2 = load<f64>(scratch + (<usize>(4 + j) << 3));
+        const s3 = load<f64>(scratch + (<usize>(8 + j) << 3));
         const den = s3 - (s2 * s2) / fn;
         if (den <= 1e-6) continue;
         const c = s1 / sqrt(den);
@@ -338,15 +357,6 @@ export function nccSearch(O: usize, ow: i32, oh: i32, tw: i32, th: i32, off: usi
  * tiles x tiles grid (6 f64 each, row-major).
  */
 export function alignedSums(O: usize, ow: i32, oh: i32, I: usize, iw: i32, ih: i32, H: usize, step: i32, fill: usize, tiles: i32, out: usize): void {
-  const h0 = load<f64>(H);
-  const h1 = load<f64>(H, 8);
-  const h2 = load<f64>(H, 16);
-  const h3 = load<f64>(H, 24);
-  const h4 = load<f64>(H, 32);
-  const h5 = load<f64>(H, 40);
-  const h6 = load<f64>(H, 48);
-  const h7 = load<f64>(H, 56);
-  const h8 = load<f64>(H, 64);
   const wm = <f64>(ow - 1);
   const hm = <f64>(oh - 1);
   const ft = <f64>tiles;
@@ -356,9 +366,9 @@ export function alignedSums(O: usize, ow: i32, oh: i32, I: usize, iw: i32, ih: i
     const fy = <f64>y;
     for (let x = 0; x < iw; x += step) {
       const fx = <f64>x;
-      const z = h6 * fx + h7 * fy + h8;
-      const qx = (h0 * fx + h1 * fy + h2) / z;
-      const qy = (h3 * fx + h4 * fy + h5) / z;
+      const z = homZ(H, fx, fy);
+      const qx = homX(H, fx, fy, z);
+      const qy = homY(H, fx, fy, z);
       if (qx < 0 || qy < 0 || qx > wm || qy > hm) continue;
       const k = y * iw + x;
       const a = <f64>load<f32>(I + (<usize>k << 2));
@@ -391,69 +401,26 @@ function sampleClamped(d: usize, w: i32, h: i32, x: f64, y: f64): f64 {
   if (isNaN(x) || isNaN(y)) return NaN;
   const wm = <f64>(w - 1);
   const hm = <f64>(h - 1);
-  const xc = x < 0 ? 0 : x > wm ? wm : x;
-  const yc = y < 0 ? 0 : y > hm ? hm : y;
-  const x0 = min<f64>(<f64>(w - 2), floor(xc));
-  const y0 = min<f64>(<f64>(h - 2), floor(yc));
-  if (x0 < 0 || y0 < 0) return px(d, 0);
-  const fx = xc - x0;
-  const fy = yc - y0;
-  const i = <i32>y0 * w + <i32>x0;
-  const d0 = px(d, i);
-  const d1 = px(d, i + w);
-  const a = d0 + (px(d, i + 1) - d0) * fx;
-  const b = d1 + (px(d, i + w + 1) - d1) * fx;
-  return a + (b - a) * fy;
+  return bilinear(d, w, h, x < 0 ? 0 : x > wm ? wm : x, y < 0 ? 0 : y > hm ? hm : y);
 }
 
 /**
- * register.ts's block matching scores: a (2R+1)² patch (f64 values `patch`, u8 flags `valid`, n valid values with
- * Σ patch² = ss) scored against every shift (dx, dy) in [−S, S]² of a window of the original (ww = 2(R+S)+1 f32 on a
- * side, read up to 3 floats past its end): s1 = Σ patch·o, s2 = Σ o, s3 = Σ o² over the valid taps, row by row,
- * score s1 / √max(1e-9, (s3 − s2²/n)·ss), written row-major into `scores` (f64). Four shifts of a row at once (two
- * f64x2 lanes each), every lane in the JavaScript loop's order.
+ * register.ts's block matching scores: a patch's `count` valid taps (offsets `off` into a window of the original
+ * ww floats wide, i32, in the loop's row-then-column order; values `patch`, f64, zero mean, Σ patch² = ss; n = their
+ * number) scored against every shift (dx, dy) in [0, 2S]² of the window (read up to 3 floats past its end) by sums4,
+ * s1 / √max(1e-9, (s3 − s2²/n)·ss), written row-major into `scores` (f64, (2S+1)²). `scratch` holds 12 f64.
  */
-export function blockScores(win: usize, R: i32, S: i32, patch: usize, valid: usize, n: f64, ss: f64, scores: usize): void {
-  const size = 2 * R + 1;
-  const ww = 2 * (R + S) + 1;
+export function blockScores(win: usize, ww: i32, S: i32, off: usize, patch: usize, count: i32, n: f64, ss: f64, scores: usize, scratch: usize): void {
   const side = 2 * S + 1;
   for (let dy = 0; dy < side; dy++) {
     for (let dx = 0; dx < side; dx += 4) {
-      let s1a = f64x2.splat(0);
-      let s1b = f64x2.splat(0);
-      let s2a = f64x2.splat(0);
-      let s2b = f64x2.splat(0);
-      let s3a = f64x2.splat(0);
-      let s3b = f64x2.splat(0);
-      for (let b = 0; b < size; b++) {
-        const row = win + (<usize>((dy + b) * ww + dx) << 2);
-        for (let a = 0; a < size; a++) {
-          const k = b * size + a;
-          if (load<u8>(valid + <usize>k) == 0) continue;
-          const o4 = v128.load(row + (<usize>a << 2));
-          const lo = f64x2.promote_low_f32x4(o4);
-          const hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(o4, o4, 2, 3, 0, 1));
-          const pk = f64x2.splat(load<f64>(patch + (<usize>k << 3)));
-          s1a = f64x2.add(s1a, f64x2.mul(pk, lo));
-          s1b = f64x2.add(s1b, f64x2.mul(pk, hi));
-          s2a = f64x2.add(s2a, lo);
-          s2b = f64x2.add(s2b, hi);
-          s3a = f64x2.add(s3a, f64x2.mul(lo, lo));
-          s3b = f64x2.add(s3b, f64x2.mul(hi, hi));
-        }
+      sums4(win + (<usize>(dy * ww + dx) << 2), off, patch, count, scratch);
+      for (let j = 0; j < 4 && dx + j < side; j++) {
+        const s1 = load<f64>(scratch + (<usize>j << 3));
+        const s2 = load<f64>(scratch + (<usize>(4 + j) << 3));
+        const s3 = load<f64>(scratch + (<usize>(8 + j) << 3));
+        store<f64>(scores + (<usize>(dy * side + dx + j) << 3), s1 / sqrt(max<f64>(1e-9, (s3 - (s2 * s2) / n) * ss)));
       }
-      const at = scores + (<usize>(dy * side + dx) << 3);
-      storeScore(at, 0, dx, side, f64x2.extract_lane(s1a, 0), f64x2.extract_lane(s2a, 0), f64x2.extract_lane(s3a, 0), n, ss);
-      storeScore(at, 1, dx, side, f64x2.extract_lane(s1a, 1), f64x2.extract_lane(s2a, 1), f64x2.extract_lane(s3a, 1), n, ss);
-      storeScore(at, 2, dx, side, f64x2.extract_lane(s1b, 0), f64x2.extract_lane(s2b, 0), f64x2.extract_lane(s3b, 0), n, ss);
-      storeScore(at, 3, dx, side, f64x2.extract_lane(s1b, 1), f64x2.extract_lane(s2b, 1), f64x2.extract_lane(s3b, 1), n, ss);
     }
   }
-}
-
-// @ts-ignore: decorator
-@inline
-function storeScore(at: usize, j: i32, dx: i32, side: i32, s1: f64, s2: f64, s3: f64, n: f64, ss: f64): void {
-  if (dx + j >= side) return;
-  store<f64>(at + (<usize>j << 3), s1 / sqrt(max<f64>(1e-9, (s3 - (s2 * s2) / n) * ss)));
 }

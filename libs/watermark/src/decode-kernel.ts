@@ -13,9 +13,9 @@ type NormalEquationsFn = (W: number, I: number, w: number, h: number, step: numb
 type FirNormalEquationsFn = (W: number, I: number, w: number, h: number, step: number, A: number, b: number, row: number) => number;
 type ApplyFirFn = (W: number, w: number, h: number, coef: number, offs: number, out: number, off: number, sumK: number, bias: number) => void;
 type WarpCubicFn = (src: number, sw: number, sh: number, H: number, ow: number, oh: number, rx: number, ry: number, iw: number, ih: number, qx: number, qy: number, W: number) => void;
-type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, off: number, t: number, n: number, out: number) => void;
+type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, off: number, t: number, n: number, out: number, scratch: number) => void;
 type AlignedSumsFn = (O: number, ow: number, oh: number, I: number, iw: number, ih: number, H: number, step: number, fill: number, tiles: number, out: number) => void;
-type BlockScoresFn = (win: number, R: number, S: number, patch: number, valid: number, n: number, ss: number, scores: number) => void;
+type BlockScoresFn = (win: number, ww: number, S: number, off: number, patch: number, count: number, n: number, ss: number, scores: number, scratch: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
 
 interface DecodeKernel {
@@ -193,13 +193,13 @@ export function nccSearchKernel(O: Float32Array, ow: number, oh: number, tw: num
   const n = off.length;
   if (O.length < m || t.length !== n || tw < 1 || th < 1) throw new Error('nccSearchKernel: bad input');
   // four placements are read at once: up to 3 floats past the plane's end
-  const { k, at } = kernelWith([4 * m + 16, 4 * n, 8 * n, 16]);
-  const [o, offs, ts, out] = at;
+  const { k, at } = kernelWith([4 * m + 16, 4 * n, 8 * n, 16, 8 * 12]);
+  const [o, offs, ts, out, scratch] = at;
   const buffer = k.memory.buffer;
   new Float32Array(buffer, o, m + 4).fill(0).set(O.subarray(0, m));
   new Int32Array(buffer, offs, n).set(off);
   new Float64Array(buffer, ts, n).set(t);
-  k.nccSearch(o, ow, oh, tw, th, offs, ts, n, out);
+  k.nccSearch(o, ow, oh, tw, th, offs, ts, n, out, scratch);
   return finish(k, () => ({ best: new Float64Array(buffer, out, 1)[0], x: new Int32Array(buffer, out + 8, 1)[0], y: new Int32Array(buffer, out + 12, 1)[0] }));
 }
 
@@ -269,14 +269,25 @@ export function blockScoresKernel(O: KernelPlane, cx: number, cy: number, R: num
   const y0 = cy - R - S;
   if (x0 < 0 || y0 < 0 || x0 + ww > O.w || y0 + ww > O.h || patch.length < size * size || valid.length < size * size) throw new Error('blockScoresKernel: bad input');
   // four shifts are read at once: up to 3 floats past the window's end
-  const { k, at } = kernelWith([4 * ww * ww + 16, 8 * size * size, size * size, 8 * side * side]);
-  const [win, p, v, scores] = at;
+  const { k, at } = kernelWith([4 * ww * ww + 16, 4 * size * size, 8 * size * size, 8 * side * side, 8 * 12]);
+  const [win, offs, p, scores, scratch] = at;
   const buffer = k.memory.buffer;
   const w = new Float32Array(buffer, win, ww * ww + 4);
   for (let y = 0; y < ww; y++) w.set(O.d.subarray((y0 + y) * O.w + x0, (y0 + y) * O.w + x0 + ww), y * ww);
   w.fill(0, ww * ww);
-  new Float64Array(buffer, p, size * size).set(patch.subarray(0, size * size));
-  new Uint8Array(buffer, v, size * size).set(valid.subarray(0, size * size));
-  k.blockScores(win, R, S, p, v, n, ss, scores);
+  // the valid taps, row by row: their offsets in the window (at shift (0, 0)) and values
+  const o = new Int32Array(buffer, offs, size * size);
+  const v = new Float64Array(buffer, p, size * size);
+  let count = 0;
+  for (let b = 0; b < size; b++) {
+    for (let a = 0; a < size; a++) {
+      const tap = b * size + a;
+      if (!valid[tap]) continue;
+      o[count] = b * ww + a;
+      v[count] = patch[tap];
+      count++;
+    }
+  }
+  k.blockScores(win, ww, S, offs, p, count, n, ss, scores, scratch);
   return finish(k, () => new Float64Array(buffer, scores, side * side).slice());
 }
