@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const modules = [
   { source: 'libs/watermark/assembly/mark-kernel.ts', target: 'libs/watermark/src/mark-kernel.wasm.ts', name: 'MARK_KERNEL_WASM_BASE64', what: 'the 8-bit mark kernel' },
   { source: 'libs/watermark/assembly/jpeg-entropy.ts', target: 'libs/watermark/src/jpeg-entropy.wasm.ts', name: 'JPEG_ENTROPY_WASM_BASE64', what: 'the JPEG entropy pass' },
-  { source: 'libs/watermark/assembly/decode-kernel.ts', target: 'libs/watermark/src/decode-kernel.wasm.ts', name: 'DECODE_KERNEL_WASM_BASE64', what: 'the registered decoding\'s plane kernels' },
+  { source: 'libs/watermark/assembly/decode-kernel.ts', target: 'libs/watermark/src/decode-kernel.wasm.ts', name: 'DECODE_KERNEL_WASM_BASE64', what: 'the registered extraction\'s plane kernels' },
 ];
 
 async function compile(source) {

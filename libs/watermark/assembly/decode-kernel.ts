@@ -1,5 +1,6 @@
-// AssemblyScript source of the registered decoding's plane kernels: the hot loops over every working pixel that used
-// to run in JavaScript. Built by `node tools/wasm/build.mjs` into libs/watermark/src/decode-kernel.wasm.ts; a unit
+// AssemblyScript source of the registered extraction's plane kernels: the hot loops over every working pixel of the
+// registration (template scan, alignment scores, block matching) and of the registered decoding that used to run in
+// JavaScript. Built by `node tools/wasm/build.mjs` into libs/watermark/src/decode-kernel.wasm.ts; a unit
 // test rebuilds it and fails when the committed module differs from this source.
 //
 // Each does the same operations in the same order as the JavaScript loop it replaced (f64 arithmetic, f32 samples
