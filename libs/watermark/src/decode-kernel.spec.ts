@@ -228,7 +228,7 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
         }
       }
     }
-    const got = nccSearchKernel(O, ow, oh, tw, th, off, t);
+    const got = nccSearchKernel({ w: ow, h: oh, d: O }, tw, th, off, t);
     expect(Object.is(got.best, best)).toBe(true);
     expect([got.x, got.y]).toEqual([bx, by]);
     expect([got.x, got.y]).toEqual([pxs, pys]);
@@ -238,7 +238,7 @@ describe('polynomial gain field normal equations (WebAssembly)', () => {
     const O = new Float32Array(30 * 20).fill(7);
     const off = Int32Array.from([0, 1, 30, 31]);
     const t = Float64Array.from([0.5, -0.5, 0.5, -0.5]);
-    expect(nccSearchKernel(O, 30, 20, 2, 2, off, t)).toEqual({ best: -2, x: 0, y: 0 });
+    expect(nccSearchKernel({ w: 30, h: 20, d: O }, 2, 2, off, t)).toEqual({ best: -2, x: 0, y: 0 });
   });
 
   it('the aligned samples\' NCC sums are the JavaScript loop\'s, over all pairs, outside the fill and per tile, as planes change', () => {

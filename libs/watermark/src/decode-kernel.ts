@@ -1,4 +1,5 @@
 import { DECODE_KERNEL_WASM_BASE64 } from './decode-kernel.wasm';
+import type { Plane } from './image';
 import { ensureMemory, layout } from './wasm-pool';
 
 /** Compiled once per process. */
@@ -154,13 +155,6 @@ export function accumulateCellsKernel(nx: number, ny: number, u: Float32Array, v
   return finish(k, () => ({ p: view(p), w1: view(w1), w2: view(w2), r2: view(r2) }));
 }
 
-/** The original's working plane (or its reduction to the inspected scale) that is warped onto the inspected pixels. */
-export interface WarpSource {
-  d: Float32Array;
-  w: number;
-  h: number;
-}
-
 /**
  * registered-decode.ts's warp: for each inspected working pixel (x, y) of iw x ih, (a, b) = applyH(H, x, y) in the
  * original's working pixels (ow x oh), its normalised position qx = (a + 0.5) / ow, qy = (b + 0.5) / oh, and W the
@@ -168,7 +162,7 @@ export interface WarpSource {
  * JavaScript this loop's time varied 1–4× from call to call (each call ran it in the interpreter until V8 had
  * compiled it on the stack); the module's code is compiled once.
  */
-export function warpCubicKernel(src: WarpSource, ow: number, oh: number, H: Float64Array, iw: number, ih: number): { qx: Float32Array; qy: Float32Array; W: Float32Array<ArrayBuffer> } {
+export function warpCubicKernel(src: Plane, ow: number, oh: number, H: Float64Array, iw: number, ih: number): { qx: Float32Array; qy: Float32Array; W: Float32Array<ArrayBuffer> } {
   const n = iw * ih;
   const m = src.w * src.h;
   if (src.w < 2 || src.h < 2 || src.d.length < m || H.length !== 9) throw new Error('warpCubicKernel: bad input');
@@ -183,31 +177,24 @@ export function warpCubicKernel(src: WarpSource, ow: number, oh: number, H: Floa
 }
 
 /**
- * register.ts's coarseSearch scan: the best NCC placement of a template (offsets `off` into the original plane O of
- * width ow, zero-mean unit-norm values `t`, f64) over every placement of its tw x th box in O (ow x oh). The same
+ * register.ts's coarseSearch scan: the best NCC placement of a template (offsets `off` into the original plane O,
+ * zero-mean unit-norm values `t`, f64) over every placement of its tw x th box in O. The same
  * sums in the same order as the JavaScript loop (four placements at a time), so the same score and place; score −2
  * when every placement is flat.
  */
-export function nccSearchKernel(O: Float32Array, ow: number, oh: number, tw: number, th: number, off: Int32Array, t: Float64Array): { best: number; x: number; y: number } {
-  const m = ow * oh;
+export function nccSearchKernel(O: Plane, tw: number, th: number, off: Int32Array, t: Float64Array): { best: number; x: number; y: number } {
+  const m = O.w * O.h;
   const n = off.length;
-  if (O.length < m || t.length !== n || tw < 1 || th < 1) throw new Error('nccSearchKernel: bad input');
+  if (O.d.length < m || t.length !== n || tw < 1 || th < 1) throw new Error('nccSearchKernel: bad input');
   // four placements are read at once: up to 3 floats past the plane's end
   const { k, at } = kernelWith([4 * m + 16, 4 * n, 8 * n, 16, 8 * 12]);
   const [o, offs, ts, out, scratch] = at;
   const buffer = k.memory.buffer;
-  new Float32Array(buffer, o, m + 4).fill(0).set(O.subarray(0, m));
+  new Float32Array(buffer, o, m + 4).fill(0).set(O.d.subarray(0, m));
   new Int32Array(buffer, offs, n).set(off);
   new Float64Array(buffer, ts, n).set(t);
-  k.nccSearch(o, ow, oh, tw, th, offs, ts, n, out, scratch);
+  k.nccSearch(o, O.w, O.h, tw, th, offs, ts, n, out, scratch);
   return finish(k, () => ({ best: new Float64Array(buffer, out, 1)[0], x: new Int32Array(buffer, out + 8, 1)[0], y: new Int32Array(buffer, out + 12, 1)[0] }));
-}
-
-/** A plane as register.ts passes it. */
-export interface KernelPlane {
-  d: Float32Array;
-  w: number;
-  h: number;
 }
 
 /**
@@ -224,7 +211,7 @@ let aligner: { k: DecodeKernel; O: WeakRef<Float32Array>; I: WeakRef<Float32Arra
  * all pairs then over those where `fill` is 0; otherwise 6 per tile of a tiles x tiles grid (no fill read). Each sum
  * is (n, Σa, Σb, Σa², Σb², Σab), added in the JavaScript loop's order.
  */
-export function alignedSumsKernel(O: KernelPlane, I: KernelPlane, H: Float64Array, step: number, fill: Uint8Array | null, tiles: number): Float64Array {
+export function alignedSumsKernel(O: Plane, I: Plane, H: Float64Array, step: number, fill: Uint8Array | null, tiles: number): Float64Array {
   const mo = O.w * O.h;
   const mi = I.w * I.h;
   if (O.d.length < mo || I.d.length < mi || (tiles === 0 ? !fill || fill.length < mi : tiles < 1) || H.length !== 9 || step < 1 || O.w < 1 || O.h < 1) throw new Error('alignedSumsKernel: bad input');
@@ -261,7 +248,7 @@ export function alignedSumsKernel(O: KernelPlane, I: KernelPlane, H: Float64Arra
  * The window of O it reads, (cx ± (R+S), cy ± (R+S)), must lie inside O. The same sums in the same order as the
  * JavaScript loop (four shifts at a time).
  */
-export function blockScoresKernel(O: KernelPlane, cx: number, cy: number, R: number, S: number, patch: Float64Array, valid: Uint8Array, n: number, ss: number): Float64Array {
+export function blockScoresKernel(O: Plane, cx: number, cy: number, R: number, S: number, patch: Float64Array, valid: Uint8Array, n: number, ss: number): Float64Array {
   const size = 2 * R + 1;
   const ww = 2 * (R + S) + 1;
   const side = 2 * S + 1;

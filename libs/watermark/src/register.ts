@@ -199,7 +199,7 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
   for (let k = 0; k < n; k++) t[k] *= norm;
   // every placement of the template scored in WebAssembly, four at a time (the scan was about two thirds of the
   // time of extracting a rotated copy)
-  const { best, x: bx, y: by } = nccSearchKernel(Oc.d, Oc.w, Oc.h, tw, th, Int32Array.from(offs), t);
+  const { best, x: bx, y: by } = nccSearchKernel(Oc, tw, th, Int32Array.from(offs), t);
   // template pixel (tx,ty) sits at original (bx+tx, by+ty); template coordinate u = tx + minX + (Tw-tw)/2
   const ox = bx - minX - (Tw - tw) / 2;
   const oy = by - minY - (Th - th) / 2;
