@@ -1,7 +1,9 @@
 /* Dev probe: replays rows of the full benchmark with the full run's payloads and attack seeds (same photos, same
  * order), so a failure seen in a full run can be examined alone.
  * Usage: replay.ts <attackRegex> [photoRegex] [payloadIndices, e.g. 0,3]; REPLAY_SAVE=<dir> keeps the attacked images;
- * REPLAY_TRUTH=1 adds how far the registration found is from the attack's true geometry (truth.ts). */
+ * REPLAY_TRUTH=1 adds how far the registration found is from the attack's true geometry (truth.ts). Each decoded
+ * copy's line says, per layer, the coded bits read right and the soft agreement, and how many bits of information the
+ * copy carries on the code word (information.ts). */
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedImage, extractImage, WatermarkKey } from '@cp/watermark';
@@ -22,6 +24,7 @@ import { TraceInput, traceColluders } from '../../libs/watermark/src/trace';
 import { ExtractDiagnostics } from '../../libs/watermark/src/types';
 import sharp from 'sharp';
 import { registrationError, trueGeometry } from './truth';
+import { informationBits } from './information';
 
 const PHOTOS = join(__dirname, '../../../shared/corpus/photos');
 const KEY: WatermarkKey = { secret: 'bench-secret', version: 'v3' };
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
         const reg = res.diagnostics?.registration ?? null;
         const diag = res.diagnostics?.registeredDecoding ?? null;
         // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
-        const zs = diag ? layerAgreement(diag.zs, id) : '-';
+        const zs = diag ? `${layerAgreement(diag.zs, id)} info=${information(diag.zs, diag.joint, id)}` : '-';
         // REPLAY_DUMP=<file>: one JSON line per case with what candidate tracing read (needs REPLAY_CANDIDATES)
         const ti = res.diagnostics?.traceInput;
         if (process.env.REPLAY_DUMP && ti) appendFileSync(process.env.REPLAY_DUMP, JSON.stringify({ photo, k, name, id: id.toString(), good, zs: ti.zs.map((z) => Array.from(z)) }) + '\n');
@@ -117,6 +120,15 @@ function layerAgreement(zs: Float64Array[], id: bigint): string {
     .join('/');
 }
 
+/**
+ * Bits of information on the true code word (information.ts) in the layers' z-scores together, and in the joint
+ * estimate when it was computed: a payload has 104, so a copy well below that cannot be decoded alone.
+ */
+function information(zs: Float64Array[], joint: Float64Array | undefined, id: bigint): string {
+  const coded = convEncode(infoBits(id, KEY));
+  return `${informationBits(zs, coded).toFixed(0)}${joint ? `/joint ${informationBits([joint], coded).toFixed(0)}` : ''}`;
+}
+
 /** Registered decoding at the attack's true geometry: each layer's right coded bits and soft agreement, and tracing. */
 async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bigint, candidates: bigint[]): Promise<string> {
   const oh = checkInput(orig, 1e9);
@@ -129,7 +141,8 @@ async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bi
   const diag: ExtractDiagnostics = { registration: null, registeredDecoding: null };
   const out: { input: TraceInput | null } = { input: null };
   const d = await registeredDecode(O, I, H, KEY, () => decodeRgb(orig, oh, s).catch(() => null), diag, out);
-  const layers = layerAgreement(diag.registeredDecoding?.zs ?? [], id);
+  const rd = diag.registeredDecoding;
+  const layers = rd ? `${layerAgreement(rd.zs, id)} info=${information(rd.zs, rd.joint, id)}` : '-';
   const tr = out.input && candidates.length ? traceColluders(out.input, candidates, KEY, FALSE_MATCH_BOUND) : null;
   const self = tr?.accused.find((a) => a.payload === id);
   return ` AT TRUTH: ${d && d.payload === id ? 'decoded' : 'not decoded'} ${layers}${tr ? ` trace ${self ? `self z=${self.z.toFixed(2)}` : '-'} (threshold ${tr.threshold.toFixed(2)})` : ''}`;

@@ -405,7 +405,10 @@ export async function registeredDecode(
     const first = decodeLayers(zs, key, list);
     if (first && confidenceOf(first) >= DETECT_THRESHOLD) return first;
     // weak: joint least-squares estimate of the coded bits (cancels the cross-talk between neighbouring cells and layers)
-    if (joint === undefined) joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
+    if (joint === undefined) {
+      joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
+      if (joint && diagnostics?.registeredDecoding) diagnostics.registeredDecoding.joint = joint;
+    }
     let best = first;
     if (joint) {
       const d = decodeSoft(joint, key, list);

@@ -140,6 +140,8 @@ export interface RegisteredDecodingDiagnostics {
   firGain: number;
   /** Per-coded-bit z-scores of each layer (fine first). */
   zs: Float64Array[];
+  /** The joint least-squares estimate of the coded bits, when the layers alone were too weak and it was computed. */
+  joint?: Float64Array;
 }
 export interface ImageInfo {
   format: ImageFormat;
