@@ -425,3 +425,86 @@ export function blockScores(win: usize, ww: i32, S: i32, off: usize, patch: usiz
     }
   }
 }
+
+/**
+ * soft-decode.ts's joint estimate: one layer's mark synthesised from per-coded-bit values `sv` (f64) and added to
+ * the f32 plane m at each of its n pixels with a cell (cc ≥ 0; i32): the bilinear blend, weights fx, fy (f32), of
+ * cf[c] · sv[bit[c]] over the cell's four corners on an nx-wide grid (cf f32, bit u16).
+ */
+export function jointSynth(n: i32, nx: i32, cc: usize, fx: usize, fy: usize, cf: usize, bit: usize, sv: usize, m: usize): void {
+  const unx = <usize>nx;
+  for (let k = 0; k < n; k++) {
+    const c = load<i32>(cc + (<usize>k << 2));
+    if (c < 0) continue;
+    const c0 = <usize>c;
+    const a = <f64>load<f32>(cf + (c0 << 2)) * load<f64>(sv + (<usize>load<u16>(bit + (c0 << 1)) << 3));
+    const b = <f64>load<f32>(cf + ((c0 + 1) << 2)) * load<f64>(sv + (<usize>load<u16>(bit + ((c0 + 1) << 1)) << 3));
+    const d = <f64>load<f32>(cf + ((c0 + unx) << 2)) * load<f64>(sv + (<usize>load<u16>(bit + ((c0 + unx) << 1)) << 3));
+    const e = <f64>load<f32>(cf + ((c0 + unx + 1) << 2)) * load<f64>(sv + (<usize>load<u16>(bit + ((c0 + unx + 1) << 1)) << 3));
+    const x = <f64>load<f32>(fx + (<usize>k << 2));
+    const y = <f64>load<f32>(fy + (<usize>k << 2));
+    const mk = m + (<usize>k << 2);
+    store<f32>(mk, <f32>(<f64>load<f32>(mk) + ((a + (b - a) * x) * (1 - y) + (d + (e - d) * x) * y)));
+  }
+}
+
+/**
+ * jointSynth's adjoint: each pixel's value of the f32 plane `img` (0 skipped) spread over its cell's four corners,
+ * cf[c] · value · bilinear weight, added to out[bit[c]] (f64, one per coded bit).
+ */
+export function jointProject(n: i32, nx: i32, cc: usize, fx: usize, fy: usize, cf: usize, bit: usize, img: usize, out: usize): void {
+  const unx = <usize>nx;
+  for (let k = 0; k < n; k++) {
+    const c = load<i32>(cc + (<usize>k << 2));
+    if (c < 0) continue;
+    const val = <f64>load<f32>(img + (<usize>k << 2));
+    if (val == 0) continue;
+    const c0 = <usize>c;
+    const x = <f64>load<f32>(fx + (<usize>k << 2));
+    const y = <f64>load<f32>(fy + (<usize>k << 2));
+    let o = out + (<usize>load<u16>(bit + (c0 << 1)) << 3);
+    store<f64>(o, load<f64>(o) + <f64>load<f32>(cf + (c0 << 2)) * val * (1 - x) * (1 - y));
+    o = out + (<usize>load<u16>(bit + ((c0 + 1) << 1)) << 3);
+    store<f64>(o, load<f64>(o) + <f64>load<f32>(cf + ((c0 + 1) << 2)) * val * x * (1 - y));
+    o = out + (<usize>load<u16>(bit + ((c0 + unx) << 1)) << 3);
+    store<f64>(o, load<f64>(o) + <f64>load<f32>(cf + ((c0 + unx) << 2)) * val * (1 - x) * y);
+    o = out + (<usize>load<u16>(bit + ((c0 + unx + 1) << 1)) << 3);
+    store<f64>(o, load<f64>(o) + <f64>load<f32>(cf + ((c0 + unx + 1) << 2)) * val * x * y);
+  }
+}
+
+/**
+ * fir.ts's convolve: out = Σ coef[t] · x[c + offs[t]] (summed from 0 in tap order; offs i32, negated for the
+ * adjoint) on every pixel at least 2 from the border of the w x h f32 planes, 0 on it. Four pixels of a row at once
+ * (two f64x2 lanes each, every lane summing in tap order; reads up to 3 floats past a row's interior).
+ */
+export function firConvolve(x: usize, w: i32, h: i32, coef: usize, offs: usize, out: usize): void {
+  memory.fill(out, 0, <usize>(w * h) << 2);
+  const end = w - FIR_R;
+  for (let y = FIR_R; y < h - FIR_R; y++) {
+    for (let xx = FIR_R; xx < end; xx += 4) {
+      const c = y * w + xx;
+      let a = f64x2.splat(0);
+      let b = f64x2.splat(0);
+      for (let t = 0; t < FIR_TAPS; t++) {
+        const v4 = v128.load(x + (<usize>(c + load<i32>(offs + (<usize>t << 2))) << 2));
+        const k = f64x2.splat(load<f64>(coef + (<usize>t << 3)));
+        a = f64x2.add(a, f64x2.mul(k, f64x2.promote_low_f32x4(v4)));
+        b = f64x2.add(b, f64x2.mul(k, f64x2.promote_low_f32x4(v128.shuffle<f32>(v4, v4, 2, 3, 0, 1))));
+      }
+      const o = out + (<usize>c << 2);
+      store<f32>(o, <f32>f64x2.extract_lane(a, 0));
+      if (xx + 1 < end) store<f32>(o, <f32>f64x2.extract_lane(a, 1), 4);
+      if (xx + 2 < end) store<f32>(o, <f32>f64x2.extract_lane(b, 0), 8);
+      if (xx + 3 < end) store<f32>(o, <f32>f64x2.extract_lane(b, 1), 12);
+    }
+  }
+}
+
+/** soft-decode.ts's weighting: m[k] = m[k] · W[k] over n f32 values. */
+export function weighPlane(m: usize, W: usize, n: i32): void {
+  for (let k = 0; k < n; k++) {
+    const mk = m + (<usize>k << 2);
+    store<f32>(mk, <f32>(<f64>load<f32>(mk) * <f64>load<f32>(W + (<usize>k << 2))));
+  }
+}

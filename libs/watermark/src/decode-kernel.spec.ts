@@ -1,4 +1,4 @@
-import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, blockScoresKernel, firNormalEquations, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, blockScoresKernel, firNormalEquations, JointLayer, jointOperatorKernel, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
 import { applyH, sample, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
@@ -454,3 +454,155 @@ function accumulateReference(nx: number, ny: number, u: Float32Array, v: Float32
   }
   return { p, w1, w2, r2 };
 }
+
+/** soft-decode.ts's joint operator loops before the eighteenth session (synthesis, filter, weights, projection). */
+function jointReference(w: number, h: number, layers: readonly JointLayer[], W: Float32Array, fir: Float64Array | null): { apply: (sv: Float64Array) => Float64Array; rhs: (r: Float32Array) => Float64Array } {
+  const n = w * h;
+  const synth = (sv: Float64Array): Float32Array => {
+    const m = new Float32Array(n);
+    for (const { nx, bit, cf, cc, fx, fy } of layers) {
+      for (let k = 0; k < n; k++) {
+        const c = cc[k];
+        if (c < 0) continue;
+        const a = cf[c] * sv[bit[c]];
+        const b = cf[c + 1] * sv[bit[c + 1]];
+        const d = cf[c + nx] * sv[bit[c + nx]];
+        const e = cf[c + nx + 1] * sv[bit[c + nx + 1]];
+        const x = fx[k];
+        const y = fy[k];
+        m[k] += (a + (b - a) * x) * (1 - y) + (d + (e - d) * x) * y;
+      }
+    }
+    return m;
+  };
+  const project = (img: Float32Array): Float64Array => {
+    const out = new Float64Array(330);
+    for (const { nx, bit, cf, cc, fx, fy } of layers) {
+      for (let k = 0; k < n; k++) {
+        const c = cc[k];
+        if (c < 0) continue;
+        const val = img[k];
+        if (val === 0) continue;
+        const x = fx[k];
+        const y = fy[k];
+        out[bit[c]] += cf[c] * val * (1 - x) * (1 - y);
+        out[bit[c + 1]] += cf[c + 1] * val * x * (1 - y);
+        out[bit[c + nx]] += cf[c + nx] * val * (1 - x) * y;
+        out[bit[c + nx + 1]] += cf[c + nx + 1] * val * x * y;
+      }
+    }
+    return out;
+  };
+  const convolve = (x: Float32Array, flip: boolean): Float32Array => {
+    const k = fir as Float64Array;
+    const out = new Float32Array(n);
+    for (let y = 2; y < h - 2; y++) {
+      for (let xx = 2; xx < w - 2; xx++) {
+        const c = y * w + xx;
+        let acc = 0;
+        let j = 0;
+        for (let dy = -2; dy <= 2; dy++) {
+          for (let dx = -2; dx <= 2; dx++) {
+            const v = flip ? x[c - dy * w - dx] : x[c + dy * w + dx];
+            acc += k[j++] * v;
+          }
+        }
+        out[c] = acc;
+      }
+    }
+    return out;
+  };
+  const weigh = (m: Float32Array): Float32Array => {
+    for (let k = 0; k < n; k++) m[k] *= W[k];
+    return m;
+  };
+  const forward = (m: Float32Array): Float32Array => (fir ? convolve(m, false) : m);
+  const adjoint = (m: Float32Array): Float32Array => (fir ? convolve(m, true) : m);
+  return { apply: (sv) => project(adjoint(weigh(forward(synth(sv))))), rhs: (r) => project(adjoint(weigh(Float32Array.from(r)))) };
+}
+
+/** A w x h box of two random layers whose pixels have a cell only inside [x0, x1) x [y0, y1), weight 0 elsewhere. */
+function jointSetup(seed: number, w: number, h: number, inside = { x0: 0, y0: 0, x1: w, y1: h }): { layers: JointLayer[]; W: Float32Array; fir: Float64Array; sv: Float64Array; r: Float32Array } {
+  const rnd = random(seed);
+  const n = w * h;
+  const cellOf = (k: number): boolean => {
+    const x = k % w;
+    const y = Math.floor(k / w);
+    return x >= inside.x0 && x < inside.x1 && y >= inside.y0 && y < inside.y1 && rnd() > 0.05;
+  };
+  const has = Array.from({ length: n }, (_, k) => cellOf(k));
+  const layers = [
+    [13, 9],
+    [7, 5],
+  ].map(([nx, ny]) => {
+    const cells = nx * ny;
+    return {
+      nx,
+      bit: Uint16Array.from({ length: cells }, () => Math.floor(rnd() * 330)),
+      cf: Float32Array.from({ length: cells }, () => rnd() * 4 - 2),
+      cc: Int32Array.from(has, (ok) => (ok ? Math.floor(rnd() * (ny - 1)) * nx + Math.floor(rnd() * (nx - 1)) : -1)),
+      fx: Float32Array.from({ length: n }, () => rnd()),
+      fy: Float32Array.from({ length: n }, () => rnd()),
+    };
+  });
+  const W = Float32Array.from(has, (ok) => (ok ? 0.1 + rnd() : 0));
+  const fir = Float64Array.from({ length: 26 }, (_, t) => (t === 12 ? 0.8 : (rnd() - 0.5) * 0.1));
+  const sv = Float64Array.from({ length: 330 }, () => rnd() * 2 - 1);
+  const r = Float32Array.from(has, (ok) => (ok ? (rnd() - 0.5) * 20 : 0));
+  return { layers, W, fir, sv, r };
+}
+
+function sameBits(a: Float64Array, b: Float64Array): boolean {
+  return a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+}
+
+describe('joint estimate operator (WebAssembly)', () => {
+  it("is bit for bit the JavaScript loops, with and without the filter, for every count of pixels in a row's last group of four", () => {
+    for (const w of [9, 10, 11, 12, 61]) {
+      const h = 23;
+      const { layers, W, fir, sv, r } = jointSetup(w, w, h);
+      for (const filter of [fir, null]) {
+        const op = jointOperatorKernel(w, h, layers, W, filter, 330);
+        const want = jointReference(w, h, layers, W, filter);
+        try {
+          const got = op.apply(sv);
+          expect(sameBits(got, want.apply(sv))).toBe(true);
+          expect(got.some((v) => v !== 0)).toBe(true);
+          // called again with other values: nothing of the previous call is left in its planes
+          const sv2 = sv.map((v) => -0.5 * v);
+          expect(sameBits(op.apply(sv2), want.apply(sv2))).toBe(true);
+          expect(sameBits(op.rhs(r), want.rhs(r))).toBe(true);
+        } finally {
+          op.release();
+        }
+      }
+    }
+  });
+
+  it('gives the same values on the box around the pixels with a cell (grown by 2) as on the whole plane', () => {
+    // the box as soft-decode.ts cuts it: inside the plane, on its left and bottom edges (the filter's zero border
+    // then falls on the same pixels in both)
+    const w = 50;
+    const h = 40;
+    const inside = { x0: 0, y0: 12, x1: 31, y1: 40 };
+    const full = jointSetup(5, w, h, inside);
+    const box = { x0: 0, y0: inside.y0 - 2, x1: inside.x1 + 2, y1: h };
+    const bw = box.x1 - box.x0;
+    const bh = box.y1 - box.y0;
+    function cut<T extends Float32Array | Int32Array>(a: T): T {
+      const out = new (a.constructor as new (n: number) => T)(bw * bh);
+      for (let y = 0; y < bh; y++) out.set(a.subarray((box.y0 + y) * w + box.x0, (box.y0 + y) * w + box.x1), y * bw);
+      return out;
+    }
+    const cutLayers = full.layers.map((L) => ({ ...L, cc: cut(L.cc), fx: cut(L.fx), fy: cut(L.fy) }));
+    const a = jointOperatorKernel(w, h, full.layers, full.W, full.fir, 330);
+    const onPlane = [a.apply(full.sv), a.rhs(full.r)];
+    a.release();
+    const b = jointOperatorKernel(bw, bh, cutLayers, cut(full.W), full.fir, 330);
+    const onBox = [b.apply(full.sv), b.rhs(cut(full.r))];
+    b.release();
+    expect(sameBits(onBox[0], onPlane[0])).toBe(true);
+    expect(sameBits(onBox[1], onPlane[1])).toBe(true);
+    expect(onPlane[0].some((v) => v !== 0)).toBe(true);
+  });
+});

@@ -18,6 +18,9 @@ type NccSearchFn = (O: number, ow: number, oh: number, tw: number, th: number, o
 type AlignedSumsFn = (O: number, ow: number, oh: number, I: number, iw: number, ih: number, H: number, step: number, fill: number, tiles: number, out: number) => void;
 type BlockScoresFn = (win: number, ww: number, S: number, off: number, patch: number, count: number, n: number, ss: number, scores: number, scratch: number) => void;
 type AccumulateCellsFn = (nx: number, ny: number, u: number, v: number, r: number, count: number, p: number, w1: number, w2: number, r2: number) => void;
+type JointPixelsFn = (n: number, nx: number, cc: number, fx: number, fy: number, cf: number, bit: number, plane: number, out: number) => void;
+type FirConvolveFn = (x: number, w: number, h: number, coef: number, offs: number, out: number) => void;
+type WeighPlaneFn = (m: number, W: number, n: number) => void;
 
 interface DecodeKernel {
   memory: WebAssembly.Memory;
@@ -29,6 +32,10 @@ interface DecodeKernel {
   nccSearch: NccSearchFn;
   alignedSums: AlignedSumsFn;
   blockScores: BlockScoresFn;
+  jointSynth: JointPixelsFn;
+  jointProject: JointPixelsFn;
+  firConvolve: FirConvolveFn;
+  weighPlane: WeighPlaneFn;
 }
 
 /**
@@ -277,4 +284,94 @@ export function blockScoresKernel(O: Plane, cx: number, cy: number, R: number, S
   }
   k.blockScores(win, ww, S, offs, p, count, n, ss, scores, scratch);
   return finish(k, () => new Float64Array(buffer, scores, side * side).slice());
+}
+
+/** One layer of soft-decode.ts's joint estimate: its grid width, bit and coefficient per cell, and pixel taps. */
+export interface JointLayer {
+  nx: number;
+  bit: Uint16Array;
+  cf: Float32Array;
+  /** Base cell of each pixel (−1: none), and its bilinear fractions. */
+  cc: Int32Array;
+  fx: Float32Array;
+  fy: Float32Array;
+}
+
+/**
+ * soft-decode.ts's joint operator on a w x h box: `apply(sv)` = project(adjoint(weigh(forward(synth(sv))))) and
+ * `rhs(r)` = project(adjoint(weigh(r))), with forward / adjoint the 5 x 5 filter's correlation / convolution
+ * (identity without a filter) and weigh the per-pixel weights W. The conjugate-gradient solve calls it 17 times on
+ * every pixel of the box, so its pixel arrays are copied into the kernel's memory once, at creation; the same
+ * operations in the same order as the JavaScript loops it replaced. Synchronous between creation and `release()`
+ * (no other kernel call may come in between: they share the instance's memory layout).
+ */
+export interface JointOperator {
+  apply(sv: Float64Array): Float64Array;
+  rhs(r: Float32Array): Float64Array;
+  release(): void;
+}
+
+export function jointOperatorKernel(w: number, h: number, layers: readonly JointLayer[], W: Float32Array, fir: Float64Array | null, bits: number): JointOperator {
+  const n = w * h;
+  if (W.length < n || (fir && fir.length < 25) || layers.some((L) => L.cc.length < n || L.fx.length < n || L.fy.length < n || L.cf.length !== L.bit.length)) throw new Error('jointOperatorKernel: bad input');
+  const perLayer = layers.flatMap((L) => [4 * n, 4 * n, 4 * n, 4 * L.cf.length, 2 * L.bit.length]);
+  const { k, at } = kernelWith([...perLayer, 4 * n, 4 * n, 4 * n, 8 * 25, 4 * 25, 4 * 25, 8 * bits, 8 * bits]);
+  const buffer = k.memory.buffer;
+  const layerAt = layers.map((L, l) => {
+    const [cc, fx, fy, cf, bit] = at.slice(5 * l, 5 * l + 5);
+    new Int32Array(buffer, cc, n).set(L.cc.subarray(0, n));
+    new Float32Array(buffer, fx, n).set(L.fx.subarray(0, n));
+    new Float32Array(buffer, fy, n).set(L.fy.subarray(0, n));
+    new Float32Array(buffer, cf, L.cf.length).set(L.cf);
+    new Uint16Array(buffer, bit, L.bit.length).set(L.bit);
+    return { nx: L.nx, cc, fx, fy, cf, bit };
+  });
+  const [Wa, m, t, coef, forward, adjoint, sv, out] = at.slice(5 * layers.length);
+  new Float32Array(buffer, Wa, n).set(W.subarray(0, n));
+  if (fir) {
+    new Float64Array(buffer, coef, 25).set(fir.subarray(0, 25));
+    // the taps' offsets in tap order, negated for the adjoint (fir.ts's applyFir makes them the same way)
+    const fo = new Int32Array(buffer, forward, 25);
+    const ao = new Int32Array(buffer, adjoint, 25);
+    let j = 0;
+    for (let dy = -2; dy <= 2; dy++) {
+      for (let dx = -2; dx <= 2; dx++) {
+        fo[j] = dy * w + dx;
+        ao[j] = -(dy * w + dx);
+        j++;
+      }
+    }
+  }
+  const plane = new Float32Array(buffer, m, n);
+  const svs = new Float64Array(buffer, sv, bits);
+  const outs = new Float64Array(buffer, out, bits);
+  /** project(adjoint(weigh(the plane at src))), with `scratch` the other plane. */
+  const back = (src: number, scratch: number): Float64Array => {
+    k.weighPlane(src, Wa, n);
+    let img = src;
+    if (fir) {
+      k.firConvolve(src, w, h, coef, adjoint, scratch);
+      img = scratch;
+    }
+    outs.fill(0);
+    for (const L of layerAt) k.jointProject(n, L.nx, L.cc, L.fx, L.fy, L.cf, L.bit, img, out);
+    return outs.slice();
+  };
+  return {
+    apply(values: Float64Array): Float64Array {
+      svs.set(values.subarray(0, bits));
+      plane.fill(0);
+      for (const L of layerAt) k.jointSynth(n, L.nx, L.cc, L.fx, L.fy, L.cf, L.bit, sv, m);
+      if (!fir) return back(m, t);
+      k.firConvolve(m, w, h, coef, forward, t);
+      return back(t, m);
+    },
+    rhs(r: Float32Array): Float64Array {
+      plane.set(r.subarray(0, n));
+      return back(m, t);
+    },
+    release(): void {
+      finish(k, () => undefined);
+    },
+  };
 }

@@ -6,7 +6,8 @@ import { solve } from './image';
 const math = Math;
 
 /** Radius of the filter: 5x5 taps. */
-const FIR_R = 2;
+export const FIR_RADIUS = 2;
+const FIR_R = FIR_RADIUS;
 
 /**
  * Least-squares FIR filter (5x5 + bias) mapping the warped original onto the inspected image: it absorbs blur,
@@ -59,25 +60,4 @@ export function applyFir(W: Float32Array, w: number, h: number, k: Float64Array,
   // every working pixel, twice per registered decoding: in WebAssembly (decode-kernel.ts; the taps summed from 0 in
   // this order, so the results are the same to the bit as the unrolled JavaScript loop it replaced)
   return applyFirKernel(W, w, h, coef, offs, off, sumK, bias);
-}
-
-/** Pure 2-D correlation (flip = false) or convolution (flip = true) with the FIR taps; borders and NaN give 0. */
-export function convolve(x: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
-  const R = FIR_R;
-  const out = new Float32Array(w * h);
-  for (let y = R; y < h - R; y++) {
-    for (let xx = R; xx < w - R; xx++) {
-      const c = y * w + xx;
-      let acc = 0;
-      let j = 0;
-      for (let dy = -R; dy <= R; dy++) {
-        for (let dx = -R; dx <= R; dx++) {
-          const v = flip ? x[c - dy * w - dx] : x[c + dy * w + dx];
-          acc += k[j++] * v;
-        }
-      }
-      out[c] = acc;
-    }
-  }
-  return out;
 }

@@ -117,6 +117,36 @@ interface Candidate {
   masked?: boolean;
 }
 
+/** Per row of a mask, its first and last pixel not masked (−1: none), and how many are not masked. */
+interface KeptRows {
+  first: Int32Array;
+  last: Int32Array;
+  kept: number;
+}
+
+const keptRowsOf = new WeakMap<Uint8Array, KeptRows>();
+
+/** A template search's mask is the same for its hundreds of placements tried: its rows are read once. */
+function keptRows(skip: Uint8Array, w: number, h: number): KeptRows {
+  let rows = keptRowsOf.get(skip);
+  if (!rows) {
+    const first = new Int32Array(h).fill(-1);
+    const last = new Int32Array(h).fill(-1);
+    let kept = 0;
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        if (skip[y * w + x]) continue;
+        if (first[y] < 0) first[y] = x;
+        last[y] = x;
+        kept++;
+      }
+    }
+    rows = { first, last, kept };
+    keptRowsOf.set(skip, rows);
+  }
+  return rows;
+}
+
 /**
  * Masked NCC template search of the inspected (rotated/scaled into the original frame) over the original. With
  * `skip` (a mask of Ic), those pixels (a filled canvas) are left out of the template and its extent is that of the
@@ -145,15 +175,15 @@ export function coarseSearch(Oc: Plane, Ic: Plane, theta: number, sx: number, sy
     maxY = math.max(maxY, v);
   };
   if (skip) {
-    let kept = 0;
+    // the extent of a linear map of the kept pixels is reached at a row's first or last kept pixel (the map's rounded
+    // value is monotone along a row), so those two per row give the same extent as every pixel
+    const rows = keptRows(skip, Ic.w, Ic.h);
+    if (rows.kept < 30) return null;
     for (let y = 0; y < Ic.h; y++) {
-      for (let x = 0; x < Ic.w; x++) {
-        if (skip[y * Ic.w + x]) continue;
-        extend(x, y);
-        kept++;
-      }
+      if (rows.first[y] < 0) continue;
+      extend(rows.first[y], y);
+      extend(rows.last[y], y);
     }
-    if (kept < 30) return null;
   } else {
     extend(0, 0);
     extend(Ic.w - 1, 0);
@@ -663,6 +693,21 @@ function indexScale(rx: number, ry: number): Homography {
   return Float64Array.from([rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1]);
 }
 
+const halves = new WeakMap<Float32Array, Plane>();
+
+/**
+ * A plane at half size, kept per plane: every candidate refined starts from the same two reductions (an unrelated
+ * 4 MP photo checked against a small original: 15 refinements, 45 ms per reduction of the copy).
+ */
+function halfOf(P: Plane): Plane {
+  let half = halves.get(P.d);
+  if (!half) {
+    half = resize(P, math.max(8, math.round(P.w / 2)), math.max(8, math.round(P.h / 2)));
+    halves.set(P.d, half);
+  }
+  return half;
+}
+
 /** Polishes a registration found elsewhere (feature matching) with the block-matching refinement. */
 export function refineFrom(O: Plane, I: Plane, H: Homography): Registration {
   const r = refine(O, I, { H, ncc: 0, theta: 0, mirror: false, search: 3 });
@@ -675,8 +720,8 @@ function refine(O: Plane, I: Plane, coarse: Candidate): Registration {
   const grid = math.max(4, math.min(8, math.floor(math.min(I.w, I.h) / 24)));
   if (coarse.search > 5 && math.min(I.w, I.h) >= 64) {
     // wide first pass at half resolution
-    const O2 = resize(O, math.max(8, math.round(O.w / 2)), math.max(8, math.round(O.h / 2)));
-    const I2 = resize(I, math.max(8, math.round(I.w / 2)), math.max(8, math.round(I.h / 2)));
+    const O2 = halfOf(O);
+    const I2 = halfOf(I);
     const AO = indexScale(O2.w / O.w, O2.h / O.h);
     const AI = indexScale(I2.w / I.w, I2.h / I.h);
     const H2 = mulH(mulH(AO, H), invertH(AI));
