@@ -86,13 +86,15 @@ export interface PixelTaps {
 /**
  * Bilinear taps (base cell and fractions) of every pixel on one layer's grid; base -1 = no sample. The fractions are
  * kept in single precision (the joint soft estimate, whose figures were measured so; accumulate() uses the same taps
- * in double precision).
+ * in double precision). Written into `out` (arrays of u.length: the joint estimate passes views of the decode
+ * kernel's memory, which hold old data, so every entry is written).
  */
-export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array): PixelTaps {
+export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Array, valid: Uint8Array, out: PixelTaps): void {
   const n = u.length;
-  const c = new Int32Array(n).fill(-1);
-  const fxs = new Float32Array(n);
-  const fys = new Float32Array(n);
+  const { c, fx: fxs, fy: fys } = out;
+  c.fill(-1, 0, n);
+  fxs.fill(0, 0, n);
+  fys.fill(0, 0, n);
   const f = new Float64Array(2);
   for (let k = 0; k < n; k++) {
     if (!valid[k]) continue;
@@ -100,7 +102,6 @@ export function pixelTaps(nx: number, ny: number, u: Float32Array, v: Float32Arr
     fxs[k] = f[0];
     fys[k] = f[1];
   }
-  return { c, fx: fxs, fy: fys };
 }
 
 /**

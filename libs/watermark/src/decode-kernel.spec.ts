@@ -1,4 +1,4 @@
-import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, blockScoresKernel, firNormalEquations, JointLayer, jointOperatorKernel, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
+import { accumulateCellsKernel, alignedSumsKernel, applyFirKernel, blockScoresKernel, firNormalEquations, JointLayer, JointOperator, jointOperatorKernel, nccSearchKernel, polyNormalEquations, retainedKernelBytes, warpCubicKernel } from './decode-kernel';
 import { applyH, sample, sampleCubicOrNaN } from './image';
 import { mulberry32 as random } from './testing/random';
 import { lutAt } from './tone';
@@ -460,7 +460,7 @@ function jointReference(w: number, h: number, layers: readonly JointLayer[], W: 
   const n = w * h;
   const synth = (sv: Float64Array): Float32Array => {
     const m = new Float32Array(n);
-    for (const { nx, bit, cf, cc, fx, fy } of layers) {
+    for (const { nx, bit, cf, c: cc, fx, fy } of layers) {
       for (let k = 0; k < n; k++) {
         const c = cc[k];
         if (c < 0) continue;
@@ -477,7 +477,7 @@ function jointReference(w: number, h: number, layers: readonly JointLayer[], W: 
   };
   const project = (img: Float32Array): Float64Array => {
     const out = new Float64Array(330);
-    for (const { nx, bit, cf, cc, fx, fy } of layers) {
+    for (const { nx, bit, cf, c: cc, fx, fy } of layers) {
       for (let k = 0; k < n; k++) {
         const c = cc[k];
         if (c < 0) continue;
@@ -540,7 +540,7 @@ function jointSetup(seed: number, w: number, h: number, inside = { x0: 0, y0: 0,
       nx,
       bit: Uint16Array.from({ length: cells }, () => Math.floor(rnd() * 330)),
       cf: Float32Array.from({ length: cells }, () => rnd() * 4 - 2),
-      cc: Int32Array.from(has, (ok) => (ok ? Math.floor(rnd() * (ny - 1)) * nx + Math.floor(rnd() * (nx - 1)) : -1)),
+      c: Int32Array.from(has, (ok) => (ok ? Math.floor(rnd() * (ny - 1)) * nx + Math.floor(rnd() * (nx - 1)) : -1)),
       fx: Float32Array.from({ length: n }, () => rnd()),
       fy: Float32Array.from({ length: n }, () => rnd()),
     };
@@ -550,6 +550,21 @@ function jointSetup(seed: number, w: number, h: number, inside = { x0: 0, y0: 0,
   const sv = Float64Array.from({ length: 330 }, () => rnd() * 2 - 1);
   const r = Float32Array.from(has, (ok) => (ok ? (rnd() - 0.5) * 20 : 0));
   return { layers, W, fir, sv, r };
+}
+
+/** The operator with its views filled from `layers` and `W` (as soft-decode.ts fills them). */
+function operatorFor(w: number, h: number, layers: readonly JointLayer[], W: Float32Array, fir: Float64Array | null): JointOperator {
+  const op = jointOperatorKernel(w, h, layers.map((L) => ({ nx: L.nx, cells: L.cf.length })), fir, 330);
+  op.layers.forEach((view, l) => {
+    const L = layers[l];
+    view.c.set(L.c);
+    view.fx.set(L.fx);
+    view.fy.set(L.fy);
+    view.cf.set(L.cf);
+    view.bit.set(L.bit);
+  });
+  op.W.set(W);
+  return op;
 }
 
 function sameBits(a: Float64Array, b: Float64Array): boolean {
@@ -562,7 +577,7 @@ describe('joint estimate operator (WebAssembly)', () => {
       const h = 23;
       const { layers, W, fir, sv, r } = jointSetup(w, w, h);
       for (const filter of [fir, null]) {
-        const op = jointOperatorKernel(w, h, layers, W, filter, 330);
+        const op = operatorFor(w, h, layers, W, filter);
         const want = jointReference(w, h, layers, W, filter);
         try {
           const got = op.apply(sv);
@@ -594,11 +609,11 @@ describe('joint estimate operator (WebAssembly)', () => {
       for (let y = 0; y < bh; y++) out.set(a.subarray((box.y0 + y) * w + box.x0, (box.y0 + y) * w + box.x1), y * bw);
       return out;
     }
-    const cutLayers = full.layers.map((L) => ({ ...L, cc: cut(L.cc), fx: cut(L.fx), fy: cut(L.fy) }));
-    const a = jointOperatorKernel(w, h, full.layers, full.W, full.fir, 330);
+    const cutLayers = full.layers.map((L) => ({ ...L, c: cut(L.c), fx: cut(L.fx), fy: cut(L.fy) }));
+    const a = operatorFor(w, h, full.layers, full.W, full.fir);
     const onPlane = [a.apply(full.sv), a.rhs(full.r)];
     a.release();
-    const b = jointOperatorKernel(bw, bh, cutLayers, cut(full.W), full.fir, 330);
+    const b = operatorFor(bw, bh, cutLayers, cut(full.W), full.fir);
     const onBox = [b.apply(full.sv), b.rhs(cut(full.r))];
     b.release();
     expect(sameBits(onBox[0], onPlane[0])).toBe(true);

@@ -291,8 +291,8 @@ export interface JointLayer {
   nx: number;
   bit: Uint16Array;
   cf: Float32Array;
-  /** Base cell of each pixel (−1: none), and its bilinear fractions. */
-  cc: Int32Array;
+  /** Base cell of each pixel (−1: none), and its bilinear fractions (cell-decode.ts's PixelTaps). */
+  c: Int32Array;
   fx: Float32Array;
   fy: Float32Array;
 }
@@ -301,33 +301,43 @@ export interface JointLayer {
  * soft-decode.ts's joint operator on a w x h box: `apply(sv)` = project(adjoint(weigh(forward(synth(sv))))) and
  * `rhs(r)` = project(adjoint(weigh(r))), with forward / adjoint the 5 x 5 filter's correlation / convolution
  * (identity without a filter) and weigh the per-pixel weights W. The conjugate-gradient solve calls it 17 times on
- * every pixel of the box, so its pixel arrays are copied into the kernel's memory once, at creation; the same
- * operations in the same order as the JavaScript loops it replaced. Synchronous between creation and `release()`
- * (no other kernel call may come in between: they share the instance's memory layout).
+ * every pixel of the box; the same operations in the same order as the JavaScript loops they replaced.
+ *
+ * `layers` and `W` are views of the kernel's memory, for the caller to fill before the first call (each layer's bits
+ * and coefficients, every pixel's taps and weight: the memory is reused, nothing in it is zero): the pixel arrays are
+ * written there once instead of being made in JavaScript and copied (at 8 MP, about 290 MB fewer at the peak). No
+ * other kernel call may come between creation and `release()` (they share the instance's memory), and the views must
+ * not be used after it.
  */
 export interface JointOperator {
+  layers: JointLayer[];
+  W: Float32Array;
   apply(sv: Float64Array): Float64Array;
   rhs(r: Float32Array): Float64Array;
   release(): void;
 }
 
-export function jointOperatorKernel(w: number, h: number, layers: readonly JointLayer[], W: Float32Array, fir: Float64Array | null, bits: number): JointOperator {
+/** Each layer's grid width and number of cells. */
+export interface JointGrid {
+  nx: number;
+  cells: number;
+}
+
+export function jointOperatorKernel(w: number, h: number, grids: readonly JointGrid[], fir: Float64Array | null, bits: number): JointOperator {
   const n = w * h;
-  if (W.length < n || (fir && fir.length < 25) || layers.some((L) => L.cc.length < n || L.fx.length < n || L.fy.length < n || L.cf.length !== L.bit.length)) throw new Error('jointOperatorKernel: bad input');
-  const perLayer = layers.flatMap((L) => [4 * n, 4 * n, 4 * n, 4 * L.cf.length, 2 * L.bit.length]);
+  if ((fir && fir.length < 25) || grids.some((g) => g.nx < 2 || g.cells < 2 * g.nx)) throw new Error('jointOperatorKernel: bad input');
+  const perLayer = grids.flatMap((g) => [4 * n, 4 * n, 4 * n, 4 * g.cells, 2 * g.cells]);
   const { k, at } = kernelWith([...perLayer, 4 * n, 4 * n, 4 * n, 8 * 25, 4 * 25, 4 * 25, 8 * bits, 8 * bits]);
   const buffer = k.memory.buffer;
-  const layerAt = layers.map((L, l) => {
-    const [cc, fx, fy, cf, bit] = at.slice(5 * l, 5 * l + 5);
-    new Int32Array(buffer, cc, n).set(L.cc.subarray(0, n));
-    new Float32Array(buffer, fx, n).set(L.fx.subarray(0, n));
-    new Float32Array(buffer, fy, n).set(L.fy.subarray(0, n));
-    new Float32Array(buffer, cf, L.cf.length).set(L.cf);
-    new Uint16Array(buffer, bit, L.bit.length).set(L.bit);
-    return { nx: L.nx, cc, fx, fy, cf, bit };
+  const layerAt = grids.map((g, l) => {
+    const [c, fx, fy, cf, bit] = at.slice(5 * l, 5 * l + 5);
+    return { nx: g.nx, c, fx, fy, cf, bit };
   });
-  const [Wa, m, t, coef, forward, adjoint, sv, out] = at.slice(5 * layers.length);
-  new Float32Array(buffer, Wa, n).set(W.subarray(0, n));
+  const layers = grids.map((g, l) => {
+    const a = layerAt[l];
+    return { nx: g.nx, c: new Int32Array(buffer, a.c, n), fx: new Float32Array(buffer, a.fx, n), fy: new Float32Array(buffer, a.fy, n), cf: new Float32Array(buffer, a.cf, g.cells), bit: new Uint16Array(buffer, a.bit, g.cells) };
+  });
+  const [Wa, m, t, coef, forward, adjoint, sv, out] = at.slice(5 * grids.length);
   if (fir) {
     new Float64Array(buffer, coef, 25).set(fir.subarray(0, 25));
     // the taps' offsets in tap order, negated for the adjoint (fir.ts's applyFir makes them the same way)
@@ -354,14 +364,16 @@ export function jointOperatorKernel(w: number, h: number, layers: readonly Joint
       img = scratch;
     }
     outs.fill(0);
-    for (const L of layerAt) k.jointProject(n, L.nx, L.cc, L.fx, L.fy, L.cf, L.bit, img, out);
+    for (const L of layerAt) k.jointProject(n, L.nx, L.c, L.fx, L.fy, L.cf, L.bit, img, out);
     return outs.slice();
   };
   return {
+    layers,
+    W: new Float32Array(buffer, Wa, n),
     apply(values: Float64Array): Float64Array {
       svs.set(values.subarray(0, bits));
       plane.fill(0);
-      for (const L of layerAt) k.jointSynth(n, L.nx, L.cc, L.fx, L.fy, L.cf, L.bit, sv, m);
+      for (const L of layerAt) k.jointSynth(n, L.nx, L.c, L.fx, L.fy, L.cf, L.bit, sv, m);
       if (!fir) return back(m, t);
       k.firConvolve(m, w, h, coef, forward, t);
       return back(t, m);

@@ -1,3 +1,4 @@
+import { pixelTaps } from './cell-decode';
 import { residualBox } from './soft-decode';
 
 describe('residualBox', () => {
@@ -22,5 +23,23 @@ describe('residualBox', () => {
 
   it('is null when no pixel has a residual', () => {
     expect(residualBox(new Float32Array(w * h).fill(Number.NaN), w, h)).toBeNull();
+  });
+});
+
+describe('pixelTaps into arrays that hold old data', () => {
+  it('writes every entry: no cell and no fraction left from before where a pixel has no residual', () => {
+    const n = 500;
+    const u = Float32Array.from({ length: n }, (_, k) => (k % 25) / 25);
+    const v = Float32Array.from({ length: n }, (_, k) => Math.floor(k / 25) / 20);
+    const valid = Uint8Array.from({ length: n }, (_, k) => (k % 3 === 0 ? 0 : 1));
+    const fresh = { c: new Int32Array(n), fx: new Float32Array(n), fy: new Float32Array(n) };
+    const stale = { c: new Int32Array(n).fill(7), fx: new Float32Array(n).fill(0.3), fy: new Float32Array(n).fill(Number.NaN) };
+    pixelTaps(13, 9, u, v, valid, fresh);
+    pixelTaps(13, 9, u, v, valid, stale);
+    expect(Array.from(stale.c)).toEqual(Array.from(fresh.c));
+    expect(Array.from(stale.fx)).toEqual(Array.from(fresh.fx));
+    expect(Array.from(stale.fy)).toEqual(Array.from(fresh.fy));
+    expect(fresh.c[0]).toBe(-1);
+    expect(fresh.c[1]).toBeGreaterThanOrEqual(0);
   });
 });

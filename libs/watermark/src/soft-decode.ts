@@ -1,7 +1,7 @@
 /** Soft decoding of a weak registered residual: the joint least-squares estimate and the reweighted layer sum. */
 import { pixelTaps, smoothCells } from './cell-decode';
 import { Box, cropPlane } from './content-box';
-import { JointLayer, JointOperator, jointOperatorKernel } from './decode-kernel';
+import { JointOperator, jointOperatorKernel } from './decode-kernel';
 import { FIR_RADIUS } from './fir';
 import { CODED_BITS, convEncode, INFO_BITS, viterbiDecode } from './payload';
 import { Layer } from './pattern';
@@ -96,60 +96,62 @@ export function jointSoft(
   let cnt = 0;
   for (let k = 0; k < n; k++) if (r0[k] === r0[k]) { valid[k] = 1; cnt++; }
   if (cnt < 256) return null;
-  const taps = layers.map((L) => pixelTaps(L.nx, L.ny, qx, qy, valid));
-  // per-cell coefficient (relative embedding amplitude x chip), with the embedder's per-layer energy split
-  const coef = layers.map((L, l) => {
-    const a = amps[l];
-    let ms = 0;
-    for (let c = 0; c < a.length; c++) ms += a[c] * a[c];
-    const g = math.sqrt((l === 0 ? 0.4 : 0.6) / (ms / a.length));
-    const out = new Float32Array(a.length);
-    for (let c = 0; c < a.length; c++) out[c] = a[c] * g * L.chip[c];
-    return out;
-  });
-  // per-pixel weight: inverse local residual variance (fine cells, smoothed)
-  const L0 = layers[0];
-  const t0 = taps[0];
-  const sum = new Float32Array(L0.nx * L0.ny);
-  const sq = new Float32Array(L0.nx * L0.ny);
-  const num = new Float32Array(L0.nx * L0.ny);
-  const rr = new Float32Array(n);
-  for (let k = 0; k < n; k++) {
-    if (!valid[k]) continue;
-    const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
-    rr[k] = r0[k];
-    sum[c] += r0[k];
-    sq[c] += r0[k] * r0[k];
-    num[c] += 1;
-  }
-  const lv = new Float32Array(sum.length).fill(-1);
-  for (let c = 0; c < lv.length; c++) if (num[c] > 0) lv[c] = math.max(0, sq[c] / num[c] - (sum[c] / num[c]) ** 2);
-  const sm = smoothCells(lv, L0.nx, L0.ny, 1);
-  const W = new Float32Array(n);
-  for (let k = 0; k < n; k++) {
-    if (!valid[k]) continue;
-    const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
-    W[k] = 1 / (math.max(0, sm[c]) + 0.5);
-  }
-  // each layer's grid width, bit of each cell, per-cell coefficients and pixel taps
-  const joint: JointLayer[] = layers.map((L, l) => ({ nx: L.nx, bit: L.bit, cf: coef[l], cc: taps[l].c, fx: taps[l].fx, fy: taps[l].fy }));
   // the operator's loops run over every pixel 17 times: in WebAssembly (decode-kernel.ts; the same operations in the
-  // same order as the JavaScript loops they replaced, so the same estimate to the bit)
-  const op = jointOperatorKernel(w, h, joint, W, fir, CODED_BITS);
+  // same order as the JavaScript loops they replaced, so the same estimate to the bit). Its pixel arrays are written
+  // straight into the kernel's memory.
+  const op = jointOperatorKernel(w, h, layers.map((L) => ({ nx: L.nx, cells: L.nx * L.ny })), fir, CODED_BITS);
   try {
-    return solve(op, joint, W, rr);
+    const joint = op.layers;
+    layers.forEach((L, l) => {
+      pixelTaps(L.nx, L.ny, qx, qy, valid, joint[l]);
+      joint[l].bit.set(L.bit);
+      // per-cell coefficient (relative embedding amplitude x chip), with the embedder's per-layer energy split
+      const a = amps[l];
+      let ms = 0;
+      for (let c = 0; c < a.length; c++) ms += a[c] * a[c];
+      const g = math.sqrt((l === 0 ? 0.4 : 0.6) / (ms / a.length));
+      const cf = joint[l].cf;
+      for (let c = 0; c < a.length; c++) cf[c] = a[c] * g * L.chip[c];
+    });
+    // per-pixel weight: inverse local residual variance (fine cells, smoothed)
+    const L0 = layers[0];
+    const t0 = joint[0];
+    const sum = new Float32Array(L0.nx * L0.ny);
+    const sq = new Float32Array(L0.nx * L0.ny);
+    const num = new Float32Array(L0.nx * L0.ny);
+    const rr = new Float32Array(n);
+    for (let k = 0; k < n; k++) {
+      if (!valid[k]) continue;
+      const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
+      rr[k] = r0[k];
+      sum[c] += r0[k];
+      sq[c] += r0[k] * r0[k];
+      num[c] += 1;
+    }
+    const lv = new Float32Array(sum.length).fill(-1);
+    for (let c = 0; c < lv.length; c++) if (num[c] > 0) lv[c] = math.max(0, sq[c] / num[c] - (sum[c] / num[c]) ** 2);
+    const sm = smoothCells(lv, L0.nx, L0.ny, 1);
+    const W = op.W;
+    W.fill(0);
+    for (let k = 0; k < n; k++) {
+      if (!valid[k]) continue;
+      const c = t0.c[k] + (t0.fx[k] >= 0.5 ? 1 : 0) + (t0.fy[k] >= 0.5 ? L0.nx : 0);
+      W[k] = 1 / (math.max(0, sm[c]) + 0.5);
+    }
+    return solve(op, rr);
   } finally {
     op.release();
   }
 }
 
 /** The conjugate-gradient solve of jointSoft with its operator, scaled by each bit's information. */
-function solve(op: JointOperator, layerTaps: readonly JointLayer[], W: Float32Array, rr: Float32Array): Float64Array | null {
+function solve(op: JointOperator, rr: Float32Array): Float64Array | null {
+  const W = op.W;
   // rhs and the per-bit information (diagonal) for the final scaling
   const bvec = op.rhs(rr);
   const diag = new Float64Array(CODED_BITS);
   // diagonal estimate: energy of each bit's template, computed without the cross terms (squared coefficients)
-  for (const { nx, bit, cf, cc, fx, fy } of layerTaps) {
+  for (const { nx, bit, cf, c: cc, fx, fy } of op.layers) {
     for (let k = 0; k < cc.length; k++) {
       const c = cc[k];
       if (c < 0) continue;
