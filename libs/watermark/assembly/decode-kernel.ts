@@ -474,9 +474,10 @@ export function jointProject(n: i32, nx: i32, cc: usize, fx: usize, fy: usize, c
 }
 
 /**
- * fir.ts's convolve: out = Σ coef[t] · x[c + offs[t]] (summed from 0 in tap order; offs i32, negated for the
- * adjoint) on every pixel at least 2 from the border of the w x h f32 planes, 0 on it. Four pixels of a row at once
- * (two f64x2 lanes each, every lane summing in tap order; reads up to 3 floats past a row's interior).
+ * The joint estimate's 5 x 5 filter (soft-decode.ts; fir.ts's `convolve` until the eighteenth session):
+ * out = Σ coef[t] · x[c + offs[t]] (summed from 0 in tap order; offs i32, negated for the adjoint) on every pixel at
+ * least 2 from the border of the w x h f32 planes, 0 on it. Four pixels of a row at once (two f64x2 lanes each, every
+ * lane summing in tap order; reads up to 3 floats past a row's interior).
  */
 export function firConvolve(x: usize, w: i32, h: i32, coef: usize, offs: usize, out: usize): void {
   memory.fill(out, 0, <usize>(w * h) << 2);
