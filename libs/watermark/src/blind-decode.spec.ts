@@ -1,29 +1,23 @@
 import { edgeWeights } from './blind-decode';
 import { mulberry32 as random } from './testing/random';
 
-/** edgeWeights before the eighteenth session: every pixel's neighbours with bounds tests. */
+/**
+ * What edgeWeights computed before the eighteenth session (a compare-and-branch per neighbour inside the plane, NaN
+ * differences skipped), written plainly: each pixel's differences to its neighbours collected, then reduced.
+ */
 function edgeWeightsReference(d: Float32Array, w: number, h: number): Float32Array {
-  const out = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const k = y * w + x;
-      const v = d[k];
-      let g = 0;
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= h) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx;
-          if (xx < 0 || xx >= w) continue;
-          const a = Math.abs(d[yy * w + xx] - v);
-          if (a > g) g = a;
-        }
-      }
-      const t = g / 3;
-      out[k] = 1 / (1 + t * t);
-    }
-  }
-  return out;
+  const around = [-1, 0, 1].flatMap((dy) => [-1, 0, 1].map((dx) => [dx, dy]));
+  return Float32Array.from(d, (v, k) => {
+    const x = k % w;
+    const y = Math.floor(k / w);
+    const g = around
+      .map(([dx, dy]) => [x + dx, y + dy])
+      .filter(([xx, yy]) => xx >= 0 && yy >= 0 && xx < w && yy < h)
+      .map(([xx, yy]) => Math.abs(d[yy * w + xx] - v))
+      .reduce((best, a) => (a > best ? a : best), 0);
+    const t = g / 3;
+    return 1 / (1 + t * t);
+  });
 }
 
 describe('edgeWeights', () => {
