@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         const reg = res.diagnostics?.registration ?? null;
         const diag = res.diagnostics?.registeredDecoding ?? null;
         // per layer: share of coded bits whose sign is right, and the soft agreement with the true code word
-        const zs = diag ? `${layerAgreement(diag.zs, id)} info=${information(diag.zs, diag.joint, id)}` : '-';
+        const zs = diag ? readout(diag.zs, diag.joint, id) : '-';
         // REPLAY_DUMP=<file>: one JSON line per case with what candidate tracing read (needs REPLAY_CANDIDATES)
         const ti = res.diagnostics?.traceInput;
         if (process.env.REPLAY_DUMP && ti) appendFileSync(process.env.REPLAY_DUMP, JSON.stringify({ photo, k, name, id: id.toString(), good, zs: ti.zs.map((z) => Array.from(z)) }) + '\n');
@@ -121,12 +121,13 @@ function layerAgreement(zs: Float64Array[], id: bigint): string {
 }
 
 /**
- * Bits of information on the true code word (information.ts) in the layers' z-scores together, and in the joint
- * estimate when it was computed: a payload has 104, so a copy well below that cannot be decoded alone.
+ * What a decoding read: layerAgreement, then the bits of information on the true code word (information.ts) in the
+ * layers' z-scores together and in the joint estimate when it was computed (a payload has 104, so a copy well below
+ * that cannot be decoded alone).
  */
-function information(zs: Float64Array[], joint: Float64Array | undefined, id: bigint): string {
+function readout(zs: Float64Array[], joint: Float64Array | undefined, id: bigint): string {
   const coded = convEncode(infoBits(id, KEY));
-  return `${informationBits(zs, coded).toFixed(0)}${joint ? `/joint ${informationBits([joint], coded).toFixed(0)}` : ''}`;
+  return `${layerAgreement(zs, id)} info=${informationBits(zs, coded).toFixed(0)}${joint ? `/joint ${informationBits([joint], coded).toFixed(0)}` : ''}`;
 }
 
 /** Registered decoding at the attack's true geometry: each layer's right coded bits and soft agreement, and tracing. */
@@ -142,7 +143,7 @@ async function decodeAtTruth(orig: Buffer, attacked: Buffer, t: number[], id: bi
   const out: { input: TraceInput | null } = { input: null };
   const d = await registeredDecode(O, I, H, KEY, () => decodeRgb(orig, oh, s).catch(() => null), diag, out);
   const rd = diag.registeredDecoding;
-  const layers = rd ? `${layerAgreement(rd.zs, id)} info=${information(rd.zs, rd.joint, id)}` : '-';
+  const layers = rd ? readout(rd.zs, rd.joint, id) : '-';
   const tr = out.input && candidates.length ? traceColluders(out.input, candidates, KEY, FALSE_MATCH_BOUND) : null;
   const self = tr?.accused.find((a) => a.payload === id);
   return ` AT TRUTH: ${d && d.payload === id ? 'decoded' : 'not decoded'} ${layers}${tr ? ` trace ${self ? `self z=${self.z.toFixed(2)}` : '-'} (threshold ${tr.threshold.toFixed(2)})` : ''}`;

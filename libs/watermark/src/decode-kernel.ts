@@ -131,6 +131,19 @@ export function firNormalEquations(W: Float32Array, I: Float32Array, w: number, 
   return finish(k, () => ({ A: As.slice(), b: bs.slice(), count }));
 }
 
+/**
+ * The 5 x 5 filter's taps as offsets into a plane w wide, in tap order (rows of dx = −2…2 for dy = −2…2), negated
+ * for the adjoint (`flip`): how applyFirKernel and the joint operator read them.
+ */
+export function firTapOffsets(w: number, flip: boolean): Int32Array {
+  const offs = new Int32Array(25);
+  let j = 0;
+  for (let dy = -2; dy <= 2; dy++) {
+    for (let dx = -2; dx <= 2; dx++) offs[j++] = flip ? -(dy * w + dx) : dy * w + dx;
+  }
+  return offs;
+}
+
 /** fir.ts's applyFir: Σ coef[t] · W[c + offs[t]] − off · sumK + bias + off inside a 2-pixel border, NaN on it. */
 export function applyFirKernel(W: Float32Array, w: number, h: number, coef: Float64Array, offs: Int32Array, off: number, sumK: number, bias: number): Float32Array {
   const n = w * h;
@@ -340,17 +353,8 @@ export function jointOperatorKernel(w: number, h: number, grids: readonly JointG
   const [Wa, m, t, coef, forward, adjoint, sv, out] = at.slice(5 * grids.length);
   if (fir) {
     new Float64Array(buffer, coef, 25).set(fir.subarray(0, 25));
-    // the taps' offsets in tap order, negated for the adjoint (fir.ts's applyFir makes them the same way)
-    const fo = new Int32Array(buffer, forward, 25);
-    const ao = new Int32Array(buffer, adjoint, 25);
-    let j = 0;
-    for (let dy = -2; dy <= 2; dy++) {
-      for (let dx = -2; dx <= 2; dx++) {
-        fo[j] = dy * w + dx;
-        ao[j] = -(dy * w + dx);
-        j++;
-      }
-    }
+    new Int32Array(buffer, forward, 25).set(firTapOffsets(w, false));
+    new Int32Array(buffer, adjoint, 25).set(firTapOffsets(w, true));
   }
   const plane = new Float32Array(buffer, m, n);
   const svs = new Float64Array(buffer, sv, bits);

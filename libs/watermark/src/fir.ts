@@ -1,5 +1,5 @@
 /** The FIR filter fitted between the warped original and the inspected image (registered decoding). */
-import { applyFirKernel, firNormalEquations } from './decode-kernel';
+import { applyFirKernel, firNormalEquations, firTapOffsets } from './decode-kernel';
 import { solve } from './image';
 
 /** Module-level aliases: inside a vm context (Jest) every global lookup in a hot loop costs ~100x a constant. */
@@ -7,7 +7,6 @@ const math = Math;
 
 /** Radius of the filter: 5x5 taps. */
 export const FIR_RADIUS = 2;
-const FIR_R = FIR_RADIUS;
 
 /**
  * Least-squares FIR filter (5x5 + bias) mapping the warped original onto the inspected image: it absorbs blur,
@@ -15,7 +14,7 @@ const FIR_R = FIR_RADIUS;
  * there are too few samples.
  */
 export function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): Float64Array | null {
-  const R = FIR_R;
+  const R = FIR_RADIUS;
   const S = 2 * R + 1;
   const n = S * S + 1;
   if (n !== 26) throw new RangeError('the FIR kernels of decode-kernel.ts are written for a 5 x 5 filter');
@@ -34,27 +33,19 @@ export function fitFir(W: Float32Array, I: Float32Array, w: number, h: number): 
 /** Sum of the FIR taps (without the bias): its gain on flat content. */
 export function firGain(k: Float64Array): number {
   let s = 0;
-  for (let t = 0; t < (2 * FIR_R + 1) ** 2; t++) s += k[t];
+  for (let t = 0; t < (2 * FIR_RADIUS + 1) ** 2; t++) s += k[t];
   return s;
 }
 /** Below this gain the fitted FIR is not used. */
 export const MIN_FIR_GAIN = 0.5;
 
 export function applyFir(W: Float32Array, w: number, h: number, k: Float64Array, flip: boolean): Float32Array {
-  const R = FIR_R;
+  const R = FIR_RADIUS;
   const S = 2 * R + 1;
   const bias = flip ? 0 : k[S * S];
   const off = flip ? 0 : 128;
-  const offs = new Int32Array(S * S);
-  const coef = new Float64Array(S * S);
-  let j = 0;
-  for (let dy = -R; dy <= R; dy++) {
-    for (let dx = -R; dx <= R; dx++) {
-      offs[j] = flip ? -(dy * w + dx) : dy * w + dx;
-      coef[j] = k[j];
-      j++;
-    }
-  }
+  const offs = firTapOffsets(w, flip);
+  const coef = k.slice(0, S * S);
   let sumK = 0;
   for (let t = 0; t < S * S; t++) sumK += coef[t];
   // every working pixel, twice per registered decoding: in WebAssembly (decode-kernel.ts; the taps summed from 0 in
