@@ -399,7 +399,8 @@ export async function registeredDecode(
   // candidate tracing (trace.ts) reads the same observations, and the cells for the mixing analysis
   if (traceOut) traceOut.input = { zs, cells: { layers, amps, e: cellE, v: cellV } };
   if (diagnostics) diagnostics.registeredDecoding = { H, scale: sigma, fir: fir !== null, firGain: fitted ? firGain(fitted) : 1, zs };
-  // the joint estimate is computed once, when the layers alone are weak (a conjugate-gradient solve)
+  // the joint estimate is computed once, when the layers alone are weak (a conjugate-gradient solve); candidate
+  // tracing then tests it too
   let joint: Float64Array | null | undefined;
   const decodeAll = (list: number): DecodedPayload | null => {
     const first = decodeLayers(zs, key, list);
@@ -408,6 +409,7 @@ export async function registeredDecode(
     if (joint === undefined) {
       joint = jointSoft(layers, amps, qx, qy, r0, fir, iw, ih);
       if (joint && diagnostics?.registeredDecoding) diagnostics.registeredDecoding.joint = joint;
+      if (joint && traceOut?.input) traceOut.input.estimate = joint;
     }
     let best = first;
     if (joint) {

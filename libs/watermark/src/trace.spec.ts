@@ -5,7 +5,7 @@ import { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-pay
 import { CODED_BITS } from './payload';
 import { buildLayers, gridDims } from './pattern';
 import { mulberry32 } from './testing/random';
-import { accusationThreshold, codeSigns, logNormalTail, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders, zOfLogTail } from './trace';
+import { accusationThreshold, codeSigns, logNormalTail, MAX_ROUNDS, normalTail, nullScores, TraceCells, traceColluders, TraceInput, zOfLogTail } from './trace';
 
 const key = { secret: 'trace-spec', version: 'v3' as const };
 
@@ -156,6 +156,54 @@ describe('candidate tracing: the two layers tested jointly (issue 34, fifth pass
     for (const z of [0.5, 2.9, 3, 7, 25, 40, 60]) expect(zOfLogTail(logNormalTail(z))).toBeCloseTo(z, 6);
     expect(Number.isFinite(logNormalTail(60))).toBe(true);
     expect(logNormalTail(7)).toBeCloseTo(Math.log(normalTail(7)), 8);
+  });
+});
+
+describe('candidate tracing: the joint least-squares estimate as a third test', () => {
+  const threshold = accusationThreshold(issued.length, FALSE_MATCH_BOUND);
+  /** Layers that hold the mark weakly (S_j about 5) and an estimate that holds it more strongly (about 9). */
+  function weakLayers(recipient: bigint, seed: number): TraceInput {
+    const zs = [observations([recipient], 0.2, seed), observations([recipient], 0.2, seed + 1)];
+    return { zs, cells: null, estimate: observations([recipient], 0.5, seed + 2) };
+  }
+
+  it('names a recipient the layers alone leave below the threshold, on the estimate', () => {
+    const input = weakLayers(issued[41], 31);
+    const layersOnly = traceColluders({ zs: input.zs, cells: null }, issued, key, FALSE_MATCH_BOUND);
+    expect(layersOnly.accused).toEqual([]);
+    const trace = traceColluders(input, issued, key, FALSE_MATCH_BOUND);
+    expect(trace.accused.map((a) => a.payload)).toEqual([issued[41]]);
+    expect(trace.accused[0].z).toBeGreaterThanOrEqual(threshold);
+    expect(trace.accused[0].bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
+  });
+
+  it('holds each of the three tests to a third of the level: innocents score at most the normal tail', () => {
+    const decoys = Array.from({ length: 4000 }, (_, i) => issuedPayload(BigInt(900_000 + i)));
+    const t = 2;
+    for (const [input, accused] of [
+      [{ zs: [observations([], 0, 41), observations([], 0, 42)], cells: null, estimate: observations([], 0, 43) }, []],
+      [weakLayers(issued[5], 44), []],
+      [{ zs: [observations([issued[6]], 1.5, 45), observations([issued[6]], 1.5, 46)], cells: null, estimate: observations([issued[6]], 1.5, 47) }, [issued[6]]],
+    ] as Array<[TraceInput, bigint[]]>) {
+      const z = nullScores(input, accused, decoys, key);
+      const over = z.filter((v) => v > t).length;
+      // P(z > 2) <= Q(2) = 2.3 %: 91 expected at most of 4,000, 4 sd of a binomial allowed
+      expect(over).toBeLessThan(decoys.length * normalTail(t) + 4 * Math.sqrt(decoys.length * normalTail(t)));
+      expect(Math.max(...z)).toBeLessThan(accusationThreshold(200, FALSE_MATCH_BOUND));
+      // the decoys alone (the marked recipient is not among them): nobody
+      expect(traceColluders(input, decoys.slice(0, 500), key, FALSE_MATCH_BOUND).accused).toEqual([]);
+    }
+  });
+
+  it('costs the layers a third of the level instead of half: an innocent-free score is the same test, a little stricter', () => {
+    const zs = [observations([issued[8]], 0.45, 51), observations([issued[8]], 0.45, 52)];
+    const two = traceColluders({ zs, cells: null }, issued, key, FALSE_MATCH_BOUND).accused;
+    // an estimate that says nothing of the mark (noise) only splits the level three ways
+    const three = traceColluders({ zs, cells: null, estimate: observations([], 0, 53) }, issued, key, FALSE_MATCH_BOUND).accused;
+    expect(two.map((a) => a.payload)).toEqual([issued[8]]);
+    expect(three.map((a) => a.payload)).toEqual([issued[8]]);
+    expect(three[0].z).toBeLessThan(two[0].z);
+    expect(two[0].z - three[0].z).toBeLessThan(0.1);
   });
 });
 

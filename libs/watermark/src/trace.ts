@@ -34,6 +34,14 @@
  * candidates x MAX_ROUNDS x p_j <= level, the same criterion, threshold and bound as before. With one layer only
  * the sum is tested, at the whole level (z = S_j).
  *
+ * A third test when the registered decoding computed the joint least-squares estimate of the coded bits (it does when
+ * the layers alone do not decode: soft-decode.ts `jointSoft`, which cancels the cross-talk between neighbouring cells
+ * and layers): J_j = <u, c_j> / ||u|| over T_j, u the estimate with the accused code words projected out. u is computed
+ * from the copy and the original only, so under the null J_j has mean 0 and variance 1 like S_j. On a dark copy whose
+ * contrast step clipped two thirds of the picture to black, at its true geometry, S_j = 5.51 and J_j = 8.65 (threshold
+ * 7.11 with 20 candidates). With the three tests each is held to a third of the level: p_j = min(3 Q(S_j),
+ * 3 P_X(X_j), 3 Q(J_j)); without the estimate the two tests above at half, as before.
+ *
  * T_j: for scrambled payloads (top bit set) every coded bit but the first step's three (they depend only on the top
  * bit, the same for all); for serials embedded before issue 36, only the coded bits from step 64 on (driven by the
  * keyed tag: 138 bits), because serials share their high bits and so most of the rest of the code word.
@@ -66,6 +74,8 @@ export interface TraceInput {
   /** Per-coded-bit z-scores of each layer. */
   zs: Float64Array[];
   cells: TraceCells | null;
+  /** The joint least-squares estimate of the coded bits, when the registered decoding computed it (the third test). */
+  estimate?: Float64Array;
 }
 
 /** Upper tail of the standard normal, accurate in relative terms far into the tail (continued fraction for z >= 3). */
@@ -132,24 +142,42 @@ export function firstTracedBit(payload: bigint): number {
   return isScrambledPayload(payload) ? 3 : PAYLOAD_BITS * 3;
 }
 
+/** What every test needs of the observations over a candidate's coded bits T_j (from a given bit on). */
+interface ObservationStats {
+  norms: number[];
+  rho: number;
+  sumNorm: number;
+  /** Whether the two layers are tested jointly (X_j). */
+  joint: boolean;
+  /** The estimate's norm (0: no third test). */
+  estimateNorm: number;
+  /** Tests made per candidate (each held to this share of the level; 1: the sum alone, z = S_j). */
+  tests: number;
+}
+
 /**
- * One observation vector per layer (accused code words projected out) and what both tests need of it over each
- * candidate's coded bits T_j (from `from` on): the norms, the layers' correlation, the sum's norm.
+ * One observation vector per layer and, when there is one, the joint least-squares estimate (accused code words
+ * projected out of each), and what the tests need of them over each candidate's coded bits T_j (from `from` on): the
+ * norms, the layers' correlation, the sum's norm.
  */
 class Observations {
-  private readonly stats = new Map<number, { norms: number[]; rho: number; sumNorm: number; joint: boolean }>();
+  private readonly stats = new Map<number, ObservationStats>();
 
-  constructor(readonly layers: Float64Array[]) {}
+  constructor(
+    readonly layers: Float64Array[],
+    readonly estimate: Float64Array | null = null,
+  ) {}
 
-  private statsFrom(from: number): { norms: number[]; rho: number; sumNorm: number; joint: boolean } {
+  private statsFrom(from: number): ObservationStats {
     let st = this.stats.get(from);
     if (!st) {
       const L = this.layers.length;
-      const norms = this.layers.map((w) => {
+      const normFrom = (w: Float64Array): number => {
         let sq = 0;
         for (let i = from; i < CODED_BITS; i++) sq += w[i] * w[i];
         return math.sqrt(sq);
-      });
+      };
+      const norms = this.layers.map(normFrom);
       let sumSq = 0;
       let cross = 0;
       for (let i = from; i < CODED_BITS; i++) {
@@ -159,10 +187,12 @@ class Observations {
         if (L === 2) cross += this.layers[0][i] * this.layers[1][i];
       }
       const rho = L === 2 && norms[0] > 0 && norms[1] > 0 ? cross / (norms[0] * norms[1]) : 0;
-      // The joint test needs two observed layers that are not the same observation twice (depends on w only, never
-      // on the candidate: the Bonferroni split stays valid).
+      // The joint test needs two observed layers that are not the same observation twice, the third an estimate that
+      // is not zero (each depends on the observations only, never on the candidate: the Bonferroni split stays valid).
       const joint = L === 2 && norms[0] > 0 && norms[1] > 0 && 1 - rho * rho > 1e-6;
-      st = { norms, rho, sumNorm: math.sqrt(sumSq), joint };
+      const estimateNorm = this.estimate ? normFrom(this.estimate) : 0;
+      const tests = 1 + (joint ? 1 : 0) + (estimateNorm > 0 ? 1 : 0);
+      st = { norms, rho, sumNorm: math.sqrt(sumSq), joint, estimateNorm, tests };
       this.stats.set(from, st);
     }
     return st;
@@ -192,13 +222,23 @@ class Observations {
     }
     const sum = st.sumNorm > 0 ? (d0 + d1) / st.sumNorm : 0;
     const corr = sum / math.sqrt(CODED_BITS - from);
-    if (!st.joint) return { logP: logNormalTail(sum), corr, sum, joint: false };
-    const s0 = d0 / st.norms[0];
-    const s1 = d1 / st.norms[1];
-    const x = (s0 * s0 - 2 * st.rho * s0 * s1 + s1 * s1) / (1 - st.rho * st.rho);
-    const logSum = math.LN2 + logNormalTail(sum);
-    const logJoint = sum > 0 ? -0.5 * x : 0;
-    return { logP: math.min(0, logSum, logJoint), corr, sum, joint: true };
+    if (st.tests === 1) return { logP: logNormalTail(sum), corr, sum, tests: 1 };
+    const share = math.log(st.tests);
+    let logP = math.min(0, share + logNormalTail(sum));
+    if (st.joint && sum > 0) {
+      const s0 = d0 / st.norms[0];
+      const s1 = d1 / st.norms[1];
+      const x = (s0 * s0 - 2 * st.rho * s0 * s1 + s1 * s1) / (1 - st.rho * st.rho);
+      // tests x P(X_j > x and S_j > 0) = tests x exp(-x / 2) / 2
+      logP = math.min(logP, share - math.LN2 - 0.5 * x);
+    }
+    const u = this.estimate;
+    if (u && st.estimateNorm > 0) {
+      let du = 0;
+      for (let i = from; i < CODED_BITS; i++) du += u[i] * c[i];
+      logP = math.min(logP, share + logNormalTail(du / st.estimateNorm));
+    }
+    return { logP, corr, sum, tests: st.tests };
   }
 }
 
@@ -206,13 +246,13 @@ interface CandidateScore {
   logP: number;
   corr: number;
   sum: number;
-  /** Whether both tests were made (else the sum alone, at the whole level: z = S_j). */
-  joint: boolean;
+  /** Tests made (1: the sum alone, at the whole level: z = S_j). */
+  tests: number;
 }
 
 /** The score z of a candidate: Q(z) = p_j. */
 function zOf(s: CandidateScore): number {
-  return s.joint ? zOfLogTail(s.logP) : s.sum;
+  return s.tests > 1 ? zOfLogTail(s.logP) : s.sum;
 }
 
 /** Orthonormal basis of the accused code words (Gram-Schmidt), to project them out of observation vectors. */
@@ -267,13 +307,15 @@ export function traceColluders(input: TraceInput, candidates: readonly bigint[],
   const projector = new Projector();
   let rounds = 0;
   let bestInnocentZ = 0;
-  // rounds on one observation (a vector per layer) until nothing more is accused; true when something was
-  const search = (observed: Float64Array[]): boolean => {
+  // rounds on one observation (a vector per layer, and the estimate on the whole picture) until nothing more is
+  // accused; true when something was
+  const search = (observed: Float64Array[], estimate: Float64Array | null): boolean => {
     const layers = observed.map((w) => projector.apply(new Float64Array(w)));
+    const u = estimate && projector.apply(new Float64Array(estimate));
     let found = false;
     while (rounds < MAX_ROUNDS && accused.length < n) {
       rounds++;
-      const obs = new Observations(layers);
+      const obs = new Observations(layers, u);
       let best = -1;
       let bestScore: CandidateScore | null = null;
       for (let j = 0; j < n; j++) {
@@ -294,14 +336,16 @@ export function traceColluders(input: TraceInput, candidates: readonly bigint[],
       accused.push({ payload: unique[best], z: bestZ, bound: math.min(1, n * MAX_ROUNDS * math.exp(bestScore.logP)), correlation: math.max(0, bestScore.corr), regionShare: null });
       projector.add(signs[best]);
       for (const w of layers) projector.apply(w);
+      if (u) projector.apply(u);
     }
     return found;
   };
   // bestInnocentZ: the largest score of a round that accused nobody (each phase ends with one)
-  search(input.zs);
+  search(input.zs, input.estimate ?? null);
   while (input.cells && accused.length > 0 && accused.length < n && rounds < MAX_ROUNDS) {
     const rest = unexplainedObservations(input.cells, accusedIdx.map((j) => signs[j]));
-    if (!rest || !search(rest)) break;
+    // (the estimate is of the whole picture: these rounds test the layers only)
+    if (!rest || !search(rest, null)) break;
   }
   if (accused.length === n) bestInnocentZ = 0;
   let mixing: MixingKind | null = null;
@@ -438,8 +482,9 @@ function regionShares(cells: TraceCells, codes: Int8Array[]): { kind: MixingKind
 /**
  * Scores of payloads that were never issued (decoys) against the observations with `accused` projected out, as
  * traceColluders computes them: the measured null of the statistic (benchmark; unit tests). With one layer these are
- * S_j, standard normal; with two, the z of p_j, whose upper tail is at most the normal's (P(z > t) <= Q(t): each test
- * at half; a candidate whose p-value is 1, as every one with S_j < 0, scores the floor -40). `statistic: 'sum'`: S_j
+ * S_j, standard normal; with two layers or the estimate, the z of p_j, whose upper tail is at most the normal's
+ * (P(z > t) <= Q(t): each test at its share of the level; a candidate whose p-value is 1, as every one with S_j < 0
+ * without the estimate, scores the floor -40). `statistic: 'sum'`: S_j
  * itself, standard normal with one layer or two. `unexplained`: on the regions no accused mark explains (the second
  * phase; empty when there are none).
  */
@@ -456,7 +501,8 @@ export function nullScores(
   if (unexplained && !rest) return new Float64Array(0);
   const projector = new Projector();
   for (const p of accused) projector.add(codeSigns(p, key));
-  const obs = new Observations((rest ?? input.zs).map((w) => projector.apply(new Float64Array(w))));
+  const estimate = !rest && input.estimate ? projector.apply(new Float64Array(input.estimate)) : null;
+  const obs = new Observations((rest ?? input.zs).map((w) => projector.apply(new Float64Array(w))), estimate);
   return Float64Array.from(decoys, (p) => {
     const sc = obs.score(codeSigns(p, key), firstTracedBit(p));
     return statistic === 'sum' ? sc.sum : zOf(sc);
