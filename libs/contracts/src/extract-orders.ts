@@ -149,7 +149,10 @@ export interface AccusedRecipientView {
   /** The order the recipient's copy was issued in. */
   orderId: string;
   watermarkText: string;
-  /** z-value under "did not contribute": the normal score of the smaller p-value of the tracing's two tests, doubled. */
+  /**
+   * z-value under "did not contribute": the normal score of the smallest p-value of the tracing's two or three tests,
+   * times their number.
+   */
   z: number;
   /** candidates x rounds x Gaussian tail of z: the bound on accusing a non-contributor this strongly by chance. */
   bound: number;

@@ -76,7 +76,10 @@ export type MixingKind = 'averaging' | 'region-splicing' | 'undetermined';
 
 export interface AccusedRecipient {
   payload: bigint;
-  /** The score: the normal z of p_j, the smaller p-value of the two tests doubled (trace.ts; S_j itself with one layer). */
+  /**
+   * The score: the normal z of p_j, the smallest p-value of the two or three tests times their number (trace.ts; S_j
+   * itself with one layer and no joint estimate).
+   */
   z: number;
   /** candidates x MAX_ROUNDS x Q(z): the Bonferroni bound on accusing a non-contributor this strongly by chance. */
   bound: number;
