@@ -29,6 +29,28 @@ function observations(colluders: bigint[], mu: number, seed: number): Float64Arr
 
 const issued = Array.from({ length: 200 }, (_, i) => issuedPayload(BigInt(501 + i)));
 
+/**
+ * The decoys' scores against `input` (with `accused` cancelled) stay within the normal tail: at z > 2 no more than
+ * Q(2) of them allows (2.3 %: 91 of 4,000, plus 4 sd of a binomial), none near an accusation, and tracing the decoys
+ * alone (the marked recipients are not among them) accuses nobody.
+ */
+function expectDecoysWithinNormalTail(input: TraceInput, accused: bigint[], decoys: bigint[]): void {
+  const t = 2;
+  const z = nullScores(input, accused, decoys, key);
+  const over = z.filter((v) => v > t).length;
+  expect(over).toBeLessThan(decoys.length * normalTail(t) + 4 * Math.sqrt(decoys.length * normalTail(t)));
+  expect(Math.max(...z)).toBeLessThan(accusationThreshold(200, FALSE_MATCH_BOUND));
+  expect(traceColluders(input, decoys.slice(0, 500), key, FALSE_MATCH_BOUND).accused).toEqual([]);
+}
+
+/** Tracing `input` against the 200 issued names `recipient` alone, above the threshold and within the bound. */
+function expectNamedAlone(input: TraceInput, recipient: bigint): void {
+  const trace = traceColluders(input, issued, key, FALSE_MATCH_BOUND);
+  expect(trace.accused.map((a) => a.payload)).toEqual([recipient]);
+  expect(trace.accused[0].z).toBeGreaterThanOrEqual(accusationThreshold(issued.length, FALSE_MATCH_BOUND));
+  expect(trace.accused[0].bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
+}
+
 describe('issued payloads', () => {
   it('scramble serials into payloads with the top bit set, and back; older marks read as their serial', () => {
     for (const serial of [1n, 2n, 3n, 12345n, (1n << 63n) - 1n]) {
@@ -130,26 +152,13 @@ describe('candidate tracing: the two layers tested jointly (issue 34, fifth pass
     const threshold = accusationThreshold(issued.length, FALSE_MATCH_BOUND);
     // the sum of the layers is below the threshold: tested alone, it would accuse nobody
     expect(sumScore(zs, issued[17])).toBeLessThan(threshold);
-    const trace = traceColluders({ zs, cells: null }, issued, key, FALSE_MATCH_BOUND);
-    expect(trace.accused.map((a) => a.payload)).toEqual([issued[17]]);
-    expect(trace.accused[0].z).toBeGreaterThanOrEqual(threshold);
-    expect(trace.accused[0].bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
+    expectNamedAlone({ zs, cells: null }, issued[17]);
   });
 
   it('holds each test to half the level: an innocent scores at most the normal tail, on noise and next to a strong mark', () => {
     const decoys = Array.from({ length: 4000 }, (_, i) => issuedPayload(BigInt(700_000 + i)));
-    const t = 2;
-    for (const [zs, accused] of [
-      [[observations([], 0, 21), observations([], 0, 22)], []],
-      [oneLayerMarked(issued[3], 1.5, 23), [issued[3]]],
-    ] as Array<[Float64Array[], bigint[]]>) {
-      const z = nullScores({ zs, cells: null }, accused, decoys, key);
-      const over = z.filter((v) => v > t).length;
-      // P(z > 2) <= Q(2) = 2.3 %: 91 expected at most of 4,000, 4 sd of a binomial allowed
-      expect(over).toBeLessThan(decoys.length * normalTail(t) + 4 * Math.sqrt(decoys.length * normalTail(t)));
-      expect(Math.max(...z)).toBeLessThan(accusationThreshold(200, FALSE_MATCH_BOUND));
-      expect(traceColluders({ zs, cells: null }, decoys.slice(0, 500), key, FALSE_MATCH_BOUND).accused).toEqual([]);
-    }
+    expectDecoysWithinNormalTail({ zs: [observations([], 0, 21), observations([], 0, 22)], cells: null }, [], decoys);
+    expectDecoysWithinNormalTail({ zs: oneLayerMarked(issued[3], 1.5, 23), cells: null }, [issued[3]], decoys);
   });
 
   it('a score far in the tail stays finite: log Q and its inverse agree where Q itself underflows', () => {
@@ -160,7 +169,6 @@ describe('candidate tracing: the two layers tested jointly (issue 34, fifth pass
 });
 
 describe('candidate tracing: the joint least-squares estimate as a third test', () => {
-  const threshold = accusationThreshold(issued.length, FALSE_MATCH_BOUND);
   /** Layers that hold the mark weakly (S_j about 5) and an estimate that holds it more strongly (about 9). */
   function weakLayers(recipient: bigint, seed: number): TraceInput {
     const zs = [observations([recipient], 0.2, seed), observations([recipient], 0.2, seed + 1)];
@@ -171,31 +179,18 @@ describe('candidate tracing: the joint least-squares estimate as a third test', 
     const input = weakLayers(issued[41], 31);
     const layersOnly = traceColluders({ zs: input.zs, cells: null }, issued, key, FALSE_MATCH_BOUND);
     expect(layersOnly.accused).toEqual([]);
-    const trace = traceColluders(input, issued, key, FALSE_MATCH_BOUND);
-    expect(trace.accused.map((a) => a.payload)).toEqual([issued[41]]);
-    expect(trace.accused[0].z).toBeGreaterThanOrEqual(threshold);
-    expect(trace.accused[0].bound).toBeLessThanOrEqual(FALSE_MATCH_BOUND);
+    expectNamedAlone(input, issued[41]);
   });
 
   it('holds each of the three tests to a third of the level: innocents score at most the normal tail', () => {
     const decoys = Array.from({ length: 4000 }, (_, i) => issuedPayload(BigInt(900_000 + i)));
-    const t = 2;
-    for (const [input, accused] of [
-      [{ zs: [observations([], 0, 41), observations([], 0, 42)], cells: null, estimate: observations([], 0, 43) }, []],
-      [weakLayers(issued[5], 44), []],
-      [{ zs: [observations([issued[6]], 1.5, 45), observations([issued[6]], 1.5, 46)], cells: null, estimate: observations([issued[6]], 1.5, 47) }, [issued[6]]],
-    ] as Array<[TraceInput, bigint[]]>) {
-      const z = nullScores(input, accused, decoys, key);
-      const over = z.filter((v) => v > t).length;
-      // P(z > 2) <= Q(2) = 2.3 %: 91 expected at most of 4,000, 4 sd of a binomial allowed
-      expect(over).toBeLessThan(decoys.length * normalTail(t) + 4 * Math.sqrt(decoys.length * normalTail(t)));
-      expect(Math.max(...z)).toBeLessThan(accusationThreshold(200, FALSE_MATCH_BOUND));
-      // the decoys alone (the marked recipient is not among them): nobody
-      expect(traceColluders(input, decoys.slice(0, 500), key, FALSE_MATCH_BOUND).accused).toEqual([]);
-    }
+    expectDecoysWithinNormalTail({ zs: [observations([], 0, 41), observations([], 0, 42)], cells: null, estimate: observations([], 0, 43) }, [], decoys);
+    expectDecoysWithinNormalTail(weakLayers(issued[5], 44), [], decoys);
+    const strong = { zs: [observations([issued[6]], 1.5, 45), observations([issued[6]], 1.5, 46)], cells: null, estimate: observations([issued[6]], 1.5, 47) };
+    expectDecoysWithinNormalTail(strong, [issued[6]], decoys);
   });
 
-  it('costs the layers a third of the level instead of half: an innocent-free score is the same test, a little stricter', () => {
+  it('an estimate that carries nothing costs the layers little: their tests at a third of the level instead of half', () => {
     const zs = [observations([issued[8]], 0.45, 51), observations([issued[8]], 0.45, 52)];
     const two = traceColluders({ zs, cells: null }, issued, key, FALSE_MATCH_BOUND).accused;
     // an estimate that says nothing of the mark (noise) only splits the level three ways
