@@ -1,6 +1,6 @@
 import { ContentProtectionError, WatermarkOrder, WebhookVerificationError } from '@cp/sdk';
 import { PassThrough } from 'node:stream';
-import { Cli, orderLines } from './cli';
+import { Cli, orderLines, traceLine } from './cli';
 import { ExitCode, exitCodeFor } from './exit-codes';
 import { Progress } from './progress';
 
@@ -33,6 +33,13 @@ describe('cpx', () => {
     progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
     progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
     expect(stderr.text().split('\n')).toEqual(['order 9 created', 'upload a.jpg 0% of 100 bytes', 'upload a.jpg 100% of 100 bytes', 'order 9 inProgress 1/2 outputs', '']);
+  });
+
+  it('prints a trace as the recipient, or, without a watermark text, both things a detection without one can be', () => {
+    expect(traceLine('2', { detectionStatus: 'detected', watermarkText: 'bob', reportSupported: true })).toBe('detected: bob\torder 2');
+    const several = traceLine('3', { detectionStatus: 'detected', watermarkText: null, reportSupported: true });
+    expect(several).toMatch(/^detected: no single recipient \(several of yours combined, or a mark issued by another account: cpx report 3 says which\)\torder 3$/);
+    expect(traceLine('4', { detectionStatus: 'not_detected', watermarkText: null, reportSupported: false })).toBe('not_detected\torder 4');
   });
 
   it('is silent with --json', () => {

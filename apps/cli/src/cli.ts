@@ -2,6 +2,7 @@ import {
   ContentProtectionClient,
   ContentProtectionError,
   describeAiDetection,
+  ExtractResult,
   FileSource,
   ReportLocale,
   verifyWebhook,
@@ -41,7 +42,6 @@ function source(argument: string): FileSource {
   return /^https:\/\//i.test(argument) ? { url: argument } : argument;
 }
 
-/** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
 /** `cpx orders get` as text: an AI detection leads with its verdict (the spec category beside it, never alone). */
 export function orderLines(order: WatermarkOrder): string {
   return [
@@ -54,6 +54,18 @@ export function orderLines(order: WatermarkOrder): string {
   ].join('\n');
 }
 
+/**
+ * `cpx trace` as text. A detection without a watermark text is either several of the account's recipients combined
+ * (the report lists them with their scores) or a mark another account issued (its text is not shown): the public
+ * result does not tell which (docs/api-decisions.md, colluders), so the line says both and where to look.
+ */
+export function traceLine(orderId: string, result: ExtractResult): string {
+  if (result.detectionStatus !== 'detected') return `${result.detectionStatus}\torder ${orderId}`;
+  const who = result.watermarkText ?? `no single recipient (several of yours combined, or a mark issued by another account: cpx report ${orderId} says which)`;
+  return `detected: ${who}\torder ${orderId}`;
+}
+
+/** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
 export class Cli {
   private exitCode: ExitCode = ExitCode.OK;
 
@@ -141,11 +153,7 @@ export class Cli {
             onProgress: progress.onProgress,
           });
           progress.stop();
-          this.print(global, { orderId: traced.orderId, ...traced.result }, () =>
-            traced.result.detectionStatus === 'detected'
-              ? `detected: ${traced.result.watermarkText ?? '(a watermark not issued to this account)'}\torder ${traced.orderId}`
-              : `${traced.result.detectionStatus}\torder ${traced.orderId}`,
-          );
+          this.print(global, { orderId: traced.orderId, ...traced.result }, () => traceLine(traced.orderId, traced.result));
           if (traced.result.detectionStatus !== 'detected') {
             this.exitCode = ExitCode.NOT_DETECTED;
           }
