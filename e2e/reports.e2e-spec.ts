@@ -146,6 +146,29 @@ describe('PDF watermark-detection reports', () => {
     });
   });
 
+  it('an inspected file replaced through its upload URL after the examination: the report certifies the bytes examined', async () => {
+    const created = (await api<{ data: WatermarkOrderView }>('/api/v3/orders/wtr-extract', { key: owner.liveKey, method: 'POST', body: extractBody('replaced-later.png', 'astronaut.png') })).body.data;
+    expect(await uploadFiles(created, [original, marked])).toEqual([200, 200]);
+    const order = await waitForOrder(owner.liveKey, created.orderId, ['complete', 'failed'], 120_000);
+    expect(order.result?.detectionStatus).toBe('detected');
+    // the upload URL is still within its lifetime: storage takes the second PUT
+    const other = corpusFile('photos/coffee.png');
+    const replaced = await fetch(created.files[1].uploadUrl ?? '', { method: 'PUT', body: new Uint8Array(other) });
+    await replaced.arrayBuffer();
+    expect(replaced.status).toBe(200);
+
+    expect((await requestReport(owner.liveKey, order.orderId, 'en-US')).status).toBe(202);
+    const done = await waitForReport(owner.liveKey, order.orderId, 'en-US');
+    expect(done.status).toBe('completed');
+    const text = (await pdfText((await download(done.download?.url ?? '')).body)).text;
+    const { createHash } = await import('node:crypto');
+    const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+    expect(text).toContain(sha256(marked));
+    expect(text).not.toContain(sha256(other));
+    expect(text.replace(/\s+/g, ' ')).toContain('The stored file was replaced after the examination');
+    expect((await getOrder(owner.liveKey, order.orderId)).status).toBe('complete');
+  });
+
   describe('errors', () => {
     it('a locale never requested → 404 REPORT_NOT_FOUND', async () => {
       const order = await testExtract('leak-detected.jpg');

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { StoredObjectRef } from './order-events';
+import { ExaminedBytes, StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 
@@ -224,6 +224,10 @@ export class AiDetectionCompletedEvent {
 
   @IsNestedObject(() => AiDetectionImages)
   images!: AiDetectionImages;
+
+  /** The input as the detector read it (its report certifies these bytes). Optional for events published before it existed. */
+  @IsOptional() @IsNestedObject(() => ExaminedBytes)
+  examined?: ExaminedBytes;
 }
 
 /** `evt.aidetect.detection.failed`: the file can never be analysed. */

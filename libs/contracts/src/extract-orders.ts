@@ -3,7 +3,7 @@ import { IsBoolean, IsDefined, IsIn, IsNumber, IsObject, IsOptional, IsString, L
 import { CallerScoped } from './accounts';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { DetectionStatus, MediaKind } from './order-values';
-import { StoredObjectRef } from './order-events';
+import { ExaminedBytes, StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 
@@ -174,6 +174,17 @@ export interface ColluderTraceView {
   accused: AccusedRecipientView[];
 }
 
+/** The two files an extract job read (each absent when it was not read: too large, or no original). */
+export class ExaminedExtractFiles {
+  @IsOptional()
+  @IsNestedObject(() => ExaminedBytes)
+  original?: ExaminedBytes;
+
+  @IsOptional()
+  @IsNestedObject(() => ExaminedBytes)
+  inspected?: ExaminedBytes;
+}
+
 /** `evt.watermark.extract.completed`: the detection outcome of one extract order. */
 export class ExtractCompletedEvent {
   static readonly subject = EventSubjects.extractCompleted;
@@ -205,4 +216,9 @@ export class ExtractCompletedEvent {
   @IsOptional()
   @IsObject()
   evidence?: DetectionEvidenceView | null;
+
+  /** What the job read (for reports: they certify these bytes). Optional for events published before it existed. */
+  @IsOptional()
+  @IsNestedObject(() => ExaminedExtractFiles)
+  examined?: ExaminedExtractFiles;
 }

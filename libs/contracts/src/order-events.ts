@@ -33,6 +33,20 @@ export class StoredObjectRef {
   fileName!: string;
 }
 
+/**
+ * The bytes a processor examined, as it read them: a report certifies these, not whatever the storage key holds
+ * when the report is made (an upload URL stays valid for its whole lifetime, so the client can replace the object
+ * after it was read).
+ */
+export class ExaminedBytes {
+  @Matches(/^[0-9a-f]{64}$/)
+  sha256!: string;
+
+  @IsInt()
+  @Min(0)
+  size!: number;
+}
+
 /** One presigned link of a webhook payload: `data[field]` becomes a 1-hour URL of `object`. */
 export class WebhookLink {
   @Matches(/^[a-z][A-Za-z]{0,40}Url$/)

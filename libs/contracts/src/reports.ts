@@ -6,7 +6,7 @@ import { DetectionStatus, KeyModeLike, OrderStatus, REPORT_LOCALES, REPORT_STATU
 import { ExtractResultView } from './orders';
 import type { AiDetectionCategory, AiDetectionVerdict } from './ai-detection';
 import type { AiDetectionAnalysis } from './ai-detection-orders';
-import { StoredObjectRef, WatermarkOrderType } from './order-events';
+import { ExaminedBytes, StoredObjectRef, WatermarkOrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 
 
@@ -37,6 +37,8 @@ export interface ReportContextFile {
   size: number | null;
   bucket: string;
   key: string;
+  /** The bytes the processor examined (null: not recorded, for orders processed before it was, and test orders). */
+  examined?: ExaminedBytes | null;
 }
 
 export interface ReportContextView {

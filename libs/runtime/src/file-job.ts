@@ -1,4 +1,5 @@
-import { MessageContract, Streams } from '@cp/contracts';
+import { createHash } from 'node:crypto';
+import { ExaminedBytes, MessageContract, Streams } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { ConsumerDefinition, HandlerContext, HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
@@ -9,6 +10,11 @@ import { Logger } from '@nestjs/common';
 export interface StoredInput {
   bucket: string;
   key: string;
+}
+
+/** SHA-256 and size of bytes a job read: what its outcome (and any report made from it) is about. */
+export function examinedBytesOf(bytes: Buffer): ExaminedBytes {
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
 }
 
 /** Why a file can never succeed: it fails with a public code instead of being retried. */

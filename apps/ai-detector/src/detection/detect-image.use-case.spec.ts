@@ -1,4 +1,5 @@
 // The detection job handler against real PostgreSQL (schema aidetect's migrations) and a real S3 server.
+import { createHash } from 'node:crypto';
 import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
 import { SD_MARK_MESSAGES } from '@cp/ai-detection';
 import { ManualClock } from '@cp/clock';
@@ -90,6 +91,8 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     expect(data.probability).toBeGreaterThanOrEqual(0.75);
     expect(data.verdict).toBe('generated');
     expect(data.images.preview).toBeNull(); // already under 1600 px: the original is shown
+    // the input as analysed: its report certifies these bytes even if the stored object is replaced later
+    expect(data.examined).toEqual({ sha256: createHash('sha256').update(png).digest('hex'), size: png.length });
     for (const image of [data.images.heatmap!, data.images.overlay!, data.images.thumbnail]) {
       const stored = await storage.getBuffer(image.bucket, image.key, 10_000_000);
       expect((await sharp(stored).metadata()).format).toBe('webp');

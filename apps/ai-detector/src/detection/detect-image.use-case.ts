@@ -2,7 +2,7 @@ import { DetectionInputRejected, DetectionResult } from '@cp/ai-detection';
 import { AiDetectionCompletedEvent, AiDetectionFailedEvent, AiDetectionImages, AiDetectionJob, Events, OrderFailureCode, StoredObjectRef } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
-import { FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
+import { examinedBytesOf, FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { AI_DETECTOR_CONFIG, AiDetectorConfig } from '../ai-detector.config';
@@ -86,6 +86,7 @@ export class DetectImageUseCase extends FileJob<DetectionTypes> {
       })),
       heatmapNote: result.heatmapNote,
       images,
+      examined: examinedBytesOf(input),
     };
   }
 

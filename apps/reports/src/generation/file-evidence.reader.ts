@@ -1,4 +1,4 @@
-import { ReportContextFile, StoredObjectRef } from '@cp/contracts';
+import { ExaminedBytes, ReportContextFile, StoredObjectRef } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { configurePdfResources, renderPdfPages } from '@cp/watermark-pdf';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -27,10 +27,15 @@ export class FileEvidenceReader {
     configurePdfResources({ render: { maxOldGenerationSizeMb: PREVIEW_RENDER_HEAP_MB } });
   }
 
+  /**
+   * The file as examined: the processor's record of the bytes it read when there is one (an upload URL stays valid
+   * after the upload, so the stored object may since hold other bytes: a report certifying those would certify a
+   * file never examined). The stored object is hashed too: it is previewed only when it still holds those bytes.
+   */
   async read(file: ReportContextFile, role: FileEvidence['role']): Promise<FileEvidence> {
     const info = await this.storage.stat(file.bucket, file.key);
     if (!info) {
-      return { role, fileName: file.fileName, size: file.size, sha256: null, thumbnailPng: null };
+      return { role, fileName: file.fileName, size: file.examined?.size ?? file.size, sha256: null, thumbnailPng: null, replaced: false };
     }
     if (info.size > this.settings.thumbnailMaxBytes) {
       // Too large to hold in memory: hash the stream, no preview.
@@ -38,15 +43,28 @@ export class FileEvidenceReader {
       for await (const chunk of await this.storage.get(file.bucket, file.key)) {
         hash.update(chunk as Buffer);
       }
-      return { role, fileName: file.fileName, size: info.size, sha256: hash.digest('hex'), thumbnailPng: null };
+      return this.certified(file, role, { sha256: hash.digest('hex'), size: info.size }, null);
     }
     const bytes = await this.storage.getBuffer(file.bucket, file.key, this.settings.thumbnailMaxBytes);
+    const stored = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+    const replaced = file.examined ? file.examined.sha256 !== stored.sha256 : false;
+    return this.certified(file, role, stored, replaced ? null : bytes);
+  }
+
+  /** What the report prints of a file: the examined bytes' record, else (orders processed before it) the stored ones. */
+  private async certified(file: ReportContextFile, role: FileEvidence['role'], stored: ExaminedBytes, bytes: Buffer | null): Promise<FileEvidence> {
+    const examined = file.examined ?? stored;
+    const replaced = examined.sha256 !== stored.sha256;
+    if (replaced) {
+      this.logger.warn({ fileName: file.fileName, key: file.key }, 'stored input no longer holds the examined bytes: the report certifies the examined ones, without a preview');
+    }
     return {
       role,
       fileName: file.fileName,
-      size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      thumbnailPng: await this.thumbnail(bytes, file.fileName),
+      size: examined.size,
+      sha256: examined.sha256,
+      thumbnailPng: bytes && !replaced ? await this.thumbnail(bytes, file.fileName) : null,
+      replaced,
     };
   }
 

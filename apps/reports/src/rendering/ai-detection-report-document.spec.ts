@@ -21,7 +21,7 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
     category: 'likely_ai',
     images: [
       {
-        input: { role: 'input', fileName: '생성.png', size: 2048, sha256: 'c'.repeat(64), thumbnailPng: null },
+        input: { role: 'input', fileName: '생성.png', size: 2048, sha256: 'c'.repeat(64), thumbnailPng: null, replaced: false },
         probability: 0.9526,
         category: 'likely_ai',
         verdict: 'generated',
@@ -32,7 +32,7 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
         heatmapPng,
       },
       {
-        input: { role: 'input', fileName: 'photo.jpg', size: 4096, sha256: 'd'.repeat(64), thumbnailPng: null },
+        input: { role: 'input', fileName: 'photo.jpg', size: 4096, sha256: 'd'.repeat(64), thumbnailPng: null, replaced: false },
         probability: 0.5,
         category: 'uncertain_ai',
         verdict: 'cannot_be_determined',
@@ -104,6 +104,14 @@ describe('AI detection report document', () => {
     for (const expected of [m.image.provenance.heading, m.image.provenance.trusted, m.image.provenance.untrusted, 'Photo Editor signer', '2026-11-20T09:00:00Z']) {
       expect(content).toContain(bare(expected));
     }
+  });
+
+  it('an input replaced in storage after the analysis: its examined hash, and the note saying so', async () => {
+    const base = await data('en-US');
+    const [first, second] = base.images;
+    const { content } = await text({ ...base, images: [{ ...first, input: { ...first.input, replaced: true } }, second] });
+    expect(content).toContain('c'.repeat(64));
+    expect(content.match(/The stored file was replaced after the examination/g)).toHaveLength(1);
   });
 
   it('a test order says that its result is simulated and not evidence', async () => {

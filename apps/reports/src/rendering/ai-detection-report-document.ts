@@ -101,7 +101,15 @@ function imageSection(image: AnalysedImage, position: number, total: number, a: 
     keyValueTable([
       [m.files.fileName, userText(image.input.fileName, locale)],
       [m.files.size, { text: size }],
-      [m.files.sha256, image.input.sha256 ? { text: groupedHash(image.input.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' }],
+      [
+        m.files.sha256,
+        {
+          stack: [
+            image.input.sha256 ? { text: groupedHash(image.input.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' },
+            ...(image.input.replaced ? [{ text: m.files.replaced, style: 'muted', margin: [0, 2, 0, 0] } satisfies Content] : []),
+          ],
+        },
+      ],
       [a.result.verdict, { text: verdictText(image, a).label, bold: true }],
       [a.result.probability, { text: percent(image.probability, locale) }],
       [a.result.category, { text: a.result.categories[image.category].label }],

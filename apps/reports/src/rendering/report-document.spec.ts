@@ -29,8 +29,8 @@ function data(locale: ReportLocale, overrides: Partial<ReportDocumentData> = {})
       chanceBound: 28 * 2 ** -40,
       transform: { rotationDeg: -137, scale: 0.7, mirrored: true, originalAreaVisible: 0.64, perspective: false },
     },
-    original: { role: 'original', fileName: 'mine.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null },
-    inspected: { role: 'inspected', fileName: 'found.jpg', size: 567, sha256: 'b'.repeat(64), thumbnailPng: null },
+    original: { role: 'original', fileName: 'mine.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null, replaced: false },
+    inspected: { role: 'inspected', fileName: 'found.jpg', size: 567, sha256: 'b'.repeat(64), thumbnailPng: null, replaced: false },
     issuer: 'Test issuer',
     generatedAt: new Date('2026-11-21T00:00:00.000Z'),
     reportReference: `RPT-9876543210-${locale}-1`,
@@ -123,10 +123,22 @@ describe('report document', () => {
   });
 
   it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {
-    const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null } }));
+    const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null, replaced: false } }));
     expect(content).toContain('Not disclosed');
     expect(content).toContain('TEST ORDER');
     expect(content).toContain('not retained');
+  });
+
+  it.each([
+    ['en-US', 'The stored file was replaced after the examination'],
+    ['ko-KR', '검사 후 저장된 파일이 교체되었습니다'],
+    ['ja-JP', '保存されたファイルが差し替えられました'],
+  ] as const)('%s: says when the stored file was replaced after the examination, and only then', async (locale, note) => {
+    const base = data(locale);
+    const replaced = (await text({ ...base, inspected: { ...base.inspected, replaced: true } })).replace(/\s+/g, '');
+    expect(replaced).toContain(note.replace(/\s+/g, ''));
+    expect(replaced).toContain('b'.repeat(64));
+    expect((await text(base)).replace(/\s+/g, '')).not.toContain(note.replace(/\s+/g, ''));
   });
 
   it('uses the Japanese design for ja-JP and switches to the Korean font for Hangul', () => {

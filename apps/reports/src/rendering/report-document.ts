@@ -10,6 +10,8 @@ export interface FileEvidence {
   size: number | null;
   sha256: string | null;
   thumbnailPng: Buffer | null;
+  /** The stored object no longer holds the bytes examined (size and hash are the examined ones; no preview). */
+  replaced: boolean;
 }
 
 /** What every report prints about its order and itself. */
@@ -93,6 +95,7 @@ function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, loca
       { text: size },
       { text: m.files.sha256, style: 'label', margin: [0, 4, 0, 0] },
       file.sha256 ? { text: groupedHash(file.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' },
+      ...(file.replaced ? [{ text: m.files.replaced, style: 'muted', margin: [0, 4, 0, 0] } satisfies Content] : []),
     ],
   };
 }

@@ -26,6 +26,8 @@ export interface ReportMessages {
     thumbnail: string;
     notRetained: string;
     noThumbnail: string;
+    /** The stored object was replaced after the examination (FileEvidence.replaced). */
+    replaced: string;
     bytes: (formatted: string) => string;
   };
   result: {
@@ -112,6 +114,7 @@ const en: ReportMessages = {
     thumbnail: 'Thumbnail',
     notRetained: 'not retained',
     noThumbnail: 'No preview available',
+    replaced: 'The stored file was replaced after the examination. The size and SHA-256 shown are those of the file examined; no preview is shown.',
     bytes: (formatted) => `${formatted} bytes`,
   },
   result: {
@@ -227,6 +230,7 @@ const ko: ReportMessages = {
     thumbnail: '미리보기',
     notRetained: '보관되지 않음',
     noThumbnail: '미리보기 없음',
+    replaced: '검사 후 저장된 파일이 교체되었습니다. 표시된 크기와 SHA-256은 검사한 파일의 값이며, 미리보기는 표시하지 않습니다.',
     bytes: (formatted) => `${formatted}바이트`,
   },
   result: {
@@ -340,6 +344,7 @@ const ja: ReportMessages = {
     thumbnail: 'サムネイル',
     notRetained: '保管されていません',
     noThumbnail: 'プレビューなし',
+    replaced: '検査の後、保存されたファイルが差し替えられました。表示したサイズと SHA-256 は検査したファイルの値で、プレビューは表示しません。',
     bytes: (formatted) => `${formatted} バイト`,
   },
   result: {

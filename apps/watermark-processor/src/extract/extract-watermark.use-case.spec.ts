@@ -93,4 +93,14 @@ describe('ExtractWatermarkUseCase: candidate tracing', () => {
     const event = completed(outbox);
     expect([event.detectionStatus, event.watermarkText, event.evidence?.colluders?.accused.map((a) => a.watermarkText)]).toEqual(['detected', 'bob', ['bob']]);
   });
+
+  it('records the bytes it examined, which a report certifies whatever the stored objects hold later', async () => {
+    const { outbox, useCase } = setup(() => ({ status: 'not_detected', confidence: 0, method: 'registered', capturedFromPdf: false }));
+    await useCase.execute(job, fakeContext());
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(completed(outbox).examined).toEqual({
+      original: { sha256: sha256('original bytes'), size: 'original bytes'.length },
+      inspected: { sha256: sha256('leaked bytes'), size: 'leaked bytes'.length },
+    });
+  });
 });

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { ColluderTraceView, Events, ExtractCompletedEvent, ExtractJob, mediaKindOf } from '@cp/contracts';
+import { ColluderTraceView, Events, ExaminedExtractFiles, ExtractCompletedEvent, ExtractJob, mediaKindOf } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
-import { FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
+import { examinedBytesOf, FileJob, FileRejection, OversizeOutcome, StoredInput } from '@cp/runtime';
 import { ObjectStorage } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { ColluderTrace } from '@cp/watermark';
@@ -11,9 +10,10 @@ import { IssuanceEntity } from '../issuance/issuance.entity';
 import { IssuanceRepository, payloadOf } from '../issuance/issuance.repository';
 import { PROCESSOR_CONFIG, WatermarkProcessorConfig } from '../watermark-processor.config';
 
-/** A detection with the accused recipients mapped to their issuances (issue 36). */
+/** A detection with the accused recipients mapped to their issuances (issue 36), and the bytes it was made on. */
 interface TracedDetection extends Detection {
   colluders?: ColluderTraceView;
+  examined?: ExaminedExtractFiles;
 }
 
 /** The report's view of candidate tracing: each accused payload as the issuance it was issued in (same account). */
@@ -75,13 +75,15 @@ export class ExtractWatermarkUseCase extends FileJob<ExtractTypes> {
   protected async run([inspected, original]: Buffer[], job: ExtractJob, _state: void, signal: AbortSignal): Promise<TracedDetection> {
     const kind = mediaKindOf(job.original.fileName);
     const algorithm = job.algorithm ?? 'v3';
+    // hashed as read: the upload URLs stay valid after the upload, so the stored objects may later hold other bytes
+    const examined = { original: examinedBytesOf(original), inspected: examinedBytesOf(inspected) };
     const candidates =
       kind === 'image'
-        ? await this.issuances.findCandidates({ accountId: job.accountId, algorithm, inputKey: job.original.key, inputSha256: createHash('sha256').update(original).digest('hex') })
+        ? await this.issuances.findCandidates({ accountId: job.accountId, algorithm, inputKey: job.original.key, inputSha256: examined.original.sha256 })
         : [];
     const byPayload = new Map(candidates.map((issuance) => [payloadOf(issuance), issuance]));
     const detection = await this.engine.extract(inspected, original, kind, algorithm, signal, [...byPayload.keys()]);
-    return { ...detection, colluders: colludersView(detection.trace, byPayload) };
+    return { ...detection, colluders: colludersView(detection.trace, byPayload), examined };
   }
 
   /** Nothing is stored: the outcome is the detection, with the watermark text when this account issued the mark. */
@@ -105,6 +107,7 @@ export class ExtractWatermarkUseCase extends FileJob<ExtractTypes> {
       confidence: Math.min(1, Math.max(0, detection.confidence)),
       method: detection.method,
       ...(evidence ? { evidence } : {}),
+      ...(detection.examined ? { examined: detection.examined } : {}),
     };
   }
 

@@ -109,6 +109,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         evidence: event.evidence,
         heatmapNote: event.heatmapNote,
         images: event.images,
+        ...(event.examined ? { examined: event.examined } : {}),
       };
       order.recordTypeResult((current) => {
         const files = { ...((current as DetectionResults | null)?.files ?? {}), [event.fileId]: detection };
@@ -186,7 +187,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
       const index = order.files.findIndex((file) => file.id === detection.fileId);
       const input = inputs[index];
       return input
-        ? [{ ...analysisOf(detection), fileName: input.fileName, input, heatmap: stored(detection.images.heatmap) }]
+        ? [{ ...analysisOf(detection), fileName: input.fileName, input: { ...input, examined: detection.examined ?? null }, heatmap: stored(detection.images.heatmap) }]
         : [];
     });
     return { aiDetection: { ...top, simulated: order.state.mode === 'test', files } };

@@ -1,6 +1,6 @@
 // Extract orders without a database: the outcome kept in the order's type result, the refund of results that
 // deliver nothing (spec 3.1/4.2), and the views, webhook and report fields read from it.
-import { CreateExtractOrderDto, DetectionStatus, EventSubjects, ExtractCompletedEvent, OutboxMessage } from '@cp/contracts';
+import { CreateExtractOrderDto, DetectionStatus, EventSubjects, ExaminedExtractFiles, ExtractCompletedEvent, OutboxMessage, ReportContextFile } from '@cp/contracts';
 import { Order } from '../../domain/order';
 import { ProcessingContext } from '../order-type-definition';
 import { extractOrderRules } from './extract-order.rules';
@@ -22,9 +22,25 @@ function processing(): Order {
   return order;
 }
 
-function completed(detectionStatus: DetectionStatus): { order: Order; events: OutboxMessage[] } {
+const EXAMINED: ExaminedExtractFiles = { original: { sha256: 'a'.repeat(64), size: 1200 }, inspected: { sha256: 'b'.repeat(64), size: 900 } };
+
+/** The files as the report context lists them before the type adds what it knows. */
+const INPUTS: ReportContextFile[] = [
+  { role: 'inspected', fileName: 'inspected.png', size: 10, bucket: 'in', key: 'k/inspected' },
+  { role: 'original', fileName: 'original.png', size: 10, bucket: 'in', key: 'k/original' },
+];
+
+function completed(detectionStatus: DetectionStatus, examined: ExaminedExtractFiles | null = EXAMINED): { order: Order; events: OutboxMessage[] } {
   const order = processing();
-  const event: ExtractCompletedEvent = { orderId: '9', detectionStatus, reportSupported: detectionStatus === 'detected', watermarkText: detectionStatus === 'detected' ? 'mark' : null, confidence: 0.9, method: 'registration' };
+  const event: ExtractCompletedEvent = {
+    orderId: '9',
+    detectionStatus,
+    reportSupported: detectionStatus === 'detected',
+    watermarkText: detectionStatus === 'detected' ? 'mark' : null,
+    confidence: 0.9,
+    method: 'registration',
+    ...(examined ? { examined } : {}),
+  };
   const [handler] = type.results;
   return { order, events: handler.apply(order, event, context) };
 }
@@ -49,12 +65,27 @@ describe('watermark extract orders', () => {
     expect(type.v3View(order, {}).result).toEqual(extractResultOf(order));
     expect(type.v2Detail(order)).toEqual({ statusCode: 'detected', extractedWatermarkText: 'mark' });
     expect(type.webhookData(order)).toEqual({ statusCode: 'detected', watermarkFound: true, watermarkInfo: { text: 'mark' } });
-    expect(type.reportContext(order)).toEqual({ result: extractResultOf(order), confidence: 0.9, method: 'registration', evidence: null, detectionStatus: 'detected' });
+    expect(type.reportContext(order, INPUTS)).toEqual({
+      result: extractResultOf(order),
+      confidence: 0.9,
+      method: 'registration',
+      evidence: null,
+      detectionStatus: 'detected',
+      files: [
+        { ...INPUTS[0], examined: EXAMINED.inspected },
+        { ...INPUTS[1], examined: EXAMINED.original },
+      ],
+    });
+  });
+
+  it('gives the report no examined bytes for a result recorded before the processor sent them', () => {
+    const { order } = completed('not_detected', null);
+    expect(type.reportContext(order, INPUTS).files).toEqual(INPUTS.map((file) => ({ ...file, examined: null })));
   });
 
   it('has no result before the processor answered', () => {
     const order = processing();
-    expect([extractResultOf(order), type.v3View(order, {}).result, type.reportContext(order).detectionStatus]).toEqual([null, null, null]);
+    expect([extractResultOf(order), type.v3View(order, {}).result, type.reportContext(order, INPUTS).detectionStatus]).toEqual([null, null, null]);
     expect(type.startsOnLastFile()).toBe(true);
   });
 });

@@ -1,11 +1,13 @@
 import {
   DetectionEvidenceView,
   DetectionStatus,
+  ExaminedExtractFiles,
   Events,
   ExtractResultView,
   Jobs,
   message,
   OutboxMessage,
+  ReportContextFile,
   ReportContextView,
   StoredObjectRef,
   V2OrderDetailView,
@@ -23,6 +25,8 @@ export interface ResultDetails {
   confidence: number;
   method: string;
   evidence?: DetectionEvidenceView;
+  /** The bytes the processor read, which a report certifies (absent for results recorded before it existed). */
+  examined?: ExaminedExtractFiles;
 }
 
 /** What an extract order keeps (`typeResult`): the public summary (spec 2.4) and how it was reached. */
@@ -54,7 +58,12 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
       this.finish(
         order,
         { detectionStatus: event.detectionStatus, reportSupported: event.reportSupported, watermarkText: event.watermarkText ?? null },
-        { confidence: event.confidence, method: event.method, ...(event.evidence ? { evidence: event.evidence } : {}) },
+        {
+          confidence: event.confidence,
+          method: event.method,
+          ...(event.evidence ? { evidence: event.evidence } : {}),
+          ...(event.examined ? { examined: event.examined } : {}),
+        },
         context.now,
       ),
     ),
@@ -119,11 +128,16 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
     };
   }
 
-  /** Spec 4.2/4.8: the outcome and how it was reached (the reports service decides from it whether a report can be made). */
-  reportContext(order: Order): Partial<ReportContextView> {
+  /**
+   * Spec 4.2/4.8: the outcome and how it was reached (the reports service decides from it whether a report can be
+   * made), and each file with the bytes the processor examined.
+   */
+  reportContext(order: Order, inputs: ReportContextFile[]): Partial<ReportContextView> {
     const result = extractResultOf(order);
     const details = detailsOf(order);
+    const examined = details?.examined;
     return {
+      files: inputs.map((file) => ({ ...file, examined: (file.role === 'original' || file.role === 'inspected' ? examined?.[file.role] : undefined) ?? null })),
       result,
       confidence: details?.confidence ?? null,
       method: details?.method ?? null,
