@@ -52,3 +52,12 @@ const HANGUL = /[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7
 export function fontForText(text: string, locale: ReportLocale): ReportFont {
   return HANGUL.test(text) ? 'NotoSansKR' : localeFont(locale);
 }
+
+/**
+ * Fonts that may draw the customer's text, in order: the text's own font, then the other embedded one for what it
+ * lacks (e.g. kanji outside the Korean font, such as 𠀋, in an English or Korean report).
+ */
+export function fontsForText(text: string, locale: ReportLocale): ReportFont[] {
+  const first = fontForText(text, locale);
+  return [first, ...(Object.keys(REPORT_FONT_FILES) as ReportFont[]).filter((font) => font !== first)];
+}
