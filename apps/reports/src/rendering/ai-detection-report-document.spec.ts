@@ -114,6 +114,17 @@ describe('AI detection report document', () => {
     expect(content.match(/The stored file was replaced after the examination/g)).toHaveLength(1);
   });
 
+  it.each(['ko-KR', 'ja-JP'] as const)('%s: a file name no font fully draws is printed exactly, in its section and as a hash label', async (locale) => {
+    const base = await data(locale);
+    const image = { ...base.images[0], input: { ...base.images[0].input, fileName: '생성 🎉.png' } };
+    const { content } = await text({ ...base, images: [image] });
+    const bare = content.replace(/\s+/g, '');
+    // once under the image, once labelling its SHA-256 (in the Korean font even in a Japanese report)
+    expect(bare.split('생성[U+1F389].png').length - 1).toBe(2);
+    expect(bare).toContain('생성[U+1F389].png—SHA-256');
+    expect(content).not.toMatch(/[\u0000\ufffd\u{1f389}]/u);
+  });
+
   it('a test order says that its result is simulated and not evidence', async () => {
     const { content } = await text(await data('en-US', { mode: 'test' }));
     expect(content).toContain('TEST ORDER');

@@ -1,7 +1,7 @@
 import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, aiDetectionVerdictOf, ReportLocale } from '@cp/contracts';
-import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import type { Content, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
-import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, verificationSection } from './report-document';
+import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, userTextInlines, verificationSection } from './report-document';
 import { formatBytes, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
 /** One analysed image as printed: the input (hashed, previewed), its analysis and its heatmap as PNG. */
@@ -147,7 +147,7 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
     ...verificationSection(
       data,
       m.sections.verification.replace(/^\d+/, '5'),
-      data.images.map((image): [string, string | null] => [image.input.fileName, image.input.sha256]),
+      data.images.map((image): [ContentText[], string | null] => [userTextInlines(image.input.fileName, locale), image.input.sha256]),
     ),
   );
   return reportFrame(

@@ -1,7 +1,8 @@
 import { ReportLocale } from '@cp/contracts';
 import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
 import { renderPdf } from './pdf-renderer';
-import { buildReportDocument, groupedHash, ReportDocumentData } from './report-document';
+import { buildReportDocument, groupedHash, ReportDocumentData, userText } from './report-document';
+import { REPORT_MESSAGES } from './report-messages';
 import { fontForText, localeFont } from './report-fonts';
 
 function data(locale: ReportLocale, overrides: Partial<ReportDocumentData> = {}): ReportDocumentData {
@@ -146,6 +147,50 @@ describe('report document', () => {
     expect(localeFont('ko-KR')).toBe('NotoSansKR');
     expect(fontForText('유출 사본.png', 'ja-JP')).toBe('NotoSansKR');
     expect(fontForText('流出コピー.png', 'ja-JP')).toBe('NotoSansJP');
+  });
+
+  it('leaves ordinary Latin, Korean and Japanese text as one plain string in its font', () => {
+    expect(userText('found copy.jpg', 'en-US')).toEqual({ text: 'found copy.jpg', font: 'NotoSansKR', wordBreak: 'break-all', bold: false });
+    expect(userText('leak: 홍길동', 'ko-KR', true)).toEqual({ text: 'leak: 홍길동', font: 'NotoSansKR', wordBreak: 'break-all', bold: true });
+    expect(userText('流出コピー.png', 'ja-JP')).toEqual({ text: '流出コピー.png', font: 'NotoSansJP', wordBreak: 'break-all', bold: false });
+  });
+
+  it('prints an emoji as one code point, in the notation style, never splittable into halves', () => {
+    const content = userText('héllo 世界 🎉', 'en-US', true);
+    expect(content.text).toEqual([
+      { text: 'héllo 世界 ', font: 'NotoSansKR', wordBreak: 'break-all', bold: true },
+      { text: '[U+1F389]', font: 'NotoSansKR', bold: true, noWrap: true, style: 'codePoint' },
+    ]);
+  });
+
+  it('keeps a supplementary-plane character a font has whole (break-all would cut it into two boxes)', () => {
+    const content = userText('𠀋.png', 'ja-JP');
+    expect(content.text).toEqual([
+      { text: '𠀋', font: 'NotoSansJP', bold: false, noWrap: true },
+      { text: '.png', font: 'NotoSansJP', wordBreak: 'break-all', bold: false },
+    ]);
+  });
+
+  // the customer's text as printed: exact, with no empty box (pdf.js reads an undrawn glyph back as U+0000)
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: prints characters no font draws as code points, and says so once', async (locale) => {
+    const input = data(locale, {
+      watermarkText: 'héllo 世界 🎉',
+      orderName: 'order 👩‍💻',
+      original: { role: 'original', fileName: 'mine 𠀋.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null },
+    });
+    const content = await text(input);
+    const bare = content.replace(/\s+/g, '');
+    expect(content).toContain('héllo 世界 [U+1F389]');
+    expect(bare).toContain('order[U+1F469][U+200D][U+1F4BB]');
+    expect(bare).toContain('mine𠀋.png');
+    expect(bare).toContain(REPORT_MESSAGES[locale].codePointNote.replace(/\s+/g, ''));
+    expect(content).not.toMatch(/[\u0000\ufffd\u{1f389}\u{1f469}\u{1f4bb}\u200d]/u);
+  });
+
+  it('adds no note about code points when every character is drawn', async () => {
+    const content = (await text(data('ja-JP'))).replace(/\s+/g, '');
+    expect(content).not.toContain(REPORT_MESSAGES['ja-JP'].codePointNote.replace(/\s+/g, ''));
+    expect(content).not.toContain('[U+');
   });
 
   it('groups hashes by eight characters', () => {

@@ -1,6 +1,7 @@
 import { ColluderTraceView, DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
 import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
-import { fontForText, localeFont } from './report-fonts';
+import { fontForText, fontsForText, localeFont } from './report-fonts';
+import { codePointName, glyphRuns } from './report-glyphs';
 import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
 /** One input file as examined: hashed and previewed from storage, or not retained (test orders). */
@@ -48,11 +49,41 @@ export function groupedHash(hash: string): string {
   return hash.match(/.{1,8}/g)?.join(' ') ?? hash;
 }
 
-export function userText(text: string, locale: ReportLocale, bold = false): ContentText {
-  return { text, font: fontForText(text, locale), wordBreak: 'break-all', bold };
+/** Style of a character printed as its code point; the document's note explains it wherever one occurs. */
+export const CODE_POINT_STYLE = 'codePoint';
+
+/** `[U+1F389]`: how a character no embedded font can draw is printed. */
+export function codePointNotation(codePoint: number): string {
+  return `[${codePointName(codePoint)}]`;
 }
 
-export function keyValueTable(rows: Array<[string, Content]>): Content {
+const SUPPLEMENTARY = /([\u{10000}-\u{10ffff}])/u;
+
+/**
+ * The customer's text as inline pieces, each complete in itself (pdfmake drops a parent's style from nested
+ * inlines): stretches in the font that draws them, and every character none draws as its code point, so the
+ * report states the text exactly instead of showing empty boxes.
+ */
+export function userTextInlines(text: string, locale: ReportLocale, bold = false): ContentText[] {
+  return glyphRuns(text, fontsForText(text, locale)).flatMap((run): ContentText[] => {
+    if ('codePoint' in run) {
+      return [{ text: codePointNotation(run.codePoint), font: fontForText(text, locale), bold, noWrap: true, style: CODE_POINT_STYLE }];
+    }
+    // break-all splits by UTF-16 unit, which would cut a surrogate pair into two empty boxes
+    return run.text
+      .split(SUPPLEMENTARY)
+      .filter((part) => part !== '')
+      .map((part): ContentText => (SUPPLEMENTARY.test(part) ? { text: part, font: run.font, bold, noWrap: true } : { text: part, font: run.font, wordBreak: 'break-all', bold }));
+  });
+}
+
+export function userText(text: string, locale: ReportLocale, bold = false): ContentText {
+  const inlines = userTextInlines(text, locale, bold);
+  return inlines.length === 1 ? inlines[0] : { text: inlines, font: fontForText(text, locale), wordBreak: 'break-all', bold };
+}
+
+/** A label is the report's own text, or inline pieces that include the customer's (a file name). */
+export function keyValueTable(rows: Array<[string | ContentText[], Content]>): Content {
   return {
     table: {
       widths: [140, '*'],
@@ -218,8 +249,11 @@ export function reportOpening(data: ReportOrderFields, heading: { title: string;
   return content;
 }
 
-/** The last section of every report: how to check the files against it, the issuer, and each file's SHA-256. */
-export function verificationSection(data: ReportOrderFields, title: string, hashes: Array<[string, string | null]>): Content[] {
+/**
+ * The last section of every report: how to check the files against it, the issuer, and each file's SHA-256.
+ * A hash's label is the report's own text or, as inline pieces, a file name.
+ */
+export function verificationSection(data: ReportOrderFields, title: string, hashes: Array<[string | ContentText[], string | null]>): Content[] {
   const m = REPORT_MESSAGES[data.locale];
   return [
     {
@@ -232,8 +266,8 @@ export function verificationSection(data: ReportOrderFields, title: string, hash
       [m.order.orderId, { text: data.orderId }],
       [m.order.reportId, { text: data.reportReference }],
       [m.verification.algorithm, { text: m.verification.algorithmValue }],
-      ...hashes.map(([label, sha256]): [string, Content] => [
-        `${label} — ${m.files.sha256}`,
+      ...hashes.map(([label, sha256]): [string | ContentText[], Content] => [
+        typeof label === 'string' ? `${label} — ${m.files.sha256}` : [...label, { text: ` — ${m.files.sha256}` }],
         sha256 ? { text: sha256, style: 'hashFull' } : { text: m.files.notRetained, style: 'muted' },
       ]),
     ]),
@@ -299,7 +333,16 @@ export interface ReportFrame {
   page: (current: number, total: number) => string;
 }
 
+/** Whether any node of `content` prints a character as its code point. */
+function printsCodePoints(content: unknown): boolean {
+  if (Array.isArray(content)) return content.some(printsCodePoints);
+  if (typeof content !== 'object' || content === null) return false;
+  return Object.entries(content).some(([key, value]) => (key === 'style' ? value === CODE_POINT_STYLE : printsCodePoints(value)));
+}
+
 export function reportFrame(frame: ReportFrame, content: Content[]): TDocumentDefinitions {
+  // A reader meeting "[U+1F389]" in a name must know it stands for one character, not the text typed.
+  const note: Content[] = printsCodePoints(content) ? [{ text: REPORT_MESSAGES[frame.locale].codePointNote, style: 'muted', margin: [0, 6, 0, 0] }] : [];
   return {
     pageSize: 'A4',
     language: frame.locale,
@@ -323,8 +366,9 @@ export function reportFrame(frame: ReportFrame, content: Content[]): TDocumentDe
       hash: { fontSize: 8, characterSpacing: 0.2 },
       hashFull: { fontSize: 7.5, wordBreak: 'break-all' },
       muted: { color: COLORS.muted },
+      [CODE_POINT_STYLE]: { color: COLORS.accent },
     },
-    content,
+    content: [...content, ...note],
     footer: (currentPage: number, pageCount: number): Content => ({
       columns: [
         { text: `${frame.orderIdLabel} ${frame.orderId} · ${frame.reportReference}`, style: 'muted', fontSize: 7.5 },

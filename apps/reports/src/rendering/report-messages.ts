@@ -86,6 +86,8 @@ export interface ReportMessages {
     integrity: string;
   };
   notAvailable: string;
+  /** Printed only when the customer's text has a character the fonts cannot draw. */
+  codePointNote: string;
   page: (current: number, total: number) => string;
 }
 
@@ -202,6 +204,7 @@ const en: ReportMessages = {
     integrity: 'The service keeps the SHA-256 of this PDF with the report record; the order ID and report reference identify it.',
   },
   notAvailable: 'not available',
+  codePointNote: 'Characters the report\'s fonts cannot draw are shown in blue as their Unicode code point, e.g. [U+1F389].',
   page: (current, total) => `Page ${current} of ${total}`,
 };
 
@@ -316,6 +319,7 @@ const ko: ReportMessages = {
     integrity: '서비스는 이 PDF의 SHA-256 값을 보고서 기록과 함께 보관하며, 주문 ID와 보고서 참조 번호로 식별됩니다.',
   },
   notAvailable: '정보 없음',
+  codePointNote: '보고서 글꼴로 표시할 수 없는 문자는 파란색 유니코드 코드 포인트로 표시됩니다(예: [U+1F389]).',
   page: (current, total) => `${total}쪽 중 ${current}쪽`,
 };
 
@@ -430,6 +434,7 @@ const ja: ReportMessages = {
     integrity: 'サービスはこの PDF の SHA-256 をレポート記録とともに保管しており、注文 ID とレポート参照番号で識別されます。',
   },
   notAvailable: '情報なし',
+  codePointNote: 'レポートのフォントで表示できない文字は、青字の Unicode コードポイントで示されます（例：[U+1F389]）。',
   page: (current, total) => `${current} / ${total} ページ`,
 };
 
