@@ -1,6 +1,11 @@
-import { ContentProtectionError, WatermarkOrder, WebhookVerificationError } from '@cp/sdk';
+import { ContentProtectionError, ExtractResult, WatermarkOrder, WebhookVerificationError } from '@cp/sdk';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { Cli, orderLines, traceLine } from './cli';
+import { Cli, orderLines } from './cli';
 import { ExitCode, exitCodeFor } from './exit-codes';
 import { Progress } from './progress';
 
@@ -33,13 +38,6 @@ describe('cpx', () => {
     progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
     progress.onProgress({ stage: 'processing', orderId: '9', status: 'inProgress', done: 1, total: 2 });
     expect(stderr.text().split('\n')).toEqual(['order 9 created', 'upload a.jpg 0% of 100 bytes', 'upload a.jpg 100% of 100 bytes', 'order 9 inProgress 1/2 outputs', '']);
-  });
-
-  it('prints a trace as the recipient, or, without a watermark text, both things a detection without one can be', () => {
-    expect(traceLine('2', { detectionStatus: 'detected', watermarkText: 'bob', reportSupported: true })).toBe('detected: bob\torder 2');
-    const several = traceLine('3', { detectionStatus: 'detected', watermarkText: null, reportSupported: true });
-    expect(several).toMatch(/^detected: no single recipient \(several of yours combined, or a mark issued by another account: cpx report 3 says which\)\torder 3$/);
-    expect(traceLine('4', { detectionStatus: 'not_detected', watermarkText: null, reportSupported: false })).toBe('not_detected\torder 4');
   });
 
   it('is silent with --json', () => {
@@ -82,5 +80,65 @@ describe('cpx', () => {
     expect(lines[1]).toBe('detection\tCannot be determined: no provenance or generator evidence was found (probability 50%, spec category uncertain_ai)');
     expect(lines[2]).toMatch(/^file 101\tcannot_be_determined\tCannot be determined/);
     expect(lines.join('\n')).not.toMatch(/leaning/i);
+  });
+
+  describe('against a stand-in API', () => {
+    let dir: string;
+    let server: Server;
+    let baseUrl: string;
+    /** What the stand-in answers to the creation of an order: an HTTP status and a body. */
+    let answer: { status: number; body: unknown };
+
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'cpx-spec-'));
+      await Promise.all(['notes.txt', 'photo.jpg', 'leak.jpg'].map((name) => writeFile(path.join(dir, name), 'bytes')));
+      server = createServer((request: IncomingMessage, response: ServerResponse) => {
+        request.resume();
+        request.on('end', () => {
+          // Creation and every read give the same answer: a finished order needs no upload and no second poll.
+          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function cpx(argv: string[]): Promise<{ code: ExitCode; stdout: string; stderr: string }> {
+      const stdout = capture();
+      const stderr = capture();
+      const code = await new Cli({ stdout: stdout.stream, stderr: stderr.stream }, { CP_API_KEY: 'sk_test_x', CP_BASE_URL: baseUrl }).run(argv);
+      return { code, stdout: stdout.text(), stderr: stderr.text() };
+    }
+
+    function extractOrder(result: ExtractResult): { data: WatermarkOrder } {
+      const files = [{ fileId: '1', uploadUrl: null }, { fileId: '2', uploadUrl: null }];
+      return { data: { orderId: '126', status: 'complete', processingDelayed: false, expiresAt: null, files, outputs: [], result, reports: [] } as unknown as WatermarkOrder };
+    }
+
+    it.each<[ExtractResult['detectionStatus'], ExitCode, RegExp]>([
+      ['detected', ExitCode.OK, /^detected: bob\torder 126$/],
+      ['not_detected', ExitCode.NOT_DETECTED, /^not_detected: no watermark found/],
+      ['inconclusive', ExitCode.TRACE_INCONCLUSIVE, /^inconclusive: .*neither detected nor clean/],
+      ['error', ExitCode.TRACE_NOT_CHECKED, /^error: the file could not be checked/],
+      ['unsupported', ExitCode.TRACE_UNSUPPORTED, /^unsupported: the file could not be checked/],
+    ])('trace ending %s prints its line and exits %d', async (detectionStatus, exitCode, line) => {
+      answer = { status: 200, body: extractOrder({ detectionStatus, watermarkText: detectionStatus === 'detected' ? 'bob' : null, reportSupported: false }) };
+      const { code, stdout } = await cpx(['trace', '--original', path.join(dir, 'photo.jpg'), path.join(dir, 'leak.jpg')]);
+      expect(code).toBe(exitCode);
+      expect(stdout.trimEnd()).toMatch(line);
+    });
+
+    it('trace --json: the result as JSON, the same exit code', async () => {
+      answer = { status: 200, body: extractOrder({ detectionStatus: 'error', watermarkText: null, reportSupported: false }) };
+      const { code, stdout } = await cpx(['--json', 'trace', '--original', path.join(dir, 'photo.jpg'), path.join(dir, 'leak.jpg')]);
+      expect(code).toBe(ExitCode.TRACE_NOT_CHECKED);
+      expect(JSON.parse(stdout)).toEqual({ orderId: '126', detectionStatus: 'error', watermarkText: null, reportSupported: false });
+    });
   });
 });

@@ -2,7 +2,6 @@ import {
   ContentProtectionClient,
   ContentProtectionError,
   describeAiDetection,
-  ExtractResult,
   FileSource,
   ReportLocale,
   verifyWebhook,
@@ -14,6 +13,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit-codes';
 import { Io, Progress } from './progress';
+import { traceOutcome } from './trace-outcome';
 
 const LOCALES: ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -52,17 +52,6 @@ export function orderLines(order: WatermarkOrder): string {
     ...(order.detection?.files ?? []).map((file) => `file ${file.fileId}\t${file.verdict}\t${describeAiDetection(file)}`),
     ...order.reports.map((report) => `report ${report.locale}\t${report.status}`),
   ].join('\n');
-}
-
-/**
- * `cpx trace` as text. A detection without a watermark text is either several of the account's recipients combined
- * (the report lists them with their scores) or a mark another account issued (its text is not shown): the public
- * result does not tell which (docs/api-decisions.md, colluders), so the line says both and where to look.
- */
-export function traceLine(orderId: string, result: ExtractResult): string {
-  if (result.detectionStatus !== 'detected') return `${result.detectionStatus}\torder ${orderId}`;
-  const who = result.watermarkText ?? `no single recipient (several of yours combined, or a mark issued by another account: cpx report ${orderId} says which)`;
-  return `detected: ${who}\torder ${orderId}`;
 }
 
 /** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
@@ -141,7 +130,21 @@ export class Cli {
       .description('check a suspect copy against its original and name the recipient it was made for')
       .argument('<suspect>', 'the leaked or found copy')
       .requiredOption('--original <file>', 'the original file the copies were made from')
-      .addHelpText('after', `\nExit code 0 when a watermark was detected, ${ExitCode.NOT_DETECTED} when not.\n\nExample:\n  cpx trace --original photo.jpg leaked.jpg`)
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Exit codes of the outcome (the first word of the printed line is the detection status):',
+          `  ${ExitCode.OK}   detected: a watermark was found`,
+          `  ${ExitCode.NOT_DETECTED}   not_detected: the file was fully checked, no watermark found`,
+          `  ${ExitCode.TRACE_INCONCLUSIVE}  inconclusive: a possible watermark below the confidence threshold, neither detected nor clean`,
+          `  ${ExitCode.TRACE_NOT_CHECKED}  error: the file could not be checked (detection failed)`,
+          `  ${ExitCode.TRACE_UNSUPPORTED}  unsupported: the file could not be checked (outside what can be checked)`,
+          '',
+          'Example:',
+          '  cpx trace --original photo.jpg leaked.jpg',
+        ].join('\n'),
+      )
       .action(async (suspect: string, options: { original: string }) => {
         const global = program.opts<GlobalOptions>();
         const progress = new Progress(this.io, global.json);
@@ -153,10 +156,9 @@ export class Cli {
             onProgress: progress.onProgress,
           });
           progress.stop();
-          this.print(global, { orderId: traced.orderId, ...traced.result }, () => traceLine(traced.orderId, traced.result));
-          if (traced.result.detectionStatus !== 'detected') {
-            this.exitCode = ExitCode.NOT_DETECTED;
-          }
+          const outcome = traceOutcome(traced.orderId, traced.result);
+          this.print(global, { orderId: traced.orderId, ...traced.result }, () => outcome.line);
+          this.exitCode = outcome.exitCode;
         } finally {
           progress.stop();
         }

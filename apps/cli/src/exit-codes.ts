@@ -1,13 +1,13 @@
 import { ContentProtectionError, WebhookVerificationError } from '@cp/sdk';
 
-/** Exit codes scripts can rely on (documented in `cpx --help` and the README). */
+/** Exit codes scripts can rely on (documented in `cpx --help` and docs/sdk-and-cli.md). */
 export enum ExitCode {
   OK = 0,
   /** Unexpected failure (a bug, or an answer the CLI did not understand). */
   FAILURE = 1,
   /** Wrong command line (unknown option, missing argument, no API key). */
   USAGE = 2,
-  /** `trace` ran, and the suspect file carries no watermark of yours (not_detected, inconclusive, unsupported, error). */
+  /** `trace`: the file was fully checked and carries no watermark (`not_detected`). */
   NOT_DETECTED = 3,
   /** The API key was refused (AUTH_NOT_AUTHENTICATED). */
   AUTH = 4,
@@ -21,20 +21,34 @@ export enum ExitCode {
   UNAVAILABLE = 8,
   /** A local file could not be read or written. */
   FILE_ERROR = 9,
+  /*
+   * The trace outcomes below are neither "detected" nor "clean" (spec 2.4). They had exit 3 until a script read a
+   * failed check as a clean file; each has its own code because a script does something different for each:
+   * look closer (inconclusive), try again (error), or change the file (unsupported).
+   */
+  /** `trace`: a possible watermark below the confidence threshold (`inconclusive`): neither detected nor clean. */
+  TRACE_INCONCLUSIVE = 10,
+  /** `trace`: detection failed, the file was not checked (`error`; credit refunded). */
+  TRACE_NOT_CHECKED = 11,
+  /** `trace`: the file is outside what can be checked (`unsupported`; credit refunded). */
+  TRACE_UNSUPPORTED = 12,
 }
 
 export const EXIT_CODES_HELP = `
 Exit codes:
-  0  success (trace: a watermark was detected)
-  2  usage error
-  3  trace: no watermark detected
-  4  API key refused
-  5  request refused by the API (the code is printed)
-  6  order or report failed
-  7  timed out waiting
-  8  API unreachable, unavailable or rate limited after retries
-  9  local file error
-  1  anything else`;
+  0   success (trace: a watermark was detected)
+  2   usage error
+  3   trace: the file was fully checked, no watermark found
+  4   API key refused
+  5   request refused by the API (the code is printed)
+  6   order or report failed
+  7   timed out waiting
+  8   API unreachable, unavailable or rate limited after retries
+  9   local file error
+  10  trace: inconclusive, a possible watermark below the confidence threshold (neither detected nor clean)
+  11  trace: the file could not be checked, detection failed (not a clean result)
+  12  trace: the file could not be checked, it is outside what can be checked (not a clean result)
+  1   anything else`;
 
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof WebhookVerificationError) {
