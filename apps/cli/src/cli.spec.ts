@@ -121,6 +121,24 @@ describe('cpx', () => {
       return { data: { orderId: '126', status: 'complete', processingDelayed: false, expiresAt: null, files, outputs: [], result, reports: [] } as unknown as WatermarkOrder };
     }
 
+    it('a refused .txt file: the code once with the HTTP status, and what the CLI can tell is wrong (exit 5)', async () => {
+      answer = { status: 400, body: { code: 'VALIDATION_FAILED' } };
+      const { code, stderr } = await cpx(['protect', path.join(dir, 'notes.txt'), '--recipient', 'alice']);
+      expect(code).toBe(ExitCode.REJECTED);
+      expect(stderr.split('\n').filter((line) => line.startsWith('error') || line.startsWith('hint'))).toEqual([
+        'error: VALIDATION_FAILED (HTTP 400)',
+        'hint: notes.txt has the extension .txt; protect accepts jpg, jpeg, png, webp, bmp, tif, tiff, pdf',
+      ]);
+    });
+
+    it('a refusal the CLI sees no cause for gets no hint', async () => {
+      answer = { status: 400, body: { code: 'VALIDATION_FAILED' } };
+      const { code, stderr } = await cpx(['trace', '--original', path.join(dir, 'photo.jpg'), path.join(dir, 'leak.jpg')]);
+      expect(code).toBe(ExitCode.REJECTED);
+      expect(stderr).toContain('error: VALIDATION_FAILED (HTTP 400)\n');
+      expect(stderr).not.toContain('hint');
+    });
+
     it.each<[ExtractResult['detectionStatus'], ExitCode, RegExp]>([
       ['detected', ExitCode.OK, /^detected: bob\torder 126$/],
       ['not_detected', ExitCode.NOT_DETECTED, /^not_detected: no watermark found/],

@@ -1,6 +1,5 @@
 import {
   ContentProtectionClient,
-  ContentProtectionError,
   describeAiDetection,
   FileSource,
   ReportLocale,
@@ -11,6 +10,7 @@ import {
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { errorOutput, protectHint, traceHint } from './error-output';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit-codes';
 import { Io, Progress } from './progress';
 import { traceOutcome } from './trace-outcome';
@@ -57,6 +57,8 @@ export function orderLines(order: WatermarkOrder): string {
 /** The `cpx` command line; `run` resolves to the exit code instead of exiting, so tests can call it. */
 export class Cli {
   private exitCode: ExitCode = ExitCode.OK;
+  /** What the CLI can tell from the command line about a request the API may refuse (printed with VALIDATION_FAILED). */
+  private hint: string | null = null;
 
   constructor(
     private readonly io: Io,
@@ -75,7 +77,9 @@ export class Cli {
         }
         return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
       }
-      return this.fail(error, program.opts<GlobalOptions>().json);
+      const code = exitCodeFor(error);
+      this.io.stderr.write(errorOutput(error, this.hint, program.opts<GlobalOptions>().json));
+      return code;
     }
     return this.exitCode;
   }
@@ -105,6 +109,7 @@ export class Cli {
         if (options.recipient.length === 0) {
           throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, 'give at least one --recipient');
         }
+        this.hint = protectHint(files, options.recipient);
         const progress = new Progress(this.io, global.json);
         try {
           const result = await this.client(global).protect({
@@ -147,6 +152,7 @@ export class Cli {
       )
       .action(async (suspect: string, options: { original: string }) => {
         const global = program.opts<GlobalOptions>();
+        this.hint = traceHint(options.original, suspect);
         const progress = new Progress(this.io, global.json);
         try {
           const traced = await this.client(global).trace({
@@ -276,13 +282,5 @@ export class Cli {
 
   private print(global: GlobalOptions, value: unknown, text: () => string): void {
     this.io.stdout.write(global.json ? `${JSON.stringify(value)}\n` : `${text()}\n`);
-  }
-
-  private fail(error: unknown, json: boolean): ExitCode {
-    const code = exitCodeFor(error);
-    const publicCode = error instanceof ContentProtectionError ? error.code : error instanceof WebhookVerificationError ? error.code : 'UNEXPECTED';
-    const message = error instanceof Error ? error.message : String(error);
-    this.io.stderr.write(json ? `${JSON.stringify({ error: { code: publicCode, message } })}\n` : `error: ${publicCode}: ${message}\n`);
-    return code;
   }
 }
