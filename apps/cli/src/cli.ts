@@ -141,7 +141,7 @@ export class Cli {
           '',
           'Exit codes of the outcome (the first word of the printed line is the detection status):',
           `  ${ExitCode.OK}   detected: a watermark was found`,
-          `  ${ExitCode.NOT_DETECTED}   not_detected: the file was fully checked, no watermark found`,
+          `  ${ExitCode.NOT_DETECTED}   not_detected: the file was checked, no watermark found`,
           `  ${ExitCode.TRACE_INCONCLUSIVE}  inconclusive: a possible watermark below the confidence threshold, neither detected nor clean`,
           `  ${ExitCode.TRACE_NOT_CHECKED}  error: the file could not be checked (detection failed)`,
           `  ${ExitCode.TRACE_UNSUPPORTED}  unsupported: the file could not be checked (outside what can be checked)`,

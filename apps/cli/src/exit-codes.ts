@@ -7,7 +7,7 @@ export enum ExitCode {
   FAILURE = 1,
   /** Wrong command line (unknown option, missing argument, no API key). */
   USAGE = 2,
-  /** `trace`: the file was fully checked and carries no watermark (`not_detected`). */
+  /** `trace`: the file was checked and no watermark was found (`not_detected`). */
   NOT_DETECTED = 3,
   /** The API key was refused (AUTH_NOT_AUTHENTICATED). */
   AUTH = 4,
@@ -38,7 +38,7 @@ export const EXIT_CODES_HELP = `
 Exit codes:
   0   success (trace: a watermark was detected)
   2   usage error
-  3   trace: the file was fully checked, no watermark found
+  3   trace: the file was checked, no watermark found
   4   API key refused
   5   request refused by the API (the code is printed)
   6   order or report failed
