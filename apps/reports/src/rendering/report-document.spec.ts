@@ -176,7 +176,7 @@ describe('report document', () => {
     const input = data(locale, {
       watermarkText: 'héllo 世界 🎉',
       orderName: 'order 👩‍💻',
-      original: { role: 'original', fileName: 'mine 𠀋.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null },
+      original: { role: 'original', fileName: 'mine 𠀋.png', size: 1234, sha256: 'a'.repeat(64), thumbnailPng: null, replaced: false },
     });
     const content = await text(input);
     const bare = content.replace(/\s+/g, '');
