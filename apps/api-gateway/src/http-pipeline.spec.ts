@@ -1,0 +1,141 @@
+// The gateway's HTTP pipeline in-process over a real HTTP server (body parsing, input hygiene, validation, the
+// error mapping), with the real controllers and fakes for the services behind them: the exact bad requests
+// found by black-box testing, sent byte for byte.
+import { Clock, ManualClock } from '@cp/clock';
+import { RpcClient } from '@cp/messaging';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { once } from 'node:events';
+import { IncomingMessage, request } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
+import { configureGatewayPipeline } from './http-pipeline';
+import { AiDetectionController } from './order-types/ai-detection/ai-detection.controller';
+import { AntiAiController } from './order-types/anti-ai/anti-ai.controller';
+import { WatermarkEmbedController } from './order-types/watermark-embed/watermark-embed.controller';
+import { WatermarkExtractController } from './order-types/watermark-extract/watermark-extract.controller';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { ReportsController } from './reports/reports.controller';
+import { V2OrdersController } from './v2/v2-orders.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+
+const KEY = `sk_test_${'a'.repeat(43)}`;
+
+/** Records every command the controllers send; answers each with an empty object (the pipeline is under test, not the services). */
+class RecordingRpc {
+  readonly payloads: unknown[] = [];
+
+  request(_rpc: unknown, payload: unknown): Promise<object> {
+    this.payloads.push(payload);
+    return Promise.resolve({});
+  }
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
+  // Before the v2 retirement, so the v2 creation routes are still open and reach their DTOs.
+  const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
+  const rpc = new RecordingRpc();
+  let app: NestExpressApplication;
+  let port: number;
+
+  async function send(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
+    const outgoing = request({
+      host: '127.0.0.1',
+      port,
+      method,
+      path,
+      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    });
+    outgoing.end(body);
+    const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) {
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    return { status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined };
+  }
+
+  const json = (method: string, path: string, value: unknown): Promise<Answer> => send(method, path, JSON.stringify(value));
+
+  beforeAll(async () => {
+    const config = { bodyLimitBytes: 1024 * 1024, publicBaseUrl: 'http://127.0.0.1:3000', log: { level: 'silent' }, testUploadSecret: 'a-test-upload-secret-of-this-spec' };
+    const moduleRef = await Test.createTestingModule({
+      controllers: [WatermarkEmbedController, WatermarkExtractController, AntiAiController, AiDetectionController, WebhooksController, ReportsController, V2OrdersController],
+      providers: [
+        { provide: RpcClient, useValue: rpc },
+        { provide: Clock, useValue: clock },
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: AuthenticatedKeyCache, useValue: { authenticate: () => Promise.resolve({ keyId: '1', accountId: '7', mode: 'test', plan: 'enterprise' }) } },
+        { provide: RateLimiterService, useValue: { consume: () => Promise.resolve({ allowed: true, limit: 1000, remaining: 999, resetSeconds: 60 }) } },
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+    configureGatewayPipeline(app, config as unknown as GatewayConfig);
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer() as { address(): AddressInfo }).address().port;
+  });
+
+  afterAll(() => app.close());
+
+  beforeEach(() => {
+    rpc.payloads.length = 0;
+  });
+
+  const embedBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    idempotencyKey: 'k',
+    files: [{ fileName: 'a.jpg', watermarks: [{ text: 'ab' }] }],
+    ...extra,
+  });
+
+  it('a valid embed body reaches the orders service (the control case)', async () => {
+    expect(await json('POST', '/api/v3/orders/wtr-embed', embedBody())).toEqual({ status: 200, body: { data: {} } });
+    expect(rpc.payloads).toHaveLength(1);
+  });
+
+  describe('unknown fields named like Object.prototype members are refused like any unknown field', () => {
+    const PROTOTYPE_NAMES = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__', '__proto__', 'constructor'];
+
+    it('{"foo":1} is refused (the rule these names escaped)', async () => {
+      expect(await json('POST', '/api/v3/orders/wtr-embed', embedBody({ foo: 1 }))).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    });
+
+    it.each(PROTOTYPE_NAMES)('%s: at the top level, in a nested object, in an array item, on v3, v2, webhooks and reports', async (name) => {
+      // Built as text: an object literal with `__proto__` would set a prototype, JSON.parse makes an own key.
+      const field = `${JSON.stringify(name)}:"x"`;
+      const requests: Array<[string, string, string]> = [
+        ['POST', '/api/v3/orders/wtr-embed', `{"idempotencyKey":"k",${field},"files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}`],
+        ['POST', '/api/v3/orders/wtr-embed', `{"idempotencyKey":"k","files":[{"fileName":"a.jpg",${field},"watermarks":[{"text":"ab"}]}]}`],
+        ['POST', '/api/v3/orders/wtr-embed', `{"idempotencyKey":"k","files":[{"fileName":"a.jpg","watermarks":[{"text":"ab",${field}}]}]}`],
+        ['POST', '/api/v3/orders/wtr-extract', `{"idempotencyKey":"k",${field},"file":{"fileName":"b.png","originalFile":{"fileName":"a.png"}}}`],
+        ['POST', '/api/v3/orders/wtr-extract', `{"idempotencyKey":"k","file":{"fileName":"b.png","originalFile":{"fileName":"a.png",${field}}}}`],
+        ['POST', '/api/v2/orders/wtr-embed', `{"idempotencyKey":"k",${field},"files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}`],
+        ['POST', '/api/v2/orders/webhooks', `{"name":"pp","url":"https://hooks.example.com/x",${field}}`],
+        ['PUT', '/api/v2/orders/webhooks/3', `{"name":"pp","url":"https://hooks.example.com/x",${field}}`],
+        ['POST', '/api/v2/orders/webhooks/3/events/retry-failed', `{"fromDate":"2026-02-01","toDate":"2026-02-02",${field}}`],
+        ['POST', '/api/v3/orders/42/reports', `{"locale":"en-US",${field}}`],
+      ];
+      for (const [method, path, body] of requests) {
+        expect([path, body, await send(method, path, body)]).toEqual([path, body, { status: 400, body: { code: 'VALIDATION_FAILED' } }]);
+      }
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it.each(PROTOTYPE_NAMES)('%s in a query is refused like any unknown query parameter', async (name) => {
+      expect(await send('GET', `/api/v2/orders/stats/recent?date=2026-02-01&${encodeURIComponent(name)}=1`)).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(await send('GET', `/api/v2/orders/webhooks/3/events?${encodeURIComponent(name)}=1`)).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it('a refused "__proto__" pollutes no prototype', async () => {
+      await send('POST', '/api/v3/orders/wtr-embed', '{"idempotencyKey":"k","__proto__":{"polluted":true},"files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+  });
+});
