@@ -8,6 +8,7 @@ import { Test } from '@nestjs/testing';
 import { once } from 'node:events';
 import { IncomingMessage, request } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { configureGatewayPipeline } from './http-pipeline';
@@ -97,6 +98,73 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
   it('a valid embed body reaches the orders service (the control case)', async () => {
     expect(await json('POST', '/api/v3/orders/wtr-embed', embedBody())).toEqual({ status: 200, body: { data: {} } });
     expect(rpc.payloads).toHaveLength(1);
+  });
+
+  describe('invalid UTF-8 in a JSON body is refused, never replaced by U+FFFD', () => {
+    const BAD_TEXT = Buffer.concat([Buffer.from('{"idempotencyKey":"k","files":[{"fileName":"a.jpg","watermarks":[{"text":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}]}]}')]);
+
+    it('the black-box request: 0xFF 0xFE inside a watermark text', async () => {
+      expect(await send('POST', '/api/v3/orders/wtr-embed', BAD_TEXT)).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it.each([
+      ['a truncated sequence', Buffer.from([0xe2, 0x82])],
+      ['an overlong encoding of "/"', Buffer.from([0xc0, 0xaf])],
+      ['an encoded surrogate (CESU-8)', Buffer.from([0xed, 0xa0, 0x80])],
+      ['a code point beyond U+10FFFF', Buffer.from([0xf4, 0x90, 0x80, 0x80])],
+      ['a stray continuation byte', Buffer.from([0x80])],
+    ])('%s, in a key or a value, on every route that takes a body', async (_name, bad) => {
+      const bodies: Array<[string, string, Buffer]> = [
+        ['POST', '/api/v3/orders/wtr-embed', Buffer.concat([Buffer.from('{"idempotencyKey":"k'), bad, Buffer.from('","files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}')])],
+        ['POST', '/api/v3/orders/wtr-extract', Buffer.concat([Buffer.from('{"idempotencyKey":"k","file":{"fileName":"b'), bad, Buffer.from('.png","originalFile":{"fileName":"a.png"}}}')])],
+        ['POST', '/api/v2/orders/wtr-embed', Buffer.concat([Buffer.from('{"idempotencyKey":"k","files":[{"fileName":"a.jpg","watermarks":[{"text":"a'), bad, Buffer.from('"}]}]}')])],
+        ['POST', '/api/v2/orders/webhooks', Buffer.concat([Buffer.from('{"name":"p'), bad, Buffer.from('","url":"https://hooks.example.com/x"}')])],
+        ['PUT', '/api/v2/orders/webhooks/3', Buffer.concat([Buffer.from('{"name":"pp","url":"https://hooks.example.com/x","'), bad, Buffer.from('":1}')])],
+        ['POST', '/api/v3/orders/42/reports', Buffer.concat([Buffer.from('{"locale":"en-US'), bad, Buffer.from('"}')])],
+      ];
+      for (const [method, path, body] of bodies) {
+        expect([method, path, await send(method, path, body)]).toEqual([method, path, { status: 400, body: { code: 'VALIDATION_FAILED' } }]);
+      }
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it('also after gzip: the bytes checked are the decoded body', async () => {
+      expect(await send('POST', '/api/v3/orders/wtr-embed', gzipSync(BAD_TEXT), { 'content-encoding': 'gzip' })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    });
+
+    it('valid UTF-8, with or without a BOM, in any case of the charset, is read as before', async () => {
+      const text = '한국어 워터마크 😀';
+      const body = Buffer.from(JSON.stringify(embedBody({ files: [{ fileName: 'a.jpg', watermarks: [{ text }] }] })));
+      for (const [bytes, type] of [
+        [body, 'application/json'],
+        [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]), 'application/json'],
+        [body, 'application/json; charset=UTF-8'],
+      ] as const) {
+        expect(await send('POST', '/api/v3/orders/wtr-embed', bytes, { 'content-type': type })).toEqual({ status: 200, body: { data: {} } });
+      }
+      const texts = (rpc.payloads as Array<{ request: { files: Array<{ watermarks: Array<{ text: string }> }> } }>).map(({ request }) => request.files[0].watermarks[0].text);
+      expect(texts).toEqual([text, text, text]);
+    });
+
+    it('UTF-16 is decoded strictly too: an odd trailing byte or a lone surrogate is refused, a valid body read', async () => {
+      const utf16 = (value: string, bom: boolean): Buffer => Buffer.concat([bom ? Buffer.from([0xff, 0xfe]) : Buffer.alloc(0), Buffer.from(value, 'utf16le')]);
+      const body = JSON.stringify(embedBody());
+      expect(await send('POST', '/api/v3/orders/wtr-embed', utf16(body, true), { 'content-type': 'application/json; charset=utf-16' })).toEqual({ status: 200, body: { data: {} } });
+      expect(await send('POST', '/api/v3/orders/wtr-embed', utf16(body, false), { 'content-type': 'application/json; charset=utf-16le' })).toEqual({ status: 200, body: { data: {} } });
+      expect(await send('POST', '/api/v3/orders/wtr-embed', Buffer.concat([utf16(body, true), Buffer.from([0x20])]), { 'content-type': 'application/json; charset=utf-16' })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      const loneSurrogate = Buffer.concat([Buffer.from('{"idempotencyKey":"', 'utf16le'), Buffer.from([0x00, 0xd8]), Buffer.from('","files":[]}', 'utf16le')]);
+      expect(await send('POST', '/api/v3/orders/wtr-embed', loneSurrogate, { 'content-type': 'application/json; charset=utf-16le' })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    });
+
+    it('UTF-32 and UTF-7 (not JSON encodings of RFC 8259) are refused as unreadable', async () => {
+      const body = JSON.stringify(embedBody());
+      const utf32le = Buffer.alloc(body.length * 4);
+      [...body].forEach((char, index) => utf32le.writeUInt32LE(char.codePointAt(0) ?? 0, index * 4));
+      expect(await send('POST', '/api/v3/orders/wtr-embed', utf32le, { 'content-type': 'application/json; charset=utf-32le' })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(await send('POST', '/api/v3/orders/wtr-embed', body, { 'content-type': 'application/json; charset=utf-7' })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(rpc.payloads).toEqual([]);
+    });
   });
 
   describe('unknown fields named like Object.prototype members are refused like any unknown field', () => {

@@ -4,7 +4,6 @@ import { createAccessLog } from '@cp/logging';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { json } from 'express';
 import { apiKeyAuthMiddleware, isTestUploadPath } from './auth/api-key-auth.middleware';
 import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GatewayConfig } from './gateway.config';
@@ -14,12 +13,13 @@ import { sendError } from './http/error-response';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { createValidationPipe } from './http/validation.pipe';
 import { inputHygieneMiddleware } from './http/input-hygiene.middleware';
+import { strictJsonBodyParser } from './http/json-body.parser';
 import { v2SunsetMiddleware } from './v2/v2-deprecation.interceptor';
 
 /**
  * Every failure of body reading is the client's: body-parser and raw-body mark theirs with a 4xx `status`
- * (bad JSON, unsupported charset or encoding, a corrupt gzip/deflate/br body, an aborted upload), and a
- * size overrun with 413. Nothing that happens while reading a body is a 500.
+ * (bad JSON, unsupported charset or encoding, bytes not valid in their charset, a corrupt gzip/deflate/br body,
+ * an aborted upload), and a size overrun with 413. Nothing that happens while reading a body is a 500.
  */
 function bodyParserErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {
   const status = (error as { status?: unknown } | null)?.status;
@@ -44,7 +44,8 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.use(createAccessLog({ service: 'api-gateway', level: config.log.level }));
   app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
   app.use(v2SunsetMiddleware(app.get(Clock)));
-  const parseJson = json({ limit: config.bodyLimitBytes, strict: true });
+  // Strict: bytes that are not valid text in their charset are refused, never decoded into U+FFFD.
+  const parseJson = strictJsonBodyParser(config.bodyLimitBytes);
   // The test-upload sink streams raw file bytes, whatever their declared type.
   app.use((request: Request, response: Response, next: NextFunction) =>
     isTestUploadPath(request.path) ? next() : parseJson(request, response, next),
