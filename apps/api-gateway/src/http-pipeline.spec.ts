@@ -206,4 +206,38 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
   });
+
+  describe('impossible calendar dates are refused', () => {
+    it.each(['2026-02-30', '2026-02-29', '2025-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '0000-00-00', 'garbage'])('stats/recent?date=%s → 400', async (date) => {
+      expect(await send('GET', `/api/v2/orders/stats/recent?date=${date}`)).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it.each(['2028-02-29', '2026-02-28', '2026-12-31'])('stats/recent?date=%s (a real day) reaches the orders service', async (date) => {
+      expect(await send('GET', `/api/v2/orders/stats/recent?date=${date}`)).toEqual({ status: 200, body: { data: {} } });
+      expect(rpc.payloads).toEqual([{ caller: { accountId: '7', mode: 'test' }, date }]);
+    });
+
+    it.each([
+      ['2026-02-30', '2026-03-01'],
+      ['2026-02-01', '2026-02-31'],
+      ['2026-02-30T10:00Z', '2026-03-01T10:00Z'],
+      ['2026-02-27T24:00Z', '2026-03-01T00:00Z'],
+      ['2026-02-27T10:60Z', '2026-03-01T00:00Z'],
+      ['2026-02-27T10:00:60Z', '2026-03-01T00:00Z'],
+      ['2026-02-27T10:00+24:00', '2026-03-01T00:00Z'],
+      ['2026-02-27T10:00+01:60', '2026-03-01T00:00Z'],
+    ])('webhook retry-failed from %s to %s → 400', async (fromDate, toDate) => {
+      expect(await json('POST', '/api/v2/orders/webhooks/3/events/retry-failed', { fromDate, toDate })).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it.each([
+      ['2028-02-29', '2028-03-01'],
+      ['2026-02-27T23:59:59.999Z', '2026-03-01T00:00+09:00'],
+    ])('webhook retry-failed from %s to %s reaches the webhooks service', async (fromDate, toDate) => {
+      expect((await json('POST', '/api/v2/orders/webhooks/3/events/retry-failed', { fromDate, toDate })).status).toBe(200);
+      expect(rpc.payloads).toEqual([{ caller: { accountId: '7', mode: 'test' }, webhookId: 3, fromDate, toDate }]);
+    });
+  });
 });

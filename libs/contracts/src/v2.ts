@@ -7,7 +7,7 @@ import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_TYPES, OrderType } from './order-events';
 import { ORDER_STATUSES, OrderStatus } from './order-values';
 import { UploadUrlsQuery } from './uploads';
-import { IsNestedObject } from './validators';
+import { IsCalendarDate, IsNestedObject } from './validators';
 
 /** Spec 9.3: the v2 watermark embed and extract endpoints stop at 09:00 KST on 9 October 2026. */
 export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
@@ -108,14 +108,14 @@ export class V2OrderQuery extends OrderScoped {}
 export class V2RecentStatsParams {
   @ApiPropertyOptional({ description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today' })
   @IsOptional()
-  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  @IsCalendarDate()
   date?: string;
 }
 
 /** `orders.v2-stats-recent` */
 export class V2RecentStatsQuery extends CallerScoped {
   @IsOptional()
-  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  @IsCalendarDate()
   date?: string;
 }
 

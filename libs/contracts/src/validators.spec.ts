@@ -3,7 +3,7 @@ import { validateSync } from 'class-validator';
 import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
 import { outputFileName, packageFileName, safeObjectName } from './object-keys';
-import { isPrivateAddress, isPublicHttpsUrl } from './validators';
+import { isCalendarDate, isCalendarDateOrDateTime, isPrivateAddress, isPublicHttpsUrl } from './validators';
 
 describe('public URL rules', () => {
   it.each([
@@ -82,5 +82,33 @@ describe('nested objects', () => {
 
   it('the object itself passes', () => {
     expect(validateSync(plainToInstance(CreateExtractOrderDto, { idempotencyKey: 'k', file: { fileName: 'a.png', originalFile: { fileName: 'o.png' } } }))).toHaveLength(0);
+  });
+});
+
+describe('calendar dates', () => {
+  it.each(['2026-02-28', '2028-02-29', '2000-02-29', '2026-12-31', '2026-01-01', '0001-01-01', '0099-03-01'])('%s is a day of the calendar', (value) => {
+    expect(isCalendarDate(value)).toBe(true);
+    expect(isCalendarDateOrDateTime(value)).toBe(true);
+  });
+
+  // 2026-02-30 was the black-box find: Date rolls it over to March 2 without a word.
+  it.each(['2026-02-30', '2026-02-29', '1900-02-29', '2025-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-01-32', '0000-00-00', '26-02-01', '2026-2-1', '2026-02-01 ', 'garbage', ''])('%j is not', (value) => {
+    expect(isCalendarDate(value)).toBe(false);
+    expect(isCalendarDateOrDateTime(value)).toBe(false);
+  });
+
+  it('is a string', () => {
+    expect(isCalendarDate(20260201)).toBe(false);
+    expect(isCalendarDate(new Date('2026-02-01'))).toBe(false);
+    expect(isCalendarDateOrDateTime(null)).toBe(false);
+  });
+
+  it.each(['2026-02-28T23:59Z', '2026-02-28T00:00:00Z', '2026-02-28T23:59:59.999Z', '2028-02-29T12:00+09:00', '2026-02-28T12:00-23:59'])('date-time %s is in range', (value) => {
+    expect(isCalendarDateOrDateTime(value)).toBe(true);
+    expect(Number.isNaN(Date.parse(value))).toBe(false);
+  });
+
+  it.each(['2026-02-30T10:00Z', '2026-02-28T24:00Z', '2026-02-28T10:60Z', '2026-02-28T10:00:60Z', '2026-02-28T10:00+24:00', '2026-02-28T10:00+01:60', '2026-02-28T10:00', '2026-02-28T10Z', '2026-02-28T10:00:00.1234Z'])('date-time %s is not', (value) => {
+    expect(isCalendarDateOrDateTime(value)).toBe(false);
   });
 });

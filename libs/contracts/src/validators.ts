@@ -125,3 +125,62 @@ export function IsNestedObject(type: () => ClassConstructor<object>): PropertyDe
   const decorators = [IsObject(), ValidateNested(), Type(type)];
   return (target, property) => decorators.forEach((decorate) => decorate(target, property));
 }
+
+const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME_PARTS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * `YYYY-MM-DD` naming a day of the (proleptic Gregorian, UTC) calendar. Checked by round trip: the UTC date built
+ * from the three numbers must give them back. A pattern alone let `2026-02-30` through, which `Date` quietly
+ * rolls over to March 2 (the stats of the wrong week, or a retry range ending elsewhere than asked).
+ */
+export function isCalendarDate(value: unknown): boolean {
+  const parts = typeof value === 'string' ? DATE_PARTS.exec(value) : null;
+  if (!parts) {
+    return false;
+  }
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * A calendar date, or a date-time `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z` or a `±hh:mm` offset whose every field is
+ * in range (hour 00–23, minute and second 00–59, offset below 24 hours). `Date` accepts `T24:00` and rolls
+ * impossible days over, so the parts are checked here rather than by parsing.
+ */
+export function isCalendarDateOrDateTime(value: unknown): boolean {
+  if (isCalendarDate(value)) {
+    return true;
+  }
+  const parts = typeof value === 'string' ? DATE_TIME_PARTS.exec(value) : null;
+  if (!parts || !isCalendarDate(parts[1])) {
+    return false;
+  }
+  const [hour, minute, second, offsetHour, offsetMinute] = parts.slice(2).map((part) => Number(part ?? '0'));
+  return hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59;
+}
+
+export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isCalendarDate',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: { validate: isCalendarDate },
+    });
+}
+
+export function IsCalendarDateOrDateTime(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isCalendarDateOrDateTime',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: { validate: isCalendarDateOrDateTime },
+    });
+}

@@ -14,6 +14,7 @@ import {
   Min,
 } from 'class-validator';
 import { CallerScoped } from './accounts';
+import { IsCalendarDateOrDateTime } from './validators';
 
 export const WEBHOOK_NAME_MAX_LENGTH = 100;
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -21,9 +22,6 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_ID_MAX = 2_147_483_647;
 export const WEBHOOK_ID_PATTERN = /^[1-9][0-9]{0,9}$/;
 export const WEBHOOK_EVENT_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
-
-/** Dates of the bulk retry: `YYYY-MM-DD` or an ISO 8601 date-time with offset. */
-export const WEBHOOK_RANGE_DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
@@ -76,12 +74,12 @@ export class UpdateWebhookBody extends CreateWebhookBody {
 export class RetryFailedWebhookEventsBody {
   @ApiProperty({ description: 'start of the range (date or date-time); the range spans at most 7 days', example: '2026-11-16' })
   @IsString()
-  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  @IsCalendarDateOrDateTime()
   fromDate!: string;
 
   @ApiProperty({ description: 'end of the range (date or date-time)', example: '2026-11-23' })
   @IsString()
-  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  @IsCalendarDateOrDateTime()
   toDate!: string;
 }
 
@@ -162,11 +160,11 @@ export class RetryWebhookEventCommand extends WebhookRefQuery {
 /** `webhooks.retry-failed`: every FAILED event created in the range is queued again. */
 export class RetryFailedWebhookEventsCommand extends WebhookRefQuery {
   @IsString()
-  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  @IsCalendarDateOrDateTime()
   fromDate!: string;
 
   @IsString()
-  @Matches(WEBHOOK_RANGE_DATE_PATTERN)
+  @IsCalendarDateOrDateTime()
   toDate!: string;
 }
 
