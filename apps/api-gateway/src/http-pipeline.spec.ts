@@ -3,6 +3,7 @@
 // found by black-box testing, sent byte for byte.
 import { Clock, ManualClock } from '@cp/clock';
 import { RpcClient } from '@cp/messaging';
+import { signUploadToken } from '@cp/storage';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { once } from 'node:events';
@@ -17,6 +18,8 @@ import { AntiAiController } from './order-types/anti-ai/anti-ai.controller';
 import { WatermarkEmbedController } from './order-types/watermark-embed/watermark-embed.controller';
 import { WatermarkExtractController } from './order-types/watermark-extract/watermark-extract.controller';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { TestUploadTokenGuard } from './test-uploads/test-upload-token.guard';
+import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { ReportsController } from './reports/reports.controller';
 import { V2OrdersController } from './v2/v2-orders.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
@@ -44,6 +47,7 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
   const rpc = new RecordingRpc();
   let app: NestExpressApplication;
   let port: number;
+  let config: { bodyLimitBytes: number; publicBaseUrl: string; log: { level: string }; testUploadSecret: string };
 
   async function send(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
     const outgoing = request({
@@ -66,10 +70,11 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
   const json = (method: string, path: string, value: unknown): Promise<Answer> => send(method, path, JSON.stringify(value));
 
   beforeAll(async () => {
-    const config = { bodyLimitBytes: 1024 * 1024, publicBaseUrl: 'http://127.0.0.1:3000', log: { level: 'silent' }, testUploadSecret: 'a-test-upload-secret-of-this-spec' };
+    config = { bodyLimitBytes: 1024 * 1024, publicBaseUrl: 'http://127.0.0.1:3000', log: { level: 'silent' }, testUploadSecret: 'a-test-upload-secret-of-this-spec' };
     const moduleRef = await Test.createTestingModule({
-      controllers: [WatermarkEmbedController, WatermarkExtractController, AntiAiController, AiDetectionController, WebhooksController, ReportsController, V2OrdersController],
+      controllers: [WatermarkEmbedController, WatermarkExtractController, AntiAiController, AiDetectionController, WebhooksController, ReportsController, V2OrdersController, TestUploadsController],
       providers: [
+        TestUploadTokenGuard,
         { provide: RpcClient, useValue: rpc },
         { provide: Clock, useValue: clock },
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -239,5 +244,28 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
       expect((await json('POST', '/api/v2/orders/webhooks/3/events/retry-failed', { fromDate, toDate })).status).toBe(200);
       expect(rpc.payloads).toEqual([{ caller: { accountId: '7', mode: 'test' }, webhookId: 3, fromDate, toDate }]);
     });
+  });
+
+  it('the test-upload sink answers Expect: 100-continue itself: 313 MiB announced get 413 PAYLOAD_TOO_LARGE, no 100 Continue', async () => {
+    const token = signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, config.testUploadSecret);
+    const upload = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-length': '314572800', expect: '100-continue' } });
+    upload.on('error', () => undefined);
+    let continued = false;
+    upload.on('continue', () => {
+      continued = true;
+    });
+    upload.flushHeaders();
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) {
+        chunks.push(chunk as Buffer);
+      }
+      expect([response.statusCode, response.headers.connection, JSON.parse(Buffer.concat(chunks).toString('utf8'))]).toEqual([413, 'close', { code: 'PAYLOAD_TOO_LARGE' }]);
+      expect(continued).toBe(false);
+    } finally {
+      upload.destroy();
+    }
+    expect(rpc.payloads).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { HttpExceptionFilter } from './http/http-exception.filter';
 import { createValidationPipe } from './http/validation.pipe';
 import { inputHygieneMiddleware } from './http/input-hygiene.middleware';
 import { strictJsonBodyParser } from './http/json-body.parser';
+import { deferTestUploadContinue } from './test-uploads/test-upload-continue.listener';
 import { v2SunsetMiddleware } from './v2/v2-deprecation.interceptor';
 
 /**
@@ -38,6 +39,8 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
  */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
+  // The test-upload sink answers `Expect: 100-continue` itself, after its token and size checks.
+  deferTestUploadContinue(app.getHttpServer());
   // JSON API answers are not cached by validators: no SHA-1 of every body for an ETag nobody sends back.
   app.set('etag', false);
   app.set('trust proxy', true);

@@ -6,11 +6,13 @@ import { signUploadToken } from '@cp/storage';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { once } from 'node:events';
-import { ClientRequest, IncomingMessage, request } from 'node:http';
+import { ClientRequest, IncomingMessage, request, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { GATEWAY_CONFIG } from '../gateway.config';
 import { HttpExceptionFilter } from '../http/http-exception.filter';
 import { TestUploadsController } from './test-uploads.controller';
+import { MAX_TEST_UPLOAD_BYTES } from './test-upload-body.reader';
+import { deferTestUploadContinue } from './test-upload-continue.listener';
 import { TestUploadTokenGuard } from './test-upload-token.guard';
 
 const SECRET = 'test-upload-secret-of-this-spec';
@@ -64,11 +66,140 @@ describe('TestUploadsController (real HTTP server)', () => {
     }).compile();
     app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
     app.useGlobalFilters(new HttpExceptionFilter());
+    // As configureGatewayPipeline does: the sink sends its own 100 Continue.
+    deferTestUploadContinue(app.getHttpServer() as Server);
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer() as { address(): AddressInfo }).address().port;
   });
 
   afterAll(() => app.close());
+
+  beforeEach(() => {
+    rpc.commands.length = 0;
+  });
+
+  const validToken = (): string => signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, SECRET);
+
+  /** Resolves once the server has closed the connection (at once when it already has). */
+  async function closed(upload: ClientRequest): Promise<void> {
+    const socket = upload.socket;
+    if (socket && !socket.destroyed) {
+      await once(socket, 'close');
+    }
+  }
+
+  function put(token: string, headers: Record<string, string>): { upload: ClientRequest; continued: () => boolean } {
+    const upload = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-type': 'application/octet-stream', ...headers } });
+    upload.on('error', () => undefined);
+    let continued = false;
+    upload.on('continue', () => {
+      continued = true;
+    });
+    return { upload, continued: () => continued };
+  }
+
+  it('Content-Length over 256 MiB with Expect: 100-continue: 413 PAYLOAD_TOO_LARGE at once, never 100 Continue', async () => {
+    const { upload, continued } = put(validToken(), { 'content-length': '314572800', expect: '100-continue' });
+    upload.flushHeaders();
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      expect(response.statusCode).toBe(413);
+      expect(response.headers.connection).toBe('close');
+      expect(await readJson(response)).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+      expect(continued()).toBe(false);
+      await closed(upload);
+    } finally {
+      upload.destroy();
+    }
+    expect(rpc.commands).toEqual([]);
+  });
+
+  it('Content-Length over 256 MiB without Expect: 413 before the body is read, then the connection is closed', async () => {
+    const { upload } = put(validToken(), { 'content-length': '314572800' });
+    upload.write(Buffer.alloc(64 * 1024, 1));
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      expect(response.statusCode).toBe(413);
+      expect(response.headers.connection).toBe('close');
+      expect(await readJson(response)).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+      await closed(upload);
+      expect(upload.writableEnded).toBe(false);
+    } finally {
+      upload.destroy();
+    }
+    expect(rpc.commands).toEqual([]);
+  });
+
+  it('exactly 256 MiB declared with Expect: 100-continue is invited in (the limit is inclusive)', async () => {
+    const { upload, continued } = put(validToken(), { 'content-length': String(MAX_TEST_UPLOAD_BYTES), expect: '100-continue' });
+    upload.flushHeaders();
+    try {
+      await once(upload, 'continue');
+      expect(continued()).toBe(true);
+    } finally {
+      upload.destroy();
+    }
+  });
+
+  it('a small upload with Expect: 100-continue gets its 100 Continue from the sink, then 200', async () => {
+    const token = validToken();
+    const { upload, continued } = put(token, { 'content-length': '1000', expect: '100-continue' });
+    upload.flushHeaders();
+    await once(upload, 'continue');
+    upload.end(Buffer.alloc(1000, 2));
+    const [response] = (await once(upload, 'response')) as [IncomingMessage];
+    expect(response.statusCode).toBe(200);
+    expect(await readJson(response)).toEqual({ data: { fileId: '34', size: 1000 } });
+    expect(continued()).toBe(true);
+    expect(rpc.commands).toEqual([{ token, size: 1000 }]);
+  });
+
+  it('a bad token with Expect: 100-continue: 404, and no 100 Continue either', async () => {
+    const { upload, continued } = put('not-a-token', { 'content-length': '1000', expect: '100-continue' });
+    upload.flushHeaders();
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      expect(response.statusCode).toBe(404);
+      expect(await readJson(response)).toEqual({ code: 'RESOURCE_NOT_FOUND' });
+      expect(continued()).toBe(false);
+    } finally {
+      upload.destroy();
+    }
+  });
+
+  it('a chunked body that crosses 256 MiB: 413 with Connection: close, then the connection is closed; nothing recorded', async () => {
+    const { upload } = put(validToken(), {});
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    let sent = 0;
+    let answered = false;
+    // Sends as fast as the server reads, until it answers.
+    const pump = (): void => {
+      while (!answered && !upload.destroyed) {
+        sent += chunk.length;
+        if (!upload.write(chunk)) {
+          upload.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      answered = true;
+      expect(response.statusCode).toBe(413);
+      expect(response.headers.connection).toBe('close');
+      expect(await readJson(response)).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+      expect(sent).toBeGreaterThan(MAX_TEST_UPLOAD_BYTES);
+      // The client stops sending once it has the answer; the server, which sent FIN after it, then closes.
+      upload.socket?.end();
+      await closed(upload);
+      expect(upload.writableEnded).toBe(false);
+    } finally {
+      answered = true;
+      upload.destroy();
+    }
+    expect(rpc.commands).toEqual([]);
+  });
 
   it.each([
     ['a forged signature', () => `${signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, 'another-secret-of-16+').split('.')[0]}.AAAA`],

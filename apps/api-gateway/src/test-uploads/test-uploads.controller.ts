@@ -1,30 +1,17 @@
-import { DomainException, ErrorCode, RecordTestUploadCommand, Rpcs, TestUploadView } from '@cp/contracts';
+import { ErrorCode, RecordTestUploadCommand, Rpcs, TestUploadView } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Controller, HttpCode, Param, Put, Req, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiTokenRouteErrors } from '../http/api-responses.decorator';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { data, DataEnvelope } from '../http/data-envelope';
+import { readTestUploadBody } from './test-upload-body.reader';
 import { TestUploadTokenGuard } from './test-upload-token.guard';
-
-/** A test-key upload may be large but nothing is kept; still, no endless streams. */
-const MAX_TEST_UPLOAD_BYTES = 256 * 1024 * 1024;
-
-async function drain(request: Request): Promise<number> {
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_TEST_UPLOAD_BYTES) {
-      request.destroy();
-      throw new DomainException(ErrorCode.PAYLOAD_TOO_LARGE);
-    }
-  }
-  return size;
-}
 
 /**
  * Spec 4.8: test keys upload here; the signed token authorises the PUT (checked before the body is read),
- * the body is discarded. The uploads service checks the token again and that its slot exists.
+ * the body is discarded, at most 256 MiB of it (413 beyond: test-upload-body.reader.ts). The uploads service
+ * checks the token again and that its slot exists.
  */
 @ApiTags('uploads')
 @Controller('api/v2/test-uploads')
@@ -45,8 +32,8 @@ export class TestUploadsController {
   @ApiConsumes('application/octet-stream')
   @ApiData('TestUpload', { description: 'the upload was recorded' })
   @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
-  async upload(@Param('token') token: string, @Req() request: Request): Promise<DataEnvelope<TestUploadView>> {
-    const size = await drain(request);
+  async upload(@Param('token') token: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<DataEnvelope<TestUploadView>> {
+    const size = await readTestUploadBody(request, response);
     const command: RecordTestUploadCommand = { token, size };
     return data(this.rpc.request(Rpcs.uploadsRecordTestUpload, command));
   }
