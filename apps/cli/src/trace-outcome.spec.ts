@@ -14,7 +14,7 @@ describe('traceOutcome (cpx trace: the printed line and the exit code of each de
       'detected: no single recipient (several of yours combined, or a mark issued by another account: cpx report 2 says which)\torder 2',
       ExitCode.OK,
     ],
-    [result('not_detected', null, false), 'not_detected: no watermark found (a copy edited beyond what the method survives can still carry one)\torder 2', ExitCode.NOT_DETECTED],
+    [result('not_detected', null, false), 'not_detected\torder 2', ExitCode.NOT_DETECTED],
     [
       result('inconclusive'),
       'inconclusive: a possible watermark was found but below the confidence threshold, so the file is neither detected nor clean; cpx report 2 shows what was found\torder 2',

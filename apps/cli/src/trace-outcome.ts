@@ -25,7 +25,8 @@ export function traceOutcome(orderId: string, result: ExtractResult): TraceOutco
       return { line: `detected: ${who}${order}`, exitCode: ExitCode.OK };
     }
     case 'not_detected':
-      return { line: `not_detected: no watermark found (a copy edited beyond what the method survives can still carry one)${order}`, exitCode: ExitCode.NOT_DETECTED };
+      // unchanged since the first cpx: scripts match this line (exit 3 says the same)
+      return { line: `not_detected${order}`, exitCode: ExitCode.NOT_DETECTED };
     case 'inconclusive': {
       // The report explains what was found; it cannot be made for an image captured from a PDF (reportSupported).
       const more = result.reportSupported ? `; cpx report ${orderId} shows what was found` : '';
