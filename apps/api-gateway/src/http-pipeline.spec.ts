@@ -8,7 +8,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { once } from 'node:events';
 import { IncomingMessage, request } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
@@ -267,5 +267,22 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
       upload.destroy();
     }
     expect(rpc.payloads).toEqual([]);
+  });
+
+  describe('requests Node cannot parse get the same { code } body as every other refusal', () => {
+    it('headers over 16 KiB: 431 with VALIDATION_FAILED (an empty body before)', async () => {
+      expect(await send('GET', '/api/v3/orders/1', undefined, { 'x-padding': 'a'.repeat(20_000) })).toEqual({ status: 431, body: { code: 'VALIDATION_FAILED' } });
+    });
+
+    it('a broken request line: 400 with VALIDATION_FAILED', async () => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.end('GET /api/v3/orders/1 HTTP/1.1 nonsense\r\nHost: x\r\n\r\n');
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) {
+        chunks.push(chunk as Buffer);
+      }
+      const [head, body] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
+      expect([head.split('\r\n')[0], JSON.parse(body) as unknown]).toEqual(['HTTP/1.1 400 Bad Request', { code: 'VALIDATION_FAILED' }]);
+    });
   });
 });

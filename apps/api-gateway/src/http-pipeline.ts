@@ -9,6 +9,7 @@ import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GatewayConfig } from './gateway.config';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { answerClientErrors } from './http/client-error.listener';
 import { sendError } from './http/error-response';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { createValidationPipe } from './http/validation.pipe';
@@ -41,6 +42,8 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.disable('x-powered-by');
   // The test-upload sink answers `Expect: 100-continue` itself, after its token and size checks.
   deferTestUploadContinue(app.getHttpServer());
+  // Requests Node's parser refuses (oversized headers) get the same `{ code }` body as every other refusal.
+  answerClientErrors(app.getHttpServer());
   // JSON API answers are not cached by validators: no SHA-1 of every body for an ETag nobody sends back.
   app.set('etag', false);
   app.set('trust proxy', true);
