@@ -6,7 +6,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { IsInt, IsString } from 'class-validator';
 import { messagingMetrics } from './messaging-metrics';
-import { RpcHandler } from './rpc-server';
+import { RpcHandler, RpcValidationPipe } from './rpc-server';
 
 class AddQuery {
   @IsInt()
@@ -149,4 +149,26 @@ describe('@RpcHandler', () => {
     });
     expect(patternsOf(Calculator, 'add')).toEqual(['test.add']);
   });
+});
+
+describe('RpcValidationPipe', () => {
+  const pipe = new RpcValidationPipe();
+  const metadata = { type: 'body' as const, metatype: AddQuery };
+
+  it('builds a valid payload into its class', () => {
+    expect(pipe.transform({ a: 1, b: 2 }, metadata)).toEqual(Object.assign(new AddQuery(), { a: 1, b: 2 }));
+  });
+
+  it.each(['{"a":1,"b":2,"foo":1}', '{"a":1,"b":2,"toString":1}', '{"a":1,"b":2,"constructor":1}', '{"a":1,"b":2,"__proto__":{"x":1}}', '{"a":1,"b":2,"hasOwnProperty":1}'])(
+    'refuses a key no field holds, also one named like an Object.prototype member: %s',
+    (json) => {
+      let refused: unknown = null;
+      try {
+        pipe.transform(JSON.parse(json) as unknown, metadata);
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused instanceof DomainException && refused.code).toBe(ErrorCode.VALIDATION_FAILED);
+    },
+  );
 });

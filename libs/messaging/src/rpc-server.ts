@@ -1,4 +1,4 @@
-import { BatchItemResult, BatchResults, DomainException, ErrorCode, RpcContract, RpcErrorBody } from '@cp/contracts';
+import { BatchItemResult, BatchResults, DomainException, ErrorCode, firstUnbuiltKey, RpcContract, RpcErrorBody } from '@cp/contracts';
 import { isDatabaseUnavailableError } from '@cp/database';
 import {
   applyDecorators,
@@ -28,8 +28,8 @@ export class RpcValidationPipe implements PipeTransform {
       return value;
     }
     const instance: object = plainToInstance(type as new () => object, value);
-    const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
-    if (errors.length > 0) {
+    // a key class-transformer dropped (`__proto__`, `toString`…) never reaches the whitelist: refused here, as at the gateway
+    if (firstUnbuiltKey(value, instance) !== null || validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }).length > 0) {
       throw new DomainException(ErrorCode.VALIDATION_FAILED, `invalid ${type.name}`);
     }
     return instance;

@@ -1,6 +1,6 @@
-import { CreateEmbedOrderDto, CreateWebhookBody, DomainException, ErrorCode, V2RecentStatsParams } from '@cp/contracts';
+import { CreateEmbedOrderDto, CreateWebhookBody, DomainException, ErrorCode, firstUnbuiltKey, V2RecentStatsParams } from '@cp/contracts';
 import { ArgumentMetadata } from '@nestjs/common';
-import { createValidationPipe, firstUnbuiltKey } from './validation.pipe';
+import { createValidationPipe } from './validation.pipe';
 
 const EMBED = { idempotencyKey: 'k', files: [{ fileName: 'a.jpg', watermarks: [{ text: 'ab' }] }] };
 const body = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type: 'body', metatype });
