@@ -1,7 +1,6 @@
 import {
   ContentProtectionClient,
   describeAiDetection,
-  FileSource,
   ReportLocale,
   verifyWebhook,
   WatermarkOrder,
@@ -11,6 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { errorOutput, protectHint, traceHint } from './error-output';
+import { fileSource } from './file-argument';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit-codes';
 import { Io, Progress } from './progress';
 import { traceOutcome } from './trace-outcome';
@@ -36,10 +36,6 @@ function seconds(value: string): number {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-function source(argument: string): FileSource {
-  return /^https:\/\//i.test(argument) ? { url: argument } : argument;
 }
 
 /** `cpx orders get` as text: an AI detection leads with its verdict (the spec category beside it, never alone). */
@@ -113,7 +109,7 @@ export class Cli {
         const progress = new Progress(this.io, global.json);
         try {
           const result = await this.client(global).protect({
-            files: files.map(source),
+            files: files.map(fileSource),
             recipients: options.recipient,
             outDir: options.out,
             idempotencyKey: options.idempotencyKey,

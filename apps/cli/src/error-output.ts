@@ -1,5 +1,5 @@
-import { ContentProtectionError, WebhookVerificationError } from '@cp/sdk';
-import path from 'node:path';
+import { ContentProtectionError, FileSource, sourceName, WebhookVerificationError } from '@cp/sdk';
+import { fileSource } from './file-argument';
 
 /*
  * The API answers a refused request with its code only (`{ code }`, spec 7), so a hint can only come from what the
@@ -18,16 +18,13 @@ const MAX_FILES = 100;
 const MAX_TEXTS = 10;
 const MAX_TEXT_LENGTH = 1000;
 
-/** The file name the SDK sends for a command-line argument (a path's base name, or a URL's last path segment). */
-function fileNameOf(argument: string): string {
-  if (/^https:\/\//i.test(argument)) {
-    try {
-      return decodeURIComponent(path.posix.basename(new URL(argument).pathname));
-    } catch {
-      return argument;
-    }
+/** The file name the SDK sends for a command-line argument taken as `source` (a bad URL: the argument itself). */
+function fileNameOf(argument: string, source: FileSource = argument): string {
+  try {
+    return sourceName(source);
+  } catch {
+    return argument;
   }
-  return path.basename(argument);
 }
 
 function extensionOf(fileName: string): string | null {
@@ -50,7 +47,7 @@ function nameLengthProblem(fileName: string): string | null {
 
 /** Why `cpx protect` with these arguments breaks a rule of spec 4.1 / 8, or null when the CLI sees nothing wrong. */
 export function protectHint(files: readonly string[], recipients: readonly string[]): string | null {
-  const names = files.map(fileNameOf);
+  const names = files.map((file) => fileNameOf(file, fileSource(file)));
   const problems = [
     ...names.flatMap((name) => extensionProblem(name, EMBED_EXTENSIONS, 'protect') ?? []),
     ...names.flatMap((name) => nameLengthProblem(name) ?? []),

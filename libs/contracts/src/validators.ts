@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ClassConstructor, Type } from 'class-transformer';
-import { IsObject, registerDecorator, ValidateNested, ValidationOptions } from 'class-validator';
+import { IsObject, ValidateBy, ValidateNested, ValidationOptions } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 
 /** `::/96`: the deprecated IPv4-compatible IPv6 addresses. */
@@ -8,16 +8,10 @@ const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
 
 /** Length in Unicode code points (what a person calls characters), not UTF-16 units. */
 export function CodePointLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'codePointLength',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && [...value].length >= min && [...value].length <= max,
-      },
-    });
+  return ValidateBy(
+    { name: 'codePointLength', validator: { validate: (value: unknown) => typeof value === 'string' && [...value].length >= min && [...value].length <= max } },
+    options,
+  );
 }
 
 const PRIVATE_HOST = /^(localhost|.*\.localhost|.*\.local|.*\.internal|metadata\.google\.internal)$/i;
@@ -96,25 +90,11 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isHttpsUrl',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: { validate: isHttpsUrl },
-    });
+  return ValidateBy({ name: 'isHttpsUrl', validator: { validate: isHttpsUrl } }, options);
 }
 
 export function IsPublicHttpsUrl(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isPublicHttpsUrl',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: { validate: isPublicHttpsUrl },
-    });
+  return ValidateBy({ name: 'isPublicHttpsUrl', validator: { validate: isPublicHttpsUrl } }, options);
 }
 
 /**
@@ -164,25 +144,11 @@ export function isCalendarDateOrDateTime(value: unknown): boolean {
 }
 
 export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isCalendarDate',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: { validate: isCalendarDate },
-    });
+  return ValidateBy({ name: 'isCalendarDate', validator: { validate: isCalendarDate } }, options);
 }
 
 export function IsCalendarDateOrDateTime(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isCalendarDateOrDateTime',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: { validate: isCalendarDateOrDateTime },
-    });
+  return ValidateBy({ name: 'isCalendarDateOrDateTime', validator: { validate: isCalendarDateOrDateTime } }, options);
 }
 
 /**

@@ -4,6 +4,7 @@ export { AI_VERDICT_TEXT, describeAiDetection } from './ai-verdict';
 export type { AiDetectionVerdict } from './ai-verdict';
 export { outputFileName } from './results';
 export type { FileSource } from './sources';
+export { sourceName } from './sources';
 export { DEFAULT_RETRY, retryAfterSeconds } from './transport';
 export type { RetryPolicy } from './transport';
 export * from './webhooks';

@@ -24,10 +24,27 @@ export interface ResolvedSource {
   open?: () => Readable;
 }
 
+/**
+ * The file name an order gets for a source: its own `name`, else a path's base name or a URL's last path segment
+ * (decoded). Throws a TypeError for a URL source that is not a URL.
+ */
+export function sourceName(source: FileSource): string {
+  if (typeof source === 'string') {
+    return path.basename(source);
+  }
+  if ('path' in source) {
+    return source.name ?? path.basename(source.path);
+  }
+  if ('url' in source) {
+    return source.name ?? decodeURIComponent(path.posix.basename(new URL(source.url).pathname));
+  }
+  return source.name;
+}
+
 export async function resolveSource(source: FileSource): Promise<ResolvedSource> {
   if (typeof source === 'string' || 'path' in source) {
     const file = typeof source === 'string' ? source : source.path;
-    const name = (typeof source === 'string' ? undefined : source.name) ?? path.basename(file);
+    const name = sourceName(source);
     try {
       const info = await stat(file);
       if (!info.isFile()) {
@@ -39,7 +56,7 @@ export async function resolveSource(source: FileSource): Promise<ResolvedSource>
     }
   }
   if ('url' in source) {
-    return { name: source.name ?? decodeURIComponent(path.posix.basename(new URL(source.url).pathname)), url: source.url };
+    return { name: sourceName(source), url: source.url };
   }
   if ('data' in source) {
     const data = source.data;

@@ -46,9 +46,7 @@ export class FileEvidenceReader {
       return this.certified(file, role, { sha256: hash.digest('hex'), size: info.size }, null);
     }
     const bytes = await this.storage.getBuffer(file.bucket, file.key, this.settings.thumbnailMaxBytes);
-    const stored = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
-    const replaced = file.examined ? file.examined.sha256 !== stored.sha256 : false;
-    return this.certified(file, role, stored, replaced ? null : bytes);
+    return this.certified(file, role, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }, bytes);
   }
 
   /** What the report prints of a file: the examined bytes' record, else (orders processed before it) the stored ones. */
