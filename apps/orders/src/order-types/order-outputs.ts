@@ -7,6 +7,24 @@ export function outputDownloadName(order: Order, output: OrderOutputState): stri
   return outputFileName(order.files.find((file) => file.id === output.inputFileId)?.fileName ?? 'file', output.fileId);
 }
 
+/**
+ * One output per input file, with no watermark text: the shape of the types that analyse or protect each file once
+ * (AI detection, anti-AI), made when the order's files have their ids.
+ */
+export function onePerInput(files: OrderFileState[]): OrderOutputState[] {
+  return files.map((file, position) => ({
+    fileId: `${file.id}-1`,
+    inputFileId: file.id,
+    inputPosition: position,
+    outputIndex: 0,
+    watermarkText: '',
+    status: 'pending',
+    mediaKind: file.mediaKind,
+    objectKey: null,
+    failureCode: null,
+  }));
+}
+
 /** Where an input file is stored (live keys; test uploads are not kept). */
 export function inputRef(order: Order, file: Pick<OrderFileState, 'id' | 'fileName'>, bucket: string): StoredObjectRef {
   return { bucket, key: ObjectKeys.input(order.state.accountId, order.id, file.id, file.fileName), fileName: file.fileName };

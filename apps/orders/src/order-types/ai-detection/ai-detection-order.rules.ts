@@ -1,5 +1,6 @@
 import { AiDetectionOptionsDto, mediaKindOf } from '@cp/contracts';
-import { Order, OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
+import { Order, OrderOptions } from '../../domain/order';
+import { onePerInput } from '../order-outputs';
 import { NewOrder } from '../../orders/order-creation.service';
 
 /** What an AI detection order keeps from its request (`Order.state.options`). */
@@ -27,18 +28,7 @@ export function aiDetectionOrderRules(request: {
     type: 'aiDetection',
     credits: request.files.length * AI_DETECTION_CREDITS_PER_FILE,
     files: request.files.map((file) => ({ role: 'input', fileName: file.fileName, sourceUrl: file.originalFileUrl ?? null, mediaKind: mediaKindOf(file.fileName) })),
-    outputs: (files: OrderFileState[]): OrderOutputState[] =>
-      files.map((file, position) => ({
-        fileId: `${file.id}-1`,
-        inputFileId: file.id,
-        inputPosition: position,
-        outputIndex: 0,
-        watermarkText: '',
-        status: 'pending',
-        mediaKind: file.mediaKind,
-        objectKey: null,
-        failureCode: null,
-      })),
+    outputs: onePerInput,
     options,
   };
 }

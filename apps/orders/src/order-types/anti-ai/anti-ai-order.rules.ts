@@ -1,5 +1,6 @@
 import { ANTI_AI_DEFAULT_STRENGTH, AntiAiOptionsDto, AntiAiOutputTargetDto, AntiAiStrengthValue, DomainException, ErrorCode, isPermittedHttpsUrl, mediaKindOf } from '@cp/contracts';
-import { OrderFileState, OrderOptions, OrderOutputState } from '../../domain/order';
+import { OrderOptions } from '../../domain/order';
+import { onePerInput } from '../order-outputs';
 import { NewOrder } from '../../orders/order-creation.service';
 
 /** What an anti-AI order keeps from its request for its processing (`Order.state.options`). */
@@ -69,18 +70,7 @@ export function antiAiOrderRules(request: AntiAiRequest, allowedTargetIps: reado
     type: 'antiAi',
     credits: request.files.length * ANTI_AI_CREDITS_PER_FILE,
     files: request.files.map((file) => ({ role: 'input', fileName: file.fileName, sourceUrl: file.originalFileUrl ?? null, mediaKind: mediaKindOf(file.fileName) })),
-    outputs: (files: OrderFileState[]): OrderOutputState[] =>
-      files.map((file, position) => ({
-        fileId: `${file.id}-1`,
-        inputFileId: file.id,
-        inputPosition: position,
-        outputIndex: 0,
-        watermarkText: '',
-        status: 'pending',
-        mediaKind: file.mediaKind,
-        objectKey: null,
-        failureCode: null,
-      })),
+    outputs: onePerInput,
     options,
   };
 }
