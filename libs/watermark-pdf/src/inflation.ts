@@ -1,5 +1,5 @@
-import { createInflate, Inflate } from 'node:zlib';
-import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
+import { PDFContext, PDFName } from 'pdf-lib';
+import { countInflated, decodeChainWithin, DecodingBudget, FilterStage, FLATE, isBoundedFilter, zlibHeaderOk } from './stream-decoding';
 
 export interface InflationLimits {
   /** Absolute cap on the bytes all FlateDecode streams of one file may inflate to. */
@@ -23,99 +23,185 @@ export function inflationBudget(size: number, limits: InflationLimits): number {
 
 const STREAM = Buffer.from('stream');
 const ENDSTREAM = Buffer.from('endstream');
-const OBJ = Buffer.from('obj');
-/** How far back from `stream` the stream's dictionary is looked for. */
-const DICTIONARY_WINDOW = 8192;
-/** `>`, space, tab, CR, LF, FF. */
-const KEYWORD_BEFORE = new Set([0x3e, 0x20, 0x09, 0x0d, 0x0a, 0x0c]);
+/** `>` and PDF white space: NUL, tab, LF, FF, CR, space. */
+const KEYWORD_BEFORE = new Set([0x3e, 0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+const WHITE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+/** Abbreviated filter names (inline-image style), which pdf.js accepts in streams too. */
+const ABBREVIATIONS: Record<string, string> = { Fl: 'FlateDecode', LZW: 'LZWDecode', AHx: 'ASCIIHexDecode', A85: 'ASCII85Decode', RL: 'RunLengthDecode' };
+/** How far a /Filter value is read: a chain of a few names (a longer one is cut there, never scanned on). */
+const FILTER_VALUE_MAX = 128;
+
+interface StreamCandidate {
+  /** The bytes between the previous candidate's data and this `stream` keyword: the stream's dictionary is in it. */
+  dictionary: string;
+  /** Where the data starts for pdf-lib (after the keyword's end of line) and for pdf.js (at the next line). */
+  starts: number[];
+  /** The first `endstream` after the data (the file's end when there is none). */
+  end: number;
+}
 
 /**
- * Where each stream's data lies and how many FlateDecode filters lead its filter chain. The data runs from the
- * end of line after `stream` to the next `endstream` (`/Length` may be an indirect reference; the keyword is
- * what every parser falls back to). Streams whose chain starts with another filter (ASCII85Decode before
- * FlateDecode) are not followed: the render worker's memory limit is the guard behind this one.
+ * Every place a parser could take for the start of a stream's data: each `stream` keyword (not `endstream`) after
+ * a `>` or white space. The data of pdf-lib starts after the keyword's end of line, if any; pdf.js skips to the next
+ * line. The dictionary is looked for in everything since the previous candidate's data, so no text inside it (an
+ * `obj` in a key, a fake object header in a string) can hide the /Filter from the scan.
  */
-function* flateStreams(pdf: Buffer): Generator<{ data: Buffer; stages: number }> {
+function* streamCandidates(pdf: Buffer): Generator<StreamCandidate> {
   let from = 0;
+  let windowStart = 0;
   for (;;) {
     const at = pdf.indexOf(STREAM, from);
     if (at < 0) return;
     from = at + STREAM.length;
-    // the keyword stands after the dictionary's `>>` or white space (`endstream` also contains `stream`)
-    if (at === 0 || !KEYWORD_BEFORE.has(pdf[at - 1])) continue;
+    const isEndstream = at >= 3 && pdf[at - 3] === 0x65 && pdf[at - 2] === 0x6e && pdf[at - 1] === 0x64;
+    if (isEndstream || (at > 0 && !KEYWORD_BEFORE.has(pdf[at - 1]))) continue;
     let start = at + STREAM.length;
     if (pdf[start] === 0x0d && pdf[start + 1] === 0x0a) start += 2;
     else if (pdf[start] === 0x0a || pdf[start] === 0x0d) start += 1;
-    else continue;
-    const end = pdf.indexOf(ENDSTREAM, start);
-    if (end < 0) return;
-    from = end + ENDSTREAM.length;
-    const windowStart = Math.max(0, at - DICTIONARY_WINDOW);
-    const objAt = pdf.subarray(windowStart, at).lastIndexOf(OBJ);
-    const dictionary = pdf.toString('latin1', objAt < 0 ? windowStart : windowStart + objAt, at);
-    const stages = leadingFlateFilters(dictionary);
-    if (stages > 0) yield { data: pdf.subarray(start, end), stages };
+    let nextLine = at + STREAM.length;
+    while (nextLine < pdf.length && pdf[nextLine] !== 0x0a && pdf[nextLine] !== 0x0d) nextLine++;
+    if (pdf[nextLine] === 0x0d && pdf[nextLine + 1] === 0x0a) nextLine += 2;
+    else if (nextLine < pdf.length) nextLine += 1;
+    const endAt = pdf.indexOf(ENDSTREAM, start);
+    const end = endAt < 0 ? pdf.length : endAt;
+    yield { dictionary: pdf.toString('latin1', windowStart, at), starts: nextLine === start ? [start] : [start, nextLine], end };
+    windowStart = Math.max(windowStart, end);
   }
 }
 
-/** How many `/FlateDecode` filters the stream dictionary's `/Filter` starts with (0 when it does not start with one). */
-export function leadingFlateFilters(dictionary: string): number {
-  const match = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/.exec(dictionary);
-  if (!match) return 0;
-  const names = match[1].match(/\/[A-Za-z0-9]+/g) ?? [];
-  let stages = 0;
-  for (const name of names) {
-    if (name !== '/FlateDecode' && name !== '/Fl') break;
-    stages += 1;
-  }
-  return stages;
+/** A name's #xx escapes decoded (`/Flat#65Decode` is `/FlateDecode` to every parser). */
+function decodeName(raw: string): string {
+  if (!raw.includes('#')) return raw;
+  return raw.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** Characters that end a name: white space and the delimiters `()<>[]{}/%`. */
+const NAME_END = new Uint8Array(256);
+for (const c of '\0\t\n\f\r ()<>[]{}/%') NAME_END[c.charCodeAt(0)] = 1;
+
+/** Reads a name at `text[at] === '/'`: its decoded value and where it ends. */
+function nameAt(text: string, at: number, limit: number): { name: string; end: number } {
+  let end = at + 1;
+  while (end < limit && !NAME_END[text.charCodeAt(end) & 0xff]) end++;
+  return { name: decodeName(text.slice(at + 1, end)), end };
 }
 
 /**
- * Bytes one stream inflates to, counted as they come out (nothing is kept), stopping as soon as `budget` is
- * passed. Damaged data counts what it gave before the error: that is all a parser would get from it either.
+ * The filter chains the /Filter keys of a dictionary text name (names decoded, abbreviations expanded, each chain
+ * once): one per key found, since a scan cannot tell which one the parser keeps. Each value is read over at most
+ * FILTER_VALUE_MAX characters, and equal values once, so the scan stays linear in the text whatever it holds.
  */
-function inflatedSize(data: Buffer, stages: number, budget: number): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const chain: Inflate[] = [];
-    for (let i = 0; i < stages; i++) chain.push(createInflate());
-    let total = 0;
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      for (const stage of chain) stage.destroy();
-      resolve(total);
-    };
-    for (let i = 0; i < chain.length; i++) {
-      chain[i].on('error', finish);
-      if (i + 1 < chain.length) chain[i].pipe(chain[i + 1]);
-    }
-    const last = chain[chain.length - 1];
-    last.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > budget) finish();
-    });
-    last.on('end', finish);
-    chain[0].end(data);
-  });
+export function filterChains(dictionary: string): string[][] {
+  const values = new Set<string>();
+  for (let at = dictionary.indexOf('/'); at >= 0; at = dictionary.indexOf('/', at + 1)) {
+    // a key spelled /Filter, or with an escape (/F#69lter, /#46ilter)
+    const first = dictionary.charCodeAt(at + 1);
+    if (first !== 0x46 && first !== 0x23) continue;
+    const key = nameAt(dictionary, at, Math.min(dictionary.length, at + 64));
+    if (key.name === 'Filter') values.add(dictionary.slice(key.end, key.end + FILTER_VALUE_MAX));
+  }
+  const chains = new Map<string, string[]>();
+  for (const value of values) {
+    const chain = filterValue(value).map((name) => ABBREVIATIONS[name] ?? name);
+    if (chain.length > 0) chains.set(chain.join(' '), chain);
+  }
+  return [...chains.values()];
+}
+
+/** The names of a /Filter value: one name, or the names of an array (up to its `]` or the text's end). */
+function filterValue(text: string): string[] {
+  let i = 0;
+  while (i < text.length && WHITE.has(text.charCodeAt(i))) i++;
+  if (text[i] === '/') return [nameAt(text, i, text.length).name];
+  const names: string[] = [];
+  if (text[i] !== '[') return names;
+  for (i++; i < text.length && text[i] !== ']'; ) {
+    if (text[i] === '/') {
+      const value = nameAt(text, i, text.length);
+      names.push(value.name);
+      i = value.end;
+    } else i++;
+  }
+  return names;
 }
 
 /**
- * Refuses a PDF whose FlateDecode streams inflate past the budget, before pdf-lib or pdf.js inflate them in
- * memory (a few KiB can inflate to gigabytes). Memory stays at one inflate window whatever the file holds.
+ * Chains (of the filters this module bounds) that start with ASCIIHex, ASCII85, LZW or RunLength: a FlateDecode
+ * first is found by its zlib header.
+ */
+function otherChains(dictionary: string): FilterStage[][] {
+  const out: FilterStage[][] = [];
+  for (const chain of filterChains(dictionary)) {
+    // pdf.js passes a stream through a filter it does not know and applies the next ones
+    const stages = chain.map((name) => ({ name: PDFName.of(name) })).filter((stage) => isBoundedFilter(stage.name));
+    if (stages.length > 0 && stages[0].name !== FLATE) out.push(stages);
+  }
+  return out;
+}
+
+/** Yields to the event loop every this many bytes of scanned text, so a large file never holds it for long. */
+const YIELD_EVERY = 4 * 1024 * 1024;
+
+/**
+ * Refuses a PDF whose streams decode past the budget, before pdf.js decodes them (in its own process, with a
+ * deadline) or pdf-lib parses the file (whose own decoding is held to the same budget as it parses:
+ * bounded-parse.ts). A few KiB can inflate to gigabytes.
+ * - Every stream candidate is inflated wherever its data holds a zlib header, whatever its dictionary says (a
+ *   dictionary the scan misreads cannot hide a FlateDecode stream); the count runs past the first `endstream`
+ *   (zlib stops at the stream's own end), so a `/Length` beyond an `endstream` inside the data does not cut it.
+ *   Memory stays at one inflate window, except when the output is itself a zlib stream (a deflated deflate bomb):
+ *   then it is decoded, within the budget, and counted again.
+ * - Chains that start with ASCIIHex, ASCII85, LZW or RunLength are decoded as the dictionary text names them (up to
+ *   the first `endstream`), with pdf-lib's decoders, within the budget.
+ * What it cannot see: a stream inside a compressed object stream (pdf.js, in its own process with a deadline and heap
+ * limit, is the guard there), and filters given by reference (pdf-lib's own decoding is bounded at parse time).
  */
 export async function checkInflation(pdf: Uint8Array, limits: InflationLimits = DEFAULT_INFLATION_LIMITS): Promise<void> {
   const buf = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  const budget = inflationBudget(buf.length, limits);
-  let total = 0;
-  for (const stream of flateStreams(buf)) {
-    total += await inflatedSize(stream.data, stream.stages, budget - total);
-    if (total > budget) {
-      throw new PdfWatermarkError(
-        PdfWatermarkErrorCode.RESOURCE_LIMIT,
-        `PDF streams inflate to more than ${budget} bytes (the file has ${buf.length} bytes)`,
-      );
+  const budget = new DecodingBudget(inflationBudget(buf.length, limits), buf.length);
+  const context = PDFContext.create();
+  let sinceYield = 0;
+  for (const candidate of streamCandidates(buf)) {
+    sinceYield += candidate.dictionary.length;
+    if (sinceYield > YIELD_EVERY) {
+      sinceYield = 0;
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    for (const start of candidate.starts) {
+      const data = buf.subarray(start);
+      if (zlibHeaderOk(data)) await countFlate(data, budget, context);
+    }
+    for (const chain of otherChains(candidate.dictionary)) {
+      const data = buf.subarray(candidate.starts[0], candidate.end);
+      decodeChainWithin(chain, data, context, budget);
+    }
+  }
+}
+
+/** Counts one zlib stream, and again its output while that is a zlib stream too (at most four levels). */
+async function countFlate(data: Uint8Array, budget: DecodingBudget, context: PDFContext): Promise<void> {
+  if (!zlibHeaderOk(firstBytes(data, context))) {
+    const { inflated } = await countInflated(data, budget);
+    budget.spend(inflated);
+    return;
+  }
+  // nested: decoded within the budget, level by level
+  let bytes: Uint8Array = data;
+  for (let level = 0; level < 4 && zlibHeaderOk(bytes); level++) {
+    bytes = decodeChainWithin([{ name: FLATE }], bytes, context, budget);
+  }
+}
+
+/** Input read to learn how a zlib stream's output starts: past any block header (at most ~4.2 MiB of output). */
+const PROBE_INPUT = 4096;
+
+/** The first two bytes a zlib stream inflates to (fewer when it holds less), counted against nothing. */
+function firstBytes(data: Uint8Array, context: PDFContext): Uint8Array {
+  const probe = new DecodingBudget(8 * 1024 * 1024, 0);
+  try {
+    return decodeChainWithin([{ name: FLATE }], data.subarray(0, Math.min(data.length, PROBE_INPUT)), context, probe).subarray(0, 2);
+  } catch {
+    // damaged data: the full count refuses it
+    return new Uint8Array(0);
   }
 }

@@ -3,7 +3,7 @@ import type { WatermarkKey } from '@cp/watermark';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { checkInflation, leadingFlateFilters } from './inflation';
+import { checkInflation, filterChains } from './inflation';
 import {
   closePdfRenderer,
   configurePdfResources,
@@ -85,12 +85,13 @@ describe('inflation bound', () => {
     });
   });
 
-  it('reads the filter chain of a stream dictionary', () => {
-    expect(leadingFlateFilters('<< /Length 10 /Filter /FlateDecode >>')).toBe(1);
-    expect(leadingFlateFilters('<< /Filter [ /FlateDecode /FlateDecode /DCTDecode ] >>')).toBe(2);
-    expect(leadingFlateFilters('<< /Filter [/ASCII85Decode /FlateDecode] >>')).toBe(0);
-    expect(leadingFlateFilters('<< /Filter /DCTDecode >>')).toBe(0);
-    expect(leadingFlateFilters('<< /Length 3 >>')).toBe(0);
+  it('reads the filter chains of a dictionary text: escaped names, abbreviations, every /Filter key', () => {
+    expect(filterChains('<< /Length 10 /Filter /FlateDecode >>')).toEqual([['FlateDecode']]);
+    expect(filterChains('<< /Filter [ /FlateDecode /FlateDecode /DCTDecode ] >>')).toEqual([['FlateDecode', 'FlateDecode', 'DCTDecode']]);
+    expect(filterChains('<< /Filter [/A85 /Fl] >>')).toEqual([['ASCII85Decode', 'FlateDecode']]);
+    expect(filterChains('<< /Filt#65r /Flat#65Decode >>')).toEqual([['FlateDecode']]);
+    expect(filterChains('<< /Filter /DCTDecode /X (/Filter /LZWDecode) >>')).toEqual([['DCTDecode'], ['LZWDecode']]);
+    expect(filterChains('<< /FilterX /FlateDecode /Length 3 >>')).toEqual([]);
   });
 });
 

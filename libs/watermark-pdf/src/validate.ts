@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
+import { loadWithinBudget } from './bounded-parse';
 import { checkInflation } from './inflation';
 import { pdfResourceLimits } from './limits';
 
@@ -36,16 +37,19 @@ function checkTrailer(buf: Uint8Array): void {
 
 /**
  * Parses the PDF with pdf-lib (metadata left untouched) after the structural, inflation, encryption and
- * page-count checks. The inflation bound comes first: pdf-lib inflates object streams while it parses.
+ * page-count checks. The inflation bound comes first (the whole file's streams, as pdf.js would decode them), and
+ * the streams pdf-lib itself decodes while it parses are held to the same budget as it meets them (bounded-parse.ts).
  */
 export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MAX_PAGES): Promise<PDFDocument> {
   if (!looksLikePdf(pdf)) throw new PdfWatermarkError(PdfWatermarkErrorCode.NOT_PDF, 'input is not a PDF');
   checkTrailer(pdf);
-  await checkInflation(pdf, pdfResourceLimits().inflation);
+  const limits = pdfResourceLimits().inflation;
+  await checkInflation(pdf, limits);
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    doc = await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
   } catch (err) {
+    if (err instanceof PdfWatermarkError) throw err;
     throw new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF cannot be parsed: ${(err as Error).message}`);
   }
   if (doc.isEncrypted) throw new PdfWatermarkError(PdfWatermarkErrorCode.ENCRYPTED, 'PDF is encrypted');

@@ -1,4 +1,4 @@
-import { createDeflate, deflateSync } from 'node:zlib';
+import { createDeflate, deflateRawSync, deflateSync } from 'node:zlib';
 
 /** A one-page PDF (200×200 pt) whose content stream holds `data` as it is, with `filter` as its /Filter. */
 export function onePagePdf(data: Buffer, filter = '/FlateDecode'): Buffer {
@@ -28,6 +28,69 @@ export function onePagePdf(data: Buffer, filter = '/FlateDecode'): Buffer {
   push(table);
   push(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
   return Buffer.concat(parts);
+}
+
+/**
+ * A one-page PDF whose page dictionary (object 5) lives in an object stream (object 4) holding `data` as it is, after
+ * `dictionary` (the stream dictionary's keys besides /Type, /N, /First and /Length, e.g. its /Filter). `extra`
+ * objects (number → body) are written before it. pdf-lib decodes such a stream while it parses.
+ */
+export function objectStreamPdf(data: Buffer, dictionary: string, extra: Record<number, string> = {}): Buffer {
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const push = (chunk: Buffer | string): void => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
+    parts.push(buf);
+    length += buf.length;
+  };
+  const object = (n: number, body: string): void => {
+    offsets[n] = length;
+    push(`${n} 0 obj\n${body}\nendobj\n`);
+  };
+  push('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
+  object(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  object(2, '<< /Type /Pages /Kids [5 0 R] /Count 1 >>');
+  for (const [n, body] of Object.entries(extra)) object(Number(n), body);
+  offsets[4] = length;
+  push(`4 0 obj\n<< /Type /ObjStm /N 1 /First ${OBJECT_STREAM_HEADER.length} /Length ${data.length} ${dictionary} >>\nstream\n`);
+  push(data);
+  push('\nendstream\nendobj\n');
+  const numbers = [1, 2, 4, ...Object.keys(extra).map(Number)].sort((a, b) => a - b);
+  // object 5 is in the object stream: no entry of its own in a classic table
+  const size = Math.max(5, numbers[numbers.length - 1]) + 1;
+  const xref = length;
+  let table = `xref\n0 ${size}\n0000000000 65535 f \n`;
+  for (let i = 1; i < size; i++) table += offsets[i] === undefined ? '0000000000 00000 f \n' : `${String(offsets[i]).padStart(10, '0')} 00000 n \n`;
+  push(table);
+  push(`trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
+}
+
+/** The object-number table of objectStreamPdf's object stream (object 5 at offset 0). */
+export const OBJECT_STREAM_HEADER = '5 0 ';
+
+/**
+ * The content of objectStreamPdf's object stream: the page dictionary, then spaces up to `size` bytes (which pdf-lib
+ * reads past: an object stream that inflates to `size`).
+ */
+export function objectStreamContent(size: number): Buffer {
+  const body = Buffer.alloc(size, 0x20);
+  body.write(`${OBJECT_STREAM_HEADER}<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>`, 0, 'latin1');
+  return body;
+}
+
+/**
+ * `content` as a zlib stream whose first block is a stored one ending in `\nendstream\n` (written over `content` at
+ * `at`, which must be padding): a scanner that takes the first `endstream` for the data's end sees only that block.
+ */
+export function zlibWithEndstreamInside(content: Buffer, at: number): Buffer {
+  const text = Buffer.from('\nendstream\n', 'latin1');
+  const bytes = Buffer.from(content);
+  text.copy(bytes, at);
+  const first = bytes.subarray(0, at + text.length);
+  const stored = Buffer.from([0x00, first.length & 0xff, first.length >> 8, ~first.length & 0xff, (~first.length >> 8) & 0xff]);
+  return Buffer.concat([Buffer.from([0x78, 0x9c]), stored, first, deflateRawSync(bytes.subarray(first.length), { level: 9 }), Buffer.alloc(4)]);
 }
 
 /** `size` zero bytes deflated, made a MiB at a time (the zeros are never all in memory). */

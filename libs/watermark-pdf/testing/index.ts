@@ -1,1 +1,1 @@
-export { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from './hostile-pdf';
+export { deflatedZeros, heapHungryPdf, inflationBombPdf, objectStreamContent, objectStreamPdf, onePagePdf, zlibWithEndstreamInside } from './hostile-pdf';

@@ -1,0 +1,71 @@
+import { PDFRef } from 'pdf-lib';
+import { deflateSync } from 'node:zlib';
+import { loadWithinBudget } from './bounded-parse';
+import { PdfWatermarkErrorCode } from './errors';
+import { checkInflation, InflationLimits } from './inflation';
+import { objectStreamContent, objectStreamPdf, zlibWithEndstreamInside } from '../testing';
+
+const MiB = 1024 * 1024;
+/** 1 MiB for any file here; every object stream below decodes to 16 MiB. */
+const SMALL: InflationLimits = { maxInflatedBytes: MiB, maxInflationRatio: 1, minInflatedBytes: MiB };
+const LARGE: InflationLimits = { maxInflatedBytes: 64 * MiB, maxInflationRatio: 1, minInflatedBytes: 64 * MiB };
+const OPTIONS = { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true };
+const INFLATED = 16 * MiB;
+
+const content = objectStreamContent(INFLATED);
+const deflated = deflateSync(content, { level: 9 });
+const hex = (data: Buffer): Buffer => Buffer.from(`${data.toString('hex')}>`, 'latin1');
+
+/** Object streams that name FlateDecode in ways a scan of the raw bytes has misread. */
+const VARIANTS: Array<[string, Buffer]> = [
+  ['plain /FlateDecode', objectStreamPdf(deflated, '/Filter /FlateDecode')],
+  ['a later key containing "obj"', objectStreamPdf(deflated, '/Filter /FlateDecode /Zobj true')],
+  ['a #-escaped filter name', objectStreamPdf(deflated, '/Filter /Flat#65Decode')],
+  ['ASCIIHexDecode before FlateDecode', objectStreamPdf(hex(deflated), '/Filter [/ASCIIHexDecode /FlateDecode]')],
+  ['the filter given by reference', objectStreamPdf(deflated, '/Filter 6 0 R', { 6: '/FlateDecode' })],
+  ['a Length past an endstream inside the data', objectStreamPdf(zlibWithEndstreamInside(content, 200), '/Filter /FlateDecode')],
+];
+
+describe('pdf-lib parsing within the inflation budget', () => {
+  it.each(VARIANTS)('%s: pdf-lib decodes it with a budget that allows it, and refuses it with one that does not', async (_name, pdf) => {
+    const doc = await loadWithinBudget(pdf, LARGE, OPTIONS);
+    expect(doc.context.lookup(PDFRef.of(5))).toBeDefined();
+    await expect(loadWithinBudget(pdf, SMALL, OPTIONS)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('keeps the budgets of concurrent parses apart', async () => {
+    const pdf = VARIANTS[0][1];
+    const results = await Promise.allSettled([loadWithinBudget(pdf, SMALL, OPTIONS), loadWithinBudget(pdf, LARGE, OPTIONS), loadWithinBudget(pdf, SMALL, OPTIONS)]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'rejected']);
+  });
+
+  it('refuses damaged compressed data it cannot bound as DAMAGED (pdf-lib decodes past errors zlib stops at)', async () => {
+    const broken = Buffer.from(deflated);
+    // the first block's header made invalid (block type 3)
+    broken[2] = 0xff;
+    broken[3] = 0xff;
+    await expect(loadWithinBudget(objectStreamPdf(broken, '/Filter /FlateDecode'), LARGE, OPTIONS)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.DAMAGED });
+  });
+});
+
+describe('the inflation pre-scan', () => {
+  it.each(VARIANTS.filter(([name]) => name !== 'the filter given by reference'))('%s: refused before any parser opens the file', async (_name, pdf) => {
+    await expect(checkInflation(pdf, SMALL)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('a FlateDecode stream is counted whatever its dictionary says, with no end of line or a NUL before the keyword', async () => {
+    const variants = [
+      objectStreamPdf(deflated, '/Filter /FlateDecode /X (1 0 obj) /Filter /None'),
+      Buffer.from(objectStreamPdf(deflated, '/Filter /FlateDecode').toString('latin1').replace('>>\nstream\n', '>>\0stream'), 'latin1'),
+    ];
+    for (const pdf of variants) await expect(checkInflation(pdf, SMALL)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(checkInflation(variants[0], LARGE)).resolves.toBeUndefined();
+  });
+
+  it('reads each /Filter value over a bounded stretch of text', async () => {
+    const text = `<< /Filter [${' /FlateDecode'.repeat(100)}] >>`;
+    const chain = (await import('./inflation')).filterChains(text)[0];
+    expect(chain.length).toBeGreaterThan(3);
+    expect(chain.length).toBeLessThan(20);
+  });
+});

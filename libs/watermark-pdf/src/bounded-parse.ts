@@ -1,0 +1,84 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObjectStreamParser, PDFRawStream, PDFXRefStreamParser } from 'pdf-lib';
+import { PdfWatermarkError } from './errors';
+import { DEFAULT_INFLATION_LIMITS, inflationBudget, InflationLimits } from './inflation';
+import { decodeChainWithin, DecodingBudget, FilterStage } from './stream-decoding';
+
+/**
+ * pdf-lib inflates object streams and cross-reference streams while it parses, in the calling process, with its own
+ * decoder, which turns a whole deflate block into memory at once: one block of a 1 MiB file can hold a gigabyte.
+ * A scan of the raw bytes before parsing cannot be trusted to see the same streams and filters as the parser (a name
+ * written with #xx escapes, a filter given by reference, a /Length that runs past an `endstream` inside the data).
+ * So the parser itself is asked: pdf-lib hands every such stream to `PDFObjectStreamParser.forStream` or
+ * `PDFXRefStreamParser.forStream` (static members read at each call), and this module puts a check in front of
+ * both that decodes the stream with its own dictionary's filters, within the file's budget, before pdf-lib does.
+ * A stream past the budget is refused; pdf-lib never allocates for it. The budget is the one of the parse under way
+ * (an AsyncLocalStorage, so concurrent parses keep theirs apart); a parse outside `parseWithinBudget` gets the
+ * smallest budget per stream. A test parses a bomb through pdf-lib and fails if pdf-lib stops calling these members.
+ */
+interface ParseScope {
+  budget: DecodingBudget;
+  /** The refusal raised inside pdf-lib, which catches it and reports a parse error of its own instead. */
+  refusal?: PdfWatermarkError;
+}
+
+const scopes = new AsyncLocalStorage<ParseScope>();
+
+function filterStages(dict: PDFDict): FilterStage[] {
+  const filter = dict.lookup(PDFName.of('Filter'));
+  const params = dict.lookup(PDFName.of('DecodeParms'));
+  if (filter instanceof PDFName) return [{ name: filter, params }];
+  if (!(filter instanceof PDFArray)) return []; // none, or a value pdf-lib refuses before decoding
+  const stages: FilterStage[] = [];
+  for (let index = 0; index < filter.size(); index++) {
+    const name = filter.lookup(index);
+    // pdf-lib throws at a member that is not a name: nothing after it is decoded
+    if (!(name instanceof PDFName)) break;
+    const stageParams = params instanceof PDFArray ? params.lookup(index) : undefined;
+    stages.push({ name, params: stageParams instanceof PDFDict ? stageParams : undefined });
+  }
+  return stages;
+}
+
+function checkStream(raw: PDFRawStream): void {
+  const scope = scopes.getStore();
+  const budget = scope?.budget ?? new DecodingBudget(DEFAULT_INFLATION_LIMITS.minInflatedBytes, raw.contents.length);
+  try {
+    decodeChainWithin(filterStages(raw.dict), raw.contents, raw.dict.context, budget);
+  } catch (err) {
+    if (err instanceof PdfWatermarkError && scope) scope.refusal = err;
+    throw err;
+  }
+}
+
+let installed = false;
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  const objectStream = PDFObjectStreamParser.forStream;
+  PDFObjectStreamParser.forStream = (raw, shouldWaitForTick) => {
+    checkStream(raw);
+    return objectStream(raw, shouldWaitForTick);
+  };
+  const xrefStream = PDFXRefStreamParser.forStream;
+  PDFXRefStreamParser.forStream = (raw) => {
+    checkStream(raw);
+    return xrefStream(raw);
+  };
+}
+
+install();
+
+/**
+ * `PDFDocument.load` with every stream pdf-lib decodes while parsing held to the file's inflation budget. A stream
+ * past it (or damaged past what can be bounded) rejects with that PdfWatermarkError, not with pdf-lib's parse error.
+ */
+export async function loadWithinBudget(pdf: Uint8Array, limits: InflationLimits, options: Parameters<typeof PDFDocument.load>[1]): Promise<PDFDocument> {
+  const scope: ParseScope = { budget: new DecodingBudget(inflationBudget(pdf.length, limits), pdf.length) };
+  try {
+    return await scopes.run(scope, () => PDFDocument.load(pdf, options));
+  } catch (err) {
+    throw scope.refusal ?? err;
+  }
+}
