@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BoundedWorker } from './bounded-worker';
@@ -12,6 +13,7 @@ type Request =
   | { op: 'exit' }
   | { op: 'pid' }
   | { op: 'retire' }
+  | { op: 'oom-score' }
   | { op: 'big' };
 interface Reply {
   id: number;
@@ -128,6 +130,19 @@ describe('BoundedWorker (process): one allocation far past the limit', () => {
       const failure = await failureOf(worker.call({ op: 'big' }));
       expect(failure.code).toBe(WorkerFailureCode.OUT_OF_MEMORY);
       await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe('BoundedWorker (process): the kernel picks the child first when memory runs out', () => {
+  it('raises the child’s OOM score to the maximum where /proc exists (array buffers escape the heap limit)', async () => {
+    const worker = make('process');
+    try {
+      const reply = await worker.call({ op: 'oom-score' });
+      const ownScore = existsSync('/proc/self/oom_score_adj') ? readFileSync('/proc/self/oom_score_adj', 'utf8').trim() : 'none';
+      expect(reply.value).toBe(ownScore === 'none' ? 'none' : '1000');
     } finally {
       await worker.close();
     }

@@ -1,4 +1,5 @@
 import { ChildProcess, fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { WorkerFailureCode } from './worker-failure';
 
@@ -102,6 +103,20 @@ async function sendInPieces(child: ChildProcess, message: Record<string, unknown
   await write(outgoing);
 }
 
+/**
+ * The heap limit does not bound array buffers (a hostile file's decoded streams and images are), so a child can still
+ * grow until the container runs out of memory. Its OOM score is raised to the maximum (Linux; any process may raise
+ * one it owns), so that the kernel ends the child, which the parent survives as a failed call, and not the service.
+ */
+function preferForOutOfMemory(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    writeFileSync(`/proc/${child.pid}/oom_score_adj`, '1000');
+  } catch {
+    // not Linux, or no /proc: the heap limit and the deadline remain
+  }
+}
+
 function processChannel(file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
   const failed = once(events);
   const execArgv = [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`];
@@ -109,6 +124,7 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
   if (limits.stackSizeMb) execArgv.push(`--stack-size=${Math.floor(limits.stackSizeMb * 1024)}`);
   // Own execArgv: the parent's (ts-node's -r, inspector flags) do not apply to a plain .mjs worker.
   const child: ChildProcess = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  preferForOutOfMemory(child);
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {

@@ -1,4 +1,5 @@
 // Test worker for BoundedWorker, as a thread or a child process: answers, loops forever, fills its heap or exits.
+import { readFileSync } from 'node:fs';
 import { threadId, isMainThread } from 'node:worker_threads';
 import { workerPort } from '../worker-port.mjs';
 
@@ -13,6 +14,14 @@ port.onMessage((msg) => {
     port.post({ id: msg.id, value: msg.value, bytes: msg.bytes ? msg.bytes.byteLength : null, sum });
   } else if (msg.op === 'pid') {
     port.post({ id: msg.id, value: self });
+  } else if (msg.op === 'oom-score') {
+    let value = 'none';
+    try {
+      value = readFileSync('/proc/self/oom_score_adj', 'utf8').trim();
+    } catch {
+      // no /proc
+    }
+    port.post({ id: msg.id, value });
   } else if (msg.op === 'retire') {
     port.post({ id: msg.id, value: self, retire: true });
   } else if (msg.op === 'spin') {
