@@ -13,6 +13,13 @@ describe('public URL rules', () => {
     ['https://user:pass@images.example.com/a.jpg', false],
     ['https://localhost/a.jpg', false],
     ['https://printer.local/a.jpg', false],
+    // a trailing dot names the same host (a fully qualified name): refused alike
+    ['https://localhost./a.jpg', false],
+    ['https://foo.internal./a.jpg', false],
+    ['https://foo.local../a.jpg', false],
+    ['https://metadata.google.internal./computeMetadata', false],
+    ['https://orders.default.svc/a.jpg', false],
+    ['https://images.example.com./a.jpg', true],
     ['https://127.0.0.1/a.jpg', false],
     ['https://10.1.2.3/a.jpg', false],
     ['https://172.20.0.1/a.jpg', false],

@@ -14,7 +14,17 @@ export function CodePointLength(min: number, max: number, options?: ValidationOp
   );
 }
 
-const PRIVATE_HOST = /^(localhost|.*\.localhost|.*\.local|.*\.internal|metadata\.google\.internal)$/i;
+/**
+ * Host names that point inside the operator's network or at the machine itself: single labels (`metadata`, a cluster
+ * service's short name), `localhost` and `*.localhost`, `*.local` (mDNS and `cluster.local`), `*.svc` (cluster
+ * services), `*.internal` (cloud and cluster zones, `metadata.google.internal`). Compared without the trailing dots a
+ * fully qualified name may carry (`localhost.` is `localhost` to a resolver). Refused where a URL is accepted; the
+ * address actually connected to is checked again when it is used (a public name can resolve to a private address).
+ */
+export function isInternalHostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  return !name.includes('.') || /(^|\.)(localhost|local|svc|internal)$/.test(name);
+}
 
 /**
  * An absolute https URL whose host is a public DNS name or a public IP literal. The address actually
@@ -37,7 +47,7 @@ export function isPublicHttpsUrl(value: unknown): boolean {
   if (isIP(host)) {
     return !isPrivateAddress(host);
   }
-  return host.includes('.') && !PRIVATE_HOST.test(host);
+  return !isInternalHostName(host);
 }
 
 /**

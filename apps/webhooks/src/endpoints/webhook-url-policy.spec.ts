@@ -38,6 +38,13 @@ describe('webhook URL policy', () => {
     'https://localhost/',
     'https://api.localhost/',
     'https://metadata.google.internal/',
+    'https://localhost./',
+    'https://LOCALHOST../',
+    'https://metadata.google.internal./',
+    'https://foo.internal/',
+    'https://foo.local./',
+    'https://orders.default.svc/',
+    'https://metadata/',
   ])('refuses the private, loopback, link-local or metadata target %s', (url) => {
     expect(checkWebhookUrl(url, production).ok).toBe(false);
   });

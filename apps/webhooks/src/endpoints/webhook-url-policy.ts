@@ -1,3 +1,4 @@
+import { isInternalHostName } from '@cp/contracts';
 import { AddressPolicy } from '@cp/egress';
 import { isIP } from 'node:net';
 
@@ -9,8 +10,6 @@ export interface WebhookUrlPolicyOptions {
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
-
-const BLOCKED_HOSTNAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /^metadata$/i];
 
 /**
  * Whether a literal address is refused as a webhook target: the same judgement as the delivery's connected-socket
@@ -53,7 +52,7 @@ export function checkWebhookUrl(raw: string, options: WebhookUrlPolicyOptions): 
     if (isBlockedAddress(host, options.allowedTargetIps)) {
       return { ok: false, reason: 'private, loopback, link-local or reserved address' };
     }
-  } else if (BLOCKED_HOSTNAMES.some((pattern) => pattern.test(host)) && !options.allowedTargetIps.includes(host)) {
+  } else if (isInternalHostName(host) && !options.allowedTargetIps.includes(host)) {
     return { ok: false, reason: 'internal host name' };
   }
   return { ok: true, url };
