@@ -2,11 +2,15 @@ import { Clock } from '@cp/clock';
 import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
+import { webhookReceives } from '../endpoints/webhook-mode';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDelivery } from './webhook-delivery';
-import { StoredEvent } from './webhook-payload';
+import { isTestEvent, StoredEvent } from './webhook-payload';
 
-/** An order event becomes one PENDING delivery per active endpoint of the account, due at once. */
+/**
+ * An order event becomes one PENDING delivery, due at once, per active endpoint of the account that receives it:
+ * every live endpoint, and the test endpoints only for a test order's event.
+ */
 @Injectable()
 export class EnqueueOrderEventUseCase {
   constructor(
@@ -16,8 +20,9 @@ export class EnqueueOrderEventUseCase {
   ) {}
 
   async execute(tx: Transaction, accountId: string, sourceEventId: string, event: StoredEvent): Promise<number> {
+    const testEvent = isTestEvent(event);
     const endpoints = await this.endpoints.listActiveForAccount(tx, accountId);
-    const webhookIds = endpoints.map((endpoint) => endpoint.id);
+    const webhookIds = endpoints.filter((endpoint) => webhookReceives(endpoint.mode, testEvent)).map((endpoint) => endpoint.id);
     return this.deliveries.insertNew(tx, WebhookDelivery.enqueue(accountId, sourceEventId, event, webhookIds, this.clock.now()));
   }
 }

@@ -1,12 +1,16 @@
 import { DomainException, ErrorCode, WebhookEventRetryView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
+import { DeliveryScope } from '../endpoints/webhook-mode';
 import { DeliverEventUseCase } from './deliver-event.use-case';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 
 const BUSY_WAIT_MS = 6000;
 const BUSY_POLL_MS = 200;
 
-/** Spec 4.16 "retry one event": one attempt right now, whatever the event's status; the answer is its outcome. */
+/**
+ * Spec 4.16 "retry one event": one attempt right now, whatever the event's status; the answer is its outcome.
+ * A delivery outside the caller's scope (a live event for a test key) is not found, and so never sent.
+ */
 @Injectable()
 export class RetryEventUseCase {
   constructor(
@@ -14,8 +18,8 @@ export class RetryEventUseCase {
     private readonly deliver: DeliverEventUseCase,
   ) {}
 
-  async execute(webhookId: number, deliveryId: string): Promise<WebhookEventRetryView> {
-    const claim = await this.claim(webhookId, deliveryId);
+  async execute(webhookId: number, deliveryId: string, scope: DeliveryScope): Promise<WebhookEventRetryView> {
+    const claim = await this.claim(webhookId, deliveryId, scope);
     const result = await this.deliver.execute(claim, 'manual');
     return {
       event_id: claim.eventId,
@@ -28,10 +32,10 @@ export class RetryEventUseCase {
   }
 
   /** An automatic attempt may be in flight (it ends within the 5-second timeout): wait for it. */
-  private async claim(webhookId: number, deliveryId: string) {
+  private async claim(webhookId: number, deliveryId: string, scope: DeliveryScope) {
     const deadline = Date.now() + BUSY_WAIT_MS;
     for (;;) {
-      const claim = await this.deliveries.claimOne(webhookId, deliveryId);
+      const claim = await this.deliveries.claimOne(webhookId, deliveryId, scope);
       if (claim === null) {
         throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `delivery ${deliveryId} of webhook ${webhookId} not found`);
       }

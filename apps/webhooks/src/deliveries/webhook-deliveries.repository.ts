@@ -4,6 +4,7 @@ import { Transaction, TransactionalRepository } from '@cp/database';
 import { currentTraceparent } from '@cp/tracing';
 import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { DeliveryScope } from '../endpoints/webhook-mode';
 import { AttemptRecord, NewDelivery, NewRound } from './webhook-delivery';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
@@ -67,6 +68,16 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
   };
 }
 
+/** A delivery of a test order's event (`data.testMode`, set by `webhook-payload.ts` from the order's key mode). */
+function testEventSql(alias: string): string {
+  return `(${alias}.data ->> 'testMode') = 'true'`;
+}
+
+/** The deliveries a scope admits (`deliveryScopeOf`): everything, or test orders' events only. */
+function scopeSql(scope: DeliveryScope, alias: string): string {
+  return scope === 'testEvents' ? testEventSql(alias) : 'TRUE';
+}
+
 const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, links, status, attempts,
   round_attempts, round, lease_token, traceparent`;
 
@@ -116,6 +127,8 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
                   coalesce(f.busy, 0) AS busy
            FROM webhook_delivery d
            JOIN webhook_endpoint e ON e.id = d.webhook_id AND e.is_active
+             -- webhookReceives (webhook-mode.ts) once more: a live event is never sent to a test webhook.
+             AND (e.mode = 'live' OR ${testEventSql('d')})
            LEFT JOIN unnest($2::int[], $3::int[]) AS f(webhook_id, busy) ON f.webhook_id = d.webhook_id
            WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
              AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
@@ -138,12 +151,15 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
     return rows[0].map(toClaim);
   }
 
-  /** Leases one delivery of the endpoint for a manual attempt, whatever its status; null when unknown or busy. */
-  async claimOne(webhookId: number, id: string): Promise<ClaimedDelivery | null | 'busy'> {
+  /**
+   * Leases one delivery of the endpoint for a manual attempt, whatever its status; null when unknown or outside
+   * the scope (a live event for a test key: not found, never sent), 'busy' while an attempt holds it.
+   */
+  async claimOne(webhookId: number, id: string, scope: DeliveryScope): Promise<ClaimedDelivery | null | 'busy'> {
     const rows = await this.dataSource.query<[ClaimRow[], number]>(
-      `UPDATE webhook_delivery
+      `UPDATE webhook_delivery d
        SET lease_token = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $3)
-       WHERE id = $1 AND webhook_id = $2 AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+       WHERE d.id = $1 AND d.webhook_id = $2 AND ${scopeSql(scope, 'd')} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
        RETURNING ${CLAIM_COLUMNS}`,
       [id, webhookId, LEASE_SECONDS],
     );
@@ -151,8 +167,11 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
     if (row) {
       return toClaim(row);
     }
-    const exists = await this.dataSource.getRepository(WebhookDeliveryEntity).existsBy({ id, webhookId });
-    return exists ? 'busy' : null;
+    const exists = await this.dataSource.query<Array<{ exists: boolean }>>(
+      `SELECT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.id = $1 AND d.webhook_id = $2 AND ${scopeSql(scope, 'd')}) AS exists`,
+      [id, webhookId],
+    );
+    return exists[0]?.exists ? 'busy' : null;
   }
 
   /** Writes an attempt's record (`WebhookDelivery.attempt`) and ends the lease; ignored when the lease was lost (another worker took over). */
@@ -195,26 +214,34 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
     ]);
   }
 
-  async page(webhookId: number, page: number, limit: number, status?: WebhookDeliveryStatus): Promise<[WebhookDeliveryEntity[], number]> {
-    return this.dataSource.getRepository(WebhookDeliveryEntity).findAndCount({
-      where: status ? { webhookId, status } : { webhookId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
+  /** One page of the endpoint's deliveries within the scope, newest first, and how many there are in all. */
+  async page(webhookId: number, page: number, limit: number, scope: DeliveryScope, status?: WebhookDeliveryStatus): Promise<[WebhookDeliveryEntity[], number]> {
+    const query = this.dataSource
+      .getRepository(WebhookDeliveryEntity)
+      .createQueryBuilder('d')
+      .where('d.webhookId = :webhookId', { webhookId })
+      .andWhere(scopeSql(scope, 'd'));
+    if (status) {
+      query.andWhere('d.status = :status', { status });
+    }
+    return query
+      .orderBy('d.createdAt', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .skip((page - 1) * limit)
+      .take(limit)
+      .getManyAndCount();
   }
 
-  find(webhookId: number, id: string): Promise<WebhookDeliveryEntity | null> {
-    return this.dataSource.getRepository(WebhookDeliveryEntity).findOneBy({ webhookId, id });
-  }
-
-  /** FAILED deliveries created in [from, to] start the round `WebhookDelivery.newRound` describes (the next one, from its first attempt). */
-  async requeueFailed(webhookId: number, from: Date, to: Date, round: NewRound): Promise<number> {
+  /**
+   * FAILED deliveries within the scope created in [from, to] start the round `WebhookDelivery.newRound` describes
+   * (the next one, from its first attempt).
+   */
+  async requeueFailed(webhookId: number, from: Date, to: Date, round: NewRound, scope: DeliveryScope): Promise<number> {
     const result = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE webhook_delivery
+      `UPDATE webhook_delivery d
        SET status = $4, round = round + 1, round_attempts = 0, next_attempt_at = $5, completed_at = $6
-       WHERE webhook_id = $1 AND status = 'FAILED' AND created_at >= $2 AND created_at <= $3
-       RETURNING id`,
+       WHERE d.webhook_id = $1 AND d.status = 'FAILED' AND d.created_at >= $2 AND d.created_at <= $3 AND ${scopeSql(scope, 'd')}
+       RETURNING d.id`,
       [webhookId, from, to, round.status, round.nextAttemptAt, round.completedAt],
     );
     return result[1];

@@ -22,6 +22,11 @@ export interface StoredEvent {
   links: DeliveryLink[] | null;
 }
 
+/** An event of a test key's order (`data.testMode`): the only kind a test webhook receives (`webhookReceives`). */
+export function isTestEvent(event: Pick<StoredEvent, 'data'>): boolean {
+  return event.data.testMode === true;
+}
+
 /** Fixed guidance text per public failure code (spec 2.7: never raw processor output). */
 export function errorMessageFor(code: string): string {
   return publicOrderError(code).errorMessage;

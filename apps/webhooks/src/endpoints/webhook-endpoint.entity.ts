@@ -1,8 +1,10 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { KeyMode } from '@cp/contracts';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A receiver URL of one account. The signing secret is stored only encrypted (AES-256-GCM). */
 @Entity({ name: 'webhook_endpoint' })
 @Index('idx_webhook_endpoint_account', ['accountId'])
+@Check('ck_webhook_endpoint_mode', `"mode" IN ('live', 'test')`)
 export class WebhookEndpointEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id!: number;
@@ -15,6 +17,14 @@ export class WebhookEndpointEntity {
 
   @Column({ type: 'text' })
   url!: string;
+
+  /**
+   * The mode of the key that created it: only keys of this mode see and manage it, and a `test` webhook
+   * receives only test orders' events (`webhook-mode.ts`). No default: every insert states it, so a
+   * forgotten mode can never silently make a webhook live.
+   */
+  @Column({ type: 'text' })
+  mode!: KeyMode;
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive!: boolean;

@@ -19,6 +19,7 @@ import { WebhookDeliveryEntity } from '../deliveries/webhook-delivery.entity';
 import { generateWebhookSecret, SecretCipher } from '../endpoints/secret-cipher';
 import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
+import { deliveryScopeOf, WebhookOwner } from '../endpoints/webhook-mode';
 import { checkWebhookUrl } from '../endpoints/webhook-url-policy';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
@@ -42,7 +43,16 @@ function toEventView(delivery: WebhookDeliveryEntity) {
   };
 }
 
-/** Spec 4.16, scoped to the caller's account (live and test keys of an account share its webhooks). */
+/** The owner a caller reads and writes webhooks as: its account and its key mode. */
+function ownerOf(caller: CallerContext): WebhookOwner {
+  return { accountId: caller.accountId, mode: caller.mode };
+}
+
+/**
+ * Spec 4.16, scoped to the caller's account and key mode: a webhook belongs to the mode of the key that created
+ * it, and one of the other mode answers exactly like an unknown id (docs/webhooks.md, "Live and test webhooks").
+ * A test key also sees and resends only test orders' events.
+ */
 @Injectable()
 export class WebhookManagementService {
   private readonly logger = new Logger(WebhookManagementService.name);
@@ -61,19 +71,19 @@ export class WebhookManagementService {
     const target = this.validUrl(url);
     const secret = generateWebhookSecret();
     const endpoint = await this.endpoints.create({
-      accountId: caller.accountId,
+      owner: ownerOf(caller),
       name: name.trim(),
       url: target,
       secretCiphertext: this.cipher.encrypt(secret, caller.accountId),
       at: this.clock.now(),
     });
-    this.logger.log({ accountId: caller.accountId, webhookId: endpoint.id }, 'webhook created');
+    this.logger.log({ accountId: caller.accountId, mode: caller.mode, webhookId: endpoint.id }, 'webhook created');
     return { ...toView(endpoint), secret };
   }
 
   async update(caller: CallerContext, webhookId: number, changes: { name: string; url: string; isActive?: boolean }): Promise<WebhookView> {
     const url = this.validUrl(changes.url);
-    const updated = await this.endpoints.update(caller.accountId, webhookId, {
+    const updated = await this.endpoints.update(ownerOf(caller), webhookId, {
       name: changes.name.trim(),
       url,
       isActive: changes.isActive,
@@ -86,7 +96,7 @@ export class WebhookManagementService {
   }
 
   async list(caller: CallerContext): Promise<WebhookView[]> {
-    return (await this.endpoints.listForAccount(caller.accountId)).map(toView);
+    return (await this.endpoints.listOwned(ownerOf(caller))).map(toView);
   }
 
   async get(caller: CallerContext, webhookId: number): Promise<WebhookView> {
@@ -94,7 +104,7 @@ export class WebhookManagementService {
   }
 
   async delete(caller: CallerContext, webhookId: number): Promise<DeletedWebhookView> {
-    if (!(await this.endpoints.delete(caller.accountId, webhookId))) {
+    if (!(await this.endpoints.delete(ownerOf(caller), webhookId))) {
       throw this.notFound(webhookId);
     }
     return { id: webhookId, deleted: true };
@@ -102,22 +112,22 @@ export class WebhookManagementService {
 
   async listEvents(caller: CallerContext, webhookId: number, page: number, limit: number, status?: WebhookDeliveryStatus): Promise<WebhookEventPageView> {
     await this.owned(caller, webhookId);
-    const [rows, total] = await this.deliveries.page(webhookId, page, limit, status);
+    const [rows, total] = await this.deliveries.page(webhookId, page, limit, deliveryScopeOf(caller.mode), status);
     return { items: rows.map(toEventView), page, limit, total };
   }
 
   async retry(caller: CallerContext, webhookId: number, eventId: string): Promise<WebhookEventRetryView> {
     await this.owned(caller, webhookId);
-    return this.retryEvent.execute(webhookId, eventId);
+    return this.retryEvent.execute(webhookId, eventId, deliveryScopeOf(caller.mode));
   }
 
   async retryFailed(caller: CallerContext, webhookId: number, fromDate: string, toDate: string): Promise<WebhookRetryFailedView> {
     await this.owned(caller, webhookId);
-    return this.retryFailedRange.execute(webhookId, fromDate, toDate);
+    return this.retryFailedRange.execute(webhookId, fromDate, toDate, deliveryScopeOf(caller.mode));
   }
 
   private async owned(caller: CallerContext, webhookId: number): Promise<WebhookEndpointEntity> {
-    const endpoint = await this.endpoints.findForAccount(caller.accountId, webhookId);
+    const endpoint = await this.endpoints.findOwned(ownerOf(caller), webhookId);
     if (!endpoint) {
       throw this.notFound(webhookId);
     }
@@ -132,6 +142,7 @@ export class WebhookManagementService {
     return check.url.toString();
   }
 
+  /** One answer for an unknown id, another account's and the other key mode's webhook: none tells that it exists. */
   private notFound(webhookId: number): DomainException {
     return new DomainException(ErrorCode.RESOURCE_NOT_FOUND, `webhook ${webhookId} not found for the caller`);
   }
