@@ -148,7 +148,7 @@ describe('webhooks', () => {
       expect(Number.isInteger(webhook.id)).toBe(true);
       expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
 
-      const got = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.testKey });
+      const got = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${String(webhook.id)}`, { key: account.liveKey });
       expect(got.status).toBe(200);
       expect(got.body.data).toEqual({ id: webhook.id, name: 'main', url: 'https://hooks.example.com/cp', isActive: true, updatedAt: anyString });
 
@@ -235,6 +235,99 @@ describe('webhooks', () => {
         const response = await retry(fromDate, toDate);
         expect({ fromDate, toDate, status: response.status, body: response.body }).toEqual({ fromDate, toDate, status: 400, body: { code: 'VALIDATION_FAILED' } });
       }
+    });
+  });
+
+  describe('key modes (finding M1)', () => {
+    it('a test key can neither see, change, delete nor retry a live webhook or its events: 404 exactly like an unknown id', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const liveHook = await receiver();
+      const liveWebhook = await createWebhook(account.liveKey, liveHook.url(), 'live');
+      const liveEvent = await publishEmbedCompleted(account.accountId, 'live');
+      await eventually(async () => liveHook.forEvent(liveEvent).length, (count) => count === 1);
+      const liveEntry = await eventually(() => eventOf(account.liveKey, liveWebhook.id, liveEvent), (entry) => entry?.status === 'SUCCESS');
+      const sandbox = await createWebhook(account.testKey, 'https://hooks.example.com/sandbox', 'sandbox');
+
+      // Each key lists only the webhooks of its own mode.
+      const listed = async (key: string) => (await api<{ data: Array<{ id: number }> }>('/api/v2/orders/webhooks', { key })).body.data.map((item) => item.id);
+      expect(await listed(account.testKey)).toEqual([sandbox.id]);
+      expect(await listed(account.liveKey)).toEqual([liveWebhook.id]);
+
+      const unknownId = 2_000_000_000;
+      const attempts: Array<[string, string, unknown]> = [
+        ['GET', '', undefined],
+        ['PUT', '', { name: 'evil', url: 'https://attacker.example.com/hook' }],
+        ['DELETE', '', undefined],
+        ['GET', '/events', undefined],
+        ['POST', `/events/${liveEntry?.id}/retry`, undefined],
+        ['POST', '/events/retry-failed', { fromDate: '2026-03-01', toDate: '2026-03-07' }],
+      ];
+      for (const [method, suffix, requestBody] of attempts) {
+        const onLive = await api(`/api/v2/orders/webhooks/${liveWebhook.id}${suffix}`, { key: account.testKey, method, body: requestBody });
+        const onUnknown = await api(`/api/v2/orders/webhooks/${unknownId}${suffix}`, { key: account.testKey, method, body: requestBody });
+        expect({ method, suffix, status: onLive.status, body: onLive.body }).toEqual({ method, suffix, status: 404, body: { code: 'RESOURCE_NOT_FOUND' } });
+        expect({ method, suffix, status: onUnknown.status, body: onUnknown.body }).toEqual({ method, suffix, status: onLive.status, body: onLive.body });
+      }
+      // A live delivery id under the test key's own webhook is not found either.
+      const viaSandbox = await api(`/api/v2/orders/webhooks/${sandbox.id}/events/${liveEntry?.id}/retry`, { key: account.testKey, method: 'POST' });
+      expect([viaSandbox.status, viaSandbox.body]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }]);
+      // And the other way round: a live key does not reach the test webhook.
+      expect((await api(`/api/v2/orders/webhooks/${sandbox.id}`, { key: account.liveKey })).body).toEqual({ code: 'RESOURCE_NOT_FOUND' });
+
+      // Nothing changed and nothing was resent: the live webhook keeps its URL, its event was delivered once.
+      const still = await api<{ data: { url: string; name: string } }>(`/api/v2/orders/webhooks/${liveWebhook.id}`, { key: account.liveKey });
+      expect(still.body.data).toMatchObject({ name: 'live', url: liveHook.url() });
+      expect(await eventOf(account.liveKey, liveWebhook.id, liveEvent)).toMatchObject({ attempts: 1, status: 'SUCCESS' });
+      expect(liveHook.forEvent(liveEvent)).toHaveLength(1);
+    });
+
+    it('live events never reach a test webhook; test events reach both; a test key lists and resends only test events', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const liveHook = await receiver();
+      const testHook = await receiver();
+      const liveWebhook = await createWebhook(account.liveKey, liveHook.url(), 'live');
+      const testWebhook = await createWebhook(account.testKey, testHook.url(), 'sandbox');
+      const liveEvent = await publishEmbedCompleted(account.accountId, 'live');
+      const testEvent = await publishEmbedCompleted(account.accountId, 'test');
+
+      const [testDelivery] = await eventually(async () => testHook.forEvent(testEvent), (found) => found.length === 1);
+      expect(body(testDelivery).data.testMode).toBe(true);
+      await eventually(async () => [liveHook.forEvent(liveEvent).length, liveHook.forEvent(testEvent).length], ([a, b]) => a === 1 && b === 1);
+      // The live event's deliveries were all written in one transaction, before the live receiver got it: the
+      // test webhook has none, and so its receiver never gets it.
+      const rows = await webhooksDb.query<Array<{ event_id: string }>>('SELECT event_id FROM webhook_delivery WHERE webhook_id = $1', [testWebhook.id]);
+      expect(rows.map((row) => row.event_id)).toEqual([testEvent]);
+      expect(testHook.received.map((request) => body(request).eventId)).toEqual([testEvent]);
+      expect((await events(account.liveKey, liveWebhook.id)).items.map((item) => item.eventId).sort()).toEqual([liveEvent, testEvent].sort());
+
+      // A live event's row under the test webhook (no path writes one; put here by hand, FAILED) is out of the
+      // test key's reach: not listed, not resent one by one, not queued by a range retry.
+      const [stray] = await webhooksDb.query<Array<{ id: string }>>(
+        `INSERT INTO webhook_delivery (webhook_id, account_id, source_event_id, event_id, event_type, order_id, occurred_at, data, status, attempts, completed_at)
+         SELECT $1, account_id, 'stray-' || source_event_id, event_id, event_type, order_id, occurred_at, data, 'FAILED', 7, now()
+         FROM webhook_delivery WHERE webhook_id = $2 AND event_id = $3
+         RETURNING id`,
+        [testWebhook.id, liveWebhook.id, liveEvent],
+      );
+      const listed = await events(account.testKey, testWebhook.id, '?limit=100');
+      expect([listed.total, listed.items.map((item) => item.eventId)]).toEqual([1, [testEvent]]);
+      const one = await api(`/api/v2/orders/webhooks/${testWebhook.id}/events/${stray.id}/retry`, { key: account.testKey, method: 'POST' });
+      expect([one.status, one.body]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }]);
+      const today = new Date().toISOString().slice(0, 10);
+      const range = await api<{ data: { retried: number } }>(`/api/v2/orders/webhooks/${testWebhook.id}/events/retry-failed`, {
+        key: account.testKey,
+        method: 'POST',
+        body: { fromDate: today, toDate: today },
+      });
+      expect([range.status, range.body.data.retried]).toEqual([200, 0]);
+      const [after] = await webhooksDb.query<Array<{ status: string; attempts: number }>>('SELECT status, attempts FROM webhook_delivery WHERE id = $1', [stray.id]);
+      expect(after).toEqual({ status: 'FAILED', attempts: 7 });
+
+      // Its own test event it resends at once.
+      const own = listed.items[0];
+      const resent = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${testWebhook.id}/events/${own.id}/retry`, { key: account.testKey, method: 'POST' });
+      expect(resent.body.data).toEqual({ event_id: testEvent, success: true, status_code: 200, status: 'SUCCESS', error: null });
+      expect(testHook.received.map((request) => body(request).eventId)).toEqual([testEvent, testEvent]);
     });
   });
 
