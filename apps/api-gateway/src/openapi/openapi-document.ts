@@ -24,7 +24,13 @@ const TAGS: Array<[string, string]> = [
   ['reports (v3)', 'PDF detection reports of extract orders (spec 4.6, 4.7).'],
   ['uploads', 'Upload sink of test-key orders (spec 4.8).'],
   ['orders (v2, deprecated)', 'The v2 order operations; the v2 embed and extract endpoints are retired (spec 4.9–4.17, 9).'],
-  ['webhooks (v2)', 'Webhook management and delivery events (spec 4.16, 6).'],
+  [
+    'webhooks (v2)',
+    'Webhook management and delivery events (spec 4.16, 6). A webhook belongs to the key mode that created it: a test key ' +
+      'sees and manages only test webhooks and their test-order events, a live key only live webhooks; a webhook of the other ' +
+      'mode is 404 `RESOURCE_NOT_FOUND` like an unknown id. Test webhooks receive test orders\' events only, live webhooks ' +
+      'live and test orders\' events (`data.testMode`).',
+  ],
 ];
 
 /** The OpenAPI document of the gateway's routes, with the response schemas of the public contract. */

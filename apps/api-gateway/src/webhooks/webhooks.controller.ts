@@ -54,7 +54,9 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Create a webhook (spec 4.16)',
-    description: 'The signing secret is shown only in this response. Deliveries carry `X-Service-Signature` (hex HMAC-SHA-256 of the raw body) and the Standard Webhooks headers.',
+    description:
+      'The signing secret is shown only in this response. Deliveries carry `X-Service-Signature` (hex HMAC-SHA-256 of the raw body) and the Standard Webhooks headers. ' +
+      "The webhook belongs to the key's mode: created with a test key, it receives only test orders' events and only test keys see it.",
   })
   @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
   @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
@@ -65,7 +67,7 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listWebhooks', summary: "List the account's webhooks" })
+  @ApiOperation({ operationId: 'listWebhooks', summary: "List the account's webhooks of the calling key's mode (live or test)" })
   @ApiData('Webhook', { description: 'the webhooks', array: true })
   @ApiErrors()
   list(@Caller() caller: CallerContext): Promise<DataEnvelope<WebhookView[]>> {
@@ -105,7 +107,11 @@ export class WebhooksController {
   }
 
   @Get(':webhookId/events')
-  @ApiOperation({ operationId: 'listWebhookEvents', summary: 'Delivery events, newest first, paginated (page, limit ≤ 100, optional status)' })
+  @ApiOperation({
+    operationId: 'listWebhookEvents',
+    summary: 'Delivery events, newest first, paginated (page, limit ≤ 100, optional status)',
+    description: "With a test key, only test orders' events.",
+  })
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiData('WebhookEventPage', { description: 'one page of delivery events' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)

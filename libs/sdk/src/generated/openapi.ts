@@ -108,12 +108,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's webhooks */
+        /** List the account's webhooks of the calling key's mode (live or test) */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook (spec 4.16)
-         * @description The signing secret is shown only in this response. Deliveries carry `X-Service-Signature` (hex HMAC-SHA-256 of the raw body) and the Standard Webhooks headers.
+         * @description The signing secret is shown only in this response. Deliveries carry `X-Service-Signature` (hex HMAC-SHA-256 of the raw body) and the Standard Webhooks headers. The webhook belongs to the key's mode: created with a test key, it receives only test orders' events and only test keys see it.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -148,7 +148,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery events, newest first, paginated (page, limit ≤ 100, optional status) */
+        /**
+         * Delivery events, newest first, paginated (page, limit ≤ 100, optional status)
+         * @description With a test key, only test orders' events.
+         */
         get: operations["listWebhookEvents"];
         put?: never;
         post?: never;
