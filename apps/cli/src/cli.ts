@@ -7,13 +7,14 @@ import {
   WebhookVerificationError,
 } from '@cp/sdk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { errorOutput, protectHint, traceHint } from './error-output';
 import { fileSource } from './file-argument';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit-codes';
 import { Io, Progress } from './progress';
 import { traceOutcome } from './trace-outcome';
+import { createWebhookListener, LISTEN_LIMITS, ListenerLimits } from './webhook-listener';
 
 const LOCALES: ReportLocale[] = ['ko-KR', 'en-US', 'ja-JP'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -59,6 +60,8 @@ export class Cli {
   constructor(
     private readonly io: Io,
     private readonly env: NodeJS.ProcessEnv,
+    /** The receiver's body cap and timeouts (`webhooks listen`); tests shorten the timeouts. */
+    private readonly listenLimits: ListenerLimits = LISTEN_LIMITS,
   ) {}
 
   async run(argv: string[]): Promise<ExitCode> {
@@ -222,23 +225,20 @@ export class Cli {
     let secret = options.secret ?? '';
     let stopRequested: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
-    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        try {
-          const { scheme, event } = verifyWebhook(Buffer.concat(chunks), request.headers, secret);
-          response.writeHead(200).end();
-          this.print(global, { verified: true, scheme, event }, () => `${event.occurredAt}\t${event.eventType}\torder ${event.data.orderId}\t${event.data.status}\t(${scheme})`);
-          if (options.once) {
-            stopRequested();
-          }
-        } catch (error) {
-          response.writeHead(error instanceof WebhookVerificationError ? 401 : 400).end();
-          this.io.stderr.write(`rejected delivery: ${(error as Error).message}\n`);
+    // Bodies over 1 MiB are refused (413) and slow clients dropped, before any of this runs (webhook-listener.ts).
+    const server = createWebhookListener((body: Buffer, request: IncomingMessage, response: ServerResponse) => {
+      try {
+        const { scheme, event } = verifyWebhook(body, request.headers, secret);
+        response.writeHead(200).end();
+        this.print(global, { verified: true, scheme, event }, () => `${event.occurredAt}\t${event.eventType}\torder ${event.data.orderId}\t${event.data.status}\t(${scheme})`);
+        if (options.once) {
+          stopRequested();
         }
-      });
-    });
+      } catch (error) {
+        response.writeHead(error instanceof WebhookVerificationError ? 401 : 400).end();
+        this.io.stderr.write(`rejected delivery: ${(error as Error).message}\n`);
+      }
+    }, this.listenLimits);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(Number(options.port), options.host, resolve);
