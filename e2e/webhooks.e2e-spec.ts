@@ -382,6 +382,29 @@ describe('webhooks', () => {
       expect(body(test).data.testMode).toBe(true);
     });
 
+    it('a manual retry for an inactive webhook sends nothing: the event waits and goes out once it is activated again', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const hook = await receiver();
+      const webhook = await createWebhook(account.liveKey, hook.url());
+      const eventId = await publishEmbedCompleted(account.accountId);
+      await eventually(async () => hook.forEvent(eventId), (found) => found.length === 1);
+      const delivery = await eventually(() => eventOf(account.liveKey, webhook.id, eventId), (entry) => entry?.status === 'SUCCESS');
+      const off = await api(`/api/v2/orders/webhooks/${webhook.id}`, { key: account.liveKey, method: 'PUT', body: { name: 'main', url: hook.url(), isActive: false } });
+      expect(off.status).toBe(200);
+
+      const retried = await api<{ data: Record<string, unknown> }>(`/api/v2/orders/webhooks/${webhook.id}/events/${String(delivery?.id)}/retry`, { key: account.liveKey, method: 'POST' });
+      expect([retried.status, retried.body.data]).toEqual([
+        200,
+        { event_id: eventId, success: false, status_code: 0, status: 'PENDING', error: 'the webhook is inactive: the event is sent when it is activated again' },
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(hook.forEvent(eventId)).toHaveLength(1);
+
+      const on = await api(`/api/v2/orders/webhooks/${webhook.id}`, { key: account.liveKey, method: 'PUT', body: { name: 'main', url: hook.url(), isActive: true } });
+      expect(on.status).toBe(200);
+      await eventually(async () => hook.forEvent(eventId), (found) => found.length === 2);
+    });
+
     it('a receiver that fails twice gets the event on the third attempt, about 1 s and 2 s later', async () => {
       const account = await createAccount(gateway, 'pro', 0);
       const hook = await receiver((attempt) => (attempt <= 2 ? 503 : 200));

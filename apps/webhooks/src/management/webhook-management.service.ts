@@ -117,8 +117,8 @@ export class WebhookManagementService {
   }
 
   async retry(caller: CallerContext, webhookId: number, eventId: string): Promise<WebhookEventRetryView> {
-    await this.owned(caller, webhookId);
-    return this.retryEvent.execute(webhookId, eventId, deliveryScopeOf(caller.mode));
+    const endpoint = await this.owned(caller, webhookId);
+    return this.retryEvent.execute(webhookId, eventId, deliveryScopeOf(caller.mode), endpoint.isActive);
   }
 
   async retryFailed(caller: CallerContext, webhookId: number, fromDate: string, toDate: string): Promise<WebhookRetryFailedView> {
