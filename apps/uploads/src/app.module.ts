@@ -11,6 +11,7 @@ import { StorageEventsConsumer } from './detection/storage-events.consumer';
 import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from './slots/receive-upload.use-case';
 import { SlotsRpcController } from './slots/slots.controller';
 import { UploadSlotsRepository } from './slots/upload-slots.repository';
 import { SlotsService } from './slots/slots.service';
@@ -40,6 +41,7 @@ export class AppModule {
         SlotsService,
         UploadUrlsService,
         MarkUploadedUseCase,
+        ReceiveUploadUseCase,
         StorageEventsConsumer,
         ReconcileUploadsUseCase,
         ReconcileScheduler,

@@ -23,3 +23,11 @@ describe('uploads configuration: source fetch', () => {
     expect(loadUploadsConfig({ ...base, SOURCE_FETCH_ALLOWED_IPS: '127.0.0.1' }).sourceFetch.allowedIps).toEqual(['127.0.0.1']);
   });
 });
+
+describe('uploads configuration: input limits', () => {
+  it('reads the workers\' own limits, with their default of 200 MiB', () => {
+    expect(loadUploadsConfig(base).inputLimits).toEqual({ watermark: 200 * 1024 * 1024, aiDetection: 200 * 1024 * 1024 });
+    expect(loadUploadsConfig({ ...base, WATERMARK_MAX_INPUT_BYTES: '4096', AI_DETECTION_MAX_INPUT_BYTES: '8192' }).inputLimits).toEqual({ watermark: 4096, aiDetection: 8192 });
+    expect(() => loadUploadsConfig({ ...base, WATERMARK_MAX_INPUT_BYTES: '10' })).toThrow(/WATERMARK_MAX_INPUT_BYTES/);
+  });
+});

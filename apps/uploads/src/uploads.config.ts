@@ -1,10 +1,29 @@
-import { ConfigValidationError, CoreConfig, ipList, IsHttpOrigin, IsIpList, toBoolean, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import {
+  ConfigValidationError,
+  CoreConfig,
+  ipList,
+  IsHttpOrigin,
+  IsIpList,
+  toBoolean,
+  StorageConfig,
+  StorageEnv,
+  toCoreConfig,
+  toInputLimit,
+  toStorageConfig,
+  validateEnv,
+  withInputLimitEnv,
+} from '@cp/config';
+import { InputLimitWorker } from '@cp/contracts';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
 const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 
-export class UploadsEnv extends StorageEnv {
+/**
+ * `WATERMARK_MAX_INPUT_BYTES` and `AI_DETECTION_MAX_INPUT_BYTES` are the workers' own variables (same declaration,
+ * bound and default): an upload over the limit of its order's type is deleted at once and fails the order.
+ */
+export class UploadsEnv extends withInputLimitEnv(withInputLimitEnv(StorageEnv, 'WATERMARK'), 'AI_DETECTION') {
   override PORT: number = 3102;
 
   /** Base address of the public API: test-key upload URLs point at its sink. */
@@ -60,6 +79,8 @@ export interface UploadsConfig extends CoreConfig {
   uploadUrlSeconds: number;
   sourceFetch: { maxBytes: number; deadlineMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   reconcile: { intervalMs: number; minAgeMs: number };
+  /** Largest input each worker reads, in bytes (the workers' `<PREFIX>_MAX_INPUT_BYTES`). */
+  inputLimits: Record<InputLimitWorker, number>;
 }
 
 export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): UploadsConfig {
@@ -88,6 +109,7 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
       extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,
     },
     reconcile: { intervalMs: env.RECONCILE_INTERVAL_MS, minAgeMs: env.RECONCILE_MIN_AGE_MS },
+    inputLimits: { watermark: toInputLimit(env, 'WATERMARK'), aiDetection: toInputLimit(env, 'AI_DETECTION') },
   };
 }
 

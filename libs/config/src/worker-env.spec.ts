@@ -1,6 +1,6 @@
 import { IsInt } from 'class-validator';
 import { ConfigValidationError, validateEnv } from './validate-env';
-import { toWorkerSettings, withWorkerEnv } from './worker-env';
+import { toInputLimit, toWorkerSettings, withInputLimitEnv, withWorkerEnv } from './worker-env';
 
 class BaseEnv {
   @IsInt()
@@ -34,5 +34,19 @@ describe('withWorkerEnv', () => {
     })();
     expect(refused).toBeInstanceOf(ConfigValidationError);
     expect((refused as ConfigValidationError).variables.sort()).toEqual(['SCANNER_CONCURRENCY', 'SCANNER_MAX_ATTEMPTS', 'SCANNER_MAX_INPUT_BYTES', 'SCANNER_MAX_PIXELS']);
+  });
+});
+
+class LimitsEnv extends withInputLimitEnv(withInputLimitEnv(BaseEnv, 'SCANNER'), 'READER') {}
+
+describe('withInputLimitEnv', () => {
+  it('reads a worker\'s input limit with the worker\'s default, for a service that refuses inputs before the worker', () => {
+    const env = validateEnv(LimitsEnv, { READER_MAX_INPUT_BYTES: '4096' });
+    expect(toInputLimit(env, 'SCANNER')).toBe(toWorkerSettings(validateEnv(ServiceEnv, {}), 'SCANNER').maxInputBytes);
+    expect(toInputLimit(env, 'READER')).toBe(4096);
+  });
+
+  it('has the worker\'s bound', () => {
+    expect(() => validateEnv(LimitsEnv, { SCANNER_MAX_INPUT_BYTES: '100' })).toThrow(ConfigValidationError);
   });
 });

@@ -7,7 +7,7 @@ import { CreateEmbedOrderCommand, DownloadQuery, DownloadView } from './embed-or
 import { CreateExtractOrderCommand, ExtractCompletedEvent, ExtractJob } from './extract-orders';
 import { defineEvent, defineJob, defineRpc } from './message-contracts';
 import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OrderType } from './order-events';
-import { BatchResults } from './errors';
+import { BatchResults, OrderFailureCode } from './errors';
 import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
 import { OrderStepsView, OrderTimelineQuery, OrderTimelineView } from './order-timeline';
 import {
@@ -177,14 +177,31 @@ export interface OrderTypeEntry {
   legacyWebhookData: 'download' | 'extractResult' | null;
   /** Its completed webhook carries `downloadUrl`: the stored result, presigned at each attempt (null without one). */
   webhookDownloadUrl: boolean;
+  /**
+   * The worker whose input limit its files are held to (`WATERMARK_MAX_INPUT_BYTES`, `AI_DETECTION_MAX_INPUT_BYTES`)
+   * and the code of a file over it. The uploads service applies it as soon as an upload lands (deletes the object,
+   * fails the order), so a file the worker would refuse never waits in storage for retention.
+   */
+  inputLimit: { worker: InputLimitWorker; tooLargeCode: OrderFailureCode };
 }
 
-/** The catalog of order types: reports and webhooks ask it instead of naming a type. */
+/** The workers that read uploaded inputs, each with its own `<PREFIX>_MAX_INPUT_BYTES`. */
+export type InputLimitWorker = 'watermark' | 'aiDetection';
+
+const WATERMARK_INPUT: OrderTypeEntry['inputLimit'] = { worker: 'watermark', tooLargeCode: OrderFailureCode.WATERMARK_FILE_TOO_LARGE };
+
+/** The catalog of order types: reports, webhooks and uploads ask it instead of naming a type. */
 export const OrderTypes: { readonly [T in OrderType]: OrderTypeEntry } = {
-  watermarkEmbed: { reportType: null, legacyWebhookData: 'download', webhookDownloadUrl: true },
-  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult', webhookDownloadUrl: false },
-  aiDetection: { reportType: 'aiDetection', legacyWebhookData: null, webhookDownloadUrl: false },
-  antiAi: { reportType: null, legacyWebhookData: null, webhookDownloadUrl: true },
+  watermarkEmbed: { reportType: null, legacyWebhookData: 'download', webhookDownloadUrl: true, inputLimit: WATERMARK_INPUT },
+  // The processor makes an oversized extract input `unsupported`; refused at upload it fails the order like embed's.
+  watermarkExtract: { reportType: 'watermarkDetection', legacyWebhookData: 'extractResult', webhookDownloadUrl: false, inputLimit: WATERMARK_INPUT },
+  aiDetection: {
+    reportType: 'aiDetection',
+    legacyWebhookData: null,
+    webhookDownloadUrl: false,
+    inputLimit: { worker: 'aiDetection', tooLargeCode: OrderFailureCode.AI_DETECTION_FILE_TOO_LARGE },
+  },
+  antiAi: { reportType: null, legacyWebhookData: null, webhookDownloadUrl: true, inputLimit: WATERMARK_INPUT },
 };
 
 /** The catalog entry of an order type read from a message or a row; null for a name the catalog does not know. */

@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { KeyMode } from './accounts';
+import { ORDER_TYPES, OrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 
 export class UploadSlotSpec {
@@ -30,6 +31,14 @@ export class RegisterSlotsCommand {
 
   @IsIn(['live', 'test'])
   mode!: KeyMode;
+
+  /**
+   * Decides the input limit an upload is held to (the catalog's `inputLimit`). Optional only so that an orders
+   * replica older than it keeps working during a rolling update; the uploads service then applies the largest limit.
+   */
+  @IsOptional()
+  @IsIn(ORDER_TYPES)
+  orderType?: OrderType;
 
   @IsArray()
   @ArrayMaxSize(100)
@@ -87,7 +96,7 @@ export class FileUploadedEvent {
   size!: number;
 }
 
-/** `evt.uploads.file.failed`: a file given by URL could not be fetched. */
+/** `evt.uploads.file.failed`: a file given by URL could not be fetched, or an upload was over its input limit. */
 export class FileFailedEvent {
   static readonly subject = EventSubjects.fileFailed;
 

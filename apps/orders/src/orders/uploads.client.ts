@@ -24,6 +24,8 @@ export class UploadsClient {
       orderId: state.id,
       accountId: state.accountId,
       mode: state.mode,
+      // the uploads service holds each upload to the input limit of the order's type
+      orderType: state.type,
       files: waiting.map((file) => ({
         fileId: file.id,
         fileName: file.fileName,

@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { UPLOADS_ENTITIES } from '../database/entities';
 import { UPLOADS_MIGRATIONS } from '../database/migrations';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadsConfig } from '../uploads.config';
@@ -37,9 +38,10 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
       migrations: UPLOADS_MIGRATIONS,
       applicationName: 'it',
     });
-    const config = { reconcile: { intervalMs: 1000, minAgeMs: 10_000 } } as UploadsConfig;
+    const config = { reconcile: { intervalMs: 1000, minAgeMs: 10_000 }, inputLimits: { watermark: 4096, aiDetection: 4096 } } as UploadsConfig;
     const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
-    reconcile = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, storage, new MarkUploadedUseCase(slots), clock);
+    const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
+    reconcile = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, storage, receive, clock);
   });
 
   afterAll(async () => {
@@ -78,5 +80,24 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
     expect(events.map((event) => [event.subject, event.envelope])).toEqual([
       ['evt.uploads.file.uploaded', expect.objectContaining({ data: { orderId: '77', fileId: '101', size: 1234 } })],
     ]);
+  });
+
+  it('refuses an object over the input limit of its order type: the slot fails, orders hears the code once, the object is deleted', async () => {
+    await dataSource.getRepository(UploadSlotEntity).insert([{ ...slot('201', '5/78/inputs/201/big.png'), orderId: '78', orderType: 'watermarkEmbed' }]);
+    await storage.put(storage.buckets.inputs, '5/78/inputs/201/big.png', Buffer.alloc(4097, 1));
+    clock.advance(60_000);
+
+    expect(await reconcile.execute()).toBe(0);
+    expect(await storage.stat(storage.buckets.inputs, '5/78/inputs/201/big.png')).toBeNull();
+    const [row] = await dataSource.getRepository(UploadSlotEntity).findBy({ fileId: '201' });
+    expect([row.status, row.size]).toEqual(['failed', '4097']);
+    const failures = async () => (await dataSource.getRepository(OutboxEventEntity).find()).filter((event) => event.subject === 'evt.uploads.file.failed');
+    expect((await failures()).map((event) => [event.subject, event.envelope])).toEqual([
+      ['evt.uploads.file.failed', expect.objectContaining({ data: { orderId: '78', fileId: '201', code: 'WATERMARK_FILE_TOO_LARGE' } })],
+    ]);
+    // A failed slot is no longer waiting: the next round neither looks at it nor announces anything again.
+    clock.advance(60_000);
+    expect(await reconcile.execute()).toBe(0);
+    expect(await failures()).toHaveLength(1);
   });
 });

@@ -1,20 +1,22 @@
 import { Clock } from '@cp/clock';
 import { TransactionRepository } from '@cp/database';
 import { ObjectStorage } from '@cp/storage';
-import { Inject, Injectable } from '@nestjs/common';
-import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 
 /** Safety net for lost storage notifications: waiting slots are checked against storage directly. */
 @Injectable()
 export class ReconcileUploadsUseCase {
+  private readonly logger = new Logger(ReconcileUploadsUseCase.name);
+
   constructor(
     private readonly transactions: TransactionRepository,
     private readonly slots: UploadSlotsRepository,
     @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
     private readonly storage: ObjectStorage,
-    private readonly markUploaded: MarkUploadedUseCase,
+    private readonly receive: ReceiveUploadUseCase,
     private readonly clock: Clock,
   ) {}
 
@@ -25,13 +27,19 @@ export class ReconcileUploadsUseCase {
     let found = 0;
     for (const slot of slots) {
       const info = await this.storage.stat(slot.bucket, slot.objectKey);
-      await this.transactions.run(async (tx) => {
-        if (info && (await this.markUploaded.execute(tx, slot.fileId, info.size))) {
+      const received = await this.transactions.run(async (tx) => {
+        const outcome = info ? await this.receive.execute(tx, slot.fileId, info.size) : null;
+        if (outcome?.outcome === 'recorded') {
           found += 1;
-        } else {
+        } else if (outcome?.outcome !== 'refused') {
           await this.slots.markChecked(tx, slot.fileId, now);
         }
+        return outcome;
       });
+      if (received) {
+        // The slot is failed already (its order too); an object storage would not delete now waits for retention.
+        await this.receive.discard(received).catch((error: unknown) => this.logger.warn({ fileId: slot.fileId, error: String(error) }, 'refused upload not deleted'));
+      }
     }
     return found;
   }

@@ -1,15 +1,16 @@
 import { STORAGE_EVENTS_SUBJECT, Streams } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { InvalidMessageError, MessagingRuntime } from '@cp/messaging';
-import { objectKeyOf, StorageNotification } from '@cp/storage';
+import { ObjectStorage, objectKeyOf, StorageNotification } from '@cp/storage';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { StorageNotificationDto } from './storage-notification.dto';
 
 /**
  * Object-created notifications (MinIO's bucket notification, or the local bridge in the same shape) mark
- * upload slots as uploaded. Objects that belong to no waiting slot are ignored.
+ * upload slots as uploaded, or refuse and delete an object over its order's input limit or one that came for a
+ * failed slot (`ReceiveUploadUseCase`). Objects that belong to no slot are ignored.
  */
 @Injectable()
 export class StorageEventsConsumer implements OnModuleInit {
@@ -17,7 +18,8 @@ export class StorageEventsConsumer implements OnModuleInit {
     private readonly transactions: TransactionRepository,
     private readonly slots: UploadSlotsRepository,
     private readonly messaging: MessagingRuntime,
-    private readonly markUploaded: MarkUploadedUseCase,
+    private readonly receive: ReceiveUploadUseCase,
+    private readonly storage: ObjectStorage,
   ) {}
 
   onModuleInit(): void {
@@ -42,14 +44,22 @@ export class StorageEventsConsumer implements OnModuleInit {
       },
       handle: async (notification) => {
         for (const object of notification.objects) {
-          await this.transactions.run(async (tx) => {
+          const received = await this.transactions.run(async (tx) => {
             const slot = await this.slots.findByObject(tx, object.bucket, object.key);
-            if (slot) {
-              await this.markUploaded.execute(tx, slot.fileId, object.size ?? 0);
-            }
+            return slot ? this.receive.execute(tx, slot.fileId, object.size ?? (await this.sizeOf(object.bucket, object.key))) : null;
           });
+          // After the commit, so the slot is failed before its object goes; a failed delete is retried with the
+          // notification, which then finds the slot failed and deletes again.
+          if (received) {
+            await this.receive.discard(received);
+          }
         }
       },
     });
+  }
+
+  /** A record without a size (MinIO always sends one): the size is read from storage so no limit is skipped. */
+  private async sizeOf(bucket: string, key: string): Promise<number> {
+    return (await this.storage.stat(bucket, key))?.size ?? 0;
   }
 }

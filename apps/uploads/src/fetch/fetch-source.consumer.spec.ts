@@ -4,6 +4,7 @@ import { TransactionRepository } from '@cp/database';
 import { HandlerContext, MessagingRuntime } from '@cp/messaging';
 import { EntityManager } from 'typeorm';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { FetchSourceConsumer } from './fetch-source.consumer';
@@ -34,7 +35,14 @@ describe('FetchSourceConsumer', () => {
         return Promise.resolve(true);
       },
     } as unknown as MarkUploadedUseCase;
-    new FetchSourceConsumer({} as TransactionRepository, slots, messaging, fetcher, markUploaded).onModuleInit();
+    const receive = {
+      execute: (_tx: EntityManager, fileId: string, size: number) => {
+        uploaded.push([fileId, size]);
+        return Promise.resolve({ outcome: 'recorded', recordedSize: size, discard: null });
+      },
+      discard: () => Promise.resolve(),
+    } as unknown as ReceiveUploadUseCase;
+    new FetchSourceConsumer({} as TransactionRepository, slots, messaging, fetcher, markUploaded, receive).onModuleInit();
     if (!handle) {
       throw new Error('the consumer registered no handler');
     }

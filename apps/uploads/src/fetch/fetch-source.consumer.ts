@@ -3,6 +3,7 @@ import { Transaction, TransactionRepository } from '@cp/database';
 import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
+import { ReceivedUpload, ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { SourceFetcher, SourceFetchError } from './source-fetcher';
@@ -18,6 +19,7 @@ export class FetchSourceConsumer implements OnModuleInit {
     private readonly messaging: MessagingRuntime,
     private readonly fetcher: SourceFetcher,
     private readonly markUploaded: MarkUploadedUseCase,
+    private readonly receive: ReceiveUploadUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -43,7 +45,14 @@ export class FetchSourceConsumer implements OnModuleInit {
         try {
           // The fetch happens outside any transaction; only its outcome is written.
           const size = await this.fetcher.fetchInto(slot.sourceUrl, slot.bucket, slot.objectKey);
-          await context.transaction((tx) => this.markUploaded.execute(tx, slot.fileId, size).then(() => undefined));
+          // Held to the input limit like an upload (it matters when the limit is set below SOURCE_FETCH_MAX_BYTES).
+          const decided: { received?: ReceivedUpload } = {};
+          await context.transaction(async (tx) => {
+            decided.received = await this.receive.execute(tx, slot.fileId, size);
+          });
+          if (decided.received) {
+            await this.receive.discard(decided.received);
+          }
         } catch (error) {
           if (error instanceof SourceFetchError && error.permanent) {
             this.logger.warn({ fileId: slot.fileId, orderId: slot.orderId, reason: error.message }, 'source URL refused');

@@ -1,11 +1,12 @@
 // The uploads use cases with a fake slot repository (no database): what is registered, which URLs are
 // handed out, what is published, and how test-key uploads are verified.
 import { ManualClock } from '@cp/clock';
-import { DomainException, ErrorCode, EventSubjects, JobSubjects, OutboxMessage } from '@cp/contracts';
+import { DomainException, ErrorCode, EventSubjects, JobSubjects, OrderFailureCode, OutboxMessage } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { ObjectStorage, signUploadToken, verifyUploadToken } from '@cp/storage';
 import { UploadsConfig } from '../uploads.config';
 import { MarkUploadedUseCase } from './mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from './receive-upload.use-case';
 import { SlotsService } from './slots.service';
 import { UploadSlotEntity } from './upload-slot.entity';
 import { InsertedUploadSlot, NewUploadSlot, UploadedSlot, UploadSlotsRepository } from './upload-slots.repository';
@@ -38,6 +39,20 @@ class FakeSlots {
     return Promise.resolve(matches ? row : null);
   }
 
+  lock(_tx: Transaction, fileId: string): Promise<UploadSlotEntity | null> {
+    return Promise.resolve(this.rows.get(fileId) ?? null);
+  }
+
+  markRefused(_tx: Transaction, fileId: string, size: number): Promise<boolean> {
+    const row = this.rows.get(fileId);
+    if (!row || (row.status !== 'awaiting' && row.status !== 'fetching')) {
+      return Promise.resolve(false);
+    }
+    row.status = 'failed';
+    row.size = String(size);
+    return Promise.resolve(true);
+  }
+
   markUploaded(_tx: Transaction, fileId: string, size: number): Promise<UploadedSlot | null> {
     const row = this.rows.get(fileId);
     if (!row || (row.status !== 'awaiting' && row.status !== 'fetching')) {
@@ -61,6 +76,7 @@ const config = {
   publicBaseUrl: 'https://api.example',
   testUploadSecret: secret,
   uploadUrlSeconds: 900,
+  inputLimits: { watermark: 1000, aiDetection: 1000 },
 } as unknown as UploadsConfig;
 const storage = { presignPut: (bucket: string, key: string, seconds: number) => Promise.resolve(`https://s3.example/${bucket}/${key}?X-Amz-Expires=${seconds}`) } as unknown as ObjectStorage;
 const transactions = { run: <T>(work: (tx: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
@@ -68,7 +84,8 @@ const transactions = { run: <T>(work: (tx: Transaction) => Promise<T>) => work({
 function setup() {
   const fake = new FakeSlots();
   const slots = fake as unknown as UploadSlotsRepository;
-  const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), new MarkUploadedUseCase(slots), clock);
+  const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
+  const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), receive, clock);
   return { fake, service };
 }
 
@@ -108,7 +125,8 @@ describe('SlotsService', () => {
     await service.register({ orderId: '9', accountId: '3', mode: 'test', files: [{ fileId: '91', fileName: 'a.png', objectKey: 'k' }] });
     const token = signUploadToken({ orderId: '9', fileId: '91', expiresAt: clock.nowMs() + 60_000 }, secret);
     await expect(service.recordTestUpload({ token, size: 42 })).resolves.toEqual({ fileId: '91', size: 42 });
-    await service.recordTestUpload({ token, size: 42 });
+    // A replay answers what the first upload recorded.
+    await expect(service.recordTestUpload({ token, size: 43 })).resolves.toEqual({ fileId: '91', size: 42 });
     expect(subjects(fake.published)).toEqual([EventSubjects.fileUploaded]);
     const codeOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof DomainException ? error.code : error));
     expect(await codeOf(service.recordTestUpload({ token: `${token}x`, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
@@ -116,5 +134,14 @@ describe('SlotsService', () => {
     expect(await codeOf(service.recordTestUpload({ token: expired, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
     const otherOrder = signUploadToken({ orderId: '10', fileId: '91', expiresAt: clock.nowMs() + 60_000 }, secret);
     expect(await codeOf(service.recordTestUpload({ token: otherOrder, size: 1 }))).toBe(ErrorCode.RESOURCE_NOT_FOUND);
+  });
+
+  it('holds a test upload to the input limit of its order type, as a live upload: over it the order fails with the worker\'s code', async () => {
+    const { fake, service } = setup();
+    await service.register({ orderId: '11', accountId: '3', mode: 'test', orderType: 'watermarkEmbed', files: [{ fileId: '111', fileName: 'a.png', objectKey: 'k' }] });
+    const token = signUploadToken({ orderId: '11', fileId: '111', expiresAt: clock.nowMs() + 60_000 }, secret);
+    await expect(service.recordTestUpload({ token, size: 1001 })).resolves.toEqual({ fileId: '111', size: 1001 });
+    expect(fake.rows.get('111')?.status).toBe('failed');
+    expect(fake.published.map((entry) => [entry.contract.subject, entry.payload])).toEqual([[EventSubjects.fileFailed, { orderId: '11', fileId: '111', code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE }]]);
   });
 });

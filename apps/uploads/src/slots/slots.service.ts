@@ -14,7 +14,7 @@ import { Transaction, TransactionRepository } from '@cp/database';
 import { verifyUploadToken } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
-import { MarkUploadedUseCase } from './mark-uploaded.use-case';
+import { ReceiveUploadUseCase } from './receive-upload.use-case';
 import { UploadSlotEntity } from './upload-slot.entity';
 import { InsertedUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
 import { UploadUrlsService } from './upload-urls.service';
@@ -26,7 +26,7 @@ export class SlotsService {
     private readonly transactions: TransactionRepository,
     private readonly slots: UploadSlotsRepository,
     private readonly urls: UploadUrlsService,
-    private readonly markUploaded: MarkUploadedUseCase,
+    private readonly receive: ReceiveUploadUseCase,
     private readonly clock: Clock,
   ) {}
 
@@ -39,6 +39,7 @@ export class SlotsService {
       orderId: command.orderId,
       accountId: command.accountId,
       mode: command.mode,
+      orderType: command.orderType ?? null,
       bucket,
       objectKey: file.objectKey,
       sourceUrl: file.sourceUrl ?? null,
@@ -66,20 +67,24 @@ export class SlotsService {
     return { urls: await this.urlsOf(slots, query.validitySeconds) };
   }
 
-  /** The gateway's test sink received a body: the token names the file; nothing is stored. */
+  /**
+   * The gateway's test sink received a body: the token names the file; nothing is stored. Held to the input limit
+   * of the order's type like a live upload (over it the order fails with the same code). A replay answers what the
+   * first upload recorded, so every answer for one token is the same.
+   */
   async recordTestUpload(command: RecordTestUploadCommand): Promise<TestUploadView> {
     const claims = verifyUploadToken(command.token, this.config.testUploadSecret, this.clock.nowMs());
     if (!claims) {
       throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, 'invalid or expired test upload token');
     }
-    await this.transactions.run(async (tx) => {
+    const received = await this.transactions.run(async (tx) => {
       const slot = await this.slots.findOne(tx, { fileId: claims.fileId, orderId: claims.orderId, mode: 'test' });
       if (!slot) {
         throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, 'no such test upload slot');
       }
-      await this.markUploaded.execute(tx, slot.fileId, command.size);
+      return this.receive.execute(tx, slot.fileId, command.size);
     });
-    return { fileId: claims.fileId, size: command.size };
+    return { fileId: claims.fileId, size: received.recordedSize ?? command.size };
   }
 
   private async urlsOf(slots: Array<Pick<UploadSlotEntity, 'status' | 'mode' | 'bucket' | 'objectKey' | 'orderId' | 'fileId'>>, validitySeconds?: number): Promise<Record<string, string>> {

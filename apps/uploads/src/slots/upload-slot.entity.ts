@@ -1,4 +1,4 @@
-import { KeyMode } from '@cp/contracts';
+import { KeyMode, OrderType } from '@cp/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export type UploadSlotStatus = 'awaiting' | 'fetching' | 'uploaded' | 'failed';
@@ -19,6 +19,10 @@ export class UploadSlotEntity {
 
   @Column({ type: 'text' })
   mode!: KeyMode;
+
+  /** Decides the input limit of the upload; null for slots registered without it (the largest limit applies). */
+  @Column({ name: 'order_type', type: 'text', nullable: true })
+  orderType!: OrderType | null;
 
   @Column({ type: 'text' })
   bucket!: string;

@@ -18,7 +18,7 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
 
   const slot = (orderId: string, overrides: Partial<NewUploadSlot> = {}): NewUploadSlot => {
     nextFile += 1;
-    return { fileId: String(nextFile), orderId, accountId: '9', mode: 'live', bucket: 'cp-inputs', objectKey: `9/${orderId}/inputs/${nextFile}/a.png`, sourceUrl: null, ...overrides };
+    return { fileId: String(nextFile), orderId, accountId: '9', mode: 'live', orderType: 'watermarkEmbed', bucket: 'cp-inputs', objectKey: `9/${orderId}/inputs/${nextFile}/a.png`, sourceUrl: null, ...overrides };
   };
 
   beforeAll(async () => {
@@ -48,6 +48,21 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
         [byUrl.fileId, 'fetching', 'https://images.example/a.png'],
       ].sort(),
     );
+  });
+
+  it('keeps the order type of a slot and refuses a waiting file once, never an uploaded one', async () => {
+    const waiting = slot('3', { orderType: 'aiDetection' });
+    const uploaded = slot('3', { orderType: null });
+    await dataSource.transaction((tx) => slots.insertNew(asTransaction(tx), [waiting, uploaded]));
+    await dataSource.transaction((tx) => slots.markUploaded(asTransaction(tx), uploaded.fileId, 10));
+    expect(await dataSource.transaction((tx) => slots.markRefused(asTransaction(tx), waiting.fileId, 999, 'too large'))).toBe(true);
+    expect(await dataSource.transaction((tx) => slots.markRefused(asTransaction(tx), waiting.fileId, 999, 'too large'))).toBe(false);
+    expect(await dataSource.transaction((tx) => slots.markRefused(asTransaction(tx), uploaded.fileId, 999, 'too large'))).toBe(false);
+    const rows = await dataSource.transaction((tx) => Promise.all([slots.lock(asTransaction(tx), waiting.fileId), slots.lock(asTransaction(tx), uploaded.fileId)]));
+    expect(rows.map((row) => [row?.orderType, row?.status, row?.size, row?.failureReason])).toEqual([
+      ['aiDetection', 'failed', '999', 'too large'],
+      [null, 'uploaded', '10', null],
+    ]);
   });
 
   it('marks a file uploaded once, for its order, and never a failed one', async () => {

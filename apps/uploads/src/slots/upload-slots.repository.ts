@@ -1,4 +1,4 @@
-import { KeyMode, OutboxMessage } from '@cp/contracts';
+import { KeyMode, OrderType, OutboxMessage } from '@cp/contracts';
 import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
 import { OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
@@ -11,6 +11,7 @@ export interface NewUploadSlot {
   orderId: string;
   accountId: string;
   mode: KeyMode;
+  orderType: OrderType | null;
   bucket: string;
   objectKey: string;
   sourceUrl: string | null;
@@ -45,8 +46,8 @@ export class UploadSlotsRepository extends TransactionalRepository {
     const manager = tx ? this.db(tx) : this.dataSource.manager;
     const traceparent = currentTraceparent();
     const inserted = await manager.query<Array<{ file_id: string }>>(
-      `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status, traceparent)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+      `INSERT INTO ${tableSql(manager, UploadSlotEntity)} (file_id, order_id, account_id, mode, bucket, object_key, source_url, status, traceparent, order_type)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
        ON CONFLICT DO NOTHING RETURNING file_id::text`,
       [
         rows.map((row) => row.fileId),
@@ -58,6 +59,7 @@ export class UploadSlotsRepository extends TransactionalRepository {
         rows.map((row) => row.sourceUrl),
         rows.map((row) => row.status),
         rows.map(() => traceparent),
+        rows.map((row) => row.orderType),
       ],
     );
     const insertedIds = new Set(inserted.map((row) => row.file_id));
@@ -78,6 +80,11 @@ export class UploadSlotsRepository extends TransactionalRepository {
 
   findByObject(tx: Transaction, bucket: string, objectKey: string): Promise<UploadSlotEntity | null> {
     return this.db(tx).findOneBy(UploadSlotEntity, { bucket, objectKey });
+  }
+
+  /** The slot, locked until `tx` ends: what becomes of an arriving object is decided one object at a time. */
+  lock(tx: Transaction, fileId: string): Promise<UploadSlotEntity | null> {
+    return this.db(tx).findOne(UploadSlotEntity, { where: { fileId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Live slots still waiting, created before `settledBefore`, least recently checked first. */
@@ -102,6 +109,17 @@ export class UploadSlotsRepository extends TransactionalRepository {
       .execute();
     const rows = result.raw as Array<{ order_id: string; traceparent: string | null }>;
     return rows.length > 0 ? { orderId: String(rows[0].order_id), traceparent: rows[0].traceparent } : null;
+  }
+
+  /** Marks a waiting (or fetching) slot failed with its object's size; false when it was not waiting. */
+  async markRefused(tx: Transaction, fileId: string, size: number, reason: string): Promise<boolean> {
+    const result = await this.db(tx)
+      .createQueryBuilder()
+      .update(UploadSlotEntity)
+      .set({ status: 'failed', size: String(size), failureReason: reason.slice(0, 500) })
+      .where('file_id = :fileId AND status IN (:...waiting)', { fileId, waiting: ['awaiting', 'fetching'] })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   async markFailed(tx: Transaction, fileId: string, reason: string): Promise<void> {
