@@ -1,5 +1,6 @@
 import pino, { DestinationStream, Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { loggedUrl } from './logged-url';
 import { LoggingOptions, NOT_ACCESS_LOGGED, requestIdFor } from './logging.module';
 
 /** A request as `createAccessLog` leaves it: `id` (`X-Request-Id`, as pino-http's typing declares it) names it in the app's own log lines. */
@@ -34,7 +35,8 @@ export function createAccessLog(
       response.removeListener('close', done);
       const failed = response.statusCode >= 500;
       const line = {
-        req: { id: request.id, method: request.method, url: request.url, remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
+        // Never a credential: test-upload tokens and presigned queries are left out (loggedUrl).
+        req: { id: request.id, method: request.method, url: loggedUrl(request.url ?? ''), remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
         res: { statusCode: response.statusCode },
         responseTime: Date.now() - startedAt,
         ...(request.params?.orderId ? { orderId: request.params.orderId } : {}),

@@ -1,2 +1,3 @@
 export * from './logging.module';
 export * from './access-log';
+export * from './logged-url';

@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { Options } from 'pino-http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { loggedUrl } from './logged-url';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -33,7 +34,8 @@ function httpLoggerOptions(options: LoggingOptions): Options {
       req: (request: { id: unknown; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
         id: request.id,
         method: request.method,
-        url: request.url,
+        // Never a credential: test-upload tokens and presigned queries are left out.
+        url: loggedUrl(request.url),
         remoteAddress: request.remoteAddress,
         userAgent: request.headers['user-agent'],
       }),

@@ -58,4 +58,13 @@ describe('traceHttpRequests', () => {
     expect(span.attributes[SpanAttributes.errorCode]).toBe(ErrorCode.WATERMARK_V2_UNAVAILABLE);
     expect(span.status.code).toBe(2);
   });
+
+  it('keeps no test-upload token in the span: the path is a credential', () => {
+    const { request, response } = exchange();
+    Object.assign(request, { method: 'PUT', path: '/api/v2/test-uploads/eyJvcmRlcklkIjoiNyJ9.c2lnbmF0dXJl' });
+    traceHttpRequests(request, response, () => undefined);
+    response.emit('close');
+    const [span] = exporter.getFinishedSpans();
+    expect(span.attributes['url.path']).toBe('/api/v2/test-uploads/[redacted]');
+  });
 });

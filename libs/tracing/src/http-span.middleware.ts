@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { isErrorCode } from '@cp/contracts';
+import { loggedUrl } from '@cp/logging';
 import { otelContext, SpanAttributes, startSpan } from './spans';
 
 /**
@@ -13,7 +14,8 @@ export function traceHttpRequests(request: Request, response: Response, next: Ne
   const { span, context } = startSpan(`HTTP ${request.method}`, {
     kind: SpanKind.SERVER,
     parent: ROOT_CONTEXT,
-    attributes: { 'http.request.method': request.method, 'url.path': request.path },
+    // A test-upload path is a credential (its token): redacted like the access log's.
+    attributes: { 'http.request.method': request.method, 'url.path': loggedUrl(request.path) },
   });
   response.on('close', () => {
     const route = (request.route as { path?: string } | undefined)?.path;
