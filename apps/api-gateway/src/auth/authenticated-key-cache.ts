@@ -6,6 +6,13 @@ import { Injectable } from '@nestjs/common';
 export const KEY_CACHE_TTL_MS = 30_000;
 /** Bound on remembered keys (least recently stored are dropped first). */
 export const KEY_CACHE_MAX_ENTRIES = 50_000;
+/**
+ * How long "no such key" is remembered. Short, and harmless to a key issued meanwhile: keys are 32 random bytes
+ * the gateway makes at issue time, so nobody can present one (and leave a miss behind) before it exists.
+ */
+export const UNKNOWN_KEY_TTL_MS = 5_000;
+/** Bound on remembered misses: random keys fill it and push out the oldest, never grow it. */
+export const UNKNOWN_KEY_MAX_ENTRIES = 10_000;
 
 interface Entry {
   key: AuthenticatedKey;
@@ -14,13 +21,17 @@ interface Entry {
 
 /**
  * Key → account of this replica, so a request does not cost a PostgreSQL lookup. Keyed by the key's SHA-256
- * (no plaintext kept); unknown keys are never cached, so random keys cannot fill it. `forgetKey` is called for
- * every `evt.gateway.api-key.revoked` and `clear` whenever the event stream may have had a gap.
+ * (no plaintext kept). Unknown keys are kept apart, for `UNKNOWN_KEY_TTL_MS` only and in a bounded map of their
+ * own, so a client repeating one unknown or revoked key costs one query per few seconds, and random keys cannot
+ * push known keys out. `forgetKey` is called for every `evt.gateway.api-key.revoked` and `clear` whenever the
+ * event stream may have had a gap.
  */
 @Injectable()
 export class AuthenticatedKeyCache {
   private readonly byDigest = new Map<string, Entry>();
   private readonly digestsByKeyId = new Map<string, string>();
+  /** Digest → until when it is answered "unknown" without a query. */
+  private readonly unknownUntil = new Map<string, number>();
   /** Bumped by every invalidation, so a lookup that started before it does not store a stale answer. */
   private generation = 0;
 
@@ -36,10 +47,21 @@ export class AuthenticatedKeyCache {
     if (cached && cached.expiresAtMs > now) {
       return cached.key;
     }
+    const unknownUntil = this.unknownUntil.get(digest);
+    if (unknownUntil !== undefined) {
+      if (unknownUntil > now) {
+        return null;
+      }
+      this.unknownUntil.delete(digest);
+    }
     const generation = this.generation;
     const key = await this.accounts.authenticateDigest(digest);
-    if (key && generation === this.generation) {
-      this.store(digest, key, now + KEY_CACHE_TTL_MS);
+    if (generation === this.generation) {
+      if (key) {
+        this.store(digest, key, now + KEY_CACHE_TTL_MS);
+      } else {
+        this.storeUnknown(digest, now + UNKNOWN_KEY_TTL_MS);
+      }
     }
     return key;
   }
@@ -57,10 +79,25 @@ export class AuthenticatedKeyCache {
     this.generation += 1;
     this.byDigest.clear();
     this.digestsByKeyId.clear();
+    this.unknownUntil.clear();
   }
 
   get size(): number {
     return this.byDigest.size;
+  }
+
+  /** Unknown keys remembered (expired ones included until they are asked again or pushed out). */
+  get unknownSize(): number {
+    return this.unknownUntil.size;
+  }
+
+  private storeUnknown(digest: string, untilMs: number): void {
+    this.unknownUntil.delete(digest);
+    this.unknownUntil.set(digest, untilMs);
+    if (this.unknownUntil.size > UNKNOWN_KEY_MAX_ENTRIES) {
+      const [oldest] = this.unknownUntil.keys();
+      this.unknownUntil.delete(oldest);
+    }
   }
 
   private store(digest: string, key: AuthenticatedKey, expiresAtMs: number): void {
