@@ -13,6 +13,8 @@ import { OrdersController } from './orders/orders.controller';
 import { RateLimitGrantRepository } from './rate-limit/rate-limit-grant.repository';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ResultsController } from './results/results.controller';
+import { RelaySlots } from './results/relay-slots';
+import { RecordedTestUploads } from './test-uploads/recorded-test-uploads';
 import { StorageRelay } from './results/storage-relay';
 import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { ReportsHttpModule } from './reports/reports-http.module';
@@ -50,6 +52,8 @@ export class AppModule {
         RateLimiterService,
         OrderReadsService,
         StorageRelay,
+        RelaySlots,
+        RecordedTestUploads,
       ],
     };
   }

@@ -32,6 +32,21 @@ export class GatewayEnv extends CoreEnv {
   S3_BUCKET_OUTPUTS: string = 'cp-outputs';
 
   /**
+   * Result downloads relayed at once by one replica (each holds an upstream storage connection for up to 15
+   * minutes); beyond, 503 WATERMARK_V2_UNAVAILABLE with Retry-After.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  RESULTS_RELAY_MAX_CONCURRENT: number = 256;
+
+  /** Downloads of one result file relayed at once by one replica; beyond, 429 RATE_LIMIT_EXCEEDED with Retry-After. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  RESULTS_RELAY_MAX_PER_OBJECT: number = 4;
+
+  /**
    * The uploads service's secret of test-key upload tokens: the test-upload sink checks a token before it
    * reads any of the body. Required in production (the same value as the uploads service's).
    */
@@ -46,7 +61,7 @@ export interface GatewayConfig extends CoreConfig {
   rpcTimeoutMs: number;
   testUploadSecret: string;
   /** Where `GET /api/v2/results/…` relays presigned reads of result files to. */
-  results: { storageEndpoint: string; signedHost: string; bucket: string };
+  results: { storageEndpoint: string; signedHost: string; bucket: string; maxConcurrent: number; maxPerObject: number };
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -60,7 +75,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     bodyLimitBytes: validated.BODY_LIMIT_BYTES,
     rpcTimeoutMs: validated.RPC_TIMEOUT_MS,
     testUploadSecret: validated.TEST_UPLOAD_SECRET,
-    results: { storageEndpoint: validated.S3_ENDPOINT, signedHost: new URL(validated.S3_PUBLIC_ENDPOINT).host, bucket: validated.S3_BUCKET_OUTPUTS },
+    results: {
+      storageEndpoint: validated.S3_ENDPOINT,
+      signedHost: new URL(validated.S3_PUBLIC_ENDPOINT).host,
+      bucket: validated.S3_BUCKET_OUTPUTS,
+      maxConcurrent: validated.RESULTS_RELAY_MAX_CONCURRENT,
+      maxPerObject: validated.RESULTS_RELAY_MAX_PER_OBJECT,
+    },
   };
 }
 

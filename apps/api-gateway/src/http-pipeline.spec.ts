@@ -18,6 +18,7 @@ import { AntiAiController } from './order-types/anti-ai/anti-ai.controller';
 import { WatermarkEmbedController } from './order-types/watermark-embed/watermark-embed.controller';
 import { WatermarkExtractController } from './order-types/watermark-extract/watermark-extract.controller';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { RecordedTestUploads } from './test-uploads/recorded-test-uploads';
 import { TestUploadTokenGuard } from './test-uploads/test-upload-token.guard';
 import { TestUploadsController } from './test-uploads/test-uploads.controller';
 import { ReportsController } from './reports/reports.controller';
@@ -75,6 +76,7 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
       controllers: [WatermarkEmbedController, WatermarkExtractController, AntiAiController, AiDetectionController, WebhooksController, ReportsController, V2OrdersController, TestUploadsController],
       providers: [
         TestUploadTokenGuard,
+        RecordedTestUploads,
         { provide: RpcClient, useValue: rpc },
         { provide: Clock, useValue: clock },
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -5,7 +5,9 @@ import { MODULE_METADATA } from '@nestjs/common/constants';
 import { AppModule } from '../app.module';
 import { GATEWAY_CONFIG, loadGatewayConfig } from '../gateway.config';
 import { OrderReadsService } from '../orders/order-reads.service';
+import { RelaySlots } from '../results/relay-slots';
 import { StorageRelay } from '../results/storage-relay';
+import { RecordedTestUploads } from '../test-uploads/recorded-test-uploads';
 
 /** Stands in for NATS and the clock: the document and the route table need the controllers, not their effects. */
 @Global()
@@ -41,8 +43,9 @@ export class OpenApiHostModule {
       module: OpenApiHostModule,
       imports: [OfflineDependenciesModule.register(), ...(app.imports ?? []).filter(hasControllers)],
       controllers: app.controllers ?? [],
-      // The results route's relay only reads its configuration when a request comes; the order reads only batch over the stand-in RpcClient.
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, StorageRelay, OrderReadsService],
+      // The results route's relay and slots only read their configuration when a request comes; the order reads only
+      // batch over the stand-in RpcClient; the test-upload sink's memory of recorded tokens is empty.
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, StorageRelay, RelaySlots, OrderReadsService, RecordedTestUploads],
     };
   }
 }

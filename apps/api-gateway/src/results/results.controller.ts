@@ -5,7 +5,26 @@ import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nest
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiTokenRouteErrors } from '../http/api-responses.decorator';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error-response';
+import { RelaySlots } from './relay-slots';
 import { RelayedObject, StorageRelay, StorageRelayError } from './storage-relay';
+
+/**
+ * The result file a relay reads, whatever the presigned query and however its path is percent-encoded (storage
+ * decodes it, so `a` and `%61` name one object and share its cap).
+ */
+export function objectOf(pathAndQuery: string): string {
+  return (pathAndQuery.split('?')[0] ?? '')
+    .split('/')
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
 
 /** Headers of the stored object passed on to the client. */
 const RELAYED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'etag', 'last-modified'];
@@ -17,26 +36,38 @@ const RELAYED_HEADERS = ['content-type', 'content-length', 'content-disposition'
 @ApiTags('downloads')
 @Controller(RESULTS_ROUTE.slice(1))
 export class ResultsController {
-  constructor(private readonly relay: StorageRelay) {}
+  constructor(
+    private readonly relay: StorageRelay,
+    private readonly slots: RelaySlots,
+  ) {}
 
   @Get(':bucket/*key')
   @ApiOperation({
     operationId: 'getResultFile',
     summary: 'A result file served with the AI training opt-out headers',
     description:
-      'The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`.',
+      'The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`.',
     security: [],
   })
   @ApiParam({ name: 'bucket', schema: { type: 'string' }, example: 'cp-outputs' })
   @ApiParam({ name: 'key', schema: { type: 'string' }, example: '1/44/outputs/1001-1/spring-watermarked-1001-1.png' })
   @ApiProduces('application/octet-stream')
   @ApiResponse({ status: 200, description: 'the file, with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1`', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
-  @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiTokenRouteErrors(ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.RATE_LIMIT_EXCEEDED)
   async get(@Req() request: Request, @Res() response: Response): Promise<void> {
     // The raw path and query as sent: only they are passed to the relay, which joins them to storage's fixed origin.
+    const pathAndQuery = request.originalUrl.slice(RESULTS_ROUTE.length);
+    const slot = this.slots.take(objectOf(pathAndQuery));
+    if (typeof slot === 'string') {
+      // Slots come back as downloads end; a few seconds is the same wait as any other 503's.
+      response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      throw new DomainException(slot === 'object-busy' ? ErrorCode.RATE_LIMIT_EXCEEDED : ErrorCode.WATERMARK_V2_UNAVAILABLE, `result relay: ${slot}`);
+    }
+    // 'close' comes once the answer is sent, the download ended or was cut, or the client left: every way out.
+    response.once('close', slot);
     let upstream: RelayedObject;
     try {
-      upstream = await this.relay.open(request.originalUrl.slice(RESULTS_ROUTE.length));
+      upstream = await this.relay.open(pathAndQuery);
     } catch (error) {
       if (error instanceof StorageRelayError && error.reason === 'storage-unavailable') {
         throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, error.message);

@@ -18,6 +18,15 @@ export const REFUSED_UPLOAD_LINGER_MS = 2_000;
  * REFUSED_UPLOAD_LINGER_MS.
  */
 function tooLarge(request: IncomingMessage, response: ServerResponse): DomainException {
+  closeWithoutReading(request, response);
+  return new DomainException(ErrorCode.PAYLOAD_TOO_LARGE, 'test upload over the size limit');
+}
+
+/**
+ * For an answer given without the body (a refusal, a replay): `Connection: close`, and the lingering close
+ * described at `tooLarge`, so a client still writing its body reads the answer instead of a reset.
+ */
+export function closeWithoutReading(request: IncomingMessage, response: ServerResponse): void {
   response.setHeader('Connection', 'close');
   const socket = request.socket;
   socket.destroySoon = () => {
@@ -28,7 +37,6 @@ function tooLarge(request: IncomingMessage, response: ServerResponse): DomainExc
   };
   request.on('data', discard);
   request.resume();
-  return new DomainException(ErrorCode.PAYLOAD_TOO_LARGE, 'test upload over the size limit');
 }
 
 function discard(): void {

@@ -10,6 +10,7 @@ import { ClientRequest, IncomingMessage, request, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { GATEWAY_CONFIG } from '../gateway.config';
 import { HttpExceptionFilter } from '../http/http-exception.filter';
+import { RecordedTestUploads } from './recorded-test-uploads';
 import { TestUploadsController } from './test-uploads.controller';
 import { MAX_TEST_UPLOAD_BYTES } from './test-upload-body.reader';
 import { deferTestUploadContinue } from './test-upload-continue.listener';
@@ -59,6 +60,7 @@ describe('TestUploadsController (real HTTP server)', () => {
       controllers: [TestUploadsController],
       providers: [
         TestUploadTokenGuard,
+        RecordedTestUploads,
         { provide: RpcClient, useValue: rpc },
         { provide: Clock, useValue: clock },
         { provide: GATEWAY_CONFIG, useValue: { testUploadSecret: SECRET } },
@@ -78,7 +80,9 @@ describe('TestUploadsController (real HTTP server)', () => {
     rpc.commands.length = 0;
   });
 
-  const validToken = (): string => signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, SECRET);
+  // A token of its own for each test: a token whose upload was recorded is answered as a replay.
+  let tokens = 0;
+  const validToken = (): string => signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 + (tokens += 1) }, SECRET);
 
   /** Resolves once the server has closed the connection (at once when it already has). */
   async function closed(upload: ClientRequest): Promise<void> {
@@ -225,12 +229,53 @@ describe('TestUploadsController (real HTTP server)', () => {
   });
 
   it('a valid token: the body is read (counted) and recorded', async () => {
-    const token = signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 }, SECRET);
+    const token = validToken();
     const upload = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-type': 'image/png' } });
     upload.end(Buffer.alloc(1000, 2));
     const [response] = (await once(upload, 'response')) as [IncomingMessage];
     expect(response.statusCode).toBe(200);
     expect(await readJson(response)).toEqual({ data: { fileId: '34', size: 1000 } });
     expect(rpc.commands).toEqual([{ token, size: 1000 }]);
+  });
+
+  it('a replay of a recorded token gets the same 200 at once: no RPC, its body not read, the connection closed', async () => {
+    const token = validToken();
+    const first = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}`, headers: { 'content-type': 'image/png' } });
+    first.end(Buffer.alloc(1000, 2));
+    const [answer] = (await once(first, 'response')) as [IncomingMessage];
+    expect(await readJson(answer)).toEqual({ data: { fileId: '34', size: 1000 } });
+    expect(rpc.commands).toHaveLength(1);
+
+    // The replay's body never ends: it is answered anyway, with the first answer.
+    const replay = endlessUpload(token);
+    try {
+      const [response] = (await once(replay.request, 'response')) as [IncomingMessage];
+      expect(response.statusCode).toBe(200);
+      expect(response.headers.connection).toBe('close');
+      expect(await readJson(response)).toEqual({ data: { fileId: '34', size: 1000 } });
+      replay.request.socket?.end();
+      await closed(replay.request);
+      expect(replay.request.writableEnded).toBe(false);
+    } finally {
+      replay.stop();
+      replay.request.destroy();
+    }
+    expect(rpc.commands).toEqual([{ token, size: 1000 }]);
+  });
+
+  it('a replay with Expect: 100-continue is answered without inviting the body', async () => {
+    const token = validToken();
+    const first = request({ host: '127.0.0.1', port, method: 'PUT', path: `/api/v2/test-uploads/${token}` });
+    first.end(Buffer.alloc(10, 2));
+    await readJson(((await once(first, 'response')) as [IncomingMessage])[0]);
+    const { upload, continued } = put(token, { 'content-length': '1000', expect: '100-continue' });
+    upload.flushHeaders();
+    try {
+      const [response] = (await once(upload, 'response')) as [IncomingMessage];
+      expect([response.statusCode, await readJson(response), continued()]).toEqual([200, { data: { fileId: '34', size: 10 } }, false]);
+    } finally {
+      upload.destroy();
+    }
+    expect(rpc.commands.filter((command) => command.token === token)).toHaveLength(1);
   });
 });

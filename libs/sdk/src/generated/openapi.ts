@@ -71,7 +71,7 @@ export interface paths {
         get?: never;
         /**
          * Upload sink of test-key orders (spec 4.8)
-         * @description The `uploadUrl` of a test-key order points here. No Authorization header: the signed token authorizes the PUT. The body is streamed and discarded.
+         * @description The `uploadUrl` of a test-key order points here. No Authorization header: the signed token authorizes the PUT. The body is streamed and discarded. Once an upload is recorded for the token, a repeated PUT gets the same answer without its body being read (the connection is then closed).
          */
         put: operations["uploadTestFile"];
         post?: never;
@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * A result file served with the AI training opt-out headers
-         * @description The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`.
+         * @description The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`.
          */
         get: operations["getResultFile"];
         put?: never;
@@ -1824,6 +1824,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "RESOURCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds until the rate-limit window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
                     };
                 };
             };

@@ -1,0 +1,45 @@
+import { Clock } from '@cp/clock';
+import { TestUploadView } from '@cp/contracts';
+import { Injectable } from '@nestjs/common';
+
+/** A token is remembered this long: the longest a test-upload token is valid (v2 refresh-urls' 1 hour). */
+export const RECORDED_UPLOAD_TTL_MS = 3_600_000;
+/** Bound on remembered tokens (the oldest are dropped first; a dropped token's replay costs one RPC again). */
+export const RECORDED_UPLOAD_MAX_ENTRIES = 10_000;
+
+/**
+ * Test-upload tokens whose upload this replica has recorded, with the answer it gave. A token stays valid for its
+ * 900 s (a URL cannot be withdrawn), so without this every replay of it streamed another body of up to 256 MiB and
+ * cost an RPC and a database transaction; now a replay is answered from here, without reading its body.
+ */
+@Injectable()
+export class RecordedTestUploads {
+  private readonly byToken = new Map<string, { view: TestUploadView; untilMs: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  find(token: string): TestUploadView | null {
+    const entry = this.byToken.get(token);
+    if (!entry) {
+      return null;
+    }
+    if (entry.untilMs <= this.clock.nowMs()) {
+      this.byToken.delete(token);
+      return null;
+    }
+    return entry.view;
+  }
+
+  remember(token: string, view: TestUploadView): void {
+    this.byToken.delete(token);
+    this.byToken.set(token, { view, untilMs: this.clock.nowMs() + RECORDED_UPLOAD_TTL_MS });
+    if (this.byToken.size > RECORDED_UPLOAD_MAX_ENTRIES) {
+      const [oldest] = this.byToken.keys();
+      this.byToken.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.byToken.size;
+  }
+}
