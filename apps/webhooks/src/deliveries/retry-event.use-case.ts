@@ -28,7 +28,7 @@ export class RetryEventUseCase {
 
   async execute(webhookId: number, deliveryId: string, scope: DeliveryScope, webhookActive: boolean): Promise<WebhookEventRetryView> {
     if (!webhookActive) {
-      const eventId = await this.whenFree(() => this.deliveries.requeueOne(webhookId, deliveryId, WebhookDelivery.newRound(this.clock.now()), scope), webhookId, deliveryId);
+      const { eventId } = await this.whenFree(() => this.deliveries.requeueOne(webhookId, deliveryId, WebhookDelivery.newRound(this.clock.now()), scope), webhookId, deliveryId);
       return { event_id: eventId, success: false, status_code: 0, status: 'PENDING', error: INACTIVE_RETRY_ERROR };
     }
     const claim = await this.whenFree(() => this.deliveries.claimOne(webhookId, deliveryId, scope), webhookId, deliveryId);

@@ -252,7 +252,7 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
    * an attempt holds it: a manual retry for an inactive webhook, sent by the dispatcher once the webhook is active.
    * The event's id, or null when unknown or outside the scope ('busy' while an attempt holds it).
    */
-  async requeueOne(webhookId: number, id: string, round: NewRound, scope: DeliveryScope): Promise<string | null | 'busy'> {
+  async requeueOne(webhookId: number, id: string, round: NewRound, scope: DeliveryScope): Promise<{ eventId: string } | null | 'busy'> {
     const rows = await this.dataSource.query<[Array<{ event_id: string }>, number]>(
       `UPDATE webhook_delivery d
        SET status = $3, round = round + 1, round_attempts = 0, next_attempt_at = $4, completed_at = $5
@@ -262,7 +262,7 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
     );
     const row = rows[0][0];
     if (row) {
-      return String(row.event_id);
+      return { eventId: String(row.event_id) };
     }
     const exists = await this.dataSource.query<Array<{ exists: boolean }>>(
       `SELECT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.id = $1 AND d.webhook_id = $2 AND ${scopeSql(scope, 'd')}) AS exists`,
