@@ -7,7 +7,10 @@ export interface AddressPolicyOptions {
    * `::ffff:127.0.0.1` is the same destination as `127.0.0.1`; nothing else of a private range is let through.
    */
   allowedIps?: readonly string[];
-  /** Test only: every private address (not metadata nor unspecified ones). Refused in production by the callers' config. */
+  /**
+   * Every private address (not metadata nor unspecified ones): for tests (refused in production by the callers' config),
+   * and for a client held to one configured origin (`EgressClientOptions.origin`: the operator's own service).
+   */
   allowPrivate?: boolean;
 }
 

@@ -7,8 +7,7 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../../..');
 
 /**
- * Fixed-configuration destinations (see eslint.config.mjs): the SDK and CLI call the user's API, the relay our S3,
- * the tracing SDK's setup (issue 33) posts spans to the operator's OTEL_EXPORTER_OTLP_ENDPOINT, and the storage
+ * Fixed-configuration destinations (see eslint.config.mjs): the SDK and CLI call the user's API, the tracing SDK's setup (issue 33) posts spans to the operator's OTEL_EXPORTER_OTLP_ENDPOINT, and the storage
  * client's idle-limited transport (issue 35) talks to the configured S3 endpoint.
  */
 const EXEMPT = [
@@ -16,7 +15,6 @@ const EXEMPT = [
   /^libs\/testing\//,
   /^libs\/sdk\//,
   /^apps\/cli\//,
-  /^apps\/api-gateway\/src\/results\/storage-relay\.ts$/,
   /^libs\/tracing\/src\/tracing-sdk\.ts$/,
   /^libs\/storage\/src\/object-storage\.ts$/,
 ];

@@ -3,6 +3,7 @@
 // failures, and the peer's connection is released after each failure.
 import { HostileBehaviour, HostilePeer, loopbackTlsCertificate, LoopbackTlsCertificate, rejectionOf } from '@cp/testing';
 import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { AddressPolicy } from './address-policy';
 import { EgressClient, EgressClientOptions } from './egress-client';
@@ -183,5 +184,37 @@ describe('EgressClient URL rules', () => {
 
   it('connects to exactly the parsed origin: a backslash cannot move the authority', () => {
     expect(client.parse('https://example.com\\@127.0.0.1/').hostname).toBe('example.com');
+  });
+});
+
+describe('EgressClient held to one configured origin (the results relay to storage)', () => {
+  it('reaches its origin on a private address; any other origin is BAD_URL and a metadata address stays refused', async () => {
+    const peer = await HostilePeer.start();
+    try {
+      const origin = new URL(peer.url('ok')).origin;
+      const client = new EgressClient({ userAgent: 'egress-spec/1', schemes: ['http:'], origin });
+      const response = await client.stream({ url: peer.url('ok'), deadlineMs: AMPLE_DEADLINE_MS, maxResponseBytes: 1024 });
+      expect(await drain(response.body)).toBe(2);
+      for (const other of [peer.url('ok').replace('127.0.0.1', 'localhost'), 'http://127.0.0.2/', `${origin.replace(/:\d+$/, ':1')}/x`]) {
+        expect(() => client.parse(other)).toThrow(expect.objectContaining({ reason: EgressFailure.BAD_URL }) as Error);
+      }
+      const metadata = new EgressClient({ userAgent: 'egress-spec/1', schemes: ['http:'], origin: 'http://169.254.169.254' });
+      expect(() => metadata.parse('http://169.254.169.254/latest/meta-data')).toThrow(expect.objectContaining({ reason: EgressFailure.BLOCKED_ADDRESS }) as Error);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('answerWithinMs: a peer that never sends its status line fails with DEADLINE at that bound, not the whole deadline', async () => {
+    const server = createServer((socket) => socket.on('data', () => undefined));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const client = new EgressClient({ userAgent: 'egress-spec/1', schemes: ['http:'], origin: `http://127.0.0.1:${port}` });
+      const failure = await rejectionOf(client.stream({ url: `http://127.0.0.1:${port}/x`, deadlineMs: 600_000, answerWithinMs: 300, maxResponseBytes: 10 }), EgressError);
+      expect(failure).toMatchObject({ reason: EgressFailure.DEADLINE, message: 'not done within 300 ms' });
+    } finally {
+      server.close();
+    }
   });
 });

@@ -17,6 +17,12 @@ export interface EgressClientOptions extends AddressPolicyOptions {
   extraCa?: string | Buffer;
   /** User-Agent header of every request. */
   userAgent: string;
+  /**
+   * The one origin this client reaches, from configuration (a relay to the operator's own storage): any other URL
+   * is BAD_URL, however the path was built, and a redirect cannot leave it. Its host may resolve to private
+   * addresses (the operator's network is where it lives); metadata and unspecified addresses stay refused.
+   */
+  origin?: string;
 }
 
 /** A GET whose body is streamed to the caller (a source file into storage). */
@@ -29,6 +35,8 @@ export interface EgressGetRequest {
   maxResponseBytes: number;
   /** Redirects followed, each hop's URL and address checked like the first. Default 0: a redirect is BAD_STATUS. */
   maxRedirects?: number;
+  /** The answer's status line must have come within this (DEADLINE otherwise); the whole exchange keeps `deadlineMs`. */
+  answerWithinMs?: number;
 }
 
 export interface EgressStream {
@@ -107,9 +115,11 @@ export class EgressClient {
   private readonly schemes: readonly EgressScheme[];
   private readonly ca: string[] | undefined;
   private readonly userAgent: string;
+  private readonly origin: string | undefined;
 
   constructor(options: EgressClientOptions) {
-    this.policy = new AddressPolicy(options);
+    this.origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
+    this.policy = new AddressPolicy(this.origin === undefined ? options : { ...options, allowPrivate: true });
     this.schemes = options.schemes ?? ['https:'];
     // Added to the system roots, not instead of them: a caller with a private CA still reaches public hosts.
     this.ca = options.extraCa ? [...tls.rootCertificates, options.extraCa.toString()] : undefined;
@@ -133,6 +143,9 @@ export class EgressClient {
     if (url.username || url.password) {
       throw new EgressError(EgressFailure.BAD_URL, 'credentials in the URL are not allowed');
     }
+    if (this.origin !== undefined && url.origin !== this.origin) {
+      throw new EgressError(EgressFailure.BAD_URL, 'outside the one origin this client reaches');
+    }
     const host = hostOf(url);
     if (!host) {
       throw new EgressError(EgressFailure.BAD_URL, 'no host');
@@ -152,7 +165,7 @@ export class EgressClient {
     try {
       let url = this.parse(request.url);
       for (let hop = 0; ; hop++) {
-        const response = await this.open(url, 'GET', request.headers ?? {}, undefined, deadline);
+        const response = await this.open(url, 'GET', request.headers ?? {}, undefined, deadline, request.answerWithinMs);
         const status = response.statusCode ?? 0;
         if (isRedirect(status)) {
           response.destroy();
@@ -215,8 +228,9 @@ export class EgressClient {
   }
 
   /** Sends the request and resolves with the answer's headers; the deadline destroys the request while it waits. */
-  private open(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, deadline: Deadline): Promise<IncomingMessage> {
+  private open(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, deadline: Deadline, answerWithinMs?: number): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
+      const answerDeadline = answerWithinMs === undefined ? undefined : new Deadline(answerWithinMs);
       const outgoing = (url.protocol === 'https:' ? https : http).request({
         protocol: url.protocol,
         hostname: hostOf(url),
@@ -227,7 +241,13 @@ export class EgressClient {
         // No agent: one guarded socket per request, never pooled or shared with another destination.
         createConnection: () => this.connect(url),
       });
-      const stop = deadline.onExpiry((error) => outgoing.destroy(error));
+      const stopWhole = deadline.onExpiry((error) => outgoing.destroy(error));
+      const stopAnswer = answerDeadline?.onExpiry((error) => outgoing.destroy(error));
+      const stop = (): void => {
+        stopWhole();
+        stopAnswer?.();
+        answerDeadline?.clear();
+      };
       outgoing.on('response', (response) => {
         stop();
         // Errors after this point are handled by whoever reads the response; this keeps a late one from

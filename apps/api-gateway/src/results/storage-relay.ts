@@ -1,7 +1,6 @@
+import { asEgressError, EgressClient, EgressFailure } from '@cp/egress';
 import { Inject, Injectable } from '@nestjs/common';
-import { request as httpRequest, IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { Transform, TransformCallback } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 
 /** Storage must have answered with its status line within this time. */
@@ -66,35 +65,27 @@ export function relayTarget(pathAndQuery: string, storageEndpoint: string, bucke
   return target;
 }
 
-/** Counts a relayed body and cuts it at the cap. */
-class ByteCap extends Transform {
-  private seen = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.seen += chunk.length;
-    callback(this.seen > this.maxBytes ? new StorageRelayError('storage-unavailable', 'relayed object larger than the cap') : null, chunk);
-  }
-}
-
 export interface RelayedObject {
-  headers: IncomingMessage['headers'];
+  headers: IncomingHttpHeaders;
   /** The object's bytes: errors when the deadline passes or the cap is reached, and the caller then drops the client. */
   body: NodeJS.ReadableStream;
 }
 
 /**
  * Reads one object from storage with a client's presigned path and query, unchanged: storage checks the
- * signature and the expiry, so the gateway needs no storage credentials. The request goes to the configured
- * storage origin only (never a host, port or scheme from the request), with the Host the URL was signed for,
- * under a deadline for the status line, one for the whole download, and a byte cap.
+ * signature and the expiry, so the gateway needs no storage credentials. Through the platform's one way out
+ * (`@cp/egress`), held to the configured storage origin (never a host, port or scheme from the request; a URL
+ * outside it is refused there too), with the Host the URL was signed for, under a deadline for the status line,
+ * one for the whole download, and a byte cap. Each address the storage name resolves to and the connected one are
+ * checked: storage may be private, a metadata address never.
  */
 @Injectable()
 export class StorageRelay {
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
+  private readonly egress: EgressClient;
+
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
+    this.egress = new EgressClient({ origin: config.results.storageEndpoint, schemes: ['http:', 'https:'], userAgent: 'content-protection-results-relay' });
+  }
 
   /** Rejects with a StorageRelayError: `not-relayed` (the path is refused), `not-found` (storage said no), `storage-unavailable`. */
   async open(pathAndQuery: string): Promise<RelayedObject> {
@@ -103,40 +94,20 @@ export class StorageRelay {
     if (!target) {
       throw new StorageRelayError('not-relayed');
     }
-    const upstream = await this.request(target, signedHost);
-    const status = upstream.statusCode ?? 0;
-    if (status !== 200) {
-      upstream.resume();
+    try {
+      const answer = await this.egress.stream({
+        url: target.toString(),
+        headers: { host: signedHost },
+        deadlineMs: RELAY_DEADLINE_MS,
+        answerWithinMs: RELAY_HEADERS_TIMEOUT_MS,
+        maxResponseBytes: RELAY_MAX_BYTES,
+      });
+      return { headers: answer.headers, body: answer.body };
+    } catch (error) {
+      const failure = asEgressError(error);
       // An expired, altered or unknown link: storage's 403/404 is not passed on. Its 5xx means it is unwell.
-      throw new StorageRelayError(status >= 500 ? 'storage-unavailable' : 'not-found', `storage answered ${status}`);
+      const storageRefused = failure.reason === EgressFailure.BAD_STATUS && failure.status !== undefined && failure.status < 500;
+      throw new StorageRelayError(storageRefused ? 'not-found' : 'storage-unavailable', failure.message);
     }
-    const declared = Number(upstream.headers['content-length']);
-    if (Number.isFinite(declared) && declared > RELAY_MAX_BYTES) {
-      upstream.destroy();
-      throw new StorageRelayError('storage-unavailable', `object declares ${declared} bytes`);
-    }
-    const cap = new ByteCap(RELAY_MAX_BYTES);
-    const deadline = setTimeout(() => upstream.destroy(new StorageRelayError('storage-unavailable', 'relay deadline passed')), RELAY_DEADLINE_MS);
-    deadline.unref();
-    upstream.on('close', () => clearTimeout(deadline));
-    upstream.on('error', (error) => cap.destroy(error));
-    cap.on('error', () => upstream.destroy());
-    return { headers: upstream.headers, body: upstream.pipe(cap) };
-  }
-
-  private request(target: URL, signedHost: string): Promise<IncomingMessage> {
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const outgoing = send(target, { method: 'GET', headers: { host: signedHost } }, (response) => {
-        clearTimeout(headersDeadline);
-        resolve(response);
-      });
-      const headersDeadline = setTimeout(() => outgoing.destroy(new StorageRelayError('storage-unavailable', 'storage did not answer in time')), RELAY_HEADERS_TIMEOUT_MS);
-      outgoing.on('error', (error) => {
-        clearTimeout(headersDeadline);
-        reject(error instanceof StorageRelayError ? error : new StorageRelayError('storage-unavailable', error.message));
-      });
-      outgoing.end();
-    });
   }
 }
