@@ -1,41 +1,13 @@
 import { createDeflate, deflateRawSync, deflateSync } from 'node:zlib';
 
-/** A one-page PDF (200×200 pt) whose content stream holds `data` as it is, with `filter` as its /Filter. */
-export function onePagePdf(data: Buffer, filter = '/FlateDecode'): Buffer {
-  const parts: Buffer[] = [];
-  const offsets: number[] = [];
-  let length = 0;
-  const push = (chunk: Buffer | string): void => {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
-    parts.push(buf);
-    length += buf.length;
-  };
-  const object = (n: number, body: string): void => {
-    offsets[n] = length;
-    push(`${n} 0 obj\n${body}\nendobj\n`);
-  };
-  push('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
-  object(1, '<< /Type /Catalog /Pages 2 0 R >>');
-  object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
-  object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>');
-  offsets[4] = length;
-  push(`4 0 obj\n<< /Length ${data.length} /Filter ${filter} >>\nstream\n`);
-  push(data);
-  push('\nendstream\nendobj\n');
-  const xref = length;
-  let table = 'xref\n0 5\n0000000000 65535 f \n';
-  for (let i = 1; i <= 4; i++) table += `${String(offsets[i]).padStart(10, '0')} 00000 n \n`;
-  push(table);
-  push(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
-  return Buffer.concat(parts);
-}
+/** One indirect object of a file made by `pdfFile`: a plain body, or a stream's dictionary (without /Length) and data. */
+type FileObject = { n: number; body: string } | { n: number; dictionary: string; data: Buffer };
 
 /**
- * A one-page PDF whose page dictionary (object 5) lives in an object stream (object 4) holding `data` as it is, after
- * `dictionary` (the stream dictionary's keys besides /Type, /N, /First and /Length, e.g. its /Filter). `extra`
- * objects (number → body) are written before it. pdf-lib decodes such a stream while it parses.
+ * A classic PDF file (catalog object 1): the objects in the order given, a cross-reference table with an entry for
+ * each number below `size` (free for numbers not written, e.g. objects inside an object stream) and the trailer.
  */
-export function objectStreamPdf(data: Buffer, dictionary: string, extra: Record<number, string> = {}): Buffer {
+function pdfFile(objects: readonly FileObject[], size = Math.max(...objects.map((object) => object.n)) + 1): Buffer {
   const parts: Buffer[] = [];
   const offsets: number[] = [];
   let length = 0;
@@ -44,27 +16,47 @@ export function objectStreamPdf(data: Buffer, dictionary: string, extra: Record<
     parts.push(buf);
     length += buf.length;
   };
-  const object = (n: number, body: string): void => {
-    offsets[n] = length;
-    push(`${n} 0 obj\n${body}\nendobj\n`);
-  };
   push('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
-  object(1, '<< /Type /Catalog /Pages 2 0 R >>');
-  object(2, '<< /Type /Pages /Kids [5 0 R] /Count 1 >>');
-  for (const [n, body] of Object.entries(extra)) object(Number(n), body);
-  offsets[4] = length;
-  push(`4 0 obj\n<< /Type /ObjStm /N 1 /First ${OBJECT_STREAM_HEADER.length} /Length ${data.length} ${dictionary} >>\nstream\n`);
-  push(data);
-  push('\nendstream\nendobj\n');
-  const numbers = [1, 2, 4, ...Object.keys(extra).map(Number)].sort((a, b) => a - b);
-  // object 5 is in the object stream: no entry of its own in a classic table
-  const size = Math.max(5, numbers[numbers.length - 1]) + 1;
+  for (const object of objects) {
+    offsets[object.n] = length;
+    if ('body' in object) {
+      push(`${object.n} 0 obj\n${object.body}\nendobj\n`);
+    } else {
+      push(`${object.n} 0 obj\n<< /Length ${object.data.length} ${object.dictionary} >>\nstream\n`);
+      push(object.data);
+      push('\nendstream\nendobj\n');
+    }
+  }
   const xref = length;
   let table = `xref\n0 ${size}\n0000000000 65535 f \n`;
   for (let i = 1; i < size; i++) table += offsets[i] === undefined ? '0000000000 00000 f \n' : `${String(offsets[i]).padStart(10, '0')} 00000 n \n`;
   push(table);
   push(`trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
   return Buffer.concat(parts);
+}
+
+/** A one-page PDF (200×200 pt) whose content stream holds `data` as it is, with `filter` as its /Filter. */
+export function onePagePdf(data: Buffer, filter = '/FlateDecode'): Buffer {
+  return pdfFile([
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    { n: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>' },
+    { n: 4, dictionary: `/Filter ${filter}`, data },
+  ]);
+}
+
+/**
+ * A one-page PDF whose page dictionary (object 5) lives in an object stream (object 4) holding `data` as it is, after
+ * `dictionary` (the stream dictionary's keys besides /Type, /N, /First and /Length, e.g. its /Filter). `extra`
+ * objects (number → body, numbers above 5) are written before it. pdf-lib decodes such a stream while it parses.
+ */
+export function objectStreamPdf(data: Buffer, dictionary: string, extra: Record<number, string> = {}): Buffer {
+  return pdfFile([
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [5 0 R] /Count 1 >>' },
+    ...Object.entries(extra).map(([n, body]) => ({ n: Number(n), body })),
+    { n: 4, dictionary: `/Type /ObjStm /N 1 /First ${OBJECT_STREAM_HEADER.length} ${dictionary}`, data },
+  ], Math.max(6, ...Object.keys(extra).map((n) => Number(n) + 1)));
 }
 
 /** The object-number table of objectStreamPdf's object stream (object 5 at offset 0). */
