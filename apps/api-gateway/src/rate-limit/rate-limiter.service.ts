@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { Plan, PLAN_REQUESTS_PER_MINUTE } from '@cp/contracts';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { GiveBack, GrantResult, RateLimitGrantRepository } from './rate-limit-grant.repository';
+import { GiveBack, RateLimitGrantRepository } from './rate-limit-grant.repository';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -128,17 +128,13 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       backs.push({ grantId: previous.grantId, tokens: previous.remaining });
     }
     const want = this.leaseSize(accountId, limit, previous, now, ahead);
-    let result: GrantResult;
-    try {
-      // the take gives one back in its round trip; more than one (rare) go just before it
-      if (backs.length > 1) {
-        await this.grants.giveBack(backs.slice(0, -1));
-      }
-      result = await this.grants.take(accountId, limit, want, now, SPAN_MS, backs.at(-1));
-    } catch (error) {
-      this.queueReturns(accountId, backs);
-      throw error;
+    // The take gives one back in its round trip; more than one go just before it. Nothing is queued again when
+    // either fails: a give-back may have been applied before the error reached us, and applying it twice would
+    // let the account past its plan, where a lost one only counts tokens that were not used (for 61 s at most).
+    if (backs.length > 1) {
+      await this.grants.giveBack(backs.slice(0, -1));
     }
+    const result = await this.grants.take(accountId, limit, want, now, SPAN_MS, backs.at(-1));
     if (result.grantId !== null && result.granted > 0) {
       const replaced = this.leases.get(accountId);
       if (ahead && replaced && replaced.remaining > 0) {
