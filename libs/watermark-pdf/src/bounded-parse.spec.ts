@@ -1,9 +1,11 @@
 import { PDFRef } from 'pdf-lib';
-import { deflateSync } from 'node:zlib';
+import { constants, deflateSync } from 'node:zlib';
 import { loadWithinBudget } from './bounded-parse';
 import { PdfWatermarkErrorCode } from './errors';
 import { checkInflation, InflationLimits } from './inflation';
-import { objectStreamContent, objectStreamPdf, zlibWithEndstreamInside } from '../testing';
+import { closePdfRenderer, renderPdfPages } from './index';
+import { loadChecked } from './validate';
+import { objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
 
 const MiB = 1024 * 1024;
 /** 1 MiB for any file here; every object stream below decodes to 16 MiB. */
@@ -67,5 +69,39 @@ describe('the inflation pre-scan', () => {
     const chain = (await import('./inflation')).filterChains(text)[0];
     expect(chain.length).toBeGreaterThan(3);
     expect(chain.length).toBeLessThan(20);
+  });
+});
+
+describe('valid files the pre-scan lets through (found by a review)', () => {
+  afterAll(async () => {
+    await closePdfRenderer();
+  });
+
+  const page = (contents: string): Array<{ n: number; body: string }> => [
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    { n: 3, body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] ${contents} >>` },
+  ];
+
+  it('an unfiltered image whose first two pixels read as a zlib header (the data is not deflate)', async () => {
+    const pixels = Buffer.alloc(64 * 64);
+    for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 37 + 11) & 0xff;
+    pixels[0] = 0x78;
+    pixels[1] = 0x5e;
+    const file = pdfFile([
+      ...page('/Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R'),
+      { n: 4, dictionary: '', data: Buffer.from('q 100 0 0 100 50 50 cm /Im0 Do Q') },
+      { n: 5, dictionary: '/Type /XObject /Subtype /Image /Width 64 /Height 64 /ColorSpace /DeviceGray /BitsPerComponent 8', data: pixels },
+    ]);
+    await expect(checkInflation(file)).resolves.toBeUndefined();
+    await expect(renderPdfPages(file, [0], 24)).resolves.toHaveLength(1);
+  });
+
+  it('a FlateDecode content stream written without a final block (a sync flush, as some producers write)', async () => {
+    const content = Buffer.from('q 1 0 0 1 0 0 cm 0 0 1 rg 10 10 100 100 re f Q\n'.repeat(20));
+    const file = pdfFile([...page('/Contents 4 0 R'), { n: 4, dictionary: '/Filter /FlateDecode', data: deflateSync(content, { finishFlush: constants.Z_SYNC_FLUSH }) }]);
+    await expect(checkInflation(file)).resolves.toBeUndefined();
+    await expect(loadChecked(file)).resolves.toBeDefined();
+    await expect(renderPdfPages(file, [0], 24)).resolves.toHaveLength(1);
   });
 });

@@ -149,8 +149,9 @@ const YIELD_EVERY = 4 * 1024 * 1024;
  * - Every stream candidate is inflated wherever its data holds a zlib header, whatever its dictionary says (a
  *   dictionary the scan misreads cannot hide a FlateDecode stream); the count runs past the first `endstream`
  *   (zlib stops at the stream's own end), so a `/Length` beyond an `endstream` inside the data does not cut it.
- *   Memory stays at one inflate window, except when the output is itself a zlib stream (a deflated deflate bomb):
- *   then it is decoded, within the budget, and counted again.
+ *   Memory stays at one inflate window a level (the output is counted again while it is itself a zlib stream, a
+ *   deflated deflate bomb). Damaged data ends a count where it is, as a sniffed header on data that is not deflate
+ *   is no reason to refuse a file.
  * - Chains that start with ASCIIHex, ASCII85, LZW or RunLength are decoded as the dictionary text names them (up to
  *   the first `endstream`), with pdf-lib's decoders, within the budget.
  * What it cannot see: a stream inside a compressed object stream (pdf.js, in its own process with a deadline and heap
@@ -169,39 +170,11 @@ export async function checkInflation(pdf: Uint8Array, limits: InflationLimits = 
     }
     for (const start of candidate.starts) {
       const data = buf.subarray(start);
-      if (zlibHeaderOk(data)) await countFlate(data, budget, context);
+      if (zlibHeaderOk(data)) budget.spend(await countInflated(data, budget));
     }
     for (const chain of otherChains(candidate.dictionary)) {
       const data = buf.subarray(candidate.starts[0], candidate.end);
       decodeChainWithin(chain, data, context, budget);
     }
-  }
-}
-
-/** Counts one zlib stream, and again its output while that is a zlib stream too (at most four levels). */
-async function countFlate(data: Uint8Array, budget: DecodingBudget, context: PDFContext): Promise<void> {
-  if (!zlibHeaderOk(firstBytes(data, context))) {
-    const { inflated } = await countInflated(data, budget);
-    budget.spend(inflated);
-    return;
-  }
-  // nested: decoded within the budget, level by level
-  let bytes: Uint8Array = data;
-  for (let level = 0; level < 4 && zlibHeaderOk(bytes); level++) {
-    bytes = decodeChainWithin([{ name: FLATE }], bytes, context, budget);
-  }
-}
-
-/** Input read to learn how a zlib stream's output starts: past any block header (at most ~4.2 MiB of output). */
-const PROBE_INPUT = 4096;
-
-/** The first two bytes a zlib stream inflates to (fewer when it holds less), counted against nothing. */
-function firstBytes(data: Uint8Array, context: PDFContext): Uint8Array {
-  const probe = new DecodingBudget(8 * 1024 * 1024, 0);
-  try {
-    return decodeChainWithin([{ name: FLATE }], data.subarray(0, Math.min(data.length, PROBE_INPUT)), context, probe).subarray(0, 2);
-  } catch {
-    // damaged data: the full count refuses it
-    return new Uint8Array(0);
   }
 }

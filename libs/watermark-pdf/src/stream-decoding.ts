@@ -1,4 +1,6 @@
-import { constants, createInflateRaw, inflateRawSync } from 'node:zlib';
+import { Transform, TransformCallback, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { constants, createInflateRaw, inflateRawSync, InflateRaw } from 'node:zlib';
 import { decodePDFRawStream, PDFContext, PDFName, PDFObject, PDFRawStream } from 'pdf-lib';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 
@@ -128,31 +130,56 @@ export function decodeChainWithin(stages: readonly FilterStage[], data: Uint8Arr
   return bytes;
 }
 
+/** A stage's output counted against the budget, passed on minus its zlib header only when it is itself a zlib stream. */
+class NestedZlib extends Transform {
+  private head = Buffer.alloc(0);
+  private nested: boolean | undefined;
+
+  constructor(private readonly counter: { total: number; budget: DecodingBudget }) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.counter.total += chunk.length;
+    if (this.counter.total > this.counter.budget.left) {
+      callback(this.counter.budget.exceeded());
+      return;
+    }
+    if (this.nested === undefined) {
+      this.head = Buffer.concat([this.head, chunk]);
+      if (this.head.length < 2) {
+        callback();
+        return;
+      }
+      this.nested = zlibHeaderOk(this.head);
+      callback(null, this.nested ? this.head.subarray(2) : undefined);
+      return;
+    }
+    callback(null, this.nested ? chunk : undefined);
+  }
+}
+
 /**
- * How many bytes one zlib stream inflates to, counted as they come out (nothing kept: memory stays at one inflate
- * window), stopping as soon as the budget is passed; the input may run past the stream's end (zlib stops there).
- * Returns the bytes counted and the input consumed. Damaged data is refused, as in `inflateWithin`.
+ * How many bytes a zlib stream inflates to, and its output again while that is a zlib stream too (a deflated
+ * deflate bomb; up to `levels` levels), counted as they come out: nothing is kept, memory stays at one inflate window
+ * a level. The input may run past the stream's end (zlib stops there). Damaged data ends the count where it is, as
+ * the old scan did: a sniffed header on data that is not deflate (an unfiltered image's first bytes), or a stream
+ * written without a final block, is no reason to refuse a file. (pdf-lib's own parse-time decoding refuses damaged
+ * object streams; pdf.js decodes in its own process, with a heap limit and a deadline.)
  */
-export function countInflated(data: Uint8Array, budget: DecodingBudget): Promise<{ inflated: number; consumed: number }> {
-  if (!zlibHeaderOk(data)) return Promise.resolve({ inflated: 0, consumed: 0 });
-  return new Promise((resolve, reject) => {
-    const inflate = createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH });
-    let total = 0;
-    let done = false;
-    const finish = (err?: PdfWatermarkError): void => {
-      if (done) return;
-      done = true;
-      const consumed = inflate.bytesWritten + 2;
-      inflate.destroy();
-      if (err) reject(err);
-      else resolve({ inflated: total, consumed });
-    };
-    inflate.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > budget.left) finish(budget.exceeded());
-    });
-    inflate.on('error', () => finish(damaged()));
-    inflate.on('end', () => finish());
-    inflate.end(data.subarray(2));
-  });
+export async function countInflated(data: Uint8Array, budget: DecodingBudget, levels = 4): Promise<number> {
+  if (!zlibHeaderOk(data)) return 0;
+  const counter = { total: 0, budget };
+  const stages: Array<NodeJS.ReadWriteStream> = [];
+  for (let level = 0; level < levels; level++) {
+    stages.push(createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH }), new NestedZlib(counter));
+  }
+  const first = stages[0] as InflateRaw;
+  first.end(data.subarray(2));
+  try {
+    await pipeline([...stages, new Writable({ write: (_chunk, _encoding, callback) => callback() })]);
+  } catch (err) {
+    if (err instanceof PdfWatermarkError) throw err;
+  }
+  return counter.total;
 }

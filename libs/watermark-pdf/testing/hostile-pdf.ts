@@ -1,13 +1,13 @@
 import { createDeflate, deflateRawSync, deflateSync } from 'node:zlib';
 
 /** One indirect object of a file made by `pdfFile`: a plain body, or a stream's dictionary (without /Length) and data. */
-type FileObject = { n: number; body: string } | { n: number; dictionary: string; data: Buffer };
+export type FileObject = { n: number; body: string } | { n: number; dictionary: string; data: Buffer };
 
 /**
  * A classic PDF file (catalog object 1): the objects in the order given, a cross-reference table with an entry for
  * each number below `size` (free for numbers not written, e.g. objects inside an object stream) and the trailer.
  */
-function pdfFile(objects: readonly FileObject[], size = Math.max(...objects.map((object) => object.n)) + 1): Buffer {
+export function pdfFile(objects: readonly FileObject[], size = Math.max(...objects.map((object) => object.n)) + 1): Buffer {
   const parts: Buffer[] = [];
   const offsets: number[] = [];
   let length = 0;
