@@ -131,16 +131,17 @@ describe('retention', () => {
       const purged = async (): Promise<number> =>
         (await retention.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM order_expiry WHERE order_id = ANY($1::bigint[]) AND phase = 'purged'`, [orderIds]))[0].n;
 
+      const leased = async (): Promise<number> =>
+        (await retention.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM order_expiry WHERE order_id = ANY($1::bigint[]) AND leased_until IS NOT NULL`, [orderIds]))[0].n;
       setClockOffset(2 * 3600_000);
-      await eventually(purged, (n) => n >= 50, 60_000);
+      // killed while a batch is leased (between two sweeps nothing is: a kill then would test nothing)
+      await eventually(async () => [await purged(), await leased()], ([done, held]) => done >= 50 && held > 0, 60_000);
       await stack().stop('retention', 'SIGKILL');
       const atKill = await purged();
       expect(atKill).toBeLessThan(COUNT);
 
       // The killed sweep's batch stays leased until its lease runs out (RETENTION_LEASE_SECONDS, 15 min): move
       // the clock past it, as the time a real restart would wait.
-      const leased = async (): Promise<number> =>
-        (await retention.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM order_expiry WHERE order_id = ANY($1::bigint[]) AND leased_until IS NOT NULL`, [orderIds]))[0].n;
       expect(await leased()).toBeGreaterThan(0);
       setClockOffset(2 * 3600_000 + 16 * 60_000);
       await restartRetention(FAST_RETENTION);
