@@ -11,15 +11,20 @@ import { objectOf, ResultsController } from './results.controller';
 import { RelaySlots } from './relay-slots';
 import { RelayedObject, StorageRelay } from './storage-relay';
 
-/** Every download it opens stays open until the test ends it. */
+/** Every download it opens stays open until the test ends it; with `storageSlow`, storage's answer waits too. */
 class HeldRelay {
   readonly bodies: PassThrough[] = [];
+  storageSlow = false;
+  readonly answers: Array<() => void> = [];
 
-  open(): Promise<RelayedObject> {
+  async open(): Promise<RelayedObject> {
+    if (this.storageSlow) {
+      await new Promise<void>((resolve) => this.answers.push(resolve));
+    }
     const body = new PassThrough();
     body.write('first bytes');
     this.bodies.push(body);
-    return Promise.resolve({ headers: { 'content-type': 'image/png' }, body });
+    return { headers: { 'content-type': 'image/png' }, body };
   }
 }
 
@@ -89,6 +94,27 @@ describe('ResultsController: downloads at once (real HTTP server)', () => {
     second.resume();
     again.resume();
     await Promise.all([once(second, 'end'), once(again, 'end')]);
+  });
+
+  it('a client that leaves while storage is slow to answer holds its slot until the relay\'s request ends', async () => {
+    relay.storageSlow = true;
+    const outgoing = request({ host: '127.0.0.1', port, path: '/api/v2/results/cp-outputs/1/2/outputs/slow.png?X-Amz-Signature=s' });
+    outgoing.on('error', () => undefined);
+    outgoing.end();
+    while (relay.answers.length === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(slots.inUse).toBe(1);
+    outgoing.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // the client is gone, storage has not answered: the request to it is still open, so is the slot
+    expect(slots.inUse).toBe(1);
+    relay.storageSlow = false;
+    relay.answers.forEach((answer) => answer());
+    while (slots.inUse !== 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(slots.inUse).toBe(0);
   });
 
   it('counts one file however its path is encoded and whatever its query', () => {

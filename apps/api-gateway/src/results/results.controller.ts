@@ -63,8 +63,16 @@ export class ResultsController {
       response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       throw new DomainException(slot === 'object-busy' ? ErrorCode.RATE_LIMIT_EXCEEDED : ErrorCode.WATERMARK_V2_UNAVAILABLE, `result relay: ${slot}`);
     }
-    // 'close' comes once the answer is sent, the download ended or was cut, or the client left: every way out.
-    response.once('close', slot);
+    // The slot is held for as long as storage is: until the relay's request and the download have ended, however
+    // (a client that leaves while storage is slow to answer does not get its slot back before the request ends).
+    try {
+      await this.relayed(pathAndQuery, response);
+    } finally {
+      slot();
+    }
+  }
+
+  private async relayed(pathAndQuery: string, response: Response): Promise<void> {
     let upstream: RelayedObject;
     try {
       upstream = await this.relay.open(pathAndQuery);
