@@ -133,4 +133,16 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
     const ours = claimed.map((claim) => claim.id).filter((id) => [strayLive, testEvent, liveOnLive, testOnLive].includes(id));
     expect(ours.sort()).toEqual([testEvent, liveOnLive, testOnLive].sort());
   });
+
+  it('the pending-age metric leaves out what the dispatcher never sends (a live event under a test webhook)', async () => {
+    const testHook = await hook('test', 'age-test');
+    const liveHook = await hook('live', 'age-live');
+    const [stray, waiting] = await insert([
+      { webhookId: testHook.id, testMode: false },
+      { webhookId: liveHook.id, testMode: false },
+    ]);
+    await db.query(`UPDATE webhook_delivery SET created_at = '2000-01-01T00:00:00Z' WHERE id = $1`, [stray]);
+    await db.query(`UPDATE webhook_delivery SET created_at = '2001-01-01T00:00:00Z' WHERE id = $1`, [waiting]);
+    expect((await deliveries.oldestPendingCreatedAt())?.toISOString()).toBe('2001-01-01T00:00:00.000Z');
+  });
 });

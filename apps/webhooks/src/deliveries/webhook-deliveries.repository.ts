@@ -271,9 +271,15 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
     return exists[0]?.exists ? 'busy' : null;
   }
 
+  /**
+   * The oldest delivery waiting to go out, among those `claimDue` may send: a live event queued for a test webhook
+   * (by a replica of the previous release, during a rolling update) is never sent, and must not age the metric.
+   */
   async oldestPendingCreatedAt(): Promise<Date | null> {
     const rows = await this.dataSource.query<Array<{ oldest: Date | null }>>(
-      `SELECT min(created_at) AS oldest FROM webhook_delivery WHERE status = 'PENDING'`,
+      `SELECT min(d.created_at) AS oldest FROM webhook_delivery d
+       JOIN webhook_endpoint e ON e.id = d.webhook_id AND (e.mode = 'live' OR ${testEventSql('d')})
+       WHERE d.status = 'PENDING'`,
     );
     return rows[0]?.oldest ? new Date(rows[0].oldest) : null;
   }

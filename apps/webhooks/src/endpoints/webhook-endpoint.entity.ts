@@ -20,10 +20,11 @@ export class WebhookEndpointEntity {
 
   /**
    * The mode of the key that created it: only keys of this mode see and manage it, and a `test` webhook
-   * receives only test orders' events (`webhook-mode.ts`). No default: every insert states it, so a
-   * forgotten mode can never silently make a webhook live.
+   * receives only test orders' events (`webhook-mode.ts`). Every insert of this release states it (the
+   * repository's `owner` is required); the column's default, `live`, is for replicas of the previous release
+   * during a rolling update.
    */
-  @Column({ type: 'text' })
+  @Column({ type: 'text', default: 'live' })
   mode!: KeyMode;
 
   @Column({ name: 'is_active', type: 'boolean', default: true })

@@ -53,10 +53,12 @@ describe('WebhookEndpointsRepository (real PostgreSQL)', () => {
     expect(pending.upQueries.map((query) => query.query)).toEqual([]);
   });
 
-  it('a new row must name a known mode: no default, no other value', async () => {
-    await expect(
-      db.query(`INSERT INTO webhook_endpoint (account_id, name, url, secret_ciphertext) VALUES (42, 'x', 'https://hooks.example.com/x', 'v1:x')`),
-    ).rejects.toThrow(/null value in column "mode"/);
+  it('a row without a mode (a replica of the previous release, during a rolling update) is live; no other value', async () => {
+    const [row] = await db.query<Array<{ id: number; mode: string }>>(
+      `INSERT INTO webhook_endpoint (account_id, name, url, secret_ciphertext) VALUES (4242, 'x', 'https://hooks.example.com/x', 'v1:x') RETURNING id, mode`,
+    );
+    expect(row.mode).toBe('live');
+    await db.query('DELETE FROM webhook_endpoint WHERE id = $1', [row.id]);
     await expect(
       db.query(`INSERT INTO webhook_endpoint (account_id, name, url, secret_ciphertext, mode) VALUES (42, 'x', 'https://hooks.example.com/x', 'v1:x', 'sandbox')`),
     ).rejects.toThrow(/ck_webhook_endpoint_mode/);

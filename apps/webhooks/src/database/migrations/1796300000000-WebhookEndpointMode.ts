@@ -2,15 +2,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The key mode a webhook belongs to. Webhooks made before it were shared by both key modes; they become `live`,
- * the side that already received every event, so no existing receiver loses a delivery. The default only fills
- * the existing rows and is dropped at once: new rows must say their mode.
+ * the side that already received every event, so no existing receiver loses a delivery. The default stays: during
+ * a rolling update, replicas of the previous release still create webhooks without a mode, and theirs are live as
+ * before (this release always states the mode).
  */
 export class WebhookEndpointMode1796300000000 implements MigrationInterface {
   name = 'WebhookEndpointMode1796300000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "webhook_endpoint" ADD COLUMN "mode" text NOT NULL DEFAULT 'live'`);
-    await queryRunner.query(`ALTER TABLE "webhook_endpoint" ALTER COLUMN "mode" DROP DEFAULT`);
     await queryRunner.query(`ALTER TABLE "webhook_endpoint" ADD CONSTRAINT "ck_webhook_endpoint_mode" CHECK ("mode" IN ('live', 'test'))`);
   }
 
