@@ -133,6 +133,7 @@ export function decodeChainWithin(stages: readonly FilterStage[], data: Uint8Arr
 /** A stage's output counted against the budget, passed on minus its zlib header only when it is itself a zlib stream. */
 class NestedZlib extends Transform {
   private head = Buffer.alloc(0);
+  /** Whether the output is a zlib stream too (known after its first two bytes). */
   private nested: boolean | undefined;
 
   constructor(private readonly counter: { total: number; budget: DecodingBudget }) {
@@ -159,27 +160,69 @@ class NestedZlib extends Transform {
   }
 }
 
-/**
- * How many bytes a zlib stream inflates to, and its output again while that is a zlib stream too (a deflated
- * deflate bomb; up to `levels` levels), counted as they come out: nothing is kept, memory stays at one inflate window
- * a level. The input may run past the stream's end (zlib stops there). Damaged data ends the count where it is, as
- * the old scan did: a sniffed header on data that is not deflate (an unfiltered image's first bytes), or a stream
- * written without a final block, is no reason to refuse a file. (pdf-lib's own parse-time decoding refuses damaged
- * object streams; pdf.js decodes in its own process, with a heap limit and a deadline.)
- */
-export async function countInflated(data: Uint8Array, budget: DecodingBudget, levels = 4): Promise<number> {
-  if (!zlibHeaderOk(data)) return 0;
+/** One pass over `levels` chained inflates: the bytes they all gave. */
+async function countLevels(data: Uint8Array, budget: DecodingBudget, levels: number): Promise<{ total: number }> {
   const counter = { total: 0, budget };
-  const stages: Array<NodeJS.ReadWriteStream> = [];
+  const stages: NodeJS.ReadWriteStream[] = [];
   for (let level = 0; level < levels; level++) {
     stages.push(createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH }), new NestedZlib(counter));
   }
-  const first = stages[0] as InflateRaw;
-  first.end(data.subarray(2));
+  (stages[0] as InflateRaw).end(data.subarray(2));
   try {
     await pipeline([...stages, new Writable({ write: (_chunk, _encoding, callback) => callback() })]);
   } catch (err) {
     if (err instanceof PdfWatermarkError) throw err;
   }
-  return counter.total;
+  return { total: counter.total };
+}
+
+/**
+ * One inflate counted through its 'data' events (the cost of the old scan: no stream chain), stopping as soon as the
+ * output shows itself a zlib stream too (then `nested`, for the chained pass).
+ */
+function countOneLevel(data: Uint8Array, budget: DecodingBudget): Promise<{ total: number; nested: boolean }> {
+  return new Promise((resolve, reject) => {
+    const inflate = createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH });
+    let total = 0;
+    let head = Buffer.alloc(0);
+    let done = false;
+    const finish = (result: { nested: boolean } | PdfWatermarkError): void => {
+      if (done) return;
+      done = true;
+      inflate.destroy();
+      if (result instanceof PdfWatermarkError) reject(result);
+      else resolve({ total, nested: result.nested });
+    };
+    inflate.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > budget.left) {
+        finish(budget.exceeded());
+        return;
+      }
+      if (head.length < 2) {
+        head = Buffer.concat([head, chunk.subarray(0, 2)]);
+        if (head.length >= 2 && zlibHeaderOk(head)) finish({ nested: true });
+      }
+    });
+    inflate.on('error', () => finish({ nested: false }));
+    inflate.on('end', () => finish({ nested: false }));
+    inflate.end(data.subarray(2));
+  });
+}
+
+/** Most zlib streams are not nested: one level first, the chain of levels only when the output is zlib too. */
+const NESTED_LEVELS = 4;
+
+/**
+ * How many bytes a zlib stream inflates to, and its output again while that is a zlib stream too (a deflated
+ * deflate bomb; up to NESTED_LEVELS levels), counted as they come out: nothing is kept, memory stays at one inflate
+ * window a level. The input may run past the stream's end (zlib stops there). Damaged data ends the count where it
+ * is, as the old scan did: a sniffed header on data that is not deflate (an unfiltered image's first bytes), or a
+ * stream written without a final block, is no reason to refuse a file. (pdf-lib's own parse-time decoding refuses
+ * damaged object streams; pdf.js decodes in its own process, with a heap limit and a deadline.)
+ */
+export async function countInflated(data: Uint8Array, budget: DecodingBudget): Promise<number> {
+  if (!zlibHeaderOk(data)) return 0;
+  const once = await countOneLevel(data, budget);
+  return once.nested ? (await countLevels(data, budget, NESTED_LEVELS)).total : once.total;
 }
