@@ -30,6 +30,19 @@ export class Deadline {
     return () => this.listeners.delete(listener);
   }
 
+  /** Ends the budget now with `error`: whatever is in flight is destroyed with it, as when the deadline passes. */
+  cancel(error: EgressError): void {
+    if (this.expired) {
+      return;
+    }
+    clearTimeout(this.timer);
+    this.expired = error;
+    for (const listener of [...this.listeners]) {
+      listener(error);
+    }
+    this.listeners.clear();
+  }
+
   clear(): void {
     clearTimeout(this.timer);
     this.listeners.clear();

@@ -2,6 +2,7 @@
 // deadline or cap with a typed error, private destinations are refused unless allow-listed, redirects are
 // failures, and the peer's connection is released after each failure.
 import { HostileBehaviour, HostilePeer, loopbackTlsCertificate, LoopbackTlsCertificate, rejectionOf } from '@cp/testing';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { Readable } from 'node:stream';
@@ -213,6 +214,29 @@ describe('EgressClient held to one configured origin (the results relay to stora
       const client = new EgressClient({ userAgent: 'egress-spec/1', schemes: ['http:'], origin: `http://127.0.0.1:${port}` });
       const failure = await rejectionOf(client.stream({ url: `http://127.0.0.1:${port}/x`, deadlineMs: 600_000, answerWithinMs: 300, maxResponseBytes: 10 }), EgressError);
       expect(failure).toMatchObject({ reason: EgressFailure.DEADLINE, message: 'not done within 300 ms' });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('signal: a caller that gives up ends a request still waiting for its answer with ABORTED, and its connection', async () => {
+    const closed: Array<Promise<unknown>> = [];
+    const server = createServer((socket) => {
+      socket.on('data', () => undefined);
+      closed.push(once(socket, 'close'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const client = new EgressClient({ userAgent: 'egress-spec/1', schemes: ['http:'], origin: `http://127.0.0.1:${port}` });
+      const caller = new AbortController();
+      const pending = rejectionOf(client.stream({ url: `http://127.0.0.1:${port}/x`, deadlineMs: 600_000, maxResponseBytes: 10, signal: caller.signal }), EgressError);
+      while (closed.length === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      caller.abort();
+      expect(await pending).toMatchObject({ reason: EgressFailure.ABORTED });
+      await closed[0];
     } finally {
       server.close();
     }

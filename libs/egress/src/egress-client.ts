@@ -37,6 +37,8 @@ export interface EgressGetRequest {
   maxRedirects?: number;
   /** The answer's status line must have come within this (DEADLINE otherwise); the whole exchange keeps `deadlineMs`. */
   answerWithinMs?: number;
+  /** The caller giving up (a relay's client gone): the request, or the body, ends at once with ABORTED. */
+  signal?: AbortSignal;
 }
 
 export interface EgressStream {
@@ -162,6 +164,11 @@ export class EgressClient {
   /** GETs `url` and streams a 2xx answer's body (any other status is BAD_STATUS with that status). */
   async stream(request: EgressGetRequest): Promise<EgressStream> {
     const deadline = new Deadline(request.deadlineMs);
+    const abort = (): void => deadline.cancel(new EgressError(EgressFailure.ABORTED, 'the caller gave up'));
+    if (request.signal?.aborted) {
+      abort();
+    }
+    request.signal?.addEventListener('abort', abort, { once: true });
     try {
       let url = this.parse(request.url);
       for (let hop = 0; ; hop++) {
@@ -191,10 +198,13 @@ export class EgressClient {
           response.destroy();
           throw new EgressError(EgressFailure.TOO_LARGE, `declares ${declared} bytes, more than ${request.maxResponseBytes}`);
         }
-        return { status, headers: response.headers, url: url.toString(), body: this.capped(response, request.maxResponseBytes, deadline) };
+        const body = this.capped(response, request.maxResponseBytes, deadline);
+        body.once('close', () => request.signal?.removeEventListener('abort', abort));
+        return { status, headers: response.headers, url: url.toString(), body };
       }
     } catch (error) {
       deadline.clear();
+      request.signal?.removeEventListener('abort', abort);
       throw asEgressError(error);
     }
   }

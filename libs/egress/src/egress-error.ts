@@ -12,6 +12,8 @@ export enum EgressFailure {
   BAD_STATUS = 'bad_status',
   /** DNS failure, refused or reset connection, TLS failure. */
   NETWORK = 'network',
+  /** The caller gave up (its AbortSignal): the exchange was ended where it was. */
+  ABORTED = 'aborted',
 }
 
 export class EgressError extends Error {

@@ -9,17 +9,27 @@ import { GATEWAY_CONFIG } from '../gateway.config';
 import { HttpExceptionFilter } from '../http/http-exception.filter';
 import { objectOf, ResultsController } from './results.controller';
 import { RelaySlots } from './relay-slots';
-import { RelayedObject, StorageRelay } from './storage-relay';
+import { RelayedObject, StorageRelay, StorageRelayError } from './storage-relay';
 
-/** Every download it opens stays open until the test ends it; with `storageSlow`, storage's answer waits too. */
+/**
+ * Every download it opens stays open until the test ends it; with `storageSlow`, storage's answer waits too, until
+ * the test gives it or the controller's signal ends the request (its client gone).
+ */
 class HeldRelay {
   readonly bodies: PassThrough[] = [];
   storageSlow = false;
   readonly answers: Array<() => void> = [];
+  ended = 0;
 
-  async open(): Promise<RelayedObject> {
+  async open(_pathAndQuery: string, signal?: AbortSignal): Promise<RelayedObject> {
     if (this.storageSlow) {
-      await new Promise<void>((resolve) => this.answers.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        this.answers.push(resolve);
+        signal?.addEventListener('abort', () => {
+          this.ended += 1;
+          reject(new StorageRelayError('storage-unavailable', 'the caller gave up'));
+        });
+      });
     }
     const body = new PassThrough();
     body.write('first bytes');
@@ -96,7 +106,7 @@ describe('ResultsController: downloads at once (real HTTP server)', () => {
     await Promise.all([once(second, 'end'), once(again, 'end')]);
   });
 
-  it('a client that leaves while storage is slow to answer holds its slot until the relay\'s request ends', async () => {
+  it('a client that leaves while storage is slow to answer ends the relay\'s request; its slot comes back once that has ended', async () => {
     relay.storageSlow = true;
     const outgoing = request({ host: '127.0.0.1', port, path: '/api/v2/results/cp-outputs/1/2/outputs/slow.png?X-Amz-Signature=s' });
     outgoing.on('error', () => undefined);
@@ -104,17 +114,14 @@ describe('ResultsController: downloads at once (real HTTP server)', () => {
     while (relay.answers.length === 0) {
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(slots.inUse).toBe(1);
+    expect([slots.inUse, relay.ended]).toEqual([1, 0]);
     outgoing.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // the client is gone, storage has not answered: the request to it is still open, so is the slot
-    expect(slots.inUse).toBe(1);
-    relay.storageSlow = false;
-    relay.answers.forEach((answer) => answer());
+    // storage never answers: only the client's going ends the request, and then the slot comes back
     while (slots.inUse !== 0) {
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(slots.inUse).toBe(0);
+    expect(relay.ended).toBe(1);
+    relay.storageSlow = false;
   });
 
   it('counts one file however its path is encoded and whatever its query', () => {

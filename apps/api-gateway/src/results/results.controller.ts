@@ -63,19 +63,22 @@ export class ResultsController {
       response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       throw new DomainException(slot === 'object-busy' ? ErrorCode.RATE_LIMIT_EXCEEDED : ErrorCode.WATERMARK_V2_UNAVAILABLE, `result relay: ${slot}`);
     }
-    // The slot is held for as long as storage is: until the relay's request and the download have ended, however
-    // (a client that leaves while storage is slow to answer does not get its slot back before the request ends).
+    // The slot is held for as long as storage is: until the relay's request and the download have ended, however.
+    // A client that leaves ends the request to storage at once ('close' also comes after a finished answer: nothing
+    // is left to end then).
+    const gone = new AbortController();
+    response.once('close', () => gone.abort());
     try {
-      await this.relayed(pathAndQuery, response);
+      await this.relayed(pathAndQuery, response, gone.signal);
     } finally {
       slot();
     }
   }
 
-  private async relayed(pathAndQuery: string, response: Response): Promise<void> {
+  private async relayed(pathAndQuery: string, response: Response, signal: AbortSignal): Promise<void> {
     let upstream: RelayedObject;
     try {
-      upstream = await this.relay.open(pathAndQuery);
+      upstream = await this.relay.open(pathAndQuery, signal);
     } catch (error) {
       if (error instanceof StorageRelayError && error.reason === 'storage-unavailable') {
         throw new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, error.message);

@@ -87,8 +87,11 @@ export class StorageRelay {
     this.egress = new EgressClient({ origin: config.results.storageEndpoint, schemes: ['http:', 'https:'], userAgent: 'content-protection-results-relay' });
   }
 
-  /** Rejects with a StorageRelayError: `not-relayed` (the path is refused), `not-found` (storage said no), `storage-unavailable`. */
-  async open(pathAndQuery: string): Promise<RelayedObject> {
+  /**
+   * Rejects with a StorageRelayError: `not-relayed` (the path is refused), `not-found` (storage said no),
+   * `storage-unavailable` (or the caller's `signal` ended it: its client is gone).
+   */
+  async open(pathAndQuery: string, signal?: AbortSignal): Promise<RelayedObject> {
     const { storageEndpoint, signedHost, bucket } = this.config.results;
     const target = relayTarget(pathAndQuery, storageEndpoint, bucket);
     if (!target) {
@@ -101,6 +104,7 @@ export class StorageRelay {
         deadlineMs: RELAY_DEADLINE_MS,
         answerWithinMs: RELAY_HEADERS_TIMEOUT_MS,
         maxResponseBytes: RELAY_MAX_BYTES,
+        signal,
       });
       return { headers: answer.headers, body: answer.body };
     } catch (error) {
