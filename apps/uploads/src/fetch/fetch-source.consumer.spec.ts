@@ -3,7 +3,6 @@ import { FetchSourceJob } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
 import { HandlerContext, MessagingRuntime } from '@cp/messaging';
 import { EntityManager } from 'typeorm';
-import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
 import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
@@ -29,12 +28,6 @@ describe('FetchSourceConsumer', () => {
         return Promise.resolve(10);
       },
     } as unknown as SourceFetcher;
-    const markUploaded = {
-      execute: (_tx: EntityManager, fileId: string, size: number) => {
-        uploaded.push([fileId, size]);
-        return Promise.resolve(true);
-      },
-    } as unknown as MarkUploadedUseCase;
     const receive = {
       execute: (_tx: EntityManager, fileId: string, size: number) => {
         uploaded.push([fileId, size]);
@@ -42,7 +35,7 @@ describe('FetchSourceConsumer', () => {
       },
       discard: () => Promise.resolve(),
     } as unknown as ReceiveUploadUseCase;
-    new FetchSourceConsumer({} as TransactionRepository, slots, messaging, fetcher, markUploaded, receive).onModuleInit();
+    new FetchSourceConsumer({} as TransactionRepository, slots, messaging, fetcher, receive).onModuleInit();
     if (!handle) {
       throw new Error('the consumer registered no handler');
     }

@@ -2,7 +2,6 @@ import { Events, Jobs, message, OrderFailureCode, Streams } from '@cp/contracts'
 import { Transaction, TransactionRepository } from '@cp/database';
 import { HEARTBEAT_JOB_ACK_WAIT_MS, MessagingRuntime } from '@cp/messaging';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
 import { ReceivedUpload, ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
@@ -18,7 +17,6 @@ export class FetchSourceConsumer implements OnModuleInit {
     private readonly slots: UploadSlotsRepository,
     private readonly messaging: MessagingRuntime,
     private readonly fetcher: SourceFetcher,
-    private readonly markUploaded: MarkUploadedUseCase,
     private readonly receive: ReceiveUploadUseCase,
   ) {}
 
@@ -39,7 +37,7 @@ export class FetchSourceConsumer implements OnModuleInit {
         if (slot.mode === 'test') {
           // Test keys never fetch (the sandbox's mock lifecycle, as for the test-upload sink): the file counts
           // as arrived and nothing is stored, so a test key cannot make the platform request a URL.
-          await context.transaction((tx) => this.markUploaded.execute(tx, slot.fileId, 0).then(() => undefined));
+          await context.transaction((tx) => this.receive.execute(tx, slot.fileId, 0).then(() => undefined));
           return;
         }
         try {
