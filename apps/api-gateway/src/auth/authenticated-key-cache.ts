@@ -1,4 +1,4 @@
-import { Clock } from '@cp/clock';
+import { Clock, ExpiringMap } from '@cp/clock';
 import { AccountsRepository, AuthenticatedKey, hashApiKey } from '@cp/gateway-data-access';
 import { Injectable } from '@nestjs/common';
 
@@ -14,11 +14,6 @@ export const UNKNOWN_KEY_TTL_MS = 5_000;
 /** Bound on remembered misses: random keys fill it and push out the oldest, never grow it. */
 export const UNKNOWN_KEY_MAX_ENTRIES = 10_000;
 
-interface Entry {
-  key: AuthenticatedKey;
-  expiresAtMs: number;
-}
-
 /**
  * Key → account of this replica, so a request does not cost a PostgreSQL lookup. Keyed by the key's SHA-256
  * (no plaintext kept). Unknown keys are kept apart, for `UNKNOWN_KEY_TTL_MS` only and in a bounded map of their
@@ -28,39 +23,38 @@ interface Entry {
  */
 @Injectable()
 export class AuthenticatedKeyCache {
-  private readonly byDigest = new Map<string, Entry>();
+  private readonly byDigest: ExpiringMap<string, AuthenticatedKey>;
   private readonly digestsByKeyId = new Map<string, string>();
-  /** Digest → until when it is answered "unknown" without a query. */
-  private readonly unknownUntil = new Map<string, number>();
+  /** Digests answered "unknown" without a query until their entry ends. */
+  private readonly unknown: ExpiringMap<string, true>;
   /** Bumped by every invalidation, so a lookup that started before it does not store a stale answer. */
   private generation = 0;
 
   constructor(
     private readonly accounts: AccountsRepository,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.byDigest = new ExpiringMap(clock, KEY_CACHE_MAX_ENTRIES, (_digest, key) => this.digestsByKeyId.delete(key.keyId));
+    this.unknown = new ExpiringMap(clock, UNKNOWN_KEY_MAX_ENTRIES);
+  }
 
   async authenticate(candidate: string): Promise<AuthenticatedKey | null> {
     const digest = hashApiKey(candidate);
-    const now = this.clock.nowMs();
     const cached = this.byDigest.get(digest);
-    if (cached && cached.expiresAtMs > now) {
-      return cached.key;
+    if (cached !== undefined) {
+      return cached;
     }
-    const unknownUntil = this.unknownUntil.get(digest);
-    if (unknownUntil !== undefined) {
-      if (unknownUntil > now) {
-        return null;
-      }
-      this.unknownUntil.delete(digest);
+    if (this.unknown.get(digest) !== undefined) {
+      return null;
     }
     const generation = this.generation;
     const key = await this.accounts.authenticateDigest(digest);
     if (generation === this.generation) {
       if (key) {
-        this.store(digest, key, now + KEY_CACHE_TTL_MS);
+        this.byDigest.set(digest, key, KEY_CACHE_TTL_MS);
+        this.digestsByKeyId.set(key.keyId, digest);
       } else {
-        this.storeUnknown(digest, now + UNKNOWN_KEY_TTL_MS);
+        this.unknown.set(digest, true, UNKNOWN_KEY_TTL_MS);
       }
     }
     return key;
@@ -79,35 +73,15 @@ export class AuthenticatedKeyCache {
     this.generation += 1;
     this.byDigest.clear();
     this.digestsByKeyId.clear();
-    this.unknownUntil.clear();
+    this.unknown.clear();
   }
 
   get size(): number {
     return this.byDigest.size;
   }
 
-  /** Unknown keys remembered (expired ones included until they are asked again or pushed out). */
+  /** Unknown keys remembered (ended ones included until they are asked again or pushed out). */
   get unknownSize(): number {
-    return this.unknownUntil.size;
-  }
-
-  private storeUnknown(digest: string, untilMs: number): void {
-    this.unknownUntil.delete(digest);
-    this.unknownUntil.set(digest, untilMs);
-    if (this.unknownUntil.size > UNKNOWN_KEY_MAX_ENTRIES) {
-      const [oldest] = this.unknownUntil.keys();
-      this.unknownUntil.delete(oldest);
-    }
-  }
-
-  private store(digest: string, key: AuthenticatedKey, expiresAtMs: number): void {
-    this.byDigest.delete(digest);
-    this.byDigest.set(digest, { key, expiresAtMs });
-    this.digestsByKeyId.set(key.keyId, digest);
-    if (this.byDigest.size > KEY_CACHE_MAX_ENTRIES) {
-      const [oldestDigest, oldest] = this.byDigest.entries().next().value as [string, Entry];
-      this.byDigest.delete(oldestDigest);
-      this.digestsByKeyId.delete(oldest.key.keyId);
-    }
+    return this.unknown.size;
   }
 }

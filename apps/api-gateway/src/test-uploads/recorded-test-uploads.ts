@@ -1,4 +1,4 @@
-import { Clock } from '@cp/clock';
+import { Clock, ExpiringMap } from '@cp/clock';
 import { TestUploadView } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 
@@ -14,29 +14,18 @@ export const RECORDED_UPLOAD_MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class RecordedTestUploads {
-  private readonly byToken = new Map<string, { view: TestUploadView; untilMs: number }>();
+  private readonly byToken: ExpiringMap<string, TestUploadView>;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(clock: Clock) {
+    this.byToken = new ExpiringMap(clock, RECORDED_UPLOAD_MAX_ENTRIES);
+  }
 
   find(token: string): TestUploadView | null {
-    const entry = this.byToken.get(token);
-    if (!entry) {
-      return null;
-    }
-    if (entry.untilMs <= this.clock.nowMs()) {
-      this.byToken.delete(token);
-      return null;
-    }
-    return entry.view;
+    return this.byToken.get(token) ?? null;
   }
 
   remember(token: string, view: TestUploadView): void {
-    this.byToken.delete(token);
-    this.byToken.set(token, { view, untilMs: this.clock.nowMs() + RECORDED_UPLOAD_TTL_MS });
-    if (this.byToken.size > RECORDED_UPLOAD_MAX_ENTRIES) {
-      const [oldest] = this.byToken.keys();
-      this.byToken.delete(oldest);
-    }
+    this.byToken.set(token, view, RECORDED_UPLOAD_TTL_MS);
   }
 
   get size(): number {
