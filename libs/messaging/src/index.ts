@@ -17,3 +17,4 @@ export * from './messaging-migrations';
 export * from './job-attempt.entity';
 export * from './job-attempts.repository';
 export * from './order-steps.controller';
+export * from './rpc-server-transport';

@@ -3,7 +3,6 @@
 import { BatchResults, defineRpc, DomainException, ErrorCode } from '@cp/contracts';
 import { testInfra, uniqueName } from '@cp/testing';
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
-import { Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsInt, IsString, ValidateNested } from 'class-validator';
@@ -11,6 +10,7 @@ import { connect, JSONCodec, NatsConnection } from 'nats';
 import { RpcBatcher } from './rpc-batcher';
 import { RpcClient, RpcClientModule } from './rpc-client';
 import { ANSWER_ALONE, answerEach, RpcHandler, RpcHandlers } from './rpc-server';
+import { createRpcServer } from './rpc-server-transport';
 
 class AddQuery {
   @IsInt()
@@ -39,6 +39,7 @@ const refuse = defineRpc<never>()(`${prefix}.refuse`, AddQuery);
 const crash = defineRpc<never>()(`${prefix}.crash`, AddQuery);
 const slow = defineRpc<{ sum: number }>()(`${prefix}.slow`, AddQuery);
 const nobody = defineRpc<never>()(`${prefix}.nobody`, AddQuery);
+const huge = defineRpc<{ text: string }>()(`${prefix}.huge`, AddQuery);
 
 @Controller()
 @RpcHandlers()
@@ -75,6 +76,12 @@ class CalculatorController {
     throw new Error('internal detail that must not travel');
   }
 
+  /** A reply of `a` MiB: over NATS's default `max_payload` (1 MiB) for `a` ≥ 1. */
+  @RpcHandler(huge)
+  async huge(query: AddQuery): Promise<{ text: string }> {
+    return { text: 'x'.repeat(query.a * 1024 * 1024 - 100) };
+  }
+
   @RpcHandler(slow)
   async slow(query: AddQuery): Promise<{ sum: number }> {
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -92,8 +99,7 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
 
   beforeAll(async () => {
     server = (await Test.createTestingModule({ imports: [CalculatorModule] }).compile()).createNestMicroservice({
-      transport: Transport.NATS,
-      options: { servers: [testInfra.natsUrl], queue: prefix },
+      strategy: createRpcServer({ servers: [testInfra.natsUrl], queue: prefix }),
     });
     await server.listen();
     const moduleRef = await Test.createTestingModule({ imports: [RpcClientModule.register(testInfra.natsUrl, prefix, 1000)] }).compile();
@@ -126,6 +132,12 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
     expect(error).toBeInstanceOf(DomainException);
     expect((error as DomainException).code).toBe(ErrorCode.SERVER_INTERNAL_ERROR);
     expect(String((error as Error).message)).not.toContain('internal detail');
+  });
+
+  it('a reply too large for one NATS message is answered SERVER_INTERNAL_ERROR at once, not left to time out', async () => {
+    await expect(client.request(huge, { a: 2, b: 0, label: 'x' }, 10_000)).rejects.toMatchObject({ code: ErrorCode.SERVER_INTERNAL_ERROR });
+    // Half a MiB still travels.
+    await expect(client.request(add, { a: 1, b: 1, label: 'y'.repeat(512 * 1024) })).resolves.toMatchObject({ sum: 2 });
   });
 
   it('nobody subscribed: 503 code once the short no-responders retry ends, without waiting for the timeout', async () => {

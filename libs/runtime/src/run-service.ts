@@ -1,8 +1,8 @@
 import { ConfigValidationError } from '@cp/config';
-import { NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
+import { createRpcServer, NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
 import { DynamicModule, INestApplication, Logger as NestLogger, OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, NatsContext, ServerNats, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions, NatsContext, ServerNats } from '@nestjs/microservices';
 import { contextFromHeaders, HeaderCarrier, inSpan, SpanKind, startTracing, TracingHandle, traceHttpRequests } from '@cp/tracing';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
@@ -55,18 +55,18 @@ class TracingShutdown implements OnApplicationShutdown {
 }
 
 /**
- * The NATS request/reply server: with tracing on, each request is handled inside a server span whose parent is
- * the caller's (`traceparent` in the request's headers), so the handler's own RPCs and outbox rows join the trace.
+ * The NATS request/reply server (`createRpcServer`: replies bounded by NATS's `max_payload`): with tracing on, each
+ * request is handled inside a server span whose parent is the caller's (`traceparent` in the request's headers), so
+ * the handler's own RPCs and outbox rows join the trace.
  */
 function rpcServer(options: ConstructorParameters<typeof ServerNats>[0], traced: boolean): MicroserviceOptions {
-  if (!traced) {
-    return { transport: Transport.NATS, options };
+  const server = createRpcServer(options);
+  if (traced) {
+    server.setOnProcessingStartHook((_transport, context, done) => {
+      const nats = context as NatsContext;
+      void inSpan(`rpc ${nats.getSubject()}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(nats.getHeaders() as HeaderCarrier | undefined) }, () => done());
+    });
   }
-  const server = new ServerNats(options);
-  server.setOnProcessingStartHook((_transport, context, done) => {
-    const nats = context as NatsContext;
-    void inSpan(`rpc ${nats.getSubject()}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(nats.getHeaders() as HeaderCarrier | undefined) }, () => done());
-  });
   return { strategy: server };
 }
 
