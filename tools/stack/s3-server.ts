@@ -2,6 +2,7 @@
 // forwarded to NATS JetStream in the shape MinIO's bucket notifications publish, so the uploads
 // service runs the production code path. s3rver does not verify SigV4 signatures (MinIO does).
 //   S3_PORT=9000 S3_DIRECTORY=tmp/s3 NATS_URL=nats://127.0.0.1:4222 node -r ./tools/register.js tools/stack/s3-server.ts
+import { DEFAULT_NATS_STREAM_MAX_MIB } from '@cp/config';
 import { ALL_STREAMS, STORAGE_EVENTS_SUBJECT } from '@cp/contracts';
 import { ensureStreams, NATS_RECONNECT_OPTIONS, natsServers } from '@cp/messaging';
 import { applyHttpTimeouts } from '@cp/runtime';
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
   mkdirSync(directory, { recursive: true });
   const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 's3-bridge', ...NATS_RECONNECT_OPTIONS });
   // The services' replication: a bridge started first (or restarted) must not scale the streams back to one copy.
-  await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS, { replicas: Number(process.env.NATS_STREAM_REPLICAS ?? 1) });
+  // The same bounds as the services set (NATS_STREAM_MAX_MIB), so whichever starts last leaves the streams as configured.
+  const maxBytes = Number(process.env.NATS_STREAM_MAX_MIB ?? DEFAULT_NATS_STREAM_MAX_MIB) * 1024 * 1024;
+  await ensureStreams(await nc.jetstreamManager(), ALL_STREAMS, { replicas: Number(process.env.NATS_STREAM_REPLICAS ?? 1), maxBytes });
   const js = nc.jetstream();
   const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, vhostBuckets: false });
   behaveLikeMinio(server);

@@ -13,6 +13,9 @@ export const toBoolean = ({ key, obj }: { key: string; obj: Record<string, unkno
   return typeof raw === 'string' ? ['1', 'true', 'yes'].includes(raw.toLowerCase()) : raw;
 };
 
+/** `NATS_STREAM_MAX_MIB` when unset (also read by the local S3 bridge, which sets the streams up too). */
+export const DEFAULT_NATS_STREAM_MAX_MIB = 1024;
+
 /** Variables every service reads. */
 export class CoreEnv {
   @IsIn(['development', 'test', 'production'])
@@ -86,6 +89,17 @@ export class CoreEnv {
   @Min(1)
   @Max(5)
   NATS_STREAM_REPLICAS: number = 1;
+
+  /**
+   * Size bound of the EVENTS and of the JOBS stream, in MiB; STORAGE_EVENTS gets a quarter of it and PARKED half
+   * (`sizeShare` in `libs/contracts/src/subjects.ts`). JetStream reserves them on its file store: each node holding
+   * a copy needs 2.75 × this much JetStream storage free (2.75 GiB at the default). A full stream drops its
+   * oldest messages, except JOBS, which refuses new ones (the outboxes keep them and repeat).
+   */
+  @IsInt()
+  @Min(16)
+  @Max(1_048_576)
+  NATS_STREAM_MAX_MIB: number = DEFAULT_NATS_STREAM_MAX_MIB;
 
   @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
   LOG_LEVEL: string = 'info';
@@ -164,7 +178,7 @@ export interface CoreConfig {
     connectionTimeoutMs: number;
   };
   /** `url`: one server or a comma-separated list (split by the messaging library's connections). */
-  nats: { url: string; streamReplicas: number };
+  nats: { url: string; streamReplicas: number; streamMaxBytes: number };
   log: { level: string };
   clock: { offsetFile: string | undefined };
   outbox: { pollIntervalMs: number };
@@ -186,7 +200,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       connectionTimeoutMs: env.DATABASE_CONNECTION_TIMEOUT_MS,
     },
-    nats: { url: env.NATS_URL, streamReplicas: env.NATS_STREAM_REPLICAS },
+    nats: { url: env.NATS_URL, streamReplicas: env.NATS_STREAM_REPLICAS, streamMaxBytes: env.NATS_STREAM_MAX_MIB * 1024 * 1024 },
     log: { level: env.LOG_LEVEL },
     clock: { offsetFile: env.CLOCK_OFFSET_FILE },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },

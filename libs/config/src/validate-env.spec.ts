@@ -49,13 +49,19 @@ describe('validateEnv', () => {
   });
 
   it('takes NATS_URL as one URL or a comma-separated list, and NATS_STREAM_REPLICAS from 1 to 5 (default 1)', () => {
-    expect(toCoreConfig(validateEnv(CoreEnv, base)).nats).toEqual({ url: 'nats://127.0.0.1:4222', streamReplicas: 1 });
+    expect(toCoreConfig(validateEnv(CoreEnv, base)).nats).toEqual({ url: 'nats://127.0.0.1:4222', streamReplicas: 1, streamMaxBytes: 1024 * 1024 * 1024 });
     const cluster = 'nats://nats-0.nats:4222, nats://nats-1.nats:4222,nats://nats-2.nats:4222';
-    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, NATS_URL: cluster, NATS_STREAM_REPLICAS: '3' })).nats).toEqual({ url: cluster, streamReplicas: 3 });
+    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, NATS_URL: cluster, NATS_STREAM_REPLICAS: '3' })).nats).toMatchObject({ url: cluster, streamReplicas: 3 });
     expect(() => validateEnv(CoreEnv, { ...base, NATS_URL: 'nats://a:4222,http://b:4222' })).toThrow(/NATS_URL/);
     expect(() => validateEnv(CoreEnv, { ...base, NATS_URL: 'nats://a:4222,' })).toThrow(/NATS_URL/);
     expect(() => validateEnv(CoreEnv, { ...base, NATS_STREAM_REPLICAS: '0' })).toThrow(/NATS_STREAM_REPLICAS/);
     expect(() => validateEnv(CoreEnv, { ...base, NATS_STREAM_REPLICAS: '6' })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+
+  it('bounds the streams by NATS_STREAM_MAX_MIB (default 1 GiB, at least 16 MiB)', () => {
+    expect(toCoreConfig(validateEnv(CoreEnv, { ...base, NATS_STREAM_MAX_MIB: '64' })).nats.streamMaxBytes).toBe(64 * 1024 * 1024);
+    expect(() => validateEnv(CoreEnv, { ...base, NATS_STREAM_MAX_MIB: '8' })).toThrow(/NATS_STREAM_MAX_MIB/);
+    expect(() => validateEnv(CoreEnv, { ...base, NATS_STREAM_MAX_MIB: 'lots' })).toThrow(/NATS_STREAM_MAX_MIB/);
   });
 
   it('refuses the test clock in production', () => {

@@ -49,6 +49,16 @@ export interface StreamDefinition {
   retention: 'limits' | 'workqueue';
   maxAgeSeconds: number;
   duplicateWindowSeconds: number;
+  /**
+   * Its size bound as a share of `NATS_STREAM_MAX_MIB` (JetStream reserves it on the file store). Every stream of
+   * the platform has one; only the throwaway streams of tests leave it out (unbounded).
+   */
+  sizeShare?: number;
+  /**
+   * What a full stream does: `old` drops its oldest messages (their consumers are long done with them, or a
+   * sweep settles the order they were for), `new` refuses the publish, which the outbox keeps and repeats.
+   */
+  discard?: 'old' | 'new';
 }
 
 export const Streams = {
@@ -58,6 +68,8 @@ export const Streams = {
     retention: 'limits',
     maxAgeSeconds: 7 * 24 * 3600,
     duplicateWindowSeconds: 3600,
+    sizeShare: 1,
+    discard: 'old',
   },
   jobs: {
     name: 'JOBS',
@@ -65,6 +77,9 @@ export const Streams = {
     retention: 'workqueue',
     maxAgeSeconds: 7 * 24 * 3600,
     duplicateWindowSeconds: 3600,
+    // A job dropped would strand its order for hours: a full queue pushes back on the outboxes instead.
+    sizeShare: 1,
+    discard: 'new',
   },
   storage: {
     name: 'STORAGE_EVENTS',
@@ -72,6 +87,10 @@ export const Streams = {
     retention: 'limits',
     maxAgeSeconds: 7 * 24 * 3600,
     duplicateWindowSeconds: 120,
+    // Filled by storage for every PUT to a presigned URL, which no rate limit sees; a notification dropped is
+    // found again by the uploads service's reconciliation.
+    sizeShare: 0.25,
+    discard: 'old',
   },
   parked: {
     name: 'PARKED',
@@ -79,6 +98,8 @@ export const Streams = {
     retention: 'limits',
     maxAgeSeconds: 30 * 24 * 3600,
     duplicateWindowSeconds: 120,
+    sizeShare: 0.5,
+    discard: 'old',
   },
 } as const satisfies Record<string, StreamDefinition>;
 

@@ -1,5 +1,5 @@
-import { StreamDefinition } from '@cp/contracts';
-import { JetStreamManager, nanos, RetentionPolicy, ServerInfo, StorageType, StreamConfig } from 'nats';
+import { ALL_STREAMS, StreamDefinition } from '@cp/contracts';
+import { DiscardPolicy, JetStreamManager, nanos, NatsError, RetentionPolicy, ServerInfo, StorageType, StreamConfig } from 'nats';
 
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
@@ -74,6 +74,11 @@ export interface EnsureStreamsOptions {
    * and on update: JetStream changes the replication of a live stream in place (its consumers follow).
    */
   replicas?: number;
+  /**
+   * `NATS_STREAM_MAX_MIB` in bytes: each stream is bounded to its `sizeShare` of it (`max_bytes`, with its
+   * `discard` policy). Unbounded when absent (only tools and tests leave it out).
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -95,6 +100,23 @@ export function checkStreamReplicas(replicas: number, server: Pick<ServerInfo, '
   if (nodes > 0 && nodes < replicas) {
     throw new Error(`NATS_STREAM_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} nodes; cluster ${server.cluster} has ${nodes}`);
   }
+}
+
+/** JetStream's "insufficient storage resources" (10047): the streams' reserved sizes do not fit the file store. */
+const STORAGE_RESOURCES_EXCEEDED = 10047;
+
+/** The streams' size bounds together, in units of `NATS_STREAM_MAX_MIB`. */
+export const RESERVED_SHARES = ALL_STREAMS.reduce((sum, stream) => sum + (stream.sizeShare ?? 0), 0);
+
+/** JetStream's refusal of a size bound the file store cannot reserve, with the setting that chose it named. */
+function withStorageAdvice(error: unknown, definition: StreamDefinition, config: Partial<StreamConfig>): unknown {
+  if (!(error instanceof NatsError) || error.api_error?.err_code !== STORAGE_RESOURCES_EXCEEDED) {
+    return error;
+  }
+  return new Error(
+    `stream ${definition.name}: JetStream cannot reserve max_bytes ${config.max_bytes} on its file store (${error.message}); ` +
+      `lower NATS_STREAM_MAX_MIB or give the NATS servers more JetStream storage (the streams reserve ${RESERVED_SHARES} × NATS_STREAM_MAX_MIB on each node that holds a copy)`,
+  );
 }
 
 /** The most nodes any of these existing streams is placed on (its leader and replicas, offline ones included); 0 if none exists. */
@@ -124,17 +146,23 @@ export async function ensureStreams(jsm: JetStreamManager, definitions: StreamDe
       max_age: nanos(definition.maxAgeSeconds * 1000),
       duplicate_window: nanos(definition.duplicateWindowSeconds * 1000),
       num_replicas: options.replicas ?? 1,
+      max_bytes: options.maxBytes === undefined || definition.sizeShare === undefined ? -1 : Math.floor(options.maxBytes * definition.sizeShare),
+      discard: definition.discard === 'new' ? DiscardPolicy.New : DiscardPolicy.Old,
       // Direct gets (answered by any replica) let the queue metrics read a consumer's oldest message.
       allow_direct: true,
     };
     try {
-      await jsm.streams.info(definition.name);
-      await jsm.streams.update(definition.name, config);
-    } catch (error) {
-      if (!isNotFound(error)) {
-        throw error;
+      try {
+        await jsm.streams.info(definition.name);
+        await jsm.streams.update(definition.name, config);
+      } catch (error) {
+        if (!isNotFound(error)) {
+          throw error;
+        }
+        await jsm.streams.add(config);
       }
-      await jsm.streams.add(config);
+    } catch (error) {
+      throw withStorageAdvice(error, definition, config);
     }
   }
 }

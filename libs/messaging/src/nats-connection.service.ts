@@ -30,6 +30,8 @@ export interface NatsOptions {
   streams?: StreamDefinition[];
   /** Copies of each stream (NATS_STREAM_REPLICAS); default 1. */
   streamReplicas?: number;
+  /** NATS_STREAM_MAX_MIB in bytes: each stream's `max_bytes` is its share of it (unbounded when absent). */
+  streamMaxBytes?: number;
   /** How long stream set-up is retried while JetStream elects leaders; default JETSTREAM_SETUP_DEADLINE_MS. */
   setupDeadlineMs?: number;
 }
@@ -69,7 +71,7 @@ export class NatsConnectionService implements OnApplicationShutdown {
         if (connection.info && replicas > 1) {
           checkStreamReplicas(replicas, connection.info, await existingStreamPeers(manager, streams));
         }
-        await ensureStreams(manager, streams, { replicas });
+        await ensureStreams(manager, streams, { replicas, maxBytes: this.options.streamMaxBytes });
       },
       { deadlineMs: this.options.setupDeadlineMs, onRetry: (error) => this.logger.warn({ err: error }, 'JetStream electing a leader; stream set-up retried') },
     );

@@ -106,6 +106,7 @@ export class ServiceKitModule {
           url: options.core.nats.url,
           name: options.name,
           streamReplicas: options.core.nats.streamReplicas,
+          streamMaxBytes: options.core.nats.streamMaxBytes,
           outboxPollIntervalMs: options.core.outbox.pollIntervalMs,
         }),
         HealthModule,
