@@ -20,7 +20,8 @@ export class OrdersEnv extends StorageEnv {
   UPLOAD_WINDOW_SWEEP_INTERVAL_MS: number = 60_000;
 
   /**
-   * An order `inProgress` this long without any progress (no transition) is stuck: the sweeper fails it with
+   * An order `inProgress` this long without any progress (no transition, file arriving, output started or
+   * completed, or type result: whatever sets its `updatedAt`) is stuck: the sweeper fails it with
    * PROCESSING_TIMEOUT and gives its credits back. Default 6 hours; at least 1 minute.
    */
   @IsInt()

@@ -206,11 +206,11 @@ describe('Order (spec 3.1)', () => {
 
     it('processing finishes → complete, with the completed event and the download', () => {
       const target = processing();
-      target.outputStarted('1-1');
+      target.outputStarted('1-1', at(1.5));
       expect(target.outputs[0].status).toBe('processing');
-      expect(target.outputCompleted('1-1', 'k1')).toBe(true);
+      expect(target.outputCompleted('1-1', 'k1', at(1.5))).toBe(true);
       expect(target.allOutputsCompleted()).toBe(false);
-      target.outputCompleted('1-2', 'k2');
+      target.outputCompleted('1-2', 'k2', at(1.5));
       expect(target.allOutputsCompleted()).toBe(true);
       const events = target.complete(at(2), { download: { bucket: 'b', key: 'zip', fileName: '42-watermarked.zip' }, webhookData: { fileCount: 1 } }, 'zip');
       expect(target.status).toBe('complete');
@@ -224,7 +224,7 @@ describe('Order (spec 3.1)', () => {
 
     it('processing fails → failed with the public code, unfinished outputs fail, credits restored once', () => {
       const target = processing();
-      target.outputCompleted('1-1', 'k1');
+      target.outputCompleted('1-1', 'k1', at(1.5));
       const events = target.outputFailed('1-2', 'WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED', at(2));
       expect(target.status).toBe('failed');
       expect(target.outputs.map((entry) => entry.status)).toEqual(['completed', 'failed']);
@@ -320,6 +320,26 @@ describe('Order (spec 3.1)', () => {
       expect(target.processingTimedOut(at(9), SIX_HOURS)).toEqual([]);
     });
 
+    it('an output started or completed is progress: the age counts from it, so an order whose outputs keep moving is never stuck', () => {
+      const target = order({ status: 'inProgress', updatedAt: at(0) }, [file('1', { status: 'uploaded' })], [
+        output('1-1', '1', { status: 'queued' }),
+        output('1-2', '1', { status: 'queued', outputIndex: 1 }),
+        output('1-3', '1', { status: 'queued', outputIndex: 2 }),
+      ]);
+      target.outputStarted('1-1', at(5));
+      expect(target.processingTimedOut(at(10.9), SIX_HOURS)).toEqual([]);
+      expect(target.outputCompleted('1-1', 'k1', at(10))).toBe(true);
+      expect(target.processingTimedOut(at(15.9), SIX_HOURS)).toEqual([]);
+      // A repeated result is no progress: the age still counts from the completion at 10 h.
+      expect(target.outputCompleted('1-1', 'k1', at(15))).toBe(false);
+      target.outputStarted('1-1', at(15));
+      expect(target.state.updatedAt).toEqual(at(10));
+      expect(target.status).toBe('inProgress');
+      // Then nothing for six hours: stuck.
+      expect(subjects(target.processingTimedOut(at(16), SIX_HOURS))).toEqual([EventSubjects.orderFailed, EventSubjects.orderStatusChanged]);
+      expect(target.state.failureCode).toBe('PROCESSING_TIMEOUT');
+    });
+
     it.each(['pending', 'complete', 'failed', 'expired'] as const)('a %s order is left alone', (status) => {
       const target = order({ status, updatedAt: at(0) });
       expect(target.processingTimedOut(at(100), SIX_HOURS)).toEqual([]);
@@ -331,7 +351,7 @@ describe('Order (spec 3.1)', () => {
   describe('transitions that do not apply change nothing', () => {
     it.each(['complete', 'failed', 'expired'] as const)('a %s order ignores processing results', (status) => {
       const target = order({ status });
-      expect(target.outputCompleted('1-1', 'k')).toBe(false);
+      expect(target.outputCompleted('1-1', 'k', at(1))).toBe(false);
       expect(target.outputFailed('1-1', 'PROCESSING_ERROR', at(1))).toEqual([]);
       expect(target.complete(at(1), {})).toEqual([]);
       expect(target.processingDelayed(at(1))).toEqual([]);

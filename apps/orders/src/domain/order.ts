@@ -293,11 +293,15 @@ export class Order {
     return [this.statusChanged()];
   }
 
-  /** A worker picked up an output. */
-  outputStarted(fileId: string): OutboxMessage[] {
+  /**
+   * A worker picked up an output. Progress of the order as well (`touch`): the stuck-order sweep
+   * (`processingTimedOut`) must not fail an order whose outputs are still moving.
+   */
+  outputStarted(fileId: string, now: Date): OutboxMessage[] {
     const output = this.output(fileId);
     if (this.isProcessing() && output?.status === 'queued') {
       output.status = 'processing';
+      this.touch(now);
     }
     return [];
   }
@@ -309,14 +313,20 @@ export class Order {
     }
   }
 
-  /** An output's file is written; the order type decides what happens once all are (single file or ZIP). */
-  outputCompleted(fileId: string, objectKey: string, packageKey?: string): boolean {
+  /**
+   * An output's file is written; the order type decides what happens once all are (single file or ZIP). Progress
+   * of the order (`touch`): an order of many outputs, or one behind a long queue of jobs, keeps completing them
+   * one at a time, each hours after its start perhaps, and must not be swept as stuck meanwhile. A repeated
+   * result (the output already completed) is no progress.
+   */
+  outputCompleted(fileId: string, objectKey: string, now: Date, packageKey?: string): boolean {
     const output = this.output(fileId);
     if (!this.isProcessing() || !output || output.status === 'completed') {
       return false;
     }
     output.status = 'completed';
     output.objectKey = objectKey;
+    this.touch(now);
     // The job of this output found every other output stored and made the order's ZIP (issue 32): completion
     // needs no package job. Downloads read the key only once the order is complete.
     if (packageKey) {
@@ -436,8 +446,10 @@ export class Order {
   }
 
   /**
-   * Stuck: `inProgress` with no transition for `maxAgeMs` (a job lost, parked or never answered). Fails with
-   * PROCESSING_TIMEOUT and its credits come back, so no order keeps a client's credits for ever.
+   * Stuck: `inProgress` without any progress for `maxAgeMs` (a job lost, parked or never answered). Progress is
+   * any change `touch` records: a transition of the order, a file arriving, an output started or completed, a
+   * type's result. Fails with PROCESSING_TIMEOUT and its credits come back, so no order keeps a client's credits
+   * for ever. `OrdersRepository.lockInProgressUnchangedSince` picks the candidates by the same `updatedAt`.
    */
   processingTimedOut(now: Date, maxAgeMs: number): OutboxMessage[] {
     if (!this.isProcessing() || this.state.updatedAt.getTime() > now.getTime() - maxAgeMs) {
@@ -491,6 +503,10 @@ export class Order {
     }
   }
 
+  /**
+   * Records progress: `updatedAt` is the order's last change (spec: "Last update"), and what the stuck-order sweep
+   * measures. Every transition that moves the order or one of its files or outputs calls it.
+   */
   private touch(now: Date): void {
     this.state.updatedAt = now;
   }

@@ -117,8 +117,10 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /**
-   * `inProgress` orders without a transition since `deadline` (stuck), locked (others' claims skipped: every
-   * replica sweeps), least recently changed first.
+   * `inProgress` orders without any progress since `deadline` (stuck: `updatedAt`, which every transition of the
+   * order and of its files and outputs sets, see `Order.processingTimedOut`), locked (others' claims skipped: every
+   * replica sweeps), least recently changed first. An order whose row changed after this statement's snapshot is
+   * re-checked against `deadline` once its lock is taken (read committed), and the transition checks it again.
    */
   async lockInProgressUnchangedSince(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
     const rows = await this.db(tx).find(OrderEntity, {

@@ -1,6 +1,7 @@
 // The stuck-order sweep against real PostgreSQL (orders' own migrations): orders inProgress without progress past
 // the max age fail with PROCESSING_TIMEOUT, their credits come back once (ledger balanced), the failed event is in
-// the outbox, and two replicas sweeping at once never fail an order twice.
+// the outbox, two replicas sweeping at once never fail an order twice, and an order whose outputs keep completing
+// (through the results consumer's use case) is progressing, not stuck.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, OrderFailedEvent } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
@@ -14,6 +15,12 @@ import { OrdersConfig } from '../orders.config';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
 import { OrdersRepository } from '../orders/orders.repository';
+import { WatermarkEmbedOrderType } from '../order-types/watermark-embed/watermark-embed.order-type';
+import { OrderTypeRegistry } from '../order-types/order-type.registry';
+import { ApplyResultUseCase } from '../processing/apply-result.use-case';
+import { OrderProcessingService } from '../processing/order-processing.service';
+import { KeyModesService } from '../sandbox/key-modes.service';
+import { SampleFiles } from '../sandbox/sample-files';
 import { FailStuckOrdersUseCase } from './fail-stuck-orders.use-case';
 import { InProgressOrdersMetrics } from './in-progress-orders.metrics';
 import { InProgressOrdersRepository } from './in-progress-orders.repository';
@@ -23,14 +30,17 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
   const schema = uniqueName('it_stuck');
   const HOUR = 3600_000;
   const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
-  const config = { stuckOrders: { maxAgeMs: 6 * HOUR, sweepIntervalMs: 60_000 } } as OrdersConfig;
+  const config = {
+    stuckOrders: { maxAgeMs: 6 * HOUR, sweepIntervalMs: 60_000 },
+    storage: { buckets: { inputs: 'cp-inputs', outputs: 'cp-outputs' } },
+  } as OrdersConfig;
   const accountId = '601';
   let dataSource: DataSource;
   let ledger: CreditLedgerRepository;
   let sweeps: FailStuckOrdersUseCase[];
 
-  /** An order charged `credits` (ledger entry included) whose last transition was `ageMs` ago. */
-  const order = async (status: OrderEntity['status'], ageMs: number, credits = 2): Promise<string> => {
+  /** An order charged `credits` (ledger entry included) whose last transition was `ageMs` ago, with `outputs` queued outputs. */
+  const order = async (status: OrderEntity['status'], ageMs: number, credits = 2, outputs = 1): Promise<string> => {
     const changedAt = new Date(clock.nowMs() - ageMs);
     const saved = await dataSource.getRepository(OrderEntity).save({
       accountId,
@@ -46,18 +56,20 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     });
     // `updatedAt` is the database's on save; the sweep reads the last transition's time from it.
     await dataSource.getRepository(OrderEntity).update(saved.id, { updatedAt: changedAt });
-    await dataSource.getRepository(OrderOutputEntity).save({
-      fileId: `${saved.id}-1`,
-      orderId: saved.id,
-      inputFileId: saved.id,
-      inputPosition: 0,
-      outputIndex: 0,
-      watermarkText: 't',
-      status: 'queued' as const,
-      mediaKind: 'image' as const,
-      objectKey: null,
-      failureCode: null,
-    });
+    for (let index = 0; index < outputs; index += 1) {
+      await dataSource.getRepository(OrderOutputEntity).save({
+        fileId: `${saved.id}-${index + 1}`,
+        orderId: saved.id,
+        inputFileId: saved.id,
+        inputPosition: 0,
+        outputIndex: index,
+        watermarkText: 't',
+        status: 'queued' as const,
+        mediaKind: 'image' as const,
+        objectKey: null,
+        failureCode: null,
+      });
+    }
     await dataSource.transaction((tx) => ledger.apply(asTransaction(tx), accountId, -credits, `charge:${saved.id}`, 'charge'));
     return saved.id;
   };
@@ -141,5 +153,50 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
       ids.map((id) => `restore:${id}`),
     ]);
     expect(restores).toEqual([{ n: 12 }]);
+  });
+  it('an order whose outputs keep starting and completing is not stuck; the age counts from its last progress', async () => {
+    const repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
+    const processing = new OrderProcessingService(config, {} as OrderTypeRegistry, {} as KeyModesService);
+    const applyResult = new ApplyResultUseCase(repository, processing, clock);
+    const embed = new WatermarkEmbedOrderType({} as SampleFiles);
+    const handler = (durable: string) => {
+      const found = embed.results.find((candidate) => candidate.durable === durable);
+      if (!found) {
+        throw new Error(`no handler ${durable}`);
+      }
+      return found;
+    };
+    const started = clock.now();
+    // Both started 5 h ago with three outputs; the workers answer for one of them only, one output at a time.
+    const progressing = await order('inProgress', 5 * HOUR, 1, 3);
+    const silent = await order('inProgress', 5 * HOUR, 1, 3);
+    const result = (durable: string, event: object) => dataSource.transaction((tx) => applyResult.execute(asTransaction(tx), handler(durable), event));
+    try {
+      await result('orders-output-processing', { orderId: progressing, outputFileId: `${progressing}-1` });
+      clock.set(new Date(started.getTime() + 2 * HOUR));
+      await result('orders-output-completed', { orderId: progressing, outputFileId: `${progressing}-1`, objectKey: 'out/1.png', size: 1 });
+      await result('orders-output-processing', { orderId: progressing, outputFileId: `${progressing}-2` });
+      expect(await row(progressing)).toMatchObject({ status: 'inProgress', updatedAt: clock.now() });
+
+      // 7 h after the start: the silent order is stuck, the progressing one changed 0 h ago. (The count may include
+      // an order of an earlier test that is stuck by now too.)
+      expect(await sweeps[0].execute()).toBeGreaterThanOrEqual(1);
+      expect(await row(silent)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT' });
+      expect((await row(progressing)).status).toBe('inProgress');
+
+      // Its next output completes 5 h later: still progressing at 12 h after the start.
+      clock.set(new Date(started.getTime() + 7 * HOUR));
+      await result('orders-output-completed', { orderId: progressing, outputFileId: `${progressing}-2`, objectKey: 'out/2.png', size: 1 });
+      clock.set(new Date(started.getTime() + 12 * HOUR));
+      expect(await sweeps[1].execute()).toBe(0);
+      expect((await row(progressing)).status).toBe('inProgress');
+
+      // Then nothing for 6 h: stuck like any other.
+      clock.set(new Date(started.getTime() + 14 * HOUR));
+      expect(await sweeps[0].execute()).toBe(1);
+      expect(await row(progressing)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT' });
+    } finally {
+      clock.set(started);
+    }
   });
 });

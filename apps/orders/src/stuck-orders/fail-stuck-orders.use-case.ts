@@ -6,9 +6,10 @@ import { OrdersRepository } from '../orders/orders.repository';
 
 /**
  * No stranded credit: an order `inProgress` without any progress for STUCK_ORDER_MAX_AGE_MS (its job lost,
- * parked, or never answered) fails with PROCESSING_TIMEOUT, its credits come back through the ledger's one
+ * parked, or never answered; an output started or completed is progress, so a long order is not cut off) fails with PROCESSING_TIMEOUT, its credits come back through the ledger's one
  * restore per order, and the failed event (webhook) goes out with it (`Order.processingTimedOut`). A late result
- * of such an order changes nothing: a failed order ignores processing transitions.
+ * of such an order changes nothing: a failed order ignores processing transitions (`ApplyResultUseCase` drops it),
+ * and its object goes with the order's others at retention; the workers are not told.
  */
 @Injectable()
 export class FailStuckOrdersUseCase {

@@ -39,7 +39,7 @@ const inProgressGauge: Gauge = new Gauge({
 
 const oldestUnchangedGauge: Gauge = new Gauge({
   name: 'orders_in_progress_oldest_unchanged_age_seconds',
-  help: 'Time since the least recently changed inProgress order had a transition (0 when none): stuck orders long before STUCK_ORDER_MAX_AGE_MS fails them',
+  help: 'Time since the least recently changed inProgress order made any progress (0 when none): stuck orders long before STUCK_ORDER_MAX_AGE_MS fails them',
   collect: () => collect(oldestUnchangedGauge, (figures) => figures.oldestUnchangedAgeSeconds),
 });
 

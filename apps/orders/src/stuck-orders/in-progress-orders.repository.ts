@@ -2,7 +2,7 @@ import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { OrderEntity } from '../orders/order.entity';
 
-/** How many orders are `inProgress`, and how long the least recently changed one has gone without a transition. */
+/** How many orders are `inProgress`, and how long the least recently changed one has gone without any progress (`updatedAt`). */
 export interface InProgressSummary {
   inProgress: number;
   oldestUnchangedSince: Date | null;

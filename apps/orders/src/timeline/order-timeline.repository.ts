@@ -32,7 +32,7 @@ export class OrderTimelineRepository extends TransactionalRepository {
     const last = [order.failureCode, outputs.length > 0 ? `outputs: ${[...outputsByStatus].map(([status, count]) => `${count} ${status}`).join(', ')}` : null]
       .filter((part) => part !== null)
       .join('; ');
-    // The outputs have no times of their own: they are told with the order's last transition.
+    // The outputs have no times of their own: they are told with the order's last change (an output's progress is one).
     const steps: OrderTimelineStep[] = [
       {
         at: order.createdAt.toISOString(),

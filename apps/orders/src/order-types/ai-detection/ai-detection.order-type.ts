@@ -115,7 +115,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         const files = { ...((current as DetectionResults | null)?.files ?? {}), [event.fileId]: detection };
         return { files } satisfies DetectionResults;
       }, context.now);
-      if (!order.outputCompleted(`${event.fileId}-1`, '') || !order.allOutputsCompleted()) {
+      if (!order.outputCompleted(`${event.fileId}-1`, '', context.now) || !order.allOutputsCompleted()) {
         return [];
       }
       return order.complete(context.now, { download: null, webhookData: this.webhookData(order), links: this.webhookLinks(order) }, null);

@@ -36,7 +36,7 @@ export class AntiAiOrderType implements OrderTypeDefinition {
       if (thumbnail) {
         order.recordTypeResult(() => ({ thumbnail }) satisfies AntiAiResults, context.now);
       }
-      if (!order.outputCompleted(event.outputFileId, event.objectKey ?? '') || !order.allOutputsCompleted()) {
+      if (!order.outputCompleted(event.outputFileId, event.objectKey ?? '', context.now) || !order.allOutputsCompleted()) {
         return [];
       }
       return antiAiOptionsOf(order.state.options).targets

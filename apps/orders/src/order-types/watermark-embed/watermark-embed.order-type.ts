@@ -13,9 +13,9 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
   readonly reportType = null;
 
   readonly results = [
-    onResult('orders-output-processing', Events.outputProcessing, (order, event) => order.outputStarted(event.outputFileId)),
+    onResult('orders-output-processing', Events.outputProcessing, (order, event, context) => order.outputStarted(event.outputFileId, context.now)),
     onResult('orders-output-completed', Events.outputCompleted, (order, event, context) =>
-      order.outputCompleted(event.outputFileId, event.objectKey, event.packageKey) && order.allOutputsCompleted()
+      order.outputCompleted(event.outputFileId, event.objectKey, context.now, event.packageKey) && order.allOutputsCompleted()
         ? finishOutputs(order, context, this.webhookData(order))
         : [],
     ),
