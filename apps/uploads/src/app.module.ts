@@ -12,6 +12,8 @@ import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
 import { ReceiveUploadUseCase } from './slots/receive-upload.use-case';
+import { RegisterSlotsConsumer } from './slots/register-slots.consumer';
+import { RegisterSlotsUseCase } from './slots/register-slots.use-case';
 import { SlotsRpcController } from './slots/slots.controller';
 import { UploadSlotsRepository } from './slots/upload-slots.repository';
 import { SlotsService } from './slots/slots.service';
@@ -39,6 +41,8 @@ export class AppModule {
         { provide: UPLOADS_CONFIG, useValue: config },
         UploadSlotsRepository,
         SlotsService,
+        RegisterSlotsUseCase,
+        RegisterSlotsConsumer,
         UploadUrlsService,
         MarkUploadedUseCase,
         ReceiveUploadUseCase,

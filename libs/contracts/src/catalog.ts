@@ -29,6 +29,7 @@ import {
   FileUploadedEvent,
   RecordTestUploadCommand,
   RegisterSlotsCommand,
+  RegisterSlotsJob,
   TestUploadView,
   UploadUrlsView,
 } from './uploads';
@@ -107,6 +108,7 @@ export const Jobs = {
   watermarkExtract: defineJob(JobSubjects.watermarkExtract, ExtractJob, 10 * MINUTE_MS),
   watermarkPackage: defineJob(JobSubjects.watermarkPackage, PackageJob, 10 * MINUTE_MS),
   uploadsFetch: defineJob(JobSubjects.uploadsFetch, FetchSourceJob, 15 * MINUTE_MS),
+  uploadsRegisterSlots: defineJob(JobSubjects.uploadsRegisterSlots, RegisterSlotsJob, MINUTE_MS),
   reportsGenerate: defineJob(JobSubjects.reportsGenerate, GenerateReportJob, 5 * MINUTE_MS),
   aiDetect: defineJob(JobSubjects.aiDetect, AiDetectionJob, 5 * MINUTE_MS),
   watermarkAntiAi: defineJob(JobSubjects.watermarkAntiAi, AntiAiJob, 10 * MINUTE_MS),

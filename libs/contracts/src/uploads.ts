@@ -47,6 +47,16 @@ export class RegisterSlotsCommand {
   files!: UploadSlotSpec[];
 }
 
+/**
+ * `job.uploads.register-slots`: the slots of a new order, written to the orders outbox by the statement that creates
+ * the order. The `uploads.register-slots` call after the commit hands the client its URLs; this job registers the
+ * slots even when that call never happens or fails (orders killed, the call timed out), so no charged order is left
+ * without upload URLs or with its URL files never fetched. Same payload; registering is idempotent per file id.
+ */
+export class RegisterSlotsJob extends RegisterSlotsCommand {
+  static readonly subject = JobSubjects.uploadsRegisterSlots;
+}
+
 /** `uploads.upload-urls`: fresh upload URLs for files still waiting for their upload. */
 export class UploadUrlsQuery {
   @Matches(/^[0-9]{1,20}$/)

@@ -1,7 +1,7 @@
 // Order creation against real PostgreSQL (orders' own migrations): idempotency, credits, and no lock or
 // connection held while the uploads service answers (slow or dead).
 import { ManualClock } from '@cp/clock';
-import { DomainException, ErrorCode, RpcContract } from '@cp/contracts';
+import { DomainException, ErrorCode, JobSubjects, RegisterSlotsCommand, RpcContract } from '@cp/contracts';
 import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter, RpcClient } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -19,11 +19,14 @@ import { UploadsClient } from './uploads.client';
 /** A stand-in for the uploads service over RPC: answers at once, never, or fails, as the test says. */
 class FakeUploadsRpc {
   calls = 0;
+  /** What each call asked to register. */
+  readonly requests: object[] = [];
   behaviour: 'answer' | 'hang' | 'fail' = 'answer';
   private release?: () => void;
 
   request<TRequest extends object, TResponse>(_contract: RpcContract<TRequest, TResponse>, payload: TRequest): Promise<TResponse> {
     this.calls += 1;
+    this.requests.push(payload);
     const files = (payload as unknown as { files: Array<{ fileId: string }> }).files;
     const answer = { urls: Object.fromEntries(files.map((file) => [file.fileId, `https://uploads.test/${file.fileId}`])) } as unknown as TResponse;
     if (this.behaviour === 'fail') {
@@ -49,8 +52,8 @@ describe('OrderCreationService (real PostgreSQL)', () => {
   let rpc: FakeUploadsRpc;
   let creation: OrderCreationService;
 
-  const embed = (idempotencyKey: string, texts = ['a', 'b']): NewOrder => {
-    const request = { idempotencyKey, files: [{ fileName: 'photo.png', watermarks: texts.map((text) => ({ text })) }] };
+  const embed = (idempotencyKey: string, texts = ['a', 'b'], originalFileUrl?: string): NewOrder => {
+    const request = { idempotencyKey, files: [{ fileName: 'photo.png', watermarks: texts.map((text) => ({ text })), ...(originalFileUrl ? { originalFileUrl } : {}) }] };
     return { ...embedOrderRules(request), caller: { accountId, mode: 'live' }, operation: 'wtr-embed', idempotencyKey, request };
   };
   const balance = (): Promise<number> => ledger.balance(asTransaction(dataSource.manager), accountId);
@@ -197,6 +200,47 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     const { order, uploadUrls } = await creation.execute(embed('k-dead'));
     expect(uploadUrls).toEqual({ [order.files[0].id]: `https://uploads.test/${order.files[0].id}` });
     expect(await balance()).toBe(before);
+  });
+  it('a registration that fails after the commit is not lost: the creation statement wrote it to the outbox as a job for the uploads service', async () => {
+    // An account of its own: the suite's account has credits for the other tests only.
+    const other = '603';
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), other, 4, 'grant:603', 'test grant'));
+    // The uploads call times out (or orders is killed right after the commit) and the client never repeats its request.
+    rpc.behaviour = 'fail';
+    const calls = rpc.calls;
+    const lost = embed('k-lost-call', ['a'], 'https://images.example/photo.png');
+    await expect(creation.execute({ ...lost, caller: { accountId: other, mode: 'live' } })).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
+    const [{ id: orderId }] = await dataSource.query<Array<{ id: string }>>(`SELECT order_id::text AS id FROM idempotency_record WHERE idempotency_key = 'k-lost-call'`);
+    const [file] = await dataSource.query<Array<{ id: string }>>(`SELECT id::text AS id FROM order_file WHERE order_id = $1`, [orderId]);
+    // Committed with the order (the same statement): the outbox relays it to the uploads service, which registers
+    // the slot and queues the URL file's fetch, exactly as the call would have.
+    const jobs = (await dataSource.getRepository(OutboxEventEntity).findBy({ subject: JobSubjects.uploadsRegisterSlots }))
+      .map((row) => (row.envelope as { data: RegisterSlotsCommand }).data)
+      .filter((job) => job.orderId === orderId);
+    const expected = {
+      orderId,
+      accountId: other,
+      mode: 'live',
+      orderType: 'watermarkEmbed',
+      files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example/photo.png' }],
+    };
+    expect(jobs).toEqual([expected]);
+    // The job asks for what the failed call asked for.
+    expect(rpc.requests.slice(calls)).toEqual([expected]);
+  });
+
+  it('a created order and its slot registration job commit together: a refused order writes no job', async () => {
+    const other = '604';
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), other, 4, 'grant:604', 'test grant'));
+    const as604 = (spec: NewOrder): NewOrder => ({ ...spec, caller: { accountId: other, mode: 'live' } });
+    const before = await dataSource.getRepository(OutboxEventEntity).countBy({ subject: JobSubjects.uploadsRegisterSlots });
+    const { order } = await creation.execute(as604(embed('k-job-once')));
+    await creation.execute(as604(embed('k-job-once')));
+    await expect(creation.execute(as604(embed('k-job-too-big', ['1', '2', '3'])))).rejects.toMatchObject({ code: ErrorCode.USAGE_LIMIT_EXCEEDED });
+    const jobs = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: JobSubjects.uploadsRegisterSlots });
+    expect(jobs).toHaveLength(before + 1);
+    // A replay calls the uploads service again (idempotent there) but writes no second job.
+    expect(jobs.filter((row) => (row.envelope as { data: RegisterSlotsCommand }).data.orderId === order.id)).toHaveLength(1);
   });
 });
 

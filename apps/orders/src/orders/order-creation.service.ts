@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType, OutboxMessage } from '@cp/contracts';
+import { CallerContext, DomainException, ErrorCode, isV2Retired, Jobs, message, OrderType, OutboxMessage } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { annotateActiveSpan } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
@@ -8,6 +8,7 @@ import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } fro
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { IdempotencyKeyTakenError, IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
+import { slotRegistration } from './slot-registration';
 import { UploadsClient } from './uploads.client';
 
 /** JSON with sorted keys, so the same body always hashes the same. */
@@ -65,7 +66,10 @@ export interface CreatedOrder {
  * concurrent identical requests; another body is 409), credits charged in the same statement that writes
  * the order. Upload slots are registered with the uploads service after the commit (idempotently, on
  * every replay too), so no lock or connection is held while another service answers; the client gets its
- * upload URLs only once the uploads service knows them.
+ * upload URLs only once the uploads service knows them. The same registration is also a job in that
+ * statement's outbox (`job.uploads.register-slots`): when the call after the commit never happens or fails
+ * (orders killed, the call timed out) and the client does not repeat its request, the slots are registered
+ * all the same, so the charged order has its upload URLs on the next read and its URL files are fetched.
  */
 @Injectable()
 export class OrderCreationService {
@@ -147,7 +151,11 @@ export class OrderCreationService {
       outputs: spec.outputs ?? (() => []),
     });
     const events = [...order.created(`${spec.operation} order`), ...(spec.afterCreation?.(order, now) ?? [])];
-    // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
+    const registration = slotRegistration(order, now);
+    if (registration) {
+      events.push(message(Jobs.uploadsRegisterSlots, registration));
+    }
+    // The order, its files and outputs, the charge, the events, the slots' registration and the idempotency record: one statement.
     await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
     return order;
   }

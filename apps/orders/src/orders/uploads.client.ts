@@ -1,7 +1,8 @@
-import { ObjectKeys, Rpcs } from '@cp/contracts';
+import { Rpcs } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { Order } from '../domain/order';
+import { slotRegistration } from './slot-registration';
 
 /** The uploads service owns upload slots and upload URLs; orders asks it over request/reply (never inside a transaction). */
 @Injectable()
@@ -9,31 +10,17 @@ export class UploadsClient {
   constructor(private readonly rpc: RpcClient) {}
 
   /**
-   * Registers the slots of every file of an order still waiting for its files (pending, or started at once) (idempotent per file
-   * id: a replay or a retry after a failed call registers nothing twice, files given by URL are queued for
-   * fetching once) and returns the upload URLs of the files still waiting. Nothing for orders that no
-   * longer accept uploads.
+   * Registers the slots of every file of an order still waiting for its files (pending, or started at once)
+   * (`slotRegistration`; idempotent per file id: a replay, a retry after a failed call, or the creation's
+   * `job.uploads.register-slots` registers nothing twice, files given by URL are queued for fetching once) and
+   * returns the upload URLs of the files still waiting. Nothing for orders that no longer accept uploads.
    */
   async registerSlots(order: Order, now: Date): Promise<Record<string, string>> {
-    const waiting = order.files.filter((file) => file.status === 'awaiting_upload');
-    if (!order.waitsForFiles(now) || waiting.length === 0) {
+    const registration = slotRegistration(order, now);
+    if (!registration) {
       return {};
     }
-    const { state } = order;
-    const { urls } = await this.rpc.request(Rpcs.uploadsRegisterSlots, {
-      orderId: state.id,
-      accountId: state.accountId,
-      mode: state.mode,
-      // the uploads service holds each upload to the input limit of the order's type
-      orderType: state.type,
-      files: waiting.map((file) => ({
-        fileId: file.id,
-        fileName: file.fileName,
-        objectKey: ObjectKeys.input(state.accountId, state.id, file.id, file.fileName),
-        ...(file.sourceUrl ? { sourceUrl: file.sourceUrl } : {}),
-      })),
-    });
-    return urls;
+    return (await this.rpc.request(Rpcs.uploadsRegisterSlots, registration)).urls;
   }
 
   /**

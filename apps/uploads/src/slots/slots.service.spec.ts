@@ -7,6 +7,7 @@ import { ObjectStorage, signUploadToken, verifyUploadToken } from '@cp/storage';
 import { UploadsConfig } from '../uploads.config';
 import { MarkUploadedUseCase } from './mark-uploaded.use-case';
 import { ReceiveUploadUseCase } from './receive-upload.use-case';
+import { RegisterSlotsUseCase } from './register-slots.use-case';
 import { SlotsService } from './slots.service';
 import { UploadSlotEntity } from './upload-slot.entity';
 import { InsertedUploadSlot, NewUploadSlot, UploadedSlot, UploadSlotsRepository } from './upload-slots.repository';
@@ -85,8 +86,9 @@ function setup() {
   const fake = new FakeSlots();
   const slots = fake as unknown as UploadSlotsRepository;
   const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
-  const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), receive, clock);
-  return { fake, service };
+  const registration = new RegisterSlotsUseCase(config, slots);
+  const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), receive, registration, clock);
+  return { fake, service, registration };
 }
 
 const subjects = (messages: OutboxMessage[]) => messages.map((entry) => entry.contract.subject);
@@ -143,5 +145,44 @@ describe('SlotsService', () => {
     await expect(service.recordTestUpload({ token, size: 1001 })).resolves.toEqual({ fileId: '111', size: 1001 });
     expect(fake.rows.get('111')?.status).toBe('failed');
     expect(fake.published.map((entry) => [entry.contract.subject, entry.payload])).toEqual([[EventSubjects.fileFailed, { orderId: '11', fileId: '111', code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE }]]);
+  });
+  describe('job.uploads.register-slots (the registration the order creation wrote to its outbox)', () => {
+    const command = {
+      orderId: '12',
+      accountId: '3',
+      mode: 'live' as const,
+      orderType: 'antiAi' as const,
+      files: [
+        { fileId: '121', fileName: 'a.png', objectKey: '3/12/inputs/121/a.png' },
+        { fileId: '122', fileName: 'b.png', objectKey: '3/12/inputs/122/b.png', sourceUrl: 'https://images.example/b.png' },
+      ],
+    };
+
+    it('registers the slots when the call after the commit never came: the next read gets the upload URLs, the URL file is fetched', async () => {
+      const { fake, service, registration } = setup();
+      // Orders was killed (or the call timed out) after the commit: before the job, uploads knows nothing.
+      expect(await service.uploadUrls({ orderId: '12', fileIds: ['121'] })).toEqual({ urls: {} });
+      await registration.execute({} as Transaction, command);
+      expect(await service.uploadUrls({ orderId: '12', fileIds: ['121'] })).toEqual({ urls: { '121': 'https://s3.example/cp-inputs/3/12/inputs/121/a.png?X-Amz-Expires=900' } });
+      expect(fake.published.map((entry) => [entry.contract.subject, entry.payload])).toEqual([[JobSubjects.uploadsFetch, { fileId: '122' }]]);
+      expect([...fake.rows.values()].map((row) => [row.fileId, row.status, row.orderType])).toEqual([
+        ['121', 'awaiting', 'antiAi'],
+        ['122', 'fetching', 'antiAi'],
+      ]);
+    });
+
+    it('registers nothing twice with the call, whichever comes first: one slot per file, one fetch', async () => {
+      const callFirst = setup();
+      const urls = await callFirst.service.register(command);
+      expect(await callFirst.registration.execute({} as Transaction, command)).toEqual([]);
+      expect(subjects(callFirst.fake.published)).toEqual([JobSubjects.uploadsFetch]);
+
+      const jobFirst = setup();
+      await jobFirst.registration.execute({} as Transaction, command);
+      expect(await jobFirst.service.register(command)).toEqual(urls);
+      expect(await jobFirst.registration.execute({} as Transaction, command)).toEqual([]);
+      expect(subjects(jobFirst.fake.published)).toEqual([JobSubjects.uploadsFetch]);
+      expect(jobFirst.fake.rows.size).toBe(2);
+    });
   });
 });

@@ -2,8 +2,6 @@ import { Clock } from '@cp/clock';
 import {
   DomainException,
   ErrorCode,
-  message,
-  Jobs,
   RecordTestUploadCommand,
   RegisterSlotsCommand,
   TestUploadView,
@@ -15,6 +13,7 @@ import { verifyUploadToken } from '@cp/storage';
 import { Inject, Injectable } from '@nestjs/common';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 import { ReceiveUploadUseCase } from './receive-upload.use-case';
+import { RegisterSlotsUseCase } from './register-slots.use-case';
 import { UploadSlotEntity } from './upload-slot.entity';
 import { InsertedUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
 import { UploadUrlsService } from './upload-urls.service';
@@ -27,38 +26,24 @@ export class SlotsService {
     private readonly slots: UploadSlotsRepository,
     private readonly urls: UploadUrlsService,
     private readonly receive: ReceiveUploadUseCase,
+    private readonly registration: RegisterSlotsUseCase,
     private readonly clock: Clock,
   ) {}
 
-  /** Idempotent per file id; files given by URL are queued for fetching (once) instead of getting a URL. */
+  /**
+   * Idempotent per file id (`RegisterSlotsUseCase`; the order's `job.uploads.register-slots` registers the same
+   * slots, before or after this call); files given by URL are queued for fetching (once) instead of getting a URL.
+   */
   async register(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
-    const bucket = this.config.storage.buckets.inputs;
     const fileIds = command.files.map((file) => file.fileId);
-    const newSlots = command.files.map((file) => ({
-      fileId: file.fileId,
-      orderId: command.orderId,
-      accountId: command.accountId,
-      mode: command.mode,
-      orderType: command.orderType ?? null,
-      bucket,
-      objectKey: file.objectKey,
-      sourceUrl: file.sourceUrl ?? null,
-    }));
     // A first registration knows its slots; a replay reads them, with whatever happened to them since.
     const known = async (tx: Transaction | null, inserted: InsertedUploadSlot[]) =>
       inserted.length === fileIds.length ? inserted : this.slots.findByFileIds(tx, fileIds);
-    if (newSlots.every((slot) => slot.sourceUrl === null)) {
+    if (command.files.every((file) => !file.sourceUrl)) {
       // No fetch job to publish with them: the insert alone, without a transaction around it (two round trips fewer per order).
-      return { urls: await this.urlsOf(await known(null, await this.slots.insertNew(null, newSlots))) };
+      return { urls: await this.urlsOf(await known(null, await this.slots.insertNew(null, this.registration.slotsOf(command)))) };
     }
-    const slots = await this.transactions.run(async (tx) => {
-      const inserted = await this.slots.insertNew(tx, newSlots);
-      await this.slots.publish(
-        tx,
-        inserted.filter((slot) => slot.sourceUrl).map((slot) => message(Jobs.uploadsFetch, { fileId: slot.fileId })),
-      );
-      return known(tx, inserted);
-    });
+    const slots = await this.transactions.run(async (tx) => known(tx, await this.registration.execute(tx, command)));
     return { urls: await this.urlsOf(slots) };
   }
 

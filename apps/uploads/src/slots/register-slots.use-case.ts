@@ -1,0 +1,44 @@
+import { Jobs, message, RegisterSlotsCommand } from '@cp/contracts';
+import { Transaction } from '@cp/database';
+import { Inject, Injectable } from '@nestjs/common';
+import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
+import { InsertedUploadSlot, NewUploadSlot, UploadSlotsRepository } from './upload-slots.repository';
+
+/**
+ * Registers an order's upload slots, idempotent per file id: the slots not known yet are inserted, and each file
+ * given by URL among them is queued for fetching in the same transaction, so a file is fetched once however often
+ * its order's registration comes (the `uploads.register-slots` call after the order's commit, its retries and
+ * replays, and the `job.uploads.register-slots` the order's creation wrote to its outbox, in any order or at once).
+ */
+@Injectable()
+export class RegisterSlotsUseCase {
+  constructor(
+    @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
+    private readonly slots: UploadSlotsRepository,
+  ) {}
+
+  /** Returns the slots inserted now (none when every file id was known). */
+  async execute(tx: Transaction, command: RegisterSlotsCommand): Promise<InsertedUploadSlot[]> {
+    const inserted = await this.slots.insertNew(tx, this.slotsOf(command));
+    await this.slots.publish(
+      tx,
+      inserted.filter((slot) => slot.sourceUrl).map((slot) => message(Jobs.uploadsFetch, { fileId: slot.fileId })),
+    );
+    return inserted;
+  }
+
+  /** The rows the command asks for, in the inputs bucket: files given by URL carry their source. */
+  slotsOf(command: RegisterSlotsCommand): NewUploadSlot[] {
+    const bucket = this.config.storage.buckets.inputs;
+    return command.files.map((file) => ({
+      fileId: file.fileId,
+      orderId: command.orderId,
+      accountId: command.accountId,
+      mode: command.mode,
+      orderType: command.orderType ?? null,
+      bucket,
+      objectKey: file.objectKey,
+      sourceUrl: file.sourceUrl ?? null,
+    }));
+  }
+}
