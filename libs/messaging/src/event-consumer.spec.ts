@@ -1,6 +1,7 @@
 // Pure parts of the consumer: which failures are the infrastructure's, how a consumer's deadline is resolved, and
 // which subjects a filter reads.
 import { defineEvent, defineJob } from '@cp/contracts';
+import { EgressError, EgressFailure } from '@cp/egress';
 import { NatsError } from 'nats';
 import { QueryFailedError } from 'typeorm';
 import { ConsumerDefinition, DEFAULT_EVENT_DEADLINE_MS, deadlineVariableOf, isTransientInfrastructureError, JobDeadlineExceededError, resolveDeadlineMs, subjectMatches } from './event-consumer';
@@ -36,6 +37,19 @@ describe('isTransientInfrastructureError', () => {
     ['a 503 code that is not a NATS error', withCode('upstream', '503')],
     ['not an error', 'not an error'],
   ])('%s is not transient', (_name, error) => {
+    expect(isTransientInfrastructureError(error)).toBe(false);
+  });
+
+  // A destination named by input (a source URL, a webhook, a zero-copy target) that refuses connections reads like a
+  // database that is down; held as an outage it would keep a consumer slot for minutes without counting an attempt.
+  const refusedByClient = (): EgressError => new EgressError(EgressFailure.NETWORK, 'connect ECONNREFUSED 203.0.113.5:1');
+  it.each([
+    ['an egress failure: a URL from input that refuses connections', refusedByClient()],
+    ["a caller's error caused by one (the URL fetcher's SourceFetchError)", new Error('connect ECONNREFUSED 203.0.113.5:1', { cause: refusedByClient() })],
+    ['an egress failure that kept the socket error as its cause', Object.assign(refusedByClient(), { cause: withCode('connect ECONNREFUSED 203.0.113.5:1', 'ECONNREFUSED') })],
+    ['an egress failure among the errors of an AggregateError', new AggregateError([refusedByClient(), withCode('connect ECONNREFUSED ::1:443', 'ECONNREFUSED')], '')],
+    ['an egress deadline', new EgressError(EgressFailure.DEADLINE, 'timeout exceeded when trying to connect')],
+  ])('%s is never transient, whatever its message or code', (_name, error) => {
     expect(isTransientInfrastructureError(error)).toBe(false);
   });
 

@@ -1,4 +1,5 @@
 import { asTransaction, Transaction } from '@cp/database';
+import { EgressError } from '@cp/egress';
 import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
 import { Logger } from '@nestjs/common';
 import { contextFromHeaders, inSpan, orderAttributes, recordSpanError, SpanKind } from '@cp/tracing';
@@ -240,9 +241,24 @@ const TRANSIENT_MESSAGES =
  * A failure that says nothing about the message: the database is down, restarting or has no connection to
  * give (pg-pool's connect timeout), a connection broke, or the broker is unreachable. Looks through `cause`,
  * TypeORM's `driverError` and the `errors` of an AggregateError (Node's dual-stack connect).
+ *
+ * Only our own infrastructure (PostgreSQL, NATS, storage) is ever transient. A failure that came through
+ * `@cp/egress` (an `EgressError` anywhere in the chain) never is: its destination was named by input (a source
+ * URL, a webhook, a zero-copy target), so "connect ECONNREFUSED" there is a client's closed port, not an outage.
+ * Held as one, a URL that refuses connections would keep a consumer slot for `transientHoldMs` per delivery
+ * without counting an attempt. Checked by type before any code or message, which read the same in both cases.
  */
 export function isTransientInfrastructureError(error: unknown): boolean {
-  const seen = new Set<unknown>();
+  const chain = linkedErrors(error);
+  if (chain.some((current) => current instanceof EgressError)) {
+    return false;
+  }
+  return chain.some(isInfrastructureFailure);
+}
+
+/** The error and every error linked to it (`cause`, `driverError`, an AggregateError's `errors`), each once. */
+function linkedErrors(error: unknown): Error[] {
+  const seen = new Set<Error>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
     const current = queue.shift();
@@ -250,25 +266,27 @@ export function isTransientInfrastructureError(error: unknown): boolean {
       continue;
     }
     seen.add(current);
-    if (current instanceof RpcUnavailableError) {
-      return true;
-    }
-    const { code } = current as Error & { code?: unknown };
-    if (typeof code === 'string') {
-      if (SOCKET_ERROR_CODES.test(code) || POSTGRES_TRANSIENT_SQLSTATE.test(code)) {
-        return true;
-      }
-      if (current.name === 'NatsError' && NATS_TRANSIENT_CODES.has(code)) {
-        return true;
-      }
-    }
-    if (TRANSIENT_MESSAGES.test(current.message)) {
-      return true;
-    }
     const linked = current as Error & { cause?: unknown; driverError?: unknown; errors?: unknown };
     queue.push(linked.cause, linked.driverError, ...(Array.isArray(linked.errors) ? (linked.errors as unknown[]) : []));
   }
-  return false;
+  return [...seen];
+}
+
+/** One error, on its own, says the database, the broker or a connection to them failed. */
+function isInfrastructureFailure(current: Error): boolean {
+  if (current instanceof RpcUnavailableError) {
+    return true;
+  }
+  const { code } = current as Error & { code?: unknown };
+  if (typeof code === 'string') {
+    if (SOCKET_ERROR_CODES.test(code) || POSTGRES_TRANSIENT_SQLSTATE.test(code)) {
+      return true;
+    }
+    if (current.name === 'NatsError' && NATS_TRANSIENT_CODES.has(code)) {
+      return true;
+    }
+  }
+  return TRANSIENT_MESSAGES.test(current.message);
 }
 
 type Attempt = { ok: true } | { ok: false; error: unknown };

@@ -3,6 +3,7 @@
 import { SystemClock } from '@cp/clock';
 import { defineEvent, EventEnvelope, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
 import { serviceDataSourceOptions, asTransaction } from '@cp/database';
+import { EgressError, EgressFailure } from '@cp/egress';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
@@ -235,6 +236,37 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     expect(isTransientInfrastructureError(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }))).toBe(false);
     expect(isTransientInfrastructureError(new Error('handler bug'))).toBe(false);
     expect(isTransientInfrastructureError('not an error')).toBe(false);
+  });
+
+  it('a destination named by input that refuses connections is counted, never held as an outage: retried with backoff, then exhausted', async () => {
+    const subject = `${prefix}.egress.refused`;
+    const durable = `${prefix}-egress-refused`;
+    const envelope = await publishNote(subject, 'https://203.0.113.5:1/a.jpg');
+    const deliveries: number[] = [];
+    const exhausted: Array<{ eventId: string; error: unknown }> = [];
+    await startConsumer(
+      durable,
+      subject,
+      async (_data, _eventId, deliveryCount) => {
+        deliveries.push(deliveryCount);
+        // What the URL fetcher throws for a client's closed port: the text of a database that is down, the egress module's error as its cause.
+        throw new Error('connect ECONNREFUSED 203.0.113.5:1', { cause: new EgressError(EgressFailure.NETWORK, 'connect ECONNREFUSED 203.0.113.5:1') });
+      },
+      {
+        maxAttempts: 3,
+        backoffMs: [200, 400],
+        // Long enough that a hold would keep the first delivery past this test's wait.
+        transientHoldMs: 10 * 60_000,
+        onExhausted: async (_data, eventId, error) => {
+          exhausted.push({ eventId, error });
+        },
+      },
+    );
+    await waitUntil(async () => (await parkedCount(durable)) === 1, 20_000);
+    // One broker delivery per attempt: nothing was retried in process without counting.
+    expect(deliveries).toEqual([1, 2, 3]);
+    expect(exhausted.map(({ eventId }) => eventId)).toEqual([envelope.eventId]);
+    expect((exhausted[0].error as Error).message).toBe('connect ECONNREFUSED 203.0.113.5:1');
   });
 
   it('redelivers a failing message with backoff, then parks it where it stays visible', async () => {

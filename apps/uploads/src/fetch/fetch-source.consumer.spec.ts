@@ -1,16 +1,30 @@
-import { inlineHandlerContext } from '@cp/messaging/testing';
-import { FetchSourceJob } from '@cp/contracts';
+import { inlineHandlerContext, inlineTransactions } from '@cp/messaging/testing';
+import { EgressFailure } from '@cp/egress';
+import { Events, FetchSourceJob, OrderFailureCode, OutboxMessage } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
-import { HandlerContext, MessagingRuntime } from '@cp/messaging';
+import { ConsumerDefinition, HandlerContext, isTransientInfrastructureError, MessagingRuntime } from '@cp/messaging';
+import { ObjectStorage } from '@cp/storage';
+import { rejectionOf } from '@cp/testing';
+import { createServer } from 'node:net';
 import { EntityManager } from 'typeorm';
 import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
+import { UploadsConfig } from '../uploads.config';
 import { FetchSourceConsumer } from './fetch-source.consumer';
-import { SourceFetcher } from './source-fetcher';
+import { SourceFetcher, SourceFetchError } from './source-fetcher';
 
 type FetchJob = FetchSourceJob;
 type Handle = (job: FetchJob, context: HandlerContext) => Promise<void>;
+
+/** A loopback port nothing listens on: a connection to it is refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('FetchSourceConsumer', () => {
   const slotOf = (mode: 'live' | 'test'): UploadSlotEntity =>
@@ -56,5 +70,48 @@ describe('FetchSourceConsumer', () => {
     await handle({ fileId: '34' }, context);
     expect(fetched).toEqual(['https://images.example.com/a.png']);
     expect(uploaded).toEqual([['34', 10]]);
+  });
+
+  it('a source URL that refuses connections is a counted attempt, retried with backoff, and the last one fails the file with WATERMARK_SOURCE_URL_FAILED', async () => {
+    // The real fetcher (private addresses allowed, as in a test stack), so the error is the one production throws.
+    const url = `https://127.0.0.1:${await closedPort()}/a.jpg`;
+    const slot = { ...slotOf('live'), sourceUrl: url };
+    const failed: Array<[string, string]> = [];
+    const published: OutboxMessage[] = [];
+    const slots = {
+      findOne: () => Promise.resolve(slot),
+      markFailed: (_tx: unknown, fileId: string, reason: string) => {
+        failed.push([fileId, reason]);
+        slot.status = 'failed';
+        return Promise.resolve();
+      },
+      publish: (_tx: unknown, messages: readonly OutboxMessage[]) => {
+        published.push(...messages);
+        return Promise.resolve();
+      },
+    } as unknown as UploadSlotsRepository;
+    const config = { sourceFetch: { maxBytes: 1024 * 1024, deadlineMs: 5000, allowPrivate: true, allowedIps: [] as string[] } } as unknown as UploadsConfig;
+    const fetcher = new SourceFetcher(config, { put: () => Promise.reject(new Error('nothing may be stored')) } as unknown as ObjectStorage);
+    let definition: ConsumerDefinition<FetchJob> | undefined;
+    const messaging = { register: (registered: ConsumerDefinition<FetchJob>) => (definition = registered) } as unknown as MessagingRuntime;
+    new FetchSourceConsumer(inlineTransactions(), slots, messaging, fetcher, {} as ReceiveUploadUseCase).onModuleInit();
+    if (!definition?.onExhausted) {
+      throw new Error('the consumer registered no exhaustion hook');
+    }
+
+    const error = await rejectionOf(definition.handle({ fileId: '34' }, context), SourceFetchError);
+    expect(error).toMatchObject({ permanent: false, reason: EgressFailure.NETWORK });
+    expect(error.message).toContain('ECONNREFUSED');
+    // The consumer counts it as an attempt (redelivered after its backoff) instead of holding it as an outage of
+    // our own infrastructure, retried in process for minutes without counting.
+    expect(isTransientInfrastructureError(error)).toBe(false);
+    expect(definition.maxAttempts).toBeGreaterThan(1);
+    expect(definition.backoffMs?.length).toBeGreaterThan(0);
+    expect(failed).toEqual([]);
+
+    // Its attempts used up: the file fails with the public code.
+    await definition.onExhausted({ fileId: '34' }, 'e1', error);
+    expect(failed).toEqual([['34', error.message]]);
+    expect(published).toEqual([{ contract: Events.fileFailed, payload: { orderId: '12', fileId: '34', code: OrderFailureCode.WATERMARK_SOURCE_URL_FAILED } }]);
   });
 });

@@ -57,6 +57,9 @@ export class FetchSourceConsumer implements OnModuleInit {
             await context.transaction((tx) => this.fail(tx, slot, error.message));
             return;
           }
+          // Network trouble or a 5xx/429 answer of the source: a counted attempt, redelivered after its backoff,
+          // and the last one fails the file (onExhausted). Never held as an outage: the error's cause is the
+          // egress module's, which the consumer never takes for our own infrastructure.
           throw error;
         }
       },

@@ -4,15 +4,25 @@ import { Inject, Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
 
-/** `permanent`: retrying cannot help (bad status, too large, too slow, forbidden address, redirect). */
+/**
+ * `permanent`: retrying cannot help (bad status, too large, too slow, forbidden address, redirect). Its `cause` is
+ * the egress module's error: the consumer then never takes it for an outage of our own infrastructure (a source
+ * that refuses connections reads "connect ECONNREFUSED" like a database that is down), so a failure that may pass
+ * later is retried as a counted attempt with backoff and, once they are used up, fails the file.
+ */
 export class SourceFetchError extends Error {
+  override readonly name = 'SourceFetchError';
+  /** Why the egress module refused or cut the fetch. */
+  readonly reason: EgressFailure;
+
   constructor(
     message: string,
     readonly permanent: boolean,
-    /** Why the egress module refused or cut the fetch. */
-    readonly reason?: EgressFailure,
+    /** What the egress module refused or cut. */
+    override readonly cause: EgressError,
   ) {
-    super(message);
+    super(message, { cause });
+    this.reason = cause.reason;
   }
 }
 
@@ -24,17 +34,17 @@ export class SourceFetchError extends Error {
 function toFetchError(error: EgressError): SourceFetchError {
   switch (error.reason) {
     case EgressFailure.NETWORK:
-      return new SourceFetchError(error.message, false, error.reason);
+      return new SourceFetchError(error.message, false, error);
     case EgressFailure.BAD_STATUS: {
       const status = error.status ?? 0;
-      return new SourceFetchError(error.message, status < 500 && status !== 429, error.reason);
+      return new SourceFetchError(error.message, status < 500 && status !== 429, error);
     }
     case EgressFailure.BLOCKED_ADDRESS:
-      return new SourceFetchError(`address not allowed: ${error.message}`, true, error.reason);
+      return new SourceFetchError(`address not allowed: ${error.message}`, true, error);
     case EgressFailure.DEADLINE:
-      return new SourceFetchError(`the source did not deliver within the deadline (${error.message})`, true, error.reason);
+      return new SourceFetchError(`the source did not deliver within the deadline (${error.message})`, true, error);
     default:
-      return new SourceFetchError(error.message, true, error.reason);
+      return new SourceFetchError(error.message, true, error);
   }
 }
 
