@@ -16,6 +16,14 @@ describe('orders config: stuck orders', () => {
   });
 });
 
+describe('orders config: upload window', () => {
+  it('defaults to 12 hours (spec 3.1), reads UPLOAD_WINDOW_HOURS and refuses less than an hour', () => {
+    expect(loadOrdersConfig(base).uploadWindowMs).toBe(12 * 3600_000);
+    expect(loadOrdersConfig({ ...base, UPLOAD_WINDOW_HOURS: '3' }).uploadWindowMs).toBe(3 * 3600_000);
+    expect(() => loadOrdersConfig({ ...base, UPLOAD_WINDOW_HOURS: '0' })).toThrow(/UPLOAD_WINDOW_HOURS/);
+  });
+});
+
 describe('orders config: private zero-copy targets', () => {
   it('accepts ANTI_AI_TARGET_ALLOWED_IPS outside production (a local test stack)', () => {
     expect(loadOrdersConfig({ ...base, ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' }).antiAi.allowedTargetIps).toEqual(['127.0.0.1']);

@@ -1,7 +1,8 @@
-import { ConfigValidationError, ipList, IsHttpOrigin, IsIpList, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
+import { ConfigValidationError, ipList, IsHttpOrigin, IsIpList, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, toUploadWindowMs, validateEnv, withUploadWindowEnv } from '@cp/config';
 import { IsInt, Max, Min } from 'class-validator';
 
-export class OrdersEnv extends StorageEnv {
+/** `UPLOAD_WINDOW_HOURS` (default 12): orders whose files are not all uploaded within it fail with ORDER_TIMEOUT (spec 3.1). */
+export class OrdersEnv extends withUploadWindowEnv(StorageEnv) {
   override PORT: number = 3101;
 
   /** Time from creation to `expiresAt` (default 30 days). */
@@ -9,11 +10,6 @@ export class OrdersEnv extends StorageEnv {
   @Min(1)
   @Max(24 * 365)
   ORDER_RETENTION_HOURS: number = 720;
-
-  /** Orders whose files are not all uploaded within this window fail with ORDER_TIMEOUT (spec: 12 hours). */
-  @IsInt()
-  @Min(1)
-  UPLOAD_WINDOW_HOURS: number = 12;
 
   @IsInt()
   @Min(200)
@@ -66,7 +62,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     ...toCoreConfig(env),
     storage: toStorageConfig(env),
     retentionMs: env.ORDER_RETENTION_HOURS * 3600_000,
-    uploadWindowMs: env.UPLOAD_WINDOW_HOURS * 3600_000,
+    uploadWindowMs: toUploadWindowMs(env),
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
     stuckOrders: { maxAgeMs: env.STUCK_ORDER_MAX_AGE_MS, sweepIntervalMs: env.STUCK_ORDER_SWEEP_INTERVAL_MS },
     antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },

@@ -31,3 +31,11 @@ describe('uploads configuration: input limits', () => {
     expect(() => loadUploadsConfig({ ...base, WATERMARK_MAX_INPUT_BYTES: '10' })).toThrow(/WATERMARK_MAX_INPUT_BYTES/);
   });
 });
+
+describe('uploads configuration: upload window', () => {
+  it("reads the orders service's UPLOAD_WINDOW_HOURS, with its default of 12 hours and its bound", () => {
+    expect(loadUploadsConfig(base).uploadWindowMs).toBe(12 * 3600_000);
+    expect(loadUploadsConfig({ ...base, UPLOAD_WINDOW_HOURS: '2' }).uploadWindowMs).toBe(2 * 3600_000);
+    expect(() => loadUploadsConfig({ ...base, UPLOAD_WINDOW_HOURS: '0' })).toThrow(/UPLOAD_WINDOW_HOURS/);
+  });
+});

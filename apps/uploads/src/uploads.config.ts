@@ -10,8 +10,10 @@ import {
   toCoreConfig,
   toInputLimit,
   toStorageConfig,
+  toUploadWindowMs,
   validateEnv,
   withInputLimitEnv,
+  withUploadWindowEnv,
 } from '@cp/config';
 import { InputLimitWorker } from '@cp/contracts';
 import { Transform } from 'class-transformer';
@@ -22,8 +24,9 @@ const DEV_TEST_UPLOAD_SECRET = 'dev-only-test-upload-secret';
 /**
  * `WATERMARK_MAX_INPUT_BYTES` and `AI_DETECTION_MAX_INPUT_BYTES` are the workers' own variables (same declaration,
  * bound and default): an upload over the limit of its order's type is deleted at once and fails the order.
+ * `UPLOAD_WINDOW_HOURS` is the orders service's (same declaration): the reconciliation stops checking slots past it.
  */
-export class UploadsEnv extends withInputLimitEnv(withInputLimitEnv(StorageEnv, 'WATERMARK'), 'AI_DETECTION') {
+export class UploadsEnv extends withUploadWindowEnv(withInputLimitEnv(withInputLimitEnv(StorageEnv, 'WATERMARK'), 'AI_DETECTION')) {
   override PORT: number = 3102;
 
   /** Base address of the public API: test-key upload URLs point at its sink. */
@@ -79,6 +82,8 @@ export interface UploadsConfig extends CoreConfig {
   uploadUrlSeconds: number;
   sourceFetch: { maxBytes: number; deadlineMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   reconcile: { intervalMs: number; minAgeMs: number };
+  /** `UPLOAD_WINDOW_HOURS` of the orders service: a pending order fails this long after its creation (ORDER_TIMEOUT). */
+  uploadWindowMs: number;
   /** Largest input each worker reads, in bytes (the workers' `<PREFIX>_MAX_INPUT_BYTES`). */
   inputLimits: Record<InputLimitWorker, number>;
 }
@@ -109,6 +114,7 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
       extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,
     },
     reconcile: { intervalMs: env.RECONCILE_INTERVAL_MS, minAgeMs: env.RECONCILE_MIN_AGE_MS },
+    uploadWindowMs: toUploadWindowMs(env),
     inputLimits: { watermark: toInputLimit(env, 'WATERMARK'), aiDetection: toInputLimit(env, 'AI_DETECTION') },
   };
 }

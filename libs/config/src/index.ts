@@ -4,3 +4,4 @@ export * from './ip-list';
 export * from './prefixed-env';
 export * from './worker-env';
 export * from './outbound-env';
+export * from './upload-window-env';

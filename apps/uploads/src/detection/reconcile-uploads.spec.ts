@@ -38,7 +38,12 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
       migrations: UPLOADS_MIGRATIONS,
       applicationName: 'it',
     });
-    const config = { reconcile: { intervalMs: 1000, minAgeMs: 10_000 }, inputLimits: { watermark: 4096, aiDetection: 4096 } } as UploadsConfig;
+    const config = {
+      reconcile: { intervalMs: 1000, minAgeMs: 10_000 },
+      uploadWindowMs: 12 * 3600_000,
+      uploadUrlSeconds: 900,
+      inputLimits: { watermark: 4096, aiDetection: 4096 },
+    } as UploadsConfig;
     const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
     const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
     reconcile = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, storage, receive, clock);
@@ -99,5 +104,28 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
     clock.advance(60_000);
     expect(await reconcile.execute()).toBe(0);
     expect(await failures()).toHaveLength(1);
+  });
+
+  it('checks only slots that can still matter: one past the upload window and the longest URL is left alone, one a refreshed URL still reaches is found', async () => {
+    await dataSource.getRepository(UploadSlotEntity).insert([
+      { ...slot('301', '5/79/inputs/301/old.png'), orderId: '79' },
+      { ...slot('302', '5/80/inputs/302/refreshed.png'), orderId: '80' },
+    ]);
+    await storage.put(storage.buckets.inputs, '5/79/inputs/301/old.png', Buffer.alloc(10, 1));
+    await storage.put(storage.buckets.inputs, '5/80/inputs/302/refreshed.png', Buffer.alloc(20, 1));
+    // 301: its order's 12-hour window closed, and the 1-hour URL of a refresh just before it ran out too (13 h).
+    // 302: the window closed 30 minutes ago, but a v2 refresh-urls just before it gave a URL valid 1 hour.
+    const age = (fileId: string, interval: string) => dataSource.query(`UPDATE "${schema}"."upload_slot" SET created_at = now() - $2::interval WHERE file_id = $1`, [fileId, interval]);
+    await age('301', '13 hours 30 minutes');
+    await age('302', '12 hours 30 minutes');
+    clock.advance(60_000);
+
+    expect(await reconcile.execute()).toBe(1);
+    const rows = await dataSource.getRepository(UploadSlotEntity).find({ where: [{ fileId: '301' }, { fileId: '302' }], order: { fileId: 'ASC' } });
+    // The old slot is not even looked at (no storage request, no check recorded).
+    expect(rows.map((row) => [row.fileId, row.status, row.lastCheckedAt])).toEqual([
+      ['301', 'awaiting', null],
+      ['302', 'uploaded', null],
+    ]);
   });
 });

@@ -6,7 +6,8 @@ export type UploadSlotStatus = 'awaiting' | 'fetching' | 'uploaded' | 'failed';
 /** Where one input file of an order is expected, and whether it has arrived. */
 @Entity({ name: 'upload_slot' })
 @Index('uq_upload_slot_object', ['bucket', 'objectKey'], { unique: true })
-@Index('idx_upload_slot_awaiting', ['lastCheckedAt'], { where: `status = 'awaiting'` })
+// The reconciliation's range (`findWaiting`): waiting live slots by creation time.
+@Index('idx_upload_slot_reconcile', ['createdAt'], { where: `status = 'awaiting' AND mode = 'live'` })
 export class UploadSlotEntity {
   @PrimaryColumn({ name: 'file_id', type: 'bigint' })
   fileId!: string;

@@ -87,12 +87,16 @@ export class UploadSlotsRepository extends TransactionalRepository {
     return this.db(tx).findOne(UploadSlotEntity, { where: { fileId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** Live slots still waiting, created before `settledBefore`, least recently checked first. */
-  findWaiting(settledBefore: Date, limit: number): Promise<UploadSlotEntity[]> {
+  /**
+   * Live slots still waiting, created from `created.after` (inclusive) to `created.before`, least recently checked
+   * first. The range is read through `idx_upload_slot_reconcile`, so slots older than it (orders failed, expired or
+   * abandoned, which nothing deletes) cost this query nothing however many there are.
+   */
+  findWaiting(created: { after: Date; before: Date }, limit: number): Promise<UploadSlotEntity[]> {
     return this.dataSource.manager
       .createQueryBuilder(UploadSlotEntity, 'slot')
       .where(`slot.status = 'awaiting' AND slot.mode = 'live'`)
-      .andWhere('slot.createdAt < :settled', { settled: settledBefore })
+      .andWhere('slot.createdAt >= :after AND slot.createdAt < :before', { after: created.after, before: created.before })
       .orderBy('slot.lastCheckedAt', 'ASC', 'NULLS FIRST')
       .limit(batchLimit(limit))
       .getMany();
