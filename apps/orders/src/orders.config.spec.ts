@@ -25,6 +25,12 @@ describe('orders config: upload window', () => {
 });
 
 describe('orders config: private zero-copy targets', () => {
+  it('bounds test orders to 1,000 a day by default, reads TEST_ORDERS_PER_DAY and refuses 0', () => {
+    expect(loadOrdersConfig(base).testOrdersPerDay).toBe(1000);
+    expect(loadOrdersConfig({ ...base, TEST_ORDERS_PER_DAY: '50' }).testOrdersPerDay).toBe(50);
+    expect(() => loadOrdersConfig({ ...base, TEST_ORDERS_PER_DAY: '0' })).toThrow(/TEST_ORDERS_PER_DAY/);
+  });
+
   it('accepts ANTI_AI_TARGET_ALLOWED_IPS outside production (a local test stack)', () => {
     expect(loadOrdersConfig({ ...base, ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' }).antiAi.allowedTargetIps).toEqual(['127.0.0.1']);
   });

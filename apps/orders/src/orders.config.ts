@@ -25,6 +25,15 @@ export class OrdersEnv extends withUploadWindowEnv(StorageEnv) {
   @Max(30 * 24 * 3600_000)
   STUCK_ORDER_MAX_AGE_MS: number = 6 * 3600_000;
 
+  /**
+   * Test-key orders an account may create in any 24 hours (they cost no credits, so nothing else bounds the rows,
+   * reports and webhook deliveries they leave). Past it a test order is refused with 429 RATE_LIMIT_EXCEEDED.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  TEST_ORDERS_PER_DAY: number = 1000;
+
   /** How often each replica looks for stuck orders (they claim rows with SKIP LOCKED, so replicas never collide). */
   @IsInt()
   @Min(200)
@@ -48,6 +57,7 @@ export interface OrdersConfig extends CoreConfig {
   uploadWindowMs: number;
   uploadWindowSweepIntervalMs: number;
   stuckOrders: { maxAgeMs: number; sweepIntervalMs: number };
+  testOrdersPerDay: number;
   antiAi: { allowedTargetIps: string[] };
   publicBaseUrl: string;
 }
@@ -65,6 +75,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     uploadWindowMs: toUploadWindowMs(env),
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
     stuckOrders: { maxAgeMs: env.STUCK_ORDER_MAX_AGE_MS, sweepIntervalMs: env.STUCK_ORDER_SWEEP_INTERVAL_MS },
+    testOrdersPerDay: env.TEST_ORDERS_PER_DAY,
     antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -27,7 +27,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   [ErrorCode.WATERMARK_V2_CONFLICT]: 'same idempotencyKey with a different body',
   [ErrorCode.WATERMARK_V2_API_SUNSET]: 'v2 watermark endpoint called after its retirement',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'body larger than the configured limit',
-  [ErrorCode.RATE_LIMIT_EXCEEDED]: 'per-plan request rate exceeded; wait for `Retry-After` seconds',
+  [ErrorCode.RATE_LIMIT_EXCEEDED]: 'per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account\'s test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`)',
   [ErrorCode.SERVER_INTERNAL_ERROR]: 'internal error',
   [ErrorCode.WATERMARK_V2_UNAVAILABLE]:
     'temporarily unavailable: a service, the database or its connection pool does not answer in time; retry after `Retry-After` seconds',

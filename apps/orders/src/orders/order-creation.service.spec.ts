@@ -242,8 +242,29 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     // A replay calls the uploads service again (idempotent there) but writes no second job.
     expect(jobs.filter((row) => (row.envelope as { data: RegisterSlotsCommand }).data.orderId === order.id)).toHaveLength(1);
   });
-});
 
+  it('test orders are bounded per account and rolling 24 hours (429 RATE_LIMIT_EXCEEDED); a replay still finds its order, live orders are not counted', async () => {
+    const quota = new OrderCreationService(
+      { retentionMs: 720 * 3600_000, testOrdersPerDay: 2 } as OrdersConfig,
+      new TransactionRepository(dataSource),
+      new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
+      new IdempotencyRepository(),
+      new UploadsClient(rpc as unknown as RpcClient),
+      clock,
+    );
+    const tester = '602';
+    const testOrder = (idempotencyKey: string): NewOrder => ({ ...embed(idempotencyKey, ['t']), caller: { accountId: tester, mode: 'test' } });
+    const refusal = (key: string) => quota.execute(testOrder(key)).then(() => null, (error: unknown) => (error instanceof DomainException ? error.code : error));
+    const first = await quota.execute(testOrder('quota-1'));
+    await quota.execute(testOrder('quota-2'));
+    expect(await refusal('quota-3')).toBe(ErrorCode.RATE_LIMIT_EXCEEDED);
+    expect((await quota.execute(testOrder('quota-1'))).order.id).toBe(first.order.id);
+    // A live order of the same account is not a test order.
+    await quota.execute({ ...embed('quota-live', ['l']), caller: { accountId, mode: 'live' } });
+    clock.advance(24 * 3600_000);
+    expect(await refusal('quota-4')).toBeNull();
+  });
+});
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 10));

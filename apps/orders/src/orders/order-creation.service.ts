@@ -11,6 +11,8 @@ import { OrderDraft, OrdersRepository } from './orders.repository';
 import { slotRegistration } from './slot-registration';
 import { UploadsClient } from './uploads.client';
 
+const DAY_MS = 24 * 3600_000;
+
 /** JSON with sorted keys, so the same body always hashes the same. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
@@ -135,6 +137,11 @@ export class OrderCreationService {
   private async create(tx: Transaction, spec: NewOrder, scope: IdempotencyScope, hash: string): Promise<Order> {
     const { caller } = spec;
     const now = this.clock.now();
+    // Test orders cost nothing, so a day's quota bounds what they leave (rows, reports, webhook deliveries). Refused
+    // here, inside the attempt, so that a replay of an order already made still finds it (the catch above).
+    if (caller.mode === 'test' && (await this.orders.countCreatedSince(tx, caller.accountId, 'test', new Date(now.getTime() - DAY_MS))) >= this.config.testOrdersPerDay) {
+      throw new DomainException(ErrorCode.RATE_LIMIT_EXCEEDED, `over ${this.config.testOrdersPerDay} test orders in 24 hours`);
+    }
     const order = await this.orders.newOrder({
       order: {
         accountId: caller.accountId,

@@ -273,6 +273,15 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
+  /** Orders of an account and key mode created after `since` (the creation index `idx_order_account`). */
+  async countCreatedSince(tx: Transaction, accountId: string, mode: KeyMode, since: Date): Promise<number> {
+    const [row] = await this.db(tx).query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM "order" WHERE account_id = $1 AND mode = $2 AND created_at > $3`,
+      [accountId, mode, since],
+    );
+    return row?.n ?? 0;
+  }
+
   async countCreatedPerDay(accountId: string, mode: KeyMode, from: Date, to: Date): Promise<Map<string, number>> {
     const rows = await this.dataSource.query<Array<{ day: string; n: number }>>(
       `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n FROM "order"

@@ -1470,7 +1470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -1570,7 +1570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -1672,7 +1672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -1827,7 +1827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -1901,7 +1901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -1991,7 +1991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2079,7 +2079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2183,7 +2183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2271,7 +2271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2375,7 +2375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2479,7 +2479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2569,7 +2569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2696,7 +2696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2797,7 +2797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -2923,7 +2923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3037,7 +3037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3163,7 +3163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3277,7 +3277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3391,7 +3391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3505,7 +3505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3619,7 +3619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3733,7 +3733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3822,7 +3822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -3910,7 +3910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -4010,7 +4010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
@@ -4110,7 +4110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded; wait for `Retry-After` seconds */
+            /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
