@@ -457,8 +457,9 @@ export class StackProcesses {
         S3_PORT: String(layout.s3Port),
         S3_DIRECTORY: path.join(stackDir(layout), 's3'),
         NATS_URL: layout.natsUrl,
-        // The bridge ensures the streams too: at the services' replication, never scaling them back.
+        // The bridge ensures the streams too: at the services' replication and size bounds, never changing them back.
         ...(layout.extraEnv?.NATS_STREAM_REPLICAS ? { NATS_STREAM_REPLICAS: layout.extraEnv.NATS_STREAM_REPLICAS } : {}),
+        ...(layout.extraEnv?.NATS_STREAM_MAX_MIB ? { NATS_STREAM_MAX_MIB: layout.extraEnv.NATS_STREAM_MAX_MIB } : {}),
       },
       args: ['-r', path.join(ROOT, 'tools/register.js'), path.join(ROOT, 'tools/stack/s3-server.ts')],
       log: path.join(stackDir(layout), 'logs', 's3.log'),
