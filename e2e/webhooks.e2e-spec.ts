@@ -217,6 +217,20 @@ describe('webhooks', () => {
       expect(badPage.status).toBe(400);
     });
 
+    it('refuses a webhook beyond 20 in the key mode with 409 WEBHOOK_LIMIT_REACHED; the other mode has its own 20', async () => {
+      const account = await createAccount(gateway, 'pro', 0);
+      const made: CreatedWebhook[] = [];
+      for (let index = 0; index < 20; index += 1) {
+        made.push(await createWebhook(account.testKey, `https://hooks.example.com/${index}`, `hook ${index}`));
+      }
+      const refused = await api('/api/v2/orders/webhooks', { key: account.testKey, method: 'POST', body: { name: 'one more', url: 'https://hooks.example.com/more' } });
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 409, body: { code: 'WEBHOOK_LIMIT_REACHED' } });
+      expect((await api<{ data: unknown[] }>('/api/v2/orders/webhooks', { key: account.testKey })).body.data).toHaveLength(20);
+      await createWebhook(account.liveKey, 'https://hooks.example.com/live');
+      expect((await api(`/api/v2/orders/webhooks/${made[0].id}`, { key: account.testKey, method: 'DELETE' })).status).toBe(200);
+      await createWebhook(account.testKey, 'https://hooks.example.com/again');
+    });
+
     it('retry-failed accepts up to 7 days and refuses a wider range with 400 VALIDATION_FAILED', async () => {
       const account = await createAccount(gateway, 'pro', 0);
       const webhook = await createWebhook(account.liveKey, 'https://hooks.example.com/x');

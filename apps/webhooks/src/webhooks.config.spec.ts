@@ -9,7 +9,7 @@ describe('webhooks configuration', () => {
   it('has development defaults', () => {
     const config = loadWebhooksConfig(base);
     expect(config.http.port).toBe(3106);
-    expect(config.webhooks).toMatchObject({ allowHttp: false, allowedTargetIps: [], maxConcurrencyPerEndpoint: 4 });
+    expect(config.webhooks).toMatchObject({ allowHttp: false, allowedTargetIps: [], maxConcurrencyPerEndpoint: 4, maxWebhooksPerMode: 20 });
     expect(config.webhooks.secretEncryptionKey).toHaveLength(32);
     expect(config.mail.smtpUrl).toBeUndefined();
   });
@@ -48,5 +48,12 @@ describe('webhooks configuration', () => {
   it('names a malformed key or allow-list without echoing it', () => {
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_SECRET_ENCRYPTION_KEY: 'short' })).toThrow(ConfigValidationError);
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_ALLOWED_TARGET_IPS: 'intranet.local' })).toThrow(/WEBHOOK_ALLOWED_TARGET_IPS/);
+  });
+
+  it('reads the ceiling of webhooks per account and mode, and refuses one outside 1–1000', () => {
+    expect(loadWebhooksConfig({ ...base, WEBHOOK_MAX_PER_ACCOUNT_MODE: '5' }).webhooks.maxWebhooksPerMode).toBe(5);
+    for (const value of ['0', '1001', 'many', '2.5']) {
+      expect(() => loadWebhooksConfig({ ...base, WEBHOOK_MAX_PER_ACCOUNT_MODE: value })).toThrow(/WEBHOOK_MAX_PER_ACCOUNT_MODE/);
+    }
   });
 });

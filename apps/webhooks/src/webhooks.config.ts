@@ -45,6 +45,16 @@ export class WebhooksEnv extends StorageEnv {
   @Max(100)
   WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: number = 4;
 
+  /**
+   * Webhooks an account may have in each key mode (live and test counted apart). Every order event becomes one
+   * delivery row per webhook, inserted in one statement: the ceiling keeps that statement far below
+   * PostgreSQL's 65,535 bind parameters (14 per row, both modes together).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_PER_ACCOUNT_MODE: number = 20;
+
   /** SMTP connection URL for failure e-mails (smtp:// or smtps://); without it mails are written to MAIL_OUTBOX_DIR. */
   @IsOptional()
   @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL' })
@@ -75,6 +85,8 @@ export interface WebhooksSettings {
   dispatchIntervalMs: number;
   maxConcurrency: number;
   maxConcurrencyPerEndpoint: number;
+  /** Webhooks per account in each key mode. */
+  maxWebhooksPerMode: number;
   publicBaseUrl: string;
 }
 
@@ -135,6 +147,7 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       maxConcurrency: env.WEBHOOK_MAX_CONCURRENCY,
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+      maxWebhooksPerMode: env.WEBHOOK_MAX_PER_ACCOUNT_MODE,
       publicBaseUrl: env.PUBLIC_BASE_URL,
     },
     mail: { smtpUrl: env.SMTP_URL, timeoutMs: env.SMTP_TIMEOUT_MS, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },

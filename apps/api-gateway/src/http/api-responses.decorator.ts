@@ -25,6 +25,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   [ErrorCode.ROUTE_NOT_FOUND]: 'no such route',
   [ErrorCode.WEBHOOK_NOT_FOUND]: 'no such order (code as published for refresh-urls)',
   [ErrorCode.WATERMARK_V2_CONFLICT]: 'same idempotencyKey with a different body',
+  [ErrorCode.WEBHOOK_LIMIT_REACHED]: 'the account has the most webhooks its key mode may have; delete one first',
   [ErrorCode.WATERMARK_V2_API_SUNSET]: 'v2 watermark endpoint called after its retirement',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'body larger than the configured limit',
   [ErrorCode.RATE_LIMIT_EXCEEDED]: 'per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account\'s test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`)',

@@ -15,6 +15,7 @@ describe('error mapping', () => {
       expect(ERROR_HTTP_STATUS[code]).toBeGreaterThanOrEqual(400);
     }
     expect(ERROR_HTTP_STATUS[ErrorCode.WATERMARK_V2_CONFLICT]).toBe(409);
+    expect(ERROR_HTTP_STATUS[ErrorCode.WEBHOOK_LIMIT_REACHED]).toBe(409);
     expect(ERROR_HTTP_STATUS[ErrorCode.WATERMARK_V2_API_SUNSET]).toBe(410);
   });
 

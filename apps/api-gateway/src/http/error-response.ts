@@ -13,6 +13,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.ROUTE_NOT_FOUND]: 404,
   [ErrorCode.WEBHOOK_NOT_FOUND]: 404,
   [ErrorCode.WATERMARK_V2_CONFLICT]: 409,
+  [ErrorCode.WEBHOOK_LIMIT_REACHED]: 409,
   [ErrorCode.WATERMARK_V2_API_SUNSET]: 410,
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
   [ErrorCode.RATE_LIMIT_EXCEEDED]: 429,

@@ -60,7 +60,7 @@ export class WebhooksController {
   })
   @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
   @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_LIMIT_REACHED)
   create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<DataEnvelope<CreatedWebhookView>> {
     const command: CreateWebhookCommand = { caller, name: body.name, url: body.url };
     return data(this.rpc.request(Rpcs.webhooksCreate, command));

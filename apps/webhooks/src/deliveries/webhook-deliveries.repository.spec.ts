@@ -51,7 +51,7 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
   };
 
   const hook = (mode: 'live' | 'test', name: string) =>
-    endpoints.create({ owner: { accountId: '42', mode }, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at: createdAt });
+    endpoints.create(asTransaction(db.manager), { owner: { accountId: '42', mode }, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at: createdAt });
 
   beforeAll(async () => {
     db = await openServiceDatabase({

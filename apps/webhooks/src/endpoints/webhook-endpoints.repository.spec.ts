@@ -24,7 +24,7 @@ describe('WebhookEndpointsRepository (real PostgreSQL)', () => {
     openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...WEBHOOKS_ENTITIES, ...MESSAGING_ENTITIES], migrations, applicationName });
 
   const create = (owner: WebhookOwner, name: string) =>
-    endpoints.create({ owner, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at });
+    endpoints.create(asTransaction(db.manager), { owner, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at });
 
   beforeAll(async () => {
     // A webhook made before the migration, when webhooks belonged to the account alone.

@@ -13,6 +13,12 @@ export interface NewWebhookEndpoint {
 }
 
 /**
+ * Class of the advisory locks that serialise the creations of one owner's webhooks (the two-key form, whose key
+ * space never meets the one-key locks of migrations; "WHKS"). Advisory locks are per database, not per schema.
+ */
+const OWNER_LOCK_CLASS = 0x57484b53;
+
+/**
  * Endpoints are always read through their owner, the account and the key mode together, so one account never
  * sees another's and a key never sees a webhook of the other mode (both answer like an unknown id).
  */
@@ -26,8 +32,22 @@ export class WebhookEndpointsRepository extends TransactionalRepository {
     return (tx ? this.db(tx) : this.dataSource.manager).getRepository(WebhookEndpointEntity);
   }
 
-  async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointEntity> {
-    const entity = this.repo().create({
+  /**
+   * Serialises the creations of one owner's webhooks until `tx` ends (a transaction-scoped advisory lock, released
+   * at commit or rollback): a count taken after it stays true until the insert commits, even with no row to lock
+   * yet (an owner's first webhook).
+   */
+  async lockOwner(tx: Transaction, owner: WebhookOwner): Promise<void> {
+    await this.db(tx).query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_CLASS, `${owner.accountId}:${owner.mode}`]);
+  }
+
+  /** How many webhooks the owner has, active or not (an inactive one can be activated again at any time). */
+  countOwned(tx: Transaction, owner: WebhookOwner): Promise<number> {
+    return this.repo(tx).countBy({ accountId: owner.accountId, mode: owner.mode });
+  }
+
+  async create(tx: Transaction, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointEntity> {
+    const entity = this.repo(tx).create({
       accountId: endpoint.owner.accountId,
       mode: endpoint.owner.mode,
       name: endpoint.name,
@@ -37,7 +57,7 @@ export class WebhookEndpointsRepository extends TransactionalRepository {
       createdAt: endpoint.at,
       updatedAt: endpoint.at,
     });
-    return this.repo().save(entity);
+    return this.repo(tx).save(entity);
   }
 
   findOwned(owner: WebhookOwner, id: number): Promise<WebhookEndpointEntity | null> {

@@ -1,7 +1,10 @@
 // Webhook management as keys of each mode reach it (finding M1): a test key never sees, changes, deletes or
-// retries a live webhook, and a webhook of the other mode answers exactly like an unknown id.
+// retries a live webhook, and a webhook of the other mode answers exactly like an unknown id. And the ceiling of
+// webhooks per account and key mode, counted under the owner's lock (the concurrent case is in
+// webhook-endpoints.repository.spec.ts, on real PostgreSQL).
 import { ManualClock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, WebhookDeliveryStatus, WebhookEventRetryView, WebhookRetryFailedView } from '@cp/contracts';
+import { Transaction, TransactionRepository } from '@cp/database';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
 import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
 import { WebhookDeliveriesRepository } from '../deliveries/webhook-deliveries.repository';
@@ -13,13 +16,29 @@ import { DeliveryScope, WebhookOwner } from '../endpoints/webhook-mode';
 import { WebhooksSettings } from '../webhooks.config';
 import { WebhookManagementService } from './webhook-management.service';
 
+/** The transaction the fake runner hands out: only compared by identity. */
+const TX = { fake: 'tx' } as unknown as Transaction;
+
 /** The repository's contract in memory: a webhook is reached through its account and mode together. */
 class InMemoryEndpoints {
   readonly rows: WebhookEndpointEntity[] = [];
+  /** The calls that take part in a creation, in order, with whether they ran inside the transaction. */
+  readonly steps: string[] = [];
+  private nextId = 1;
 
-  async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointEntity> {
+  async lockOwner(tx: Transaction, owner: WebhookOwner): Promise<void> {
+    this.steps.push(`lock ${owner.accountId}:${owner.mode}${tx === TX ? '' : ' outside the transaction'}`);
+  }
+
+  async countOwned(tx: Transaction, owner: WebhookOwner): Promise<number> {
+    this.steps.push(`count${tx === TX ? '' : ' outside the transaction'}`);
+    return (await this.listOwned(owner)).length;
+  }
+
+  async create(tx: Transaction, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointEntity> {
+    this.steps.push(`insert${tx === TX ? '' : ' outside the transaction'}`);
     const row = Object.assign(new WebhookEndpointEntity(), {
-      id: this.rows.length + 1,
+      id: this.nextId++,
       accountId: endpoint.owner.accountId,
       mode: endpoint.owner.mode,
       name: endpoint.name,
@@ -45,6 +64,9 @@ class InMemoryEndpoints {
     const row = await this.findOwned(owner, id);
     if (row) {
       Object.assign(row, { name: changes.name, url: changes.url, updatedAt: changes.at });
+      if (changes.isActive !== undefined) {
+        row.isActive = changes.isActive;
+      }
     }
     return row;
   }
@@ -68,6 +90,7 @@ describe('WebhookManagementService', () => {
     dispatchIntervalMs: 1000,
     maxConcurrency: 4,
     maxConcurrencyPerEndpoint: 4,
+    maxWebhooksPerMode: 3,
     publicBaseUrl: 'https://api.example.com',
   };
   let endpoints: InMemoryEndpoints;
@@ -78,6 +101,19 @@ describe('WebhookManagementService', () => {
   beforeEach(() => {
     endpoints = new InMemoryEndpoints();
     calls = [];
+    const transactions = {
+      run: async <T>(work: (tx: Transaction) => Promise<T>): Promise<T> => {
+        endpoints.steps.push('begin');
+        try {
+          const result = await work(TX);
+          endpoints.steps.push('commit');
+          return result;
+        } catch (error) {
+          endpoints.steps.push('rollback');
+          throw error;
+        }
+      },
+    };
     const deliveries = {
       page: async (webhookId: number, _page: number, _limit: number, scope: DeliveryScope, _status?: WebhookDeliveryStatus): Promise<[WebhookDeliveryEntity[], number]> => {
         calls.push({ call: 'page', webhookId, scope });
@@ -103,6 +139,7 @@ describe('WebhookManagementService', () => {
       retryEvent as unknown as RetryEventUseCase,
       retryFailedRange as unknown as RetryFailedRangeUseCase,
       new ManualClock(new Date('2026-11-01T00:00:00.000Z')),
+      transactions as unknown as TransactionRepository,
       settings,
     );
   });
@@ -183,5 +220,47 @@ describe('WebhookManagementService', () => {
     expect(await service.update(test, testHook.id, { name: 'renamed', url: 'https://hooks.example.com/s2' })).toMatchObject({ id: testHook.id, name: 'renamed' });
     expect(await service.delete(test, testHook.id)).toEqual({ id: testHook.id, deleted: true });
     expect(endpoints.rows).toEqual([]);
+  });
+
+  describe('webhooks per account and key mode', () => {
+    const other: CallerContext = { accountId: '43', mode: 'live' };
+    const createAs = (caller: CallerContext, index: number) => service.create(caller, `hook ${index}`, `https://hooks.example.com/${index}`);
+
+    it('up to the limit in each mode; one more is WEBHOOK_LIMIT_REACHED and creates nothing', async () => {
+      for (let index = 0; index < settings.maxWebhooksPerMode; index += 1) {
+        await createAs(live, index);
+      }
+      expect(await outcome(createAs(live, 99))).toBe(ErrorCode.WEBHOOK_LIMIT_REACHED);
+      expect(await service.list(live)).toHaveLength(settings.maxWebhooksPerMode);
+      // The modes and the accounts are counted apart: a full live side takes no room from test or from another account.
+      for (let index = 0; index < settings.maxWebhooksPerMode; index += 1) {
+        await createAs(test, index);
+      }
+      expect(await outcome(createAs(test, 99))).toBe(ErrorCode.WEBHOOK_LIMIT_REACHED);
+      expect(await outcome(createAs(other, 0))).toBe('OK');
+      expect(endpoints.rows).toHaveLength(2 * settings.maxWebhooksPerMode + 1);
+    });
+
+    it('an inactive webhook counts; deleting one makes room again', async () => {
+      const first = await createAs(live, 0);
+      for (let index = 1; index < settings.maxWebhooksPerMode; index += 1) {
+        await createAs(live, index);
+      }
+      await service.update(live, first.id, { name: 'off', url: 'https://hooks.example.com/off', isActive: false });
+      expect(await outcome(createAs(live, 99))).toBe(ErrorCode.WEBHOOK_LIMIT_REACHED);
+      await service.delete(live, first.id);
+      expect(await outcome(createAs(live, 99))).toBe('OK');
+      expect(await outcome(createAs(live, 100))).toBe(ErrorCode.WEBHOOK_LIMIT_REACHED);
+    });
+
+    it("counts under the owner's lock and inserts in the same transaction", async () => {
+      for (let index = 0; index < settings.maxWebhooksPerMode; index += 1) {
+        await createAs(test, index);
+      }
+      endpoints.steps.length = 0;
+      await createAs(live, 0);
+      expect(await outcome(createAs(test, 99))).toBe(ErrorCode.WEBHOOK_LIMIT_REACHED);
+      expect(endpoints.steps).toEqual(['begin', 'lock 42:live', 'count', 'insert', 'commit', 'begin', 'lock 42:test', 'count', 'rollback']);
+    });
   });
 });

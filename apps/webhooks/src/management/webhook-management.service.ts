@@ -11,6 +11,7 @@ import {
   WebhookRetryFailedView,
   WebhookView,
 } from '@cp/contracts';
+import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
 import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
@@ -64,18 +65,32 @@ export class WebhookManagementService {
     private readonly retryEvent: RetryEventUseCase,
     private readonly retryFailedRange: RetryFailedRangeUseCase,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRepository,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {}
 
+  /**
+   * At most `maxWebhooksPerMode` webhooks per account in each key mode: every order event becomes one delivery per
+   * webhook, so without a ceiling one (free, test) order would fan out to any number of requests to any host. The
+   * owner's lock makes the count and the insert one step: two creations at the limit never both pass.
+   */
   async create(caller: CallerContext, name: string, url: string): Promise<CreatedWebhookView> {
     const target = this.validUrl(url);
     const secret = generateWebhookSecret();
-    const endpoint = await this.endpoints.create({
-      owner: ownerOf(caller),
-      name: name.trim(),
-      url: target,
-      secretCiphertext: this.cipher.encrypt(secret, caller.accountId),
-      at: this.clock.now(),
+    const owner = ownerOf(caller);
+    const endpoint = await this.transactions.run(async (tx) => {
+      await this.endpoints.lockOwner(tx, owner);
+      const count = await this.endpoints.countOwned(tx, owner);
+      if (count >= this.settings.maxWebhooksPerMode) {
+        throw new DomainException(ErrorCode.WEBHOOK_LIMIT_REACHED, `account ${caller.accountId} has ${count} ${caller.mode} webhooks (limit ${this.settings.maxWebhooksPerMode})`);
+      }
+      return this.endpoints.create(tx, {
+        owner,
+        name: name.trim(),
+        url: target,
+        secretCiphertext: this.cipher.encrypt(secret, caller.accountId),
+        at: this.clock.now(),
+      });
     });
     this.logger.log({ accountId: caller.accountId, mode: caller.mode, webhookId: endpoint.id }, 'webhook created');
     return { ...toView(endpoint), secret };

@@ -1991,6 +1991,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `WEBHOOK_LIMIT_REACHED`: the account has the most webhooks its key mode may have; delete one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "WEBHOOK_LIMIT_REACHED";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
