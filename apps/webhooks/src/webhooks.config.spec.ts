@@ -56,4 +56,12 @@ describe('webhooks configuration', () => {
       expect(() => loadWebhooksConfig({ ...base, WEBHOOK_MAX_PER_ACCOUNT_MODE: value })).toThrow(/WEBHOOK_MAX_PER_ACCOUNT_MODE/);
     }
   });
+
+  it('keeps ended deliveries 30 days by default; never less than 8 (beyond the 7-day range of a bulk retry)', () => {
+    expect(loadWebhooksConfig(base).webhooks.deliveryRetention).toEqual({ keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 });
+    const set = loadWebhooksConfig({ ...base, WEBHOOK_DELIVERY_RETENTION_DAYS: '8', WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS: '60000', WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE: '50' });
+    expect(set.webhooks.deliveryRetention).toEqual({ keepMs: 8 * 24 * 3600_000, intervalMs: 60_000, batchSize: 50 });
+    expect(() => loadWebhooksConfig({ ...base, WEBHOOK_DELIVERY_RETENTION_DAYS: '7' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
+    expect(() => loadWebhooksConfig({ ...base, WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE: '0' })).toThrow(/WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE/);
+  });
 });

@@ -55,6 +55,27 @@ export class WebhooksEnv extends StorageEnv {
   @Max(1000)
   WEBHOOK_MAX_PER_ACCOUNT_MODE: number = 20;
 
+  /**
+   * Days a delivery in a final state (SUCCESS, FAILED) is kept after it ended, then pruned. Longer than the
+   * 7-day range of "retry failed events" (spec 6.3), so a range retry always finds its week.
+   */
+  @IsInt()
+  @Min(8)
+  @Max(3650)
+  WEBHOOK_DELIVERY_RETENTION_DAYS: number = 30;
+
+  /** How often the pruning of old deliveries runs (each run deletes every due batch). */
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS: number = 600_000;
+
+  /** Deliveries deleted per statement by the pruning, so no statement holds many row locks or runs long. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE: number = 1000;
+
   /** SMTP connection URL for failure e-mails (smtp:// or smtps://); without it mails are written to MAIL_OUTBOX_DIR. */
   @IsOptional()
   @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL' })
@@ -88,6 +109,15 @@ export interface WebhooksSettings {
   /** Webhooks per account in each key mode. */
   maxWebhooksPerMode: number;
   publicBaseUrl: string;
+  deliveryRetention: DeliveryRetentionSettings;
+}
+
+/** The pruning of deliveries in a final state (`PruneDeliveriesUseCase`). */
+export interface DeliveryRetentionSettings {
+  /** How long a SUCCESS or FAILED delivery is kept after it ended. */
+  keepMs: number;
+  intervalMs: number;
+  batchSize: number;
 }
 
 export interface MailSettings {
@@ -149,6 +179,11 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
       maxWebhooksPerMode: env.WEBHOOK_MAX_PER_ACCOUNT_MODE,
       publicBaseUrl: env.PUBLIC_BASE_URL,
+      deliveryRetention: {
+        keepMs: env.WEBHOOK_DELIVERY_RETENTION_DAYS * 24 * 3600_000,
+        intervalMs: env.WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS,
+        batchSize: env.WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE,
+      },
     },
     mail: { smtpUrl: env.SMTP_URL, timeoutMs: env.SMTP_TIMEOUT_MS, from: env.MAIL_FROM, outboxDir: path.resolve(env.MAIL_OUTBOX_DIR) },
   };

@@ -3,8 +3,10 @@ import { EndpointsModule } from '../endpoints/endpoints.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { DeliverEventUseCase } from './deliver-event.use-case';
 import { DeliveryDispatcher } from './delivery-dispatcher';
+import { DeliveryPruningScheduler } from './delivery-pruning.scheduler';
 import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
 import { OrderEventsConsumer } from './order-events.consumer';
+import { PruneDeliveriesUseCase } from './prune-deliveries.use-case';
 import { RetryEventUseCase } from './retry-event.use-case';
 import { RetryFailedRangeUseCase } from './retry-failed-range.use-case';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -19,6 +21,8 @@ import { WebhookHttpSender } from './webhook-http-sender';
     DeliveryDispatcher,
     EnqueueOrderEventUseCase,
     OrderEventsConsumer,
+    PruneDeliveriesUseCase,
+    DeliveryPruningScheduler,
     RetryEventUseCase,
     RetryFailedRangeUseCase,
   ],

@@ -16,6 +16,10 @@ export const deliveryMetrics = {
     name: 'webhook_oldest_pending_delivery_age_seconds',
     help: 'Age of the oldest PENDING webhook delivery (0 when none)',
   }),
+  pruned: new Counter({
+    name: 'webhook_deliveries_pruned_total',
+    help: 'Ended webhook deliveries (SUCCESS, FAILED) deleted after the retention period',
+  }),
   inFlight: new Gauge({
     name: 'webhook_deliveries_in_flight',
     help: 'Webhook delivery attempts running in this process',

@@ -272,6 +272,29 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
   }
 
   /**
+   * Deletes up to `limit` deliveries in one of `statuses` that ended before `endedBefore`, oldest first; how many.
+   * One short statement per batch. SKIP LOCKED leaves rows another statement is changing (a retry, another
+   * replica's pruning) to a later batch, and a delivery leased by an attempt in flight is kept until the attempt
+   * is recorded.
+   */
+  async pruneEnded(statuses: readonly WebhookDeliveryStatus[], endedBefore: Date, limit: number): Promise<number> {
+    const rows = await this.dataSource.query<Array<{ pruned: string }>>(
+      `WITH pruned AS (
+         DELETE FROM webhook_delivery WHERE id IN (
+           SELECT id FROM webhook_delivery
+           WHERE status = ANY($1::text[]) AND completed_at < $2
+             AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+           ORDER BY completed_at
+           LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT count(*) AS pruned FROM pruned`,
+      [statuses, endedBefore, limit],
+    );
+    return Number(rows[0]?.pruned ?? 0);
+  }
+
+  /**
    * The oldest delivery waiting to go out, among those `claimDue` may send: a live event queued for a test webhook
    * (by a replica of the previous release, during a rolling update) is never sent, and must not age the metric.
    */

@@ -23,6 +23,8 @@ export interface DeliveryLink {
 @Index('uq_webhook_delivery_source', ['webhookId', 'sourceEventId'], { unique: true })
 @Index('idx_webhook_delivery_list', ['webhookId', 'createdAt'])
 @Index('idx_webhook_delivery_due', ['nextAttemptAt'], { where: `status = 'PENDING'` })
+// The pruning's order: ended deliveries (SUCCESS, FAILED: exactly those with `completed_at`) by when they ended.
+@Index('idx_webhook_delivery_ended', ['completedAt'], { where: 'completed_at IS NOT NULL' })
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

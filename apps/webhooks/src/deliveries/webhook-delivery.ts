@@ -16,6 +16,12 @@ import type { StoredEvent } from './webhook-payload';
 
 export type AttemptTrigger = 'automatic' | 'manual';
 
+/**
+ * The statuses a delivery rests in: nothing sends it again unless someone resends it. Only these are pruned once
+ * the retention period has passed since they ended (`PruneDeliveriesUseCase`); a PENDING delivery never is.
+ */
+export const FINAL_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['SUCCESS', 'FAILED'];
+
 /** What a claimed delivery's rules read. */
 export interface DeliveryState {
   status: WebhookDeliveryStatus;

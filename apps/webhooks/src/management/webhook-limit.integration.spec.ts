@@ -29,6 +29,7 @@ describe('webhooks per account and key mode (real PostgreSQL)', () => {
     maxConcurrencyPerEndpoint: 4,
     maxWebhooksPerMode: 3,
     publicBaseUrl: 'https://api.example.com',
+    deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 },
   };
   let db: DataSource;
   let endpoints: WebhookEndpointsRepository;

@@ -92,6 +92,7 @@ describe('WebhookManagementService', () => {
     maxConcurrencyPerEndpoint: 4,
     maxWebhooksPerMode: 3,
     publicBaseUrl: 'https://api.example.com',
+    deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 },
   };
   let endpoints: InMemoryEndpoints;
   /** What reached the delivery side: which webhook, with which scope. */

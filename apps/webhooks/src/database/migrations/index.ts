@@ -4,6 +4,7 @@ import { Deliveries1795311109071 } from './1795311109071-Deliveries';
 import { DeliveryLinks1795498210157 } from './1795498210157-DeliveryLinks';
 import { DeliveryTraceparent1796200000003 } from './1796200000003-DeliveryTraceparent';
 import { WebhookEndpointMode1796300000000 } from './1796300000000-WebhookEndpointMode';
+import { DeliveryEndedIndex1796310000000 } from './1796310000000-DeliveryEndedIndex';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310381187, Deliveries1795311109071, DeliveryLinks1795498210157, DeliveryTraceparent1796200000003, WebhookEndpointMode1796300000000];
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310381187, Deliveries1795311109071, DeliveryLinks1795498210157, DeliveryTraceparent1796200000003, WebhookEndpointMode1796300000000, DeliveryEndedIndex1796310000000];
