@@ -9,7 +9,7 @@ describe('webhooks configuration', () => {
   it('has development defaults', () => {
     const config = loadWebhooksConfig(base);
     expect(config.http.port).toBe(3106);
-    expect(config.webhooks).toMatchObject({ allowHttp: false, allowedTargetIps: [], maxConcurrencyPerEndpoint: 4, maxWebhooksPerMode: 20 });
+    expect(config.webhooks).toMatchObject({ allowHttp: false, allowedTargetIps: [], maxConcurrencyPerEndpoint: 4, maxConcurrencyPerAccount: 8, maxWebhooksPerMode: 20 });
     expect(config.webhooks.secretEncryptionKey).toHaveLength(32);
     expect(config.mail.smtpUrl).toBeUndefined();
   });
@@ -22,9 +22,10 @@ describe('webhooks configuration', () => {
       WEBHOOK_SECRET_ENCRYPTION_KEY: key,
       WEBHOOK_MAX_CONCURRENCY: '8',
       WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '2',
+      WEBHOOK_MAX_CONCURRENCY_PER_ACCOUNT: '6',
       WEBHOOK_DISPATCH_INTERVAL_MS: '100',
     });
-    expect(config.webhooks).toMatchObject({ maxConcurrency: 8, maxConcurrencyPerEndpoint: 2, dispatchIntervalMs: 100 });
+    expect(config.webhooks).toMatchObject({ maxConcurrency: 8, maxConcurrencyPerEndpoint: 2, maxConcurrencyPerAccount: 6, dispatchIntervalMs: 100 });
     expect(config.webhooks.allowHttp).toBe(true);
     expect(config.webhooks.allowedTargetIps).toEqual(['127.0.0.1', '::1']);
     expect(config.webhooks.secretEncryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);

@@ -46,6 +46,15 @@ export class WebhooksEnv extends StorageEnv {
   WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: number = 4;
 
   /**
+   * Deliveries in flight per account and replica, over all its endpoints: an account with many webhooks (and a
+   * backlog on each) cannot take every slot of the replica from the other accounts.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_CONCURRENCY_PER_ACCOUNT: number = 8;
+
+  /**
    * Webhooks an account may have in each key mode (live and test counted apart). Every order event becomes one
    * delivery row per webhook, inserted in one statement: the ceiling keeps that statement far below
    * PostgreSQL's 65,535 bind parameters (14 per row, both modes together).
@@ -106,6 +115,7 @@ export interface WebhooksSettings {
   dispatchIntervalMs: number;
   maxConcurrency: number;
   maxConcurrencyPerEndpoint: number;
+  maxConcurrencyPerAccount: number;
   /** Webhooks per account in each key mode. */
   maxWebhooksPerMode: number;
   publicBaseUrl: string;
@@ -177,6 +187,7 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       maxConcurrency: env.WEBHOOK_MAX_CONCURRENCY,
       maxConcurrencyPerEndpoint: env.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+      maxConcurrencyPerAccount: env.WEBHOOK_MAX_CONCURRENCY_PER_ACCOUNT,
       maxWebhooksPerMode: env.WEBHOOK_MAX_PER_ACCOUNT_MODE,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       deliveryRetention: {

@@ -8,16 +8,27 @@ import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveri
 
 const GAUGE_REFRESH_MS = 5000;
 
+/** Counts an attempt in (+1) or out (-1) of a share; a key with none left goes, so the maps hold only what runs. */
+function addBusy<K>(busy: Map<K, number>, key: K, change: 1 | -1): void {
+  const count = (busy.get(key) ?? 0) + change;
+  if (count <= 0) {
+    busy.delete(key);
+  } else {
+    busy.set(key, count);
+  }
+}
+
 /**
  * The scheduler loop: every tick it claims due deliveries from PostgreSQL (the retry queue survives any
- * restart) and runs each attempt concurrently, bounded overall and per endpoint, so a slow or failing
- * receiver never holds up the others.
+ * restart) and runs each attempt concurrently, bounded overall, per endpoint and per account, so neither a slow
+ * or failing receiver nor an account with many webhooks holds up the others.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryDispatcher.name);
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly busyByEndpoint = new Map<number, number>();
+  private readonly busyByAccount = new Map<string, number>();
   private readonly loop: PeriodicTask;
   private gaugeRefreshedAt = 0;
 
@@ -55,14 +66,20 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     if (free <= 0) {
       return;
     }
-    const claims = await this.deliveries.claimDue(this.clock.now(), this.busyByEndpoint, this.settings.maxConcurrencyPerEndpoint, free);
+    const claims = await this.deliveries.claimDue(
+      this.clock.now(),
+      { byEndpoint: this.busyByEndpoint, byAccount: this.busyByAccount },
+      { perEndpoint: this.settings.maxConcurrencyPerEndpoint, perAccount: this.settings.maxConcurrencyPerAccount },
+      free,
+    );
     for (const claim of claims) {
       this.start(claim);
     }
   }
 
   private start(claim: ClaimedDelivery): void {
-    this.busyByEndpoint.set(claim.webhookId, (this.busyByEndpoint.get(claim.webhookId) ?? 0) + 1);
+    addBusy(this.busyByEndpoint, claim.webhookId, 1);
+    addBusy(this.busyByAccount, claim.accountId, 1);
     deliveryMetrics.inFlight.inc();
     const task = this.deliver
       .execute(claim, 'automatic')
@@ -73,12 +90,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       })
       .finally(() => {
         this.inFlight.delete(claim.id);
-        const busy = (this.busyByEndpoint.get(claim.webhookId) ?? 1) - 1;
-        if (busy <= 0) {
-          this.busyByEndpoint.delete(claim.webhookId);
-        } else {
-          this.busyByEndpoint.set(claim.webhookId, busy);
-        }
+        addBusy(this.busyByEndpoint, claim.webhookId, -1);
+        addBusy(this.busyByAccount, claim.accountId, -1);
         deliveryMetrics.inFlight.dec();
         this.wake();
       });

@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 import { WEBHOOKS_ENTITIES } from '../database/entities';
 import { WEBHOOKS_MIGRATIONS } from '../database/migrations';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { DispatchLoad, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { NewDelivery, WebhookDelivery } from './webhook-delivery';
 
 describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
@@ -19,9 +19,9 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
   let deliveries: WebhookDeliveriesRepository;
   let endpoints: WebhookEndpointsRepository;
 
-  const delivery = (webhookId: number, testMode: boolean): NewDelivery => ({
+  const delivery = (webhookId: number, testMode: boolean, accountId = '42'): NewDelivery => ({
     webhookId,
-    accountId: '42',
+    accountId,
     sourceEventId: randomUUID(),
     eventId: randomUUID(),
     eventType: 'order.watermarkEmbed.completed',
@@ -50,8 +50,11 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
     return ids;
   };
 
-  const hook = (mode: 'live' | 'test', name: string) =>
-    endpoints.create(asTransaction(db.manager), { owner: { accountId: '42', mode }, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at: createdAt });
+  /** A replica with nothing in flight. */
+  const idle: DispatchLoad = { byEndpoint: new Map(), byAccount: new Map() };
+
+  const hook = (mode: 'live' | 'test', name: string, accountId = '42') =>
+    endpoints.create(asTransaction(db.manager), { owner: { accountId, mode }, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at: createdAt });
 
   beforeAll(async () => {
     db = await openServiceDatabase({
@@ -129,7 +132,7 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
       { webhookId: liveHook.id, testMode: false },
       { webhookId: liveHook.id, testMode: true },
     ]);
-    const claimed = await deliveries.claimDue(new Date('2026-11-01T11:00:00.000Z'), new Map(), 10, 100);
+    const claimed = await deliveries.claimDue(new Date('2026-11-01T11:00:00.000Z'), idle, { perEndpoint: 10, perAccount: 100 }, 100);
     const ours = claimed.map((claim) => claim.id).filter((id) => [strayLive, testEvent, liveOnLive, testOnLive].includes(id));
     expect(ours.sort()).toEqual([testEvent, liveOnLive, testOnLive].sort());
   });
@@ -144,5 +147,36 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
     await db.query(`UPDATE webhook_delivery SET created_at = '2000-01-01T00:00:00Z' WHERE id = $1`, [stray]);
     await db.query(`UPDATE webhook_delivery SET created_at = '2001-01-01T00:00:00Z' WHERE id = $1`, [waiting]);
     expect((await deliveries.oldestPendingCreatedAt())?.toISOString()).toBe('2001-01-01T00:00:00.000Z');
+  });
+
+  it('the dispatcher claims at most its share per account, over all the account\'s endpoints, besides the share per endpoint', async () => {
+    const busyAccount = '4201';
+    const quietAccount = '4202';
+    const busyHooks = [await hook('live', 'share-1', busyAccount), await hook('live', 'share-2', busyAccount), await hook('live', 'share-3', busyAccount)];
+    const quietHook = await hook('live', 'share-quiet', quietAccount);
+    const inserted = async (webhookId: number, accountId: string, count: number): Promise<void> => {
+      for (let index = 0; index < count; index += 1) {
+        await deliveries.insertNew(asTransaction(db.manager), [delivery(webhookId, false, accountId)]);
+      }
+    };
+    // A backlog of 12 on the busy account (4 per endpoint), all due before the quiet account's one.
+    for (const busyHook of busyHooks) {
+      await inserted(busyHook.id, busyAccount, 4);
+    }
+    await inserted(quietHook.id, quietAccount, 1);
+    const accountsOf = (claims: Array<{ accountId: string }>) =>
+      claims.reduce((counts, claim) => ({ ...counts, [claim.accountId]: (counts[claim.accountId] ?? 0) + 1 }), {} as Record<string, number>);
+    const shares = { perEndpoint: 4, perAccount: 5 };
+    const at = new Date('2026-11-01T11:00:00.000Z');
+
+    const first = (await deliveries.claimDue(at, idle, shares, 100)).filter((claim) => [busyAccount, quietAccount].includes(claim.accountId));
+    expect(accountsOf(first)).toEqual({ [busyAccount]: 5, [quietAccount]: 1 });
+
+    // What the replica already runs counts: with 3 of the busy account's in flight, 2 more; none once it is full.
+    const running: DispatchLoad = { byEndpoint: new Map(), byAccount: new Map([[busyAccount, 3]]) };
+    const second = (await deliveries.claimDue(at, running, shares, 100)).filter((claim) => claim.accountId === busyAccount);
+    expect(second).toHaveLength(2);
+    const full: DispatchLoad = { byEndpoint: new Map(), byAccount: new Map([[busyAccount, 5]]) };
+    expect((await deliveries.claimDue(at, full, shares, 100)).filter((claim) => claim.accountId === busyAccount)).toEqual([]);
   });
 });

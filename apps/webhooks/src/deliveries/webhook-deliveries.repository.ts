@@ -78,6 +78,18 @@ function scopeSql(scope: DeliveryScope, alias: string): string {
   return scope === 'testEvents' ? testEventSql(alias) : 'TRUE';
 }
 
+/** What this replica already runs: attempts in flight per endpoint and per account. */
+export interface DispatchLoad {
+  byEndpoint: ReadonlyMap<number, number>;
+  byAccount: ReadonlyMap<string, number>;
+}
+
+/** How many attempts one endpoint, and one account over all its endpoints, may have in flight per replica. */
+export interface DispatchShares {
+  perEndpoint: number;
+  perAccount: number;
+}
+
 const CLAIM_COLUMNS = `id, webhook_id, account_id, event_id, event_type, occurred_at, data, download, links, status, attempts,
   round_attempts, round, lease_token, traceparent`;
 
@@ -112,28 +124,34 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
 
   /**
    * Claims due deliveries of active endpoints (FOR UPDATE SKIP LOCKED, so replicas never take the same one)
-   * and leases them. Per endpoint at most `perEndpoint` minus what this replica already runs there, so one
-   * slow receiver never takes the slots of the others.
+   * and leases them. Per endpoint at most `perEndpoint`, and per account at most `perAccount`, minus what this
+   * replica already runs there: one slow receiver never takes the slots of the others, and neither does one
+   * account with many webhooks and a backlog on each (the oldest due first within each share).
    */
-  async claimDue(now: Date, busy: Map<number, number>, perEndpoint: number, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: Date, busy: DispatchLoad, shares: DispatchShares, limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) {
       return [];
     }
     const rows = await this.dataSource.query<[ClaimRow[], number]>(
-      `WITH candidates AS (
-         SELECT id FROM (
-           SELECT d.id, d.next_attempt_at,
-                  row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rank,
-                  coalesce(f.busy, 0) AS busy
-           FROM webhook_delivery d
-           JOIN webhook_endpoint e ON e.id = d.webhook_id AND e.is_active
-             -- webhookReceives (webhook-mode.ts) once more: a live event is never sent to a test webhook.
-             AND (e.mode = 'live' OR ${testEventSql('d')})
-           LEFT JOIN unnest($2::int[], $3::int[]) AS f(webhook_id, busy) ON f.webhook_id = d.webhook_id
-           WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
-             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-         ) ranked
-         WHERE rank + busy <= $4
+      `WITH due AS (
+         SELECT d.id, d.account_id, d.next_attempt_at,
+                row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) + coalesce(f.busy, 0) AS endpoint_load
+         FROM webhook_delivery d
+         JOIN webhook_endpoint e ON e.id = d.webhook_id AND e.is_active
+           -- webhookReceives (webhook-mode.ts) once more: a live event is never sent to a test webhook.
+           AND (e.mode = 'live' OR ${testEventSql('d')})
+         LEFT JOIN unnest($2::int[], $3::int[]) AS f(webhook_id, busy) ON f.webhook_id = d.webhook_id
+         WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
+           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+       ), endpoint_share AS (
+         SELECT due.id, due.next_attempt_at,
+                row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) + coalesce(a.busy, 0) AS account_load
+         FROM due
+         LEFT JOIN unnest($6::bigint[], $7::int[]) AS a(account_id, busy) ON a.account_id = due.account_id
+         WHERE due.endpoint_load <= $4
+       ), candidates AS (
+         SELECT id FROM endpoint_share
+         WHERE account_load <= $8
          ORDER BY next_attempt_at, id
          LIMIT $5
        ), locked AS (
@@ -143,10 +161,20 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
          FOR UPDATE SKIP LOCKED
        )
        UPDATE webhook_delivery d
-       SET lease_token = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $6)
+       SET lease_token = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $9)
        FROM locked WHERE d.id = locked.id
        RETURNING ${CLAIM_COLUMNS.split(',').map((column) => `d.${column.trim()}`).join(', ')}`,
-      [now, [...busy.keys()], [...busy.values()], perEndpoint, limit, LEASE_SECONDS],
+      [
+        now,
+        [...busy.byEndpoint.keys()],
+        [...busy.byEndpoint.values()],
+        shares.perEndpoint,
+        limit,
+        [...busy.byAccount.keys()],
+        [...busy.byAccount.values()],
+        shares.perAccount,
+        LEASE_SECONDS,
+      ],
     );
     return rows[0].map(toClaim);
   }

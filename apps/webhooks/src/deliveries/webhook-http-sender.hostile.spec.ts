@@ -6,7 +6,7 @@ import { SendOutcome, WebhookHttpSender } from './webhook-http-sender';
 
 describe('WebhookHttpSender against a hostile receiver', () => {
   let peer: HostilePeer;
-  const settings = { secretEncryptionKey: Buffer.alloc(32), allowHttp: true, dispatchIntervalMs: 250, maxConcurrency: 4, maxConcurrencyPerEndpoint: 2, maxWebhooksPerMode: 20, publicBaseUrl: 'https://api.example.com', deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 } };
+  const settings = { secretEncryptionKey: Buffer.alloc(32), allowHttp: true, dispatchIntervalMs: 250, maxConcurrency: 4, maxConcurrencyPerEndpoint: 2, maxConcurrencyPerAccount: 8, maxWebhooksPerMode: 20, publicBaseUrl: 'https://api.example.com', deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 } };
   const sender = new WebhookHttpSender({ ...settings, allowedTargetIps: ['127.0.0.1'] });
   const body = JSON.stringify({ event: 'order.completed', padding: 'x'.repeat(4096) });
 

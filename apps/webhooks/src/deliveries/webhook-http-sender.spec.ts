@@ -8,7 +8,7 @@ describe('webhook HTTP sender', () => {
   let server: Server;
   let port: number;
   let handler: Handler;
-  const settings = { secretEncryptionKey: Buffer.alloc(32), allowHttp: true, dispatchIntervalMs: 250, maxConcurrency: 4, maxConcurrencyPerEndpoint: 2, maxWebhooksPerMode: 20, publicBaseUrl: 'https://api.example.com', deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 } };
+  const settings = { secretEncryptionKey: Buffer.alloc(32), allowHttp: true, dispatchIntervalMs: 250, maxConcurrency: 4, maxConcurrencyPerEndpoint: 2, maxConcurrencyPerAccount: 8, maxWebhooksPerMode: 20, publicBaseUrl: 'https://api.example.com', deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 } };
   const allowed = new WebhookHttpSender({ ...settings, allowedTargetIps: ['127.0.0.1'] });
   const strict = new WebhookHttpSender({ ...settings, allowedTargetIps: [] });
 

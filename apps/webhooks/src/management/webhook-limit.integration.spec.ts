@@ -27,6 +27,7 @@ describe('webhooks per account and key mode (real PostgreSQL)', () => {
     dispatchIntervalMs: 1000,
     maxConcurrency: 4,
     maxConcurrencyPerEndpoint: 4,
+    maxConcurrencyPerAccount: 8,
     maxWebhooksPerMode: 3,
     publicBaseUrl: 'https://api.example.com',
     deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 },
