@@ -8,7 +8,7 @@ import { renderChart, VALUES_DIR } from './helm-binary';
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
 }

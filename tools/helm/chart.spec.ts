@@ -126,7 +126,7 @@ describe('Helm chart', () => {
       ServiceAccount: 8,
       PodDisruptionBudget: 8,
       NetworkPolicy: 8,
-      Ingress: 1,
+      Ingress: 2,
     });
     for (const service of SERVICES) {
       const name = `content-protection-${service}`;
@@ -287,7 +287,16 @@ describe('Helm chart', () => {
       manifests.push(manifest);
       expect(new Set(objects.map((object) => object.metadata.labels?.['app.kubernetes.io/name']))).toEqual(new Set([service]));
       expect(ofKind(objects, 'Deployment')).toHaveLength(1);
-      expect(ofKind(objects, 'Ingress')).toHaveLength(service === 'api-gateway' ? 1 : 0);
+      expect(ofKind(objects, 'Ingress')).toHaveLength(service === 'api-gateway' ? 2 : 0);
+      if (service === 'api-gateway') {
+        // The API keeps production's 1m body limit at the ingress; the test-upload sink's path streams its 256 MiB.
+        const annotations = (name: string) => byName(objects, 'Ingress', name).metadata.annotations ?? {};
+        expect(annotations('content-protection-api-gateway')['nginx.ingress.kubernetes.io/proxy-body-size']).toBe('1m');
+        expect(annotations('content-protection-api-gateway-test-uploads')).toMatchObject({
+          'nginx.ingress.kubernetes.io/proxy-body-size': '257m',
+          'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
+        });
+      }
       // One dashboard for the platform, in the release that holds the gateway.
       expect(objects.filter((object) => object.metadata.name.endsWith('-grafana-dashboard'))).toHaveLength(service === 'api-gateway' ? 1 : 0);
     }
