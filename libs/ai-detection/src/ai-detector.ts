@@ -4,6 +4,7 @@ import { C2paTrustConfig } from './c2pa/c2pa-trust';
 import { readC2pa } from './c2pa/c2pa.signal';
 import { ClassifierConfig, OnnxClassifier } from './classifier/onnx-classifier';
 import { Evidence, RegionalEvidence, SignalId, SignalOutcome } from './evidence';
+import { fitEvidence } from './evidence-budget';
 import { FusedProbability, fuseEvidence, independentEvidence } from './fusion';
 import { combineRegional, orientRegional } from './heatmap';
 import { MetadataReader } from './metadata/metadata.signal';
@@ -97,7 +98,8 @@ export class AiDetector {
       // The classifier looks at the image as shown (a portrait stays a portrait), at its own resolution.
       outcomes.push(await this.classifier.classify(orientation === 1 ? stored : await this.decode(bytes, true)));
     }
-    const evidence = independentEvidence(outcomes.flatMap((o) => o.evidence));
+    // Within the per-image size limit whatever the file says (the weights, and so the fusion, are unchanged).
+    const evidence = fitEvidence(independentEvidence(outcomes.flatMap((o) => o.evidence)));
     const regional = combineRegional(outcomes.flatMap((o) => (o.regional ? [o.regional] : [])));
     return {
       ...fuseEvidence(evidence),

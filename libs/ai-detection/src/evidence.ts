@@ -32,6 +32,8 @@ export interface ProvenanceStep {
   timeStampTrusted: boolean | null;
   claimGenerator: string | null;
   actions: string[];
+  /** Actions of this manifest left out of `actions` (the reader lists 20; fewer when the evidence was shortened). */
+  omittedActions?: number;
   digitalSourceType: string | null;
 }
 

@@ -1,5 +1,6 @@
 export * from './ai-detector';
 export * from './evidence';
+export { C2PA_EVIDENCE_MAX_BYTES, EVIDENCE_MAX_BYTES, fitEvidence, serializedBytes } from './evidence-budget';
 export * from './fusion';
 export * from './weights';
 export * from './heatmap';

@@ -125,6 +125,16 @@ export class AiDetectionProvenanceStep {
   @IsArray() @IsString({ each: true })
   actions!: string[];
 
+  /** Actions of this manifest not in `actions`: the reader lists 20, three each once the evidence was shortened to its size limit. */
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'actions of this manifest left out of `actions` (20 are listed; 3 when the evidence was shortened to its size limit)',
+    example: 4,
+  })
+  @IsOptional() @IsInt() @Min(1)
+  omittedActions?: number;
+
   @ApiProperty({ type: 'string', nullable: true, example: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' })
   @IsOptional() @IsString()
   digitalSourceType!: string | null;
@@ -157,7 +167,13 @@ export class AiDetectionEvidence {
   @IsNumber()
   weight!: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  /** Facts behind the finding; `shortened: true` when the finding was cut to the evidence's size limit (docs/ai-detection.md). */
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'facts behind the finding; `shortened: true` when it was cut to the size limit of an image\'s evidence, `omittedManifests`: manifests of the chain not listed in `provenance`',
+  })
   @IsObject()
   details!: Record<string, string | number | boolean | null>;
 

@@ -52,7 +52,8 @@ function provenanceLines(steps: NonNullable<AiDetectionEvidence['provenance']>, 
         `${step.relationship === 'active' ? p.thisFile : step.relationship}: ${step.signer ?? '—'} (${step.signerTrusted ? p.trusted : p.untrusted})`,
         ...(step.signedAt ? [`${p.timeStamped} ${step.signedAt}`] : []),
         ...(step.claimGenerator ? [`${p.generator} ${step.claimGenerator}`] : []),
-        ...(step.actions.length ? [`${p.actions} ${step.actions.join(', ')}`] : []),
+        // `+N`: actions the evidence does not list (reader's limit or the size limit), said in any language
+        ...(step.actions.length ? [`${p.actions} ${step.actions.join(', ')}${step.omittedActions ? `, … (+${step.omittedActions})` : ''}`] : []),
         ...(step.digitalSourceType ? [`${p.source} ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}`] : []),
       ];
       return { ...userText(`${'  '.repeat(step.depth)}${facts.join(' · ')}`, locale), fontSize: 7.5 };

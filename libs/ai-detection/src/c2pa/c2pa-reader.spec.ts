@@ -47,6 +47,16 @@ describe('C2PA reader process', () => {
     expect(ordinary).toMatchObject({ finding: 'c2pa.ai' });
   });
 
+  it('lists 20 actions of a manifest and counts the others, never dropping them silently', async () => {
+    const signer = new ContentCredentialsSigner(loadSigningCredentials(await generateDevelopmentCredentials('many actions')));
+    const actions = [{ action: 'c2pa.created', digitalSourceType: AI }, ...Array.from({ length: 24 }, () => ({ action: 'c2pa.color_adjustments' }))];
+    const signed = await signer.sign(await photo(), 'png', { title: 'image.png', origin: 'created', actions });
+    const [evidence] = (await readC2pa(signed, 'image/png')).evidence;
+    expect(evidence.provenance?.[0]).toMatchObject({ depth: 0, omittedActions: 5 });
+    expect(evidence.provenance?.[0].actions).toHaveLength(20);
+    expect(evidence.details).not.toHaveProperty('omittedManifests');
+  });
+
   it('never fetches a remote manifest the file names (XMP dcterms:provenance), and says nothing of such a place', async () => {
     const seen: string[] = [];
     const server: Server = createServer((request, response) => {

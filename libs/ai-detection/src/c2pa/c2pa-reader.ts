@@ -40,6 +40,8 @@ export interface ManifestStore {
   validation_status?: ValidationStatus[];
   validation_state?: string;
   chain?: ChainStep[];
+  /** Manifests reachable from the active one that `chain` leaves out (past the reader's 32 manifests or depth 8). */
+  chain_omitted?: number;
   /** Validation state against the frozen interim list, when the C2PA lists did not trust a valid manifest. */
   interim_state?: string;
 }

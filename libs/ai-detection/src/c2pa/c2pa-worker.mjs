@@ -2,7 +2,7 @@
 // c2pa-rs's WebAssembly build (@contentauth/c2pa-wasm, an ES module) is compiled once per worker.
 // Protocol: { id, mimeType: string, bytes: Uint8Array, settings: string (c2pa context JSON, with the trust lists) }
 //        -> { id, ok: true, store: { active_manifest, validation_state, validation_status, manifests: { <active>: ... },
-//             chain: [steps from the active manifest through its ingredients] } }
+//             chain: [steps from the active manifest through its ingredients], chain_omitted?: manifests it leaves out } }
 //           (only what the signal reads: a manifest can be as large as the image, the service's thread parses none of it)
 //         | { id, ok: false, error: { name, message }, retire?: true (after a WebAssembly trap) }
 import { readFileSync } from 'node:fs';
@@ -68,6 +68,22 @@ function timeStampOf(results) {
 
 const MAX_STEPS = 32;
 const MAX_DEPTH = 8;
+const MAX_ACTIONS = 20;
+
+const ingredientsOf = (manifest) => (Array.isArray(manifest?.ingredients) ? manifest.ingredients : []).slice(0, LIST);
+
+/** How many distinct manifests the active one reaches through its ingredients (what the chain would list without limits). */
+function reachable(store, manifests) {
+  const seen = new Set();
+  const pending = [store.active_manifest];
+  while (pending.length > 0) {
+    const label = pending.pop();
+    if (typeof label !== 'string' || seen.has(label) || !Object.hasOwn(manifests, label)) continue;
+    seen.add(label);
+    for (const ingredient of ingredientsOf(manifests[label])) pending.push(ingredient?.active_manifest);
+  }
+  return seen.size;
+}
 
 /**
  * The provenance chain: the active manifest, then the manifests of its ingredients (parents first), depth-first,
@@ -82,10 +98,12 @@ function chainOf(store) {
   const visit = (label, depth, relationship, title, results) => {
     if (steps.length >= MAX_STEPS || depth > MAX_DEPTH || typeof label !== 'string' || seen.has(label)) return;
     seen.add(label);
-    const manifest = manifests[label];
+    // own keys only: a label such as `constructor` names no manifest
+    const manifest = Object.hasOwn(manifests, label) ? manifests[label] : undefined;
     if (!manifest) return;
     const actions = actionsOf(manifest).flatMap((assertion) => assertion.data.actions);
     const source = actions.find((action) => action.digitalSourceType)?.digitalSourceType ?? null;
+    const names = actions.map((action) => action.action).filter(Boolean);
     steps.push({
       label: text(label),
       depth,
@@ -97,24 +115,26 @@ function chainOf(store) {
       signerTrusted: depth === 0 ? store.validation_state === 'Trusted' : trustOf(results),
       timeStampTrusted: depth === 0 ? timeStampOf(store.validation_results?.activeManifest) : timeStampOf(results),
       claimGenerator: generatorOf(manifest),
-      actions: actions.map((action) => action.action).filter(Boolean).slice(0, 20),
+      actions: names.slice(0, MAX_ACTIONS),
+      // what the list leaves out is counted, never dropped silently
+      ...(names.length > MAX_ACTIONS ? { omittedActions: names.length - MAX_ACTIONS } : {}),
       digitalSourceType: source,
     });
-    const ingredients = Array.isArray(manifest.ingredients) ? manifest.ingredients : [];
-    for (const ingredient of ingredients.slice(0, LIST)) {
+    for (const ingredient of ingredientsOf(manifest)) {
       const uriEnd = `/${label}/c2pa.assertions/${ingredient?.label}`;
       const delta = deltas.find((entry) => typeof entry?.ingredientAssertionURI === 'string' && entry.ingredientAssertionURI.endsWith(uriEnd));
       visit(ingredient?.active_manifest, depth + 1, text(ingredient?.relationship) ?? 'componentOf', ingredient?.title, delta?.validationDeltas);
     }
   };
   visit(store.active_manifest, 0, 'active', undefined, undefined);
-  return steps;
+  return { steps, omitted: Math.max(0, reachable(store, manifests) - steps.length) };
 }
 
 /** The active manifest's claim generator and actions, the chain, and the validation results; nothing else leaves the worker. */
 function essentials(store) {
   const active = typeof store.active_manifest === 'string' ? store.active_manifest : undefined;
   const manifest = active ? store.manifests?.[active] : undefined;
+  const chain = chainOf(store);
   return {
     active_manifest: active,
     validation_state: text(store.validation_state),
@@ -132,7 +152,8 @@ function essentials(store) {
           },
         }
       : {},
-    chain: chainOf(store),
+    chain: chain.steps,
+    ...(chain.omitted > 0 ? { chain_omitted: chain.omitted } : {}),
   };
 }
 

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { configureC2paTrust } from './c2pa-reader';
 import { tamperedAfterSigning, withContentCredentials } from '../../testing';
+import { C2PA_EVIDENCE_MAX_BYTES, serializedBytes, SHORTENED_NOTE } from '../evidence-budget';
 import { EVIDENCE_WEIGHTS, UNSIGNED_CLAIM } from '../weights';
+import { ChainStep } from './c2pa-reader';
 import { c2paEvidence, ManifestStore, readC2pa } from './c2pa.signal';
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
@@ -153,6 +155,97 @@ describe('Content Credentials signal', () => {
     expect(evidence.finding).toBe('c2pa.invalid');
     expect(evidence.weight).toBe(0);
     expect(evidence.description).toContain('assertion.dataHash.mismatch');
+  });
+});
+
+describe('size limit of the C2PA finding (a manifest written to be as large as the reader lets through)', () => {
+  const AI = `${IPTC}trainedAlgorithmicMedia`;
+  /** 500 characters (the reader's limit per text) of CJK text: 1,500 bytes of JSON each. */
+  const cjk = (seed: number): string => `${seed}:${'生成画像証明書署名者'.repeat(50)}`.slice(0, 500);
+
+  /** The reader's maxima: 32 manifests of 20 listed actions (and more omitted), every text at its 500-character limit. */
+  function hostileChain(text: (seed: number) => string): ChainStep[] {
+    return Array.from({ length: 32 }, (_, index): ChainStep => ({
+      label: text(index),
+      depth: Math.min(index, 8),
+      relationship: index === 0 ? 'active' : 'parentOf',
+      title: text(index + 100),
+      signer: text(index + 200),
+      issuer: text(index + 300),
+      signedAt: text(index + 400),
+      signerTrusted: true,
+      timeStampTrusted: null,
+      claimGenerator: text(index + 500),
+      actions: Array.from({ length: 20 }, (_unused, action) => text(index * 100 + action)),
+      omittedActions: 180,
+      digitalSourceType: index === 0 ? AI : text(index + 600),
+    }));
+  }
+
+  function hostileStore(text: (seed: number) => string, state = 'Trusted', codes: string[] = []): ManifestStore {
+    return {
+      active_manifest: 'urn:c2pa:active',
+      validation_state: state,
+      validation_status: codes.map((code) => ({ code, explanation: text(7) })),
+      manifests: {
+        'urn:c2pa:active': {
+          claim_generator: text(1),
+          claim_generator_info: [{ name: text(2), version: text(3) }],
+          assertions: [{ label: 'c2pa.actions.v2', data: { actions: [{ action: 'c2pa.created', digitalSourceType: AI }] } }],
+        },
+      },
+      chain: hostileChain(text),
+      chain_omitted: 40,
+    };
+  }
+
+  it('CJK texts at every limit: the finding stays under its share of the budget, says it was shortened, and weighs the same', () => {
+    // An ordinary chain is left whole and unmarked.
+    const ordinary = hostileChain((seed) => `s${seed}`).slice(0, 3).map((step) => ({ ...step, actions: step.actions.slice(0, 2), omittedActions: undefined }));
+    const [whole] = c2paEvidence({ ...store('trainedAlgorithmicMedia', [], 'Trusted'), chain: ordinary });
+    expect(whole.provenance).toEqual(ordinary.map((step) => ({ ...step })));
+    expect(whole.details).not.toHaveProperty('shortened');
+    expect(whole.details).not.toHaveProperty('omittedManifests');
+    expect(whole.description).not.toContain(SHORTENED_NOTE);
+
+    const hostile = hostileStore(cjk);
+    expect(serializedBytes(hostile.chain)).toBeGreaterThan(10 * C2PA_EVIDENCE_MAX_BYTES);
+    const [evidence] = c2paEvidence(hostile);
+    expect(serializedBytes([evidence])).toBeLessThanOrEqual(C2PA_EVIDENCE_MAX_BYTES);
+    // The fusion sees what an ordinary trusted AI manifest gives.
+    expect(evidence).toMatchObject({ signal: 'c2pa', finding: 'c2pa.ai', direction: 'ai', weight: EVIDENCE_WEIGHTS.c2paAiSource, details: { claimTrusted: true, shortened: true } });
+    expect(evidence.description).toContain(SHORTENED_NOTE);
+    // Nothing cut silently: every manifest not listed is counted, and so is every action not listed.
+    const listed = evidence.provenance ?? [];
+    expect(listed.length).toBeLessThan(32);
+    expect(evidence.details.omittedManifests).toBe(40 + 32 - listed.length);
+    for (const step of listed) {
+      expect(step.actions.length).toBeLessThanOrEqual(3);
+      expect(step.omittedActions).toBe(200 - step.actions.length);
+    }
+  });
+
+  it('shorter texts: as many manifests as fit are listed, the file\'s own first, three actions each', () => {
+    const ascii = (seed: number): string => `signer-${seed}-${'x'.repeat(40)}`;
+    const store = hostileStore(ascii);
+    const [evidence] = c2paEvidence(store);
+    expect(serializedBytes([evidence])).toBeLessThanOrEqual(C2PA_EVIDENCE_MAX_BYTES);
+    const listed = evidence.provenance ?? [];
+    expect(listed.length).toBeGreaterThan(1);
+    expect(listed.length).toBeLessThan(32);
+    // A prefix of the chain, texts whole, three actions each, the rest counted.
+    expect(listed.map((step) => step.label)).toEqual(store.chain?.slice(0, listed.length).map((step) => step.label));
+    expect(listed.every((step) => step.actions.length === 3 && step.omittedActions === 197 && step.signer === ascii(listed.indexOf(step) + 200))).toBe(true);
+    expect(evidence.details).toMatchObject({ shortened: true, omittedManifests: 40 + 32 - listed.length, ingredients: 31 });
+    expect(evidence.description).toContain(`${SHORTENED_NOTE}: ${listed.length} of the chain's 72 manifests listed, at most 3 actions each.`);
+    expect(evidence.description).toContain(`; ${40 + 32 - listed.length} more manifests not listed.`);
+  });
+
+  it('an invalid manifest repeating hostile failure codes: each code once, within the budget, marked', () => {
+    const codes = Array.from({ length: 200 }, (_, index) => `assertion.${cjk(index % 50)}`);
+    const [evidence] = c2paEvidence(hostileStore(cjk, 'Invalid', codes));
+    expect(evidence).toMatchObject({ finding: 'c2pa.invalid', weight: 0, details: { shortened: true } });
+    expect(serializedBytes([evidence])).toBeLessThanOrEqual(C2PA_EVIDENCE_MAX_BYTES);
   });
 });
 

@@ -1,5 +1,6 @@
 import { classifySourceType, SourceTypeClass } from '../digital-source-type';
 import { Evidence, SignalOutcome } from '../evidence';
+import { C2PA_EVIDENCE_MAX_BYTES, fitEvidence, serializedBytes, SHORTENED_ACTIONS_PER_STEP, SHORTENED_NOTE, withActionsLimited } from '../evidence-budget';
 import { EVIDENCE_WEIGHTS } from '../weights';
 import { C2paReadFailed, C2paReadResult, ChainStep, Manifest, ManifestStore, readManifestStore } from './c2pa-reader';
 
@@ -60,14 +61,60 @@ function chainSource(manifest: Manifest, chain: readonly ChainStep[], activeTrus
 const describeStep = (step: ChainStep): string =>
   `${step.relationship === 'active' ? 'this file' : step.relationship}: ${step.signer ?? 'unknown signer'}${step.signerTrusted ? ' (trusted)' : ' (not on the trust lists)'}` +
   `${step.signedAt ? `, time-stamped ${step.signedAt}` : ''}${step.claimGenerator ? `, by ${step.claimGenerator}` : ''}` +
-  `${step.actions.length ? `, actions ${step.actions.join(' ')}` : ''}${step.digitalSourceType ? `, source ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}` : ''}`;
+  `${step.actions.length ? `, actions ${step.actions.join(' ')}${step.omittedActions ? ` and ${step.omittedActions} more` : ''}` : ''}` +
+  `${step.digitalSourceType ? `, source ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}` : ''}`;
+
+/** The finding without its chain: `withChain` adds the chain as far as it is shown. */
+type Headline = Omit<Evidence, 'provenance'>;
+
+/**
+ * The finding with the first `shown` manifests of the chain (their actions maybe limited): in `provenance`, and in
+ * the description when it tells the history. What is not listed is counted: manifests the reader did not walk
+ * (`readerOmitted`, past its 32 manifests or depth 8) and those left out here, in `details.omittedManifests`;
+ * `shortened` (the size limit took something out) adds `details.shortened` and a sentence saying what.
+ */
+function withChain(headline: Headline, chain: readonly ChainStep[], shown: readonly ChainStep[], readerOmitted: number, history: boolean, shortened: boolean): Evidence {
+  const omitted = readerOmitted + chain.length - shown.length;
+  const more = omitted > 0 ? `; ${omitted} more manifest${omitted === 1 ? '' : 's'} not listed` : '';
+  const told = history && chain.length > 1 ? ` Provenance: ${shown.map(describeStep).join('; ')}${more}.` : '';
+  const note = shortened
+    ? ` ${SHORTENED_NOTE}: ${shown.length} of the chain's ${chain.length + readerOmitted} manifests listed, at most ${SHORTENED_ACTIONS_PER_STEP} actions each.`
+    : '';
+  return {
+    ...headline,
+    description: headline.description + told + note,
+    details: { ...headline.details, ...(omitted > 0 ? { omittedManifests: omitted } : {}), ...(shortened ? { shortened: true } : {}) },
+    ...(shown.length > 0 ? { provenance: shown.map((step) => ({ ...step })) } : {}),
+  };
+}
+
+/**
+ * The finding within C2PA_EVIDENCE_MAX_BYTES: the whole chain when it fits; else at most three actions per manifest
+ * and as many manifests as fit, the file's own first (the chain's order: parents before their own ingredients);
+ * texts too long even then (escaped control characters take six bytes each) are cut by `fitEvidence`.
+ * Deterministic, and marked: a shortened finding says what it leaves out.
+ */
+function fitted(headline: Headline, chain: readonly ChainStep[], readerOmitted: number, history: boolean): Evidence {
+  const whole = withChain(headline, chain, chain, readerOmitted, history, false);
+  if (serializedBytes(whole) <= C2PA_EVIDENCE_MAX_BYTES) return whole;
+  const limited = chain.map((step) => withActionsLimited(step, SHORTENED_ACTIONS_PER_STEP));
+  let candidate = whole;
+  for (let kept = limited.length; kept >= 1; kept--) {
+    candidate = withChain(headline, chain, limited.slice(0, kept), readerOmitted, history, true);
+    if (serializedBytes(candidate) <= C2PA_EVIDENCE_MAX_BYTES) return candidate;
+  }
+  return fitEvidence([candidate], C2PA_EVIDENCE_MAX_BYTES)[0];
+}
 
 /** Evidence from a manifest store already read: a pure function. */
 export function c2paEvidence(store: ManifestStore): Evidence[] {
   const manifest = store.active_manifest ? store.manifests?.[store.active_manifest] : undefined;
   if (!manifest) return [];
   const chain = store.chain ?? [];
+  const readerOmitted = typeof store.chain_omitted === 'number' && store.chain_omitted > 0 ? store.chain_omitted : 0;
   const failures = (store.validation_status ?? []).filter((s) => s.code && !UNTRUSTED_CODES.has(s.code) && !s.code.endsWith('.validated') && !s.code.endsWith('.trusted'));
+  // Each code once: a manifest can repeat a failure for every assertion it has.
+  const failureCodes = [...new Set(failures.map((f) => f.code))];
   // Fail closed: trusted only when c2pa-rs itself says so (validation state `Trusted`: the signing certificate chains
   // to an anchor of the configured trust list). A valid signature from anyone else is an unsigned claim.
   const signerTrusted = store.validation_state === 'Trusted' && failures.length === 0;
@@ -89,17 +136,16 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
     interimListTrusted: store.interim_state === undefined ? null : store.interim_state === 'Trusted',
     ingredients: chain.length > 0 ? chain.length - 1 : 0,
   };
-  const provenance = chain.length > 0 ? { provenance: chain.map((step) => ({ ...step })) } : {};
   if (store.validation_state === 'Invalid' || failures.length > 0) {
-    return [{
+    const headline: Headline = {
       signal: 'c2pa',
       finding: 'c2pa.invalid',
-      description: `A Content Credentials manifest is present but fails validation (${failures.map((f) => f.code).join(', ') || 'invalid'}): the image or the manifest was altered after signing. Its claims are not counted.`,
+      description: `A Content Credentials manifest is present but fails validation (${failureCodes.join(', ') || 'invalid'}): the image or the manifest was altered after signing. Its claims are not counted.`,
       direction: 'neutral',
       weight: 0,
-      details: { ...details, failures: failures.map((f) => f.code).join(', ') },
-      ...provenance,
-    }];
+      details: { ...details, failures: failureCodes.join(', ') },
+    };
+    return [fitted(headline, chain, readerOmitted, false)];
   }
   const kind = source?.kind ?? 'other';
   const weights: Record<SourceTypeClass, number> = trusted
@@ -111,18 +157,17 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
     ? 'signature valid, signer on the C2PA trust list'
     : `signature valid, signer on no configured trust list${details.interimListTrusted ? ' (known to the frozen interim list, which is not counted as trust)' : ''}`;
   const where = source && source.from !== 'active' ? ` in an ingredient (${source.from})` : '';
-  const history = chain.length > 1 ? ` Provenance: ${chain.map(describeStep).join('; ')}.` : '';
-  return [{
+  const headline: Headline = {
     signal: 'c2pa',
     finding: `c2pa.${kind === 'other' ? 'noSourceType' : kind}`,
-    description: (source
+    description: source
       ? `Content Credentials (${signer}) declare the source type "${source.value.slice(source.value.lastIndexOf('/') + 1)}"${where}${generator ? `, made by ${generator}` : ''}.`
-      : `Content Credentials (${signer})${generator ? ` by ${generator}` : ''} declare no source type.`) + history,
+      : `Content Credentials (${signer})${generator ? ` by ${generator}` : ''} declare no source type.`,
     direction: weight > 0 ? 'ai' : weight < 0 ? 'real' : 'neutral',
     weight,
     details,
-    ...provenance,
-  }];
+  };
+  return [fitted(headline, chain, readerOmitted, true)];
 }
 
 function unreadable(error: string): SignalOutcome {

@@ -41,10 +41,11 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
     evidence.push({
       signal: 'metadata',
       finding: `metadata.sourceType.${kind}`,
-      description: `Unsigned IPTC/XMP DigitalSourceType "${sourceTypeTerm(sourceType)}" (anyone can write or remove it).`,
+      // The file's text, as long as its author likes: cut like the other tags (the vocabulary's URIs are far shorter).
+      description: `Unsigned IPTC/XMP DigitalSourceType "${sourceTypeTerm(sourceType).slice(0, 100)}" (anyone can write or remove it).`,
       direction: weight > 0 ? 'ai' : weight < 0 ? 'real' : 'neutral',
       weight,
-      details: { digitalSourceType: sourceType },
+      details: { digitalSourceType: sourceType.slice(0, 200) },
     });
   }
   const parameterTags = PARAMETER_TAGS.filter((name) => text(tags[name]));

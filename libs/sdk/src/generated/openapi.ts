@@ -843,6 +843,11 @@ export interface components {
              *     ]
              */
             actions: string[];
+            /**
+             * @description actions of this manifest left out of `actions` (20 are listed; 3 when the evidence was shortened to its size limit)
+             * @example 4
+             */
+            omittedActions?: number;
             /** @example http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia */
             digitalSourceType: string | null;
         };
@@ -866,6 +871,7 @@ export interface components {
              * @example 4
              */
             weight: number;
+            /** @description facts behind the finding; `shortened: true` when it was cut to the size limit of an image's evidence, `omittedManifests`: manifests of the chain not listed in `provenance` */
             details: {
                 [key: string]: unknown;
             };
