@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
-import { BatchResults, CallerContext, DomainException, GetOrderQuery, WatermarkOrderView } from '@cp/contracts';
+import { BatchResults, CallerContext, DomainException, ErrorCode, GetOrderQuery, WatermarkOrderView } from '@cp/contracts';
 import { ANSWER_ALONE, answerEach } from '@cp/messaging';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Order } from '../domain/order';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ObjectUrlsService } from './object-urls.service';
@@ -10,20 +10,29 @@ import { UploadsClient } from './uploads.client';
 
 /**
  * Bytes of one `orders.getMany` reply the views may take, half of NATS's default 1 MiB payload: an order beyond it
- * (and not the first) is answered `alone`, and the gateway asks for it with `orders.get`.
+ * is answered `alone`, and the gateway asks for it with `orders.get`.
  */
 export const ORDER_READS_REPLY_BYTES = 512 * 1024;
 
-/** A generous bound of an order's view in bytes: 3 bytes per UTF-16 unit of its texts, room for each upload URL. */
-function viewBytesBound(order: Order): number {
-  const files = order.files.reduce((sum, file) => sum + 1024 + 3 * file.fileName.length, 0);
-  const outputs = order.outputs.reduce((sum, output) => sum + 256 + 3 * output.watermarkText.length, 0);
-  return 2048 + files + outputs;
+/**
+ * Largest view one reply may carry: NATS's default max_payload (1 MiB, which the stack keeps) less room for the
+ * reply's envelope. A larger view could not be sent at all (the caller would wait for its timeout), so it is
+ * refused with a code instead: an aiDetection order whose evidence was stored before evidence had a size limit
+ * (docs/ai-detection.md) can be that large.
+ */
+export const ORDER_VIEW_MAX_BYTES = 1024 * 1024 - 64 * 1024;
+
+/** A view and the bytes of its JSON: what the reply will carry, measured rather than estimated. */
+interface MeasuredView {
+  view: WatermarkOrderView;
+  bytes: number;
 }
 
 /** The read model of `GET /api/v3/orders/{orderId}`: only the caller's orders of the key's mode, in their type's view. */
 @Injectable()
 export class OrdersQueryService {
+  private readonly logger = new Logger(OrdersQueryService.name);
+
   constructor(
     private readonly access: OrderAccessService,
     private readonly types: OrderTypeRegistry,
@@ -33,24 +42,55 @@ export class OrdersQueryService {
   ) {}
 
   async get(caller: CallerContext, orderId: string): Promise<WatermarkOrderView> {
-    return this.view(await this.access.owned(caller, orderId));
+    const order = await this.access.owned(caller, orderId);
+    return this.sendable(order, await this.measuredView(order));
   }
 
-  /** Many reads in one statement (`orders.getMany`), each answered as `get` answers it. */
+  /**
+   * Many reads in one statement (`orders.getMany`), each answered as `get` answers it. The views are built first
+   * and measured (an aiDetection order carries every image's evidence in `typeResult`, which no estimate from the
+   * order's files sees); then, in the order of the reads, each goes into the reply while the reply stays within
+   * ORDER_READS_REPLY_BYTES, and the first one answered goes in whatever its size up to ORDER_VIEW_MAX_BYTES. The
+   * others are answered `alone` (the gateway asks for each with `orders.get`), one too large for any reply is
+   * refused with its code, and the reply itself never grows past what NATS carries.
+   */
   async getMany(reads: GetOrderQuery[]): Promise<BatchResults<WatermarkOrderView>> {
     const orders = await this.access.ownedMany(reads);
+    const views = await Promise.all(
+      orders.map((order) =>
+        order instanceof DomainException ? Promise.resolve(order) : this.measuredView(order).then((measured) => ({ order, measured }), (error: unknown) => ({ error })),
+      ),
+    );
     let bytes = 0;
-    return answerEach(orders, (order, index) => {
-      if (order instanceof DomainException) {
-        return Promise.reject(order);
+    return answerEach(views, async (read) => {
+      if (read instanceof DomainException) {
+        throw read;
       }
-      bytes += viewBytesBound(order);
-      return index > 0 && bytes > ORDER_READS_REPLY_BYTES ? Promise.resolve(ANSWER_ALONE) : this.view(order);
+      if ('error' in read) {
+        throw read.error;
+      }
+      const { order, measured } = read;
+      const view = this.sendable(order, measured);
+      if (bytes > 0 && bytes + measured.bytes > ORDER_READS_REPLY_BYTES) {
+        return ANSWER_ALONE;
+      }
+      bytes += measured.bytes;
+      return view;
     });
   }
 
-  private async view(order: Order): Promise<WatermarkOrderView> {
+  private async measuredView(order: Order): Promise<MeasuredView> {
     const type = this.types.of(order);
-    return type.v3View(order, await this.uploads.urlsFor(order, this.clock.now()), await this.urls.for(order, type.linkedObjects(order)));
+    const view = type.v3View(order, await this.uploads.urlsFor(order, this.clock.now()), await this.urls.for(order, type.linkedObjects(order)));
+    return { view, bytes: Buffer.byteLength(JSON.stringify(view), 'utf8') };
+  }
+
+  /** The view, unless it is larger than a reply can carry: refused then, with a code (and logged, with its size). */
+  private sendable(order: Order, { view, bytes }: MeasuredView): WatermarkOrderView {
+    if (bytes > ORDER_VIEW_MAX_BYTES) {
+      this.logger.error({ orderId: order.id, type: order.state.type, bytes, limit: ORDER_VIEW_MAX_BYTES }, 'order view too large for a NATS reply; refused');
+      throw new DomainException(ErrorCode.SERVER_INTERNAL_ERROR, `order ${order.id}: view of ${bytes} bytes is above ${ORDER_VIEW_MAX_BYTES}`);
+    }
+    return view;
   }
 }
