@@ -208,7 +208,9 @@ describe('Helm chart', () => {
     expect(alertsOf('orders')).toEqual(expect.arrayContaining(['ContentProtectionStuckOrders', 'ContentProtectionOutboxLag', 'ContentProtectionMessagesParked']));
     expect(alertsOf('webhooks')).toEqual(expect.arrayContaining(['ContentProtectionWebhookFailureRate', 'ContentProtectionWebhookFailures']));
     for (const service of SERVICES) {
-      expect(alertsOf(service)).toEqual(expect.arrayContaining(['ContentProtectionOutboxLag', 'ContentProtectionMessagesParked', 'ContentProtectionQueueStalled', 'ContentProtectionRpcFailures']));
+      expect(alertsOf(service)).toEqual(
+        expect.arrayContaining(['ContentProtectionOutboxLag', 'ContentProtectionOutboxParked', 'ContentProtectionMessagesParked', 'ContentProtectionQueueStalled', 'ContentProtectionRpcFailures']),
+      );
     }
     expect(alertsOf('api-gateway')).not.toContain('ContentProtectionStuckOrders');
     for (const rule of alerts) {

@@ -32,7 +32,7 @@ describe('queue metrics (real NATS JetStream)', () => {
     setQueueMetricsSource({
       jsm: () => jsm,
       consumers: () => [{ stream: stream.name, durable }],
-      outbox: async () => ({ pending: 7, oldestAgeSeconds: 12.5 }),
+      outbox: async () => ({ pending: 7, oldestAgeSeconds: 12.5, parked: 2 }),
     });
   });
 
@@ -79,8 +79,9 @@ describe('queue metrics (real NATS JetStream)', () => {
     expect(age).toBeLessThanOrEqual((Date.now() - afterPause) / 1000 + 0.5);
   });
 
-  it('reports the outbox lag its source gives', async () => {
+  it('reports the outbox lag and the parked outbox rows its source gives', async () => {
     expect(await sample('outbox_events_unpublished', '')).toBe(7);
     expect(await sample('outbox_oldest_unpublished_age_seconds', '')).toBe(12.5);
+    expect(await sample('outbox_events_parked', '')).toBe(2);
   });
 });

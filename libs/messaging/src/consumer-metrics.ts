@@ -18,8 +18,8 @@ export interface ObservedConsumer {
 export interface QueueMetricsSource {
   jsm(): JetStreamManager;
   consumers(): readonly ObservedConsumer[];
-  /** Unpublished outbox rows and the age in seconds of the oldest (0 when none). */
-  outbox(): Promise<{ pending: number; oldestAgeSeconds: number }>;
+  /** Unpublished outbox rows, the age in seconds of the oldest (0 when none), and the rows parked by the relay. */
+  outbox(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number }>;
 }
 
 const logger = new Logger('QueueMetrics');
@@ -124,11 +124,13 @@ function consumerGauge(name: string, help: string, set: (gauge: Gauge, figure: C
   });
 }
 
-async function collectOutbox(gauge: 'pending' | 'age'): Promise<void> {
+async function collectOutbox(gauge: 'pending' | 'age' | 'parked'): Promise<void> {
   try {
     const outbox = await readOutbox();
     if (outbox) {
-      queueMetrics[gauge === 'pending' ? 'outboxUnpublished' : 'outboxOldestAge'].set(gauge === 'pending' ? outbox.pending : outbox.oldestAgeSeconds);
+      const figures = { pending: [queueMetrics.outboxUnpublished, outbox.pending], age: [queueMetrics.outboxOldestAge, outbox.oldestAgeSeconds], parked: [queueMetrics.outboxParked, outbox.parked] } as const;
+      const [metric, value] = figures[gauge];
+      metric.set(value);
     }
   } catch (error) {
     logger.warn({ err: error }, 'could not read the outbox lag');
@@ -165,5 +167,10 @@ export const queueMetrics = {
     name: 'outbox_events_unpublished',
     help: 'Outbox events not yet relayed to JetStream, read at scrape time',
     collect: () => collectOutbox('pending'),
+  }),
+  outboxParked: new Gauge({
+    name: 'outbox_events_parked',
+    help: 'Outbox events parked by the relay (the NATS server can never accept them), kept 30 days for an operator, read at scrape time',
+    collect: () => collectOutbox('parked'),
   }),
 };

@@ -2,6 +2,7 @@ export * from './nats-connection.service';
 export * from './jetstream-setup';
 export * from './outbox-event.entity';
 export * from './inbox-record.entity';
+export * from './inbox-records.repository';
 export * from './messaging-entities';
 export * from './outbox-writer';
 export * from './outbox-relay';

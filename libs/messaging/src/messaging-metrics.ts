@@ -3,6 +3,12 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 export const messagingMetrics = {
   outboxPublished: new Counter({ name: 'outbox_events_published_total', help: 'Outbox events relayed to JetStream' }),
   outboxPending: new Gauge({ name: 'outbox_events_pending', help: 'Outbox events written but not yet relayed' }),
+  /** Rows parked by the relay because the broker can never take them (larger than its max_payload). */
+  outboxParked: new Counter({
+    name: 'outbox_events_parked_total',
+    help: 'Outbox events the relay parked because the NATS server can never accept them (larger than its max_payload), by subject',
+    labelNames: ['subject'],
+  }),
   handled: new Counter({
     name: 'messaging_messages_handled_total',
     help: 'JetStream messages by consumer and outcome',

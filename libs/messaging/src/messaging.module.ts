@@ -64,15 +64,18 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
     });
   }
 
-  /** Unpublished outbox rows and the age of the oldest, read at scrape time (the partial index on `seq` serves both). */
-  private async outboxLag(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  /**
+   * Unpublished outbox rows and the age of the oldest, apart from the rows the relay parked, read at scrape time
+   * (the partial index on `seq` serves all three: parked rows are unpublished too).
+   */
+  private async outboxLag(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number }> {
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
-    const rows: Array<{ pending: number; age: number | null }> = await this.dataSource.query(
-      `SELECT count(*)::int AS pending,
-              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT 1) AS age
+    const rows: Array<{ pending: number; parked: number; age: number | null }> = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending, count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
+              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM ${table} WHERE published_at IS NULL AND parked_at IS NULL ORDER BY seq LIMIT 1) AS age
          FROM ${table} WHERE published_at IS NULL`,
     );
-    return { pending: rows[0]?.pending ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0) };
+    return { pending: rows[0]?.pending ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0), parked: rows[0]?.parked ?? 0 };
   }
 
   /** Stops pulling new messages and waits for the ones being handled (drain before shutdown). */
@@ -98,7 +101,7 @@ export class MessagingModule {
           provide: OutboxRelay,
           inject: [DataSource, NatsConnectionService],
           useFactory: (dataSource: DataSource, nats: NatsConnectionService) =>
-            new OutboxRelay(dataSource, () => nats.js, { pollIntervalMs: options.outboxPollIntervalMs }),
+            new OutboxRelay(dataSource, () => nats.js, { pollIntervalMs: options.outboxPollIntervalMs }, () => nats.nc.info?.max_payload),
         },
         { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,

@@ -27,6 +27,14 @@ export class OutboxEventEntity {
   @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
   claimedUntil!: Date | null;
 
+  /** The broker can never take the row (larger than its max_payload): left out of the relay's claims since then. */
+  @Column({ name: 'parked_at', type: 'timestamptz', nullable: true })
+  parkedAt!: Date | null;
+
+  /** Why the row was parked (sizes and limit), for the operator. */
+  @Column({ name: 'parked_reason', type: 'text', nullable: true })
+  parkedReason!: string | null;
+
   /** The trace the row was written in (W3C `traceparent`), published in the message's headers; null when tracing is off. */
   @Column({ type: 'text', nullable: true })
   traceparent!: string | null;

@@ -1,5 +1,6 @@
 // Real PostgreSQL and NATS JetStream: the outbox relay never keeps a transaction open while the broker answers,
-// and a batch claimed by a relay that hangs is taken by another once its lease has run out.
+// a batch claimed by a relay that hangs is taken by another once its lease has run out, a row the server can never
+// take is parked without holding back the rows behind it, and the housekeeping ages out parked and inbox rows.
 import { SystemClock } from '@cp/clock';
 import { defineEvent, StreamDefinition } from '@cp/contracts';
 import { serviceDataSourceOptions, asTransaction } from '@cp/database';
@@ -10,7 +11,8 @@ import { DataSource, IsNull } from 'typeorm';
 import { ensureStreams } from './jetstream-setup';
 import { MESSAGING_ENTITIES } from './messaging-entities';
 import { OutboxEventEntity } from './outbox-event.entity';
-import { OutboxRelay } from './outbox-relay';
+import { INBOX_RETENTION_MS } from './inbox-records.repository';
+import { OUTBOX_PARKED_RETENTION_MS, OutboxRelay } from './outbox-relay';
 import { OutboxWriter } from './outbox-writer';
 
 class NotePayload {
@@ -101,5 +103,61 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     }
     expect(stored).toEqual(written.map((envelope) => envelope.eventId));
     expect(await dataSource.getRepository(OutboxEventEntity).countBy({ publishedAt: IsNull() })).toBe(0);
+  });
+
+  it('parks a row larger than the server takes, with the reason, and relays the rows behind it in order', async () => {
+    const maxPayload = nc.info?.max_payload ?? 0;
+    expect(maxPayload).toBeGreaterThan(0);
+    const writer = new OutboxWriter(new SystemClock());
+    const write = (note: string) => dataSource.transaction((manager) => writer.add(asTransaction(manager), event, { note }));
+    const before = await write('before');
+    const oversize = await write('x'.repeat(maxPayload));
+    const after = [await write('after-1'), await write('after-2')];
+    const { messages } = await jsm.streams.info(stream.name).then((info) => info.state);
+
+    // The relay's loop: a pass that fails is retried; the oversize row must not make every pass fail.
+    const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100 }, () => nc.info?.max_payload);
+    expect(await relay.pass()).toBe(true);
+
+    const rows = await dataSource.getRepository(OutboxEventEntity).findBy([{ id: before.eventId }, { id: oversize.eventId }, ...after.map((envelope) => ({ id: envelope.eventId }))]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const envelope of [before, ...after]) {
+      expect(byId.get(envelope.eventId)).toMatchObject({ parkedAt: null, claimedUntil: null });
+      expect(byId.get(envelope.eventId)?.publishedAt).not.toBeNull();
+    }
+    const parked = byId.get(oversize.eventId);
+    expect(parked).toMatchObject({ publishedAt: null, claimedUntil: null });
+    expect(parked?.parkedAt).not.toBeNull();
+    expect(parked?.parkedReason).toMatch(new RegExp(`^\\d+ bytes with headers, above the server's max_payload of ${maxPayload} bytes$`));
+
+    // The others reached the stream in seq order; the parked row is not claimed again.
+    const stored = [];
+    for (let seq = messages + 1; seq <= messages + 3; seq++) {
+      stored.push((await jsm.streams.getMessage(stream.name, { seq })).header.get('Nats-Msg-Id'));
+    }
+    expect(stored).toEqual([before, ...after].map((envelope) => envelope.eventId));
+    expect((await jsm.streams.info(stream.name)).state.messages).toBe(messages + 3);
+    expect(await relay.relayBatch()).toBe(0);
+  });
+
+  it("housekeeping: parked rows go after the PARKED stream's 30 days, inbox rows after their retention; recent ones stay", async () => {
+    const day = 24 * 3600_000;
+    const writer = new OutboxWriter(new SystemClock());
+    const write = (note: string) => dataSource.transaction((manager) => writer.add(asTransaction(manager), event, { note }));
+    const [oldParked, recentParked] = [await write('parked long ago'), await write('parked yesterday')];
+    const outbox = dataSource.getRepository(OutboxEventEntity);
+    await outbox.update({ id: oldParked.eventId }, { parkedAt: new Date(Date.now() - OUTBOX_PARKED_RETENTION_MS - day), parkedReason: 'too large' });
+    await outbox.update({ id: recentParked.eventId }, { parkedAt: new Date(Date.now() - day), parkedReason: 'too large' });
+    await dataSource.query(`INSERT INTO inbox_record (consumer, event_id, handled_at) VALUES ('c', 'old', $1), ('c', 'recent', $2)`, [
+      new Date(Date.now() - INBOX_RETENTION_MS - day),
+      new Date(Date.now() - day),
+    ]);
+
+    // A relay's first pass runs the housekeeping.
+    expect(await new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100 }, () => nc.info?.max_payload).pass()).toBe(true);
+    expect(await outbox.existsBy({ id: oldParked.eventId })).toBe(false);
+    expect(await outbox.findOneByOrFail({ id: recentParked.eventId })).toMatchObject({ publishedAt: null, parkedReason: 'too large' });
+    const inbox = await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM inbox_record ORDER BY event_id`);
+    expect(inbox).toEqual([{ event_id: 'recent' }]);
   });
 });

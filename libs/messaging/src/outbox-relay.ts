@@ -1,10 +1,12 @@
+import { Streams } from '@cp/contracts';
 import { tableSql } from '@cp/database';
 import { TRACEPARENT_HEADER } from '@cp/tracing';
 import { Injectable, Logger } from '@nestjs/common';
-import { headers as natsHeaders, JetStreamClient } from 'nats';
+import { headers as natsHeaders, JetStreamClient, MsgHdrs } from 'nats';
 import { DataSource, LessThan } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { messagingMetrics } from './messaging-metrics';
+import { InboxRecordsRepository } from './inbox-records.repository';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { outboxChannel, OutboxNotificationListener } from './outbox-notification.listener';
@@ -38,6 +40,32 @@ export const OUTBOX_PUBLISH_TIMEOUT_MS = 2000;
 
 const encoder = new TextEncoder();
 
+/** Parked rows are kept as long as the PARKED stream keeps the messages consumers gave up on, then deleted. */
+export const OUTBOX_PARKED_RETENTION_MS = Streams.parked.maxAgeSeconds * 1000;
+
+/**
+ * Bytes of the headers as the client sends them (`NATS/1.0␍␊`, one `name: value␍␊` each, an empty line), with the
+ * `Nats-Msg-Id` JetStream's publish adds: the server's max_payload counts headers and body together.
+ */
+function headerBytes(headers: MsgHdrs, msgId: string): number {
+  let bytes = 'NATS/1.0\r\n'.length + '\r\n'.length + Buffer.byteLength(`Nats-Msg-Id: ${msgId}\r\n`);
+  for (const key of headers.keys()) {
+    for (const value of headers.values(key)) {
+      bytes += Buffer.byteLength(`${key}: ${value}\r\n`);
+    }
+  }
+  return bytes;
+}
+
+interface OutboxMessage {
+  id: string;
+  subject: string;
+  data: Uint8Array;
+  headers: MsgHdrs;
+  /** Body and headers: what the server compares with its max_payload. */
+  bytes: number;
+}
+
 /**
  * Publishes committed outbox rows to JetStream. Rows are claimed with a lease (FOR UPDATE SKIP LOCKED inside one
  * short statement), so any number of replicas can relay and no transaction stays open while the broker answers; a
@@ -49,10 +77,15 @@ export class OutboxRelay {
   private readonly logger = new Logger(OutboxRelay.name);
   private lastCleanup = 0;
 
+  /**
+   * `maxPayload`: the largest message the connected server takes (`nc.info.max_payload`), undefined while not
+   * known; a row above it is parked, not retried (see `relayBatch`).
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly js: () => JetStreamClient,
     readonly options: OutboxRelayOptions,
+    private readonly maxPayload: () => number | undefined = () => undefined,
   ) {}
 
   /**
@@ -106,10 +139,15 @@ export class OutboxRelay {
   }
 
   /**
-   * Relays one batch; returns how many events were published. Three steps, none of which holds a transaction
-   * across the broker: claim a batch with a lease (one short statement), publish it, mark it published (one
-   * statement). A relay that dies or hangs after claiming leaves rows whose lease runs out, and any replica takes
-   * them again; what was published twice carries the same `Nats-Msg-Id` and is de-duplicated.
+   * Relays one batch; returns how many rows it settled (published, or parked). Three steps, none of which holds a
+   * transaction across the broker: claim a batch with a lease (one short statement), publish it, mark it published
+   * (one statement). A relay that dies or hangs after claiming leaves rows whose lease runs out, and any replica
+   * takes them again; what was published twice carries the same `Nats-Msg-Id` and is de-duplicated.
+   *
+   * A row larger than the server's max_payload can never be published: the client refuses it before sending, the
+   * batch would be given back, and the row, first in `seq` order, would block every row behind it for ever. Such a
+   * row is parked instead (`parked_at`, `parked_reason`, an error log, `outbox_events_parked_total`), kept for an
+   * operator, and the rest of the batch goes on in order.
    */
   async relayBatch(): Promise<number> {
     const batchSize = this.options.batchSize ?? 100;
@@ -120,7 +158,7 @@ export class OutboxRelay {
       `WITH claimed AS (
          UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
           WHERE id IN (SELECT id FROM ${table}
-                        WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                        WHERE published_at IS NULL AND parked_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
                         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, subject, envelope, traceparent, seq)
        SELECT id, subject, envelope, traceparent FROM claimed ORDER BY seq`,
@@ -129,28 +167,51 @@ export class OutboxRelay {
     if (rows.length === 0) {
       return 0;
     }
+    const messages = rows.map((row): OutboxMessage => {
+      const headers = natsHeaders();
+      headers.set('Content-Type', 'application/json');
+      // The writer's trace, so the consumers' spans join it (issue 33); the row keeps it across restarts.
+      if (row.traceparent) {
+        headers.set(TRACEPARENT_HEADER, row.traceparent);
+      }
+      const data = encoder.encode(JSON.stringify(row.envelope));
+      return { id: row.id, subject: row.subject, data, headers, bytes: data.length + headerBytes(headers, row.id) };
+    });
+    const maxPayload = this.maxPayload();
+    const tooLarge = maxPayload === undefined ? [] : messages.filter((message) => message.bytes > maxPayload);
+    for (const message of tooLarge) {
+      await this.park(table, message, `${message.bytes} bytes with headers, above the server's max_payload of ${maxPayload} bytes`);
+    }
+    const sendable = messages.filter((message) => !tooLarge.includes(message));
+    if (sendable.length > 0) {
+      await this.publish(table, sendable);
+    }
+    return rows.length;
+  }
+
+  /** Publishes claimed rows and marks them published; a failure gives them back (the caller's pass retries soon). */
+  private async publish(table: string, messages: OutboxMessage[]): Promise<void> {
+    const ids = messages.map((message) => message.id);
     try {
       // Sent together, in seq order on one connection (JetStream stores them in that order), and their
       // acknowledgements awaited together: one socket write for the batch instead of one round trip per event.
       await Promise.all(
-        rows.map((row) => {
-          const headers = natsHeaders();
-          headers.set('Content-Type', 'application/json');
-          // The writer's trace, so the consumers' spans join it (issue 33); the row keeps it across restarts.
-          if (row.traceparent) {
-            headers.set(TRACEPARENT_HEADER, row.traceparent);
-          }
-          return this.js().publish(row.subject, encoder.encode(JSON.stringify(row.envelope)), { msgID: row.id, headers, timeout: OUTBOX_PUBLISH_TIMEOUT_MS });
-        }),
+        messages.map((message) => this.js().publish(message.subject, message.data, { msgID: message.id, headers: message.headers, timeout: OUTBOX_PUBLISH_TIMEOUT_MS })),
       );
     } catch (error) {
       // Give the batch back at once rather than at the end of its lease; it is published again, de-duplicated.
-      await this.dataSource.query(`UPDATE ${table} SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL`, [rows.map((row) => row.id)]).catch(() => undefined);
+      await this.dataSource.query(`UPDATE ${table} SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL`, [ids]).catch(() => undefined);
       throw error;
     }
-    await this.dataSource.query(`UPDATE ${table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
-    messagingMetrics.outboxPublished.inc(rows.length);
-    return rows.length;
+    await this.dataSource.query(`UPDATE ${table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+    messagingMetrics.outboxPublished.inc(messages.length);
+  }
+
+  /** Takes a row the broker can never accept out of the relay's claims, with the reason; never deleted unseen. */
+  private async park(table: string, message: OutboxMessage, reason: string): Promise<void> {
+    await this.dataSource.query(`UPDATE ${table} SET parked_at = now(), parked_reason = $2, claimed_until = NULL WHERE id = $1 AND published_at IS NULL`, [message.id, reason]);
+    messagingMetrics.outboxParked.inc({ subject: message.subject });
+    this.logger.error({ eventId: message.id, subject: message.subject, bytes: message.bytes, maxPayload: this.maxPayload() }, `outbox event parked: ${reason}`);
   }
 
   private async cleanupPublished(): Promise<void> {
@@ -161,12 +222,17 @@ export class OutboxRelay {
     this.lastCleanup = now;
     const retainMs = this.options.retainPublishedMs ?? 24 * 3600_000;
     await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: LessThan(new Date(now - retainMs)) });
-    // The consumers' attempt records age out here too: once per process every ten minutes, not on a message's path.
+    // Parked rows stay for an operator as long as parked messages do (the PARKED stream's 30 days).
+    await this.dataSource.getRepository(OutboxEventEntity).delete({ parkedAt: LessThan(new Date(now - OUTBOX_PARKED_RETENTION_MS)) });
+    // The consumers' attempt records and inbox rows age out here too: once per process every ten minutes, not on a
+    // message's path.
     await new JobAttemptsRepository(this.dataSource).prune(now);
+    await new InboxRecordsRepository(this.dataSource).prune(now);
     const pending = await this.dataSource
       .getRepository(OutboxEventEntity)
       .createQueryBuilder('event')
       .where('event.publishedAt IS NULL')
+      .andWhere('event.parkedAt IS NULL')
       .getCount();
     messagingMetrics.outboxPending.set(pending);
   }
