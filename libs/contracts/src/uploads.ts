@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { KeyMode } from './accounts';
 import { ORDER_TYPES, OrderType } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
@@ -45,6 +45,15 @@ export class RegisterSlotsCommand {
   @ValidateNested({ each: true })
   @Type(() => UploadSlotSpec)
   files!: UploadSlotSpec[];
+
+  /**
+   * When the order was created: a registration that arrives after the order's upload window (`UPLOAD_WINDOW_HOURS`
+   * from it) registers nothing, since the order has failed by then and its URL files must not be fetched. Optional
+   * only for an orders replica older than it during a rolling update.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  orderCreatedAt?: string;
 }
 
 /**

@@ -140,6 +140,38 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     expect(await relay.relayBatch()).toBe(0);
   });
 
+  it('a full queue that refuses new messages holds back only its own rows: the events behind them are relayed', async () => {
+    // A JOBS-like stream, full: work-queue retention, `discard: new`, 1 KiB, already holding 900 bytes.
+    const queue: StreamDefinition = { name: `${prefix}_Q`.toUpperCase(), subjects: [`${prefix}q.>`], retention: 'workqueue', maxAgeSeconds: 600, duplicateWindowSeconds: 600, sizeShare: 1, discard: 'new' };
+    await ensureStreams(jsm, [queue], { maxBytes: 1024 });
+    await nc.jetstream().publish(`${prefix}q.filler`, new Uint8Array(900));
+    const job = defineEvent(`${prefix}q.job.queued`, NotePayload);
+    const writer = new OutboxWriter(new SystemClock());
+    const write = (contract: typeof event, note: string) => dataSource.transaction((manager) => writer.add(asTransaction(manager), contract, { note }));
+    try {
+      const jobs = [await write(job, 'job-1'), await write(job, 'job-2'), await write(job, 'job-3')];
+      const events = [await write(event, 'event-1'), await write(event, 'event-2')];
+      // Batches of 2: the three refused jobs alone would fill a batch again and again if they were offered at once.
+      const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100, batchSize: 2 });
+      expect(await relay.pass()).toBe(true);
+      for (let pass = 0; pass < 3; pass += 1) {
+        await relay.relayBatch();
+      }
+      const rows = new Map((await dataSource.getRepository(OutboxEventEntity).findBy([...jobs, ...events].map((envelope) => ({ id: envelope.eventId })))).map((row) => [row.id, row]));
+      expect(events.map((envelope) => rows.get(envelope.eventId)?.publishedAt instanceof Date)).toEqual([true, true]);
+      // The jobs wait, unpublished and not parked, for the queue to have room again.
+      expect(jobs.map((envelope) => [rows.get(envelope.eventId)?.publishedAt, rows.get(envelope.eventId)?.parkedAt])).toEqual([
+        [null, null],
+        [null, null],
+        [null, null],
+      ]);
+      expect((await jsm.streams.info(queue.name)).state.messages).toBe(1);
+    } finally {
+      await jsm.streams.delete(queue.name);
+      await dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: IsNull() });
+    }
+  });
+
   it("housekeeping: parked rows go after the PARKED stream's 30 days, inbox rows after their retention; recent ones stay", async () => {
     const day = 24 * 3600_000;
     const writer = new OutboxWriter(new SystemClock());

@@ -2,8 +2,8 @@ import { Streams } from '@cp/contracts';
 import { tableSql } from '@cp/database';
 import { TRACEPARENT_HEADER } from '@cp/tracing';
 import { Injectable, Logger } from '@nestjs/common';
-import { headers as natsHeaders, JetStreamClient, MsgHdrs } from 'nats';
-import { DataSource, LessThan } from 'typeorm';
+import { headers as natsHeaders, JetStreamClient, MsgHdrs, NatsError } from 'nats';
+import { DataSource, IsNull, LessThan } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { messagingMetrics } from './messaging-metrics';
 import { InboxRecordsRepository } from './inbox-records.repository';
@@ -37,6 +37,15 @@ export const OUTBOX_CLAIM_LEASE_MS = 30_000;
  * stored after all is de-duplicated by its `Nats-Msg-Id`.
  */
 export const OUTBOX_PUBLISH_TIMEOUT_MS = 2000;
+
+/** JetStream's refusal of a message by a full stream whose discard policy is `new` ("maximum bytes/messages exceeded"). */
+const STREAM_STORE_FAILED = 10077;
+/** How long rows a full stream refused wait before they are offered to it again. */
+const STREAM_FULL_RETRY_MS = 5000;
+
+function isStreamFull(error: unknown): boolean {
+  return error instanceof NatsError && error.api_error?.err_code === STREAM_STORE_FAILED;
+}
 
 const encoder = new TextEncoder();
 
@@ -183,28 +192,52 @@ export class OutboxRelay {
       await this.park(table, message, `${message.bytes} bytes with headers, above the server's max_payload of ${maxPayload} bytes`);
     }
     const sendable = messages.filter((message) => !tooLarge.includes(message));
-    if (sendable.length > 0) {
-      await this.publish(table, sendable);
-    }
-    return rows.length;
+    // Rows a full stream refused are not settled: counted out, so a pass does not spin on them (the next one repeats them).
+    const published = sendable.length > 0 ? await this.publish(table, sendable) : 0;
+    return tooLarge.length + published;
   }
 
-  /** Publishes claimed rows and marks them published; a failure gives them back (the caller's pass retries soon). */
-  private async publish(table: string, messages: OutboxMessage[]): Promise<void> {
-    const ids = messages.map((message) => message.id);
-    try {
-      // Sent together, in seq order on one connection (JetStream stores them in that order), and their
-      // acknowledgements awaited together: one socket write for the batch instead of one round trip per event.
-      await Promise.all(
-        messages.map((message) => this.js().publish(message.subject, message.data, { msgID: message.id, headers: message.headers, timeout: OUTBOX_PUBLISH_TIMEOUT_MS })),
-      );
-    } catch (error) {
-      // Give the batch back at once rather than at the end of its lease; it is published again, de-duplicated.
+  /**
+   * Publishes claimed rows and marks them published; a failure gives them back (the caller's pass retries soon).
+   * Returns how many were published. A row refused because its stream is full (JOBS refuses new messages when
+   * full: `discard: 'new'`) is given back alone, and the batch's other rows are marked published: one full queue
+   * must not hold every event of the service (an order's status, webhooks, reports) behind its jobs. Any other
+   * failure gives the whole batch back, so events of one stream never overtake each other.
+   */
+  private async publish(table: string, messages: OutboxMessage[]): Promise<number> {
+    // Sent together, in seq order on one connection (JetStream stores them in that order), and their
+    // acknowledgements awaited together: one socket write for the batch instead of one round trip per event.
+    const results = await Promise.allSettled(
+      messages.map((message) => this.js().publish(message.subject, message.data, { msgID: message.id, headers: message.headers, timeout: OUTBOX_PUBLISH_TIMEOUT_MS })),
+    );
+    const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason instanceof Error ? result.reason : new Error('publish refused')] : []));
+    const giveBack = async (ids: string[]): Promise<void> => {
+      // At once rather than at the end of the lease; what was published meanwhile is de-duplicated next time.
       await this.dataSource.query(`UPDATE ${table} SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL`, [ids]).catch(() => undefined);
-      throw error;
+    };
+    const other = failures.find((failure) => !isStreamFull(failure));
+    if (other !== undefined) {
+      await giveBack(messages.map((message) => message.id));
+      throw other;
     }
-    await this.dataSource.query(`UPDATE ${table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
-    messagingMetrics.outboxPublished.inc(messages.length);
+    const refused = messages.filter((_message, index) => results[index].status === 'rejected');
+    const published = messages.filter((_message, index) => results[index].status === 'fulfilled');
+    if (refused.length > 0) {
+      // Kept out of the claims for a few seconds: a queue full for long would otherwise fill every batch with its
+      // refused rows and hold the events behind them again.
+      await this.dataSource
+        .query(`UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000) WHERE id = ANY($1::uuid[]) AND published_at IS NULL`, [
+          refused.map((message) => message.id),
+          STREAM_FULL_RETRY_MS,
+        ])
+        .catch(() => undefined);
+      this.logger.warn({ refused: refused.length, subjects: [...new Set(refused.map((message) => message.subject))] }, 'stream full: outbox rows kept and repeated');
+    }
+    if (published.length > 0) {
+      await this.dataSource.query(`UPDATE ${table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [published.map((message) => message.id)]);
+      messagingMetrics.outboxPublished.inc(published.length);
+    }
+    return published.length;
   }
 
   /** Takes a row the broker can never accept out of the relay's claims, with the reason; never deleted unseen. */
@@ -223,7 +256,9 @@ export class OutboxRelay {
     const retainMs = this.options.retainPublishedMs ?? 24 * 3600_000;
     await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: LessThan(new Date(now - retainMs)) });
     // Parked rows stay for an operator as long as parked messages do (the PARKED stream's 30 days).
-    await this.dataSource.getRepository(OutboxEventEntity).delete({ parkedAt: LessThan(new Date(now - OUTBOX_PARKED_RETENTION_MS)) });
+    // `published_at IS NULL` too: parked rows are never published, and the partial index of unpublished rows then
+    // serves the delete instead of a scan of the day's published rows.
+    await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: IsNull(), parkedAt: LessThan(new Date(now - OUTBOX_PARKED_RETENTION_MS)) });
     // The consumers' attempt records and inbox rows age out here too: once per process every ten minutes, not on a
     // message's path.
     await new JobAttemptsRepository(this.dataSource).prune(now);

@@ -223,6 +223,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       mode: 'live',
       orderType: 'watermarkEmbed',
       files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example/photo.png' }],
+      orderCreatedAt: clock.now().toISOString(),
     };
     expect(jobs).toEqual([expected]);
     // The job asks for what the failed call asked for.

@@ -1,3 +1,4 @@
+import { Clock } from '@cp/clock';
 import { Jobs, message, RegisterSlotsCommand } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
@@ -15,10 +16,18 @@ export class RegisterSlotsUseCase {
   constructor(
     @Inject(UPLOADS_CONFIG) private readonly config: UploadsConfig,
     private readonly slots: UploadSlotsRepository,
+    private readonly clock: Clock,
   ) {}
 
-  /** Returns the slots inserted now (none when every file id was known). */
+  /**
+   * Returns the slots inserted now (none when every file id was known, or when the order's upload window has
+   * passed: a job that comes that late, delayed or replayed, is for an order that has failed and given its
+   * credits back, whose URL files must not be fetched and whose slots nobody will fill).
+   */
   async execute(tx: Transaction, command: RegisterSlotsCommand): Promise<InsertedUploadSlot[]> {
+    if (command.orderCreatedAt !== undefined && Date.parse(command.orderCreatedAt) + this.config.uploadWindowMs <= this.clock.nowMs()) {
+      return [];
+    }
     const inserted = await this.slots.insertNew(tx, this.slotsOf(command));
     await this.slots.publish(
       tx,

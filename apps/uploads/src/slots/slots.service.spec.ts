@@ -77,6 +77,7 @@ const config = {
   publicBaseUrl: 'https://api.example',
   testUploadSecret: secret,
   uploadUrlSeconds: 900,
+  uploadWindowMs: 12 * 3600_000,
   inputLimits: { watermark: 1000, aiDetection: 1000 },
 } as unknown as UploadsConfig;
 const storage = { presignPut: (bucket: string, key: string, seconds: number) => Promise.resolve(`https://s3.example/${bucket}/${key}?X-Amz-Expires=${seconds}`) } as unknown as ObjectStorage;
@@ -86,7 +87,7 @@ function setup() {
   const fake = new FakeSlots();
   const slots = fake as unknown as UploadSlotsRepository;
   const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
-  const registration = new RegisterSlotsUseCase(config, slots);
+  const registration = new RegisterSlotsUseCase(config, slots, clock);
   const service = new SlotsService(config, transactions, slots, new UploadUrlsService(config, storage, clock), receive, registration, clock);
   return { fake, service, registration };
 }
@@ -183,6 +184,15 @@ describe('SlotsService', () => {
       expect(await jobFirst.registration.execute({} as Transaction, command)).toEqual([]);
       expect(subjects(jobFirst.fake.published)).toEqual([JobSubjects.uploadsFetch]);
       expect(jobFirst.fake.rows.size).toBe(2);
+    });
+
+    it('a job that comes after the order\'s upload window registers nothing and fetches nothing (the order has failed)', async () => {
+      const late = setup();
+      const createdAt = new Date(clock.nowMs() - 12 * 3600_000);
+      expect(await late.registration.execute({} as Transaction, { ...command, orderCreatedAt: createdAt.toISOString() })).toEqual([]);
+      expect([late.fake.rows.size, late.fake.published.length]).toEqual([0, 0]);
+      const inTime = setup();
+      expect(await inTime.registration.execute({} as Transaction, { ...command, orderCreatedAt: new Date(createdAt.getTime() + 1).toISOString() })).toHaveLength(2);
     });
   });
 });
