@@ -29,6 +29,8 @@ import { StuckOrdersScheduler } from './stuck-orders/stuck-orders.scheduler';
 import { SampleFiles } from './sandbox/sample-files';
 import { ExpireUploadWindowUseCase } from './upload-window/expire-upload-window.use-case';
 import { UploadWindowScheduler } from './upload-window/upload-window.scheduler';
+import { RegisterMissingSlotsUseCase } from './upload-window/register-missing-slots.use-case';
+import { SlotRegistrationScheduler } from './upload-window/slot-registration.scheduler';
 import { RefreshUploadUrlsUseCase } from './v2/refresh-upload-urls.use-case';
 import { RetireV2OrdersUseCase } from './v2/retire-v2-orders.use-case';
 import { V2DownloadsService } from './v2/v2-downloads.service';
@@ -87,6 +89,8 @@ import { UploadsClient } from './orders/uploads.client';
     ReportStatusConsumer,
     ExpireUploadWindowUseCase,
     UploadWindowScheduler,
+    RegisterMissingSlotsUseCase,
+    SlotRegistrationScheduler,
     // Orders stuck inProgress fail with PROCESSING_TIMEOUT and get their credits back.
     FailStuckOrdersUseCase,
     StuckOrdersScheduler,

@@ -12,7 +12,6 @@ import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
 import { ReceiveUploadUseCase } from './slots/receive-upload.use-case';
-import { RegisterSlotsConsumer } from './slots/register-slots.consumer';
 import { RegisterSlotsUseCase } from './slots/register-slots.use-case';
 import { SlotsRpcController } from './slots/slots.controller';
 import { UploadSlotsRepository } from './slots/upload-slots.repository';
@@ -42,7 +41,6 @@ export class AppModule {
         UploadSlotsRepository,
         SlotsService,
         RegisterSlotsUseCase,
-        RegisterSlotsConsumer,
         UploadUrlsService,
         MarkUploadedUseCase,
         ReceiveUploadUseCase,

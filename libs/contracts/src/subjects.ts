@@ -33,7 +33,6 @@ export const JobSubjects = {
   watermarkPackage: 'job.watermark.package',
   watermarkAntiAi: 'job.watermark.anti-ai',
   uploadsFetch: 'job.uploads.fetch',
-  uploadsRegisterSlots: 'job.uploads.register-slots',
   reportsGenerate: 'job.reports.generate',
   aiDetect: 'job.aidetect.detect',
 } as const;

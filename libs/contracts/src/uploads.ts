@@ -56,14 +56,16 @@ export class RegisterSlotsCommand {
   orderCreatedAt?: string;
 }
 
-/**
- * `job.uploads.register-slots`: the slots of a new order, written to the orders outbox by the statement that creates
- * the order. The `uploads.register-slots` call after the commit hands the client its URLs; this job registers the
- * slots even when that call never happens or fails (orders killed, the call timed out), so no charged order is left
- * without upload URLs or with its URL files never fetched. Same payload; registering is idempotent per file id.
- */
-export class RegisterSlotsJob extends RegisterSlotsCommand {
-  static readonly subject = JobSubjects.uploadsRegisterSlots;
+/** `uploads.known-slots`: which of these files have an upload slot (the orders sweep of orders left without one). */
+export class KnownSlotsQuery {
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @Matches(/^[0-9]{1,20}$/, { each: true })
+  fileIds!: string[];
+}
+
+export interface KnownSlotsView {
+  fileIds: string[];
 }
 
 /** `uploads.upload-urls`: fresh upload URLs for files still waiting for their upload. */

@@ -1,7 +1,7 @@
 // Order creation against real PostgreSQL (orders' own migrations): idempotency, credits, and no lock or
 // connection held while the uploads service answers (slow or dead).
 import { ManualClock } from '@cp/clock';
-import { DomainException, ErrorCode, JobSubjects, RegisterSlotsCommand, RpcContract } from '@cp/contracts';
+import { DomainException, ErrorCode, RpcContract, Rpcs } from '@cp/contracts';
 import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter, RpcClient } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -15,6 +15,7 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { NewOrder, OrderCreationService } from './order-creation.service';
 import { OrdersRepository } from './orders.repository';
 import { UploadsClient } from './uploads.client';
+import { RegisterMissingSlotsUseCase, SLOT_SWEEP_DELAY_MS } from '../upload-window/register-missing-slots.use-case';
 
 /** A stand-in for the uploads service over RPC: answers at once, never, or fails, as the test says. */
 class FakeUploadsRpc {
@@ -24,10 +25,20 @@ class FakeUploadsRpc {
   behaviour: 'answer' | 'hang' | 'fail' = 'answer';
   private release?: () => void;
 
-  request<TRequest extends object, TResponse>(_contract: RpcContract<TRequest, TResponse>, payload: TRequest): Promise<TResponse> {
+  /** File ids the fake uploads service has a slot for (registered by a call that was answered). */
+  readonly slots = new Set<string>();
+
+  request<TRequest extends object, TResponse>(contract: RpcContract<TRequest, TResponse>, payload: TRequest): Promise<TResponse> {
+    if (contract.pattern === Rpcs.uploadsKnownSlots.pattern) {
+      const asked = (payload as unknown as { fileIds: string[] }).fileIds;
+      return Promise.resolve({ fileIds: asked.filter((fileId) => this.slots.has(fileId)) } as unknown as TResponse);
+    }
     this.calls += 1;
     this.requests.push(payload);
     const files = (payload as unknown as { files: Array<{ fileId: string }> }).files;
+    if (this.behaviour === 'answer') {
+      files.forEach((file) => this.slots.add(file.fileId));
+    }
     const answer = { urls: Object.fromEntries(files.map((file) => [file.fileId, `https://uploads.test/${file.fileId}`])) } as unknown as TResponse;
     if (this.behaviour === 'fail') {
       return Promise.reject(new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, 'uploads.register-slots is unavailable'));
@@ -201,47 +212,40 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(uploadUrls).toEqual({ [order.files[0].id]: `https://uploads.test/${order.files[0].id}` });
     expect(await balance()).toBe(before);
   });
-  it('a registration that fails after the commit is not lost: the creation statement wrote it to the outbox as a job for the uploads service', async () => {
+  it('a registration lost after the commit is made by the sweep some seconds later, once; orders whose call worked are only asked about', async () => {
     // An account of its own: the suite's account has credits for the other tests only.
     const other = '603';
     await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), other, 4, 'grant:603', 'test grant'));
+    const sweep = new RegisterMissingSlotsUseCase(new OrdersRepository(dataSource, new OutboxWriter(clock), ledger), new UploadsClient(rpc as unknown as RpcClient), clock);
+    // Everything pending before this test is the sweep's to look at once, now: those orders' calls were answered.
+    clock.advance(SLOT_SWEEP_DELAY_MS);
+    while ((await sweep.execute()) > 0);
     // The uploads call times out (or orders is killed right after the commit) and the client never repeats its request.
     rpc.behaviour = 'fail';
-    const calls = rpc.calls;
     const lost = embed('k-lost-call', ['a'], 'https://images.example/photo.png');
     await expect(creation.execute({ ...lost, caller: { accountId: other, mode: 'live' } })).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
+    rpc.behaviour = 'answer';
+    const { order: answered } = await creation.execute({ ...embed('k-call-worked'), caller: { accountId: other, mode: 'live' } });
     const [{ id: orderId }] = await dataSource.query<Array<{ id: string }>>(`SELECT order_id::text AS id FROM idempotency_record WHERE idempotency_key = 'k-lost-call'`);
     const [file] = await dataSource.query<Array<{ id: string }>>(`SELECT id::text AS id FROM order_file WHERE order_id = $1`, [orderId]);
-    // Committed with the order (the same statement): the outbox relays it to the uploads service, which registers
-    // the slot and queues the URL file's fetch, exactly as the call would have.
-    const jobs = (await dataSource.getRepository(OutboxEventEntity).findBy({ subject: JobSubjects.uploadsRegisterSlots }))
-      .map((row) => (row.envelope as { data: RegisterSlotsCommand }).data)
-      .filter((job) => job.orderId === orderId);
-    const expected = {
-      orderId,
-      accountId: other,
-      mode: 'live',
-      orderType: 'watermarkEmbed',
-      files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example/photo.png' }],
-      orderCreatedAt: clock.now().toISOString(),
-    };
-    expect(jobs).toEqual([expected]);
-    // The job asks for what the failed call asked for.
-    expect(rpc.requests.slice(calls)).toEqual([expected]);
-  });
-
-  it('a created order and its slot registration job commit together: a refused order writes no job', async () => {
-    const other = '604';
-    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), other, 4, 'grant:604', 'test grant'));
-    const as604 = (spec: NewOrder): NewOrder => ({ ...spec, caller: { accountId: other, mode: 'live' } });
-    const before = await dataSource.getRepository(OutboxEventEntity).countBy({ subject: JobSubjects.uploadsRegisterSlots });
-    const { order } = await creation.execute(as604(embed('k-job-once')));
-    await creation.execute(as604(embed('k-job-once')));
-    await expect(creation.execute(as604(embed('k-job-too-big', ['1', '2', '3'])))).rejects.toMatchObject({ code: ErrorCode.USAGE_LIMIT_EXCEEDED });
-    const jobs = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: JobSubjects.uploadsRegisterSlots });
-    expect(jobs).toHaveLength(before + 1);
-    // A replay calls the uploads service again (idempotent there) but writes no second job.
-    expect(jobs.filter((row) => (row.envelope as { data: RegisterSlotsCommand }).data.orderId === order.id)).toHaveLength(1);
+    const calls = rpc.calls;
+    // Too young yet: its own call may still be on its way.
+    expect(await sweep.execute()).toBe(0);
+    clock.advance(SLOT_SWEEP_DELAY_MS);
+    expect(await sweep.execute()).toBe(2);
+    expect(await sweep.execute()).toBe(0);
+    // One registration, the lost one, as the call would have made it (its URL file is then fetched by uploads).
+    expect(rpc.requests.slice(calls)).toEqual([
+      {
+        orderId,
+        accountId: other,
+        mode: 'live',
+        orderType: 'watermarkEmbed',
+        files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example/photo.png' }],
+        orderCreatedAt: new Date(clock.nowMs() - SLOT_SWEEP_DELAY_MS).toISOString(),
+      },
+    ]);
+    expect(rpc.slots.has(file.id) && rpc.slots.has(answered.files[0].id)).toBe(true);
   });
 
   it('test orders are bounded per account and rolling 24 hours (429 RATE_LIMIT_EXCEEDED); a replay still finds its order, live orders are not counted', async () => {

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { CallerContext, DomainException, ErrorCode, isV2Retired, Jobs, message, OrderType, OutboxMessage } from '@cp/contracts';
+import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType, OutboxMessage } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
 import { annotateActiveSpan } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
@@ -8,7 +8,6 @@ import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } fro
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { IdempotencyKeyTakenError, IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
-import { slotRegistration } from './slot-registration';
 import { UploadsClient } from './uploads.client';
 
 const DAY_MS = 24 * 3600_000;
@@ -68,10 +67,10 @@ export interface CreatedOrder {
  * concurrent identical requests; another body is 409), credits charged in the same statement that writes
  * the order. Upload slots are registered with the uploads service after the commit (idempotently, on
  * every replay too), so no lock or connection is held while another service answers; the client gets its
- * upload URLs only once the uploads service knows them. The same registration is also a job in that
- * statement's outbox (`job.uploads.register-slots`): when the call after the commit never happens or fails
- * (orders killed, the call timed out) and the client does not repeat its request, the slots are registered
- * all the same, so the charged order has its upload URLs on the next read and its URL files are fetched.
+ * upload URLs only once the uploads service knows them. When that call never happens or fails (orders killed,
+ * the call timed out) and the client does not repeat its request, the sweep of `RegisterMissingSlotsUseCase` finds
+ * the pending order without slots some seconds later and registers them, so its URL files are fetched and its next
+ * read has upload URLs; the common case pays nothing for it.
  */
 @Injectable()
 export class OrderCreationService {
@@ -158,11 +157,7 @@ export class OrderCreationService {
       outputs: spec.outputs ?? (() => []),
     });
     const events = [...order.created(`${spec.operation} order`), ...(spec.afterCreation?.(order, now) ?? [])];
-    const registration = slotRegistration(order, now);
-    if (registration) {
-      events.push(message(Jobs.uploadsRegisterSlots, registration));
-    }
-    // The order, its files and outputs, the charge, the events, the slots' registration and the idempotency record: one statement.
+    // The order, its files and outputs, the charge, the events and the idempotency record: one statement.
     await this.orders.insert(tx, order, events, (batch) => this.idempotency.addInsert(batch, tx, scope, hash, order.id));
     return order;
   }

@@ -53,6 +53,15 @@ function withoutTrace(order: OrderEntity): OrderEntity {
   return state;
 }
 
+/** A pending order as the sweep of lost slot registrations reads it. */
+export interface PendingOrderRef {
+  id: string;
+  accountId: string;
+  mode: KeyMode;
+  createdAt: Date;
+  awaitingFileId: string | null;
+}
+
 @Injectable()
 export class OrdersRepository extends TransactionalRepository {
   private readonly snapshots = new WeakMap<Order, Snapshot>();
@@ -273,6 +282,23 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
+  /**
+   * Pending orders created after `after` (by creation time, then id) and at or before `until`, oldest first, each with
+   * its first file still awaiting its upload (null when none is): the sweep of registrations lost reads them once
+   * each, through the index of pending orders by creation time.
+   */
+  async pendingCreatedBetween(after: { createdAt: Date; id: string }, until: Date, limit: number): Promise<PendingOrderRef[]> {
+    const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: Date; awaiting_file_id: string | null }>>(
+      `SELECT o.id::text AS id, o.account_id::text AS account_id, o.mode, o.created_at,
+              (SELECT f.id::text FROM order_file f WHERE f.order_id = o.id AND f.status = 'awaiting_upload' ORDER BY f.position LIMIT 1) AS awaiting_file_id
+         FROM "order" o
+        WHERE o.status = 'pending' AND o.created_at <= $3 AND (o.created_at > $1 OR (o.created_at = $1 AND o.id > $2::bigint))
+        ORDER BY o.created_at, o.id LIMIT $4`,
+      [after.createdAt, after.id, until, limit],
+    );
+    return rows.map((row) => ({ id: row.id, accountId: row.account_id, mode: row.mode, createdAt: row.created_at, awaitingFileId: row.awaiting_file_id }));
+  }
+
   /** Orders of an account and key mode created after `since` (the creation index `idx_order_account`). */
   async countCreatedSince(tx: Transaction, accountId: string, mode: KeyMode, since: Date): Promise<number> {
     const [row] = await this.db(tx).query<Array<{ n: number }>>(

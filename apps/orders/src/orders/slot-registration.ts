@@ -5,8 +5,8 @@ import { Order } from '../domain/order';
  * What the uploads service registers for an order still waiting for its files (pending, or started at once): a
  * slot per file not in yet, each with its input object key, files given by URL with their source to fetch. null
  * when there is nothing to register (the order no longer waits, or every file is in). One builder for both ways
- * it is sent, the `uploads.register-slots` call and the `job.uploads.register-slots` of the creation's outbox, so
- * the two register the same slots (uploads inserts each file id once).
+ * it is sent: the call after the creation's commit (and its replays), and the sweep that registers what such a call
+ * lost (`RegisterMissingSlotsUseCase`); uploads inserts each file id once.
  */
 export function slotRegistration(order: Order, now: Date): RegisterSlotsCommand | null {
   const waiting = order.files.filter((file) => file.status === 'awaiting_upload');

@@ -11,10 +11,15 @@ export class UploadsClient {
 
   /**
    * Registers the slots of every file of an order still waiting for its files (pending, or started at once)
-   * (`slotRegistration`; idempotent per file id: a replay, a retry after a failed call, or the creation's
-   * `job.uploads.register-slots` registers nothing twice, files given by URL are queued for fetching once) and
+   * (`slotRegistration`; idempotent per file id: a replay, a retry after a failed call, or the sweep of
+   * `RegisterMissingSlotsUseCase` registers nothing twice, files given by URL are queued for fetching once) and
    * returns the upload URLs of the files still waiting. Nothing for orders that no longer accept uploads.
    */
+  /** Which of these files the uploads service has a slot for. */
+  async knownSlots(fileIds: string[]): Promise<string[]> {
+    return (await this.rpc.request(Rpcs.uploadsKnownSlots, { fileIds })).fileIds;
+  }
+
   async registerSlots(order: Order, now: Date): Promise<Record<string, string>> {
     const registration = slotRegistration(order, now);
     if (!registration) {

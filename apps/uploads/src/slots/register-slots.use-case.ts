@@ -9,7 +9,7 @@ import { InsertedUploadSlot, NewUploadSlot, UploadSlotsRepository } from './uplo
  * Registers an order's upload slots, idempotent per file id: the slots not known yet are inserted, and each file
  * given by URL among them is queued for fetching in the same transaction, so a file is fetched once however often
  * its order's registration comes (the `uploads.register-slots` call after the order's commit, its retries and
- * replays, and the `job.uploads.register-slots` the order's creation wrote to its outbox, in any order or at once).
+ * replays, and the orders sweep that registers what such a call lost, in any order or at once).
  */
 @Injectable()
 export class RegisterSlotsUseCase {
@@ -21,8 +21,8 @@ export class RegisterSlotsUseCase {
 
   /**
    * Returns the slots inserted now (none when every file id was known, or when the order's upload window has
-   * passed: a job that comes that late, delayed or replayed, is for an order that has failed and given its
-   * credits back, whose URL files must not be fetched and whose slots nobody will fill).
+   * passed: a registration that comes that late is for an order that has failed and given its credits back, whose
+   * URL files must not be fetched and whose slots nobody will fill).
    */
   async execute(tx: Transaction, command: RegisterSlotsCommand): Promise<InsertedUploadSlot[]> {
     if (command.orderCreatedAt !== undefined && Date.parse(command.orderCreatedAt) + this.config.uploadWindowMs <= this.clock.nowMs()) {

@@ -1,4 +1,4 @@
-import { RecordTestUploadCommand, RegisterSlotsCommand, TestUploadView, Rpcs, UploadUrlsView, UploadUrlsWithValidityQuery } from '@cp/contracts';
+import { KnownSlotsQuery, KnownSlotsView, RecordTestUploadCommand, RegisterSlotsCommand, TestUploadView, Rpcs, UploadUrlsView, UploadUrlsWithValidityQuery } from '@cp/contracts';
 import { RpcHandler, RpcHandlers } from '@cp/messaging';
 import { Controller } from '@nestjs/common';
 import { SlotsService } from './slots.service';
@@ -17,6 +17,11 @@ export class SlotsRpcController {
   // The optional `validitySeconds` is used by v2 refresh-urls (1 hour); v3 callers leave it out (900 s).
   uploadUrls(query: UploadUrlsWithValidityQuery): Promise<UploadUrlsView> {
     return this.slots.uploadUrls(query);
+  }
+
+  @RpcHandler(Rpcs.uploadsKnownSlots)
+  knownSlots(query: KnownSlotsQuery): Promise<KnownSlotsView> {
+    return this.slots.knownSlots(query);
   }
 
   @RpcHandler(Rpcs.uploadsRecordTestUpload)

@@ -64,6 +64,10 @@ class FakeSlots {
     return Promise.resolve({ orderId: row.orderId, traceparent: null });
   }
 
+  knownFileIds(fileIds: string[]): Promise<string[]> {
+    return Promise.resolve(fileIds.filter((fileId) => this.rows.has(fileId)));
+  }
+
   publish(_tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {
     this.published.push(...messages);
     return Promise.resolve();
@@ -147,7 +151,7 @@ describe('SlotsService', () => {
     expect(fake.rows.get('111')?.status).toBe('failed');
     expect(fake.published.map((entry) => [entry.contract.subject, entry.payload])).toEqual([[EventSubjects.fileFailed, { orderId: '11', fileId: '111', code: OrderFailureCode.WATERMARK_FILE_TOO_LARGE }]]);
   });
-  describe('job.uploads.register-slots (the registration the order creation wrote to its outbox)', () => {
+  describe('registrations from several places (the call after the commit, a replay, the orders sweep of lost calls)', () => {
     const command = {
       orderId: '12',
       accountId: '3',
@@ -159,7 +163,7 @@ describe('SlotsService', () => {
       ],
     };
 
-    it('registers the slots when the call after the commit never came: the next read gets the upload URLs, the URL file is fetched', async () => {
+    it('registers the slots when the call after the commit never came (the orders sweep): the next read gets the upload URLs, the URL file is fetched', async () => {
       const { fake, service, registration } = setup();
       // Orders was killed (or the call timed out) after the commit: before the job, uploads knows nothing.
       expect(await service.uploadUrls({ orderId: '12', fileIds: ['121'] })).toEqual({ urls: {} });
@@ -186,7 +190,14 @@ describe('SlotsService', () => {
       expect(jobFirst.fake.rows.size).toBe(2);
     });
 
-    it('a job that comes after the order\'s upload window registers nothing and fetches nothing (the order has failed)', async () => {
+    it('answers which files have a slot, for the orders sweep', async () => {
+      const { service } = setup();
+      await service.register(command);
+      expect(await service.knownSlots({ fileIds: ['121', '999', '122'] })).toEqual({ fileIds: ['121', '122'] });
+      expect(await service.knownSlots({ fileIds: [] })).toEqual({ fileIds: [] });
+    });
+
+    it('a registration that comes after the order\'s upload window registers nothing and fetches nothing (the order has failed)', async () => {
       const late = setup();
       const createdAt = new Date(clock.nowMs() - 12 * 3600_000);
       expect(await late.registration.execute({} as Transaction, { ...command, orderCreatedAt: createdAt.toISOString() })).toEqual([]);

@@ -2,6 +2,8 @@ import { Clock } from '@cp/clock';
 import {
   DomainException,
   ErrorCode,
+  KnownSlotsQuery,
+  KnownSlotsView,
   RecordTestUploadCommand,
   RegisterSlotsCommand,
   TestUploadView,
@@ -31,8 +33,9 @@ export class SlotsService {
   ) {}
 
   /**
-   * Idempotent per file id (`RegisterSlotsUseCase`; the order's `job.uploads.register-slots` registers the same
-   * slots, before or after this call); files given by URL are queued for fetching (once) instead of getting a URL.
+   * Idempotent per file id (`RegisterSlotsUseCase`: the call after the order's commit, a replay of its creation and
+   * the orders sweep of registrations lost register each file once); files given by URL are queued for fetching
+   * (once) instead of getting a URL.
    */
   async register(command: RegisterSlotsCommand): Promise<UploadUrlsView> {
     const fileIds = command.files.map((file) => file.fileId);
@@ -45,6 +48,11 @@ export class SlotsService {
     }
     const slots = await this.transactions.run(async (tx) => known(tx, await this.registration.execute(tx, command)));
     return { urls: await this.urlsOf(slots) };
+  }
+
+  /** Which of these files have a slot: the orders sweep asks it of new orders' first files to find registrations lost. */
+  async knownSlots(query: KnownSlotsQuery): Promise<KnownSlotsView> {
+    return { fileIds: query.fileIds.length === 0 ? [] : await this.slots.knownFileIds(query.fileIds) };
   }
 
   async uploadUrls(query: UploadUrlsWithValidityQuery): Promise<UploadUrlsView> {

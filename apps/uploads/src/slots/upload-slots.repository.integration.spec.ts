@@ -50,6 +50,13 @@ describe('UploadSlotsRepository (real PostgreSQL)', () => {
     );
   });
 
+  it('says which files have a slot (the orders sweep of lost registrations)', async () => {
+    const registered = slot('2');
+    await slots.insertNew(null, [registered]);
+    const unknown = String(BigInt(registered.fileId) + 1000000n);
+    expect(await slots.knownFileIds([registered.fileId, unknown])).toEqual([registered.fileId]);
+  });
+
   it('keeps the order type of a slot and refuses a waiting file once, never an uploaded one', async () => {
     const waiting = slot('3', { orderType: 'aiDetection' });
     const uploaded = slot('3', { orderType: null });

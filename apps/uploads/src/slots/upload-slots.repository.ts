@@ -70,6 +70,12 @@ export class UploadSlotsRepository extends TransactionalRepository {
     return (tx ? this.db(tx) : this.dataSource.manager).findBy(UploadSlotEntity, { fileId: In(fileIds) });
   }
 
+  /** The file ids among these that have a slot (primary key lookups). */
+  async knownFileIds(fileIds: string[]): Promise<string[]> {
+    const rows = await this.dataSource.query<Array<{ file_id: string }>>(`SELECT file_id::text AS file_id FROM upload_slot WHERE file_id = ANY($1::bigint[])`, [fileIds]);
+    return rows.map((row) => row.file_id);
+  }
+
   findOfOrder(orderId: string, fileIds: string[]): Promise<UploadSlotEntity[]> {
     return this.dataSource.manager.findBy(UploadSlotEntity, { orderId, fileId: In(fileIds) });
   }
