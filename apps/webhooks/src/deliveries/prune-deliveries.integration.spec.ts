@@ -1,18 +1,16 @@
 // The pruning of the delivery log on real PostgreSQL: ended deliveries (SUCCESS, FAILED) go once the retention
 // period has passed since they ended, in bounded batches; PENDING ones, recent ones and one an attempt holds stay.
 import { ManualClock } from '@cp/clock';
-import { asTransaction, openServiceDatabase } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
+import { asTransaction } from '@cp/database';
 import { drainBatches } from '@cp/runtime';
-import { testInfra, uniqueName } from '@cp/testing';
+import { uniqueName } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { WEBHOOKS_ENTITIES } from '../database/entities';
-import { WEBHOOKS_MIGRATIONS } from '../database/migrations';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { WebhooksSettings } from '../webhooks.config';
 import { PruneDeliveriesUseCase } from './prune-deliveries.use-case';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { openWebhooksTestDatabase } from '../__fixtures__/webhooks-test-kit';
 
 const DAY = 24 * 3600_000;
 
@@ -62,13 +60,7 @@ describe('PruneDeliveriesUseCase (real PostgreSQL)', () => {
     (await db.query<Array<{ id: string }>>('SELECT id FROM webhook_delivery WHERE webhook_id = $1 ORDER BY id', [webhookId])).map((row) => String(row.id));
 
   beforeAll(async () => {
-    db = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...WEBHOOKS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: WEBHOOKS_MIGRATIONS,
-      applicationName: 'it-prune-deliveries',
-    });
+    db = await openWebhooksTestDatabase(schema, 'it-prune-deliveries');
     deliveries = new WebhookDeliveriesRepository(db);
     prune = new PruneDeliveriesUseCase(deliveries, clock, settings);
     const endpoints = new WebhookEndpointsRepository(db);

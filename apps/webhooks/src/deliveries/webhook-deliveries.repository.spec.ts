@@ -1,16 +1,14 @@
 // Deliveries on real PostgreSQL, as a test key reaches them (finding M1): its scope admits test orders' events
 // only, in the list, the manual retry and the range retry; and the dispatcher never claims a live event for a
 // test webhook, whatever put it there.
-import { asTransaction, openServiceDatabase } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { asTransaction } from '@cp/database';
+import { uniqueName } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { WEBHOOKS_ENTITIES } from '../database/entities';
-import { WEBHOOKS_MIGRATIONS } from '../database/migrations';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { DispatchLoad, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { NewDelivery, WebhookDelivery } from './webhook-delivery';
+import { openWebhooksTestDatabase } from '../__fixtures__/webhooks-test-kit';
 
 describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
   const schema = uniqueName('it_webhooks_deliveries');
@@ -57,13 +55,7 @@ describe('WebhookDeliveriesRepository scopes (real PostgreSQL)', () => {
     endpoints.create(asTransaction(db.manager), { owner: { accountId, mode }, name, url: `https://hooks.example.com/${name}`, secretCiphertext: 'v1:x', at: createdAt });
 
   beforeAll(async () => {
-    db = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...WEBHOOKS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: WEBHOOKS_MIGRATIONS,
-      applicationName: 'it-deliveries',
-    });
+    db = await openWebhooksTestDatabase(schema, 'it-deliveries');
     deliveries = new WebhookDeliveriesRepository(db);
     endpoints = new WebhookEndpointsRepository(db);
   });

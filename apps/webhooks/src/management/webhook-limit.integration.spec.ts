@@ -2,36 +2,22 @@
 // serialised by the owner's advisory lock, so the count each one reads is still true when it inserts.
 import { ManualClock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode } from '@cp/contracts';
-import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { asTransaction, TransactionRepository } from '@cp/database';
+import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
-import { WEBHOOKS_ENTITIES } from '../database/entities';
-import { WEBHOOKS_MIGRATIONS } from '../database/migrations';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
 import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
 import { WebhookDeliveriesRepository } from '../deliveries/webhook-deliveries.repository';
 import { SecretCipher } from '../endpoints/secret-cipher';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { WebhookOwner } from '../endpoints/webhook-mode';
-import { WebhooksSettings } from '../webhooks.config';
 import { WebhookManagementService } from './webhook-management.service';
+import { openWebhooksTestDatabase, webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
 
 describe('webhooks per account and key mode (real PostgreSQL)', () => {
   const schema = uniqueName('it_webhooks_limit');
   const at = new Date('2026-11-01T00:00:00.000Z');
-  const settings: WebhooksSettings = {
-    secretEncryptionKey: Buffer.alloc(32, 3),
-    allowHttp: false,
-    allowedTargetIps: [],
-    dispatchIntervalMs: 1000,
-    maxConcurrency: 4,
-    maxConcurrencyPerEndpoint: 4,
-    maxConcurrencyPerAccount: 8,
-    maxWebhooksPerMode: 3,
-    publicBaseUrl: 'https://api.example.com',
-    deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 },
-  };
+  const settings = webhooksTestSettings({ secretEncryptionKey: Buffer.alloc(32, 3) });
   let db: DataSource;
   let endpoints: WebhookEndpointsRepository;
   let service: WebhookManagementService;
@@ -53,13 +39,7 @@ describe('webhooks per account and key mode (real PostgreSQL)', () => {
   const countOf = (owner: WebhookOwner): Promise<number> => endpoints.countOwned(asTransaction(db.manager), owner);
 
   beforeAll(async () => {
-    db = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...WEBHOOKS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: WEBHOOKS_MIGRATIONS,
-      applicationName: 'it-webhook-limit',
-    });
+    db = await openWebhooksTestDatabase(schema, 'it-webhook-limit');
     endpoints = new WebhookEndpointsRepository(db);
     // Creation reaches neither the deliveries nor the retries.
     service = new WebhookManagementService(

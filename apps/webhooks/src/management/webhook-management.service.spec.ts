@@ -13,8 +13,8 @@ import { SecretCipher } from '../endpoints/secret-cipher';
 import { NewWebhookEndpoint, WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { DeliveryScope, WebhookOwner } from '../endpoints/webhook-mode';
-import { WebhooksSettings } from '../webhooks.config';
 import { WebhookManagementService } from './webhook-management.service';
+import { webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
 
 /** The transaction the fake runner hands out: only compared by identity. */
 const TX = { fake: 'tx' } as unknown as Transaction;
@@ -83,18 +83,7 @@ class InMemoryEndpoints {
 describe('WebhookManagementService', () => {
   const live: CallerContext = { accountId: '42', mode: 'live' };
   const test: CallerContext = { accountId: '42', mode: 'test' };
-  const settings: WebhooksSettings = {
-    secretEncryptionKey: Buffer.alloc(32, 1),
-    allowHttp: false,
-    allowedTargetIps: [],
-    dispatchIntervalMs: 1000,
-    maxConcurrency: 4,
-    maxConcurrencyPerEndpoint: 4,
-    maxConcurrencyPerAccount: 8,
-    maxWebhooksPerMode: 3,
-    publicBaseUrl: 'https://api.example.com',
-    deliveryRetention: { keepMs: 30 * 24 * 3600_000, intervalMs: 600_000, batchSize: 1000 },
-  };
+  const settings = webhooksTestSettings();
   let endpoints: InMemoryEndpoints;
   /** What reached the delivery side: which webhook, with which scope. */
   let calls: Array<{ call: string; webhookId: number; scope: DeliveryScope }>;
