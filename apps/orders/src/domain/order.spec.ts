@@ -1,6 +1,6 @@
 // The order aggregate against every row of spec 3.1 (no database, no messaging).
 import { EventSubjects, OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OutboxMessage, V2_RETIREMENT_AT } from '@cp/contracts';
-import { Order, OrderFileState, OrderOutputState, OrderState } from './order';
+import { Order, OrderFileState, OrderOutputState, OrderState, OUTPUT_PROGRESS_RECORD_MS } from './order';
 
 const CREATED = new Date('2026-10-01T00:00:00.000Z');
 const HOUR = 3600_000;
@@ -338,6 +338,22 @@ describe('Order (spec 3.1)', () => {
       // Then nothing for six hours: stuck.
       expect(subjects(target.processingTimedOut(at(16), SIX_HOURS))).toEqual([EventSubjects.orderFailed, EventSubjects.orderStatusChanged]);
       expect(target.state.failureCode).toBe('PROCESSING_TIMEOUT');
+    });
+
+    it('outputs moving faster than every 30 s record it on the order once per 30 s, not once each (one write of its row)', () => {
+      const target = order({ status: 'inProgress', updatedAt: at(0) }, [file('1', { status: 'uploaded' })], [
+        output('1-1', '1', { status: 'queued' }),
+        output('1-2', '1', { status: 'queued', outputIndex: 1 }),
+      ]);
+      const start = at(1);
+      const seconds = (value: number) => new Date(start.getTime() + value * 1000);
+      target.outputStarted('1-1', seconds(0));
+      target.outputCompleted('1-1', 'k1', seconds(10));
+      target.outputStarted('1-2', seconds(20));
+      expect(target.state.updatedAt).toEqual(seconds(0));
+      target.outputCompleted('1-2', 'k2', seconds(30));
+      expect(target.state.updatedAt).toEqual(seconds(30));
+      expect(OUTPUT_PROGRESS_RECORD_MS).toBe(30_000);
     });
 
     it.each(['pending', 'complete', 'failed', 'expired'] as const)('a %s order is left alone', (status) => {

@@ -99,6 +99,9 @@ export interface OrderCompletion {
   links?: WebhookLink[];
 }
 
+/** How often an output's progress is recorded on its order (`progressed`); half the shortest stuck-order bound. */
+export const OUTPUT_PROGRESS_RECORD_MS = 30_000;
+
 const FINAL: ReadonlySet<OrderStatus> = new Set(['complete', 'failed', 'expired']);
 
 /** What a new order is made of: its fields as the type's creation rules decided them, and its ids. */
@@ -301,7 +304,7 @@ export class Order {
     const output = this.output(fileId);
     if (this.isProcessing() && output?.status === 'queued') {
       output.status = 'processing';
-      this.touch(now);
+      this.progressed(now);
     }
     return [];
   }
@@ -326,7 +329,7 @@ export class Order {
     }
     output.status = 'completed';
     output.objectKey = objectKey;
-    this.touch(now);
+    this.progressed(now);
     // The job of this output found every other output stored and made the order's ZIP (issue 32): completion
     // needs no package job. Downloads read the key only once the order is complete.
     if (packageKey) {
@@ -509,6 +512,17 @@ export class Order {
    */
   private touch(now: Date): void {
     this.state.updatedAt = now;
+  }
+
+  /**
+   * An output's progress, recorded at most every `OUTPUT_PROGRESS_RECORD_MS`: each record is a write of the order's
+   * row besides the output's, and an order of 1,000 outputs would otherwise write it 2,000 times. The stuck-order
+   * sweep's smallest bound (1 minute) is twice that, so a moving order is never taken for a stuck one.
+   */
+  private progressed(now: Date): void {
+    if (now.getTime() - this.state.updatedAt.getTime() >= OUTPUT_PROGRESS_RECORD_MS) {
+      this.touch(now);
+    }
   }
 
   private common(now: Date) {
