@@ -151,12 +151,9 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     try {
       const jobs = [await write(job, 'job-1'), await write(job, 'job-2'), await write(job, 'job-3')];
       const events = [await write(event, 'event-1'), await write(event, 'event-2')];
-      // Batches of 2: the three refused jobs alone would fill a batch again and again if they were offered at once.
+      // Batches of 2: the three refused jobs fill the first batches; one pass still reaches the events behind them.
       const relay = new OutboxRelay(dataSource, () => nc.jetstream(), { pollIntervalMs: 100, batchSize: 2 });
       expect(await relay.pass()).toBe(true);
-      for (let pass = 0; pass < 3; pass += 1) {
-        await relay.relayBatch();
-      }
       const rows = new Map((await dataSource.getRepository(OutboxEventEntity).findBy([...jobs, ...events].map((envelope) => ({ id: envelope.eventId })))).map((row) => [row.id, row]));
       expect(events.map((envelope) => rows.get(envelope.eventId)?.publishedAt instanceof Date)).toEqual([true, true]);
       // The jobs wait, unpublished and not parked, for the queue to have room again.

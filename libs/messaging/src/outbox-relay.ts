@@ -43,8 +43,13 @@ const STREAM_STORE_FAILED = 10077;
 /** How long rows a full stream refused wait before they are offered to it again. */
 const STREAM_FULL_RETRY_MS = 5000;
 
+/**
+ * A full stream with `discard: new` (JOBS) refusing the message: the store-failure code with its "maximum … exceeded"
+ * text. The same code also stands for other store failures (a file store error, a closed store), which give the
+ * whole batch back like any failure, so events of one stream never overtake each other.
+ */
 function isStreamFull(error: unknown): boolean {
-  return error instanceof NatsError && error.api_error?.err_code === STREAM_STORE_FAILED;
+  return error instanceof NatsError && error.api_error?.err_code === STREAM_STORE_FAILED && /maximum .*exceeded/i.test(error.api_error.description ?? '');
 }
 
 const encoder = new TextEncoder();
@@ -133,12 +138,14 @@ export class OutboxRelay {
    */
   async pass(isStopping: () => boolean = () => false): Promise<boolean> {
     try {
-      // A batch smaller than the limit was all there was; what commits later wakes the next pass.
+      // A batch smaller than the limit was all there was; what commits later wakes the next pass. A full batch goes
+      // on even when a full stream refused some of its rows: they wait out of the claims, and the rows behind them
+      // (another stream's events) are reached in this pass, however many refused rows stand before them.
       const batchSize = this.options.batchSize ?? 100;
-      let published: number;
+      let claimed: number;
       do {
-        published = await this.relayBatch();
-      } while (published === batchSize && !isStopping());
+        claimed = (await this.relayClaimedBatch()).claimed;
+      } while (claimed === batchSize && !isStopping());
       await this.cleanupPublished();
       return true;
     } catch (error) {
@@ -159,6 +166,11 @@ export class OutboxRelay {
    * operator, and the rest of the batch goes on in order.
    */
   async relayBatch(): Promise<number> {
+    return (await this.relayClaimedBatch()).settled;
+  }
+
+  /** `relayBatch`, also saying how many rows it claimed (a pass goes on while batches come full). */
+  private async relayClaimedBatch(): Promise<{ claimed: number; settled: number }> {
     const batchSize = this.options.batchSize ?? 100;
     const leaseMs = this.options.claimLeaseMs ?? OUTBOX_CLAIM_LEASE_MS;
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
@@ -174,7 +186,7 @@ export class OutboxRelay {
       [batchSize, leaseMs],
     );
     if (rows.length === 0) {
-      return 0;
+      return { claimed: 0, settled: 0 };
     }
     const messages = rows.map((row): OutboxMessage => {
       const headers = natsHeaders();
@@ -194,7 +206,7 @@ export class OutboxRelay {
     const sendable = messages.filter((message) => !tooLarge.includes(message));
     // Rows a full stream refused are not settled: counted out, so a pass does not spin on them (the next one repeats them).
     const published = sendable.length > 0 ? await this.publish(table, sendable) : 0;
-    return tooLarge.length + published;
+    return { claimed: rows.length, settled: tooLarge.length + published };
   }
 
   /**

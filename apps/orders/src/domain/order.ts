@@ -99,8 +99,8 @@ export interface OrderCompletion {
   links?: WebhookLink[];
 }
 
-/** How often an output's progress is recorded on its order (`progressed`); half the shortest stuck-order bound. */
-export const OUTPUT_PROGRESS_RECORD_MS = 30_000;
+/** How often an output's progress is recorded on its order (`progressed`); a quarter of the shortest stuck-order bound. */
+export const OUTPUT_PROGRESS_RECORD_MS = 15_000;
 
 const FINAL: ReadonlySet<OrderStatus> = new Set(['complete', 'failed', 'expired']);
 
@@ -297,7 +297,7 @@ export class Order {
   }
 
   /**
-   * A worker picked up an output. Progress of the order as well (`touch`): the stuck-order sweep
+   * A worker picked up an output. Progress of the order as well (`progressed`): the stuck-order sweep
    * (`processingTimedOut`) must not fail an order whose outputs are still moving.
    */
   outputStarted(fileId: string, now: Date): OutboxMessage[] {
@@ -318,7 +318,7 @@ export class Order {
 
   /**
    * An output's file is written; the order type decides what happens once all are (single file or ZIP). Progress
-   * of the order (`touch`): an order of many outputs, or one behind a long queue of jobs, keeps completing them
+   * of the order (`progressed`): an order of many outputs, or one behind a long queue of jobs, keeps completing them
    * one at a time, each hours after its start perhaps, and must not be swept as stuck meanwhile. A repeated
    * result (the output already completed) is no progress.
    */
@@ -450,8 +450,8 @@ export class Order {
 
   /**
    * Stuck: `inProgress` without any progress for `maxAgeMs` (a job lost, parked or never answered). Progress is
-   * any change `touch` records: a transition of the order, a file arriving, an output started or completed, a
-   * type's result. Fails with PROCESSING_TIMEOUT and its credits come back, so no order keeps a client's credits
+   * any change `touch` records: a transition of the order, a file arriving, an output started or completed (at most
+   * every `OUTPUT_PROGRESS_RECORD_MS`), a type's result. Fails with PROCESSING_TIMEOUT and its credits come back, so no order keeps a client's credits
    * for ever. `OrdersRepository.lockInProgressUnchangedSince` picks the candidates by the same `updatedAt`.
    */
   processingTimedOut(now: Date, maxAgeMs: number): OutboxMessage[] {
@@ -508,7 +508,7 @@ export class Order {
 
   /**
    * Records progress: `updatedAt` is the order's last change (spec: "Last update"), and what the stuck-order sweep
-   * measures. Every transition that moves the order or one of its files or outputs calls it.
+   * measures. Every transition that moves the order or one of its files calls it; outputs through `progressed`.
    */
   private touch(now: Date): void {
     this.state.updatedAt = now;
@@ -516,8 +516,9 @@ export class Order {
 
   /**
    * An output's progress, recorded at most every `OUTPUT_PROGRESS_RECORD_MS`: each record is a write of the order's
-   * row besides the output's, and an order of 1,000 outputs would otherwise write it 2,000 times. The stuck-order
-   * sweep's smallest bound (1 minute) is twice that, so a moving order is never taken for a stuck one.
+   * row besides the output's, and an order of 1,000 outputs would otherwise write it 2,000 times. `updatedAt` (the
+   * v2 "last update", the timeline's time, the sweep's age) then lags the outputs by less than that; the stuck-order
+   * sweep's smallest bound (1 minute) is four times it, so a moving order is not taken for a stuck one.
    */
   private progressed(now: Date): void {
     if (now.getTime() - this.state.updatedAt.getTime() >= OUTPUT_PROGRESS_RECORD_MS) {

@@ -53,12 +53,19 @@ function withoutTrace(order: OrderEntity): OrderEntity {
   return state;
 }
 
+/** Where the sweep of lost slot registrations is: an order's creation time as the database keeps it, and its id. */
+export interface PendingOrderCursor {
+  /** A timestamptz as text (microseconds kept). */
+  createdAt: string;
+  id: string;
+}
+
 /** A pending order as the sweep of lost slot registrations reads it. */
 export interface PendingOrderRef {
   id: string;
   accountId: string;
   mode: KeyMode;
-  createdAt: Date;
+  cursor: PendingOrderCursor;
   awaitingFileId: string | null;
 }
 
@@ -281,22 +288,24 @@ export class OrdersRepository extends TransactionalRepository {
     this.snapshots.set(order, this.snapshot(order));
   }
 
-  /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
   /**
    * Pending orders created after `after` (by creation time, then id) and at or before `until`, oldest first, each with
    * its first file still awaiting its upload (null when none is): the sweep of registrations lost reads them once
    * each, through the index of pending orders by creation time.
    */
-  async pendingCreatedBetween(after: { createdAt: Date; id: string }, until: Date, limit: number): Promise<PendingOrderRef[]> {
-    const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: Date; awaiting_file_id: string | null }>>(
-      `SELECT o.id::text AS id, o.account_id::text AS account_id, o.mode, o.created_at,
+  async pendingCreatedBetween(after: PendingOrderCursor, until: Date, limit: number): Promise<PendingOrderRef[]> {
+    // The cursor's time goes back as the database wrote it (text, to the microsecond), so no row is read twice or
+    // skipped; `created_at >= $1` alone bounds the index range, the rest of the keyset is a filter within it.
+    const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: string; awaiting_file_id: string | null }>>(
+      `SELECT o.id::text AS id, o.account_id::text AS account_id, o.mode, o.created_at::text AS created_at,
               (SELECT f.id::text FROM order_file f WHERE f.order_id = o.id AND f.status = 'awaiting_upload' ORDER BY f.position LIMIT 1) AS awaiting_file_id
          FROM "order" o
-        WHERE o.status = 'pending' AND o.created_at <= $3 AND (o.created_at > $1 OR (o.created_at = $1 AND o.id > $2::bigint))
+        WHERE o.status = 'pending' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
+          AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
         ORDER BY o.created_at, o.id LIMIT $4`,
       [after.createdAt, after.id, until, limit],
     );
-    return rows.map((row) => ({ id: row.id, accountId: row.account_id, mode: row.mode, createdAt: row.created_at, awaitingFileId: row.awaiting_file_id }));
+    return rows.map((row) => ({ id: row.id, accountId: row.account_id, mode: row.mode, cursor: { createdAt: row.created_at, id: row.id }, awaitingFileId: row.awaiting_file_id }));
   }
 
   /** Orders of an account and key mode created after `since` (the creation index `idx_order_account`). */
@@ -308,6 +317,7 @@ export class OrdersRepository extends TransactionalRepository {
     return row?.n ?? 0;
   }
 
+  /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
   async countCreatedPerDay(accountId: string, mode: KeyMode, from: Date, to: Date): Promise<Map<string, number>> {
     const rows = await this.dataSource.query<Array<{ day: string; n: number }>>(
       `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n FROM "order"

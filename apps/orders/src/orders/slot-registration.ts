@@ -20,7 +20,7 @@ export function slotRegistration(order: Order, now: Date): RegisterSlotsCommand 
     mode: state.mode,
     // the uploads service holds each upload to the input limit of the order's type
     orderType: state.type,
-    // the uploads service registers nothing once the order's upload window has passed (a late or replayed job)
+    // the uploads service registers nothing once the order's upload window has passed (a late call or sweep)
     orderCreatedAt: state.createdAt.toISOString(),
     files: waiting.map((file) => ({
       fileId: file.id,

@@ -9,17 +9,17 @@ import { slotRegistration } from './slot-registration';
 export class UploadsClient {
   constructor(private readonly rpc: RpcClient) {}
 
+  /** Which of these files the uploads service has a slot for. */
+  async knownSlots(fileIds: string[]): Promise<string[]> {
+    return (await this.rpc.request(Rpcs.uploadsKnownSlots, { fileIds })).fileIds;
+  }
+
   /**
    * Registers the slots of every file of an order still waiting for its files (pending, or started at once)
    * (`slotRegistration`; idempotent per file id: a replay, a retry after a failed call, or the sweep of
    * `RegisterMissingSlotsUseCase` registers nothing twice, files given by URL are queued for fetching once) and
    * returns the upload URLs of the files still waiting. Nothing for orders that no longer accept uploads.
    */
-  /** Which of these files the uploads service has a slot for. */
-  async knownSlots(fileIds: string[]): Promise<string[]> {
-    return (await this.rpc.request(Rpcs.uploadsKnownSlots, { fileIds })).fileIds;
-  }
-
   async registerSlots(order: Order, now: Date): Promise<Record<string, string>> {
     const registration = slotRegistration(order, now);
     if (!registration) {
