@@ -62,9 +62,14 @@ export class ErrorView {
 }
 
 export class DomainException extends Error {
+  /**
+   * @param retryAfterSeconds when retrying can succeed, and not before: the gateway sends it as `Retry-After` (a 429
+   * of a quota that comes back at a known time), and it crosses request/reply with the code.
+   */
   constructor(
     readonly code: ErrorCode,
     message: string = code,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainException';
@@ -74,6 +79,8 @@ export class DomainException extends Error {
 /** Shape of an error crossing NATS request/reply. */
 export interface RpcErrorBody {
   code: ErrorCode;
+  /** `DomainException.retryAfterSeconds`, when the refusal says when to try again. */
+  retryAfterSeconds?: number;
 }
 
 /**

@@ -40,6 +40,7 @@ const crash = defineRpc<never>()(`${prefix}.crash`, AddQuery);
 const slow = defineRpc<{ sum: number }>()(`${prefix}.slow`, AddQuery);
 const nobody = defineRpc<never>()(`${prefix}.nobody`, AddQuery);
 const huge = defineRpc<{ text: string }>()(`${prefix}.huge`, AddQuery);
+const later = defineRpc<never>()(`${prefix}.later`, AddQuery);
 
 @Controller()
 @RpcHandlers()
@@ -64,6 +65,11 @@ class CalculatorController {
       }
       return this.add(item);
     });
+  }
+
+  @RpcHandler(later)
+  later(): Promise<never> {
+    throw new DomainException(ErrorCode.RATE_LIMIT_EXCEEDED, 'not now', 42);
   }
 
   @RpcHandler(refuse)
@@ -120,6 +126,12 @@ describe('RpcClient (real NATS, Nest microservice on the other end)', () => {
 
   it('turns a domain error into a DomainException with its code', async () => {
     await expect(client.request(refuse, { a: 1, b: 2, label: 'x' })).rejects.toMatchObject({ code: ErrorCode.RESOURCE_NOT_FOUND });
+  });
+
+  it('a refusal that says when to try again brings its seconds across; one that does not, none', async () => {
+    await expect(client.request(later, { a: 1, b: 2, label: 'x' })).rejects.toMatchObject({ code: ErrorCode.RATE_LIMIT_EXCEEDED, retryAfterSeconds: 42 });
+    const refused: unknown = await client.request(refuse, { a: 1, b: 2, label: 'x' }).catch((error: unknown) => error);
+    expect((refused as DomainException).retryAfterSeconds).toBeUndefined();
   });
 
   it('a payload the handler refuses is VALIDATION_FAILED', async () => {

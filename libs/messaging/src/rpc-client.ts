@@ -91,9 +91,9 @@ export class RpcClient implements OnApplicationShutdown {
       return answer;
     });
     if (reply.err !== undefined && reply.err !== null) {
-      const code = (reply.err as { code?: unknown }).code;
+      const { code, retryAfterSeconds } = reply.err as { code?: unknown; retryAfterSeconds?: unknown };
       if (isErrorCode(code)) {
-        throw new DomainException(code, `${pattern} answered ${code}`);
+        throw new DomainException(code, `${pattern} answered ${code}`, typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? Math.ceil(retryAfterSeconds) : undefined);
       }
       // Not one of ours (e.g. no handler for the pattern on the other side): a fault, kept out of responses.
       throw new Error(`${pattern} failed without a code`);

@@ -59,7 +59,8 @@ function publicCode(exception: unknown): ErrorCode {
 @Catch()
 export class RpcDomainExceptionFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown): Observable<never> {
-    const body: RpcErrorBody = { code: publicCode(exception) };
+    const retryAfterSeconds = exception instanceof DomainException ? exception.retryAfterSeconds : undefined;
+    const body: RpcErrorBody = { code: publicCode(exception), ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
     return throwError(() => body);
   }
 }

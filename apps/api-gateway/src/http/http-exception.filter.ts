@@ -56,6 +56,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     } else if (!(exception instanceof DomainException) && code === ErrorCode.WATERMARK_V2_UNAVAILABLE) {
       this.logger.warn({ err: exception, reqId: http.getRequest<LoggedRequest>().id }, 'infrastructure unavailable; answered 503');
     }
-    sendError(http.getResponse<Response>(), code);
+    const response = http.getResponse<Response>();
+    if (exception instanceof DomainException && exception.retryAfterSeconds !== undefined) {
+      response.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    }
+    sendError(response, code);
   }
 }

@@ -259,14 +259,16 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     );
     const tester = '602';
     const testOrder = (idempotencyKey: string): NewOrder => ({ ...embed(idempotencyKey, ['t']), caller: { accountId: tester, mode: 'test' } });
-    const refusal = (key: string) => quota.execute(testOrder(key)).then(() => null, (error: unknown) => (error instanceof DomainException ? error.code : error));
+    const refusal = (key: string) => quota.execute(testOrder(key)).then(() => null, (error: unknown) => (error instanceof DomainException ? [error.code, error.retryAfterSeconds] : error));
     const first = await quota.execute(testOrder('quota-1'));
     await quota.execute(testOrder('quota-2'));
-    expect(await refusal('quota-3')).toBe(ErrorCode.RATE_LIMIT_EXCEEDED);
+    // Capacity comes back when the first of the two turns 24 hours old: an hour from now, said as Retry-After.
+    clock.advance(23 * 3600_000);
+    expect(await refusal('quota-3')).toEqual([ErrorCode.RATE_LIMIT_EXCEEDED, 3600]);
     expect((await quota.execute(testOrder('quota-1'))).order.id).toBe(first.order.id);
     // A live order of the same account is not a test order.
     await quota.execute({ ...embed('quota-live', ['l']), caller: { accountId, mode: 'live' } });
-    clock.advance(24 * 3600_000);
+    clock.advance(3600_000);
     expect(await refusal('quota-4')).toBeNull();
   });
 });

@@ -138,8 +138,13 @@ export class OrderCreationService {
     const now = this.clock.now();
     // Test orders cost nothing, so a day's quota bounds what they leave (rows, reports, webhook deliveries). Refused
     // here, inside the attempt, so that a replay of an order already made still finds it (the catch above).
-    if (caller.mode === 'test' && (await this.orders.countCreatedSince(tx, caller.accountId, 'test', new Date(now.getTime() - DAY_MS))) >= this.config.testOrdersPerDay) {
-      throw new DomainException(ErrorCode.RATE_LIMIT_EXCEEDED, `over ${this.config.testOrdersPerDay} test orders in 24 hours`);
+    if (caller.mode === 'test') {
+      const counted = await this.orders.countCreatedSince(tx, caller.accountId, 'test', new Date(now.getTime() - DAY_MS));
+      if (counted.count >= this.config.testOrdersPerDay) {
+        // Capacity comes back when the oldest counted order turns 24 hours old: `Retry-After`.
+        const backInMs = (counted.oldest?.getTime() ?? now.getTime()) + DAY_MS - now.getTime();
+        throw new DomainException(ErrorCode.RATE_LIMIT_EXCEEDED, `over ${this.config.testOrdersPerDay} test orders in 24 hours`, Math.max(1, Math.ceil(backInMs / 1000)));
+      }
     }
     const order = await this.orders.newOrder({
       order: {

@@ -308,13 +308,16 @@ export class OrdersRepository extends TransactionalRepository {
     return rows.map((row) => ({ id: row.id, accountId: row.account_id, mode: row.mode, cursor: { createdAt: row.created_at, id: row.id }, awaitingFileId: row.awaiting_file_id }));
   }
 
-  /** Orders of an account and key mode created after `since` (the creation index `idx_order_account`). */
-  async countCreatedSince(tx: Transaction, accountId: string, mode: KeyMode, since: Date): Promise<number> {
-    const [row] = await this.db(tx).query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM "order" WHERE account_id = $1 AND mode = $2 AND created_at > $3`,
+  /**
+   * Orders of an account and key mode created after `since`, and the oldest of them (null when none), through the
+   * creation index `idx_order_account`.
+   */
+  async countCreatedSince(tx: Transaction, accountId: string, mode: KeyMode, since: Date): Promise<{ count: number; oldest: Date | null }> {
+    const [row] = await this.db(tx).query<Array<{ n: number; oldest: Date | null }>>(
+      `SELECT count(*)::int AS n, min(created_at) AS oldest FROM "order" WHERE account_id = $1 AND mode = $2 AND created_at > $3`,
       [accountId, mode, since],
     );
-    return row?.n ?? 0;
+    return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
   }
 
   /** Orders created per UTC day (`YYYY-MM-DD` → count) in [from, to), by account and key mode. */
