@@ -1,5 +1,5 @@
 import { DomainException, ErrorCode } from '@cp/contracts';
-import { BadRequestException, HttpException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { ArgumentsHost, BadRequestException, HttpException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from '@cp/gateway-data-access';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
@@ -7,7 +7,7 @@ import { apiKeyAuthMiddleware, isPublicPath } from '../auth/api-key-auth.middlew
 import { AuthenticatedKeyCache } from '../auth/authenticated-key-cache';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { ERROR_HTTP_STATUS, sendError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-response';
-import { errorCodeFor } from './http-exception.filter';
+import { errorCodeFor, HttpExceptionFilter } from './http-exception.filter';
 
 describe('error mapping', () => {
   it('gives every public code an HTTP status', () => {
@@ -91,6 +91,17 @@ describe('infrastructure unavailable → 503 with Retry-After', () => {
     expect(next).not.toHaveBeenCalled();
     expect(sent).toEqual({ status: 503, body: { code: ErrorCode.WATERMARK_V2_UNAVAILABLE } });
     expect(headers.get('retry-after')).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  });
+
+  it('a refusal that says when to try again answers with Retry-After; one that does not, without', () => {
+    const filter = new HttpExceptionFilter();
+    const hostOf = (response: Response) => ({ switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'r1' }) }) }) as unknown as ArgumentsHost;
+    const later = recorder();
+    filter.catch(new DomainException(ErrorCode.RATE_LIMIT_EXCEEDED, 'test orders of the day used up', 3600), hostOf(later.response));
+    expect([later.sent.status, later.sent.body, later.headers.get('retry-after')]).toEqual([429, { code: 'RATE_LIMIT_EXCEEDED' }, '3600']);
+    const plain = recorder();
+    filter.catch(new DomainException(ErrorCode.VALIDATION_FAILED), hostOf(plain.response));
+    expect([plain.sent.status, plain.headers.has('retry-after')]).toEqual([400, false]);
   });
 });
 
