@@ -2,7 +2,7 @@
 // transition changed is written with its events and credit movements in one transaction, and the locking
 // reads skip rows another replica holds.
 import { ManualClock } from '@cp/clock';
-import { EventSubjects } from '@cp/contracts';
+import { EventSubjects, OutboxMessage } from '@cp/contracts';
 import { openServiceDatabase, serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -247,6 +247,45 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     await firstSweeper;
     expect(claimedByFirst).toEqual([first.id]);
     expect(claimedBySecond).toEqual([second.id]);
+  });
+
+  it('reads the orders waiting for their files by creation time: pending ones, and anti-AI ones started at once', async () => {
+    // A window of its own, after every other test's orders.
+    const at = (seconds: number) => new Date(clock.now().getTime() + 40 * 24 * 3600_000 + seconds * 1000);
+    const insertAndThen = (createdAt: Date, type: 'watermarkEmbed' | 'antiAi', then: (order: Order) => OutboxMessage[]): Promise<Order> =>
+      dataSource.transaction(async (tx) => {
+        const base = draft(createdAt, ['a']);
+        const order = await repository.newOrder({
+          ...base,
+          order: { ...base.order, type },
+          files: [{ role: 'input', fileName: 'photo.png', sourceUrl: type === 'antiAi' ? 'https://images.example.com/photo.png' : null, mediaKind: 'image' }],
+        });
+        await repository.insert(asTransaction(tx), order, order.created('order charge'));
+        await repository.save(asTransaction(tx), order, then(order));
+        return order;
+      });
+    const pending = await insertAndThen(at(1), 'watermarkEmbed', () => []);
+    const startedAtOnce = await insertAndThen(at(2), 'antiAi', (order) => order.startBeforeFiles(at(2)));
+    const fetched = await insertAndThen(at(3), 'antiAi', (order) => [
+      ...order.startBeforeFiles(at(3)),
+      ...order.fileUploaded(order.files[0].id, 10, at(3)),
+      ...order.startProcessing(at(3)),
+    ]);
+    const started = await insertAndThen(at(4), 'watermarkEmbed', (order) => [...order.fileUploaded(order.files[0].id, 10, at(4)), ...order.startProcessing(at(4))]);
+    expect([pending, startedAtOnce, fetched, started].map((order) => order.status)).toEqual(['pending', 'inProgress', 'inProgress', 'inProgress']);
+
+    const after = { createdAt: at(0).toISOString(), id: '0' };
+    const read = await repository.waitingCreatedBetween(after, at(10), 10);
+    // The embed order in progress is not waiting for anything; the fetched anti-AI order is read, with nothing awaiting.
+    expect(read.map((order) => [order.id, order.awaitingFileId])).toEqual([
+      [pending.id, pending.files[0].id],
+      [startedAtOnce.id, startedAtOnce.files[0].id],
+      [fetched.id, null],
+    ]);
+    // The keyset goes on after its cursor; the limit holds over both kinds; `until` bounds the range.
+    expect((await repository.waitingCreatedBetween(read[0].cursor, at(10), 10)).map((order) => order.id)).toEqual([startedAtOnce.id, fetched.id]);
+    expect((await repository.waitingCreatedBetween(after, at(10), 2)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
+    expect((await repository.waitingCreatedBetween(after, at(2), 10)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
   });
 
   it('keeps the newest report status whatever order the announcements arrive in', async () => {

@@ -54,18 +54,18 @@ function withoutTrace(order: OrderEntity): OrderEntity {
 }
 
 /** Where the sweep of lost slot registrations is: an order's creation time as the database keeps it, and its id. */
-export interface PendingOrderCursor {
+export interface WaitingOrderCursor {
   /** A timestamptz as text (microseconds kept). */
   createdAt: string;
   id: string;
 }
 
-/** A pending order as the sweep of lost slot registrations reads it. */
-export interface PendingOrderRef {
+/** An order waiting for its files (pending, or started at once) as the sweep of lost slot registrations reads it. */
+export interface WaitingOrderRef {
   id: string;
   accountId: string;
   mode: KeyMode;
-  cursor: PendingOrderCursor;
+  cursor: WaitingOrderCursor;
   awaitingFileId: string | null;
 }
 
@@ -289,20 +289,31 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /**
-   * Pending orders created after `after` (by creation time, then id) and at or before `until`, oldest first, each with
-   * its first file still awaiting its upload (null when none is): the sweep of registrations lost reads them once
-   * each, through the index of pending orders by creation time.
+   * Orders waiting for their files (pending, and anti-AI orders in progress: those start before their files are
+   * fetched) created after `after` (by creation time, then id) and at or before `until`, oldest first, each with its
+   * first file still awaiting its upload or fetch (null when none is): the sweep of registrations lost reads them
+   * once each, through the two partial indexes by creation time.
    */
-  async pendingCreatedBetween(after: PendingOrderCursor, until: Date, limit: number): Promise<PendingOrderRef[]> {
+  async waitingCreatedBetween(after: WaitingOrderCursor, until: Date, limit: number): Promise<WaitingOrderRef[]> {
     // The cursor's time goes back as the database wrote it (text, to the microsecond), so no row is read twice or
-    // skipped; `created_at >= $1` alone bounds the index range, the rest of the keyset is a filter within it.
+    // skipped; `created_at >= $1` alone bounds each partial index's range, the rest of the keyset is a filter within
+    // it. Pending orders, and anti-AI orders that started at once (`inProgress` before their files are fetched): one
+    // of those still has a file awaiting when its fetches were never queued; one whose files are all in is left out.
     const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: string; awaiting_file_id: string | null }>>(
-      `SELECT o.id::text AS id, o.account_id::text AS account_id, o.mode, o.created_at::text AS created_at,
-              (SELECT f.id::text FROM order_file f WHERE f.order_id = o.id AND f.status = 'awaiting_upload' ORDER BY f.position LIMIT 1) AS awaiting_file_id
-         FROM "order" o
-        WHERE o.status = 'pending' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
-          AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
-        ORDER BY o.created_at, o.id LIMIT $4`,
+      `WITH waiting AS (
+         (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
+           WHERE o.status = 'pending' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
+             AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
+           ORDER BY o.created_at, o.id LIMIT $4)
+         UNION ALL
+         (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
+           WHERE o.status = 'inProgress' AND o.type = 'antiAi' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
+             AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
+           ORDER BY o.created_at, o.id LIMIT $4))
+       SELECT w.id::text AS id, w.account_id::text AS account_id, w.mode, w.created_at::text AS created_at, a.file_id AS awaiting_file_id
+         FROM (SELECT * FROM waiting ORDER BY created_at, id LIMIT $4) w
+         LEFT JOIN LATERAL (SELECT f.id::text AS file_id FROM order_file f WHERE f.order_id = w.id AND f.status = 'awaiting_upload' ORDER BY f.position LIMIT 1) a ON true
+        ORDER BY w.created_at, w.id`,
       [after.createdAt, after.id, until, limit],
     );
     return rows.map((row) => ({ id: row.id, accountId: row.account_id, mode: row.mode, cursor: { createdAt: row.created_at, id: row.id }, awaitingFileId: row.awaiting_file_id }));

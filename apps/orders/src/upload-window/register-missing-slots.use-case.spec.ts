@@ -2,18 +2,18 @@ import { ManualClock } from '@cp/clock';
 import { DomainException, ErrorCode } from '@cp/contracts';
 import { RpcUnavailableError } from '@cp/messaging';
 import { Order } from '../domain/order';
-import { OrdersRepository, PendingOrderRef } from '../orders/orders.repository';
+import { OrdersRepository, WaitingOrderRef } from '../orders/orders.repository';
 import { UploadsClient } from '../orders/uploads.client';
 import { RegisterMissingSlotsUseCase } from './register-missing-slots.use-case';
 
-const pending = (id: string): PendingOrderRef => ({ id, accountId: '7', mode: 'live', cursor: { createdAt: `2026-11-29 00:00:0${id}+00`, id }, awaitingFileId: `${id}0` });
+const pending = (id: string): WaitingOrderRef => ({ id, accountId: '7', mode: 'live', cursor: { createdAt: `2026-11-29 00:00:0${id}+00`, id }, awaitingFileId: `${id}0` });
 
 /** Fakes of the two collaborators: orders `1` and `2` have no slots; what registering each does is set per test. */
 function setup(registration: (orderId: string) => Promise<Record<string, string>>) {
   const asked: Array<{ after: string; until: Date }> = [];
   const rows = [pending('1'), pending('2')];
   const orders = {
-    pendingCreatedBetween: (after: { id: string }, until: Date) => {
+    waitingCreatedBetween: (after: { id: string }, until: Date) => {
       asked.push({ after: after.id, until });
       return Promise.resolve(rows.filter((row) => Number(row.id) > Number(after.id)));
     },

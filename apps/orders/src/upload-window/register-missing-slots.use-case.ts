@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { isTransientInfrastructureError } from '@cp/messaging';
 import { Injectable, Logger } from '@nestjs/common';
-import { OrdersRepository, PendingOrderCursor } from '../orders/orders.repository';
+import { OrdersRepository, WaitingOrderCursor } from '../orders/orders.repository';
 import { UploadsClient } from '../orders/uploads.client';
 
 /**
@@ -18,20 +18,21 @@ export const SLOT_SWEEP_LOOKBACK_MS = 10 * 60_000;
 export const SLOT_SWEEP_BATCH = 500;
 
 /**
- * Finds pending orders whose upload slots were never registered and registers them. Creation registers an order's
- * slots by a call to the uploads service after its commit; when orders dies right after the commit, or the call
- * times out, and the client does not repeat its request, the charged order would wait for files nobody can upload
- * (no upload URL) or fetch (its URL files never queued) until the upload window fails it. Each pending order is
- * looked at once per replica, a minute after its creation: its first waiting file is asked about in a batch
- * (`uploads.known-slots`, primary-key lookups) and only an order without it is loaded and registered (idempotent
- * per file id, so two replicas or a late call register nothing twice). Nothing is written per order on the
- * creation path. The cursor is the replica's own: after a restart it looks back `SLOT_SWEEP_LOOKBACK_MS`.
- * An anti-AI order with URLs, started at once (not pending), is not looked at: the stuck-order sweep fails it.
+ * Finds orders waiting for their files whose upload slots were never registered, and registers them: pending
+ * orders, and anti-AI orders with URLs, which start at once (`inProgress`) and wait for their fetches. Creation
+ * registers an order's slots by a call to the uploads service after its commit; when orders dies right after the
+ * commit, or the call times out, and the client does not repeat its request, the charged order would wait for files
+ * nobody can upload (no upload URL) or fetch (its URL files never queued) until the upload window (for an order
+ * started at once, the stuck-order sweep) fails it. Each such order is looked at once per replica, a minute after
+ * its creation: its first waiting file is asked about in a batch (`uploads.known-slots`, primary-key lookups) and
+ * only an order without it is loaded and registered (idempotent per file id, so two replicas or a late call
+ * register nothing twice). Nothing is written per order on the creation path. The cursor is the replica's own:
+ * after a restart it looks back `SLOT_SWEEP_LOOKBACK_MS`.
  */
 @Injectable()
 export class RegisterMissingSlotsUseCase {
   private readonly logger = new Logger(RegisterMissingSlotsUseCase.name);
-  private cursor: PendingOrderCursor | null = null;
+  private cursor: WaitingOrderCursor | null = null;
 
   constructor(
     private readonly orders: OrdersRepository,
@@ -43,7 +44,7 @@ export class RegisterMissingSlotsUseCase {
   async execute(): Promise<number> {
     const now = this.clock.now();
     const after = this.cursor ?? { createdAt: new Date(now.getTime() - SLOT_SWEEP_LOOKBACK_MS).toISOString(), id: '0' };
-    const pending = await this.orders.pendingCreatedBetween(after, new Date(now.getTime() - SLOT_SWEEP_DELAY_MS), SLOT_SWEEP_BATCH);
+    const pending = await this.orders.waitingCreatedBetween(after, new Date(now.getTime() - SLOT_SWEEP_DELAY_MS), SLOT_SWEEP_BATCH);
     if (pending.length === 0) {
       return 0;
     }
