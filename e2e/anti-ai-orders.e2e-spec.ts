@@ -293,7 +293,7 @@ describe('anti-AI orders', () => {
   it('with-urls (deprecated): inProgress at once with Deprecation and Link; an image that cannot be fetched fails the order and restores the credit', async () => {
     const own = await createAccount(gateway, 'enterprise', 5);
     await eventually(() => balance(own.accountId), (value) => value === 5);
-    const response = await createWithUrls(own.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'photo.jpg', imageUrl: 'https://images.invalid/photo.jpg' }], options: { strength: 'high' } });
+    const response = await createWithUrls(own.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'photo.jpg', imageUrl: 'https://images.example.com/photo.jpg' }], options: { strength: 'high' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('deprecation')).toBe('true');
     expect(response.headers.get('link')).toBe('</api/v2/orders/anti-ai>; rel="successor-version"');

@@ -194,6 +194,8 @@ describe('v3 watermark embed orders', () => {
       ['private URL', { idempotencyKey: 'k', files: [file({ originalFileUrl: 'https://10.0.0.8/a.png' })] }],
       ['metadata URL', { idempotencyKey: 'k', files: [file({ originalFileUrl: 'https://169.254.169.254/latest' })] }],
       ['localhost URL', { idempotencyKey: 'k', files: [file({ originalFileUrl: 'https://localhost/a.png' })] }],
+      ['cluster service URL', { idempotencyKey: 'k', files: [file({ originalFileUrl: 'https://minio.minio-system/a.png' })] }],
+      ['URL under no public suffix', { idempotencyKey: 'k', files: [file({ originalFileUrl: 'https://files.corp/a.png' })] }],
       ['unknown field', { idempotencyKey: 'k', files: [file()], extra: true }],
       ['files not an array', { idempotencyKey: 'k', files: 'a.png' }],
     ];

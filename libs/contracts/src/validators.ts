@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { ClassConstructor, Type } from 'class-transformer';
 import { IsObject, ValidateBy, ValidateNested, ValidationOptions } from 'class-validator';
 import ipaddr from 'ipaddr.js';
+import { parse as parseHostName } from 'tldts';
 
 /** `::/96`: the deprecated IPv4-compatible IPv6 addresses. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
@@ -15,15 +16,25 @@ export function CodePointLength(min: number, max: number, options?: ValidationOp
 }
 
 /**
- * Host names that point inside the operator's network or at the machine itself: single labels (`metadata`, a cluster
- * service's short name), `localhost` and `*.localhost`, `*.local` (mDNS and `cluster.local`), `*.svc` (cluster
- * services), `*.internal` (cloud and cluster zones, `metadata.google.internal`). Compared without the trailing dots a
- * fully qualified name may carry (`localhost.` is `localhost` to a resolver). Refused where a URL is accepted; the
- * address actually connected to is checked again when it is used (a public name can resolve to a private address).
+ * Host names that point inside the operator's network or at the machine itself, or at nothing public: single labels
+ * (`metadata`, a cluster service's short name), `localhost` and `*.localhost`, `*.local` (mDNS and `cluster.local`),
+ * `*.svc` (cluster services), `*.internal` (cloud and cluster zones, `metadata.google.internal`), `*.home.arpa`
+ * (home networks, RFC 8375; `arpa` itself is an ICANN suffix), and every name not under a public suffix of the
+ * ICANN section of the Public Suffix List (tldts): a cluster service qualified by its namespace (`minio.minio-system`;
+ * one whose namespace is also a TLD, such as `storage`, passes here and is refused by the address check),
+ * `*.corp`, `*.lan`, the reserved `*.test`, `*.example` and `*.invalid`, and strings that are not host names.
+ * Compared without the trailing dots a fully qualified name may carry (`localhost.` is `localhost` to a resolver).
+ * Refused where a URL is accepted; the address actually connected to is checked again when it is used (a public
+ * name can resolve to a private address).
  */
 export function isInternalHostName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.+$/, '');
-  return !name.includes('.') || /(^|\.)(localhost|local|svc|internal)$/.test(name);
+  if (!name.includes('.') || /(^|\.)(localhost|local|svc|internal|home\.arpa)$/.test(name)) {
+    return true;
+  }
+  // Without the list's private section: `foo.github.io` is public under `io`; a name under no ICANN suffix resolves
+  // nowhere on the public internet, only through a resolver of the operator's own.
+  return parseHostName(name, { allowPrivateDomains: false }).isIcann !== true;
 }
 
 /**

@@ -222,7 +222,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     while ((await sweep.execute()) > 0);
     // The uploads call times out (or orders is killed right after the commit) and the client never repeats its request.
     rpc.behaviour = 'fail';
-    const lost = embed('k-lost-call', ['a'], 'https://images.example/photo.png');
+    const lost = embed('k-lost-call', ['a'], 'https://images.example.com/photo.png');
     await expect(creation.execute({ ...lost, caller: { accountId: other, mode: 'live' } })).rejects.toMatchObject({ code: ErrorCode.WATERMARK_V2_UNAVAILABLE });
     rpc.behaviour = 'answer';
     const { order: answered } = await creation.execute({ ...embed('k-call-worked'), caller: { accountId: other, mode: 'live' } });
@@ -241,7 +241,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
         accountId: other,
         mode: 'live',
         orderType: 'watermarkEmbed',
-        files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example/photo.png' }],
+        files: [{ fileId: file.id, fileName: 'photo.png', objectKey: `${other}/${orderId}/inputs/${file.id}/photo.png`, sourceUrl: 'https://images.example.com/photo.png' }],
         orderCreatedAt: new Date(clock.nowMs() - SLOT_SWEEP_DELAY_MS).toISOString(),
       },
     ]);

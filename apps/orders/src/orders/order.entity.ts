@@ -6,7 +6,7 @@ import { ApiVersion, OrderOptions, OrderState } from '../domain/order';
 @Index('idx_order_account', ['accountId', 'mode', 'createdAt'])
 @Index('idx_order_pending_created', ['createdAt'], { where: `status = 'pending'` })
 @Index('idx_order_in_progress_updated', ['updatedAt'], { where: `status = 'inProgress'` })
-@Index('idx_order_anti_ai_in_progress_created', ['createdAt'], { where: `status = 'inProgress' AND type = 'antiAi'` })
+@Index('idx_order_in_progress_created', ['createdAt'], { where: `status = 'inProgress'` })
 /** The row of the order aggregate (`domain/order.ts`); only `OrdersRepository` reads and writes it. */
 export class OrderEntity implements OrderState {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -276,14 +276,15 @@ describe('OrdersRepository (real PostgreSQL)', () => {
 
     const after = { createdAt: at(0).toISOString(), id: '0' };
     const read = await repository.waitingCreatedBetween(after, at(10), 10);
-    // The embed order in progress is not waiting for anything; the fetched anti-AI order is read, with nothing awaiting.
+    // Orders in progress with all their files in are read with nothing awaiting (the sweep passes over them).
     expect(read.map((order) => [order.id, order.awaitingFileId])).toEqual([
       [pending.id, pending.files[0].id],
       [startedAtOnce.id, startedAtOnce.files[0].id],
       [fetched.id, null],
+      [started.id, null],
     ]);
     // The keyset goes on after its cursor; the limit holds over both kinds; `until` bounds the range.
-    expect((await repository.waitingCreatedBetween(read[0].cursor, at(10), 10)).map((order) => order.id)).toEqual([startedAtOnce.id, fetched.id]);
+    expect((await repository.waitingCreatedBetween(read[0].cursor, at(10), 10)).map((order) => order.id)).toEqual([startedAtOnce.id, fetched.id, started.id]);
     expect((await repository.waitingCreatedBetween(after, at(10), 2)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
     expect((await repository.waitingCreatedBetween(after, at(2), 10)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
   });

@@ -289,16 +289,16 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /**
-   * Orders waiting for their files (pending, and anti-AI orders in progress: those start before their files are
-   * fetched) created after `after` (by creation time, then id) and at or before `until`, oldest first, each with its
+   * Orders waiting for their files (pending, and orders in progress: an anti-AI order with URLs starts before its
+   * files are fetched) created after `after` (by creation time, then id) and at or before `until`, oldest first, each with its
    * first file still awaiting its upload or fetch (null when none is): the sweep of registrations lost reads them
    * once each, through the two partial indexes by creation time.
    */
   async waitingCreatedBetween(after: WaitingOrderCursor, until: Date, limit: number): Promise<WaitingOrderRef[]> {
     // The cursor's time goes back as the database wrote it (text, to the microsecond), so no row is read twice or
     // skipped; `created_at >= $1` alone bounds each partial index's range, the rest of the keyset is a filter within
-    // it. Pending orders, and anti-AI orders that started at once (`inProgress` before their files are fetched): one
-    // of those still has a file awaiting when its fetches were never queued; one whose files are all in is left out.
+    // it. Pending orders, and orders in progress: one that started at once (anti-AI with URLs, `inProgress` before its
+    // files are fetched) still has a file awaiting; any other has all its files and the sweep passes over it.
     const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: string; awaiting_file_id: string | null }>>(
       `WITH waiting AS (
          (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
@@ -307,7 +307,7 @@ export class OrdersRepository extends TransactionalRepository {
            ORDER BY o.created_at, o.id LIMIT $4)
          UNION ALL
          (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
-           WHERE o.status = 'inProgress' AND o.type = 'antiAi' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
+           WHERE o.status = 'inProgress' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
              AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
            ORDER BY o.created_at, o.id LIMIT $4))
        SELECT w.id::text AS id, w.account_id::text AS account_id, w.mode, w.created_at::text AS created_at, a.file_id AS awaiting_file_id

@@ -9,7 +9,7 @@ import { AntiAiOrderType } from './anti-ai.order-type';
 const samples = { forOrder: () => ({ bucket: 'out', key: 'samples/png', fileName: 'sample' }) } as unknown as SampleFiles;
 const type = new AntiAiOrderType(samples);
 const context: ProcessingContext = { now: new Date('2026-11-01T00:00:00.000Z'), buckets: { inputs: 'in', outputs: 'out' } };
-const target = (fileKey: string) => ({ fileKey, url: `https://bucket.example/${fileKey}?X-Amz-Signature=1`, presignedUrlExpiresAt: '2026-11-02T00:00:00.000Z' });
+const target = (fileKey: string) => ({ fileKey, url: `https://bucket.example.com/${fileKey}?X-Amz-Signature=1`, presignedUrlExpiresAt: '2026-11-02T00:00:00.000Z' });
 
 /** An inProgress order made by the rules, with file ids 1, 2, … */
 function orderOf(rules: ReturnType<typeof antiAiOrderRules>): Order {
@@ -52,10 +52,10 @@ const codeOf = (work: () => unknown): unknown => {
 
 describe('anti-AI orders', () => {
   it('cost 1 credit per image, keep the options, and default to strength medium', () => {
-    const rules = antiAiOrderRules({ files: [{ fileName: 'a.jpg' }, { fileName: 'b.png', originalFileUrl: 'https://images.example/b.png' }], orderName: 'catalogue' });
+    const rules = antiAiOrderRules({ files: [{ fileName: 'a.jpg' }, { fileName: 'b.png', originalFileUrl: 'https://images.example.com/b.png' }], orderName: 'catalogue' });
     expect(rules.credits).toBe(2);
     expect(rules.options).toEqual({ strength: 'medium', orderName: 'catalogue' });
-    expect(rules.files.map((file) => file.sourceUrl)).toEqual([null, 'https://images.example/b.png']);
+    expect(rules.files.map((file) => file.sourceUrl)).toEqual([null, 'https://images.example.com/b.png']);
   });
 
   it("send one job per image into our storage, with the strength and the client's policy", () => {
@@ -83,8 +83,8 @@ describe('anti-AI orders', () => {
     const order = orderOf(antiAiOrderRules({ files: [{ fileName: 'a.jpg' }, { fileName: 'b.png' }], zeroCopy: true, outputTargets: [target('b.png'), target('a.jpg')] }));
     const sent = jobs(type.startLive(order, context));
     expect(sent.map((job) => [job.output, job.outputTarget?.url])).toEqual([
-      [undefined, 'https://bucket.example/a.jpg?X-Amz-Signature=1'],
-      [undefined, 'https://bucket.example/b.png?X-Amz-Signature=1'],
+      [undefined, 'https://bucket.example.com/a.jpg?X-Amz-Signature=1'],
+      [undefined, 'https://bucket.example.com/b.png?X-Amz-Signature=1'],
     ]);
     const [completed] = type.results;
     expect(completed.apply(order, { orderId: '9', outputFileId: '1-1', delivery: 'zeroCopy', size: 5, layers: [] }, context)).toEqual([]);
