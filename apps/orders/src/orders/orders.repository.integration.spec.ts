@@ -276,17 +276,15 @@ describe('OrdersRepository (real PostgreSQL)', () => {
 
     const after = { createdAt: at(0).toISOString(), id: '0' };
     const read = await repository.waitingCreatedBetween(after, at(10), 10);
-    // Orders in progress with all their files in are read with nothing awaiting (the sweep passes over them).
+    // Orders in progress with all their files in (started at once and fetched, or started normally) are left out.
     expect(read.map((order) => [order.id, order.awaitingFileId])).toEqual([
       [pending.id, pending.files[0].id],
       [startedAtOnce.id, startedAtOnce.files[0].id],
-      [fetched.id, null],
-      [started.id, null],
     ]);
     // The keyset goes on after its cursor; the limit holds over both kinds; `until` bounds the range.
-    expect((await repository.waitingCreatedBetween(read[0].cursor, at(10), 10)).map((order) => order.id)).toEqual([startedAtOnce.id, fetched.id, started.id]);
-    expect((await repository.waitingCreatedBetween(after, at(10), 2)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
-    expect((await repository.waitingCreatedBetween(after, at(2), 10)).map((order) => order.id)).toEqual([pending.id, startedAtOnce.id]);
+    expect((await repository.waitingCreatedBetween(read[0].cursor, at(10), 10)).map((order) => order.id)).toEqual([startedAtOnce.id]);
+    expect((await repository.waitingCreatedBetween(after, at(10), 1)).map((order) => order.id)).toEqual([pending.id]);
+    expect((await repository.waitingCreatedBetween(after, at(1), 10)).map((order) => order.id)).toEqual([pending.id]);
   });
 
   it('keeps the newest report status whatever order the announcements arrive in', async () => {

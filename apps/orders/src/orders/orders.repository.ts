@@ -289,16 +289,16 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /**
-   * Orders waiting for their files (pending, and orders in progress: an anti-AI order with URLs starts before its
-   * files are fetched) created after `after` (by creation time, then id) and at or before `until`, oldest first, each with its
-   * first file still awaiting its upload or fetch (null when none is): the sweep of registrations lost reads them
-   * once each, through the two partial indexes by creation time.
+   * Orders waiting for their files created after `after` (by creation time, then id) and at or before `until`, oldest
+   * first, each with its first file still awaiting its upload or fetch (null when none is): pending orders, and orders
+   * in progress with a file still awaiting (an anti-AI order with URLs starts before its files are fetched). The
+   * sweep of registrations lost reads them once each, through the two partial indexes by creation time.
    */
   async waitingCreatedBetween(after: WaitingOrderCursor, until: Date, limit: number): Promise<WaitingOrderRef[]> {
     // The cursor's time goes back as the database wrote it (text, to the microsecond), so no row is read twice or
     // skipped; `created_at >= $1` alone bounds each partial index's range, the rest of the keyset is a filter within
-    // it. Pending orders, and orders in progress: one that started at once (anti-AI with URLs, `inProgress` before its
-    // files are fetched) still has a file awaiting; any other has all its files and the sweep passes over it.
+    // it. An order in progress with all its files (any that did not start at once) is left out in the statement, so
+    // the busy orders of the window do not fill the batches.
     const rows = await this.dataSource.query<Array<{ id: string; account_id: string; mode: KeyMode; created_at: string; awaiting_file_id: string | null }>>(
       `WITH waiting AS (
          (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
@@ -309,6 +309,7 @@ export class OrdersRepository extends TransactionalRepository {
          (SELECT o.id, o.account_id, o.mode, o.created_at FROM "order" o
            WHERE o.status = 'inProgress' AND o.created_at >= $1::timestamptz AND o.created_at <= $3
              AND (o.created_at > $1::timestamptz OR o.id > $2::bigint)
+             AND EXISTS (SELECT 1 FROM order_file f WHERE f.order_id = o.id AND f.status = 'awaiting_upload')
            ORDER BY o.created_at, o.id LIMIT $4))
        SELECT w.id::text AS id, w.account_id::text AS account_id, w.mode, w.created_at::text AS created_at, a.file_id AS awaiting_file_id
          FROM (SELECT * FROM waiting ORDER BY created_at, id LIMIT $4) w
