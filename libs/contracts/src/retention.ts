@@ -1,4 +1,6 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsISO8601, IsOptional, Matches, Max, Min } from 'class-validator';
+import { KeyMode } from './accounts';
+import { IsNestedObject } from './validators';
 
 /** Largest batch the retention service hands to `orders.expire` in one request. */
 export const EXPIRE_ORDERS_MAX_BATCH = 1000;
@@ -21,4 +23,58 @@ export interface ExpireOrdersResult {
   expired: string[];
   /** Ids orders does not know, or whose retention period has not ended (the schedule is rechecked later). */
   skipped: string[];
+}
+
+/**
+ * Largest page of `orders.expiry-schedules`. One schedule is about 130 bytes of JSON at most (two 20-digit ids, the
+ * mode, a timestamp to the microsecond), so a full page stays near 130 KiB, far under NATS's 1 MiB payloads.
+ */
+export const EXPIRY_SCHEDULES_MAX_PAGE = 1000;
+
+/** A timestamp as orders keeps it: ISO 8601 in UTC, to the microsecond (PostgreSQL's precision), so a cursor is exact. */
+const UTC_TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$/;
+
+/** A place in the walk over orders by (`expiresAt`, `orderId`): the last schedule of the previous page. */
+export class ExpiryScheduleCursor {
+  @IsISO8601({ strict: true })
+  @Matches(UTC_TIMESTAMP)
+  expiresAt!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+}
+
+/**
+ * `orders.expiry-schedules`: the retention service's reconciliation reads every order's expiry from its owner,
+ * the orders service, in pages by (`expiresAt`, `orderId`), so an order whose status events it never got (the
+ * EVENTS stream is bounded by age and size) is still scheduled. Only orders whose `expiresAt` ≤ `expiresUpTo`;
+ * after `after` (exclusive), or from the first order when absent. A read: repeating it is harmless.
+ */
+export class ExpirySchedulesQuery {
+  @IsOptional()
+  @IsNestedObject(() => ExpiryScheduleCursor)
+  after?: ExpiryScheduleCursor;
+
+  @IsISO8601({ strict: true })
+  @Matches(UTC_TIMESTAMP)
+  expiresUpTo!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(EXPIRY_SCHEDULES_MAX_PAGE)
+  limit!: number;
+}
+
+/** One order's expiry, as the retention service schedules it (test orders too: their objects are deleted as well). */
+export interface ExpiryScheduleView {
+  orderId: string;
+  accountId: string;
+  mode: KeyMode;
+  /** As `ExpiryScheduleCursor.expiresAt`: UTC, to the microsecond. */
+  expiresAt: string;
+}
+
+/** At most `limit` schedules in (`expiresAt`, `orderId`) order; fewer than `limit`: the walk reached `expiresUpTo`. */
+export interface ExpirySchedulesPage {
+  schedules: ExpiryScheduleView[];
 }
