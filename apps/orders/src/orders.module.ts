@@ -4,6 +4,8 @@ import { DownloadsRpcController } from './downloads/downloads.controller';
 import { DownloadsService } from './downloads/downloads.service';
 import { ExpireOrdersUseCase } from './expiry/expire-orders.use-case';
 import { ExpiryRpcController } from './expiry/expiry.controller';
+import { ExpirySchedulesRepository } from './expiry/expiry-schedules.repository';
+import { ExpirySchedulesUseCase } from './expiry/expiry-schedules.use-case';
 import { OrderTypeRegistry } from './order-types/order-type.registry';
 import { ORDER_TYPE_DEFINITIONS } from './order-types/order-type-definition';
 import { ORDER_TYPE_FOLDERS } from './order-type-folders';
@@ -99,8 +101,10 @@ import { UploadsClient } from './orders/uploads.client';
     // An order's timeline for operators (issue 33).
     OrderTimelineRepository,
     OrderTimelineUseCase,
-    // Retention (issue 9): the retention service calls `orders.expire`.
+    // Retention (issue 9): the retention service calls `orders.expire`, and reads expiries to reconcile its schedule.
     ExpireOrdersUseCase,
+    ExpirySchedulesRepository,
+    ExpirySchedulesUseCase,
     // The deprecated v2 surface and its retirement.
     V2OrdersQueryService,
     RefreshUploadUrlsUseCase,

@@ -7,6 +7,7 @@ import { ApiVersion, OrderOptions, OrderState } from '../domain/order';
 @Index('idx_order_pending_created', ['createdAt'], { where: `status = 'pending'` })
 @Index('idx_order_in_progress_updated', ['updatedAt'], { where: `status = 'inProgress'` })
 @Index('idx_order_in_progress_created', ['createdAt'], { where: `status = 'inProgress'` })
+@Index('idx_order_expires', ['expiresAt', 'id'])
 /** The row of the order aggregate (`domain/order.ts`); only `OrdersRepository` reads and writes it. */
 export class OrderEntity implements OrderState {
   @PrimaryGeneratedColumn({ type: 'bigint' })
