@@ -6,6 +6,10 @@ import { RETENTION_MIGRATIONS } from './database/migrations';
 import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
 import { OrderExpiryRepository } from './schedule/order-expiry.repository';
 import { OrderScheduleConsumer } from './schedule/order-schedule.consumer';
+import { OrderSchedulesClient, OrderSchedulesPort } from './schedule/order-schedules.client';
+import { ReconcileSchedulesUseCase } from './schedule/reconcile-schedules.use-case';
+import { ReconciliationScheduler } from './schedule/reconciliation.scheduler';
+import { ScheduleReconciliationRepository } from './schedule/schedule-reconciliation.repository';
 import { OrderObjects } from './sweep/order-objects.service';
 import { OrdersExpiryClient, OrdersExpiryPort } from './sweep/orders-expiry.client';
 import { RetentionScheduler } from './sweep/retention.scheduler';
@@ -31,6 +35,11 @@ export class AppModule {
         { provide: RETENTION_CONFIG, useValue: config },
         OrderExpiryRepository,
         OrderScheduleConsumer,
+        // The schedule reconciled with orders, for orders whose status events were missed.
+        ScheduleReconciliationRepository,
+        { provide: OrderSchedulesPort, useClass: OrderSchedulesClient },
+        ReconcileSchedulesUseCase,
+        ReconciliationScheduler,
         OrderObjects,
         { provide: OrdersExpiryPort, useClass: OrdersExpiryClient },
         SweepExpiredOrdersUseCase,

@@ -1,5 +1,5 @@
 import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { EXPIRE_ORDERS_MAX_BATCH } from '@cp/contracts';
+import { EXPIRE_ORDERS_MAX_BATCH, EXPIRY_SCHEDULES_MAX_PAGE } from '@cp/contracts';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class RetentionEnv extends StorageEnv {
@@ -34,6 +34,39 @@ export class RetentionEnv extends StorageEnv {
   @IsInt()
   @Min(70)
   RETENTION_LEASE_SECONDS: number = 900;
+
+  /**
+   * How often the reconciliation asks orders for the expiries of orders whose retention ended since its last pass,
+   * and schedules those no status event scheduled (the EVENTS stream is bounded: an outage of retention longer than
+   * it keeps events, or a dropped event, would otherwise keep an order's files for ever). Each run reads every page.
+   */
+  @IsInt()
+  @Min(200)
+  RETENTION_RECONCILE_INTERVAL_MS: number = 300_000;
+
+  /**
+   * Orders whose `expiresAt` passed less than this long ago are left to the next pass: margin for the clocks of
+   * orders and retention, and the status event of their creation normally scheduled them a retention period ago.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(24 * 3600)
+  RETENTION_RECONCILE_GRACE_SECONDS: number = 300;
+
+  /** Expiries per `orders.expiry-schedules` page (one statement on orders' index, one insert here). */
+  @IsInt()
+  @Min(1)
+  @Max(EXPIRY_SCHEDULES_MAX_PAGE)
+  RETENTION_RECONCILE_PAGE_SIZE: number = 500;
+
+  /**
+   * Pause between two pages of one pass, so a long walk (the first, from the oldest order) does not hammer orders.
+   * At most 10 s: a stop waits for the pause in progress.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  RETENTION_RECONCILE_PAUSE_MS: number = 1000;
 }
 
 export interface RetentionSettings {
@@ -44,7 +77,15 @@ export interface RetentionSettings {
   leaseMs: number;
 }
 
-export type RetentionConfig = CoreConfig & { storage: StorageConfig; retention: RetentionSettings };
+/** The reconciliation of the schedule with orders (`ReconcileSchedulesUseCase`); its lease is the sweep's `leaseMs`. */
+export interface ReconcileSettings {
+  intervalMs: number;
+  graceMs: number;
+  pageSize: number;
+  pauseMs: number;
+}
+
+export type RetentionConfig = CoreConfig & { storage: StorageConfig; retention: RetentionSettings; reconcile: ReconcileSettings };
 
 export function loadRetentionConfig(source: NodeJS.ProcessEnv = process.env): RetentionConfig {
   const env = validateEnv(RetentionEnv, source);
@@ -57,6 +98,12 @@ export function loadRetentionConfig(source: NodeJS.ProcessEnv = process.env): Re
       deleteConcurrency: env.RETENTION_DELETE_CONCURRENCY,
       recheckMs: env.RETENTION_RECHECK_MINUTES * 60_000,
       leaseMs: env.RETENTION_LEASE_SECONDS * 1000,
+    },
+    reconcile: {
+      intervalMs: env.RETENTION_RECONCILE_INTERVAL_MS,
+      graceMs: env.RETENTION_RECONCILE_GRACE_SECONDS * 1000,
+      pageSize: env.RETENTION_RECONCILE_PAGE_SIZE,
+      pauseMs: env.RETENTION_RECONCILE_PAUSE_MS,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
+import { ScheduleReconciliationEntity } from '../schedule/schedule-reconciliation.entity';
 
 export const RETENTION_SCHEMA = 'retention';
-export const RETENTION_ENTITIES = [OrderExpiryEntity];
+export const RETENTION_ENTITIES = [OrderExpiryEntity, ScheduleReconciliationEntity];

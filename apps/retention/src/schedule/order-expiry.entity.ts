@@ -7,7 +7,11 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 export type ExpiryPhase = 'scheduled' | 'purged' | 'done';
 
-/** One live order's expiry, learnt from the orders service's status events (retention never reads orders' tables). */
+/**
+ * One order's expiry, learnt from the orders service's status events, or from orders itself by the reconciliation
+ * when the events were missed (`ReconcileSchedulesUseCase`, over `orders.expiry-schedules`: retention never reads
+ * orders' tables).
+ */
 @Entity({ name: 'order_expiry' })
 @Index('idx_order_expiry_due', ['nextCheckAt'], { where: `phase <> 'done'` })
 export class OrderExpiryEntity {

@@ -41,6 +41,26 @@ export class OrderExpiryRepository extends TransactionalRepository {
   }
 
   /**
+   * The reconciliation's page: schedules the orders that have no row yet (their status events never came), due
+   * from their `expiresAt`; returns their ids. Existing rows, whatever their phase (already purged or done), are
+   * left exactly as they are, so a schedule is never restarted. One statement.
+   */
+  async scheduleMissing(tx: Transaction, expiries: NewExpiry[]): Promise<string[]> {
+    if (expiries.length === 0) {
+      return [];
+    }
+    const rows = await this.db(tx).query<Array<{ order_id: string }>>(
+      `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at, purged_at, objects_deleted, mode)
+       SELECT d.order_id, d.account_id, d.expires_at, 'scheduled', d.expires_at, NULL, 0, d.mode
+         FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[]) AS d(order_id, account_id, expires_at, mode)
+       ON CONFLICT (order_id) DO NOTHING
+       RETURNING order_id::text AS order_id`,
+      [expiries.map((expiry) => expiry.orderId), expiries.map((expiry) => expiry.accountId), expiries.map((expiry) => expiry.expiresAt), expiries.map((expiry) => expiry.mode)],
+    );
+    return rows.map((row) => row.order_id);
+  }
+
+  /**
    * Claims the next due batch, oldest first, with a lease until `leasedUntil`: SKIP LOCKED lets replicas
    * share the work, and the row locks last only for this statement. Rows whose lease has run out (their
    * sweeper crashed) are due again.

@@ -6,7 +6,8 @@ import { OrderExpiryRepository } from './order-expiry.repository';
 /**
  * Learns every order's `expiresAt` from the orders service's status events (the creation event is the
  * first). Test orders are scheduled too: they keep their test statuses (spec 3.1), but anything stored under
- * their prefix is deleted when their retention ends like a live order's.
+ * their prefix is deleted when their retention ends like a live order's. The events are the normal path, not the
+ * only one: an order whose events were missed is scheduled by the reconciliation (`ReconcileSchedulesUseCase`).
  */
 @Injectable()
 export class OrderScheduleConsumer implements OnModuleInit {
