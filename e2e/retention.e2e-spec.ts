@@ -9,7 +9,14 @@ import { api, createAccount, eventually, layout, openSchema, setClockOffset, sta
 import { corpusFile, createEmbed, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
 
 const DAY_MS = 24 * 3600_000;
-const FAST_RETENTION = { RETENTION_SWEEP_INTERVAL_MS: '500', RETENTION_BATCH_SIZE: '25', RETENTION_DELETE_CONCURRENCY: '4' };
+const FAST_RETENTION = {
+  RETENTION_SWEEP_INTERVAL_MS: '500',
+  RETENTION_BATCH_SIZE: '25',
+  RETENTION_DELETE_CONCURRENCY: '4',
+  RETENTION_RECONCILE_INTERVAL_MS: '500',
+  RETENTION_RECONCILE_GRACE_SECONDS: '0',
+  RETENTION_RECONCILE_PAUSE_MS: '0',
+};
 
 async function restartRetention(extraEnv: Record<string, string>, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const processes = stack();
@@ -45,6 +52,30 @@ describe('retention', () => {
     setClockOffset(0);
     await restartRetention({});
     await Promise.all([gateway.destroy(), orders.destroy(), retention.destroy()]);
+  });
+
+  describe('an order whose status events retention never got (the stream dropped them)', () => {
+    it('is scheduled by the reconciliation with orders once its retention ends, then expired and its objects deleted', async () => {
+      // An order row written straight into orders' table: no status event is ever published for it.
+      const own = await createAccount(gateway, 'enterprise', 0);
+      const [{ id }] = await orders.query<Array<{ id: string }>>(
+        `INSERT INTO "order" (account_id, mode, type, api_version, status, expires_at, created_at, package_key)
+         VALUES ($1, 'live', 'watermarkEmbed', 'v3', 'complete', $2, now(), NULL) RETURNING id::text AS id`,
+        [own.accountId, new Date(Date.now() + 3600_000)],
+      );
+      await storage.put(storage.buckets.outputs, ObjectKeys.output(own.accountId, id, '1-1', 'a.png'), Buffer.from('out'));
+      const schedule = () => retention.query<Array<{ phase: string }>>('SELECT phase FROM order_expiry WHERE order_id = $1', [id]);
+      expect(await schedule()).toEqual([]);
+
+      setClockOffset(2 * 3600_000);
+      await eventually(schedule, (rows) => rows.length === 1, 30_000);
+      await eventually(() => objectsUnder(own.accountId, id), (keys) => keys.length === 0, 30_000);
+      const [order] = await orders.query<Array<{ status: string }>>('SELECT status FROM "order" WHERE id = $1', [id]);
+      expect(order.status).toBe('expired');
+      const [cursor] = await retention.query<Array<{ reconciled: number }>>('SELECT rows_reconciled::int AS reconciled FROM schedule_reconciliation');
+      expect(cursor.reconciled).toBeGreaterThanOrEqual(1);
+      setClockOffset(0);
+    });
   });
 
   describe('an order whose retention period ends', () => {
