@@ -149,6 +149,15 @@ describe('anti-AI orders', () => {
         await response.arrayBuffer();
         expect([response.status, response.headers.get('x-robots-tag'), response.headers.get('tdm-reservation')]).toEqual([200, 'noai, noimageai', '1']);
         expect(response.headers.get('content-disposition')).toContain('attachment');
+        expect([response.headers.get('x-content-type-options'), response.headers.get('content-security-policy')]).toEqual(['nosniff', "default-src 'none'; sandbox"]);
+      }
+      // The local S3 server checks no signature: the gateway's own check is what refuses a read without a live
+      // presigned query (the outside review read any account's results so), a subresource, and a type override.
+      const link = new URL(v3.body.data.downloadUrl);
+      const unsigned = `${link.origin}${link.pathname}`;
+      for (const url of [unsigned, `${unsigned}?acl`, `${link.href}&response-content-type=text%2Fhtml`]) {
+        const response = await fetch(url);
+        expect([url, response.status, await response.json()]).toEqual([url, 404, { code: 'RESOURCE_NOT_FOUND' }]);
       }
       // Storage checks the signature (MinIO; the local S3 server here finds no such object), and only the outputs
       // bucket is relayed, also through `..`.

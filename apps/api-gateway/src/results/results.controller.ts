@@ -30,6 +30,15 @@ export function objectOf(pathAndQuery: string): string {
 const RELAYED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'etag', 'last-modified'];
 
 /**
+ * A stored file is served from the API's own origin: whatever its bytes or declared type, a browser must not
+ * sniff it into something else nor run it as a page there.
+ */
+const FILE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+};
+
+/**
  * Anti-AI result files (docs/anti-ai.md): the URLs handed out for them point here, so that the file is served
  * with `X-Robots-Tag: noai, noimageai` and `tdm-reservation: 1`, which presigned storage URLs cannot carry.
  */
@@ -93,7 +102,7 @@ export class ResultsController {
         response.setHeader(name, value);
       }
     }
-    for (const [name, value] of Object.entries(OPT_OUT_RESPONSE_HEADERS)) {
+    for (const [name, value] of Object.entries({ ...OPT_OUT_RESPONSE_HEADERS, ...FILE_RESPONSE_HEADERS })) {
       response.setHeader(name, value);
     }
     try {

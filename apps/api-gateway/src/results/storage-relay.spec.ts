@@ -1,3 +1,4 @@
+import { ManualClock } from '@cp/clock';
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,9 +25,13 @@ async function listen(answer: (request: IncomingMessage) => { status: number; bo
   return { server, port: (server.address() as AddressInfo).port, seen };
 }
 
+const NOW = new Date('2026-11-29T03:15:00Z');
+/** The shape of a live presigned read (storage checks its signature; the relay checks that it is one). */
+const SIGNED = `?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=reader%2F20261129%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261129T031000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Signature=${'ab'.repeat(32)}`;
+
 function relayTo(storagePort: number): StorageRelay {
   const config = { results: { storageEndpoint: `http://127.0.0.1:${storagePort}`, signedHost: 'storage.example:9000', bucket: BUCKET } } as GatewayConfig;
-  return new StorageRelay(config);
+  return new StorageRelay(config, new ManualClock(NOW));
 }
 
 async function read(stream: NodeJS.ReadableStream): Promise<string> {
@@ -81,9 +86,20 @@ describe('StorageRelay against real sockets', () => {
   });
 
   it('relays a presigned read to storage with the signed Host', async () => {
-    const relayed = await relayTo(storage.port).open('/cp-outputs/1/2/file.png?X-Amz-Signature=abc');
+    const relayed = await relayTo(storage.port).open(`/cp-outputs/1/2/file.png${SIGNED}`);
     expect(await read(relayed.body)).toBe('object bytes');
-    expect(storage.seen).toContain('storage.example:9000 /cp-outputs/1/2/file.png?X-Amz-Signature=abc');
+    expect(storage.seen).toContain(`storage.example:9000 /cp-outputs/1/2/file.png${SIGNED}`);
+  });
+
+  it.each([
+    ['no query at all', '/cp-outputs/1/2/file.png'],
+    ['a subresource', '/cp-outputs/1/2/file.png?acl'],
+    ['a content type override', `/cp-outputs/1/2/file.png${SIGNED}&response-content-type=text%2Fhtml`],
+    ['an expired link', `/cp-outputs/1/2/file.png${SIGNED.replace('X-Amz-Expires=900', 'X-Amz-Expires=60')}`],
+  ])('never asks storage without a live presigned query: %s', async (_name, pathAndQuery) => {
+    const before = storage.seen.length;
+    await expect(relayTo(storage.port).open(pathAndQuery)).rejects.toMatchObject({ reason: 'not-relayed' });
+    expect(storage.seen.length).toBe(before);
   });
 
   it.each([
@@ -100,15 +116,15 @@ describe('StorageRelay against real sockets', () => {
   });
 
   it("maps storage's refusal to not-found and its failure to storage-unavailable", async () => {
-    await expect(relayTo(storage.port).open('/cp-outputs/missing.png?x=1')).rejects.toMatchObject({ reason: 'not-found' });
-    await expect(relayTo(storage.port).open('/cp-outputs/broken.png?x=1')).rejects.toMatchObject({ reason: 'storage-unavailable' });
+    await expect(relayTo(storage.port).open(`/cp-outputs/missing.png${SIGNED}`)).rejects.toMatchObject({ reason: 'not-found' });
+    await expect(relayTo(storage.port).open(`/cp-outputs/broken.png${SIGNED}`)).rejects.toMatchObject({ reason: 'storage-unavailable' });
   });
 
   it('answers storage-unavailable when storage does not listen', async () => {
     const closed = await listen(() => ({ status: 200, body: '' }));
     closed.server.close();
     await once(closed.server, 'close');
-    const failure = await relayTo(closed.port).open('/cp-outputs/x.png?x=1').catch((error: unknown) => error);
+    const failure = await relayTo(closed.port).open(`/cp-outputs/x.png${SIGNED}`).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StorageRelayError);
     expect((failure as StorageRelayError).reason).toBe('storage-unavailable');
   });

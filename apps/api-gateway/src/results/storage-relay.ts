@@ -1,7 +1,9 @@
+import { Clock } from '@cp/clock';
 import { asEgressError, EgressClient, EgressFailure } from '@cp/egress';
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+import { presignedQueryRefusal } from './presigned-query';
 
 /** Storage must have answered with its status line within this time. */
 export const RELAY_HEADERS_TIMEOUT_MS = 30_000;
@@ -73,7 +75,9 @@ export interface RelayedObject {
 
 /**
  * Reads one object from storage with a client's presigned path and query, unchanged: storage checks the
- * signature and the expiry, so the gateway needs no storage credentials. Through the platform's one way out
+ * signature, so the gateway needs no storage credentials; the gateway first checks that the query is a live
+ * presigned read and nothing more (`presignedQueryRefusal`), so that a storage which does not check signatures is
+ * never read without a link the platform issued. Through the platform's one way out
  * (`@cp/egress`), held to the configured storage origin (never a host, port or scheme from the request; a URL
  * outside it is refused there too), with the Host the URL was signed for, under a deadline for the status line,
  * one for the whole download, and a byte cap. Each address the storage name resolves to and the connected one are
@@ -83,7 +87,10 @@ export interface RelayedObject {
 export class StorageRelay {
   private readonly egress: EgressClient;
 
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly clock: Clock,
+  ) {
     this.egress = new EgressClient({ origin: config.results.storageEndpoint, schemes: ['http:', 'https:'], userAgent: 'content-protection-results-relay' });
   }
 
@@ -96,6 +103,10 @@ export class StorageRelay {
     const target = relayTarget(pathAndQuery, storageEndpoint, bucket);
     if (!target) {
       throw new StorageRelayError('not-relayed');
+    }
+    const refusal = presignedQueryRefusal(target.search, this.clock.nowMs());
+    if (refusal) {
+      throw new StorageRelayError('not-relayed', refusal);
     }
     try {
       const answer = await this.egress.stream({
