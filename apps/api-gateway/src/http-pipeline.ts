@@ -9,6 +9,7 @@ import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GatewayConfig } from './gateway.config';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { bodyDeadlineMiddleware } from './http/body-deadline.middleware';
 import { answerClientErrors } from './http/client-error.listener';
 import { sendError } from './http/error-response';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -35,19 +36,21 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
 }
 
 /**
- * Order matters: request id and access log, auth and rate limit, the retired v2 routes (410 before the
+ * Order matters: request id and access log, the body's size and deadline, auth and rate limit, the retired v2 routes (410 before the
  * body is read), then body parsing and input hygiene, then routing with validation (controllers wrap their answers in `data`).
  */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
-  // The test-upload sink answers `Expect: 100-continue` itself, after its token and size checks.
-  deferTestUploadContinue(app.getHttpServer());
+  // The test-upload sink answers `Expect: 100-continue` itself, after its token and size checks; an API body declared
+  // over the limit is not asked for.
+  deferTestUploadContinue(app.getHttpServer(), config.bodyLimitBytes);
   // Requests Node's parser refuses (oversized headers) get the same `{ code }` body as every other refusal.
   answerClientErrors(app.getHttpServer());
   // JSON API answers are not cached by validators: no SHA-1 of every body for an ETag nobody sends back.
   app.set('etag', false);
   app.set('trust proxy', true);
   app.use(createAccessLog({ service: 'api-gateway', level: config.log.level }));
+  app.use(bodyDeadlineMiddleware(config.bodyLimitBytes, { exempt: isTestUploadPath }));
   app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
   app.use(v2SunsetMiddleware(app.get(Clock)));
   // Strict: bytes that are not valid text in their charset are refused, never decoded into U+FFFD.

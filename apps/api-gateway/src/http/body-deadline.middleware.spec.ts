@@ -1,0 +1,118 @@
+// The body deadline over a real HTTP server and raw sockets: what a client that sends its body slowly, or not at
+// all, or too much of it, can hold.
+import express from 'express';
+import { once } from 'node:events';
+import { createServer, Server } from 'node:http';
+import { AddressInfo, connect, Socket } from 'node:net';
+import { deferTestUploadContinue } from '../test-uploads/test-upload-continue.listener';
+import { bodyDeadlineMiddleware } from './body-deadline.middleware';
+
+const DEADLINE_MS = 300;
+
+/** Everything the server writes on `socket` until it closes the connection (or `waitMs` passes: null then). */
+async function readUntilClosed(socket: Socket, waitMs: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = once(socket, 'close').then(() => true);
+  const waited = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), waitMs));
+  return (await Promise.race([closed, waited])) ? Buffer.concat(chunks).toString('latin1') : null;
+}
+
+describe('bodyDeadlineMiddleware (real HTTP server)', () => {
+  let server: Server;
+  let port: number;
+  const open = (): Socket => connect({ host: '127.0.0.1', port });
+  const head = (path: string, length: number, extra = ''): string =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(bodyDeadlineMiddleware(1024, { exempt: (path) => path === '/upload', deadlineMs: DEADLINE_MS }));
+    // A route that answers without reading the body, as the gateway's authentication does with a bad key.
+    app.post('/early', (_request, response) => {
+      response.status(401).json({ code: 'AUTH_NOT_AUTHENTICATED' });
+    });
+    app.post('/upload', (request, response) => {
+      request.resume();
+      request.once('end', () => response.status(204).end());
+    });
+    app.use(express.json());
+    app.post('/echo', (request, response) => {
+      response.json(request.body as unknown);
+    });
+    server = createServer(app);
+    // As the gateway's pipeline installs it: no `100 Continue` for a body declared over the limit.
+    deferTestUploadContinue(server, 1024);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  it('a body declared over the limit is 413 at once, without a byte read and without 100 Continue, and the connection closes', async () => {
+    const socket = open();
+    socket.write(head('/echo', 5_000_000_000, 'Expect: 100-continue\r\n'));
+    const answer = await readUntilClosed(socket, 5_000);
+    expect(answer?.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(answer).toContain('{"code":"PAYLOAD_TOO_LARGE"}');
+    expect(answer).not.toContain('100 Continue');
+  });
+
+  it('a body that never comes, or comes a byte at a time, ends the connection with 408 at the deadline', async () => {
+    const silent = open();
+    silent.write(head('/echo', 100));
+    const trickling = open();
+    trickling.write(head('/echo', 100));
+    const drip = setInterval(() => trickling.write(' '), 50);
+    try {
+      const [first, second] = await Promise.all([readUntilClosed(silent, 5_000), readUntilClosed(trickling, 5_000)]);
+      expect([first?.split('\r\n')[0], second?.split('\r\n')[0]]).toEqual(['HTTP/1.1 408 Request Timeout', 'HTTP/1.1 408 Request Timeout']);
+    } finally {
+      clearInterval(drip);
+      trickling.destroy();
+    }
+  });
+
+  it('a body still coming after its request was answered (a 401) is not read past the deadline', async () => {
+    const socket = open();
+    socket.write(head('/early', 1_000));
+    const drip = setInterval(() => socket.write(' '), 50);
+    try {
+      const answer = await readUntilClosed(socket, 5_000);
+      expect(answer?.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+    }
+  });
+
+  it('an exempt route (the test-upload sink) keeps its slow body past the deadline', async () => {
+    const socket = open();
+    socket.write(head('/upload', 100));
+    try {
+      expect(await readUntilClosed(socket, DEADLINE_MS * 3)).toBeNull();
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('a body sent in time is read, and its keep-alive connection outlives the deadline', async () => {
+    const socket = open();
+    const body = '{"a":1}';
+    const answers: string[] = [];
+    socket.on('data', (chunk: Buffer) => answers.push(chunk.toString('latin1')));
+    socket.write(head('/echo', body.length) + body);
+    await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS * 2));
+    socket.write(head('/echo', body.length) + body);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    const text = answers.join('');
+    expect(text.match(/HTTP\/1\.1 200 OK/g)?.length).toBe(2);
+    expect(text).not.toContain('408');
+  });
+});
