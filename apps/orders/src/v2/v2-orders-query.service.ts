@@ -48,7 +48,8 @@ export class V2OrdersQueryService {
     if (Number.isNaN(reference.getTime())) {
       throw new DomainException(ErrorCode.VALIDATION_FAILED, `invalid date ${query.date ?? ''}`);
     }
-    const lastDay = Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), reference.getUTCDate());
+    // The day's start by arithmetic: Date.UTC reads the years 0–99 as 1900–1999 (0099-03-01 gave a week of 1999).
+    const lastDay = Math.floor(reference.getTime() / DAY_MS) * DAY_MS;
     const from = new Date(lastDay - (STATS_DAYS - 1) * DAY_MS);
     const to = new Date(lastDay + DAY_MS);
     const counts = await this.repository.countCreatedPerDay(query.caller.accountId, query.caller.mode, from, to);
