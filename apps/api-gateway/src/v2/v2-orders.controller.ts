@@ -16,6 +16,7 @@ import { Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, ORDER_ID_PARAM } from '../http/api-responses.decorator';
 import { Caller } from '../auth/caller';
+import { NoBody } from '../http/no-body.decorator';
 import { pathId } from '../http/path-id';
 import { V2DeprecatedInterceptor } from './v2-deprecation.interceptor';
 import { data, DataEnvelope } from '../http/data-envelope';
@@ -55,7 +56,7 @@ export class V2OrdersController {
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2RefreshUrls', { description: 'new upload URLs' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
-  refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string): Promise<DataEnvelope<V2RefreshUrlsView>> {
+  refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @NoBody() _body: undefined): Promise<DataEnvelope<V2RefreshUrlsView>> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.WEBHOOK_NOT_FOUND) };
     return data(this.rpc.request(Rpcs.ordersV2RefreshUrls, query));
   }

@@ -30,6 +30,7 @@ import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '../http/api-responses.decorator';
 import { Caller } from '../auth/caller';
 import { data, DataEnvelope } from '../http/data-envelope';
+import { NoBody } from '../http/no-body.decorator';
 
 /** The manual retry makes one delivery attempt (up to 5 s) and may first wait for one in flight. */
 const RETRY_RPC_TIMEOUT_MS = 20_000;
@@ -100,8 +101,8 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook, its pending deliveries and its delivery log' })
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiData('DeletedWebhook', { description: 'the webhook was deleted' })
-  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
-  delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string): Promise<DataEnvelope<DeletedWebhookView>> {
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
+  delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @NoBody() _body: undefined): Promise<DataEnvelope<DeletedWebhookView>> {
     const command: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
     return data(this.rpc.request(Rpcs.webhooksDelete, command));
   }
@@ -153,11 +154,12 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiParam({ name: 'eventId', description: 'a delivery event `id`', schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' }, example: '1201' })
   @ApiData('WebhookEventRetry', { description: 'the outcome of the attempt' })
-  @ApiErrors(ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
   retryEvent(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
     @Param('eventId') eventId: string,
+    @NoBody() _body: undefined,
   ): Promise<DataEnvelope<WebhookEventRetryView>> {
     const id = webhookIdOf(webhookId);
     if (!WEBHOOK_EVENT_ID_PATTERN.test(eventId)) {

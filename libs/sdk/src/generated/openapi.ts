@@ -2265,6 +2265,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
@@ -2560,6 +2572,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEventRetry"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
                     };
                 };
             };
