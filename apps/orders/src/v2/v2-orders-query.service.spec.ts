@@ -1,5 +1,4 @@
 import { ManualClock } from '@cp/clock';
-import { V2RecentStatsQuery } from '@cp/contracts';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ObjectUrlsService } from '../orders/object-urls.service';
 import { OrderAccessService } from '../orders/order-access.service';
@@ -24,7 +23,7 @@ describe('V2OrdersQueryService.recentStats', () => {
     new ManualClock(new Date('2026-11-29T15:30:00.000Z')),
   );
   const days = async (date?: string): Promise<string[]> =>
-    (await service.recentStats({ caller: { accountId: '7', mode: 'live' }, ...(date ? { date } : {}) } as V2RecentStatsQuery)).dailyStats.map((day) => day.usageDate);
+    (await service.recentStats({ caller: { accountId: '7', mode: 'live' }, ...(date ? { date } : {}) })).dailyStats.map((day) => day.usageDate);
 
   beforeEach(() => {
     asked.length = 0;
