@@ -236,8 +236,8 @@ async function extractFromCapture(
 /**
  * Looks for the mark of `key` in `inspected` — a PDF (the marked file, re-saved or re-printed, pages removed or
  * reordered) or an image capture of one page (PNG/JPEG/WebP/TIFF, any resolution, cropped, compressed) — using
- * the unmarked `originalPdf` as reference. Never throws for the files: an unreadable inspected file →
- * `unsupported`, an unusable original → `error`; it throws a WorkerFailure when the renderer itself failed
+ * the unmarked `originalPdf` as reference. Never throws for the files: either of them unreadable (not a PDF,
+ * damaged, encrypted, over a limit) → `unsupported`; it throws a WorkerFailure when the renderer itself failed
  * (deadline, crash), which is worth another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
  */
 export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
@@ -248,7 +248,9 @@ export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options
     entry = await cachedRefs(originalPdf, maxPages, options.signal);
   } catch (err) {
     if (isRendererFailure(err)) throw err;
-    return { status: 'error', confidence: 0, capturedFromImage: !isPdf };
+    // the original is input like the inspected file (read the same way below): one that cannot be parsed or rendered
+    // is out of range, not a failure of the detection (it was `error` until the outside review)
+    return { status: 'unsupported', confidence: 0, capturedFromImage: !isPdf };
   }
   const engine = new Engine(options.key);
   return isPdf

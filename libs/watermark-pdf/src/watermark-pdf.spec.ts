@@ -148,6 +148,9 @@ describe('extractPdf', () => {
 
   it('reports unsupported inspected files and an unusable original without throwing', async () => {
     expect((await extractPdf(Buffer.from('garbage'), original, { key: KEY })).status).toBe('unsupported');
-    expect((await extractPdf(marked, encryptedPdf(), { key: KEY })).status).toBe('error');
+    // an unreadable original is input out of range too (`error` is a failure of the detection itself)
+    expect((await extractPdf(marked, encryptedPdf(), { key: KEY })).status).toBe('unsupported');
+    expect((await extractPdf(marked, original.subarray(0, original.length >> 1), { key: KEY })).status).toBe('unsupported');
+    expect((await extractPdf(marked, Buffer.alloc(0), { key: KEY })).status).toBe('unsupported');
   });
 });

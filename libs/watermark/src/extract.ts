@@ -4,7 +4,7 @@
  */
 import { blindDecode } from './blind-decode';
 import { confidenceOf, DETECT_THRESHOLD } from './cell-decode';
-import { checkInput, decodeLuma, decodeRgb, isWatermarkError, LumaPlane } from './codec';
+import { checkInput, decodeLuma, decodeRgb, isWatermarkError } from './codec';
 import { HeaderInfo } from './format';
 import { applyH, Homography, invertH } from './image';
 import { CODED_BITS, DecodedPayload, LIST_SIZE, PAYLOAD_BITS, TAG_BITS } from './payload';
@@ -13,7 +13,7 @@ import { findRegistration, registeredDecode } from './registered-decode';
 import { placeOnMark, PLACEMENT_BELOW_NCC } from './mark-placement';
 import { RgbPlanes } from './tone';
 import { MAX_CANDIDATES, traceColluders, TraceInput } from './trace';
-import { ColluderTrace, DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform, WatermarkErrorCode } from './types';
+import { ColluderTrace, DEFAULT_MAX_PIXELS, DetectionEvidence, ExtractDiagnostics, ExtractOptions, ExtractResult, FoundTransform } from './types';
 
 export { DETECT_THRESHOLD } from './cell-decode';
 
@@ -156,24 +156,16 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
   const withTested = (r: ExtractResult): ExtractResult => (tested ? { ...r, trace: tested } : r);
   try {
     if (original) {
-      let oh: HeaderInfo;
-      try {
-        oh = checkInput(original, maxPixels);
-      } catch (e) {
-        if (isWatermarkError(e) && e.code !== WatermarkErrorCode.CORRUPT_IMAGE) return { status: 'unsupported', confidence: 0, method: 'none' };
-        return { status: 'error', confidence: 0, method: 'none' };
-      }
+      // The original is an input like the inspected copy: a header refused or pixels that cannot be decoded (empty,
+      // truncated: a WatermarkError) end as `unsupported` in the catch below, whichever of the two files it was.
+      // Until the outside review a corrupt original was `error`, which the API keeps for a failure of detection itself.
+      const oh = checkInput(original, maxPixels);
       const { s, si } = workingScales(oh, ih);
       // both decoded at once (each on a thread of sharp's pool); the inspected image's failure is read below, and
-      // only noted here for the early return on the original's
+      // only noted here for the case where the original's is thrown first
       const decodingI = decodeLuma(inspected, ih, si);
       decodingI.catch(() => undefined);
-      let O: LumaPlane;
-      try {
-        O = await decodeLuma(original, oh, s);
-      } catch {
-        return { status: 'error', confidence: 0, method: 'none' };
-      }
+      const O = await decodeLuma(original, oh, s);
       const I = await decodingI;
       const planeO = { w: O.width, h: O.height, d: O.data };
       const planeI = { w: I.width, h: I.height, d: I.data };
@@ -219,6 +211,8 @@ async function extract(inspected: Buffer, original: Buffer | null, options: Extr
     if (weak) return withTested(weak);
     return withTested({ status: 'not_detected', confidence: 0, method: registeredTried ? 'registered' : 'blind' });
   } catch (e) {
+    // WatermarkError is thrown only for the files themselves (format, colour mode, pixel limit, decoding); anything
+    // else failed inside the detection
     if (isWatermarkError(e)) return { status: 'unsupported', confidence: 0, method: 'none' };
     return { status: 'error', confidence: 0, method: 'none' };
   }

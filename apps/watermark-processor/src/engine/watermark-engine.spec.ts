@@ -2,9 +2,11 @@
 // renderer's (thrown, so the job's attempt fails and its exhaustion marks the order processingDelayed).
 import { WorkerFailure } from '@cp/bounded-worker';
 import { OrderFailureCode } from '@cp/contracts';
+import { encryptedPdfFixture } from '@cp/testing';
 import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import sharp from 'sharp';
 import { heapHungryPdf, inflationBombPdf } from '@cp/watermark-pdf/testing';
 import { loadWatermarkProcessorConfig, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { InputRejected, WatermarkEngine } from './watermark-engine';
@@ -67,5 +69,29 @@ describe('WatermarkEngine: PDF limits', () => {
     expect(embedded).toBeInstanceOf(WorkerFailure);
     expect(embedded).not.toBeInstanceOf(InputRejected);
     await expect(slow.extract(original, original, 'pdf')).rejects.toBeInstanceOf(WorkerFailure);
+  });
+});
+
+// Outside review: a broken original ended as `error`, which the API keeps for a failure of the detection itself. Either
+// file that cannot be read is input out of range: `unsupported` (refunded like `error`, spec 2.4).
+describe('WatermarkEngine: an original that cannot be read', () => {
+  const photo = (): Promise<Buffer> =>
+    sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 90, g: 140, b: 60 } } })
+      .composite([{ input: Buffer.from('<svg width="320" height="240"><circle cx="150" cy="110" r="70" fill="#fff"/></svg>'), top: 0, left: 0 }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  const half = (bytes: Buffer): Buffer => bytes.subarray(0, bytes.length >> 1);
+
+  it.each([
+    ['a truncated JPEG', async () => half(await photo())],
+    ['a zero-byte file', () => Promise.resolve(Buffer.alloc(0))],
+    ['a truncated PNG', async () => half(await sharp(await photo()).png().toBuffer())],
+  ])('image original: %s is unsupported, with a readable inspected copy', async (_name, make) => {
+    await expect(engine().extract(await photo(), await make(), 'image')).resolves.toMatchObject({ status: 'unsupported' });
+  });
+
+  it('PDF original: a truncated or encrypted one is unsupported', async () => {
+    await expect(engine().extract(original, half(original), 'pdf')).resolves.toMatchObject({ status: 'unsupported' });
+    await expect(engine().extract(original, encryptedPdfFixture(), 'pdf')).resolves.toMatchObject({ status: 'unsupported' });
   });
 });
