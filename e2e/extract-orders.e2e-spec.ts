@@ -25,7 +25,7 @@ describe('v3 watermark extract orders', () => {
   const balance = async (accountId: string): Promise<number> =>
     (await orders.query<Array<{ balance: number }>>('SELECT balance FROM credit_balance WHERE account_id = $1', [accountId]))[0]?.balance ?? -1;
 
-  async function extract(account: TestAccount, inspected: Buffer, inspectedName: string, originalName = 'astronaut.png'): Promise<WatermarkOrderView> {
+  async function extract(account: TestAccount, inspected: Buffer, inspectedName: string, originalName = 'astronaut.png', originalBytes = original): Promise<WatermarkOrderView> {
     const response = await api<{ data: WatermarkOrderView }>('/api/v3/orders/wtr-extract', {
       key: account.liveKey,
       method: 'POST',
@@ -35,7 +35,7 @@ describe('v3 watermark extract orders', () => {
     const created = response.body.data;
     expect(created.outputs).toEqual([]);
     expect(created.result).toBeNull();
-    expect(await uploadFiles(created, [original, inspected])).toEqual([200, 200]);
+    expect(await uploadFiles(created, [originalBytes, inspected])).toEqual([200, 200]);
     return waitForOrder(account.liveKey, created.orderId, ['complete', 'failed'], 120_000);
   }
 
@@ -117,6 +117,17 @@ describe('v3 watermark extract orders', () => {
       [account.accountId],
     );
     expect(ledger.map((entry) => entry.amount)).toEqual([-1, 1]);
+  });
+
+  // outside review: a broken original ended as `error`; it is input that cannot be processed, like a broken copy
+  it('a truncated original with a sound copy ends complete with unsupported and the credit refunded', async () => {
+    const account = await createAccount(gateway, 'pro', 2);
+    await eventually(() => balance(account.accountId), (value) => value === 2);
+    const truncated = (await sharp(original).jpeg({ quality: 90 }).toBuffer()).subarray(0, 4000);
+    const finished = await extract(account, marked.get('leak: alice') ?? Buffer.alloc(0), 'leaked.png', 'original.jpg', truncated);
+    expect(finished.status).toBe('complete');
+    expect(finished.result).toEqual({ detectionStatus: 'unsupported', reportSupported: false, watermarkText: null });
+    await eventually(() => balance(account.accountId), (value) => value === 2);
   });
 
   it('publishes the completed event with statusCode and watermarkFound for webhooks', async () => {
