@@ -79,6 +79,35 @@ describe('report document', () => {
     expect(await text(data('en-US', { evidence: null }))).not.toContain('Check bits');
   });
 
+  // Outside review: the original of a copy read blind (no alignment with it used) was listed as the reference and
+  // nothing said the copy had not been matched to it
+  const squeezed = (value: string): string => value.replace(/\s+/g, '');
+  it.each(['en-US', 'ko-KR', 'ja-JP'] as const)('%s: says plainly when the inspected file was not matched to the original', async (locale) => {
+    const m = REPORT_MESSAGES[locale];
+    const blindEvidence = { ...data(locale).evidence, transform: undefined } as ReportDocumentData['evidence'];
+    const read = squeezed(await text(data(locale, { method: 'blind', evidence: blindEvidence })));
+    expect(read).toContain(squeezed(m.result.originalMatch));
+    expect(read).toContain(squeezed(m.result.notMatchedMarkRead));
+    expect(read).toContain(squeezed(m.files.notMatched));
+    const inconclusive = squeezed(await text(data(locale, { method: 'blind', detectionStatus: 'inconclusive', watermarkText: null, evidence: blindEvidence })));
+    expect(inconclusive).toContain(squeezed(m.result.notMatchedMarkRead));
+    // not detected without a registration: no alignment was found, and nothing is said to have been read
+    const searched = squeezed(await text(data(locale, { method: 'blind', detectionStatus: 'not_detected', watermarkText: null, confidence: 0, evidence: null })));
+    expect(searched).toContain(squeezed(m.result.notMatchedNoAlignment));
+    expect(searched).not.toContain(squeezed(m.result.notMatchedMarkRead));
+    expect(searched).toContain(squeezed(m.files.notMatched));
+  });
+
+  it('says nothing of a mismatch when the detection used an alignment with the original, or read nothing', async () => {
+    const m = REPORT_MESSAGES['en-US'];
+    for (const overrides of [{}, { detectionStatus: 'not_detected', watermarkText: null, evidence: null }, { detectionStatus: 'unsupported', method: 'none', evidence: null }] as const) {
+      const content = squeezed(await text(data('en-US', overrides)));
+      expect(content).not.toContain(squeezed(m.result.originalMatch));
+      expect(content).not.toContain(squeezed(m.files.notMatched));
+      expect(content).not.toContain('Notmatched');
+    }
+  });
+
   // issue 36: a copy combined from several recipients' copies; no identifier decoded, every accused listed
   const colluders = (locale: ReportLocale): ReportDocumentData =>
     data(locale, {

@@ -111,7 +111,7 @@ export function sectionTitle(text: string): ContentStack {
   };
 }
 
-function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, locale: ReportLocale): Content {
+function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, locale: ReportLocale, notMatched = false): Content {
   const thumbnail: Content = file.thumbnailPng
     ? { image: `data:image/png;base64,${file.thumbnailPng.toString('base64')}`, fit: [225, 150], alignment: 'center' }
     : { text: m.files.noThumbnail, style: 'muted', alignment: 'center', margin: [0, 60, 0, 60] };
@@ -127,6 +127,7 @@ function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, loca
       { text: m.files.sha256, style: 'label', margin: [0, 4, 0, 0] },
       file.sha256 ? { text: groupedHash(file.sha256), style: 'hash' } : { text: m.files.notRetained, style: 'muted' },
       ...(file.replaced ? [{ text: m.files.replaced, style: 'muted', margin: [0, 4, 0, 0] } satisfies Content] : []),
+      ...(notMatched ? [{ text: m.files.notMatched, bold: true, margin: [0, 4, 0, 0] } satisfies Content] : []),
     ],
   };
 }
@@ -210,6 +211,20 @@ function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: Report
   ];
 }
 
+/**
+ * Outside review: the report lists the original as the reference even when the detection used no alignment with it
+ * (method `blind`: no registration was found, or none gave the result), and a reader could take the inspected file
+ * for a copy of it. That is said plainly; only what the method records, no claim either way about where the file
+ * comes from. Null when an alignment was used, or nothing was read (unsupported, error).
+ */
+function originalNotMatchedText(status: DetectionStatus, method: string | null, m: ReportMessages): string | null {
+  if (method !== 'blind') return null;
+  if (status === 'detected' || status === 'inconclusive') return m.result.notMatchedMarkRead;
+  // not detected and blind: the extractor had no registration at all (a registration tried reports `registered`)
+  if (status === 'not_detected') return m.result.notMatchedNoAlignment;
+  return null;
+}
+
 function methodText(method: string | null, m: ReportMessages): string {
   if (method === null) {
     return m.notAvailable;
@@ -287,6 +302,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
   const showEvidence = data.evidence && (data.detectionStatus === 'detected' || data.detectionStatus === 'inconclusive');
   // a copy traced to several recipients may carry no decodable identifier: the decoding rows would describe nothing
   const decoded = data.evidence !== null && data.evidence.checkBitsMatched === data.evidence.checkBits;
+  const notMatched = originalNotMatchedText(data.detectionStatus, data.method, m);
 
   const content = reportOpening(data, { title: m.title, subtitle: m.subtitle, orderType: m.order.orderTypeValue });
   content.push(
@@ -297,6 +313,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
       [m.result.watermarkText, watermark],
       [m.result.confidence, { text: confidenceText(data.confidence, data.detectionStatus, m, locale) }],
       [m.result.method, { text: methodText(data.method, m) }],
+      ...(notMatched ? [[m.result.originalMatch, { text: notMatched, bold: true }] as [string, Content]] : []),
       ...(showEvidence && data.evidence && (decoded || !colluders) ? evidenceRows(data.evidence, data.method, m, locale) : []),
       ...(showEvidence && colluders && !decoded ? [[m.evidence.checkBits, { text: several ? m.colluders.notDecoded : m.colluders.notDecodedOne }] as [string, Content]] : []),
     ]),
@@ -307,7 +324,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
       stack: [
         sectionTitle(m.sections.files),
         {
-          columns: [fileColumn(data.original, m.files.original, m, locale), fileColumn(data.inspected, m.files.inspected, m, locale)],
+          columns: [fileColumn(data.original, m.files.original, m, locale, notMatched !== null), fileColumn(data.inspected, m.files.inspected, m, locale)],
           columnGap: 25,
         },
       ],

@@ -28,6 +28,8 @@ export interface ReportMessages {
     noThumbnail: string;
     /** The stored object was replaced after the examination (FileEvidence.replaced). */
     replaced: string;
+    /** Under the original: the inspected file was not matched to it (see `result.originalMatch`). */
+    notMatched: string;
     bytes: (formatted: string) => string;
   };
   result: {
@@ -41,6 +43,13 @@ export interface ReportMessages {
     statuses: Record<DetectionStatus, { label: string; meaning: string }>;
     methods: Record<string, string>;
     unknownMethod: (raw: string) => string;
+    /**
+     * Outside review: said when the detection used no alignment with the original (method `blind`), which the report
+     * still lists as the reference: a watermark read, or (not detected) no alignment found at all.
+     */
+    originalMatch: string;
+    notMatchedMarkRead: string;
+    notMatchedNoAlignment: string;
   };
   /** What a detection rests on (issue 16): measured counts and the code's design bound, never a bare "confidence". */
   evidence: {
@@ -117,6 +126,7 @@ const en: ReportMessages = {
     notRetained: 'not retained',
     noThumbnail: 'No preview available',
     replaced: 'The stored file was replaced after the examination. The size and SHA-256 shown are those of the file examined; no preview is shown.',
+    notMatched: 'Not matched to the inspected file (see section 2).',
     bytes: (formatted) => `${formatted} bytes`,
   },
   result: {
@@ -142,6 +152,11 @@ const en: ReportMessages = {
       pdf: 'The pages of the inspected PDF were matched with the pages of the original PDF, then the watermark signal was read from the matched page renderings.',
     },
     unknownMethod: (raw) => `Detection method "${raw}".`,
+    originalMatch: 'Match with the original file',
+    notMatchedMarkRead:
+      'Not matched. The inspected file was not matched to the original file listed in this report: no alignment with it was used, and the watermark was read from the inspected file alone. This report does not show that the inspected file derives from that original file.',
+    notMatchedNoAlignment:
+      'Not matched. No alignment of the inspected file with the original file listed in this report was found, and the inspected file alone was searched for a watermark. This report does not show that the inspected file derives from that original file.',
   },
   evidence: {
     checkBits: 'Check bits matched',
@@ -234,6 +249,7 @@ const ko: ReportMessages = {
     notRetained: '보관되지 않음',
     noThumbnail: '미리보기 없음',
     replaced: '검사 후 저장된 파일이 교체되었습니다. 표시된 크기와 SHA-256은 검사한 파일의 값이며, 미리보기는 표시하지 않습니다.',
+    notMatched: '검사 대상 파일과 대응되지 않았습니다(2항 참조).',
     bytes: (formatted) => `${formatted}바이트`,
   },
   result: {
@@ -259,6 +275,11 @@ const ko: ReportMessages = {
       pdf: '검사 대상 PDF의 페이지를 원본 PDF의 페이지와 대응시킨 뒤, 대응된 페이지 렌더링에서 워터마크 신호를 읽었습니다.',
     },
     unknownMethod: (raw) => `검출 방법 "${raw}".`,
+    originalMatch: '원본 파일과의 대응',
+    notMatchedMarkRead:
+      '대응되지 않음. 검사 대상 파일은 이 보고서에 기재된 원본 파일과 대응되지 않았습니다. 원본 파일과의 정렬은 사용되지 않았으며, 워터마크는 검사 대상 파일만으로 읽었습니다. 이 보고서는 검사 대상 파일이 해당 원본 파일에서 유래했음을 보여 주지 않습니다.',
+    notMatchedNoAlignment:
+      '대응되지 않음. 검사 대상 파일을 이 보고서에 기재된 원본 파일에 정렬할 수 있는 위치를 찾지 못했으며, 검사 대상 파일만으로 워터마크를 찾았습니다. 이 보고서는 검사 대상 파일이 해당 원본 파일에서 유래했음을 보여 주지 않습니다.',
   },
   evidence: {
     checkBits: '일치한 검사 비트',
@@ -349,6 +370,7 @@ const ja: ReportMessages = {
     notRetained: '保管されていません',
     noThumbnail: 'プレビューなし',
     replaced: '検査の後、保存されたファイルが差し替えられました。表示したサイズと SHA-256 は検査したファイルの値で、プレビューは表示しません。',
+    notMatched: '検査対象ファイルとは対応付けられていません（2 を参照）。',
     bytes: (formatted) => `${formatted} バイト`,
   },
   result: {
@@ -374,6 +396,11 @@ const ja: ReportMessages = {
       pdf: '検査対象PDFの各ページを原本PDFのページと照合し、照合したページの描画から透かし信号を読み取りました。',
     },
     unknownMethod: (raw) => `検出方法「${raw}」。`,
+    originalMatch: '元ファイルとの対応',
+    notMatchedMarkRead:
+      '対応なし。検査対象ファイルは、このレポートに記載の元ファイルと対応付けられませんでした。元ファイルとの位置合わせは用いられず、電子透かしは検査対象ファイルのみから読み取りました。このレポートは、検査対象ファイルがその元ファイルから作られたことを示すものではありません。',
+    notMatchedNoAlignment:
+      '対応なし。検査対象ファイルをこのレポートに記載の元ファイルに位置合わせできる位置は見つからず、電子透かしは検査対象ファイルのみを対象に探しました。このレポートは、検査対象ファイルがその元ファイルから作られたことを示すものではありません。',
   },
   evidence: {
     checkBits: '一致した検査ビット',
