@@ -248,6 +248,25 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
     });
   });
 
+  it('reads a page and a limit of delivery events as decimal digits only (1e3 is not 1000)', async () => {
+    expect((await send('GET', '/api/v2/orders/webhooks/3/events?page=2&limit=100')).status).toBe(200);
+    expect(rpc.payloads).toEqual([expect.objectContaining({ webhookId: 3, page: 2, limit: 100 })]);
+    for (const query of ['page=1e3', 'page=0x10', 'page=1.0', 'page=%205', 'limit=2e1', 'page=100001', 'limit=101']) {
+      expect([query, await send('GET', `/api/v2/orders/webhooks/3/events?${query}`)]).toEqual([query, { status: 400, body: { code: 'VALIDATION_FAILED' } }]);
+    }
+    expect(rpc.payloads).toHaveLength(1);
+  });
+
+  it('reads the Bearer scheme in any case (RFC 9110: scheme names are case-insensitive), and nothing else as a key', async () => {
+    const standard = await send('GET', '/api/v2/orders/1');
+    expect(standard.status).not.toBe(401);
+    expect(await send('GET', '/api/v2/orders/1', undefined, { authorization: `bearer ${KEY}` })).toEqual(standard);
+    expect(await send('GET', '/api/v2/orders/1', undefined, { authorization: `BEARER ${KEY}` })).toEqual(standard);
+    expect(rpc.payloads).toHaveLength(3);
+    expect(await send('GET', '/api/v2/orders/1', undefined, { authorization: `Basic ${KEY}` })).toEqual({ status: 401, body: { code: 'AUTH_NOT_AUTHENTICATED' } });
+    expect(await send('GET', '/api/v2/orders/1', undefined, { authorization: KEY })).toEqual({ status: 401, body: { code: 'AUTH_NOT_AUTHENTICATED' } });
+  });
+
   describe('routes that take no body (spec 4.12 "No body") refuse one with fields, as unknown fields are refused elsewhere', () => {
     it.each([
       ['POST', '/api/v2/orders/18/refresh-urls'],

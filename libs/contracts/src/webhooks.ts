@@ -1,6 +1,6 @@
 // Webhook management commands and queries (request/reply between the gateway and the webhooks service).
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
@@ -47,6 +47,11 @@ const WebhookName = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_NAME_MAX_L
 const WebhookUrl = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_URL_MAX_LENGTH));
 const WebhookActive = rules(IsOptional(), IsBoolean());
 const EventsPage = rules(IsInt(), Min(1), Max(100_000));
+/**
+ * A query's integer as decimal digits only: `Number()` also reads `1e3`, `0x10`, ` 5` and `1.0`, which are refused
+ * (left as text, the integer rule fails) instead of becoming 1000, 16, 5 and 1.
+ */
+const DecimalDigits = (): PropertyDecorator => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value));
 const EventsLimit = rules(IsInt(), Min(1), Max(100));
 const EventStatusFilter = rules(IsOptional(), IsIn(WEBHOOK_DELIVERY_STATUSES));
 
@@ -87,13 +92,13 @@ export class RetryFailedWebhookEventsBody {
 export class ListWebhookEventsParams {
   @ApiPropertyOptional({ minimum: 1, maximum: 100_000, default: 1, example: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalDigits()
   @EventsPage()
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalDigits()
   @EventsLimit()
   limit?: number;
 

@@ -36,7 +36,8 @@ export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: R
       return;
     }
     const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null;
+    // The scheme's name is case-insensitive (RFC 9110 11.1): `bearer sk_…` is the same credential.
+    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/i.exec(header) : null;
     if (!match || !looksLikeApiKey(match[1])) {
       sendError(response, ErrorCode.AUTH_NOT_AUTHENTICATED);
       return;
