@@ -1,19 +1,18 @@
 // Expiry and v2 retirement of orders against real PostgreSQL (orders' own migrations).
 import { ManualClock } from '@cp/clock';
 import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
-import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { TransactionRepository, asTransaction } from '@cp/database';
+import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
-import { ORDERS_ENTITIES } from '../database/entities';
-import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { ApiVersion } from '../domain/order';
 import { OrderEntity } from '../orders/order.entity';
 import { OrdersRepository } from '../orders/orders.repository';
 import { RetireV2OrdersUseCase } from '../v2/retire-v2-orders.use-case';
 import { ExpireOrdersUseCase } from './expire-orders.use-case';
+import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
 
 describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
   const schema = uniqueName('it_orders');
@@ -61,13 +60,7 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
       .filter((event) => event.orderId === orderId);
 
   beforeAll(async () => {
-    dataSource = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: ORDERS_MIGRATIONS,
-      applicationName: 'it',
-    });
+    dataSource = await openOrdersTestDatabase(schema, 'it');
     ledger = new CreditLedgerRepository();
     const repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
     const transactions = new TransactionRepository(dataSource);

@@ -1,12 +1,10 @@
 // The walk of orders' expiries for the retention service's reconciliation, against real PostgreSQL (orders' own migrations).
 import { ExpiryScheduleCursor, ExpiryScheduleView } from '@cp/contracts';
-import { asTransaction, openServiceDatabase } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { asTransaction } from '@cp/database';
+import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
-import { ORDERS_ENTITIES } from '../database/entities';
-import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { ExpirySchedulesRepository } from './expiry-schedules.repository';
+import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
 
 describe('ExpirySchedulesRepository (real PostgreSQL)', () => {
   const schema = uniqueName('it_orders_schedules');
@@ -44,13 +42,7 @@ describe('ExpirySchedulesRepository (real PostgreSQL)', () => {
   };
 
   beforeAll(async () => {
-    dataSource = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: ORDERS_MIGRATIONS,
-      applicationName: 'it',
-    });
+    dataSource = await openOrdersTestDatabase(schema, 'it');
   });
 
   afterAll(async () => {

@@ -4,13 +4,11 @@
 // (through the results consumer's use case) is progressing, not stuck.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, OrderFailedEvent } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
-import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { TransactionRepository, asTransaction } from '@cp/database';
+import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
-import { ORDERS_ENTITIES } from '../database/entities';
-import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { OrdersConfig } from '../orders.config';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderEntity } from '../orders/order.entity';
@@ -25,6 +23,7 @@ import { FailStuckOrdersUseCase } from './fail-stuck-orders.use-case';
 import { InProgressOrdersMetrics } from './in-progress-orders.metrics';
 import { InProgressOrdersRepository } from './in-progress-orders.repository';
 import { register } from 'prom-client';
+import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
 
 describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
   const schema = uniqueName('it_stuck');
@@ -81,14 +80,7 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     );
 
   beforeAll(async () => {
-    dataSource = await openServiceDatabase({
-      url: testInfra.databaseUrl,
-      schema,
-      entities: [...ORDERS_ENTITIES, ...MESSAGING_ENTITIES],
-      migrations: ORDERS_MIGRATIONS,
-      applicationName: 'it-stuck',
-      poolSize: 6,
-    });
+    dataSource = await openOrdersTestDatabase(schema, 'it-stuck', 6);
     ledger = new CreditLedgerRepository();
     // Two replicas: each its own repository over the shared database.
     sweeps = [0, 1].map(
