@@ -11,7 +11,8 @@ const LAYERS = [
   ['processing', 'reports', 'downloads', 'expiry', 'stuck-orders', 'upload-window', 'timeline'],
   ['v2'],
   ['order-types/watermark-embed', 'order-types/watermark-extract', 'order-types/anti-ai', 'order-types/ai-detection'],
-  ['order-type-folders.ts', 'database', 'orders.module.ts', 'app.module.ts', 'main.ts'],
+  // Test fixtures open the database with every folder's entities: at the top, beside it.
+  ['order-type-folders.ts', 'database', '__fixtures__', 'orders.module.ts', 'app.module.ts', 'main.ts'],
 ];
 
 const folderOf = orderTypeAwareFolderOf('order-types');
