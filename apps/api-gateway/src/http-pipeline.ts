@@ -9,7 +9,7 @@ import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GatewayConfig } from './gateway.config';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
-import { bodyDeadlineMiddleware } from './http/body-deadline.middleware';
+import { bodyDeadlineMiddleware, declaredBodyLimitMiddleware } from './http/body-deadline.middleware';
 import { answerClientErrors } from './http/client-error.listener';
 import { sendError } from './http/error-response';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -36,7 +36,7 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
 }
 
 /**
- * Order matters: request id and access log, the body's size and deadline, auth and rate limit, the retired v2 routes (410 before the
+ * Order matters: request id and access log, the body's deadline, auth and rate limit, the retired v2 routes (410 before the
  * body is read), then body parsing and input hygiene, then routing with validation (controllers wrap their answers in `data`).
  */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
@@ -50,9 +50,10 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.set('etag', false);
   app.set('trust proxy', true);
   app.use(createAccessLog({ service: 'api-gateway', level: config.log.level }));
-  app.use(bodyDeadlineMiddleware(config.bodyLimitBytes, { exempt: isTestUploadPath }));
+  app.use(bodyDeadlineMiddleware({ exempt: isTestUploadPath }));
   app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
   app.use(v2SunsetMiddleware(app.get(Clock)));
+  app.use(declaredBodyLimitMiddleware(config.bodyLimitBytes, isTestUploadPath));
   // Strict: bytes that are not valid text in their charset are refused, never decoded into U+FFFD.
   const parseJson = strictJsonBodyParser(config.bodyLimitBytes);
   // The test-upload sink streams raw file bytes, whatever their declared type.

@@ -29,24 +29,17 @@ export interface BodyDeadlineOptions {
 }
 
 /**
- * Bounds what a caller can make the gateway read, on every route but the exempt ones (the test-upload sink streams
- * files and bounds them itself), before any key is looked at:
- * - a body whose declared length is over the limit is 413 at once, without a byte of it read, and the connection
- *   closes (body-parser would read and discard the whole declared body before answering);
- * - a body not received in full within `deadlineMs` ends its connection: 408 without a body like Node's own
- *   request timeout (or, when the answer has gone already, e.g. a 401 while the body was still coming, the
- *   connection is closed), so a client cannot hold a socket by sending nothing, or a byte now and then, for the
- *   server's 10 minutes, nor make it read a refused body to its end.
+ * Bounds how long a caller can make the gateway read a body, on every route but the exempt ones (the test-upload
+ * sink streams files and bounds them itself), from before any key is looked at: a body not received in full within
+ * `deadlineMs` ends its connection, 408 without a body like Node's own request timeout, or, when the answer has gone
+ * already (a 401, a 410, a 413 while the body was still coming: Node reads a refused body to its end to keep the
+ * connection), the connection is closed. So a client cannot hold a socket by sending nothing, or a byte now and
+ * then, for the server's 10 minutes, nor make it read a refused body of gigabytes.
  */
-export function bodyDeadlineMiddleware(limitBytes: number, { exempt, deadlineMs = BODY_READ_DEADLINE_MS }: BodyDeadlineOptions) {
+export function bodyDeadlineMiddleware({ exempt, deadlineMs = BODY_READ_DEADLINE_MS }: BodyDeadlineOptions) {
   return (request: Request, response: Response, next: NextFunction): void => {
     if (!declaresBody(request) || exempt(request.path)) {
       next();
-      return;
-    }
-    if (declaredOverLimit(request, limitBytes)) {
-      response.setHeader('Connection', 'close');
-      sendError(response, ErrorCode.PAYLOAD_TOO_LARGE);
       return;
     }
     const timer = setTimeout(() => {
@@ -63,6 +56,21 @@ export function bodyDeadlineMiddleware(limitBytes: number, { exempt, deadlineMs 
     timer.unref();
     // 'close' comes once the body is read in full or the connection is gone, whatever answered it.
     request.once('close', () => clearTimeout(timer));
+    next();
+  };
+}
+
+/**
+ * A body that declares more than the limit is 413 at once, before body-parser would read it all to answer the same
+ * (the body deadline bounds what Node still reads of it so that the client, still sending, gets the answer rather
+ * than a broken pipe). After authentication and the retired routes' 410, as every other refusal of a body.
+ */
+export function declaredBodyLimitMiddleware(limitBytes: number, exempt: (path: string) => boolean) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (!exempt(request.path) && declaredOverLimit(request, limitBytes)) {
+      sendError(response, ErrorCode.PAYLOAD_TOO_LARGE);
+      return;
+    }
     next();
   };
 }
