@@ -1,3 +1,5 @@
+import { isCalendarDateOrDateTime } from '@cp/contracts';
+
 /** The longest validity S3 grants a SigV4 presigned URL (7 days). */
 const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
 /** How far ahead of the gateway's clock a link may be dated (the signing service's clock may run a little ahead). */
@@ -8,17 +10,14 @@ const REQUIRED = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Ex
 const OPTIONAL = ['X-Amz-Security-Token', 'response-content-disposition'] as const;
 const ALLOWED = new Set<string>([...REQUIRED, ...OPTIONAL]);
 
-/** `20261129T031500Z` → epoch ms; null when it is not a real UTC time in that form. */
+/** `20261129T031500Z` → epoch ms; null when it is not a real UTC time in that form (no field rolled over). */
 function amzDateMs(value: string): number | null {
   const parts = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
   if (!parts) {
     return null;
   }
-  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number);
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  const back = new Date(ms);
-  // A date that rolls over (month 13, 31 February, hour 24) is not the date it spells.
-  return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day && back.getUTCHours() === hour && back.getUTCMinutes() === minute ? ms : null;
+  const iso = `${parts[1]}-${parts[2]}-${parts[3]}T${parts[4]}:${parts[5]}:${parts[6]}Z`;
+  return isCalendarDateOrDateTime(iso) ? Date.parse(iso) : null;
 }
 
 /**
