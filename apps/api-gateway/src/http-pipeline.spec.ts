@@ -174,6 +174,24 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
     });
   });
 
+  it('a body that names a member twice in one object is refused (I-JSON), also escaped, nested or in UTF-16; distinct names pass', async () => {
+    const refused = [
+      '{"idempotencyKey":"k","idempotencyKey":"other","files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}',
+      '{"idempotencyKey":"k","files":[{"fileName":"a.jpg","watermarks":[{"text":"ab","\\u0074ext":"cd"}]}]}',
+    ];
+    for (const body of refused) {
+      expect(await send('POST', '/api/v3/orders/wtr-embed', Buffer.from(body))).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    }
+    expect(await send('POST', '/api/v3/orders/wtr-embed', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(refused[0], 'utf16le')]), { 'content-type': 'application/json; charset=utf-16' })).toEqual({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED' },
+    });
+    expect(await send('POST', '/api/v3/orders/42/reports', Buffer.from('{"locale":"ko-KR","locale":"en-US"}'))).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(rpc.payloads).toEqual([]);
+    expect(await json('POST', '/api/v3/orders/wtr-embed', embedBody({ files: [{ fileName: 'a.jpg', watermarks: [{ text: 'ab' }, { text: 'ab' }] }] }))).toEqual({ status: 200, body: { data: {} } });
+    expect(rpc.payloads).toHaveLength(1);
+  });
+
   describe('unknown fields named like Object.prototype members are refused like any unknown field', () => {
     const PROTOTYPE_NAMES = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__', '__proto__', 'constructor'];
 

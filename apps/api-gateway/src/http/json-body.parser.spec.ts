@@ -1,4 +1,6 @@
-import { isStrictlyDecodable } from './json-body.parser';
+import { hasDuplicateMember, strictlyDecoded } from './json-body.parser';
+
+const isStrictlyDecodable = (body: Uint8Array, charset: string): boolean => strictlyDecoded(body, charset) !== null;
 
 const bytes = (...parts: Array<string | number[]>): Buffer =>
   Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
@@ -50,5 +52,35 @@ describe('isStrictlyDecodable', () => {
 
   it.each(['utf-32', 'utf-32le', 'utf-32be', 'utf-7', 'utf-7-imap', 'utf-9'])('refuses the charset %s whatever the bytes', (charset) => {
     expect(isStrictlyDecodable(bytes('{}'), charset)).toBe(false);
+  });
+});
+
+describe('hasDuplicateMember', () => {
+  it.each([
+    ['a repeated name', '{"a":1,"a":2}'],
+    ['the same name escaped', '{"a":1,"\\u0061":2}'],
+    ['in a nested object', '{"files":[{"fileName":"x","fileName":"y"}]}'],
+    ['after a nested object', '{"a":{"b":1},"c":[1,{"d":2}],"a":3}'],
+    ['with whitespace around', '{ "a" : 1 ,\n "a" : 1 }'],
+  ])('finds %s', (_name, text) => {
+    expect(hasDuplicateMember(text)).toBe(true);
+  });
+
+  it.each([
+    ['distinct names', '{"a":1,"b":2}'],
+    ['one name in sibling objects', '[{"a":1},{"a":2}]'],
+    ['one name at two depths', '{"a":{"a":{"a":1}}}'],
+    ['a value equal to a name', '{"a":"a","b":"a"}'],
+    ['strings in an array', '{"a":["a","a"]}'],
+    ['names differing in case', '{"a":1,"A":2}'],
+    ['not an object', '"a"'],
+  ])('accepts %s', (_name, text) => {
+    expect(hasDuplicateMember(text)).toBe(false);
+  });
+
+  it('scans a deeply nested body without recursion', () => {
+    const depth = 200_000;
+    expect(hasDuplicateMember(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)).toBe(false);
+    expect(hasDuplicateMember(`${'['.repeat(depth)}{"a":1,"a":2}${']'.repeat(depth)}`)).toBe(true);
   });
 });
