@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { DataSource } from 'typeorm';
+import { DataSource, IsNull, Not } from 'typeorm';
 import { UPLOADS_ENTITIES } from '../database/entities';
 import { UPLOADS_MIGRATIONS } from '../database/migrations';
 import { MarkUploadedUseCase } from '../slots/mark-uploaded.use-case';
@@ -16,7 +16,7 @@ import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { UploadsConfig } from '../uploads.config';
-import { ReconcileUploadsUseCase } from './reconcile-uploads.use-case';
+import { ReconcileUploadsUseCase, STORAGE_FAILURES_TO_STOP } from './reconcile-uploads.use-case';
 
 describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
   const schema = uniqueName('it_uploads');
@@ -25,11 +25,19 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
   let storage: ObjectStorage;
   let dataSource: DataSource;
   let reconcile: ReconcileUploadsUseCase;
+  let storageEndpoint: string;
+  const config = {
+    reconcile: { intervalMs: 1000, minAgeMs: 10_000 },
+    uploadWindowMs: 12 * 3600_000,
+    uploadUrlSeconds: 900,
+    inputLimits: { watermark: 4096, aiDetection: 4096 },
+  } as UploadsConfig;
 
   beforeAll(async () => {
     s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
     const { port } = await s3.run();
-    storage = new ObjectStorage(testStorageConfig(`http://127.0.0.1:${port}`));
+    storageEndpoint = `http://127.0.0.1:${port}`;
+    storage = new ObjectStorage(testStorageConfig(storageEndpoint));
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({
       url: testInfra.databaseUrl,
@@ -38,12 +46,6 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
       migrations: UPLOADS_MIGRATIONS,
       applicationName: 'it',
     });
-    const config = {
-      reconcile: { intervalMs: 1000, minAgeMs: 10_000 },
-      uploadWindowMs: 12 * 3600_000,
-      uploadUrlSeconds: 900,
-      inputLimits: { watermark: 4096, aiDetection: 4096 },
-    } as UploadsConfig;
     const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
     const receive = new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), storage);
     reconcile = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, storage, receive, clock);
@@ -104,6 +106,47 @@ describe('ReconcileUploadsUseCase (real PostgreSQL and S3)', () => {
     clock.advance(60_000);
     expect(await reconcile.execute()).toBe(0);
     expect(await failures()).toHaveLength(1);
+  });
+
+  it('a slot storage answers with an error goes to the back of the rotation; the slots after it are still checked', async () => {
+    // The outside review: a 508-byte object name (126 emoji; a key storage refuses) answered every stat with a
+    // 500, ended each run first, and held back every other account's lost notification. Here the real S3 server
+    // answers every other key, and that one key gets the error.
+    const refusedKey = `5/81/inputs/401/${'🎉'.repeat(126)}.png`;
+    const flaky = new (class extends ObjectStorage {
+      override stat(bucket: string, key: string): ReturnType<ObjectStorage['stat']> {
+        return key === refusedKey ? Promise.reject(new Error('Retryable HTTP status: 500')) : super.stat(bucket, key);
+      }
+    })(testStorageConfig(storageEndpoint));
+    const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
+    const sweep = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, flaky, new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), flaky), clock);
+    const earlier = new Date(clock.now().getTime() - 3600_000);
+    await dataSource.getRepository(UploadSlotEntity).insert([
+      { ...slot('401', refusedKey), orderId: '81' },
+      { ...slot('402', '5/82/inputs/402/found.png'), orderId: '82', lastCheckedAt: earlier },
+    ]);
+    await storage.put(storage.buckets.inputs, '5/82/inputs/402/found.png', Buffer.alloc(30, 1));
+    clock.advance(60_000);
+
+    expect(await sweep.execute()).toBe(1);
+    const rows = await dataSource.getRepository(UploadSlotEntity).find({ where: [{ fileId: '401' }, { fileId: '402' }], order: { fileId: 'ASC' } });
+    expect(rows.map((row) => [row.fileId, row.status, row.lastCheckedAt?.getTime() ?? null])).toEqual([
+      ['401', 'awaiting', clock.now().getTime()],
+      ['402', 'uploaded', earlier.getTime()],
+    ]);
+  });
+
+  it('stops a run when storage fails check after check, and the slots it tried go to the back', async () => {
+    await dataSource.getRepository(UploadSlotEntity).update({ status: 'awaiting' }, { status: 'failed' });
+    const broken = new ObjectStorage(testStorageConfig('http://127.0.0.1:1'));
+    const slots = new UploadSlotsRepository(dataSource, new OutboxWriter(clock));
+    const down = new ReconcileUploadsUseCase(new TransactionRepository(dataSource), slots, config, broken, new ReceiveUploadUseCase(config, slots, new MarkUploadedUseCase(slots), broken), clock);
+    await dataSource.getRepository(UploadSlotEntity).insert(['501', '502', '503', '504'].map((fileId) => ({ ...slot(fileId, `5/83/inputs/${fileId}/a.png`), orderId: '83' })));
+    clock.advance(60_000);
+
+    await expect(down.execute()).rejects.toThrow(`storage answered ${STORAGE_FAILURES_TO_STOP} checks in a row with an error`);
+    const checked = await dataSource.getRepository(UploadSlotEntity).count({ where: { orderId: '83', lastCheckedAt: Not(IsNull()) } });
+    expect(checked).toBe(STORAGE_FAILURES_TO_STOP);
   });
 
   it('checks only slots that can still matter: one past the upload window and the longest URL is left alone, one a refreshed URL still reaches is found', async () => {

@@ -18,6 +18,9 @@ export function reconcileHorizonMs(config: Pick<UploadsConfig, 'uploadWindowMs' 
   return config.uploadWindowMs + Math.max(config.uploadUrlSeconds, V2_REFRESHED_UPLOAD_URL_SECONDS) * 1000;
 }
 
+/** Checks that fail one after the other before a run stops: storage is down, not one of its objects. */
+export const STORAGE_FAILURES_TO_STOP = 3;
+
 /**
  * Safety net for lost storage notifications: waiting slots are checked against storage directly, only those that
  * can still matter (`reconcileHorizonMs`). Slots of orders that failed, expired or were abandoned stay `awaiting`
@@ -45,8 +48,25 @@ export class ReconcileUploadsUseCase {
       batchSize,
     );
     let found = 0;
+    let failedInARow = 0;
     for (const slot of slots) {
-      const info = await this.storage.stat(slot.bucket, slot.objectKey);
+      let info: Awaited<ReturnType<ObjectStorage['stat']>>;
+      try {
+        info = await this.storage.stat(slot.bucket, slot.objectKey);
+        failedInARow = 0;
+      } catch (error) {
+        // A slot storage cannot answer for (a key it refuses, a broken object) goes to the back of the rotation
+        // and the others are still checked: it used to end the run, and as the least recently checked it came
+        // first in every run after, so no lost notification of any account was found for hours.
+        this.logger.warn({ fileId: slot.fileId, error: String(error) }, 'upload not checked: storage answered with an error');
+        await this.transactions.run((tx) => this.slots.markChecked(tx, slot.fileId, now));
+        failedInARow += 1;
+        if (failedInARow >= STORAGE_FAILURES_TO_STOP) {
+          // storage itself is failing: the rest of the batch waits for the next run
+          throw new Error(`storage answered ${failedInARow} checks in a row with an error`, { cause: error });
+        }
+        continue;
+      }
       const received = await this.transactions.run(async (tx) => {
         const outcome = info ? await this.receive.execute(tx, slot.fileId, info.size) : null;
         if (outcome?.outcome === 'recorded') {
