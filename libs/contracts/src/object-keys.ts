@@ -1,6 +1,39 @@
 /** Object keys carry the account and order ids, so an order's objects share one prefix. */
+/**
+ * Longest last segment of an object key, in UTF-8 bytes. MinIO keeps each segment of a key as a directory name
+ * and refuses a longer one (255 bytes, the file systems' limit), so a file name within the API's 255 characters
+ * but over 255 bytes (126 emoji and `.png`: 508 bytes) was given an upload URL whose every PUT failed. The local
+ * stand-in (s3rver) adds 15 bytes of its own to the name on disk, so there a segment over 240 bytes fails too.
+ */
+export const OBJECT_NAME_MAX_BYTES = 255;
+
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+/**
+ * The last segment of an object key for a client's file name: separators and control characters replaced. A
+ * name whose segment fits `OBJECT_NAME_MAX_BYTES` keeps the form keys always had (objects stored before stay
+ * where the services look for them); a longer one is cut at a character boundary before its extension, which it
+ * keeps. The key's folder (the file's id) keeps it unique; the download name comes from the order, not the key.
+ */
 export function safeObjectName(fileName: string): string {
-  return fileName.replace(/[/\\\u0000-\u001f\u007f]/g, '_').slice(0, 255) || 'file';
+  const cleaned = fileName.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
+  const name = cleaned.slice(0, 255) || 'file';
+  if (utf8Length(name) <= OBJECT_NAME_MAX_BYTES) {
+    return name;
+  }
+  const { base, extension } = splitExtension(cleaned);
+  const tail = extension && utf8Length(extension) <= 16 ? `.${extension}` : '';
+  let kept = '';
+  let bytes = utf8Length(tail);
+  for (const character of base) {
+    const length = utf8Length(character);
+    if (bytes + length > OBJECT_NAME_MAX_BYTES) {
+      break;
+    }
+    kept += character;
+    bytes += length;
+  }
+  return `${kept || 'file'}${tail}`;
 }
 
 export const ObjectKeys = {

@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
-import { outputFileName, packageFileName, safeObjectName } from './object-keys';
+import { OBJECT_NAME_MAX_BYTES, outputFileName, packageFileName, safeObjectName } from './object-keys';
 import { isCalendarDate, isCalendarDateOrDateTime, isPrivateAddress, isPublicHttpsUrl } from './validators';
 
 describe('public URL rules', () => {
@@ -86,6 +86,23 @@ describe('object and file names', () => {
     expect(outputFileName('README', '1-1')).toBe('README-watermarked-1-1');
     expect(packageFileName('42')).toBe('42-watermarked.zip');
     expect(safeObjectName('a/b\\c\u0001.png')).toBe('a_b_c_.png');
+  });
+
+  it('keeps an object name within 255 bytes of UTF-8, at a character boundary, with its extension', () => {
+    const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+    // the outside review's name: 130 characters, 508 bytes; every PUT to its upload URL failed
+    const emoji = `${'🎉'.repeat(126)}.png`;
+    expect(safeObjectName(emoji)).toBe(`${'🎉'.repeat(62)}.png`);
+    expect(bytes(safeObjectName(emoji))).toBeLessThanOrEqual(OBJECT_NAME_MAX_BYTES);
+    const korean = `${'한'.repeat(100)}.jpeg`;
+    expect(safeObjectName(korean)).toBe(`${'한'.repeat(83)}.jpeg`);
+    // an output name past 255 characters: its extension is kept (it was cut off with the old rule's 255 characters)
+    const output = outputFileName(`${'é'.repeat(200)}.png`, '12-3');
+    expect(safeObjectName(output)).toBe(`${'é'.repeat(125)}.png`);
+    // names the old rule kept within 255 bytes are unchanged: objects stored before stay where they are looked for
+    for (const name of ['a.png', `${'a'.repeat(251)}.png`, `${'한'.repeat(80)}.jpeg`, `${'a'.repeat(300)}.png`]) {
+      expect(safeObjectName(name)).toBe(name.slice(0, 255));
+    }
   });
 });
 
