@@ -14,6 +14,15 @@ describe('storage notifications', () => {
   it('wraps a record in the MinIO notification shape', () => {
     expect(toStorageNotification(record('k'))).toEqual({ EventName: 's3:ObjectCreated:Put', Key: 'cp-inputs/k', Records: [record('k')] });
   });
+
+  it('encodes a raw key as MinIO does, so that decoding it gives the key back', () => {
+    // the outside review's names: a raw `%22` was decoded to `"`, a raw `+` to a space
+    for (const key of [`1/2/inputs/3/x%22y'z.png`, '1/2/inputs/3/photo+edit.png', '1/2/inputs/3/100%.jpg', '1/2/inputs/3/my photo (final)!*.jpg', '1/2/inputs/3/한국어 🎉.png']) {
+      const notification = toStorageNotification(record(key));
+      expect([notification.Key, objectKeyOf(notification.Records[0])]).toEqual([`cp-inputs/${key}`, key]);
+    }
+    expect(toStorageNotification(record('1/2/a b+c(d).png')).Records[0].s3.object.key).toBe('1%2F2%2Fa+b%2Bc%28d%29.png');
+  });
 });
 
 describe('test upload tokens', () => {
