@@ -22,7 +22,14 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       providers: [
-        { provide: DataSource, useFactory: () => openServiceDatabase(options) },
+        {
+          provide: DataSource,
+          // Named at start: a bare `connect ECONNREFUSED 10.0.3.7:5432` does not tell an operator which dependency it was.
+          useFactory: () =>
+            openServiceDatabase(options).catch((error: unknown) => {
+              throw new Error(`PostgreSQL (connect, migrate schema ${options.schema}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+            }),
+        },
         DataSourceCloser,
         TransactionRepository,
       ],

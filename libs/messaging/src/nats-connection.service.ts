@@ -22,6 +22,19 @@ export function natsServers(url: string): string[] {
     .filter((server) => server !== '');
 }
 
+/** The hosts of a NATS URL setting, for messages: never a user, password or token a URL may carry. */
+export function serverHosts(url: string): string {
+  return natsServers(url)
+    .map((server) => {
+      try {
+        return new URL(server).host;
+      } catch {
+        return 'an invalid URL';
+      }
+    })
+    .join(', ');
+}
+
 export interface NatsOptions {
   /** One server or a comma-separated list of a cluster's nodes. */
   url: string;
@@ -49,6 +62,15 @@ export class NatsConnectionService implements OnApplicationShutdown {
   constructor(private readonly options: NatsOptions) {}
 
   async connect(): Promise<void> {
+    try {
+      await this.open();
+    } catch (error) {
+      // Named at start: `CONNECTION_REFUSED` alone does not say which dependency (runService logs it and exits 1).
+      throw new Error(`NATS (connect to ${serverHosts(this.options.url)}, set up streams): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+
+  private async open(): Promise<void> {
     this.connection = await connect({
       servers: natsServers(this.options.url),
       name: this.options.name,

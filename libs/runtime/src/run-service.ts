@@ -7,6 +7,7 @@ import { contextFromHeaders, HeaderCarrier, inSpan, SpanKind, startTracing, Trac
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
+import pino from 'pino';
 import { Histogram } from 'prom-client';
 import { applyHttpTimeouts } from './http-timeouts';
 import { installProcessErrorHandlers } from './process-error-handlers';
@@ -70,7 +71,12 @@ function rpcServer(options: ConstructorParameters<typeof ServerNats>[0], traced:
   return { strategy: server };
 }
 
-/** Boots one service process; configuration errors name the variable and exit with status 1. */
+/**
+ * Boots one service process. Configuration errors name the variable and exit with status 1; so does any other
+ * failure to start (PostgreSQL, NATS or storage unreachable, a migration that fails, a port in use): one JSON
+ * `fatal` line naming the step and its cause, then status 1, so the orchestrator restarts the process with its
+ * back-off. Never a process left running half started (connections open, no HTTP server for the probes).
+ */
 export async function runService<TConfig>(options: RunServiceOptions<TConfig>): Promise<INestApplication> {
   // First, so nothing during boot or after it can end the process through an unhandled rejection.
   installProcessErrorHandlers(options.name);
@@ -84,6 +90,35 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
     }
     throw error;
   }
+  try {
+    return await startService(options, config);
+  } catch (error) {
+    return exitOnStartFailure(options.name, error);
+  }
+}
+
+/**
+ * A start that failed ends the process with status 1. The unhandled-rejection policy (log and keep running) must not
+ * apply here: a process whose start was cut short may hold NATS and PostgreSQL connections, even pull jobs, while
+ * serving no `/health`, until the startup probe gives up on it minutes later; or it exits 0, which reads as success.
+ */
+export function exitOnStartFailure(service: string, error: unknown, logger: Pick<pino.Logger, 'fatal'> = pino({ base: { service } })): never {
+  const reason = error instanceof Error ? error.message : String(error);
+  // The message names the step and already carries its cause's text; `err` is the original error, with its stack
+  // and code (pino would repeat the cause's text after the step's own message otherwise).
+  logger.fatal({ err: originalError(error) }, `${service} did not start: ${reason}; exiting with status 1`);
+  process.exit(1);
+}
+
+function originalError(error: unknown): unknown {
+  let current = error;
+  while (current instanceof Error && current.cause !== undefined) {
+    current = current.cause;
+  }
+  return current;
+}
+
+async function startService<TConfig>(options: RunServiceOptions<TConfig>, config: TConfig): Promise<INestApplication> {
   cacheValidationMetadata();
   // Before the application is built, so the context manager and propagator are in place for every request.
   const tracing = startTracing(options.name);
@@ -93,6 +128,11 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
   }
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bufferLogs: true,
+    // A provider that fails while the application is built (the database's factory: connect and migrate) is thrown
+    // to runService, which logs it as JSON and exits 1; Nest's default prints it in colour and aborts, and its
+    // automatic flush would print the buffered boot lines through its console logger, not as JSON.
+    abortOnError: false,
+    autoFlushLogs: false,
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
@@ -108,6 +148,12 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
       // Same reconnect policy as the JetStream connection: the transport's own defaults give up.
       rpcServer({ servers: natsServers(options.natsUrl(config)), queue: options.name, name: `${options.name}-rpc`, ...NATS_RECONNECT_OPTIONS }, tracing !== undefined),
     );
+  }
+  // Every module initialised (JetStream and its streams, consumers, start-up work) before the RPC server joins its
+  // queue group: started first, a replica took its share of the requests while it was still starting, and kept
+  // answering them when its start then failed.
+  await app.init();
+  if (options.rpc) {
     await app.startAllMicroservices();
   }
   const { host, port } = options.http(config);

@@ -14,7 +14,10 @@ export class StorageModule {
           useFactory: async () => {
             const storage = new ObjectStorage(config);
             if (config.createBuckets) {
-              await storage.ensureBuckets();
+              // Named at start, like the other dependencies (runService logs it and exits 1).
+              await storage.ensureBuckets().catch((error: unknown) => {
+                throw new Error(`object storage (create buckets at ${new URL(config.endpoint).host}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+              });
             }
             return storage;
           },

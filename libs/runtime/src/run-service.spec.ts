@@ -1,0 +1,59 @@
+// A service that cannot start exits with status 1 and one JSON fatal line naming what failed, in real child
+// processes: never exit 0, never a process left running half started, never Nest's coloured multi-line dump.
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const FIXTURE = path.join(__dirname, '__fixtures__/failing-start.ts');
+
+interface LogLine {
+  level: number;
+  service: string;
+  msg: string;
+  err?: { message: string };
+}
+
+function start(...args: string[]) {
+  const child = spawnSync(process.execPath, ['-r', path.join(ROOT, 'tools/register.js'), FIXTURE, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const lines = `${child.stdout}${child.stderr}`.split('\n').filter((line) => line.trim() !== '');
+  return { status: child.status, lines, fatal: lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine).filter((line) => line.level === 60) };
+}
+
+/** A port nothing listens on: taken from the system, then released. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('runService when the start fails', () => {
+  it('a provider that fails while the application is built: status 1, one JSON fatal line, nothing else unparsed', () => {
+    const child = start('factory');
+    expect(child.status).toBe(1);
+    expect(child.fatal.map((line) => [line.service, line.msg])).toEqual([['fixture', 'fixture did not start: factory refused; exiting with status 1']]);
+    expect(child.lines.filter((line) => !line.startsWith('{'))).toEqual([]);
+  });
+
+  it('a module whose initialisation fails (as the NATS connection does): status 1, not 0 and not left running', () => {
+    const child = start('init');
+    expect(child.status).toBe(1);
+    expect(child.lines.join('\n')).not.toContain('started');
+    expect(child.fatal.map((line) => line.msg)).toEqual(['fixture did not start: init step refused; exiting with status 1']);
+    expect(child.lines.join('\n')).not.toContain('the process keeps running');
+  });
+
+  it('PostgreSQL not answering: the fatal line names it', async () => {
+    const port = await closedPort();
+    const child = start('postgres', String(port));
+    expect(child.status).toBe(1);
+    expect(child.fatal).toHaveLength(1);
+    expect(child.fatal[0].msg).toContain('fixture did not start: PostgreSQL (connect, migrate schema fixture): ');
+    expect(child.fatal[0].msg).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+  });
+});
