@@ -7,10 +7,21 @@ export function IsHttpOrigin(): PropertyDecorator {
   return Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' });
 }
 
-/** Reads the raw string: implicit conversion would already have made "false" truthy. */
+const TRUE_WORDS: readonly string[] = ['1', 'true', 'yes'];
+const FALSE_WORDS: readonly string[] = ['0', 'false', 'no'];
+
+/**
+ * Reads the raw string: implicit conversion would already have made "false" truthy. Anything but true/false, 1/0 or
+ * yes/no (any case) is left as it is, so `@IsBoolean()` refuses it naming the variable: a typo (`ture`, `on`) used
+ * to read as false without a word.
+ */
 export const toBoolean = ({ key, obj }: { key: string; obj: Record<string, unknown> }): unknown => {
   const raw = obj[key];
-  return typeof raw === 'string' ? ['1', 'true', 'yes'].includes(raw.toLowerCase()) : raw;
+  if (typeof raw !== 'string') {
+    return raw;
+  }
+  const word = raw.trim().toLowerCase();
+  return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : raw;
 };
 
 /** `NATS_STREAM_MAX_MIB` when unset (also read by the local S3 bridge, which sets the streams up too). */

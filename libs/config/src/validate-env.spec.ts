@@ -22,6 +22,21 @@ describe('validateEnv', () => {
     expect(toCoreConfig(validateEnv(CoreEnv, { ...base, DATABASE_PREPARED_STATEMENTS: 'false' })).database.preparedStatements).toBe(false);
   });
 
+  it('reads true/false, 1/0 and yes/no in any case as booleans and refuses any other word, naming the variable', () => {
+    for (const [raw, value] of [['TRUE', true], ['1', true], [' yes ', true], ['False', false], ['0', false], ['no', false]] as const) {
+      expect(validateEnv(StorageEnv, { ...base, S3_CREATE_BUCKETS: raw }).S3_CREATE_BUCKETS).toBe(value);
+    }
+    for (const typo of ['ture', 'on', 'off', 'flase']) {
+      expect(() => validateEnv(StorageEnv, { ...base, S3_CREATE_BUCKETS: typo })).toThrow(/S3_CREATE_BUCKETS/);
+    }
+  });
+
+  it('takes a blank value as unset: its default, never 0', () => {
+    const env = validateEnv(CoreEnv, { ...base, METRICS_PORT: ' ', DATABASE_STATEMENT_TIMEOUT_MS: '  ' });
+    expect(env.METRICS_PORT).toBe(9464);
+    expect(env.DATABASE_STATEMENT_TIMEOUT_MS).toBe(30_000);
+  });
+
   it('gives the database timeouts their defaults, reads them, and refuses invalid ones', () => {
     expect(toCoreConfig(validateEnv(CoreEnv, base)).database).toMatchObject({ statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, connectionTimeoutMs: 5000 });
     const set = { DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0', DATABASE_CONNECTION_TIMEOUT_MS: '250' };

@@ -26,7 +26,9 @@ export function validateEnv<T extends object>(
   schema: ClassConstructor<T>,
   env: NodeJS.ProcessEnv = process.env,
 ): T {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  // Blank is unset (a default applies): implicit conversion would otherwise read a blank number as 0, e.g. METRICS_PORT
+  // " " as metrics off or DATABASE_STATEMENT_TIMEOUT_MS " " as no timeout.
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   const instance = plainToInstance(schema, defined, {
     enableImplicitConversion: true,
     exposeDefaultValues: true,
