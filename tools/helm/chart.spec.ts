@@ -307,7 +307,7 @@ describe('Helm chart', () => {
     expect(results.filter((result) => result.errors.length > 0)).toEqual([]);
   }, 120_000);
 
-  it('NetworkPolicies: ingress only to the gateway, egress to the dependencies, the internet on 443 only for uploads and webhooks', () => {
+  it('NetworkPolicies: ingress only to the gateway, egress to the dependencies, the internet on 443 only for uploads (source URLs), webhooks (deliveries) and the processor (anti-AI zero-copy PUTs)', () => {
     const { objects } = get('default');
     for (const service of SERVICES) {
       const spec = byName(objects, 'NetworkPolicy', `content-protection-${service}`).spec as {
@@ -320,7 +320,7 @@ describe('Helm chart', () => {
       // Every service reaches S3 (the gateway relays presigned reads of anti-AI results).
       expect(ports.includes(9000)).toBe(true);
       const internet = spec.egress.filter((rule) => rule.to.some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0'));
-      expect(internet.length).toBe(['uploads', 'webhooks'].includes(service) ? 1 : 0);
+      expect(internet.length).toBe(['uploads', 'webhooks', 'watermark-processor'].includes(service) ? 1 : 0);
       expect(internet.flatMap((rule) => rule.ports.map((port) => port.port))).toEqual(internet.length ? [443] : []);
     }
   });
