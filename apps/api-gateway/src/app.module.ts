@@ -34,6 +34,8 @@ export class AppModule {
           entities: GATEWAY_ENTITIES,
           migrations: GATEWAY_MIGRATIONS,
           httpLoggerInstalledByApp: true,
+          // The public edge answers outages of its dependencies itself (JSON 503, Retry-After): it stays in its Service.
+          readinessGatedOnDependencies: false,
         }),
         RpcClientModule.register(config.nats.url, 'api-gateway', config.rpcTimeoutMs),
         AccountsModule,

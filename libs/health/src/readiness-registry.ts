@@ -9,11 +9,23 @@ export type ReadinessCheck = () => Promise<void>;
 @Injectable()
 export class ReadinessRegistry {
   private readonly checks = new Map<string, ReadinessCheck>();
+  /** Checks reported by /ready without making the service unready (see `register`). */
+  private readonly reportedOnly = new Set<string>();
   private readonly drainSteps: (() => Promise<void>)[] = [];
   private draining = false;
 
-  register(name: string, check: ReadinessCheck): void {
+  /**
+   * `gating: false`: the check is reported, and its failure does not make the service unready. For the public
+   * edge, whose every replica shares the dependency: all of them unready at once leaves clients the ingress's own
+   * page instead of the API's JSON 503 with `Retry-After`, and no replica to send the request to anyway.
+   */
+  register(name: string, check: ReadinessCheck, options: { gating?: boolean } = {}): void {
     this.checks.set(name, check);
+    if (options.gating === false) {
+      this.reportedOnly.add(name);
+    } else {
+      this.reportedOnly.delete(name);
+    }
   }
 
   /** Work to stop before the pod ends, e.g. pulling new jobs (the jobs in flight finish). */
@@ -49,6 +61,6 @@ export class ReadinessRegistry {
     if (this.draining) {
       checks.draining = 'down';
     }
-    return { ready: !this.draining && entries.every(([, state]) => state === 'up'), checks };
+    return { ready: !this.draining && entries.every(([name, state]) => state === 'up' || this.reportedOnly.has(name)), checks };
   }
 }

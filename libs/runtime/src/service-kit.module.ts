@@ -23,28 +23,42 @@ export interface ServiceKitOptions {
   migrations: MixedList<Function>;
   /** The app installs the access log itself as its first middleware (see createAccessLog). */
   httpLoggerInstalledByApp?: boolean;
+  /**
+   * Whether /ready fails while PostgreSQL, NATS or storage does (default true). The public gateway says false: it
+   * answers those outages itself (503 `WATERMARK_V2_UNAVAILABLE`, `Retry-After`), which it cannot do once the
+   * outage has taken every replica out of its Service. /ready still lists each dependency's state.
+   */
+  readinessGatedOnDependencies?: boolean;
 }
 
+const READINESS_OPTIONS = Symbol('READINESS_OPTIONS');
+
 @Injectable()
-class ReadinessWiring implements OnModuleInit {
+export class ReadinessWiring implements OnModuleInit {
   constructor(
     private readonly registry: ReadinessRegistry,
     @Inject(DataSource) private readonly dataSource: DataSource,
     private readonly nats: NatsConnectionService,
     private readonly messaging: MessagingRuntime,
+    @Inject(READINESS_OPTIONS) private readonly options: { gating: boolean },
     @Optional() private readonly storage?: ObjectStorage,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('postgres', async () => {
-      await this.dataSource.query('SELECT 1');
-    });
-    this.registry.register('nats', () => this.nats.ping());
+    const options = { gating: this.options.gating };
+    this.registry.register(
+      'postgres',
+      async () => {
+        await this.dataSource.query('SELECT 1');
+      },
+      options,
+    );
+    this.registry.register('nats', () => this.nats.ping(), options);
     // preStop (POST /drain): no new jobs or events are pulled; the ones in flight finish.
     this.registry.onDrain(() => this.messaging.stopConsumers());
     if (this.storage) {
       const storage = this.storage;
-      this.registry.register('storage', () => storage.ping());
+      this.registry.register('storage', () => storage.ping(), options);
     }
   }
 }
@@ -115,6 +129,7 @@ export class ServiceKitModule {
       providers: [
         { provide: Clock, useValue: createClock(options.core.clock.offsetFile) },
         { provide: METRICS_ADDRESS, useValue: options.core.metrics },
+        { provide: READINESS_OPTIONS, useValue: { gating: options.readinessGatedOnDependencies ?? true } },
         ReadinessWiring,
         OutboxRelayLoop,
         MetricsEndpoint,
