@@ -159,6 +159,22 @@ describe('report document', () => {
     expect(content).toContain('not retained');
   });
 
+  // Outside review: "Not disclosed" was printed for every status without a text, implying a withheld text where no
+  // watermark was identified at all
+  it.each(['en-US', 'ko-KR', 'ja-JP'] as const)('%s: says "withheld" only for a detection; otherwise that there is no watermark text', async (locale) => {
+    const m = REPORT_MESSAGES[locale];
+    const detected = squeezed(await text(data(locale, { watermarkText: null })));
+    expect(detected).toContain(squeezed(m.result.watermarkTextWithheld));
+    expect(detected).not.toContain(squeezed(m.result.watermarkTextNone));
+    for (const detectionStatus of ['not_detected', 'inconclusive', 'unsupported', 'error'] as const) {
+      const evidence = detectionStatus === 'inconclusive' ? data(locale).evidence : null;
+      const method = detectionStatus === 'unsupported' || detectionStatus === 'error' ? 'none' : 'registered';
+      const content = squeezed(await text(data(locale, { detectionStatus, watermarkText: null, confidence: 0, method, evidence })));
+      expect({ detectionStatus, none: content.includes(squeezed(m.result.watermarkTextNone)) }).toEqual({ detectionStatus, none: true });
+      expect({ detectionStatus, withheld: content.includes(squeezed(m.result.watermarkTextWithheld)) }).toEqual({ detectionStatus, withheld: false });
+    }
+  });
+
   it.each([
     ['en-US', 'The stored file was replaced after the examination'],
     ['ko-KR', '검사 후 저장된 파일이 교체되었습니다'],

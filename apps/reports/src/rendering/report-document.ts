@@ -290,6 +290,16 @@ export function verificationSection(data: ReportOrderFields, title: string, hash
   ];
 }
 
+/**
+ * The watermark text row when there is no text to print. "Not disclosed" is only true of a detection (a watermark was
+ * identified, its text is for the issuing account): said of any other status it would tell a legal reader that a
+ * text exists and is kept from them, when no watermark was identified at all (outside review).
+ */
+function missingWatermarkText(status: DetectionStatus, several: boolean, m: ReportMessages): string {
+  if (several) return m.colluders.severalText;
+  return status === 'detected' ? m.result.watermarkTextWithheld : m.result.watermarkTextNone;
+}
+
 /** The pdfmake definition of a report: A4, four numbered sections, page footer with the order id. */
 export function buildReportDocument(data: ReportDocumentData): TDocumentDefinitions {
   const m = REPORT_MESSAGES[data.locale];
@@ -297,8 +307,7 @@ export function buildReportDocument(data: ReportDocumentData): TDocumentDefiniti
   const status = m.result.statuses[data.detectionStatus];
   const colluders = data.evidence?.colluders && data.evidence.colluders.accused.length > 0 ? data.evidence.colluders : null;
   const several = colluders !== null && colluders.accused.length >= 2;
-  const watermark: Content =
-    data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: several ? m.colluders.severalText : m.result.watermarkTextWithheld, style: 'muted' };
+  const watermark: Content = data.watermarkText !== null ? userText(data.watermarkText, locale, true) : { text: missingWatermarkText(data.detectionStatus, several, m), style: 'muted' };
   const showEvidence = data.evidence && (data.detectionStatus === 'detected' || data.detectionStatus === 'inconclusive');
   // a copy traced to several recipients may carry no decodable identifier: the decoding rows would describe nothing
   const decoded = data.evidence !== null && data.evidence.checkBitsMatched === data.evidence.checkBits;

@@ -36,7 +36,13 @@ export interface ReportMessages {
     detectionStatus: string;
     meaning: string;
     watermarkText: string;
+    /** Only for `detected`: a watermark was identified, but its text is not for this caller. */
     watermarkTextWithheld: string;
+    /**
+     * Every other status (not detected, inconclusive, unsupported, error): no watermark was identified, so there is
+     * no text to withhold; the "not disclosed" sentence would imply one exists.
+     */
+    watermarkTextNone: string;
     confidence: string;
     confidenceNotApplicable: string;
     method: string;
@@ -134,6 +140,7 @@ const en: ReportMessages = {
     meaning: 'Meaning',
     watermarkText: 'Watermark text',
     watermarkTextWithheld: 'Not disclosed: shown only to the account that embedded the watermark, when exactly one issuance record matches.',
+    watermarkTextNone: 'None: no watermark was identified in the inspected file, so there is no watermark text.',
     confidence: 'Signal agreement',
     confidenceNotApplicable: 'not applicable',
     method: 'Method',
@@ -257,6 +264,7 @@ const ko: ReportMessages = {
     meaning: '의미',
     watermarkText: '워터마크 텍스트',
     watermarkTextWithheld: '공개되지 않음: 워터마크를 삽입한 계정에만, 일치하는 발급 기록이 정확히 하나일 때 표시됩니다.',
+    watermarkTextNone: '없음: 검사 대상 파일에서 식별된 워터마크가 없으므로 워터마크 텍스트도 없습니다.',
     confidence: '신호 일치도',
     confidenceNotApplicable: '해당 없음',
     method: '검출 방법',
@@ -378,6 +386,7 @@ const ja: ReportMessages = {
     meaning: '意味',
     watermarkText: '電子透かしテキスト',
     watermarkTextWithheld: '非開示：電子透かしを埋め込んだアカウントに対し、一致する発行記録がちょうど一件の場合にのみ表示されます。',
+    watermarkTextNone: 'なし：検査対象ファイルから電子透かしは特定されなかったため、電子透かしテキストはありません。',
     confidence: '信号一致度',
     confidenceNotApplicable: '該当なし',
     method: '検出方法',
