@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { AI_DETECTION_CATEGORIES, AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_ID_PATTERN, ORDER_STATUSES, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
-import { IsNestedObject, IsPublicHttpsUrl } from './validators';
+import { IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl } from './validators';
 
 /** Images the detector reads (docs/ai-detection.md). */
 export const AI_DETECTION_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|tif|tiff|gif|avif)$/i;
@@ -18,12 +18,12 @@ export function aiDetectionCategoryOf(probability: number): AiDetectionCategory 
 
 export class AiDetectionOptionsDto {
   @ApiPropertyOptional({ default: false, description: 'draw a heatmap where a signal is regional (classifier patches, watermark blocks)' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   generateHeatmap?: boolean;
 
   @ApiPropertyOptional({ default: false, description: 'blend the heatmap over the image' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   generateOverlay?: boolean;
 }
@@ -36,7 +36,7 @@ export class AiDetectionFileDto {
   fileName!: string;
 
   @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsPublicHttpsUrl()
   originalFileUrl?: string;
 }
@@ -57,7 +57,7 @@ export class CreateAiDetectionOrderDto {
   files!: AiDetectionFileDto[];
 
   @ApiPropertyOptional({ type: AiDetectionOptionsDto })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsNestedObject(() => AiDetectionOptionsDto)
   options?: AiDetectionOptionsDto;
 }

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsIn, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
 import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
-import { CodePointLength, IsHttpsUrl, IsNestedObject, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsHttpsUrl, IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl } from './validators';
 
 /** The image formats of embed (no PDF). BMP is accepted and fails with ANTI_AI_FORMAT_UNSUPPORTED (docs/anti-ai.md). */
 export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff)$/i;
@@ -14,17 +14,17 @@ export const ANTI_AI_DEFAULT_STRENGTH: AntiAiStrengthValue = 'medium';
 
 export class AntiAiOptionsDto {
   @ApiPropertyOptional({ enum: ANTI_AI_STRENGTH_VALUES, default: ANTI_AI_DEFAULT_STRENGTH, description: 'low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(ANTI_AI_STRENGTH_VALUES)
   strength?: AntiAiStrengthValue;
 
   @ApiPropertyOptional({ description: 'HTTPS URL of your TDMRep policy, written as tdm:policy' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsPublicHttpsUrl()
   tdmPolicyUrl?: string;
 
   @ApiPropertyOptional({ maxLength: 512, description: 'dc:rights text; a neutral "no AI training" sentence when absent' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @CodePointLength(1, 512)
   rights?: string;
@@ -53,7 +53,7 @@ export class AntiAiModeDto {
   zeroCopy!: boolean;
 
   @ApiPropertyOptional({ type: [AntiAiOutputTargetDto], maxItems: 100 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })
@@ -69,7 +69,7 @@ export class AntiAiFileDto {
   fileName!: string;
 
   @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service (32 MiB, no redirects); without it the file gets an upload URL' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsPublicHttpsUrl()
   originalFileUrl?: string;
 }
@@ -82,18 +82,18 @@ export class AntiAiOrderBodyBase {
   idempotencyKey!: string;
 
   @ApiPropertyOptional({ maxLength: 64 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @CodePointLength(1, 64)
   orderName?: string;
 
   @ApiPropertyOptional({ type: AntiAiOptionsDto })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsNestedObject(() => AntiAiOptionsDto)
   options?: AntiAiOptionsDto;
 
   @ApiPropertyOptional({ type: AntiAiModeDto })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsNestedObject(() => AntiAiModeDto)
   mode?: AntiAiModeDto;
 }
@@ -132,7 +132,7 @@ export class CreateAntiAiWithUrlsDto extends AntiAiOrderBodyBase {
   files!: AntiAiUrlFileDto[];
 
   @ApiPropertyOptional({ type: [AntiAiOutputTargetDto], description: 'spec 4.14 places the targets at the top level; `mode.outputTargets` is accepted too' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })

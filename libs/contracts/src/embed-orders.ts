@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import { CodePointLength, IsNestedObject, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl } from './validators';
 
 export const EMBED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'bmp', 'tif', 'tiff', 'pdf'] as const;
 export const EMBED_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff|pdf)$/i;
@@ -26,7 +26,7 @@ export class EmbedFileDto {
   fileName!: string;
 
   @ApiPropertyOptional({ description: 'public HTTPS URL; fetched by the service (32 MiB, no redirects)' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsPublicHttpsUrl()
   originalFileUrl?: string;
 

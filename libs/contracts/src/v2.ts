@@ -7,7 +7,7 @@ import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_TYPES, OrderType } from './order-events';
 import { ORDER_STATUSES, OrderStatus } from './order-values';
 import { UploadUrlsQuery } from './uploads';
-import { IsCalendarDate, IsNestedObject } from './validators';
+import { IsCalendarDate, IsNestedObject, IsOptionalNotNull } from './validators';
 
 /** Spec 9.3: the v2 watermark embed and extract endpoints stop at 09:00 KST on 9 October 2026. */
 export const V2_RETIREMENT_AT = new Date('2026-10-09T00:00:00.000Z');
@@ -85,7 +85,7 @@ export class CreateV2ExtractOrderDto {
   file!: V2ExtractFileDto;
 
   @ApiPropertyOptional({ description: 'images only: also issue an upload slot for the original (`originalFile` in the response)' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   includeOriginal?: boolean;
 }
@@ -107,7 +107,7 @@ export class V2OrderQuery extends OrderScoped {}
 
 export class V2RecentStatsParams {
   @ApiPropertyOptional({ description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsCalendarDate()
   date?: string;
 }

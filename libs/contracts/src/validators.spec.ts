@@ -4,6 +4,7 @@ import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
 import { OBJECT_NAME_MAX_BYTES, outputFileName, packageFileName, safeObjectName } from './object-keys';
 import { isCalendarDate, isCalendarDateOrDateTime, isPrivateAddress, isPublicHttpsUrl } from './validators';
+import { UpdateWebhookCommand } from './webhooks';
 
 describe('public URL rules', () => {
   it.each([
@@ -147,5 +148,20 @@ describe('calendar dates', () => {
 
   it.each(['2026-02-30T10:00Z', '2026-02-28T24:00Z', '2026-02-28T10:60Z', '2026-02-28T10:00:60Z', '2026-02-28T10:00+24:00', '2026-02-28T10:00+01:60', '2026-02-28T10:00', '2026-02-28T10Z', '2026-02-28T10:00:00.1234Z'])('date-time %s is not', (value) => {
     expect(isCalendarDateOrDateTime(value)).toBe(false);
+  });
+});
+
+// Outside review: `"isActive": null` passed IsOptional and reached a NOT NULL column (500). The RPC command shares the
+// body's rule, so the webhooks service refuses it too, whoever sends it.
+describe('an optional field of a request is absent or a value, never null', () => {
+  const command = (isActive: unknown): UpdateWebhookCommand =>
+    plainToInstance(UpdateWebhookCommand, { caller: { accountId: '1', mode: 'live' }, webhookId: 7, name: 'cms', url: 'https://hooks.example.com/x', ...(isActive === undefined ? {} : { isActive }) });
+  it.each([
+    ['absent', undefined, 0],
+    ['false', false, 0],
+    ['null', null, 1],
+    ['a string', 'false', 1],
+  ] as const)('webhooks.update with isActive %s', (_label, isActive, errors) => {
+    expect(validateSync(command(isActive), { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property)).toEqual(errors ? ['isActive'] : []);
   });
 });

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ClassConstructor, Type } from 'class-transformer';
-import { IsObject, ValidateBy, ValidateNested, ValidationOptions } from 'class-validator';
+import { IsObject, ValidateBy, ValidateIf, ValidateNested, ValidationOptions } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { parse as parseHostName } from 'tldts';
 
@@ -116,6 +116,18 @@ export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
 
 export function IsPublicHttpsUrl(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy({ name: 'isPublicHttpsUrl', validator: { validate: isPublicHttpsUrl } }, options);
+}
+
+/**
+ * An optional field of a public request (body or query): it may be left out, and when it is present its rules apply.
+ * class-validator's `IsOptional` skips every rule for `null` as well as for a missing key, so `null` passed where no
+ * field of the API is nullable (the spec and the OpenAPI document type none so): a webhook's `"isActive": null` reached
+ * a NOT NULL column (500), and `"originalFileUrl": null` was a body other than the same body without the field for
+ * idempotency (409). Here only a missing key (`undefined`) skips the rules; `null` is a value, which fails them:
+ * 400 VALIDATION_FAILED (docs/api-decisions.md, "`null` in a request field").
+ */
+export function IsOptionalNotNull(options?: ValidationOptions): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined, options);
 }
 
 /**

@@ -6,7 +6,6 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -14,7 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { CallerScoped } from './accounts';
-import { IsCalendarDateOrDateTime } from './validators';
+import { IsCalendarDateOrDateTime, IsOptionalNotNull } from './validators';
 
 export const WEBHOOK_NAME_MAX_LENGTH = 100;
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -45,7 +44,7 @@ function rules(...decorators: PropertyDecorator[]): () => PropertyDecorator {
 
 const WebhookName = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_NAME_MAX_LENGTH));
 const WebhookUrl = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_URL_MAX_LENGTH));
-const WebhookActive = rules(IsOptional(), IsBoolean());
+const WebhookActive = rules(IsOptionalNotNull(), IsBoolean());
 const EventsPage = rules(IsInt(), Min(1), Max(100_000));
 /**
  * A query's integer as decimal digits only: `Number()` also reads `1e3`, `0x10`, ` 5` and `1.0`, which are refused
@@ -53,7 +52,7 @@ const EventsPage = rules(IsInt(), Min(1), Max(100_000));
  */
 const DecimalDigits = (): PropertyDecorator => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value));
 const EventsLimit = rules(IsInt(), Min(1), Max(100));
-const EventStatusFilter = rules(IsOptional(), IsIn(WEBHOOK_DELIVERY_STATUSES));
+const EventStatusFilter = rules(IsOptionalNotNull(), IsIn(WEBHOOK_DELIVERY_STATUSES));
 
 // ---- HTTP bodies and queries (validated by the gateway) ----
 
@@ -91,13 +90,13 @@ export class RetryFailedWebhookEventsBody {
 /** Query of `GET /api/v2/orders/webhooks/{webhookId}/events`. */
 export class ListWebhookEventsParams {
   @ApiPropertyOptional({ minimum: 1, maximum: 100_000, default: 1, example: 1 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @DecimalDigits()
   @EventsPage()
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @DecimalDigits()
   @EventsLimit()
   limit?: number;
