@@ -162,6 +162,23 @@ describe('v3 watermark embed orders', () => {
       expect(conflict.body).toEqual({ code: 'WATERMARK_V2_CONFLICT' });
     });
 
+    // Outside review: `"originalFileUrl": null` was accepted (an upload slot) and fingerprinted apart from the same body
+    // without the field, so the repeat was 409. null is refused now; the body without the field is the one spelling.
+    it('"originalFileUrl": null is 400 VALIDATION_FAILED before or after the same body without it, which replays', async () => {
+      const key = randomUUID();
+      const withNull = { idempotencyKey: key, files: [{ fileName: 'a.jpg', originalFileUrl: null, watermarks: [{ text: 'n1' }] }] };
+      const without = { idempotencyKey: key, files: [{ fileName: 'a.jpg', watermarks: [{ text: 'n1' }] }] };
+      const refused = await createEmbed(account.liveKey, withNull);
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      const first = await createEmbed(account.liveKey, without);
+      expect(first.status).toBe(200);
+      const again = await createEmbed(account.liveKey, withNull);
+      expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      const replay = await createEmbed(account.liveKey, without);
+      expect(replay.status).toBe(200);
+      expect(replay.body.data.orderId).toBe(first.body.data.orderId);
+    });
+
     it('20 concurrent identical requests create exactly one order and charge once', async () => {
       const before = await balance(account.accountId);
       const key = randomUUID();
