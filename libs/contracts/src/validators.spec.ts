@@ -4,7 +4,7 @@ import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
 import { OBJECT_NAME_MAX_BYTES, outputFileName, packageFileName, safeObjectName } from './object-keys';
 import { isCalendarDate, isCalendarDateOrDateTime, isPrivateAddress, isPublicHttpsUrl } from './validators';
-import { UpdateWebhookCommand } from './webhooks';
+import { CreateWebhookCommand, UpdateWebhookCommand } from './webhooks';
 
 describe('public URL rules', () => {
   it.each([
@@ -163,5 +163,20 @@ describe('an optional field of a request is absent or a value, never null', () =
     ['a string', 'false', 1],
   ] as const)('webhooks.update with isActive %s', (_label, isActive, errors) => {
     expect(validateSync(command(isActive), { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property)).toEqual(errors ? ['isActive'] : []);
+  });
+});
+
+// Outside review: a webhook name of spaces only was stored as "" (trimmed by the service after validation). The RPC
+// commands trim before their rules too, so the webhooks service refuses it whoever sends it.
+describe('webhook names and URLs are trimmed before they are validated', () => {
+  const caller = { accountId: '1', mode: 'live' };
+  it.each([
+    ['   ', ['name']],
+    ['\u3000', ['name']],
+    ['  cms  ', []],
+  ] as const)('webhooks.create with name %j', (name, errors) => {
+    const command = plainToInstance(CreateWebhookCommand, { caller, name, url: ' https://hooks.example.com/x ' });
+    expect(validateSync(command, { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property)).toEqual(errors);
+    expect({ name: command.name, url: command.url }).toEqual({ name: name.trim(), url: 'https://hooks.example.com/x' });
   });
 });

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ClassConstructor, Type } from 'class-transformer';
+import { ClassConstructor, Transform, Type } from 'class-transformer';
 import { IsObject, ValidateBy, ValidateIf, ValidateNested, ValidationOptions } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { parse as parseHostName } from 'tldts';
@@ -128,6 +128,17 @@ export function IsPublicHttpsUrl(options?: ValidationOptions): PropertyDecorator
  */
 export function IsOptionalNotNull(options?: ValidationOptions): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined, options);
+}
+
+/**
+ * A string field stored without its leading and trailing white space (`String.prototype.trim`: spaces, tabs, line
+ * breaks, no-break and ideographic spaces): trimmed as the request is built, before the field's rules judge it, so
+ * a value that is only white space is judged as the empty string it would be stored as (`IsNotEmpty`, a minimum
+ * length: 400 VALIDATION_FAILED). Trimming after validation let `"name": "   "` through and stored `""`.
+ * Anything but a string is left as it is for the type rule to refuse.
+ */
+export function Trimmed(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { CallerScoped } from './accounts';
-import { IsCalendarDateOrDateTime, IsOptionalNotNull } from './validators';
+import { IsCalendarDateOrDateTime, IsOptionalNotNull, Trimmed } from './validators';
 
 export const WEBHOOK_NAME_MAX_LENGTH = 100;
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -42,8 +42,9 @@ function rules(...decorators: PropertyDecorator[]): () => PropertyDecorator {
   return () => (target, property) => decorators.forEach((decorate) => decorate(target, property));
 }
 
-const WebhookName = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_NAME_MAX_LENGTH));
-const WebhookUrl = rules(IsString(), IsNotEmpty(), MaxLength(WEBHOOK_URL_MAX_LENGTH));
+// Name and URL are stored trimmed; trimmed before their rules so that only white space is empty (400), not "" stored.
+const WebhookName = rules(Trimmed(), IsString(), IsNotEmpty(), MaxLength(WEBHOOK_NAME_MAX_LENGTH));
+const WebhookUrl = rules(Trimmed(), IsString(), IsNotEmpty(), MaxLength(WEBHOOK_URL_MAX_LENGTH));
 const WebhookActive = rules(IsOptionalNotNull(), IsBoolean());
 const EventsPage = rules(IsInt(), Min(1), Max(100_000));
 /**

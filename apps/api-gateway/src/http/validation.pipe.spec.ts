@@ -166,3 +166,30 @@ describe('every optional field of every public request', () => {
     expect(skippedForNull).toEqual([]);
   });
 });
+
+// Outside review: `"name": ""` was 400 but `"name": "   "` was 201, stored as "" (the service trimmed after validation).
+// Name and URL are trimmed before their rules now.
+describe('trimmed webhook fields', () => {
+  const pipe = createValidationPipe();
+  const URL = 'https://hooks.example.com/x';
+
+  it.each([
+    ['create', CreateWebhookBody, {}],
+    ['update', UpdateWebhookBody, { isActive: true }],
+  ] as const)('%s: a name or URL of white space only is 400 VALIDATION_FAILED, like an empty one', async (_route, metatype, rest) => {
+    for (const name of ['', '   ', ' \u00a0\u3000 ']) {
+      expect({ name, code: await codeOf(() => pipe.transform({ name, url: URL, ...rest }, body(metatype))) }).toEqual({ name, code: ErrorCode.VALIDATION_FAILED });
+    }
+    expect(await codeOf(() => pipe.transform({ name: 'cms', url: '   ', ...rest }, body(metatype)))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+
+  it.each([
+    ['create', CreateWebhookBody],
+    ['update', UpdateWebhookBody],
+  ] as const)('%s: a name and URL with white space around them are trimmed before they are judged', async (_route, metatype) => {
+    expect(await pipe.transform({ name: '  orders to the CMS  ', url: ` ${URL} ` }, body(metatype))).toMatchObject({ name: 'orders to the CMS', url: URL });
+    // 100 characters once trimmed: the limit applies to what is stored
+    expect(await codeOf(() => pipe.transform({ name: ` ${'n'.repeat(100)} `, url: URL }, body(metatype)))).toBe('passed');
+    expect(await codeOf(() => pipe.transform({ name: 'n'.repeat(101), url: URL }, body(metatype)))).toBe(ErrorCode.VALIDATION_FAILED);
+  });
+});

@@ -73,6 +73,7 @@ export class WebhookManagementService {
    * At most `maxWebhooksPerMode` webhooks per account in each key mode: every order event becomes one delivery per
    * webhook, so without a ceiling one (free, test) order would fan out to any number of requests to any host. The
    * owner's lock makes the count and the insert one step: two creations at the limit never both pass.
+   * `name` and `url` arrive trimmed: the contract trims them before validating them (an empty name is refused there).
    */
   async create(caller: CallerContext, name: string, url: string): Promise<CreatedWebhookView> {
     const target = this.validUrl(url);
@@ -86,7 +87,7 @@ export class WebhookManagementService {
       }
       return this.endpoints.create(tx, {
         owner,
-        name: name.trim(),
+        name,
         url: target,
         secretCiphertext: this.cipher.encrypt(secret, caller.accountId),
         at: this.clock.now(),
@@ -99,7 +100,7 @@ export class WebhookManagementService {
   async update(caller: CallerContext, webhookId: number, changes: { name: string; url: string; isActive?: boolean }): Promise<WebhookView> {
     const url = this.validUrl(changes.url);
     const updated = await this.endpoints.update(ownerOf(caller), webhookId, {
-      name: changes.name.trim(),
+      name: changes.name,
       url,
       isActive: changes.isActive,
       at: this.clock.now(),
@@ -150,7 +151,7 @@ export class WebhookManagementService {
   }
 
   private validUrl(raw: string): string {
-    const check = checkWebhookUrl(raw.trim(), this.settings);
+    const check = checkWebhookUrl(raw, this.settings);
     if (!check.ok) {
       throw new DomainException(ErrorCode.VALIDATION_FAILED, `webhook url refused: ${check.reason}`);
     }
