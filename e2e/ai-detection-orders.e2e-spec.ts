@@ -211,6 +211,25 @@ describe('AI detection orders', () => {
     expect([report.status, report.body]).toEqual([400, { code: 'VALIDATION_FAILED' }]);
   });
 
+  // Outside review: one invalid image of three failed the order, credits back, yet the v2 detail read `uncertain_ai`,
+  // 0.5 and the v3 read a full `detection` from the other images. A failed order shows no verdict, like one failed on
+  // its only image (whichever its images finished first: both orders are unit-tested).
+  it('an order of three images failed by one that is not an image shows no verdict in the v3 and v2 reads', async () => {
+    const before = await balance(account.accountId);
+    const created = await create(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'one.png' }, { fileName: 'broken.png' }, { fileName: 'two.png' }] });
+    await eventually(() => balance(account.accountId), (value) => value === before - 3);
+    const [one, broken, two] = created.body.data.files;
+    expect([await put(one.uploadUrl, photo), await put(broken.uploadUrl, Buffer.from('plain text, not pixels')), await put(two.uploadUrl, photo)]).toEqual([200, 200, 200]);
+    expect((await confirm(account.liveKey, created.body.data.orderId)).status).toBe(200);
+    const done = await waitForOrder(account.liveKey, created.body.data.orderId, ['complete', 'failed'], 120_000);
+    expect(done.status).toBe('failed');
+    expect(done.detection).toBeNull();
+    const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.body.data.orderId}`, { key: account.liveKey })).body.data;
+    expect(detail.errors?.errorCode).toBe('AI_DETECTION_FILE_INVALID');
+    expect({ statusCode: detail.statusCode, aiProbability: detail.aiProbability, aiVerdict: detail.aiVerdict }).toEqual({ statusCode: undefined, aiProbability: undefined, aiVerdict: undefined });
+    await eventually(() => balance(account.accountId), (value) => value === before);
+  });
+
   it('confirm of an unknown or foreign order is RESOURCE_NOT_FOUND; bad bodies are VALIDATION_FAILED', async () => {
     const other = await createAccount(gateway, 'enterprise', 5);
     const foreign = await create(account.liveKey, { idempotencyKey: randomUUID(), files: [{ fileName: 'a.jpg' }] });
@@ -220,6 +239,10 @@ describe('AI detection orders', () => {
       { files: [{ fileName: 'doc.pdf' }] },
       { files: [] },
       { files: [{ fileName: 'a.jpg' }], options: { generateHeatmap: 'yes' } },
+      // no request field is nullable (docs/api-decisions.md)
+      { files: [{ fileName: 'a.jpg' }], options: null },
+      { files: [{ fileName: 'a.jpg' }], options: { generateHeatmap: null } },
+      { files: [{ fileName: 'a.jpg', originalFileUrl: null }] },
       // The SSRF rules of embed: HTTPS on a public address only.
       { files: [{ fileName: 'a.jpg', originalFileUrl: 'https://127.0.0.1/a.jpg' }] },
       { files: [{ fileName: 'a.jpg', originalFileUrl: 'http://images.example.com/a.jpg' }] },

@@ -193,7 +193,7 @@ export class AiDetectionFileResultView implements AiDetectionAnalysis {
   images!: AiDetectionImageUrlsView;
 }
 
-/** The v3 read's `detection` of an AI detection order (null until processed). */
+/** The v3 read's `detection` of an AI detection order (null until processed, and for an order that failed). */
 @ApiSchema({ name: 'AiDetectionResult' })
 export class AiDetectionResultView {
   /** The highest probability over the order's images, its category, and that image's verdict and noEvidence. */

@@ -105,8 +105,8 @@ export class WatermarkOrderView {
   result!: ExtractResultView | null;
   @ApiProperty({ type: () => [OrderReportEntryView] })
   reports!: OrderReportEntryView[];
-  /** AI detection orders only: the probability and its evidence, null until processed. */
-  @ApiPropertyOptional({ type: () => AiDetectionResultView, nullable: true, description: 'AI detection orders only; `null` until processed' })
+  /** AI detection orders only: the probability and its evidence, null until processed and for an order that failed. */
+  @ApiPropertyOptional({ type: () => AiDetectionResultView, nullable: true, description: 'AI detection orders only; `null` until processed, and for an order that failed (no verdict, whatever its other images gave)' })
   detection?: AiDetectionResultView | null;
 }
 

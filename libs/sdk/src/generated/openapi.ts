@@ -989,7 +989,7 @@ export interface components {
             /** @description `null` for embed orders and until the result is ready */
             result: components["schemas"]["ExtractResult"] | null;
             reports: components["schemas"]["OrderReportEntry"][];
-            /** @description AI detection orders only; `null` until processed */
+            /** @description AI detection orders only; `null` until processed, and for an order that failed (no verdict, whatever its other images gave) */
             detection?: components["schemas"]["AiDetectionResult"] | null;
         };
         /** @description Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs. */

@@ -131,6 +131,52 @@ describe('AI detection orders', () => {
     expect(order.takeCreditMovements()).toEqual([{ amount: 2, reference: 'restore:9', reason: 'order failed' }]);
   });
 
+  // Outside review: one invalid image of three failed the order (credits back), yet its reads kept the others' headline
+  // (v2 `uncertain_ai`, 0.5; v3 a full `detection`), where an order failed on its only image shows none
+  it.each([
+    ['before', 'failure first, the other images analysed after it'],
+    ['after', 'the other images analysed, then the failure'],
+  ] as const)('a failed order shows no verdict, whatever its other images gave (%s: %s)', (when, _order) => {
+    const order = orderOf('inProgress', 3);
+    const [onCompleted, onFailed] = type.results;
+    const fail = (): void => void onFailed.apply(order, { orderId: '9', fileId: '2', code: 'AI_DETECTION_FILE_INVALID' }, context);
+    if (when === 'before') fail();
+    onCompleted.apply(order, completed('1', 0.5, true), context);
+    onCompleted.apply(order, completed('3', 0.8), context);
+    if (when === 'after') fail();
+    expect(order.state).toMatchObject({ status: 'failed', failureCode: 'AI_DETECTION_FILE_INVALID' });
+    const urls = urlsFor(type.linkedObjects(order));
+    expect(type.v3View(order, {}, urls).detection).toBeNull();
+    const detail = type.v2Detail(order, urls);
+    for (const field of ['statusCode', 'aiProbability', 'aiVerdict', 'aiNoEvidence', 'originalImageUrl', 'heatmapImageUrl', 'overlayImageUrl', 'thumbnailImageUrl']) {
+      expect({ field, shown: field in detail }).toEqual({ field, shown: false });
+    }
+    // the same detail as an order failed on its only image
+    const single = orderOf('inProgress', 1);
+    onFailed.apply(single, { orderId: '9', fileId: '1', code: 'AI_DETECTION_FILE_INVALID' }, context);
+    expect(detail).toEqual(type.v2Detail(single, urlsFor(type.linkedObjects(single))));
+    // analyses recorded before the failure stay linked: retention still deletes their objects
+    if (when === 'after') expect(type.linkedObjects(order).map((ref) => ref.key)).toEqual(expect.arrayContaining(['t1', 'h1', 't3']));
+  });
+
+  it('an order that expired before it completed shows no verdict; one that completed keeps it after expiry', () => {
+    const [onCompleted] = type.results;
+    const later = new Date(context.now.getTime() + 2 * 3600_000);
+    const unfinished = orderOf('inProgress');
+    onCompleted.apply(unfinished, completed('1', 0.8), context);
+    unfinished.expire(later);
+    expect(unfinished.state.status).toBe('expired');
+    expect(type.v3View(unfinished, {}, urlsFor([])).detection).toBeNull();
+    expect(type.v2Detail(unfinished, urlsFor([]))).not.toHaveProperty('aiProbability');
+    const finished = orderOf('inProgress');
+    onCompleted.apply(finished, completed('1', 0.1), context);
+    onCompleted.apply(finished, completed('2', 0.8), context);
+    finished.expire(later);
+    expect(finished.state.status).toBe('expired');
+    expect(type.v3View(finished, {}, urlsFor([])).detection).toMatchObject({ probability: 0.8, category: 'likely_ai' });
+    expect(type.v2Detail(finished, urlsFor([]))).toMatchObject({ statusCode: 'likely_ai', aiProbability: 0.8 });
+  });
+
   it('test keys get a result that says it is simulated and cannot be determined, spec category beside it', () => {
     const order = orderOf('inProgress', 1);
     type.startSandbox(order, context);

@@ -44,6 +44,17 @@ function headlineDetection(order: Order): StoredDetection | null {
   return detectionsOf(order).reduce<StoredDetection | null>((top, detection) => (!top || detection.probability > top.probability ? detection : top), null);
 }
 
+/**
+ * An order that ended without completing (failed, or expired before it completed) shows no verdict, whatever its
+ * other images gave: the order as a whole failed (its credits came back), and a probability is only shown when what
+ * was measured backs it as the order's result. Outside review: an order of three images failed by one invalid image
+ * still read `uncertain_ai`, 0.5 from the others, while an order failed on its only image showed none. The analyses
+ * stay stored (their objects are linked, so retention deletes them); the reads leave them out.
+ */
+function endedWithoutResult(order: Order): boolean {
+  return order.state.completedAt === null && (order.state.status === 'failed' || order.state.status === 'expired');
+}
+
 interface Headline {
   probability: number;
   category: AiDetectionResultView['category'];
@@ -200,7 +211,7 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
   }
 
   v3View(order: Order, uploadUrls: Record<string, string>, urls: ObjectUrls): WatermarkOrderView {
-    const top = headline(order);
+    const top = endedWithoutResult(order) ? null : headline(order);
     const options = aiDetectionOptionsOf(order.state.options);
     return {
       ...toOrderView(order, uploadUrls),
@@ -225,10 +236,11 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
 
   /**
    * Spec 2.7: `statusCode` from the probability, the probability, the options given at creation, and the
-   * headline image's original, heatmap, overlay and thumbnail (until processed, the common thumbnail: the input).
+   * headline image's original, heatmap, overlay and thumbnail (until processed, and for an order that ended without
+   * a result, the common thumbnail: the input).
    */
   v2Detail(order: Order, urls: ObjectUrls): Partial<V2OrderDetailView> {
-    const top = headlineDetection(order);
+    const top = endedWithoutResult(order) ? null : headlineDetection(order);
     const options = aiDetectionOptionsOf(order.state.options);
     const thumbnailImageUrl = urls.of(stored(top?.images.thumbnail));
     return {
