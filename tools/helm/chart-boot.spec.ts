@@ -6,30 +6,18 @@
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { generateDevelopmentCredentials } from '@cp/anti-ai';
 import { Client as S3Client } from 'minio';
 import S3rver from 's3rver';
-import { behaveLikeMinio } from '@cp/testing';
+import { behaveLikeMinio, freePort } from '@cp/testing';
 import { createDatabase, ROOT, startPrivateNats, waitReady } from '../stack/stack';
 import { Container, deploymentSpec, K8sObject, ofKind, render } from './chart-manifests';
 
 const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const database = `cp_${(process.env.E2E_NAME ?? 'e2e').replace(/[^a-z0-9_]/g, '_')}_chart_boot`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function get(port: number, probePath: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${probePath}`);

@@ -1,8 +1,8 @@
 // A service that cannot start exits with status 1 and one JSON fatal line naming what failed, in real child
 // processes: never exit 0, never a process left running half started, never Nest's coloured multi-line dump.
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '@cp/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const FIXTURE = path.join(__dirname, '__fixtures__/failing-start.ts');
@@ -18,18 +18,6 @@ function start(...args: string[]) {
   const child = spawnSync(process.execPath, ['-r', path.join(ROOT, 'tools/register.js'), FIXTURE, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   const lines = `${child.stdout}${child.stderr}`.split('\n').filter((line) => line.trim() !== '');
   return { status: child.status, lines, fatal: lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine).filter((line) => line.level === 60) };
-}
-
-/** A port nothing listens on: taken from the system, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 describe('runService when the start fails', () => {
@@ -49,7 +37,7 @@ describe('runService when the start fails', () => {
   });
 
   it('PostgreSQL not answering: the fatal line names it', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const child = start('postgres', String(port));
     expect(child.status).toBe(1);
     expect(child.fatal).toHaveLength(1);

@@ -9,3 +9,4 @@ export * from './hostile-peer';
 export * from './s3rver-compat';
 export * from './async-assertions';
 export * from './source-tree';
+export * from './free-port';
