@@ -7,7 +7,8 @@
  */
 export const OBJECT_NAME_MAX_BYTES = 255;
 
-const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+const UTF8 = new TextEncoder();
+const utf8Length = (text: string): number => UTF8.encode(text).length;
 
 /**
  * The last segment of an object key for a client's file name: separators and control characters replaced. A

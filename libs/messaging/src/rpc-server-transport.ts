@@ -124,7 +124,7 @@ export class DrainingRpcServer extends ServerNats {
     }
   }
 
-  /** Requests taken and not answered yet (tests, metrics). */
+  /** Requests taken and not answered yet. */
   get inFlight(): number {
     return this.unanswered;
   }

@@ -45,20 +45,19 @@ export class ReadinessWiring implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const options = { gating: this.options.gating };
     this.registry.register(
       'postgres',
       async () => {
         await this.dataSource.query('SELECT 1');
       },
-      options,
+      this.options,
     );
-    this.registry.register('nats', () => this.nats.ping(), options);
+    this.registry.register('nats', () => this.nats.ping(), this.options);
     // preStop (POST /drain): no new jobs or events are pulled; the ones in flight finish.
     this.registry.onDrain(() => this.messaging.stopConsumers());
     if (this.storage) {
       const storage = this.storage;
-      this.registry.register('storage', () => storage.ping(), options);
+      this.registry.register('storage', () => storage.ping(), this.options);
     }
   }
 }

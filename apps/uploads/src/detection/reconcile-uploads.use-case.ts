@@ -1,7 +1,7 @@
 import { Clock } from '@cp/clock';
 import { V2_REFRESHED_UPLOAD_URL_SECONDS } from '@cp/contracts';
 import { TransactionRepository } from '@cp/database';
-import { ObjectStorage } from '@cp/storage';
+import { ObjectInfo, ObjectStorage } from '@cp/storage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ReceiveUploadUseCase } from '../slots/receive-upload.use-case';
 import { UploadSlotsRepository } from '../slots/upload-slots.repository';
@@ -50,7 +50,7 @@ export class ReconcileUploadsUseCase {
     let found = 0;
     let failedInARow = 0;
     for (const slot of slots) {
-      let info: Awaited<ReturnType<ObjectStorage['stat']>>;
+      let info: ObjectInfo | null;
       try {
         info = await this.storage.stat(slot.bucket, slot.objectKey);
         failedInARow = 0;
