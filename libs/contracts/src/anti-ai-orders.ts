@@ -6,7 +6,7 @@ import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
-import { CodePointLength, IsHttpsUrl, IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl } from './validators';
+import { CodePointLength, IsHttpsUrl, IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl, Trimmed } from './validators';
 
 /** The image formats of embed (no PDF). BMP is accepted and fails with ANTI_AI_FORMAT_UNSUPPORTED (docs/anti-ai.md). */
 export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tif|tiff)$/i;
@@ -25,6 +25,7 @@ export class AntiAiOptionsDto {
 
   @ApiPropertyOptional({ maxLength: 512, description: 'dc:rights text; a neutral "no AI training" sentence when absent' })
   @IsOptionalNotNull()
+  @Trimmed()
   @IsString()
   @CodePointLength(1, 512)
   rights?: string;
@@ -83,6 +84,7 @@ export class AntiAiOrderBodyBase {
 
   @ApiPropertyOptional({ maxLength: 64 })
   @IsOptionalNotNull()
+  @Trimmed()
   @IsString()
   @CodePointLength(1, 64)
   orderName?: string;

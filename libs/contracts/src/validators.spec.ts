@@ -1,9 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { CreateAntiAiOrderDto } from './anti-ai-orders';
 import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
 import { OBJECT_NAME_MAX_BYTES, outputFileName, packageFileName, safeObjectName } from './object-keys';
-import { isCalendarDate, isCalendarDateOrDateTime, isPrivateAddress, isPublicHttpsUrl } from './validators';
+import { isCalendarDate, isCalendarDateOrDateTime, isHttpsUrl, isPrivateAddress, isPublicHttpsUrl } from './validators';
 import { CreateWebhookCommand, UpdateWebhookCommand } from './webhooks';
 
 describe('public URL rules', () => {
@@ -55,8 +56,15 @@ describe('public URL rules', () => {
     ['https://[2606:4700::1111]/a.jpg', true],
     ['ftp://example.com/a.jpg', false],
     ['not a url', false],
+    // port 0: nothing listens there, every fetch would fail after the order was accepted
+    ['https://images.example.com:0/a.jpg', false],
+    ['https://images.example.com:8443/a.jpg', true],
   ])('%s → %s', (url, expected) => {
     expect(isPublicHttpsUrl(url)).toBe(expected);
+  });
+
+  it('refuses port 0 in the shape check too (webhook URLs, zero-copy targets)', () => {
+    expect([isHttpsUrl('https://127.0.0.1:0/hook'), isHttpsUrl('https://127.0.0.1:9443/hook')]).toEqual([false, true]);
   });
 
   it('classifies addresses', () => {
@@ -178,5 +186,17 @@ describe('webhook names and URLs are trimmed before they are validated', () => {
     const command = plainToInstance(CreateWebhookCommand, { caller, name, url: ' https://hooks.example.com/x ' });
     expect(validateSync(command, { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property)).toEqual(errors);
     expect({ name: command.name, url: command.url }).toEqual({ name: name.trim(), url: 'https://hooks.example.com/x' });
+  });
+});
+
+// Outside review: an anti-AI orderName of spaces only was accepted and shown as the order's name.
+describe('anti-AI orderName and rights are trimmed before they are validated', () => {
+  it.each([
+    ['   ', '  ', ['orderName', 'options']],
+    ['  spring  ', ' © Studio ', []],
+  ] as const)('orderName %j, rights %j', (orderName, rights, errors) => {
+    const body = plainToInstance(CreateAntiAiOrderDto, { idempotencyKey: 'k1', orderName, options: { rights }, files: [{ fileName: 'a.jpg' }] });
+    expect(validateSync(body, { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property)).toEqual(errors);
+    expect({ orderName: body.orderName, rights: body.options?.rights }).toEqual({ orderName: orderName.trim(), rights: rights.trim() });
   });
 });

@@ -51,7 +51,7 @@ export function isPublicHttpsUrl(value: unknown): boolean {
   } catch {
     return false;
   }
-  if (url.protocol !== 'https:' || url.username || url.password || !url.hostname) {
+  if (!isHttpsShape(url)) {
     return false;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -59,6 +59,11 @@ export function isPublicHttpsUrl(value: unknown): boolean {
     return !isPrivateAddress(host);
   }
   return !isInternalHostName(host);
+}
+
+/** https, a host, no credentials, and not port 0 (nothing listens there: every fetch or delivery would fail). */
+function isHttpsShape(url: URL): boolean {
+  return url.protocol === 'https:' && !url.username && !url.password && url.hostname.length > 0 && url.port !== '0';
 }
 
 /**
@@ -70,8 +75,7 @@ export function isHttpsUrl(value: unknown): boolean {
     return false;
   }
   try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && !url.username && !url.password && url.hostname.length > 0;
+    return isHttpsShape(new URL(value));
   } catch {
     return false;
   }
