@@ -1,8 +1,10 @@
-import { trace } from '@opentelemetry/api';
+import { diag, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { DestinationStream } from 'pino';
+import { diagnosticsLogger } from './diagnostics-logger';
 
 /** What `startTracing` registered: flush and stop it at shutdown. */
 export interface TracingHandle {
@@ -17,10 +19,13 @@ export interface TracingHandle {
  * The exporter reads the standard OTEL_* variables itself (endpoint, headers, timeouts); the batch processor the
  * OTEL_BSP_* ones.
  */
-export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): TracingHandle | undefined {
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env, diagnosticsDestination?: DestinationStream): TracingHandle | undefined {
   if (!tracingConfigured(env)) {
     return undefined;
   }
+  // The SDK's own warnings (an export that failed, spans dropped from a full queue) as the service's JSON log lines.
+  const diagnostics = diagnosticsLogger(serviceName, env, diagnosticsDestination);
+  diag.setLogger(diagnostics.logger, { logLevel: diagnostics.level, suppressOverrideMessage: true });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName }),
     // The exporter's destination is operator configuration, never caller input: exempt from @cp/egress (issue 29).
@@ -32,6 +37,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
+      diag.disable();
     },
   };
 }
