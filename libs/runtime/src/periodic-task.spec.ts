@@ -1,4 +1,5 @@
-import { drainBatches, PeriodicTask } from './periodic-task';
+import { Logger } from '@nestjs/common';
+import { drainBatches, PeriodicTask, retryDelayMs } from './periodic-task';
 
 describe('PeriodicTask', () => {
   it('never overlaps runs, survives a failing run, and stop() waits for the run in progress', async () => {
@@ -31,6 +32,41 @@ describe('PeriodicTask', () => {
     expect(runs).toBeGreaterThanOrEqual(2);
     expect(active).toBe(0);
     expect(runs).toBe(after);
+  });
+
+  it('after a failed run, runs again sooner than its interval: 1 s, 2 s, 4 s … capped by the interval', () => {
+    expect([1, 2, 3, 4, 9, 10, 100].map((failures) => retryDelayMs(failures, 300_000))).toEqual([1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000]);
+    expect(retryDelayMs(1, 200)).toBe(200);
+  });
+
+  it('retries a run that failed (a peer still starting) within a second, not after its interval; warns once, then errors', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    let runs = 0;
+    const task = new PeriodicTask(
+      'reconciliation',
+      60_000,
+      async () => {
+        runs += 1;
+        if (runs <= 2) {
+          throw new Error('orders.expiry-schedules is unavailable');
+        }
+      },
+      { runAtStart: true },
+    );
+    try {
+      task.start();
+      for (let waited = 0; runs < 3 && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(runs).toBe(3);
+      expect(warn.mock.calls.map((call: unknown[]) => call[1])).toEqual(['reconciliation failed; retrying in 1000 ms']);
+      expect(error.mock.calls.map((call: unknown[]) => call[1])).toEqual(['reconciliation failed; retrying in 2000 ms']);
+    } finally {
+      await task.stop();
+      warn.mockRestore();
+      error.mockRestore();
+    }
   });
 
   it('wake() runs at once, and once more right after a run in progress', async () => {

@@ -3,9 +3,9 @@ import { Logger } from '@nestjs/common';
 /**
  * The one periodic loop of the services (outbox relay, webhook dispatcher, report sweeper, schedulers):
  * runs `task` every `intervalMs` (optionally once at start), never two runs at once; `wake()` asks for a
- * run now, or right after the run in progress; a failed run is logged and the next one tries again;
- * `stop()` waits for the run in progress. Every replica may run the same task: tasks claim their rows
- * with SKIP LOCKED.
+ * run now, or right after the run in progress; a failed run is logged and tried again sooner than the
+ * interval (`retryDelayMs`); `stop()` waits for the run in progress. Every replica may run the same task:
+ * tasks claim their rows with SKIP LOCKED.
  */
 export class PeriodicTask {
   private readonly logger: Logger;
@@ -13,6 +13,7 @@ export class PeriodicTask {
   private running?: Promise<void>;
   private stopping = true;
   private wakeRequested = false;
+  private failuresInARow = 0;
 
   constructor(
     readonly name: string,
@@ -56,16 +57,42 @@ export class PeriodicTask {
       return;
     }
     this.running = this.task(() => this.stopping)
-      .catch((error: unknown) => this.logger.error({ err: error }, `${this.name} failed; retrying on the next run`))
+      .then(
+        () => {
+          this.failuresInARow = 0;
+        },
+        (error: unknown) => {
+          this.failuresInARow += 1;
+          const message = `${this.name} failed; retrying in ${retryDelayMs(this.failuresInARow, this.intervalMs)} ms`;
+          // In a cluster every service starts at once: a peer or a dependency not up yet fails a task's first run
+          // (the retention reconciliation asked orders before orders answered, logged as an error on every start).
+          // One failure is a warning; a failure that repeats after the retry is the error an operator must see.
+          if (this.failuresInARow === 1) {
+            this.logger.warn({ err: error }, message);
+          } else {
+            this.logger.error({ err: error, failuresInARow: this.failuresInARow }, message);
+          }
+        },
+      )
       .finally(() => {
         this.running = undefined;
         const again = this.wakeRequested;
         this.wakeRequested = false;
         if (!this.stopping) {
-          this.schedule(again ? 0 : this.intervalMs);
+          this.schedule(again ? 0 : this.failuresInARow > 0 ? retryDelayMs(this.failuresInARow, this.intervalMs) : this.intervalMs);
         }
       });
   }
+}
+
+/**
+ * When a task runs again after `failuresInARow` failed runs: 1 s, 2 s, 4 s, … and never later than its interval.
+ * A task with a long interval (the retention reconciliation's 5 minutes, the sweeps' hours) whose run at start failed
+ * because a peer was still starting waited the whole interval before; one whose cause persists is retried a few
+ * times more, each time as a claim of rows with SKIP LOCKED, then at its interval again.
+ */
+export function retryDelayMs(failuresInARow: number, intervalMs: number): number {
+  return Math.min(intervalMs, 1_000 * 2 ** Math.min(Math.max(failuresInARow - 1, 0), 20));
 }
 
 /** Calls `batch` until it handles nothing (or the service is stopping); returns the total handled. */
