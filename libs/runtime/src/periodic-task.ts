@@ -14,12 +14,14 @@ export class PeriodicTask {
   private stopping = true;
   private wakeRequested = false;
   private failuresInARow = 0;
+  /** When the current row of failed runs began (`Date.now()`), for how long failures are only warnings. */
+  private failingSince = 0;
 
   constructor(
     readonly name: string,
     private readonly intervalMs: number,
     private readonly task: (isStopping: () => boolean) => Promise<void>,
-    private readonly options: { runAtStart?: boolean } = {},
+    private readonly options: { runAtStart?: boolean; warnForMs?: number } = {},
   ) {
     this.logger = new Logger(name);
   }
@@ -63,12 +65,15 @@ export class PeriodicTask {
         },
         (error: unknown) => {
           this.failuresInARow += 1;
-          const message = `${this.name} failed; retrying in ${retryDelayMs(this.failuresInARow, this.intervalMs)} ms`;
-          // In a cluster every service starts at once: a peer or a dependency not up yet fails a task's first run
-          // (the retention reconciliation asked orders before orders answered, logged as an error on every start).
-          // One failure is a warning; a failure that repeats after the retry is the error an operator must see.
           if (this.failuresInARow === 1) {
-            this.logger.warn({ err: error }, message);
+            this.failingSince = Date.now();
+          }
+          const message = `${this.name} failed; retrying in ${retryDelayMs(this.failuresInARow, this.intervalMs)} ms`;
+          // In a cluster every service starts at once: a peer or a dependency not up yet fails a task's first runs
+          // (the retention reconciliation asked orders before orders answered, logged as an error on every start).
+          // Failures are warnings for their first minute; a failure that lasts is the error an operator must see.
+          if (Date.now() - this.failingSince < (this.options.warnForMs ?? FAILURES_ARE_WARNINGS_FOR_MS)) {
+            this.logger.warn({ err: error, failuresInARow: this.failuresInARow }, message);
           } else {
             this.logger.error({ err: error, failuresInARow: this.failuresInARow }, message);
           }
@@ -84,6 +89,9 @@ export class PeriodicTask {
       });
   }
 }
+
+/** How long a row of failed runs is logged as warnings before it is an error (a peer's start, a short outage). */
+export const FAILURES_ARE_WARNINGS_FOR_MS = 60_000;
 
 /**
  * When a task runs again after `failuresInARow` failed runs: 1 s, 2 s, 4 s, … and never later than its interval.
