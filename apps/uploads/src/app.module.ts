@@ -10,6 +10,8 @@ import { ReconcileScheduler } from './detection/reconcile.scheduler';
 import { StorageEventsConsumer } from './detection/storage-events.consumer';
 import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
+import { CloseFailedOrderSlotsUseCase } from './order-failure/close-failed-order-slots.use-case';
+import { OrderFailedConsumer } from './order-failure/order-failed.consumer';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
 import { ReceiveUploadUseCase } from './slots/receive-upload.use-case';
 import { RegisterSlotsUseCase } from './slots/register-slots.use-case';
@@ -49,6 +51,8 @@ export class AppModule {
         ReconcileScheduler,
         SourceFetcher,
         FetchSourceConsumer,
+        CloseFailedOrderSlotsUseCase,
+        OrderFailedConsumer,
       ],
     };
   }

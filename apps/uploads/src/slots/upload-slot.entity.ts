@@ -8,6 +8,8 @@ export type UploadSlotStatus = 'awaiting' | 'fetching' | 'uploaded' | 'failed';
 @Index('uq_upload_slot_object', ['bucket', 'objectKey'], { unique: true })
 // The reconciliation's range (`findWaiting`): waiting live slots by creation time.
 @Index('idx_upload_slot_reconcile', ['createdAt'], { where: `status = 'awaiting' AND mode = 'live'` })
+// The slots of one order (`lockOfOrder`, `closedObjectsOfOrder`): read for every failed order, in a table never emptied.
+@Index('idx_upload_slot_order', ['orderId'])
 export class UploadSlotEntity {
   @PrimaryColumn({ name: 'file_id', type: 'bigint' })
   fileId!: string;

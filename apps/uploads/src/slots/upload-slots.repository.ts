@@ -94,6 +94,43 @@ export class UploadSlotsRepository extends TransactionalRepository {
   }
 
   /**
+   * Every slot of an order, locked until `tx` ends, in file id order (two transactions locking one order's slots
+   * take them in the same order). An upload notification locks its one slot (`lock`), so it is decided either
+   * before the order's slots are closed or after, never in between.
+   */
+  lockOfOrder(tx: Transaction, orderId: string): Promise<UploadSlotEntity[]> {
+    return this.db(tx).find(UploadSlotEntity, { where: { orderId }, order: { fileId: 'ASC' }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * Fails these slots (waiting or uploaded) with `reason`, as a refused slot is failed: an object that arrives
+   * for one of them later is deleted on arrival (`ReceiveUploadUseCase`), and no upload URL is given for it again.
+   * A slot already failed keeps its own reason. Returns how many were closed now.
+   */
+  async close(tx: Transaction, fileIds: readonly string[], reason: string): Promise<number> {
+    if (fileIds.length === 0) {
+      return 0;
+    }
+    const result = await this.db(tx)
+      .createQueryBuilder()
+      .update(UploadSlotEntity)
+      .set({ status: 'failed', failureReason: reason.slice(0, 500) })
+      .where('file_id IN (:...fileIds) AND status IN (:...open)', { fileIds: [...fileIds], open: ['awaiting', 'fetching', 'uploaded'] })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  /** The objects of an order's failed live slots (test slots have none): what is to be deleted, or already was. */
+  async closedObjectsOfOrder(orderId: string): Promise<Array<{ bucket: string; key: string }>> {
+    const rows = await this.dataSource.manager.find(UploadSlotEntity, {
+      select: { bucket: true, objectKey: true },
+      where: { orderId, status: 'failed', mode: 'live' },
+      order: { fileId: 'ASC' },
+    });
+    return rows.map((row) => ({ bucket: row.bucket, key: row.objectKey }));
+  }
+
+  /**
    * Live slots still waiting, created from `created.after` (inclusive) to `created.before`, least recently checked
    * first. The range is read through `idx_upload_slot_reconcile`, so slots older than it (orders failed, expired or
    * abandoned, which nothing deletes) cost this query nothing however many there are.
