@@ -217,7 +217,7 @@ export class V2OrderDetailView {
   @ApiProperty({
     ...PRESIGNED_URL,
     description:
-      'presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys)',
+      'presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys). null for a failed order that never had all its files: its inputs are deleted when it fails',
     example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
   })
   thumbnailImageUrl!: string | null;

@@ -190,6 +190,16 @@ export class Order {
     return this.awaitsFiles() && !this.isExpired(now);
   }
 
+  /**
+   * Failed without ever having all its files, so it never started: the uploads service deletes the inputs it had at
+   * once (`CloseFailedOrderSlotsUseCase`), and nothing may point at them any more. A file counts as in only once
+   * uploads said so, after it marked the slot uploaded, so every order whose inputs uploads deleted answers true
+   * (one whose last `file.uploaded` was on its way may answer true with its inputs kept until retention).
+   */
+  failedBeforeAllFiles(): boolean {
+    return this.state.status === 'failed' && this.files.some((file) => file.status !== 'uploaded');
+  }
+
   /** Files that still need an upload by the client (not fetched from a URL). */
   filesAwaitingUpload(): OrderFileState[] {
     return this.files.filter((file) => file.status === 'awaiting_upload' && !file.sourceUrl);

@@ -1,4 +1,4 @@
-import { KeyMode } from '@cp/contracts';
+import { KeyMode, OrderStatus } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { Order, OrderFileState, OrderOutputState } from '../domain/order';
 import { v2FileKey } from '../v2/v2-view.mapper';
@@ -9,7 +9,7 @@ const storage = { buckets: { inputs: 'in', outputs: 'out' } } as unknown as Obje
 const samples = { forOrder: (count: number) => ({ bucket: 'out', key: count > 1 ? 'samples/zip' : 'samples/png', fileName: 'sample' }) } as unknown as SampleFiles;
 const modes = new KeyModesService(storage, samples);
 
-function order(mode: KeyMode, outputCount: number, packageKey: string | null, uploaded = true): Order {
+function order(mode: KeyMode, outputCount: number, packageKey: string | null, uploaded = true, status: OrderStatus = 'complete'): Order {
   const file: OrderFileState = {
     id: '5',
     position: 0,
@@ -39,7 +39,7 @@ function order(mode: KeyMode, outputCount: number, packageKey: string | null, up
       mode,
       type: 'watermarkEmbed',
       apiVersion: 'v3',
-      status: 'complete',
+      status,
       processingDelayed: false,
       failureCode: null,
       creditsCharged: 0,
@@ -81,6 +81,23 @@ describe('key modes: every live/test difference in one strategy', () => {
     expect(input?.key).toMatch(/^3\/9\/.*5.*photo\.png$/);
     const waiting = order('live', 1, null, false);
     expect(modes.of(waiting).storedInput(waiting)).toBeNull();
+  });
+
+  it('a failed live order points at no input when it never had all its files (uploads deleted them), and keeps them when it had', () => {
+    const withSecond = (built: Order, status: OrderFileState['status']): Order =>
+      new Order(built.state, [...built.files, { ...built.files[0], id: '6', position: 1, fileName: 'second.png', status }], built.outputs);
+    const neverStarted = withSecond(order('live', 1, null, true, 'failed'), 'awaiting_upload');
+    expect(neverStarted.failedBeforeAllFiles()).toBe(true);
+    expect(modes.of(neverStarted).storedInput(neverStarted)).toBeNull();
+    const refused = withSecond(order('live', 1, null, true, 'failed'), 'failed');
+    expect(modes.of(refused).storedInput(refused)).toBeNull();
+    // All its files were in when it failed: the inputs stay until retention, and so does the link.
+    const started = withSecond(order('live', 1, null, true, 'failed'), 'uploaded');
+    expect(started.failedBeforeAllFiles()).toBe(false);
+    expect(modes.of(started).storedInput(started)).toMatchObject({ bucket: 'in', fileName: 'photo.png' });
+    // Still pending with a file missing: the uploaded input is kept and shown.
+    const pending = withSecond(order('live', 1, null, true, 'pending'), 'awaiting_upload');
+    expect(modes.of(pending).storedInput(pending)).toMatchObject({ bucket: 'in', fileName: 'photo.png' });
   });
 
   it('test-key file keys are isolated under test/ (spec 4.12)', () => {

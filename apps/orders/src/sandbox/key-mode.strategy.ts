@@ -62,6 +62,10 @@ export class LiveMode implements KeyModeStrategy {
   }
 
   storedInput(order: Order): StoredObjectRef | null {
+    if (order.failedBeforeAllFiles()) {
+      // Its inputs are deleted when it fails (the uploads service): the v2 detail's thumbnail is null, never a dead link.
+      return null;
+    }
     const image = order.files.find((file) => file.mediaKind === 'image' && file.status === 'uploaded');
     return image
       ? inputRef(order, image, this.storage.buckets.inputs)
