@@ -1,5 +1,7 @@
 // v3 watermark embed orders over HTTP against all services (issue 4).
-import { WatermarkOrderView } from '@cp/contracts';
+import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
+import { ObjectKeys, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
 import { extractImage, serialOfPayload } from '@cp/watermark';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -342,6 +344,40 @@ describe('v3 watermark embed orders', () => {
       expect(failed.files[0].uploadUrl).toBeNull();
       const rows = await orders.query<Array<{ failure_code: string }>>('SELECT failure_code FROM "order" WHERE id = $1', [created.orderId]);
       expect(rows[0].failure_code).toBe('ORDER_TIMEOUT');
+      await eventually(() => balance(own.accountId), (value) => value === 10);
+    });
+
+    it('an order failed before all its files were in takes no more files, and the input it had is deleted at once', async () => {
+      const storage = new ObjectStorage(
+        toStorageConfig(validateEnv(StorageEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/x', S3_ENDPOINT: `http://127.0.0.1:${layout.s3Port}` })),
+      );
+      const put = async (url: string | null, body: Buffer): Promise<number> => {
+        const response = await fetch(url ?? '', { method: 'PUT', body: new Uint8Array(body) });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      const own = await freshAccount(10);
+      const created = (await createEmbed(own.liveKey, embedBody([{ fileName: 'in.png', texts: ['a'] }, { fileName: 'never.png', texts: ['b'] }]))).body.data;
+      const [uploaded, missing] = created.files;
+      const keyOf = (file: WatermarkOrderView['files'][number], fileName: string) => ObjectKeys.input(own.accountId, created.orderId, file.fileId, fileName);
+      expect(await put(uploaded.uploadUrl, corpusFile('photos/coffee.png'))).toBe(200);
+      const fileStatus = async () => (await orders.query<Array<{ status: string }>>('SELECT status FROM order_file WHERE id = $1', [uploaded.fileId]))[0]?.status;
+      await eventually(fileStatus, (status) => status === 'uploaded');
+      expect(await storage.stat(storage.buckets.inputs, keyOf(uploaded, 'in.png'))).not.toBeNull();
+
+      setClockOffset(12 * 3600_000 + 60_000);
+      await waitForOrder(own.liveKey, created.orderId, ['failed'], 30_000);
+      setClockOffset(0);
+      expect(await eventually(() => storage.stat(storage.buckets.inputs, keyOf(uploaded, 'in.png')), (info) => info === null)).toBeNull();
+      // The v2 detail hands out no link to the deleted input.
+      const detail = (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: own.liveKey })).body.data;
+      expect([detail.status, detail.thumbnailImageUrl]).toEqual(['failed', null]);
+
+      // Both URLs are still valid for their 900 s: whatever is PUT there now is deleted as it arrives.
+      expect(await put(missing.uploadUrl, corpusFile('photos/coffee.png'))).toBe(200);
+      expect(await put(uploaded.uploadUrl, corpusFile('photos/coffee.png'))).toBe(200);
+      expect(await eventually(() => storage.stat(storage.buckets.inputs, keyOf(missing, 'never.png')), (info) => info === null)).toBeNull();
+      expect(await eventually(() => storage.stat(storage.buckets.inputs, keyOf(uploaded, 'in.png')), (info) => info === null)).toBeNull();
       await eventually(() => balance(own.accountId), (value) => value === 10);
     });
   });
