@@ -21,14 +21,18 @@ export function isV2Retired(now: Date): boolean {
 /** Spec 4.9/4.10: the formats the v2 endpoints accept (no `tif`, unlike v3). */
 export const V2_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|webp|bmp|tiff|pdf)$/i;
 
-export const V2_FILE_FORMATS = ['JPG', 'PNG', 'WEBP', 'BMP', 'TIFF', 'PDF'] as const;
+/**
+ * Spec 4.9 lists the first six (the v2 embed formats); `GIF` and `AVIF` are the AI detection images the same file
+ * shape describes (docs/api-decisions.md), which were called `JPG` before.
+ */
+export const V2_FILE_FORMATS = ['JPG', 'PNG', 'WEBP', 'BMP', 'TIFF', 'PDF', 'GIF', 'AVIF'] as const;
 export type V2FileFormat = (typeof V2_FILE_FORMATS)[number];
 export const V2_FILE_TYPES = ['IMG', 'DOCUMENT'] as const;
 export type V2FileType = (typeof V2_FILE_TYPES)[number];
 /** `statusCode` of the v2 detail: watermarkExtract's outcome or aiDetection's category. */
 export const V2_STATUS_CODES = ['detected', 'undetected', 'likely_real', 'uncertain_real', 'uncertain_ai', 'likely_ai'] as const;
 
-const FORMATS: Record<string, V2FileFormat> = { jpg: 'JPG', jpeg: 'JPG', png: 'PNG', webp: 'WEBP', bmp: 'BMP', tif: 'TIFF', tiff: 'TIFF', pdf: 'PDF' };
+const FORMATS: Record<string, V2FileFormat> = { jpg: 'JPG', jpeg: 'JPG', png: 'PNG', webp: 'WEBP', bmp: 'BMP', tif: 'TIFF', tiff: 'TIFF', pdf: 'PDF', gif: 'GIF', avif: 'AVIF' };
 
 export function v2FileFormatOf(fileName: string): V2FileFormat {
   return FORMATS[fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase()] ?? 'JPG';
@@ -162,7 +166,7 @@ export class V2CreatedFileView {
   originalFileUrl?: string;
   @ApiProperty({ example: '1/42/1001/photo.jpg' })
   fileKey!: string;
-  @ApiProperty({ enum: [...V2_FILE_FORMATS], example: 'JPG' })
+  @ApiProperty({ enum: [...V2_FILE_FORMATS], description: 'from the extension; `GIF` and `AVIF` only for AI detection images', example: 'JPG' })
   fileFormat!: V2FileFormat;
   @ApiProperty({ enum: [...V2_FILE_TYPES], example: 'IMG' })
   fileType!: V2FileType;

@@ -1173,10 +1173,11 @@ export interface components {
             /** @example 1/42/1001/photo.jpg */
             fileKey: string;
             /**
+             * @description from the extension; `GIF` and `AVIF` only for AI detection images
              * @example JPG
              * @enum {string}
              */
-            fileFormat: "JPG" | "PNG" | "WEBP" | "BMP" | "TIFF" | "PDF";
+            fileFormat: "JPG" | "PNG" | "WEBP" | "BMP" | "TIFF" | "PDF" | "GIF" | "AVIF";
             /**
              * @example IMG
              * @enum {string}
