@@ -93,8 +93,12 @@ export class ConfirmAiDetectionOrderCommand extends CallerScoped {
 export class AiDetectionOrderCreatedView {
   @ApiProperty({ example: '46' })
   orderId!: string;
-  /** `pending` until confirmed. */
-  @ApiProperty({ enum: ['pending'], description: 'pending until `POST /api/v2/orders/ai-detection/confirm`', example: 'pending' })
+  /** `pending` until confirmed; a replay of the creation (same key and body) answers the order's current status. */
+  @ApiProperty({
+    enum: [...ORDER_STATUSES],
+    description: '`pending` at creation, until `POST /api/v2/orders/ai-detection/confirm`; a repeated request (same key and body) answers the order\'s current status',
+    example: 'pending',
+  })
   status!: OrderStatus;
   @ApiProperty({ type: () => [V2CreatedFileView] })
   files!: V2CreatedFileView[];

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsISO8601, I
 import { CallerScoped } from './accounts';
 import { ANTI_AI_STRENGTH_VALUES, AntiAiStrengthValue } from './anti-ai';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
-import { OrderStatus } from './order-values';
+import { ORDER_STATUSES, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
 import { CodePointLength, IsHttpsUrl, IsNestedObject, IsOptionalNotNull, IsPublicHttpsUrl, Trimmed } from './validators';
 
@@ -165,8 +165,12 @@ export class AntiAiOrderCreatedView {
   orderName!: string;
   @ApiProperty({ example: '44' })
   orderId!: string;
-  /** `pending` while files await upload; `inProgress` when every file came by URL. */
-  @ApiProperty({ enum: ['pending', 'inProgress'], description: '`pending` until every file is uploaded or fetched', example: 'pending' })
+  /** `pending` at creation; a replay of the creation (same key and body) answers the order's current status. */
+  @ApiProperty({
+    enum: [...ORDER_STATUSES],
+    description: '`pending` at creation, until every file is uploaded or fetched; a repeated request (same key and body) answers the order\'s current status',
+    example: 'pending',
+  })
   status!: OrderStatus;
   @ApiProperty({ type: () => [V2CreatedFileView] })
   files!: V2CreatedFileView[];
@@ -179,6 +183,10 @@ export class AntiAiWithUrlsCreatedView {
   orderName!: string;
   @ApiProperty({ example: '45' })
   orderId!: string;
-  @ApiProperty({ enum: ['inProgress'], example: 'inProgress' })
+  @ApiProperty({
+    enum: [...ORDER_STATUSES],
+    description: '`inProgress` at creation (spec 4.14); a repeated request (same key and body) answers the order\'s current status',
+    example: 'inProgress',
+  })
   status!: OrderStatus;
 }

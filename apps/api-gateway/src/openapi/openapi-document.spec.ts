@@ -1,3 +1,4 @@
+import { ORDER_STATUSES } from '@cp/contracts';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
@@ -44,6 +45,15 @@ describe('OpenAPI document', () => {
         expect(Object.keys(operation.responses).some((status) => status.startsWith('2'))).toBe(true);
         expect(Object.keys(operation.responses).some((status) => status.startsWith('4'))).toBe(true);
       }
+    }
+  });
+
+  it('lets a creation response carry every status: an idempotent replay answers the order as it is now', () => {
+    // A repeated request with the same key and body returns the existing order (spec 5.6) with its current status,
+    // e.g. `complete` for an AI detection order confirmed and analysed since, `complete` for a with-urls anti-AI order.
+    const schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Record<string, { properties: Record<string, { enum?: string[] }> }>;
+    for (const name of ['AiDetectionOrderCreated', 'AntiAiOrderCreated', 'AntiAiWithUrlsCreated']) {
+      expect([name, schemas[name].properties.status.enum]).toEqual([name, [...ORDER_STATUSES]]);
     }
   });
 

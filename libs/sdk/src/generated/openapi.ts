@@ -1200,11 +1200,11 @@ export interface components {
             /** @example 46 */
             orderId: string;
             /**
-             * @description pending until `POST /api/v2/orders/ai-detection/confirm`
+             * @description `pending` at creation, until `POST /api/v2/orders/ai-detection/confirm`; a repeated request (same key and body) answers the order's current status
              * @example pending
              * @enum {string}
              */
-            status: "pending";
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
             files: components["schemas"]["V2CreatedFile"][];
         };
         AiDetectionConfirm: {
@@ -1223,11 +1223,11 @@ export interface components {
             /** @example 44 */
             orderId: string;
             /**
-             * @description `pending` until every file is uploaded or fetched
+             * @description `pending` at creation, until every file is uploaded or fetched; a repeated request (same key and body) answers the order's current status
              * @example pending
              * @enum {string}
              */
-            status: "pending" | "inProgress";
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
             files: components["schemas"]["V2CreatedFile"][];
         };
         AntiAiWithUrlsCreated: {
@@ -1236,10 +1236,11 @@ export interface components {
             /** @example 45 */
             orderId: string;
             /**
+             * @description `inProgress` at creation (spec 4.14); a repeated request (same key and body) answers the order's current status
              * @example inProgress
              * @enum {string}
              */
-            status: "inProgress";
+            status: "pending" | "inProgress" | "complete" | "failed" | "expired";
         };
         /** @description v2 order detail (spec 2.7, deprecated). */
         V2OrderDetail: {
