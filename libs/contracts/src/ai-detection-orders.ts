@@ -29,7 +29,7 @@ export class AiDetectionOptionsDto {
 }
 
 export class AiDetectionFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, tif, tiff, gif, avif' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, tif, tiff, gif, avif' })
   @IsString()
   @MaxLength(255)
   @Matches(AI_DETECTION_FILE_NAME_PATTERN)
@@ -43,7 +43,7 @@ export class AiDetectionFileDto {
 
 /** Body of `POST /api/v2/orders/ai-detection` (docs/api-decisions.md). */
 export class CreateAiDetectionOrderDto {
-  @ApiProperty({ maxLength: 255, example: '5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
@@ -64,7 +64,7 @@ export class CreateAiDetectionOrderDto {
 
 /** Body of `POST /api/v2/orders/ai-detection/confirm` (spec 4.15). */
 export class ConfirmAiDetectionOrderDto {
-  @ApiProperty({ maxLength: 255, description: 'repeating it returns the current state without reprocessing' })
+  @ApiProperty({ minLength: 1, maxLength: 255, description: 'repeating it returns the current state without reprocessing' })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;

@@ -63,7 +63,7 @@ export class AntiAiModeDto {
 }
 
 export class AntiAiFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tif, tiff' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tif, tiff' })
   @IsString()
   @MaxLength(255)
   @Matches(ANTI_AI_FILE_NAME_PATTERN)
@@ -77,12 +77,12 @@ export class AntiAiFileDto {
 
 /** What both anti-AI creation bodies share. */
 export class AntiAiOrderBodyBase {
-  @ApiProperty({ maxLength: 255, example: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
 
-  @ApiPropertyOptional({ maxLength: 64 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 64 })
   @IsOptionalNotNull()
   @Trimmed()
   @IsString()
@@ -112,7 +112,7 @@ export class CreateAntiAiOrderDto extends AntiAiOrderBodyBase {
 }
 
 export class AntiAiUrlFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.jpg' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.jpg' })
   @IsString()
   @MaxLength(255)
   @Matches(ANTI_AI_FILE_NAME_PATTERN)

@@ -19,7 +19,7 @@ export class WatermarkTextDto {
 }
 
 export class EmbedFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: `extension one of ${EMBED_EXTENSIONS.join(', ')}` })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.jpg', description: `extension one of ${EMBED_EXTENSIONS.join(', ')}` })
   @IsString()
   @MaxLength(255)
   @Matches(EMBED_FILE_NAME_PATTERN)
@@ -41,7 +41,7 @@ export class EmbedFileDto {
 
 /** Body of `POST /api/v3/orders/wtr-embed` (spec 4.1). */
 export class CreateEmbedOrderDto {
-  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;

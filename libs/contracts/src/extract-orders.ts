@@ -24,7 +24,7 @@ export function mediaKindOf(fileName: string): MediaKind {
 }
 
 export class OriginalFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.png', description: `extension one of ${IMAGE_EXTENSIONS.join(', ')}, pdf` })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.png', description: `extension one of ${IMAGE_EXTENSIONS.join(', ')}, pdf` })
   @IsString()
   @MaxLength(255)
   @Matches(FILE_NAME)
@@ -53,7 +53,7 @@ function InspectableAgainstOriginal(options?: ValidationOptions): PropertyDecora
 }
 
 export class ExtractFileDto {
-  @ApiProperty({ maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect' })
   @IsString()
   @MaxLength(255)
   @Matches(FILE_NAME)
@@ -68,7 +68,7 @@ export class ExtractFileDto {
 
 /** Body of `POST /api/v3/orders/wtr-extract` (spec 4.2); every field is required. */
 export class CreateExtractOrderDto {
-  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;

@@ -42,7 +42,7 @@ export class InputFileView {
 /** Spec 2.3 */
 @ApiSchema({ name: 'Output', description: 'Embed output, one per watermark text (spec 2.3).' })
 export class OutputView {
-  @ApiProperty({ pattern: OUTPUT_FILE_ID_PATTERN.source, example: '1001-0' })
+  @ApiProperty({ pattern: OUTPUT_FILE_ID_PATTERN.source, example: '1001-1' })
   fileId!: string;
   @ApiProperty({ example: '1001' })
   inputFileId!: string;

@@ -47,14 +47,14 @@ export function v2FileTypeOf(fileName: string): V2FileType {
 
 /** The v3 file entry with the v2 formats (no `tif`); class-validator adds these rules to the inherited ones. */
 export class V2EmbedFileDto extends EmbedFileDto {
-  @ApiProperty({ maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tiff, pdf' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.jpg', description: 'extension one of jpg, jpeg, png, webp, bmp, tiff, pdf' })
   @Matches(V2_FILE_NAME_PATTERN)
   declare fileName: string;
 }
 
 /** Body of `POST /api/v2/orders/wtr-embed` (spec 4.9). */
 export class CreateV2EmbedOrderDto {
-  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
@@ -69,7 +69,7 @@ export class CreateV2EmbedOrderDto {
 }
 
 export class V2ExtractFileDto {
-  @ApiProperty({ maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect: an image or a PDF' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'found-online.jpg', description: 'the file to inspect: an image or a PDF' })
   @IsString()
   @MaxLength(255)
   @Matches(V2_FILE_NAME_PATTERN)
@@ -78,7 +78,7 @@ export class V2ExtractFileDto {
 
 /** Body of `POST /api/v2/orders/wtr-extract` (spec 4.10). `includeOriginal` sits at the top level. */
 export class CreateV2ExtractOrderDto {
-  @ApiProperty({ maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11', description: IDEMPOTENCY_KEY_DESCRIPTION })
   @IsString()
   @Length(1, 255)
   idempotencyKey!: string;
@@ -222,7 +222,7 @@ export class V2OrderDetailView {
     ...PRESIGNED_URL,
     description:
       'presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys). null for a failed order that never had all its files: its inputs are deleted when it fails',
-    example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
+    example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-1.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c',
   })
   thumbnailImageUrl!: string | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:00.000Z' })
@@ -336,9 +336,10 @@ export class V2RecentStatsView {
 export class V2DownloadUrlsView {
   @ApiProperty({ example: '42' })
   orderId!: string;
-  @ApiProperty({ type: 'integer', example: 3600 })
+  @ApiProperty({ type: 'integer', description: 'validity of the URLs: 1 hour, or less when the order expires sooner', example: 3600 })
   expiresInSeconds!: number;
-  @ApiProperty({ ...DATE_TIME, example: '2026-11-23T11:00:00.000Z' })
+  /** The order's retention end, not the URLs' expiry (that is `expiresInSeconds`). */
+  @ApiProperty({ ...DATE_TIME, description: 'end of the order\'s retention period: downloads work until then, then `ORDER_EXPIRED`', example: '2026-12-23T10:00:00.000Z' })
   expiresAt!: string;
   @ApiProperty({
     type: 'array',
@@ -346,10 +347,10 @@ export class V2DownloadUrlsView {
       type: 'object',
       required: ['fileId', 'inputFileId', 'fileName', 'downloadUrl'],
       properties: {
-        fileId: { type: 'string', example: '1001-0' },
+        fileId: { type: 'string', example: '1001-1' },
         inputFileId: { type: 'string', example: '1001' },
-        fileName: { type: 'string', example: 'photo-watermarked-1001-0.jpg' },
-        downloadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
+        fileName: { type: 'string', example: 'photo-watermarked-1001-1.jpg' },
+        downloadUrl: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-outputs/1/42/1001-1.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c' },
       },
     },
   })

@@ -59,7 +59,7 @@ const EventStatusFilter = rules(IsOptionalNotNull(), IsIn(WEBHOOK_DELIVERY_STATU
 
 /** `POST /api/v2/orders/webhooks` */
 export class CreateWebhookBody {
-  @ApiProperty({ maxLength: WEBHOOK_NAME_MAX_LENGTH, example: 'orders to the CMS' })
+  @ApiProperty({ minLength: 1, maxLength: WEBHOOK_NAME_MAX_LENGTH, example: 'orders to the CMS' })
   @WebhookName()
   name!: string;
 
@@ -255,12 +255,14 @@ export class WebhookEventPageView {
 /** Spec 4.16 retry-one response (snake_case as published). */
 @ApiSchema({ name: 'WebhookEventRetry', description: 'Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16).' })
 export class WebhookEventRetryView {
-  @ApiProperty({ example: '1201' })
+  /** The payload's `eventId` (a UUID), not the delivery event's `id` of the retry path. */
+  @ApiProperty({ format: 'uuid', description: 'the payload `eventId` of the event sent again', example: '0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e' })
   event_id!: string;
   @ApiProperty({ example: false })
   success!: boolean;
-  @ApiProperty({ type: 'integer', nullable: true, example: 500 })
-  status_code!: number | null;
+  /** Never null: 0 stands for "no HTTP answer" (timeout, refused connection, blocked target, inactive webhook). */
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'the receiver\'s HTTP status; `0` when no HTTP answer came back', example: 500 })
+  status_code!: number;
   @ApiProperty({ enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'FAILED' })
   status!: WebhookDeliveryStatus;
   @ApiProperty({ type: 'string', nullable: true, example: 'receiver answered 500' })

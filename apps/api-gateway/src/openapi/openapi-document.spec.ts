@@ -57,6 +57,44 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('declares what the gateway enforces and answers: no empty keys or names, a retry status that is a number, 1-based output ids', () => {
+    const schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Record<
+      string,
+      { properties: Record<string, { minLength?: number; nullable?: boolean; format?: string; example?: unknown }> }
+    >;
+    // Each refuses "" with 400 VALIDATION_FAILED (class-validator Length(1, …), a file name pattern, a trimmed name).
+    const nonEmpty: Array<[string, string]> = [
+      ['CreateEmbedOrderDto', 'idempotencyKey'],
+      ['CreateExtractOrderDto', 'idempotencyKey'],
+      ['CreateV2EmbedOrderDto', 'idempotencyKey'],
+      ['CreateV2ExtractOrderDto', 'idempotencyKey'],
+      ['CreateAntiAiOrderDto', 'idempotencyKey'],
+      ['CreateAntiAiWithUrlsDto', 'idempotencyKey'],
+      ['CreateAiDetectionOrderDto', 'idempotencyKey'],
+      ['ConfirmAiDetectionOrderDto', 'idempotencyKey'],
+      ['CreateAntiAiOrderDto', 'orderName'],
+      ['CreateAntiAiWithUrlsDto', 'orderName'],
+      ['EmbedFileDto', 'fileName'],
+      ['V2EmbedFileDto', 'fileName'],
+      ['OriginalFileDto', 'fileName'],
+      ['ExtractFileDto', 'fileName'],
+      ['V2ExtractFileDto', 'fileName'],
+      ['AntiAiFileDto', 'fileName'],
+      ['AntiAiUrlFileDto', 'fileName'],
+      ['AiDetectionFileDto', 'fileName'],
+      ['CreateWebhookBody', 'name'],
+      ['UpdateWebhookBody', 'name'],
+    ];
+    for (const [schema, property] of nonEmpty) {
+      expect([schema, property, schemas[schema].properties[property].minLength]).toEqual([schema, property, 1]);
+    }
+    // The retry answers 0 when no HTTP answer came back, never null; event_id is the payload's UUID.
+    expect(schemas.WebhookEventRetry.properties.status_code.nullable).toBeUndefined();
+    expect(schemas.WebhookEventRetry.properties.event_id.format).toBe('uuid');
+    // Output ids are `{inputFileId}-{ordinal}` with a 1-based ordinal (docs/api-decisions.md).
+    expect(schemas.Output.properties.fileId.example).toMatch(/^[0-9]+-[1-9][0-9]*$/);
+  });
+
   it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {
     const committed: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '../../../..', OPENAPI_DOCUMENT_PATH), 'utf8'));
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(app)))).toEqual(committed);

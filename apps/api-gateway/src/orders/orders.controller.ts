@@ -57,7 +57,7 @@ export class OrdersController {
   @Get(':orderId/files/:fileId/download')
   @ApiOperation({ operationId: 'getOutputDownload', summary: 'Download URL for one output of a completed embed order (spec 4.5)' })
   @ApiParam(ORDER_ID_PARAM)
-  @ApiParam({ name: 'fileId', description: 'an `outputs[].fileId`', schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' }, example: '1001-0' })
+  @ApiParam({ name: 'fileId', description: 'an `outputs[].fileId`', schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' }, example: '1001-1' })
   @ApiData('Download', { description: 'a presigned URL valid 300 seconds' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND)
   downloadOutput(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @Param('fileId') fileId: string): Promise<DataEnvelope<DownloadView>> {

@@ -751,7 +751,7 @@ export interface components {
         };
         /** @description Embed output, one per watermark text (spec 2.3). */
         Output: {
-            /** @example 1001-0 */
+            /** @example 1001-1 */
             fileId: string;
             /** @example 1001 */
             inputFileId: string;
@@ -1125,12 +1125,19 @@ export interface components {
         };
         /** @description Outcome of the one delivery attempt made by the retry (snake_case as published, spec 4.16). */
         WebhookEventRetry: {
-            /** @example 1201 */
+            /**
+             * Format: uuid
+             * @description the payload `eventId` of the event sent again
+             * @example 0b8e4d02-5c55-4d4e-9a55-4f7f4b8a9b0e
+             */
             event_id: string;
             /** @example false */
             success: boolean;
-            /** @example 500 */
-            status_code: number | null;
+            /**
+             * @description the receiver's HTTP status; `0` when no HTTP answer came back
+             * @example 500
+             */
+            status_code: number;
             /**
              * @example FAILED
              * @enum {string}
@@ -1268,7 +1275,7 @@ export interface components {
             /**
              * Format: uri
              * @description presigned 1 hour, null once expired. antiAi and aiDetection: WebP within 740×400 (aspect ratio kept) once made, else the first input image; watermark orders: the first input image (null for PDFs and test keys). null for a failed order that never had all its files: its inputs are deleted when it fails
-             * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+             * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-1.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
              */
             thumbnailImageUrl: string | null;
             /**
@@ -1397,23 +1404,27 @@ export interface components {
         V2DownloadUrls: {
             /** @example 42 */
             orderId: string;
-            /** @example 3600 */
+            /**
+             * @description validity of the URLs: 1 hour, or less when the order expires sooner
+             * @example 3600
+             */
             expiresInSeconds: number;
             /**
              * Format: date-time
-             * @example 2026-11-23T11:00:00.000Z
+             * @description end of the order's retention period: downloads work until then, then `ORDER_EXPIRED`
+             * @example 2026-12-23T10:00:00.000Z
              */
             expiresAt: string;
             files: {
-                /** @example 1001-0 */
+                /** @example 1001-1 */
                 fileId: string;
                 /** @example 1001 */
                 inputFileId: string;
-                /** @example photo-watermarked-1001-0.jpg */
+                /** @example photo-watermarked-1001-1.jpg */
                 fileName: string;
                 /**
                  * Format: uri
-                 * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-0.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
+                 * @example http://127.0.0.1:9000/cp-outputs/1/42/1001-1.jpg?X-Amz-Expires=3600&X-Amz-Signature=3f1a9c
                  */
                 downloadUrl: string;
             }[];
