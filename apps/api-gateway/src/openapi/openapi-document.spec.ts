@@ -21,6 +21,22 @@ function servedRoutes(app: INestApplication): string[] {
     .sort();
 }
 
+interface DocumentedResponse {
+  headers?: Record<string, unknown>;
+  content?: unknown;
+}
+
+interface DocumentedOperation {
+  operationId?: string;
+  deprecated?: boolean;
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, DocumentedResponse>;
+}
+
+/** The v2 watermark routes past their retirement (spec 9.4): 410 before the body is read. */
+const RETIRED = ['createV2EmbedOrder', 'createV2ExtractOrder'];
+
 describe('OpenAPI document', () => {
   let app: INestApplication;
   beforeAll(async () => {
@@ -93,6 +109,39 @@ describe('OpenAPI document', () => {
     expect(schemas.WebhookEventRetry.properties.event_id.format).toBe('uuid');
     // Output ids are `{inputFileId}-{ordinal}` with a 1-based ordinal (docs/api-decisions.md).
     expect(schemas.Output.properties.fileId.example).toMatch(/^[0-9]+-[1-9][0-9]*$/);
+  });
+
+  it('declares 413 PAYLOAD_TOO_LARGE wherever a body is read (the 1 MiB body limit), not on the retired v2 routes (410 first)', () => {
+    for (const [route, operations] of Object.entries(buildOpenApiDocument(app).paths)) {
+      for (const [method, operation] of Object.entries(operations as Record<string, DocumentedOperation>)) {
+        if (!operation.requestBody || operation.security?.length === 0 || RETIRED.includes(operation.operationId ?? '')) {
+          continue;
+        }
+        expect([method, route, JSON.stringify(operation.responses['413']?.content ?? null)]).toEqual([method, route, expect.stringContaining('PAYLOAD_TOO_LARGE')]);
+      }
+    }
+  });
+
+  it('declares the rate-limit headers of every authenticated answer and the deprecation headers of the deprecated routes', () => {
+    const headersOf = (response: DocumentedResponse | undefined): string[] => Object.keys(response?.headers ?? {}).sort();
+    for (const [route, operations] of Object.entries(buildOpenApiDocument(app).paths)) {
+      for (const [method, operation] of Object.entries(operations as Record<string, DocumentedOperation>)) {
+        const where = `${method} ${route}`;
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        if (operation.security?.length !== 0) {
+          for (const [status, response] of [...success, ['429', operation.responses['429']] as const]) {
+            expect([where, status, headersOf(response)]).toEqual([where, status, expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])]);
+          }
+        }
+        if (operation.deprecated) {
+          const answered = RETIRED.includes(operation.operationId ?? '') ? [...success, ['410', operation.responses['410']] as const] : success;
+          for (const [status, response] of answered) {
+            const expected = RETIRED.includes(operation.operationId ?? '') ? ['Deprecation', 'Link', 'Sunset'] : ['Deprecation', 'Link'];
+            expect([where, status, headersOf(response)]).toEqual([where, status, expect.arrayContaining(expected)]);
+          }
+        }
+      }
+    }
   });
 
   it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {

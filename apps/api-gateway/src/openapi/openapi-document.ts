@@ -1,6 +1,7 @@
+import { V2_SUNSET_HTTP_DATE } from '@cp/contracts';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { HeaderObject, OperationObject, ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { OPENAPI_SCHEMAS } from './openapi-schemas';
 import { RESPONSE_VIEWS } from './openapi-views';
 
@@ -52,8 +53,52 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
   for (const schema of Object.values(schemas)) {
     typeNullableReferences(schema);
   }
-  document.components = { ...document.components, schemas };
+  document.components = { ...document.components, schemas, headers: { ...document.components?.headers, ...RESPONSE_HEADERS } };
+  documentResponseHeaders(document);
   return document;
+}
+
+/**
+ * Headers the gateway sets outside the controllers, so no route decorator can name them: the rate-limit headers
+ * of every authenticated answer (`api-key-auth.middleware.ts`) and the deprecation headers of the v2 routes
+ * (`v2-deprecation.interceptor.ts`).
+ */
+const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  'RateLimit-Limit': { description: "requests per minute of the account's plan (spec 8)", schema: { type: 'integer', example: 300 } },
+  'RateLimit-Remaining': { description: 'requests left in the sliding 60-second window (approximate across gateway replicas)', schema: { type: 'integer', example: 297 } },
+  'RateLimit-Reset': { description: 'seconds until the oldest counted request leaves the window', schema: { type: 'integer', example: 58 } },
+  Deprecation: { description: 'the route is deprecated (spec 9)', schema: { type: 'string', enum: ['true'], example: 'true' } },
+  Sunset: { description: 'when the route stopped (spec 9.3)', schema: { type: 'string', example: V2_SUNSET_HTTP_DATE } },
+  Link: { description: 'the successor route, `rel="successor-version"`', schema: { type: 'string', example: '</api/v3/orders/wtr-embed>; rel="successor-version"' } },
+};
+
+/** The v2 watermark routes past their retirement: their answers carry `Sunset` too (spec 9.3, 9.4). */
+const RETIRED_OPERATIONS = new Set(['createV2EmbedOrder', 'createV2ExtractOrder']);
+
+function documentResponseHeaders(document: OpenAPIObject): void {
+  const reference = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+  for (const item of Object.values(document.paths)) {
+    for (const operation of [item.get, item.put, item.post, item.delete, item.patch].filter((entry): entry is OperationObject => entry !== undefined)) {
+      const successes = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
+      const add = (statuses: string[], names: string[]): void => {
+        for (const status of statuses) {
+          const response = operation.responses[status];
+          if (response && !('$ref' in response)) {
+            response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, reference(name)])) };
+          }
+        }
+      };
+      // Routes authorized by a token of their own (`security: []`) are not counted against a plan.
+      if (operation.security?.length !== 0) {
+        add([...successes, '429'], ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+      }
+      if (operation.deprecated && RETIRED_OPERATIONS.has(operation.operationId ?? '')) {
+        add([...successes, '410'], ['Deprecation', 'Sunset', 'Link']);
+      } else if (operation.deprecated) {
+        add(successes, ['Deprecation', 'Link']);
+      }
+    }
+  }
 }
 
 /**

@@ -48,7 +48,7 @@ export class ReportsController {
   @ApiBody({ type: RequestReportBody, examples: { korean: { value: { locale: 'ko-KR' } } } })
   @ApiData('Report', { status: 202, description: 'a new attempt was queued' })
   @ApiData('Report', { description: 'the current report' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.WATERMARK_V2_API_SUNSET)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.WATERMARK_V2_API_SUNSET, ErrorCode.PAYLOAD_TOO_LARGE)
   async request(
     @Caller() caller: CallerContext,
     @Param('orderId') orderId: string,

@@ -55,7 +55,7 @@ export class V2OrdersController {
   @ApiOperation({ operationId: 'refreshV2UploadUrls', summary: 'New upload URLs valid 1 hour for a pending order (spec 4.12)' })
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2RefreshUrls', { description: 'new upload URLs' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   refreshUrls(@Caller() caller: CallerContext, @Param('orderId') orderId: string, @NoBody() _body: undefined): Promise<DataEnvelope<V2RefreshUrlsView>> {
     const query: V2OrderQuery = { caller, orderId: pathId(orderId, ORDER_ID_PATTERN, ErrorCode.WEBHOOK_NOT_FOUND) };
     return data(this.rpc.request(Rpcs.ordersV2RefreshUrls, query));

@@ -61,7 +61,7 @@ export class WebhooksController {
   })
   @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
   @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_LIMIT_REACHED)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_LIMIT_REACHED, ErrorCode.PAYLOAD_TOO_LARGE)
   create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<DataEnvelope<CreatedWebhookView>> {
     const command: CreateWebhookCommand = { caller, name: body.name, url: body.url };
     return data(this.rpc.request(Rpcs.webhooksCreate, command));
@@ -91,7 +91,7 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiBody({ type: UpdateWebhookBody, examples: { pause: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection', isActive: false } } } })
   @ApiData('Webhook', { description: 'the updated webhook' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   update(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @Body() body: UpdateWebhookBody): Promise<DataEnvelope<WebhookView>> {
     const command: UpdateWebhookCommand = { caller, webhookId: webhookIdOf(webhookId), name: body.name, url: body.url, isActive: body.isActive };
     return data(this.rpc.request(Rpcs.webhooksUpdate, command));
@@ -101,7 +101,7 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook, its pending deliveries and its delivery log' })
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiData('DeletedWebhook', { description: 'the webhook was deleted' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   delete(@Caller() caller: CallerContext, @Param('webhookId') webhookId: string, @NoBody() _body: undefined): Promise<DataEnvelope<DeletedWebhookView>> {
     const command: WebhookRefQuery = { caller, webhookId: webhookIdOf(webhookId) };
     return data(this.rpc.request(Rpcs.webhooksDelete, command));
@@ -138,7 +138,7 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiBody({ type: RetryFailedWebhookEventsBody, examples: { lastWeek: { value: { fromDate: '2026-11-16', toDate: '2026-11-23' } } } })
   @ApiData('WebhookRetryFailed', { description: 'how many events were queued again' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   retryFailed(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,
@@ -154,7 +154,7 @@ export class WebhooksController {
   @ApiParam(WEBHOOK_ID_PARAM)
   @ApiParam({ name: 'eventId', description: 'a delivery event `id`', schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' }, example: '1201' })
   @ApiData('WebhookEventRetry', { description: 'the outcome of the attempt' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   retryEvent(
     @Caller() caller: CallerContext,
     @Param('webhookId') webhookId: string,

@@ -1438,7 +1438,20 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description requests per minute of the account's plan (spec 8) */
+        "RateLimit-Limit": number;
+        /** @description requests left in the sliding 60-second window (approximate across gateway replicas) */
+        "RateLimit-Remaining": number;
+        /** @description seconds until the oldest counted request leaves the window */
+        "RateLimit-Reset": number;
+        /** @description the route is deprecated (spec 9) */
+        Deprecation: "true";
+        /** @description when the route stopped (spec 9.3) */
+        Sunset: string;
+        /** @description the successor route, `rel="successor-version"` */
+        Link: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1457,6 +1470,9 @@ export interface operations {
             /** @description the order */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1494,6 +1510,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1545,6 +1564,9 @@ export interface operations {
             /** @description a presigned URL valid 300 seconds */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1594,6 +1616,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1647,6 +1672,9 @@ export interface operations {
             /** @description a presigned URL valid 300 seconds */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,6 +1724,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1931,9 @@ export interface operations {
             /** @description the webhooks */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +1959,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1978,6 +2015,9 @@ export interface operations {
             /** @description the webhook with its secret */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,11 +2062,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2078,6 +2133,9 @@ export interface operations {
             /** @description the webhook */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2115,6 +2173,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2170,6 +2231,9 @@ export interface operations {
             /** @description the updated webhook */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,11 +2278,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2270,6 +2349,9 @@ export interface operations {
             /** @description the webhook was deleted */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,11 +2396,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,6 +2471,9 @@ export interface operations {
             /** @description one page of delivery events */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +2523,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2478,6 +2581,9 @@ export interface operations {
             /** @description how many events were queued again */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2522,11 +2628,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2701,9 @@ export interface operations {
             /** @description the outcome of the attempt */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2624,11 +2748,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2684,6 +2823,9 @@ export interface operations {
             /** @description the current report */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,6 +2837,9 @@ export interface operations {
             /** @description a new attempt was queued */
             202: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2751,11 +2896,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,6 +2968,9 @@ export interface operations {
             /** @description the report */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2857,6 +3020,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +3076,9 @@ export interface operations {
             /** @description the order, `pending`, with one upload slot per file and one output per text */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3152,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3036,6 +3208,12 @@ export interface operations {
             /** @description the order (before the retirement) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3083,6 +3261,9 @@ export interface operations {
             /** @description `WATERMARK_V2_API_SUNSET`: v2 watermark endpoint called after its retirement */
             410: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3278,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,6 +3334,9 @@ export interface operations {
             /** @description the order, `pending`, with two upload slots and no outputs */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3410,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3276,6 +3466,12 @@ export interface operations {
             /** @description the order (before the retirement) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3323,6 +3519,9 @@ export interface operations {
             /** @description `WATERMARK_V2_API_SUNSET`: v2 watermark endpoint called after its retirement */
             410: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,6 +3536,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3390,6 +3592,9 @@ export interface operations {
             /** @description the order */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,11 +3651,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3504,6 +3724,11 @@ export interface operations {
             /** @description the order, already in progress */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,11 +3785,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +3858,9 @@ export interface operations {
             /** @description the order, pending until confirmed */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3674,11 +3917,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3732,6 +3990,9 @@ export interface operations {
             /** @description the order and its status (`inProgress` once started) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,11 +4049,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +4121,9 @@ export interface operations {
             /** @description usage of the 7 days ending on `date` */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3882,6 +4161,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3933,6 +4215,11 @@ export interface operations {
             /** @description the order detail */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3970,6 +4257,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,6 +4311,9 @@ export interface operations {
             /** @description new upload URLs */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4065,11 +4358,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PAYLOAD_TOO_LARGE`: body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4121,6 +4429,9 @@ export interface operations {
             /** @description presigned result URLs */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4170,6 +4481,9 @@ export interface operations {
                 headers: {
                     /** @description seconds until the rate-limit window resets */
                     "Retry-After"?: number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

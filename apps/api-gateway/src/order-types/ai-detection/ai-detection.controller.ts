@@ -34,7 +34,7 @@ export class AiDetectionController {
   })
   @ApiBody({ type: CreateAiDetectionOrderDto, examples: { one: { value: { idempotencyKey: '5e2a7c10-3f4b-4c6d-8e9f-0a1b2c3d4e5f', files: [{ fileName: 'photo.jpg' }], options: { generateHeatmap: true } } } } })
   @ApiData('AiDetectionOrderCreated', { description: 'the order, pending until confirmed' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
   createAiDetection(@Caller() caller: CallerContext, @Body() request: CreateAiDetectionOrderDto): Promise<DataEnvelope<AiDetectionOrderCreatedView>> {
     const command: CreateAiDetectionOrderCommand = { caller, request };
     return data(this.rpc.request(Rpcs.ordersCreateAiDetection, command));
@@ -49,7 +49,7 @@ export class AiDetectionController {
   })
   @ApiBody({ type: ConfirmAiDetectionOrderDto, examples: { one: { value: { idempotencyKey: 'c0ffee00-1b9a-4f43-9a4c-0f0b2f3c2d11', orderId: '46' } } } })
   @ApiData('AiDetectionConfirm', { description: 'the order and its status (`inProgress` once started)' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.ORDER_EXPIRED, ErrorCode.WATERMARK_V2_CONFLICT)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.ORDER_EXPIRED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
   confirmAiDetection(@Caller() caller: CallerContext, @Body() request: ConfirmAiDetectionOrderDto): Promise<DataEnvelope<AiDetectionConfirmView>> {
     // The body's id is checked like a path id: of the spec's pattern but beyond a 64-bit integer, it names no order (404), never a 500.
     pathId(request.orderId, ORDER_ID_PATTERN, ErrorCode.RESOURCE_NOT_FOUND);

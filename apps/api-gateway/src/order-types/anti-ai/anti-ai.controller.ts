@@ -33,7 +33,7 @@ export class AntiAiController {
   })
   @ApiBody({ type: CreateAntiAiOrderDto, examples: { one: { value: { idempotencyKey: '1b0c6f1e-5c2a-4d7e-9b51-7a0f3e9d2c44', orderName: 'spring-catalogue', files: [{ fileName: 'photo.jpg' }], options: { strength: 'medium' } } } } })
   @ApiData('AntiAiOrderCreated', { description: 'the order' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
   createAntiAi(@Caller() caller: CallerContext, @Body() request: CreateAntiAiOrderDto): Promise<DataEnvelope<AntiAiOrderCreatedView>> {
     const command: CreateAntiAiOrderCommand = { caller, request };
     return data(this.rpc.request(Rpcs.ordersCreateAntiAi, command));
@@ -50,7 +50,7 @@ export class AntiAiController {
   })
   @ApiBody({ type: CreateAntiAiWithUrlsDto, examples: { one: { value: { idempotencyKey: '9d2c7a31-0e44-4b8e-8f2d-5a1c6b3e7f90', files: [{ fileName: 'photo.jpg', imageUrl: 'https://images.example.com/photo.jpg' }], options: { strength: 'high' } } } } })
   @ApiData('AntiAiWithUrlsCreated', { description: 'the order, already in progress' })
-  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT)
+  @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.USAGE_LIMIT_EXCEEDED, ErrorCode.WATERMARK_V2_CONFLICT, ErrorCode.PAYLOAD_TOO_LARGE)
   createAntiAiWithUrls(@Caller() caller: CallerContext, @Body() request: CreateAntiAiWithUrlsDto): Promise<DataEnvelope<AntiAiWithUrlsCreatedView>> {
     const command: CreateAntiAiWithUrlsCommand = { caller, request };
     return data(this.rpc.request(Rpcs.ordersCreateAntiAiWithUrls, command));
