@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     }
   }
   if (busy.length > 0) {
-    throw new Error(`ports already in use: ${busy.join(', ')} (is another stack running? set STACK_PORT_BASE and S3_PORT to move it)`);
+    throw new Error(`ports already in use: ${busy.join(', ')} (is another stack running? set STACK_PORT_BASE, S3_PORT and NATS_URL to move it: two stacks on one NATS answer each other's requests)`);
   }
   await ensurePostgres(layout.adminDatabaseUrl);
   await ensureNats(layout.natsUrl);
