@@ -110,7 +110,7 @@ export class CreateV2ExtractOrderCommand extends CallerScoped {
 export class V2OrderQuery extends OrderScoped {}
 
 export class V2RecentStatsParams {
-  @ApiPropertyOptional({ description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today' })
+  @ApiPropertyOptional({ type: 'string', format: 'date', description: 'reference date (YYYY-MM-DD, UTC); the 7 days end on it. Default: today', example: '2026-11-23' })
   @IsOptionalNotNull()
   @IsCalendarDate()
   date?: string;

@@ -90,13 +90,13 @@ export class RetryFailedWebhookEventsBody {
 
 /** Query of `GET /api/v2/orders/webhooks/{webhookId}/events`. */
 export class ListWebhookEventsParams {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100_000, default: 1, example: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100_000, default: 1, example: 1 })
   @IsOptionalNotNull()
   @DecimalDigits()
   @EventsPage()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 20 })
   @IsOptionalNotNull()
   @DecimalDigits()
   @EventsLimit()

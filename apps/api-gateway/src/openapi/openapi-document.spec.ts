@@ -144,6 +144,16 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('types the query parameters as the gateway reads them: whole page numbers, a calendar date', () => {
+    const paths = buildOpenApiDocument(app).paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema?: { type?: string; format?: string } }> }>>;
+    const parameter = (route: string, name: string) => paths[route].get.parameters?.find((entry) => entry.name === name)?.schema;
+    // `1.5` and `1.0` are 400 VALIDATION_FAILED (decimal digits only, docs/webhooks.md).
+    expect(parameter('/api/v2/orders/webhooks/{webhookId}/events', 'page')?.type).toBe('integer');
+    expect(parameter('/api/v2/orders/webhooks/{webhookId}/events', 'limit')?.type).toBe('integer');
+    // Spec 4.13: `date` (string, date).
+    expect(parameter('/api/v2/orders/stats/recent', 'date')).toMatchObject({ type: 'string', format: 'date' });
+  });
+
   it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {
     const committed: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '../../../..', OPENAPI_DOCUMENT_PATH), 'utf8'));
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(app)))).toEqual(committed);
