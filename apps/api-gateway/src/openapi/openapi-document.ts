@@ -102,13 +102,18 @@ function documentResponseHeaders(document: OpenAPIObject): void {
 }
 
 /**
- * A nullable reference is `{ nullable: true, allOf: [{ $ref }] }`, and OpenAPI 3.0 wants a `type` beside
- * `nullable`; @nestjs/swagger drops the `type` a decorator gives next to a reference, so it is put back here.
+ * @nestjs/swagger writes a nullable reference as `{ nullable: true, allOf: [{ $ref }] }`. OpenAPI 3.0 wants a
+ * `type` beside `nullable` (the decorator's is dropped next to a reference), and by OpenAPI 3.0.3 `nullable` only
+ * widens the `type` of its own schema object: the `allOf` branch, an object schema, still refuses null, so a
+ * validating client refused every `result: null`. The reference becomes one branch of an `anyOf` whose other
+ * branch is null alone; code generators read it as `<schema> | null`.
  */
 function typeNullableReferences(schema: SchemaObject | ReferenceObject): void {
   for (const property of Object.values(('properties' in schema && schema.properties) || {})) {
-    if ('allOf' in property && property.nullable === true && property.type === undefined) {
+    if ('allOf' in property && property.nullable === true && property.allOf?.length === 1) {
       property.type = 'object';
+      property.anyOf = [...property.allOf, { enum: [null] }];
+      delete property.allOf;
     }
   }
 }

@@ -25,7 +25,10 @@ function isRef(schema: Schema): schema is ReferenceObject {
 
 type Schemas = Record<string, SchemaObject>;
 
-/** The named schema a `$ref` (or a nullable `allOf: [$ref]`) points at, with the nullability of the outer one. */
+/**
+ * The named schema a `$ref` (or a nullable `allOf: [$ref]`, or the `anyOf: [$ref, { enum: [null] }]` the document
+ * makes of it) points at, with the nullability of the outer one.
+ */
 function resolve(schema: Schema, schemas: Schemas): { schema: SchemaObject; name?: string; nullable: boolean } {
   if (isRef(schema)) {
     const name = schema.$ref.split('/').pop() ?? '';
@@ -34,6 +37,10 @@ function resolve(schema: Schema, schemas: Schemas): { schema: SchemaObject; name
   const [only] = schema.allOf ?? [];
   if (only && isRef(only) && schema.allOf?.length === 1) {
     return { ...resolve(only, schemas), nullable: schema.nullable === true };
+  }
+  const [reference, nullBranch] = schema.anyOf ?? [];
+  if (reference && isRef(reference) && schema.anyOf?.length === 2 && nullBranch && !isRef(nullBranch) && nullBranch.enum?.length === 1 && nullBranch.enum[0] === null) {
+    return { ...resolve(reference, schemas), nullable: schema.nullable === true };
   }
   return { schema, nullable: schema.nullable === true };
 }

@@ -987,10 +987,10 @@ export interface components {
             /** @description one per watermark text; empty for extract orders */
             outputs: components["schemas"]["Output"][];
             /** @description `null` for embed orders and until the result is ready */
-            result: components["schemas"]["ExtractResult"] | null;
+            result: (components["schemas"]["ExtractResult"] | null) | null;
             reports: components["schemas"]["OrderReportEntry"][];
             /** @description AI detection orders only; `null` until processed, and for an order that failed (no verdict, whatever its other images gave) */
-            detection?: components["schemas"]["AiDetectionResult"] | null;
+            detection?: (components["schemas"]["AiDetectionResult"] | null) | null;
         };
         /** @description Download resource (spec 2.9): one file, or a ZIP `<orderId>-watermarked.zip` for two or more outputs. */
         Download: {
