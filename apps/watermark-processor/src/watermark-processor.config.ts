@@ -51,7 +51,7 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   @Min(1024 * 1024)
   PDF_MIN_INFLATED_BYTES: number = 64 * 1024 * 1024;
 
-  /** PDF: budget of one call to the pdf.js renderer process (a batch of pages); past it the job attempt fails and is retried. */
+  /** PDF: budget of one call to the pdf.js renderer process (a batch of pages); past it the file fails (WATERMARK_FILE_INVALID / unsupported). */
   @IsInt()
   @Min(1000)
   PDF_RENDER_DEADLINE_MS: number = 120_000;

@@ -2,7 +2,7 @@ import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
 import { embedImage, flatMarkField, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
-import { isRendererFailure, isRenderOutOfMemory, RenderedPage, RenderError, renderPages } from './render';
+import { isRendererFailure, isRenderOverLimit, RenderedPage, RenderError, renderPages } from './render';
 import { PdfEmbedOptions } from './types';
 import { DEFAULT_MAX_PAGES, loadChecked } from './validate';
 
@@ -225,8 +225,8 @@ function renderFailure(err: unknown): Error {
   if (err instanceof RenderError && err.password) {
     return new PdfWatermarkError(PdfWatermarkErrorCode.ENCRYPTED, 'PDF is encrypted');
   }
-  if (isRenderOutOfMemory(err)) {
-    return new PdfWatermarkError(PdfWatermarkErrorCode.RESOURCE_LIMIT, `PDF page needs more memory than the renderer has: ${err.message}`);
+  if (isRenderOverLimit(err)) {
+    return new PdfWatermarkError(PdfWatermarkErrorCode.RESOURCE_LIMIT, `PDF page needs more memory or time than the renderer gives it: ${err.message}`);
   }
   if (isRendererFailure(err)) return err;
   return new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF page cannot be rendered: ${(err as Error).message}`);

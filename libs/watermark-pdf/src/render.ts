@@ -88,16 +88,20 @@ export async function closePdfRenderer(): Promise<void> {
 }
 
 /**
- * The renderer, not the file, failed the call (deadline passed, worker died, call abandoned): worth another
- * attempt of the job. A heap exhausted by one page is the file's doing and is not one of these.
+ * The renderer, not the file, failed the call (worker died, call abandoned): worth another attempt of the job.
+ * A call that ran out of heap or past its deadline is the file's doing and is not one of these (`isRenderOverLimit`).
  */
 export function isRendererFailure(error: unknown): error is WorkerFailure {
-  return error instanceof WorkerFailure && error.code !== WorkerFailureCode.OUT_OF_MEMORY;
+  return error instanceof WorkerFailure && !isRenderOverLimit(error);
 }
 
-/** The page needed more heap than the renderer has: hostile or broken input. */
-export function isRenderOutOfMemory(error: unknown): error is WorkerFailure {
-  return error instanceof WorkerFailure && error.code === WorkerFailureCode.OUT_OF_MEMORY;
+/**
+ * The pages needed more heap, or more time, than the renderer gives one call: hostile or broken input. A deadline
+ * counts as the file's: a few KB of nested form XObjects keep pdf.js busy for hours, and every retry of such a file
+ * held the processor's slot for the whole deadline again, for every account's jobs, before the order was parked.
+ */
+export function isRenderOverLimit(error: unknown): error is WorkerFailure {
+  return error instanceof WorkerFailure && (error.code === WorkerFailureCode.OUT_OF_MEMORY || error.code === WorkerFailureCode.DEADLINE);
 }
 
 function unwrap(reply: WorkerReply): WorkerReply {

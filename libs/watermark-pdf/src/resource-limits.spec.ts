@@ -15,7 +15,7 @@ import {
   PdfWatermarkErrorCode,
   renderPdfPages,
 } from './index';
-import { deflatedZeros, heapHungryPdf, inflationBombPdf, onePagePdf } from '../testing';
+import { deflatedZeros, heapHungryPdf, inflationBombPdf, nestedFormsPdf, onePagePdf } from '../testing';
 
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
 const original = readFileSync(resolve(__dirname, '../test-fixtures/text-1-page.pdf'));
@@ -115,16 +115,21 @@ describe('renderer limits', () => {
     await expect(extractPdf(original, Buffer.from(original), { key: KEY, signal: controller.signal })).rejects.toMatchObject({ code: WorkerFailureCode.ABORTED });
   });
 
-  it('a render past its deadline fails as the renderer’s failure (retried, not blamed on the file); the next call works', async () => {
-    // warm: the worker process is up and pdf.js loaded, so only the render itself is timed
+  it('a file that keeps the renderer past its deadline fails the file with RESOURCE_LIMIT (never retried); the next call works', async () => {
+    // 3 KB of nested form XObjects: a million fills, minutes of pdf.js for one page (a deadline, not a heap, stops it)
+    const slow = nestedFormsPdf(6, 10);
+    // warm: the worker process is up and pdf.js loaded, so only the renders are timed
     await renderPdfPages(original, [0], 40);
-    configurePdfResources({ render: { deadlineMs: 1 } });
-    const rendered = await errorOf(renderPdfPages(original, [0], 600));
+    configurePdfResources({ render: { deadlineMs: 3000 } });
+    const rendered = await errorOf(renderPdfPages(slow, [0], 24));
     expect(rendered).toBeInstanceOf(WorkerFailure);
     expect((rendered as WorkerFailure).code).toBe(WorkerFailureCode.DEADLINE);
-    const embedded = await errorOf(embedPdf(original, 1n, { key: KEY }));
-    expect(isRendererFailure(embedded)).toBe(true);
-    await expect(extractPdf(original, original, { key: KEY })).rejects.toBeInstanceOf(WorkerFailure);
+    expect(isRendererFailure(rendered)).toBe(false);
+    const embedded = await errorOf(embedPdf(slow, 1n, { key: KEY }));
+    expect(embedded).toBeInstanceOf(PdfWatermarkError);
+    expect((embedded as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+    await expect(extractPdf(slow, original, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
+    await expect(extractPdf(original, slow, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
     configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
     const [page] = await renderPdfPages(original, [0], 40);
     expect(page.width).toBeGreaterThan(0);

@@ -122,3 +122,27 @@ export async function inflationBombPdf(size: number): Promise<Buffer> {
 export function heapHungryPdf(count: number): Buffer {
   return onePagePdf(deflateSync(Buffer.from(`BT /F1 1 Tf [${'1 '.repeat(count)}] TJ ET`, 'latin1')));
 }
+
+/**
+ * A page that draws a form XObject which draws the next one `fan` times, `depth` levels down to one filled rectangle:
+ * under a kilobyte per level, and fan^depth fills for pdf.js (6 levels of 10: about ten minutes of one core).
+ */
+export function nestedFormsPdf(depth: number, fan: number): Buffer {
+  const first = 5;
+  const forms: FileObject[] = [];
+  for (let level = 0; level <= depth; level++) {
+    const n = first + level;
+    const data = level === depth
+      ? '0 0 1 rg 0 0 200 200 re f'
+      : Array.from({ length: fan }, (_, i) => `q 1 0 0 1 ${i % 3} ${i % 2} cm /N Do Q`).join('\n');
+    const resources = level === depth ? '' : `/Resources << /XObject << /N ${n + 1} 0 R >> >>`;
+    forms.push({ n, dictionary: `/Type /XObject /Subtype /Form /BBox [0 0 200 200] ${resources}`, data: Buffer.from(data, 'latin1') });
+  }
+  return pdfFile([
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    { n: 3, body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /X ${first} 0 R >> >> /Contents 4 0 R >>` },
+    { n: 4, dictionary: '', data: Buffer.from('/X Do', 'latin1') },
+    ...forms,
+  ]);
+}

@@ -76,8 +76,8 @@ describe('EmbedOutputUseCase', () => {
     const crash = setup(() => Promise.reject(new Error('out of memory')));
     crash.storage.seed('in', job.input.key, Buffer.from('pixels'));
     await expect(crash.useCase.execute(job, fakeContext())).rejects.toThrow('out of memory');
-    // the PDF renderer past its deadline: a failed attempt, whose exhaustion marks the order processingDelayed
-    const deadline = setup(() => Promise.reject(new WorkerFailure(WorkerFailureCode.DEADLINE, 'pdf-render', 'the call took longer than 120000 ms')));
+    // the PDF renderer dying (not the file's doing): a failed attempt, whose exhaustion marks the order processingDelayed
+    const deadline = setup(() => Promise.reject(new WorkerFailure(WorkerFailureCode.CRASHED, 'pdf-render', 'the worker exited (SIGKILL)')));
     deadline.storage.seed('in', job.input.key, Buffer.from('%PDF-'));
     await expect(deadline.useCase.execute(job, fakeContext())).rejects.toBeInstanceOf(WorkerFailure);
     for (const { outbox } of [missing, crash, deadline]) {

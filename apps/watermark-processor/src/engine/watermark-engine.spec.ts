@@ -3,11 +3,11 @@
 import { WorkerFailure } from '@cp/bounded-worker';
 import { OrderFailureCode } from '@cp/contracts';
 import { encryptedPdfFixture } from '@cp/testing';
-import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
+import { closePdfRenderer, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import sharp from 'sharp';
-import { heapHungryPdf, inflationBombPdf } from '@cp/watermark-pdf/testing';
+import { heapHungryPdf, inflationBombPdf, nestedFormsPdf } from '@cp/watermark-pdf/testing';
 import { loadWatermarkProcessorConfig, WatermarkProcessorConfig } from '../watermark-processor.config';
 import { InputRejected, WatermarkEngine } from './watermark-engine';
 
@@ -60,15 +60,24 @@ describe('WatermarkEngine: PDF limits', () => {
     expect((error as InputRejected).code).toBe(OrderFailureCode.WATERMARK_FILE_INVALID);
   });
 
-  it('a renderer past its deadline is not the file’s fault: embed and extract throw (the attempt fails, the job is retried)', async () => {
-    const slow = engine();
-    // warm (the renderer process up, pdf.js loaded), then a deadline no render can meet
-    await slow.embed(original, 1n, 'pdf');
-    configurePdfResources({ render: { deadlineMs: 1 } });
-    const embedded = await errorOf(slow.embed(original, 1n, 'pdf'));
+  it('a file that keeps the renderer past its deadline is the file’s fault: WATERMARK_FILE_INVALID and unsupported, not a retry', async () => {
+    // attack review: 3 KB of nested form XObjects kept pdf.js busy for minutes, and each retry held the processor again
+    const slow = nestedFormsPdf(6, 10);
+    const limited = engine({ PDF_RENDER_DEADLINE_MS: '3000' });
+    // warm (the renderer process up, pdf.js loaded), so the deadline times the render only
+    await limited.embed(original, 1n, 'pdf');
+    const embedded = await errorOf(limited.embed(slow, 1n, 'pdf'));
+    expect(embedded).toBeInstanceOf(InputRejected);
+    expect((embedded as InputRejected).code).toBe(OrderFailureCode.WATERMARK_FILE_INVALID);
+    await expect(limited.extract(slow, original, 'pdf')).resolves.toMatchObject({ status: 'unsupported' });
+  });
+
+  it('the renderer’s own trouble is not the file’s fault: an abandoned call throws (the attempt fails, the job is retried)', async () => {
+    const abandoned = new AbortController();
+    abandoned.abort();
+    const embedded = await errorOf(engine().embed(original, 1n, 'pdf', 'v3', abandoned.signal));
     expect(embedded).toBeInstanceOf(WorkerFailure);
     expect(embedded).not.toBeInstanceOf(InputRejected);
-    await expect(slow.extract(original, original, 'pdf')).rejects.toBeInstanceOf(WorkerFailure);
   });
 });
 

@@ -119,7 +119,7 @@ export class WatermarkEngine implements OnApplicationShutdown {
 
   /**
    * Marks one file. Input that can never be marked throws InputRejected (a public code, no retry); anything else
-   * thrown, such as the PDF renderer's deadline or crash (a WorkerFailure), fails this attempt of the job.
+   * thrown, such as the PDF renderer's crash (a WorkerFailure), fails this attempt of the job.
    */
   async embed(
     input: Buffer,
