@@ -4,7 +4,7 @@ import { CreateAntiAiOrderDto } from './anti-ai-orders';
 import { CreateEmbedOrderDto } from './embed-orders';
 import { CreateExtractOrderDto } from './extract-orders';
 import { OBJECT_NAME_MAX_BYTES, outputFileName, packageFileName, safeObjectName } from './object-keys';
-import { isCalendarDate, isCalendarDateOrDateTime, isHttpsUrl, isPrivateAddress, isPublicHttpsUrl } from './validators';
+import { isCalendarDate, isCalendarDateOrDateTime, isHttpsUrl, isPermittedHttpsUrl, isPrivateAddress, isPublicHttpsUrl } from './validators';
 import { CreateWebhookCommand, UpdateWebhookCommand } from './webhooks';
 
 describe('public URL rules', () => {
@@ -65,6 +65,23 @@ describe('public URL rules', () => {
 
   it('refuses port 0 in the shape check too (webhook URLs, zero-copy targets)', () => {
     expect([isHttpsUrl('https://127.0.0.1:0/hook'), isHttpsUrl('https://127.0.0.1:9443/hook')]).toEqual([false, true]);
+    expect(isPermittedHttpsUrl('https://127.0.0.1:0/b/k.png', ['127.0.0.1'])).toBe(false);
+  });
+
+  it('zero-copy targets: public HTTPS up to the 4,096 characters the schema documents (a presigned URL with a session token), private only when allowed', () => {
+    const longUrl = (length: number): string => {
+      const base = 'https://bucket.s3.amazonaws.com/k.png?X-Amz-Security-Token=';
+      return base + 'a'.repeat(length - base.length);
+    };
+    expect(isPermittedHttpsUrl(longUrl(3000), [])).toBe(true);
+    expect(isPermittedHttpsUrl(longUrl(4096), [])).toBe(true);
+    expect(isPermittedHttpsUrl(longUrl(4097), [])).toBe(false);
+    expect(isPermittedHttpsUrl('https://127.0.0.1:9443/b/k.png', [])).toBe(false);
+    expect(isPermittedHttpsUrl('https://127.0.0.1:9443/b/k.png', ['127.0.0.1'])).toBe(true);
+    expect(isPermittedHttpsUrl('https://169.254.169.254/latest', [])).toBe(false);
+    expect(isPermittedHttpsUrl('https://minio.minio-system/b/k.png', [])).toBe(false);
+    expect(isPermittedHttpsUrl('http://example.com/k.png', [])).toBe(false);
+    expect(isPermittedHttpsUrl('https://user:pw@example.com/k.png', [])).toBe(false);
   });
 
   it('classifies addresses', () => {

@@ -54,6 +54,11 @@ export function isPublicHttpsUrl(value: unknown): boolean {
   if (!isHttpsShape(url)) {
     return false;
   }
+  return isPublicHost(url);
+}
+
+/** The URL's host is a public DNS name or a public IP literal. */
+function isPublicHost(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
     return !isPrivateAddress(host);
@@ -81,12 +86,17 @@ export function isHttpsUrl(value: unknown): boolean {
   }
 }
 
-/** A public HTTPS URL, or an HTTPS URL whose host is one of `allowedIps` (a local test stack's servers). */
+/**
+ * An HTTPS URL (`isHttpsUrl`, up to 4,096 characters as the zero-copy target's schema says) whose host is public or
+ * one of `allowedIps` (a local test stack's servers). Not `isPublicHttpsUrl`'s 2,048: a presigned URL carrying a
+ * session token (`X-Amz-Security-Token`) is often longer, and was refused although the API documents 4,096.
+ */
 export function isPermittedHttpsUrl(value: unknown, allowedIps: readonly string[]): boolean {
-  if (isPublicHttpsUrl(value)) {
-    return true;
+  if (!isHttpsUrl(value)) {
+    return false;
   }
-  return isHttpsUrl(value) && allowedIps.includes(new URL(value as string).hostname.replace(/^\[|\]$/g, ''));
+  const url = new URL(value as string);
+  return isPublicHost(url) || allowedIps.includes(url.hostname.replace(/^\[|\]$/g, ''));
 }
 
 /**
