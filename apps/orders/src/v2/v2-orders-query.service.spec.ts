@@ -1,4 +1,5 @@
 import { ManualClock } from '@cp/clock';
+import { ErrorCode } from '@cp/contracts';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ObjectUrlsService } from '../orders/object-urls.service';
 import { OrderAccessService } from '../orders/order-access.service';
@@ -39,5 +40,11 @@ describe('V2OrdersQueryService.recentStats', () => {
     expect(await days('0099-03-01')).toEqual(['0099-02-23', '0099-02-24', '0099-02-25', '0099-02-26', '0099-02-27', '0099-02-28', '0099-03-01']);
     expect((await days('0001-01-01'))[6]).toBe('0001-01-01');
     expect(asked[0]).toEqual({ from: '0099-02-23T00:00:00.000Z', to: '0099-03-02T00:00:00.000Z' });
+  });
+
+  it('refuses a date whose week reaches before the year 0000, which YYYY-MM-DD cannot write (0000-01-01 gave "-000001-12")', async () => {
+    expect(await days('0000-01-07')).toEqual(['0000-01-01', '0000-01-02', '0000-01-03', '0000-01-04', '0000-01-05', '0000-01-06', '0000-01-07']);
+    await expect(days('0000-01-06')).rejects.toMatchObject({ code: ErrorCode.VALIDATION_FAILED });
+    await expect(days('0000-01-01')).rejects.toMatchObject({ code: ErrorCode.VALIDATION_FAILED });
   });
 });

@@ -51,6 +51,10 @@ export class V2OrdersQueryService {
     // The day's start by arithmetic: Date.UTC reads the years 0–99 as 1900–1999 (0099-03-01 gave a week of 1999).
     const lastDay = Math.floor(reference.getTime() / DAY_MS) * DAY_MS;
     const from = new Date(lastDay - (STATS_DAYS - 1) * DAY_MS);
+    // A week reaching into the year −1 has days YYYY-MM-DD cannot write (toISOString gives "-000001-12-26").
+    if (from.getUTCFullYear() < 0) {
+      throw new DomainException(ErrorCode.VALIDATION_FAILED, `the 7 days ending on ${query.date ?? ''} start before the year 0000`);
+    }
     const to = new Date(lastDay + DAY_MS);
     const counts = await this.repository.countCreatedPerDay(query.caller.accountId, query.caller.mode, from, to);
     const dailyStats = Array.from({ length: STATS_DAYS }, (_, index) => {
