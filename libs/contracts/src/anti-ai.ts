@@ -1,9 +1,9 @@
-import { IsArray, IsISO8601, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min } from 'class-validator';
+import { IsArray, IsISO8601, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { OrderFailureCode } from './errors';
 import { StoredObjectRef } from './order-events';
 import { EventSubjects, JobSubjects } from './subjects';
 import { OutputRef } from './watermark-jobs';
-import { IsNestedObject } from './validators';
+import { IsHttpsUrl, IsNestedObject } from './validators';
 
 /** `options.strength` of anti-AI orders (what each adds: docs/anti-ai.md). */
 export const ANTI_AI_STRENGTH_VALUES = ['low', 'medium', 'high'] as const;
@@ -25,8 +25,9 @@ export type AntiAiFailureCode = (typeof AntiAiFailureCode)[keyof typeof AntiAiFa
 
 /** Zero-copy destination of one result: the client's presigned PUT URL. */
 export class AntiAiOutputTarget {
-  @IsUrl({ protocols: ['https'], require_protocol: true, require_tld: false })
-  @MaxLength(4096)
+  // The rule creation applies (4,096 characters): validator.js' isURL stops at 2,083, so a longer target that creation
+  // accepted parked every job of its order as an invalid payload.
+  @IsHttpsUrl()
   url!: string;
 
   /** After this instant the file fails with ANTI_AI_OUTPUT_TARGET_EXPIRED instead of being sent. */
@@ -62,9 +63,9 @@ export class AntiAiJob extends OutputRef {
   @IsNestedObject(() => StoredObjectRef)
   thumbnail?: StoredObjectRef;
 
-  /** `tdm:policy`: the client's TDMRep policy URL. */
+  /** `tdm:policy`: the client's TDMRep policy URL (its host checked at creation; only written, never fetched). */
   @IsOptional()
-  @IsUrl({ protocols: ['https'], require_protocol: true })
+  @IsHttpsUrl()
   tdmPolicyUrl?: string;
 
   /** `dc:rights` text; a neutral "all rights reserved, no AI training" sentence when absent. */
