@@ -56,6 +56,14 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   @Min(1000)
   PDF_RENDER_DEADLINE_MS: number = 120_000;
 
+  /**
+   * PDF: render time of one embed or extraction in all (every batch of pages); past it the file fails like a page past
+   * PDF_RENDER_DEADLINE_MS. Below the embed (15 min) and extract (10 min) job deadlines, which retry the attempt.
+   */
+  @IsInt()
+  @Min(1000)
+  PDF_RENDER_DOCUMENT_BUDGET_MS: number = 480_000;
+
   /** PDF: heap of the pdf.js renderer process; a file that needs more fails with WATERMARK_FILE_INVALID. */
   @IsInt()
   @Min(64)
@@ -84,7 +92,7 @@ export interface WatermarkProcessorConfig extends CoreConfig {
   /** What one PDF may cost to open and render (@cp/watermark-pdf's limits). */
   pdf: {
     inflation: { maxInflatedBytes: number; maxInflationRatio: number; minInflatedBytes: number };
-    render: { deadlineMs: number; maxOldGenerationSizeMb: number };
+    render: { deadlineMs: number; maxOldGenerationSizeMb: number; documentBudgetMs: number };
   };
   antiAi: {
     /** Absent: a development signing chain is generated at start (refused in production). */
@@ -125,7 +133,7 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
     watermark: { secret: env.WATERMARK_SECRET, ...toWorkerSettings(env, 'WATERMARK') },
     pdf: {
       inflation: { maxInflatedBytes: env.PDF_MAX_INFLATED_BYTES, maxInflationRatio: env.PDF_MAX_INFLATION_RATIO, minInflatedBytes: env.PDF_MIN_INFLATED_BYTES },
-      render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB },
+      render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB, documentBudgetMs: env.PDF_RENDER_DOCUMENT_BUDGET_MS },
     },
     antiAi: {
       c2pa,

@@ -85,6 +85,17 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     await expect(Promise.all(queued)).resolves.toMatchObject([{ value: '1' }, { value: '2' }]);
   });
 
+  it('tells a call when it starts, not when it is queued (the time a call waits is not its own)', async () => {
+    worker = make(mode);
+    const events: string[] = [];
+    const spin = worker.call({ op: 'spin' }, { deadlineMs: 300, onStart: () => events.push('spin started') });
+    const queued = worker.call({ op: 'echo', value: 'q' }, { onStart: () => events.push('echo started') }).then(() => events.push('echo answered'));
+    expect(events).toEqual(['spin started']);
+    await failureOf(spin);
+    await queued;
+    expect(events).toEqual(['spin started', 'echo started', 'echo answered']);
+  });
+
   it('hands buffers over (moved to a thread, copied to a process)', async () => {
     worker = make(mode);
     const bytes = new Uint8Array(1024);

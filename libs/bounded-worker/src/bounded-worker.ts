@@ -41,6 +41,7 @@ interface Call<TReply> {
   deadlineMs: number;
   signal?: AbortSignal;
   onAbort?: () => void;
+  onStart?: () => void;
   resolve: (reply: TReply) => void;
   reject: (error: Error) => void;
 }
@@ -52,6 +53,8 @@ export interface CallOptions {
   deadlineMs?: number;
   /** Abandons the call (and stops the worker if the call is running). */
   signal?: AbortSignal;
+  /** Called when the call leaves the queue and starts, with its deadline: time spent queued is not the call's. */
+  onStart?: () => void;
 }
 
 /**
@@ -95,6 +98,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
         transfer: options.transfer ?? [],
         deadlineMs: options.deadlineMs ?? this.limits.deadlineMs,
         signal: options.signal,
+        onStart: options.onStart,
         resolve,
         reject,
       };
@@ -139,6 +143,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
       call.deadlineMs,
     );
     this.running = { call, timer, worker };
+    call.onStart?.();
     try {
       worker.send(call.message, call.transfer);
     } catch (error) {

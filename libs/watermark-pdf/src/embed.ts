@@ -2,7 +2,7 @@ import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
 import { embedImage, flatMarkField, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
-import { isRendererFailure, isRenderOverLimit, RenderedPage, RenderError, renderPages } from './render';
+import { isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, RenderError, renderPages } from './render';
 import { PdfEmbedOptions } from './types';
 import { DEFAULT_MAX_PAGES, loadChecked } from './validate';
 
@@ -240,6 +240,7 @@ function renderFailure(err: unknown): Error {
 export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOptions): Promise<Buffer> {
   const doc = await loadChecked(pdf, options.maxPages ?? DEFAULT_MAX_PAGES);
   const count = doc.getPageCount();
+  const budget = new RenderBudget();
   const shared = new Map<string, PDFRef>();
   const own: number[] = [];
   for (let start = 0; start < count; start += PREVIEW_BATCH) {
@@ -247,7 +248,7 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
     for (let i = start; i < Math.min(count, start + PREVIEW_BATCH); i++) indices.push(i);
     let previews: RenderedPage[];
     try {
-      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS, options.signal);
+      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS, options.signal, budget);
     } catch (err) {
       throw renderFailure(err);
     }
@@ -270,7 +271,7 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
   for (let start = 0; start < own.length; start += PAGES_PER_BATCH) {
     let rendered: RenderedPage[];
     try {
-      rendered = await renderPages(pdf, own.slice(start, start + PAGES_PER_BATCH), MARK_DPI, MAX_PAGE_PIXELS, options.signal);
+      rendered = await renderPages(pdf, own.slice(start, start + PAGES_PER_BATCH), MARK_DPI, MAX_PAGE_PIXELS, options.signal, budget);
     } catch (err) {
       throw renderFailure(err);
     }

@@ -4,7 +4,7 @@ import { DECODING_ATTEMPTS, DetectionEvidence, DetectionStatus, extractImage, FA
 import { MARK_DPI, MAX_PAGE_PIXELS } from './embed';
 import { Gray, grayFromRgb, locateCapture, Location, prepareReference, pyramid, resample } from './locate';
 import { paste, resizeRgb, Rgb, rgbaToRgb, rgbToPng, decodeRgb } from './raster';
-import { isRendererFailure, RenderedPage, renderPages } from './render';
+import { isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, renderPages } from './render';
 import { PdfExtractOptions, PdfExtractResult } from './types';
 import { DEFAULT_MAX_PAGES, loadChecked, looksLikePdf } from './validate';
 
@@ -41,7 +41,7 @@ interface ReferenceEntry {
 
 const refCache = new Map<string, ReferenceEntry>();
 
-async function cachedRefs(pdf: Buffer, maxPages: number, signal?: AbortSignal): Promise<ReferenceEntry> {
+async function cachedRefs(pdf: Buffer, maxPages: number, budget: RenderBudget, signal?: AbortSignal): Promise<ReferenceEntry> {
   const id = `${maxPages}:${createHash('sha256').update(pdf).digest('hex')}`;
   const hit = refCache.get(id);
   if (hit) {
@@ -50,7 +50,7 @@ async function cachedRefs(pdf: Buffer, maxPages: number, signal?: AbortSignal): 
     return hit;
   }
   const doc = await loadChecked(pdf, maxPages);
-  const entry = { refs: await renderRefs(pdf, doc.getPageCount(), signal) };
+  const entry = { refs: await renderRefs(pdf, doc.getPageCount(), budget, signal) };
   refCache.set(id, entry);
   while (refCache.size > REF_CACHE_SIZE) refCache.delete(refCache.keys().next().value as string);
   return entry;
@@ -66,12 +66,12 @@ interface Attempt {
 
 const rank: Record<DetectionStatus, number> = { detected: 4, inconclusive: 3, not_detected: 2, unsupported: 1, error: 0 };
 
-async function renderRefs(pdf: Buffer, count: number, signal?: AbortSignal): Promise<RefPage[]> {
+async function renderRefs(pdf: Buffer, count: number, budget: RenderBudget, signal?: AbortSignal): Promise<RefPage[]> {
   const pages: RenderedPage[] = [];
   for (let start = 0; start < count; start += 8) {
     const idx: number[] = [];
     for (let i = start; i < Math.min(count, start + 8); i++) idx.push(i);
-    pages.push(...(await renderPages(pdf, idx, MARK_DPI, MAX_PAGE_PIXELS, signal)));
+    pages.push(...(await renderPages(pdf, idx, MARK_DPI, MAX_PAGE_PIXELS, signal, budget)));
   }
   const out: RefPage[] = [];
   for (const p of pages) {
@@ -153,7 +153,7 @@ function pageSimilarity(a: RefPage, b: RefPage): number {
   return (sab - (sa * sb) / n) / Math.sqrt(va * vb);
 }
 
-async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number, signal?: AbortSignal): Promise<PdfExtractResult> {
+async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number, budget: RenderBudget, signal?: AbortSignal): Promise<PdfExtractResult> {
   let count: number;
   try {
     count = (await loadChecked(inspected, maxPages)).getPageCount();
@@ -162,7 +162,7 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
   }
   let pages: RefPage[];
   try {
-    pages = await renderRefs(inspected, count, signal);
+    pages = await renderRefs(inspected, count, budget, signal);
   } catch (err) {
     // the renderer's own failure says nothing about the file: the job tries again
     if (isRendererFailure(err)) throw err;
@@ -184,9 +184,9 @@ async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine
 }
 
 /** The capture placed on the original page rendered at the capture's resolution, resampled to the reference grid. */
-async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage, signal?: AbortSignal): Promise<Buffer> {
+async function composite(pdf: Buffer, capture: Rgb, loc: Location, ref: RefPage, budget: RenderBudget, signal?: AbortSignal): Promise<Buffer> {
   if (loc.fullPage) return rgbToPng(await resizeRgb(capture, ref.rgb.width, ref.rgb.height));
-  const [page] = await renderPages(pdf, [ref.index], loc.dpi, MAX_CAPTURE_PIXELS, signal);
+  const [page] = await renderPages(pdf, [ref.index], loc.dpi, MAX_CAPTURE_PIXELS, signal, budget);
   const canvas = rgbaToRgb(page.rgba, page.width, page.height);
   paste(canvas, capture, Math.round(loc.x), Math.round(loc.y));
   return rgbToPng(await resizeRgb(canvas, ref.rgb.width, ref.rgb.height));
@@ -197,6 +197,7 @@ async function extractFromCapture(
   originalPdf: Buffer,
   entry: ReferenceEntry,
   engine: Engine,
+  budget: RenderBudget,
   signal?: AbortSignal,
 ): Promise<PdfExtractResult> {
   const refs = entry.refs;
@@ -221,7 +222,7 @@ async function extractFromCapture(
     const id = `${loc.page}:${Math.round(loc.x / 4)}:${Math.round(loc.y / 4)}:${Math.round(loc.dpi / 3)}`;
     if (tried.has(id)) continue;
     tried.add(id);
-    if (await engine.run(await composite(originalPdf, capture, loc, refs[loc.page], signal), refs[loc.page])) return engine.result(true);
+    if (await engine.run(await composite(originalPdf, capture, loc, refs[loc.page], budget, signal), refs[loc.page])) return engine.result(true);
   }
   // Fallback: the engine's own registration of the raw capture against the best pages.
   const pagesTried = new Set<number>();
@@ -237,15 +238,18 @@ async function extractFromCapture(
  * Looks for the mark of `key` in `inspected` — a PDF (the marked file, re-saved or re-printed, pages removed or
  * reordered) or an image capture of one page (PNG/JPEG/WebP/TIFF, any resolution, cropped, compressed) — using
  * the unmarked `originalPdf` as reference. Never throws for the files: either of them unreadable (not a PDF,
- * damaged, encrypted, over a limit) → `unsupported`; it throws a WorkerFailure when the renderer itself failed
- * (deadline, crash), which is worth another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
+ * damaged, encrypted, over a limit, pages that render past the deadline or the extraction's budget of render time)
+ * → `unsupported`; it throws a WorkerFailure when the renderer itself failed (crash, abandoned call), which is worth
+ * another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
  */
 export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
   const isPdf = looksLikePdf(inspected);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  // one budget of render time for the whole extraction: the original's pages, the inspected file's, a capture's page
+  const budget = new RenderBudget();
   let entry: ReferenceEntry;
   try {
-    entry = await cachedRefs(originalPdf, maxPages, options.signal);
+    entry = await cachedRefs(originalPdf, maxPages, budget, options.signal);
   } catch (err) {
     if (isRendererFailure(err)) throw err;
     // the original is input like the inspected file (read the same way below): one that cannot be parsed or rendered
@@ -253,7 +257,13 @@ export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options
     return { status: 'unsupported', confidence: 0, capturedFromImage: !isPdf };
   }
   const engine = new Engine(options.key);
-  return isPdf
-    ? extractFromPdf(inspected, entry.refs, engine, maxPages, options.signal)
-    : extractFromCapture(inspected, originalPdf, entry, engine, options.signal);
+  try {
+    return await (isPdf
+      ? extractFromPdf(inspected, entry.refs, engine, maxPages, budget, options.signal)
+      : extractFromCapture(inspected, originalPdf, entry, engine, budget, options.signal));
+  } catch (err) {
+    // the capture's page rendered past what is left of the budget: the files' doing, as for the pages above
+    if (isRenderOverLimit(err)) return { status: 'unsupported', confidence: 0, capturedFromImage: !isPdf };
+    throw err;
+  }
 }

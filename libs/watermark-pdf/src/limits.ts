@@ -8,12 +8,19 @@ export interface PdfResourceLimits {
     deadlineMs: number;
     /** Heap of the pdf.js worker thread, in MiB: a page that needs more fails as RESOURCE_LIMIT. */
     maxOldGenerationSizeMb: number;
+    /**
+     * Render time of one embed or one extraction in all (every call, every batch of pages), in milliseconds: past it
+     * the file fails as RESOURCE_LIMIT. Below the jobs' own deadlines (embed 15 min, extract 10 min), so a file whose
+     * pages each stay under `deadlineMs` but together run for longer is refused as the file's doing, once, instead of
+     * being abandoned by the job's deadline and retried.
+     */
+    documentBudgetMs: number;
   };
 }
 
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
-  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024 },
+  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, documentBudgetMs: 480_000 },
 };
 
 let current: PdfResourceLimits = DEFAULT_PDF_RESOURCE_LIMITS;

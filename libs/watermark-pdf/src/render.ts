@@ -63,7 +63,7 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
   isolation: 'process',
   limits: { deadlineMs: pdfResourceLimits().render.deadlineMs, maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb },
 });
-onPdfResourceLimits((limits) => renderer.configure(limits.render));
+onPdfResourceLimits(({ render }) => renderer.configure({ deadlineMs: render.deadlineMs, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb }));
 
 /**
  * Documents by identity: the calls of one embed or extract pass the same buffer, which the worker keeps after the
@@ -72,14 +72,53 @@ onPdfResourceLimits((limits) => renderer.configure(limits.render));
 const documentIds = new WeakMap<Uint8Array, number>();
 let nextDocumentId = 1;
 
-async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSignal): Promise<WorkerReply> {
+/**
+ * The render time one embed or extraction may still spend (`documentBudgetMs`), shared by all its calls: each call's
+ * deadline is the shorter of `deadlineMs` and what is left. A file of many pages, each under the per-call deadline,
+ * kept the renderer busy past the job's own deadline, which abandons the attempt as the renderer's trouble and retries
+ * it: four times the job's deadline of the processor's slot, for a file that was refunded in the end.
+ */
+export class RenderBudget {
+  private spentMs = 0;
+
+  constructor(private readonly totalMs: number = pdfResourceLimits().render.documentBudgetMs) {}
+
+  /** The deadline of the next call, or a WorkerFailure (DEADLINE: the file's doing) when nothing is left. */
+  nextDeadlineMs(perCallMs: number): number {
+    const left = this.totalMs - this.spentMs;
+    if (left <= 0) {
+      throw new WorkerFailure(WorkerFailureCode.DEADLINE, 'pdf-render', `the document's pages took longer than ${this.totalMs} ms in all`);
+    }
+    return Math.min(perCallMs, left);
+  }
+
+  spend(ms: number): void {
+    this.spentMs += ms;
+  }
+}
+
+async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSignal, budget?: RenderBudget): Promise<WorkerReply> {
   let docId = documentIds.get(pdf);
   if (docId === undefined) {
     docId = nextDocumentId++;
     documentIds.set(pdf, docId);
   }
-  const reply = await renderer.call({ ...operation, docId }, { signal });
-  return reply.missing ? renderer.call({ ...operation, docId, data: pdf }, { signal }) : reply;
+  const call = async (request: Request): Promise<WorkerReply> => {
+    if (!budget) {
+      return renderer.call(request, { signal });
+    }
+    // Counted from the call's start, not its place in the queue: another document's renders are not this one's.
+    let started: number | undefined;
+    try {
+      return await renderer.call(request, { signal, deadlineMs: budget.nextDeadlineMs(pdfResourceLimits().render.deadlineMs), onStart: () => (started = performance.now()) });
+    } finally {
+      if (started !== undefined) {
+        budget.spend(performance.now() - started);
+      }
+    }
+  };
+  const reply = await call({ ...operation, docId });
+  return reply.missing ? call({ ...operation, docId, data: pdf }) : reply;
 }
 
 /** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */
@@ -112,9 +151,12 @@ function unwrap(reply: WorkerReply): WorkerReply {
   return reply;
 }
 
-/** Renders the given 0-based pages at `dpi` (reduced per page so that width·height ≤ maxPixels). */
-export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number, signal?: AbortSignal): Promise<RenderedPage[]> {
-  const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }, signal));
+/**
+ * Renders the given 0-based pages at `dpi` (reduced per page so that width·height ≤ maxPixels); the calls of one embed
+ * or extraction share a `budget` of render time.
+ */
+export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number, signal?: AbortSignal, budget?: RenderBudget): Promise<RenderedPage[]> {
+  const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }, signal, budget));
   return (reply.pages ?? []) as RenderedPage[];
 }
 

@@ -15,6 +15,7 @@ import {
   PdfWatermarkErrorCode,
   renderPdfPages,
 } from './index';
+import { RenderBudget, renderPages } from './render';
 import { deflatedZeros, heapHungryPdf, inflationBombPdf, nestedFormsPdf, onePagePdf } from '../testing';
 
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
@@ -133,6 +134,37 @@ describe('renderer limits', () => {
     configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
     const [page] = await renderPdfPages(original, [0], 40);
     expect(page.width).toBeGreaterThan(0);
+  });
+
+  it('an embed or extraction whose calls each stay under the deadline but together run past the document budget fails the file (RESOURCE_LIMIT / unsupported)', async () => {
+    // warm: the worker process is up and pdf.js loaded
+    await renderPdfPages(original, [0], 40);
+    // the budget shortens the one call it is left for: a page of minutes stops at the budget, not at the 60 s deadline
+    configurePdfResources({ render: { deadlineMs: 60_000, documentBudgetMs: 1500 } });
+    const slow = nestedFormsPdf(6, 10);
+    const embedded = await errorOf(embedPdf(slow, 1n, { key: KEY }));
+    expect(embedded).toBeInstanceOf(PdfWatermarkError);
+    expect((embedded as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+    await expect(extractPdf(slow, original, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
+    // spent across calls: the budget counts every call of one pass, a call that starts with nothing left is refused
+    // (warm again first: the deadlines above replaced the worker, and its start would count against the budget)
+    await renderPdfPages(original, [0], 40);
+    const budget = new RenderBudget(3000);
+    let calls = 0;
+    const spent = await errorOf(
+      (async () => {
+        for (; calls < 10_000; calls += 1) {
+          await renderPages(original, [0], 72, 60_000_000, undefined, budget);
+        }
+      })(),
+    );
+    expect(spent).toBeInstanceOf(WorkerFailure);
+    expect((spent as WorkerFailure).code).toBe(WorkerFailureCode.DEADLINE);
+    expect(isRendererFailure(spent)).toBe(false);
+    expect(calls).toBeGreaterThan(1);
+    // the defaults: a pass of an ordinary file is far within its budget, and every pass has a budget of its own
+    configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+    await expect(embedPdf(original, 1n, { key: KEY })).resolves.toBeInstanceOf(Buffer);
   });
 
   it('a page that runs the renderer’s heap out fails the file with RESOURCE_LIMIT; the next call works', async () => {

@@ -37,10 +37,10 @@ afterAll(async () => {
 
 describe('WatermarkEngine: PDF limits', () => {
   it('takes the PDF limits from the environment', () => {
-    engine({ PDF_RENDER_DEADLINE_MS: '5000', PDF_RENDER_MAX_HEAP_MB: '256', PDF_MAX_INFLATED_BYTES: String(100 * 1024 * 1024), PDF_MAX_INFLATION_RATIO: '50' });
+    engine({ PDF_RENDER_DEADLINE_MS: '5000', PDF_RENDER_MAX_HEAP_MB: '256', PDF_RENDER_DOCUMENT_BUDGET_MS: '300000', PDF_MAX_INFLATED_BYTES: String(100 * 1024 * 1024), PDF_MAX_INFLATION_RATIO: '50' });
     expect(pdfResourceLimits()).toEqual({
       inflation: { maxInflatedBytes: 100 * 1024 * 1024, maxInflationRatio: 50, minInflatedBytes: 64 * 1024 * 1024 },
-      render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256 },
+      render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256, documentBudgetMs: 300_000 },
     });
     engine();
     expect(pdfResourceLimits()).toEqual(DEFAULT_PDF_RESOURCE_LIMITS);

@@ -79,8 +79,9 @@ export class WatermarkEngine implements OnApplicationShutdown {
   /**
    * Looks for a mark of `algorithm` in `inspected`, registered against `original` (an image, or a PDF
    * whose page the inspected PDF or capture shows). Never throws for bad input: files outside the
-   * supported range (an inflation bomb, a page that runs the renderer's heap out) are `unsupported`, a real
-   * failure is `error`. The PDF renderer's own failure (deadline, crash) throws: the job's attempt fails.
+   * supported range (an inflation bomb, pages that run the renderer's heap out or past its deadline or the
+   * extraction's budget of render time) are `unsupported`, a real failure is `error`. The PDF renderer's own
+   * failure (crash, abandoned call) throws: the job's attempt fails.
    */
   async extract(
     inspected: Buffer,
