@@ -16,16 +16,17 @@ function lines(): Writable & { records: Array<Record<string, unknown>> } {
 }
 
 describe("the OpenTelemetry SDK's diagnostics", () => {
-  it('are JSON lines of the service at WARN and above by default, with the error the SDK passed', () => {
+  it('are JSON lines of the service at WARN and above by default, with the error the SDK passed (as a warning)', () => {
     const out = lines();
     const { logger } = diagnosticsLogger('orders', {}, out);
     logger.debug('batch exported');
     logger.info('exporter started');
     logger.warn('Dropped 12 spans because maxQueueSize reached');
     logger.error('export failed', new Error('connect ECONNREFUSED 10.0.0.9:4318'));
-    expect(out.records.map((record) => [record.level, record.msg, record.service, record.component])).toEqual([
-      [40, 'Dropped 12 spans because maxQueueSize reached', 'orders', 'opentelemetry'],
-      [50, 'export failed', 'orders', 'opentelemetry'],
+    // an SDK error is a warning of the service: traces are lost, the service's own work is not
+    expect(out.records.map((record) => [record.level, record.msg, record.service, record.component, record.sdkLevel])).toEqual([
+      [40, 'Dropped 12 spans because maxQueueSize reached', 'orders', 'opentelemetry', undefined],
+      [40, 'export failed', 'orders', 'opentelemetry', 'error'],
     ]);
     expect(out.records[1].err).toMatchObject({ type: 'Error', message: 'connect ECONNREFUSED 10.0.0.9:4318' });
   });
@@ -44,6 +45,23 @@ describe("the OpenTelemetry SDK's diagnostics", () => {
     logger.warn('warn');
     logger.error('error');
     expect(out.records.map((record) => record.msg)).toEqual(expected);
+  });
+
+  it('write one message at most once a minute, then say how many were left out (a collector down fails every batch)', () => {
+    const out = lines();
+    let clock = 1_000_000;
+    const { logger } = diagnosticsLogger('orders', {}, out, () => clock);
+    for (let second = 0; second < 130; second += 5) {
+      clock = 1_000_000 + second * 1000;
+      logger.error('{"message":"connect ECONNREFUSED 10.0.0.9:4318"}');
+    }
+    logger.warn('another message');
+    expect(out.records.map((record) => [record.msg, record.repeated])).toEqual([
+      ['{"message":"connect ECONNREFUSED 10.0.0.9:4318"}', undefined],
+      ['{"message":"connect ECONNREFUSED 10.0.0.9:4318"}', 11],
+      ['{"message":"connect ECONNREFUSED 10.0.0.9:4318"}', 11],
+      ['another message', undefined],
+    ]);
   });
 
   it('reach the log once tracing is started, and stop when it is shut down', async () => {
