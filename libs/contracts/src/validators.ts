@@ -42,33 +42,8 @@ export function isInternalHostName(host: string): boolean {
  * connected to is checked again when the file is fetched (a public name can resolve to a private address).
  */
 export function isPublicHttpsUrl(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length > 2048) {
-    return false;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (!isHttpsShape(url)) {
-    return false;
-  }
-  return isPublicHost(url);
-}
-
-/** The URL's host is a public DNS name or a public IP literal. */
-function isPublicHost(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) {
-    return !isPrivateAddress(host);
-  }
-  return !isInternalHostName(host);
-}
-
-/** https, a host, no credentials, and not port 0 (nothing listens there: every fetch or delivery would fail). */
-function isHttpsShape(url: URL): boolean {
-  return url.protocol === 'https:' && !url.username && !url.password && url.hostname.length > 0 && url.port !== '0';
+  const url = httpsUrl(value, 2048);
+  return url !== null && isPublicHost(url);
 }
 
 /**
@@ -76,14 +51,7 @@ function isHttpsShape(url: URL): boolean {
  * decided by the service that accepts it (`isPublicHttpsUrl`, or an operator's allowed IPs).
  */
 export function isHttpsUrl(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length > 4096) {
-    return false;
-  }
-  try {
-    return isHttpsShape(new URL(value));
-  } catch {
-    return false;
-  }
+  return httpsUrl(value, 4096) !== null;
 }
 
 /**
@@ -92,11 +60,39 @@ export function isHttpsUrl(value: unknown): boolean {
  * session token (`X-Amz-Security-Token`) is often longer, and was refused although the API documents 4,096.
  */
 export function isPermittedHttpsUrl(value: unknown, allowedIps: readonly string[]): boolean {
-  if (!isHttpsUrl(value)) {
-    return false;
+  const url = httpsUrl(value, 4096);
+  return url !== null && (isPublicHost(url) || allowedIps.includes(bareHost(url)));
+}
+
+/**
+ * The URL when `value` is a string of at most `maxLength` characters naming https, a host, no credentials, and not
+ * port 0 (nothing listens there: every fetch or delivery would fail); otherwise null.
+ */
+function httpsUrl(value: unknown, maxLength: number): URL | null {
+  if (typeof value !== 'string' || value.length > maxLength) {
+    return null;
   }
-  const url = new URL(value as string);
-  return isPublicHost(url) || allowedIps.includes(url.hostname.replace(/^\[|\]$/g, ''));
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'https:' && !url.username && !url.password && url.hostname.length > 0 && url.port !== '0' ? url : null;
+}
+
+/** The URL's host is a public DNS name or a public IP literal. */
+function isPublicHost(url: URL): boolean {
+  const host = bareHost(url);
+  if (isIP(host)) {
+    return !isPrivateAddress(host);
+  }
+  return !isInternalHostName(host);
+}
+
+/** The host without the brackets of an IPv6 literal. */
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
 }
 
 /**

@@ -68,7 +68,7 @@ export class PeriodicTask {
           if (this.failuresInARow === 1) {
             this.failingSince = Date.now();
           }
-          const message = `${this.name} failed; retrying in ${retryDelayMs(this.failuresInARow, this.intervalMs)} ms`;
+          const message = `${this.name} failed; retrying in ${this.nextDelayMs()} ms`;
           // In a cluster every service starts at once: a peer or a dependency not up yet fails a task's first runs
           // (the retention reconciliation asked orders before orders answered, logged as an error on every start).
           // Failures are warnings for their first minute; a failure that lasts is the error an operator must see.
@@ -84,9 +84,14 @@ export class PeriodicTask {
         const again = this.wakeRequested;
         this.wakeRequested = false;
         if (!this.stopping) {
-          this.schedule(again ? 0 : this.failuresInARow > 0 ? retryDelayMs(this.failuresInARow, this.intervalMs) : this.intervalMs);
+          this.schedule(again ? 0 : this.nextDelayMs());
         }
       });
+  }
+
+  /** Its interval after a run that succeeded, sooner after one that failed (`retryDelayMs`). */
+  private nextDelayMs(): number {
+    return this.failuresInARow > 0 ? retryDelayMs(this.failuresInARow, this.intervalMs) : this.intervalMs;
   }
 }
 

@@ -72,7 +72,9 @@ export class CloseFailedOrderSlotsUseCase {
     const objects = await this.slots.closedObjectsOfOrder(orderId);
     const byBucket = new Map<string, string[]>();
     for (const object of objects) {
-      byBucket.set(object.bucket, [...(byBucket.get(object.bucket) ?? []), object.key]);
+      const keys = byBucket.get(object.bucket) ?? [];
+      keys.push(object.key);
+      byBucket.set(object.bucket, keys);
     }
     const kept: string[] = [];
     for (const [bucket, keys] of byBucket) {
