@@ -16,6 +16,14 @@ describe('orders config: stuck orders', () => {
   });
 });
 
+describe('orders config: jobs per account', () => {
+  it('holds 4 unfinished jobs of an account per queue by default, reads QUEUED_JOBS_PER_ACCOUNT and refuses 0', () => {
+    expect(loadOrdersConfig(base).queuedJobsPerAccount).toBe(4);
+    expect(loadOrdersConfig({ ...base, QUEUED_JOBS_PER_ACCOUNT: '12' }).queuedJobsPerAccount).toBe(12);
+    expect(() => loadOrdersConfig({ ...base, QUEUED_JOBS_PER_ACCOUNT: '0' })).toThrow(/QUEUED_JOBS_PER_ACCOUNT/);
+  });
+});
+
 describe('orders config: upload window', () => {
   it('defaults to 12 hours (spec 3.1), reads UPLOAD_WINDOW_HOURS and refuses less than an hour', () => {
     expect(loadOrdersConfig(base).uploadWindowMs).toBe(12 * 3600_000);

@@ -34,6 +34,18 @@ export class OrdersEnv extends withUploadWindowEnv(StorageEnv) {
   @Max(10_000_000)
   TEST_ORDERS_PER_DAY: number = 1000;
 
+  /**
+   * Jobs of one account that each work queue (embed, extract, package, anti-AI, AI detection) may hold at once, sent
+   * and not finished; its further jobs wait in the outbox, oldest first, and go as its earlier ones finish. So an
+   * account that sends a thousand files (or files that each take the processor minutes) has other accounts' jobs
+   * wait behind at most this many of its own, not behind all of them. Set it to about the worker slots one account
+   * may fill alone (replicas × `*_CONCURRENCY`): a lone account uses at most this many of them. Default 4.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  QUEUED_JOBS_PER_ACCOUNT: number = 4;
+
   /** How often each replica looks for stuck orders (they claim rows with SKIP LOCKED, so replicas never collide). */
   @IsInt()
   @Min(200)
@@ -58,6 +70,7 @@ export interface OrdersConfig extends CoreConfig {
   uploadWindowSweepIntervalMs: number;
   stuckOrders: { maxAgeMs: number; sweepIntervalMs: number };
   testOrdersPerDay: number;
+  queuedJobsPerAccount: number;
   antiAi: { allowedTargetIps: string[] };
   publicBaseUrl: string;
 }
@@ -76,6 +89,7 @@ export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): Order
     uploadWindowSweepIntervalMs: env.UPLOAD_WINDOW_SWEEP_INTERVAL_MS,
     stuckOrders: { maxAgeMs: env.STUCK_ORDER_MAX_AGE_MS, sweepIntervalMs: env.STUCK_ORDER_SWEEP_INTERVAL_MS },
     testOrdersPerDay: env.TEST_ORDERS_PER_DAY,
+    queuedJobsPerAccount: env.QUEUED_JOBS_PER_ACCOUNT,
     antiAi: { allowedTargetIps: ipList(env.ANTI_AI_TARGET_ALLOWED_IPS) },
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -22,6 +22,12 @@ export interface JobContract<TPayload extends object> {
    * `JOB_DEADLINE_MS_<DURABLE>` (see `@cp/messaging`).
    */
   readonly deadlineMs: number;
+  /**
+   * Which part of its order one job is (its output, its file), as the job's result events name it: a service that
+   * holds an account's jobs back while earlier ones run (`OutboxShare`) frees one when a result names its unit.
+   * Absent: the job is the whole order's (extract, package).
+   */
+  unitOf?(payload: TPayload): string;
 }
 
 /** Something written to an outbox and relayed to JetStream: an event or a job. */
@@ -52,9 +58,22 @@ export function defineEvent<TPayload extends object>(subject: string, payload: C
   return { kind: 'event', subject, payload };
 }
 
-export function defineJob<TPayload extends object>(subject: string, payload: ClassConstructor<TPayload>, deadlineMs: number): JobContract<TPayload> {
-  return { kind: 'job', subject, payload, deadlineMs };
+export function defineJob<TPayload extends object>(
+  subject: string,
+  payload: ClassConstructor<TPayload>,
+  deadlineMs: number,
+  unitOf?: (payload: TPayload) => string,
+): JobContract<TPayload> {
+  return { kind: 'job', subject, payload, deadlineMs, ...(unitOf ? { unitOf } : {}) };
 }
+
+/** The unit of an order a job is (`JobContract.unitOf`); `ORDER_UNIT` for a job of the whole order. */
+export function jobUnitOf<TPayload extends object>(contract: JobContract<TPayload>, payload: TPayload): string {
+  return contract.unitOf ? contract.unitOf(payload) : ORDER_UNIT;
+}
+
+/** The unit of a job that is its whole order's (extract, package). */
+export const ORDER_UNIT = 'order';
 
 /** `defineRpc<ResponseView>()(pattern, RequestClass, { idempotent })`: the response type is given, the request inferred. */
 export function defineRpc<TResponse>() {
@@ -66,10 +85,24 @@ export function defineRpc<TResponse>() {
   });
 }
 
-/** A message ready for the outbox: its declaration and a payload of the declared class. */
+/**
+ * A job's place in its account's share of a work queue: the outbox relay sends at most `limit` jobs of one `key`
+ * (a queue and an account) that are not finished yet, oldest first, and holds the others back, so one account's
+ * thousand jobs do not stand in front of every other account's one. The writer frees a job when a result names
+ * its `order` and `unit`, and all of an order's when the order ends (its held jobs are then never sent).
+ */
+export interface OutboxShare {
+  readonly key: string;
+  readonly order: string;
+  readonly unit: string;
+  readonly limit: number;
+}
+
+/** A message ready for the outbox: its declaration and a payload of the declared class (a job: maybe its share). */
 export interface OutboxMessage<TPayload extends object = object> {
   readonly contract: MessageContract<TPayload>;
   readonly payload: TPayload;
+  readonly share?: OutboxShare;
 }
 
 export function message<TPayload extends object>(contract: MessageContract<TPayload>, payload: TPayload): OutboxMessage<TPayload> {

@@ -32,7 +32,7 @@ describe('queue metrics (real NATS JetStream)', () => {
     setQueueMetricsSource({
       jsm: () => jsm,
       consumers: () => [{ stream: stream.name, durable }],
-      outbox: async () => ({ pending: 7, oldestAgeSeconds: 12.5, parked: 2 }),
+      outbox: async () => ({ pending: 7, oldestAgeSeconds: 12.5, parked: 2, held: 40 }),
     });
   });
 
@@ -82,6 +82,7 @@ describe('queue metrics (real NATS JetStream)', () => {
   it('reports the outbox lag and the parked outbox rows its source gives', async () => {
     expect(await sample('outbox_events_unpublished', '')).toBe(7);
     expect(await sample('outbox_oldest_unpublished_age_seconds', '')).toBe(12.5);
+    expect(await sample('outbox_jobs_held', '')).toBe(40);
     expect(await sample('outbox_events_parked', '')).toBe(2);
   });
 });

@@ -18,8 +18,11 @@ export interface ObservedConsumer {
 export interface QueueMetricsSource {
   jsm(): JetStreamManager;
   consumers(): readonly ObservedConsumer[];
-  /** Unpublished outbox rows, the age in seconds of the oldest (0 when none), and the rows parked by the relay. */
-  outbox(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number }>;
+  /**
+   * Unpublished outbox rows, the age in seconds of the oldest (0 when none), the rows parked by the relay, and the
+   * jobs held back by their account's share (`OutboxShare`: waiting for that account's earlier jobs, not for the relay).
+   */
+  outbox(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number; held: number }>;
 }
 
 const logger = new Logger('QueueMetrics');
@@ -124,11 +127,16 @@ function consumerGauge(name: string, help: string, set: (gauge: Gauge, figure: C
   });
 }
 
-async function collectOutbox(gauge: 'pending' | 'age' | 'parked'): Promise<void> {
+async function collectOutbox(gauge: 'pending' | 'age' | 'parked' | 'held'): Promise<void> {
   try {
     const outbox = await readOutbox();
     if (outbox) {
-      const figures = { pending: [queueMetrics.outboxUnpublished, outbox.pending], age: [queueMetrics.outboxOldestAge, outbox.oldestAgeSeconds], parked: [queueMetrics.outboxParked, outbox.parked] } as const;
+      const figures = {
+        pending: [queueMetrics.outboxUnpublished, outbox.pending],
+        age: [queueMetrics.outboxOldestAge, outbox.oldestAgeSeconds],
+        parked: [queueMetrics.outboxParked, outbox.parked],
+        held: [queueMetrics.outboxHeld, outbox.held],
+      } as const;
       const [metric, value] = figures[gauge];
       metric.set(value);
     }
@@ -172,5 +180,10 @@ export const queueMetrics = {
     name: 'outbox_events_parked',
     help: 'Outbox events parked by the relay (the NATS server can never accept them), kept 30 days for an operator, read at scrape time',
     collect: () => collectOutbox('parked'),
+  }),
+  outboxHeld: new Gauge({
+    name: 'outbox_jobs_held',
+    help: "Jobs held back in the outbox while their account's earlier jobs of the same queue run (per-account share), read at scrape time",
+    collect: () => collectOutbox('held'),
   }),
 };

@@ -68,6 +68,7 @@ describe('MESSAGING_MIGRATIONS (real PostgreSQL)', () => {
         'OutboxTraceparent1796200000000',
         'OutboxParked1797200000000',
         'InboxHandledAt1797200000001',
+        'OutboxShares1798000000000',
       ]);
       // The entities (which the services' migration generator compares against) match the migrated schema.
       const pending = await upgraded.driver.createSchemaBuilder().log();

@@ -5,6 +5,7 @@ import { JobAttempts1796100000000 } from './migrations/1796100000000-JobAttempts
 import { OutboxTraceparent1796200000000 } from './migrations/1796200000000-OutboxTraceparent';
 import { OutboxParked1797200000000 } from './migrations/1797200000000-OutboxParked';
 import { InboxHandledAt1797200000001 } from './migrations/1797200000001-InboxHandledAt';
+import { OutboxShares1798000000000 } from './migrations/1798000000000-OutboxShares';
 
 /** Migrations of the outbox, inbox and job attempt tables; every service lists them before its own. */
 export const MESSAGING_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MESSAGING_MIGRATIONS = [
   OutboxTraceparent1796200000000,
   OutboxParked1797200000000,
   InboxHandledAt1797200000001,
+  OutboxShares1798000000000,
 ];

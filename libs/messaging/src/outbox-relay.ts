@@ -25,6 +25,15 @@ export interface OutboxRelayOptions {
   claimLeaseMs?: number;
 }
 
+/**
+ * How long a sent job counts against its account's share (`OutboxShare`) when no result frees it: a job's result
+ * comes within its attempts (4 × a deadline of at most 15 minutes, each attempt held up to 10 more minutes by an
+ * outage of our own infrastructure, and the backoff: under two hours) plus its wait in the queue behind the other
+ * accounts' shares. A result lost for good (its event parked) then costs the account one place for this long,
+ * never for ever.
+ */
+export const OUTBOX_SHARE_HOLD_MS = 3 * 3600_000;
+
 /** Longer than a batch's publish takes even on a slow broker (each publish waits at most its own timeout). */
 export const OUTBOX_CLAIM_LEASE_MS = 30_000;
 
@@ -175,15 +184,34 @@ export class OutboxRelay {
     const leaseMs = this.options.claimLeaseMs ?? OUTBOX_CLAIM_LEASE_MS;
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
     // Wrapped in a SELECT: the driver then answers rows (an UPDATE answers rows and a count), in seq order.
+    // A held job (`share_key`) is claimed only while fewer than its limit of its key's jobs are unfinished: sent and
+    // not yet freed (for at most OUTBOX_SHARE_HOLD_MS), or claimed by a relay now; the oldest waiting go first. Two
+    // relays claiming at once each rank the same waiting rows and skip the other's locked ones, so neither sends
+    // more than the limit. The rest of the outbox goes in seq order as before; both CTEs read only the partial
+    // index of open shares, empty in every service that writes none.
     const rows = await this.dataSource.query<Array<{ id: string; subject: string; envelope: object; traceparent: string | null }>>(
-      `WITH claimed AS (
+      `WITH busy AS (
+         SELECT share_key, count(*) AS n FROM ${table}
+          WHERE share_key IS NOT NULL AND share_released_at IS NULL
+            AND (published_at > now() - make_interval(secs => $3::double precision / 1000)
+                 OR (published_at IS NULL AND parked_at IS NULL AND claimed_until >= now()))
+          GROUP BY share_key),
+       admitted AS (
+         SELECT waiting.id FROM (
+           SELECT id, share_key, share_limit, row_number() OVER (PARTITION BY share_key ORDER BY seq) AS rank FROM ${table}
+            WHERE share_key IS NOT NULL AND share_released_at IS NULL AND published_at IS NULL AND parked_at IS NULL
+              AND (claimed_until IS NULL OR claimed_until < now())) waiting
+           LEFT JOIN busy USING (share_key)
+          WHERE waiting.rank + coalesce(busy.n, 0) <= waiting.share_limit),
+       claimed AS (
          UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
           WHERE id IN (SELECT id FROM ${table}
                         WHERE published_at IS NULL AND parked_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                          AND (share_key IS NULL OR id IN (SELECT id FROM admitted))
                         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, subject, envelope, traceparent, seq)
        SELECT id, subject, envelope, traceparent FROM claimed ORDER BY seq`,
-      [batchSize, leaseMs],
+      [batchSize, leaseMs, OUTBOX_SHARE_HOLD_MS],
     );
     if (rows.length === 0) {
       return { claimed: 0, settled: 0 };
@@ -271,6 +299,8 @@ export class OutboxRelay {
     // `published_at IS NULL` too: parked rows are never published, and the partial index of unpublished rows then
     // serves the delete instead of a scan of the day's published rows.
     await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: IsNull(), parkedAt: LessThan(new Date(now - OUTBOX_PARKED_RETENTION_MS)) });
+    // Jobs never sent because their order ended while they were held back: kept as long as sent rows are.
+    await this.dataSource.getRepository(OutboxEventEntity).delete({ publishedAt: IsNull(), shareReleasedAt: LessThan(new Date(now - retainMs)) });
     // The consumers' attempt records and inbox rows age out here too: once per process every ten minutes, not on a
     // message's path.
     await new JobAttemptsRepository(this.dataSource).prune(now);
@@ -280,6 +310,7 @@ export class OutboxRelay {
       .createQueryBuilder('event')
       .where('event.publishedAt IS NULL')
       .andWhere('event.parkedAt IS NULL')
+      .andWhere('event.shareReleasedAt IS NULL')
       .getCount();
     messagingMetrics.outboxPending.set(pending);
   }

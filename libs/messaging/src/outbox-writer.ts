@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { EventEnvelope, MessageContract, OutboxMessage } from '@cp/contracts';
+import { EventEnvelope, MessageContract, OutboxMessage, OutboxShare } from '@cp/contracts';
 import { tableSql, Transaction, TransactionalRepository, WriteBatch } from '@cp/database';
 import { currentTraceparent } from '@cp/tracing';
 import { Injectable, Optional } from '@nestjs/common';
@@ -152,20 +152,57 @@ export class OutboxWriter extends TransactionalRepository {
       batch,
       this.db(tx),
       messages.map((item) => ({ eventId: randomUUID(), subject: item.contract.subject, occurredAt, data: item.payload })),
+      messages.map((item) => item.share),
     );
   }
 
+  /**
+   * Frees held jobs (`OutboxShare`): those of `order` whose unit is one of `units`, or every one of the order when
+   * `units` is absent (the order ended). A freed job that was sent no longer counts against its account's share; one
+   * still held back is never sent. The local relay is woken at the commit, since the rows it may now send are there.
+   */
+  async releaseShares(tx: Transaction, order: string, units?: readonly string[]): Promise<void> {
+    const manager = this.db(tx);
+    const table = tableSql(manager, OutboxEventEntity);
+    // The partial index of open shares by order: only this order's counted or waiting rows are read.
+    const released = await manager.query<unknown[]>(
+      `UPDATE ${table} SET share_released_at = now()
+        WHERE share_order = $1 AND share_key IS NOT NULL AND share_released_at IS NULL AND ($2::text[] IS NULL OR share_unit = ANY($2::text[]))
+        RETURNING 1`,
+      [order, units ? [...units] : null],
+    );
+    if (released.length > 0) {
+      this.commits?.written(manager);
+    }
+  }
+
   /** The one insert of outbox rows; an event id already recorded is skipped. */
-  private writeEnvelopes(batch: WriteBatch, manager: EntityManager, envelopes: ReadonlyArray<EventEnvelope<object>>): void {
+  private writeEnvelopes(
+    batch: WriteBatch,
+    manager: EntityManager,
+    envelopes: ReadonlyArray<EventEnvelope<object>>,
+    shares: ReadonlyArray<OutboxShare | undefined> = [],
+  ): void {
     batch.afterExecute(() => this.commits?.written(manager));
     // The trace the rows belong to travels with them (the relay may be another replica, or run after a restart).
     const traceparent = currentTraceparent();
-    const rows = envelopes.map((envelope) => ({ id: envelope.eventId, subject: envelope.subject, envelope, traceparent }));
+    const rows = envelopes.map((envelope, index) => {
+      const share = shares[index];
+      return {
+        id: envelope.eventId,
+        subject: envelope.subject,
+        envelope,
+        traceparent,
+        ...(share ? { share_key: share.key, share_order: share.order, share_unit: share.unit, share_limit: share.limit } : {}),
+      };
+    });
     // WITH ORDINALITY keeps the array's order for the sequence (the relay publishes by seq).
     batch.write(
-      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope, traceparent)
-       SELECT r.id, r.subject, r.envelope, r.traceparent
-         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')}) AS (id uuid, subject text, envelope jsonb, traceparent text)) WITH ORDINALITY AS r(id, subject, envelope, traceparent, n)
+      `INSERT INTO ${tableSql(manager, OutboxEventEntity)} (id, subject, envelope, traceparent, share_key, share_order, share_unit, share_limit)
+       SELECT r.id, r.subject, r.envelope, r.traceparent, r.share_key, r.share_order, r.share_unit, r.share_limit
+         FROM ROWS FROM (jsonb_to_recordset(${batch.param(JSON.stringify(rows), 'jsonb')})
+                AS (id uuid, subject text, envelope jsonb, traceparent text, share_key text, share_order text, share_unit text, share_limit int))
+              WITH ORDINALITY AS r(id, subject, envelope, traceparent, share_key, share_order, share_unit, share_limit, n)
        ORDER BY r.n ON CONFLICT DO NOTHING`,
     );
   }

@@ -1,4 +1,4 @@
-import { EventContract, OrderType, OutboxMessage, ReportContextFile, ReportContextView, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { EventContract, ORDER_UNIT, OrderType, OutboxMessage, ReportContextFile, ReportContextView, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Provider, Type } from '@nestjs/common';
 import { Order } from '../domain/order';
 
@@ -26,6 +26,11 @@ export interface ResultHandler {
   readonly durable: string;
   readonly contract: EventContract<object>;
   orderIdOf(event: object): string;
+  /**
+   * The unit of the job (`JobContract.unitOf`) this event is the last word of (its result, its failure, its
+   * attempts used up), freeing its place in the account's share; absent for events in the middle of a job.
+   */
+  endedUnit?(event: object): string;
   apply(order: Order, event: object, context: ProcessingContext): OutboxMessage[];
 }
 
@@ -33,15 +38,20 @@ export function onResult<TEvent extends { orderId: string }>(
   durable: string,
   contract: EventContract<TEvent>,
   apply: (order: Order, event: TEvent, context: ProcessingContext) => OutboxMessage[],
+  endedUnit?: (event: TEvent) => string,
 ): ResultHandler {
   return {
     durable,
     contract,
     // The consumer validated the payload against `contract.payload` before calling these.
     orderIdOf: (event) => (event as TEvent).orderId,
+    ...(endedUnit ? { endedUnit: (event: object) => endedUnit(event as TEvent) } : {}),
     apply: (order, event, context) => apply(order, event as TEvent, context),
   };
 }
+
+/** `onResult`'s last argument for a result of a job of the whole order (extract, package, their attempts used up). */
+export const endsOrderJob = (): string => ORDER_UNIT;
 
 /**
  * One order type (spec 1). Its folder under `order-types/` holds this definition, its creation use cases

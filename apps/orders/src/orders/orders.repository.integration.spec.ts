@@ -2,8 +2,8 @@
 // transition changed is written with its events and credit movements in one transaction, and the locking
 // reads skip rows another replica holds.
 import { ManualClock } from '@cp/clock';
-import { EventSubjects, OutboxMessage } from '@cp/contracts';
-import { openServiceDatabase, serviceDataSourceOptions, asTransaction } from '@cp/database';
+import { EmbedJob, EventSubjects, Jobs, message, OutboxMessage } from '@cp/contracts';
+import { openServiceDatabase, serviceDataSourceOptions, asTransaction, Transaction } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -211,6 +211,42 @@ describe('OrdersRepository (real PostgreSQL)', () => {
     expect(failed?.outputs.every((output) => output.status === 'failed')).toBe(true);
     expect(await balance()).toBe(afterCharge + 2);
     expect(await outboxSubjects(seen + 1)).toEqual([EventSubjects.orderFailed, EventSubjects.orderStatusChanged]);
+  });
+
+  it("frees a job held to the account's share when its result comes, and all the order's when a save ends it", async () => {
+    const order = await create();
+    const job = (unit: string): OutboxMessage => ({
+      ...message(Jobs.watermarkEmbed, { orderId: order.id, outputFileId: unit } as EmbedJob),
+      share: { key: `job.watermark.embed:${accountId}`, order: order.id, unit, limit: 1 },
+    });
+    const inTx = (work: (tx: Transaction, locked: Order) => Promise<void>) =>
+      dataSource.transaction(async (manager) => {
+        const locked = await repository.lock(asTransaction(manager), order.id);
+        if (!locked) {
+          throw new Error('order vanished');
+        }
+        await work(asTransaction(manager), locked);
+      });
+    await inTx(async (tx, locked) => {
+      locked.fileUploaded(locked.files[0].id, 1, clock.now());
+      await repository.save(tx, locked, [...locked.startProcessing(clock.now()), job(`${order.id}-1`), job(`${order.id}-2`), job(`${order.id}-3`)]);
+    });
+    const shares = async () =>
+      (
+        await dataSource.getRepository(OutboxEventEntity).find({ where: { shareOrder: order.id }, order: { seq: 'ASC' } })
+      ).map((row) => [row.shareUnit, row.shareLimit, row.shareReleasedAt !== null]);
+    expect(await shares()).toEqual([
+      [`${order.id}-1`, 1, false],
+      [`${order.id}-2`, 1, false],
+      [`${order.id}-3`, 1, false],
+    ]);
+    await inTx((tx) => repository.releaseJobs(tx, order.id, [`${order.id}-1`]));
+    expect((await shares()).map(([, , released]) => released)).toEqual([true, false, false]);
+    // A save that does not end the order frees nothing; the one that fails it frees the rest.
+    await inTx((tx, locked) => repository.save(tx, locked, locked.processingDelayed(clock.now())));
+    expect((await shares()).map(([, , released]) => released)).toEqual([true, false, false]);
+    await inTx((tx, locked) => repository.save(tx, locked, locked.fail('WATERMARK_EMBED_FAILED', clock.now())));
+    expect((await shares()).map(([, , released]) => released)).toEqual([true, true, true]);
   });
 
   it('rolls the rows, the ledger and the outbox back together when the transaction fails', async () => {

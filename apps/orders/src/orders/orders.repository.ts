@@ -28,6 +28,8 @@ interface ChildRows {
 
 /** The rows of an order as loaded, to write back only what a transition changed. */
 interface Snapshot {
+  /** Whether the order had ended when loaded or last saved: a save that ends it frees its held jobs. */
+  final: boolean;
   order: string;
   files: Map<string, string>;
   outputs: Map<string, string>;
@@ -208,9 +210,25 @@ export class OrdersRepository extends TransactionalRepository {
       for (const movement of order.takeCreditMovements()) {
         await this.ledger.apply(tx, order.state.accountId, movement.amount, movement.reference, movement.reason);
       }
+      await this.releaseJobsOfEnded(tx, order);
       this.snapshots.set(order, this.snapshot(order));
     }
     await this.outbox.addAll(tx, events);
+  }
+
+  /**
+   * Frees the order's jobs held to its account's share (`OutboxShare`) that `units` name: their results came. A job
+   * freed after it was sent no longer counts against the account's share; the relay sends the account's next.
+   */
+  async releaseJobs(tx: Transaction, orderId: string, units: readonly string[]): Promise<void> {
+    await this.outbox.releaseShares(tx, orderId, units);
+  }
+
+  /** An order this save ended (completed, failed, expired) frees all its jobs: those still held back are never sent. */
+  private async releaseJobsOfEnded(tx: Transaction, order: Order): Promise<void> {
+    if (order.isFinal() && this.snapshots.get(order)?.final !== true) {
+      await this.outbox.releaseShares(tx, order.id);
+    }
   }
 
   /** Of `orderIds`, those that are `expired` now. */
@@ -284,6 +302,7 @@ export class OrdersRepository extends TransactionalRepository {
     for (const movement of order.takeCreditMovements()) {
       await this.ledger.apply(tx, state.accountId, movement.amount, movement.reference, movement.reason);
     }
+    await this.releaseJobsOfEnded(tx, order);
     await this.outbox.addAll(tx, events);
     this.snapshots.set(order, this.snapshot(order));
   }
@@ -403,6 +422,7 @@ export class OrdersRepository extends TransactionalRepository {
 
   private snapshot(order: Order): Snapshot {
     return {
+      final: order.isFinal(),
       order: JSON.stringify(order.state),
       files: new Map(order.files.map((file) => [file.id, JSON.stringify(file)])),
       outputs: new Map(order.outputs.map((output) => [output.fileId, JSON.stringify(output)])),

@@ -1,4 +1,4 @@
-import { OutboxMessage } from '@cp/contracts';
+import { jobUnitOf, OutboxMessage } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { Order } from '../domain/order';
 import { ProcessingContext } from '../order-types/order-type-definition';
@@ -31,6 +31,22 @@ export class OrderProcessingService {
     if (order.status !== 'inProgress') {
       return events;
     }
-    return [...events, ...this.modes.of(order).startProcessing(this.types.of(order), order, this.context(now))];
+    return this.shared(order, [...events, ...this.modes.of(order).startProcessing(this.types.of(order), order, this.context(now))]);
+  }
+
+  /**
+   * Every job among `messages` held to its account's share of its queue (`OutboxShare`): at most
+   * `QUEUED_JOBS_PER_ACCOUNT` of the account's jobs of one queue are sent and unfinished at once, so one account's
+   * backlog never stands in front of every other account's work. A job's unit is what its results name.
+   */
+  shared(order: Order, messages: OutboxMessage[]): OutboxMessage[] {
+    return messages.map((item) =>
+      item.contract.kind === 'job'
+        ? {
+            ...item,
+            share: { key: `${item.contract.subject}:${order.state.accountId}`, order: order.id, unit: jobUnitOf(item.contract, item.payload), limit: this.config.queuedJobsPerAccount },
+          }
+        : item,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { Events, packageFileName, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { onResult, ResultHandler } from '../order-types/order-type-definition';
+import { endsOrderJob, onResult, ResultHandler } from '../order-types/order-type-definition';
 import { OrderTypeRegistry } from '../order-types/order-type.registry';
 import { ApplyResultUseCase } from './apply-result.use-case';
 import { OrderDelayedUseCase } from './order-delayed.use-case';
@@ -18,7 +18,8 @@ export class OrderResultsConsumer implements OnModuleInit {
 
   onModuleInit(): void {
     const shared: ResultHandler[] = [
-      onResult('orders-order-delayed', Events.orderDelayed, (order, _event, context) => order.processingDelayed(context.now)),
+      // The attempts of an extract or package job (a job of the whole order) ran out.
+      onResult('orders-order-delayed', Events.orderDelayed, (order, _event, context) => order.processingDelayed(context.now), endsOrderJob),
       // The processor's ZIP of all outputs is written: the order is complete (the ZIP is its download).
       onResult('orders-package-completed', Events.packageCompleted, (order, event, context) =>
         order.complete(
@@ -29,6 +30,7 @@ export class OrderResultsConsumer implements OnModuleInit {
           },
           event.objectKey,
         ),
+        endsOrderJob,
       ),
     ];
     for (const handler of [...shared, ...this.types.all().flatMap((definition) => definition.results)]) {

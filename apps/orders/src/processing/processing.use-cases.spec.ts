@@ -35,6 +35,14 @@ class FakeOrdersRepository {
     return Promise.resolve();
   }
 
+  /** The jobs freed by results, as `order/unit`. */
+  readonly released: string[] = [];
+
+  releaseJobs(_tx: Transaction, orderId: string, units: readonly string[]): Promise<void> {
+    this.released.push(...units.map((unit) => `${orderId}/${unit}`));
+    return Promise.resolve();
+  }
+
   lastEvents(): string[] {
     return (this.saved.at(-1)?.events ?? []).map((event) => event.contract.subject);
   }
@@ -45,7 +53,7 @@ const embedType = new WatermarkEmbedOrderType(samples);
 const extractType = new WatermarkExtractOrderType();
 const definitions: Record<string, OrderTypeDefinition> = { watermarkEmbed: embedType, watermarkExtract: extractType };
 const moduleRef = { get: (type: unknown) => (type === WatermarkEmbedOrderType ? embedType : extractType) } as unknown as ModuleRef;
-const config = { storage: { buckets: { inputs: 'in', outputs: 'out', reports: 'rep' } } } as unknown as OrdersConfig;
+const config = { storage: { buckets: { inputs: 'in', outputs: 'out', reports: 'rep' } }, queuedJobsPerAccount: 3 } as unknown as OrdersConfig;
 const tx = {} as Transaction;
 const storage = { buckets: { inputs: 'in', outputs: 'out' } } as unknown as ObjectStorage;
 
@@ -125,6 +133,12 @@ describe('FileUploadedUseCase', () => {
     for (const job of jobs) {
       expect(job.package).toEqual({ entries, output: { bucket: 'out', key: '3/9/9-watermarked.zip', fileName: '9-watermarked.zip' } });
     }
+    // Each job is held to the account's share of the embed queue, named by its output; the status event is not.
+    expect((repository.saved.at(-1)?.events ?? []).map((event) => event.share)).toEqual([
+      undefined,
+      { key: 'job.watermark.embed:3', order: '9', unit: '1-1', limit: 3 },
+      { key: 'job.watermark.embed:3', order: '9', unit: '1-2', limit: 3 },
+    ]);
   });
 
   it('live embed: one output, or more than PACKAGE_WITH_OUTPUTS_MAX, gives jobs without a package', async () => {
@@ -215,6 +229,11 @@ describe('ApplyResultUseCase with the embed and extract handlers', () => {
     await applyResult.execute(tx, completedHandler, { orderId: '9', outputFileId: '1-2', objectKey: 'k/2', size: 5 });
     expect(repository.lastEvents()).toEqual(['job.watermark.package']);
     expect(order.status).toBe('inProgress');
+    // Each completion freed its job; the package job is the whole order's, in the account's share of its own queue.
+    expect(repository.released).toEqual(['9/1-1', '9/1-2']);
+    expect(repository.saved.at(-1)?.events[0].share).toEqual({ key: 'job.watermark.package:3', order: '9', unit: 'order', limit: 3 });
+    await applyResult.execute(tx, handler(embedType, 'orders-output-processing'), { orderId: '9', outputFileId: '1-1' });
+    expect(repository.released).toEqual(['9/1-1', '9/1-2']);
   });
 
   it('two outputs whose job made the ZIP: the last completion completes the order with the ZIP, whichever output reported it', async () => {
@@ -237,7 +256,7 @@ describe('ApplyResultUseCase with the embed and extract handlers', () => {
 
   it('extract: an unsupported result completes the order and refunds its credit', async () => {
     const order = makeOrder('watermarkExtract', 'live', 0);
-    const { uploaded, applyResult } = setup(order);
+    const { uploaded, applyResult, repository } = setup(order);
     await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 1 });
     await uploaded.execute(tx, { orderId: '9', fileId: '2', size: 1 });
     order.takeCreditMovements();
@@ -245,13 +264,15 @@ describe('ApplyResultUseCase with the embed and extract handlers', () => {
     await applyResult.execute(tx, handler(extractType, 'orders-extract-completed'), event);
     expect(order.status).toBe('complete');
     expect(order.takeCreditMovements()).toEqual([{ amount: 1, reference: 'restore:9', reason: 'extract unsupported' }]);
+    expect(repository.released).toEqual(['9/order']);
   });
 
-  it('results for an order that is no longer processing change nothing', async () => {
+  it('results for an order that is no longer processing change nothing, but still free their job', async () => {
     const order = makeOrder('watermarkEmbed', 'live', 1);
     const { applyResult, repository } = setup(order);
     await applyResult.execute(tx, handler(embedType, 'orders-output-completed'), { orderId: '9', outputFileId: '1-1', objectKey: 'k', size: 1 });
     expect(repository.saved).toEqual([]);
+    expect(repository.released).toEqual(['9/1-1']);
     expect(definitions.watermarkEmbed.type).toBe('watermarkEmbed');
   });
 });

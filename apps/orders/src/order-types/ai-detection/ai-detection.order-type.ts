@@ -130,9 +130,14 @@ export class AiDetectionOrderType implements OrderTypeDefinition {
         return [];
       }
       return order.complete(context.now, { download: null, webhookData: this.webhookData(order), links: this.webhookLinks(order) }, null);
-    }),
+    }, (event) => event.fileId),
     // An image that can never be analysed fails the order with its public code; the credits come back.
-    onResult('orders-ai-detection-failed', Events.aiDetectionFailed, (order, event, context) => order.outputFailed(`${event.fileId}-1`, event.code, context.now)),
+    onResult(
+      'orders-ai-detection-failed',
+      Events.aiDetectionFailed,
+      (order, event, context) => order.outputFailed(`${event.fileId}-1`, event.code, context.now),
+      (event) => event.fileId,
+    ),
   ];
 
   /** Spec 4.15: the analysis starts on the client's confirmation; one given before the last image starts it then. */

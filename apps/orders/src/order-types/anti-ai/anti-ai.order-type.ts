@@ -42,9 +42,14 @@ export class AntiAiOrderType implements OrderTypeDefinition {
       return antiAiOptionsOf(order.state.options).targets
         ? order.complete(context.now, { download: null, webhookData: this.webhookData(order) }, null)
         : finishOutputs(order, context, this.webhookData(order));
-    }),
+    }, (event) => event.outputFileId),
     // A file that cannot be protected or delivered fails the order with its public code; the credits come back.
-    onResult('orders-anti-ai-output-failed', Events.antiAiOutputFailed, (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now)),
+    onResult(
+      'orders-anti-ai-output-failed',
+      Events.antiAiOutputFailed,
+      (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now),
+      (event) => event.outputFileId,
+    ),
   ];
 
   constructor(private readonly samples: SampleFiles) {}

@@ -14,13 +14,18 @@ export class WatermarkEmbedOrderType implements OrderTypeDefinition {
 
   readonly results = [
     onResult('orders-output-processing', Events.outputProcessing, (order, event, context) => order.outputStarted(event.outputFileId, context.now)),
-    onResult('orders-output-completed', Events.outputCompleted, (order, event, context) =>
-      order.outputCompleted(event.outputFileId, event.objectKey, context.now, event.packageKey) && order.allOutputsCompleted()
-        ? finishOutputs(order, context, this.webhookData(order))
-        : [],
+    onResult(
+      'orders-output-completed',
+      Events.outputCompleted,
+      (order, event, context) =>
+        order.outputCompleted(event.outputFileId, event.objectKey, context.now, event.packageKey) && order.allOutputsCompleted()
+          ? finishOutputs(order, context, this.webhookData(order))
+          : [],
+      (event) => event.outputFileId,
     ),
-    onResult('orders-output-failed', Events.outputFailed, (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now)),
-    onResult('orders-output-delayed', Events.outputDelayed, (order, _event, context) => order.processingDelayed(context.now)),
+    onResult('orders-output-failed', Events.outputFailed, (order, event, context) => order.outputFailed(event.outputFileId, event.code, context.now), (event) => event.outputFileId),
+    // Also the end of an anti-AI job whose attempts ran out (the processor reports both kinds of output the same way).
+    onResult('orders-output-delayed', Events.outputDelayed, (order, _event, context) => order.processingDelayed(context.now), (event) => event.outputFileId),
   ];
 
   constructor(private readonly samples: SampleFiles) {}

@@ -15,7 +15,7 @@ import {
 } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
 import { Order, OrderFileState, OrderOptions } from '../../domain/order';
-import { onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
+import { endsOrderJob, onResult, OrderTypeDefinition, ProcessingContext } from '../order-type-definition';
 import { inputRef } from '../order-outputs';
 import { toOrderView } from '../order-view.mapper';
 import { simulatedExtractResult } from './simulated-extract-result';
@@ -66,6 +66,7 @@ export class WatermarkExtractOrderType implements OrderTypeDefinition {
         },
         context.now,
       ),
+      endsOrderJob,
     ),
   ];
 
