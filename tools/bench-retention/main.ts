@@ -114,7 +114,7 @@ async function run(orders: DataSource, retention: DataSource, count: number, bat
   );
   const sweep = new SweepExpiredOrdersUseCase(
     new TransactionRepository(retention),
-    { retention: { sweepIntervalMs: 1000, batchSize, deleteConcurrency: 8, recheckMs: 3600_000, leaseMs: 900_000 } },
+    { retention: { sweepIntervalMs: 1000, batchSize, deleteConcurrency: 8, recheckMs: 3600_000, leaseMs: 900_000, failedOrderGraceMs: 24 * 3600_000 } },
     new OrderExpiryRepository(),
     new InProcessOrders(expireOrders),
     new OrderObjects(storage),

@@ -9,6 +9,7 @@ import { OrderScheduleConsumer } from './schedule/order-schedule.consumer';
 import { OrderSchedulesClient, OrderSchedulesPort } from './schedule/order-schedules.client';
 import { ReconcileSchedulesUseCase } from './schedule/reconcile-schedules.use-case';
 import { ReconciliationScheduler } from './schedule/reconciliation.scheduler';
+import { ScheduleOrderExpiryUseCase } from './schedule/schedule-order-expiry.use-case';
 import { ScheduleReconciliationRepository } from './schedule/schedule-reconciliation.repository';
 import { OrderObjects } from './sweep/order-objects.service';
 import { OrdersExpiryClient, OrdersExpiryPort } from './sweep/orders-expiry.client';
@@ -34,6 +35,7 @@ export class AppModule {
       providers: [
         { provide: RETENTION_CONFIG, useValue: config },
         OrderExpiryRepository,
+        ScheduleOrderExpiryUseCase,
         OrderScheduleConsumer,
         // The schedule reconciled with orders, for orders whose status events were missed.
         ScheduleReconciliationRepository,

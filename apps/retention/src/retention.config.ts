@@ -28,6 +28,19 @@ export class RetentionEnv extends StorageEnv {
   RETENTION_RECHECK_MINUTES: number = 60;
 
   /**
+   * A failed order's objects (inputs, and outputs stored before the failure) are deleted this long after its
+   * `failed` status event is handled, instead of at its `expiresAt`: its credits came back, so keeping up to 100
+   * inputs of 200 MiB for the whole retention would be storage for free. Not at once: a job of the order may still
+   * be queued or running and read an input. Keep it above the longest a job can still run after the failure (job
+   * deadline × attempts with their backoff: about 1–2 hours with the defaults). The order's record, its `failed`
+   * status and its expiry at `expiresAt` are unchanged.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  RETENTION_FAILED_ORDER_GRACE_HOURS: number = 24;
+
+  /**
    * How long a sweep owns the batch it claimed (the orders call and the deletes run outside any transaction).
    * A sweep that crashed leaves its batch to the next one once this has passed.
    */
@@ -75,6 +88,8 @@ export interface RetentionSettings {
   deleteConcurrency: number;
   recheckMs: number;
   leaseMs: number;
+  /** From a failed order's `failed` event to the deletion of its objects (`RETENTION_FAILED_ORDER_GRACE_HOURS`). */
+  failedOrderGraceMs: number;
 }
 
 /** The reconciliation of the schedule with orders (`ReconcileSchedulesUseCase`); its lease is the sweep's `leaseMs`. */
@@ -98,6 +113,7 @@ export function loadRetentionConfig(source: NodeJS.ProcessEnv = process.env): Re
       deleteConcurrency: env.RETENTION_DELETE_CONCURRENCY,
       recheckMs: env.RETENTION_RECHECK_MINUTES * 60_000,
       leaseMs: env.RETENTION_LEASE_SECONDS * 1000,
+      failedOrderGraceMs: env.RETENTION_FAILED_ORDER_GRACE_HOURS * 3600_000,
     },
     reconcile: {
       intervalMs: env.RETENTION_RECONCILE_INTERVAL_MS,

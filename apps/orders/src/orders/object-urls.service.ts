@@ -20,9 +20,14 @@ export class ObjectUrlsService {
   /**
    * Presigns, for one read, the objects an order's views link to: 1 hour (spec 2.7), and nothing once the
    * order expired (retention deletes its objects). A ref that was not presigned here reads as null.
+   *
+   * Nothing either for a failed order, from its failure on: the retention service deletes its objects
+   * `RETENTION_FAILED_ORDER_GRACE_HOURS` after the failure (its inputs at once when it failed before all its files
+   * were in), and a link handed out before that would outlive them (it is valid for an hour). So the v2 detail's
+   * `thumbnailImageUrl` (and any image link of a type's view) of a failed order is `null`, never a dead link.
    */
   async for(order: Order, refs: readonly StoredObjectRef[]): Promise<ObjectUrls> {
-    if (refs.length === 0 || order.isExpired(this.clock.now())) {
+    if (refs.length === 0 || order.state.status === 'failed' || order.isExpired(this.clock.now())) {
       return { of: () => null };
     }
     const urls = new Map<string, string>();

@@ -2,7 +2,7 @@ import { KeyMode } from '@cp/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * `scheduled`: waiting for `expiresAt`. `purged`: orders marked it expired and its objects were deleted;
+ * `scheduled`: waiting for `expiresAt` (and, for a failed order, for `failedPurgeAt` first). `purged`: orders marked it expired and its objects were deleted;
  * the prefix is listed once more at `nextCheckAt` for objects that in-flight jobs wrote late. `done`.
  */
 export type ExpiryPhase = 'scheduled' | 'purged' | 'done';
@@ -43,6 +43,17 @@ export class OrderExpiryEntity {
    */
   @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
   leasedUntil!: Date | null;
+
+  /**
+   * A failed order: when its objects are deleted, `RETENTION_FAILED_ORDER_GRACE_HOURS` after its first `failed`
+   * status event was handled (set once; `nextCheckAt` is brought forward to it). Null for any other order.
+   */
+  @Column({ name: 'failed_purge_at', type: 'timestamptz', nullable: true })
+  failedPurgeAt!: Date | null;
+
+  /** When the failed order's objects were deleted early; the row then waits for `expiresAt` as any other. */
+  @Column({ name: 'failed_purged_at', type: 'timestamptz', nullable: true })
+  failedPurgedAt!: Date | null;
 
   /** Test orders keep their test statuses (orders is not asked to expire them), but their objects are deleted too. */
   @Column({ type: 'text', default: 'live' })

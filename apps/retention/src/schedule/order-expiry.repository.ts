@@ -17,6 +17,10 @@ export interface LeasedExpiry {
   phase: Exclude<ExpiryPhase, 'done'>;
   mode: KeyMode;
   leasedUntil: Date;
+  expiresAt: Date;
+  /** A failed order's early deletion: when it is due, and when it was done (null: not yet, or not a failed order). */
+  failedPurgeAt: Date | null;
+  failedPurgedAt: Date | null;
 }
 
 interface LeasedRow {
@@ -25,6 +29,9 @@ interface LeasedRow {
   phase: Exclude<ExpiryPhase, 'done'>;
   mode: KeyMode;
   leased_until: Date;
+  expires_at: Date;
+  failed_purge_at: Date | null;
+  failed_purged_at: Date | null;
 }
 
 /** TypeORM access to the expiry schedule. Every method is one statement: its own short transaction. */
@@ -37,6 +44,25 @@ export class OrderExpiryRepository extends TransactionalRepository {
        VALUES ($1, $2, $3, 'scheduled', $3, NULL, 0, $4)
        ON CONFLICT (order_id) DO NOTHING`,
       [expiry.orderId, expiry.accountId, expiry.expiresAt, expiry.mode],
+    );
+  }
+
+  /**
+   * The order failed: its objects are due at `purgeAt` instead of at `expiresAt` (the sweep deletes them then,
+   * `failedPurged`, and the row goes on waiting for its expiry). Inserts the row if no event scheduled it yet.
+   * The first purge time stays: a redelivered or later event (handled later, so with a later time) never pushes it
+   * back, nor brings back a deletion already done. A row past `scheduled` (the order expired already) is left as it is.
+   * `next_check_at` only moves earlier, so a row already due (or leased by a sweep) is not delayed.
+   */
+  async scheduleFailedPurge(tx: Transaction, expiry: NewExpiry, purgeAt: Date): Promise<void> {
+    await this.db(tx).query(
+      `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at, purged_at, objects_deleted, mode, failed_purge_at)
+       VALUES ($1, $2, $3, 'scheduled', LEAST($3::timestamptz, $5::timestamptz), NULL, 0, $4, $5)
+       ON CONFLICT (order_id) DO UPDATE
+         SET failed_purge_at = EXCLUDED.failed_purge_at,
+             next_check_at = LEAST(order_expiry.next_check_at, EXCLUDED.failed_purge_at)
+       WHERE order_expiry.phase = 'scheduled' AND order_expiry.failed_purge_at IS NULL`,
+      [expiry.orderId, expiry.accountId, expiry.expiresAt, expiry.mode, purgeAt],
     );
   }
 
@@ -74,10 +100,19 @@ export class OrderExpiryRepository extends TransactionalRepository {
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED) AS due
         WHERE e.order_id = due.order_id
-        RETURNING e.order_id, e.account_id, e.phase, e.mode, e.leased_until`,
+        RETURNING e.order_id, e.account_id, e.phase, e.mode, e.leased_until, e.expires_at, e.failed_purge_at, e.failed_purged_at`,
       [now, limit, leasedUntil],
     );
-    return rows[0].map((row) => ({ orderId: String(row.order_id), accountId: String(row.account_id), phase: row.phase, mode: row.mode, leasedUntil: row.leased_until }));
+    return rows[0].map((row) => ({
+      orderId: String(row.order_id),
+      accountId: String(row.account_id),
+      phase: row.phase,
+      mode: row.mode,
+      leasedUntil: row.leased_until,
+      expiresAt: row.expires_at,
+      failedPurgeAt: row.failed_purge_at,
+      failedPurgedAt: row.failed_purged_at,
+    }));
   }
 
   /**
@@ -101,6 +136,22 @@ export class OrderExpiryRepository extends TransactionalRepository {
            FROM unnest($1::bigint[], $2::int[], $3::timestamptz[]) AS d(order_id, n, lease)
           WHERE e.order_id = d.order_id AND e.leased_until = d.lease`,
         this.columns(second),
+      );
+    }
+  }
+
+  /**
+   * A failed order's objects were deleted before its expiry: the row records it and waits, still `scheduled`, for
+   * `expiresAt`, when orders expires the order as any other and its prefix is listed again (an object written since,
+   * e.g. by a job that ran late, goes then). Only rows still under this sweep's lease are written.
+   */
+  async failedPurged(tx: Transaction, rows: Array<{ expiry: LeasedExpiry; deleted: number }>, now: Date): Promise<void> {
+    if (rows.length > 0) {
+      await this.db(tx).query(
+        `UPDATE order_expiry AS e SET failed_purged_at = $1, next_check_at = e.expires_at, objects_deleted = e.objects_deleted + d.n, leased_until = NULL
+           FROM unnest($2::bigint[], $3::int[], $4::timestamptz[]) AS d(order_id, n, lease)
+          WHERE e.order_id = d.order_id AND e.leased_until = d.lease AND e.phase = 'scheduled'`,
+        [now, ...this.columns(rows)],
       );
     }
   }

@@ -1,19 +1,21 @@
 import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { OrderExpiryRepository } from './order-expiry.repository';
+import { ScheduleOrderExpiryUseCase } from './schedule-order-expiry.use-case';
 
 /**
  * Learns every order's `expiresAt` from the orders service's status events (the creation event is the
  * first). Test orders are scheduled too: they keep their test statuses (spec 3.1), but anything stored under
  * their prefix is deleted when their retention ends like a live order's. The events are the normal path, not the
  * only one: an order whose events were missed is scheduled by the reconciliation (`ReconcileSchedulesUseCase`).
+ * A `failed` event also brings the deletion of the order's objects forward (`ScheduleOrderExpiryUseCase`); a missed
+ * one is not made up for by the reconciliation (it reads expiries, not statuses): that order's objects go at expiry.
  */
 @Injectable()
 export class OrderScheduleConsumer implements OnModuleInit {
   constructor(
     private readonly messaging: MessagingRuntime,
-    private readonly expiries: OrderExpiryRepository,
+    private readonly scheduleExpiry: ScheduleOrderExpiryUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -24,11 +26,7 @@ export class OrderScheduleConsumer implements OnModuleInit {
       parkOnlyBecause: 'an order without a schedule is kept, not lost; the replay schedules it',
       concurrency: 8,
       handle: async (event, context) => {
-        if (!event.expiresAt) {
-          return;
-        }
-        const expiresAt = new Date(event.expiresAt);
-        await context.transaction((manager) => this.expiries.schedule(manager, { orderId: event.orderId, accountId: event.accountId, expiresAt, mode: event.mode }));
+        await context.transaction((tx) => this.scheduleExpiry.execute(tx, event));
       },
     });
   }

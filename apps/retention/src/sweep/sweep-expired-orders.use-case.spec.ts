@@ -77,7 +77,7 @@ class FlakyStorage extends ObjectStorage {
 describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
   const schema = uniqueName('it_retention');
   const clock = new ManualClock(new Date('2026-11-01T00:00:00.000Z'));
-  const settings: RetentionSettings = { sweepIntervalMs: 1000, batchSize: 3, deleteConcurrency: 2, recheckMs: 3600_000, leaseMs: 600_000 };
+  const settings: RetentionSettings = { sweepIntervalMs: 1000, batchSize: 3, deleteConcurrency: 2, recheckMs: 3600_000, leaseMs: 600_000, failedOrderGraceMs: 24 * 3600_000 };
   let s3: S3rver;
   let storage: FlakyStorage;
   let dataSource: DataSource;
@@ -218,5 +218,30 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
     expect(orders.asked.length).toBe(asked);
     expect((await phases())[testOrderId]).toBe('purged');
     expect(await objectsOf(testOrderId)).toBe(0);
+  });
+
+  it("deletes a failed order's objects once its grace ended, without expiring it; its expiry later finds nothing and expires it", async () => {
+    const orderId = '1010';
+    const expiresAt = new Date(clock.nowMs() + 30 * 24 * 3600_000);
+    await repository.scheduleFailedPurge(asTransaction(dataSource.manager), { orderId, accountId, expiresAt, mode: 'live' }, new Date(clock.nowMs() + settings.failedOrderGraceMs));
+    await storeObjects(orderId);
+    await drain();
+    expect(await objectsOf(orderId)).toBe(3);
+
+    clock.advance(settings.failedOrderGraceMs);
+    const asked = orders.asked.length;
+    await drain();
+    expect(await objectsOf(orderId)).toBe(0);
+    expect(orders.asked.slice(asked).flat()).not.toContain(orderId);
+    expect(orders.expired.has(orderId)).toBe(false);
+    expect(await dataSource.getRepository(OrderExpiryEntity).findOneByOrFail({ orderId })).toMatchObject({ phase: 'scheduled', failedPurgedAt: clock.now(), nextCheckAt: expiresAt, objectsDeleted: 3, leasedUntil: null });
+
+    clock.set(expiresAt);
+    await drain();
+    expect(orders.expired.has(orderId)).toBe(true);
+    expect((await phases())[orderId]).toBe('purged');
+    clock.advance(settings.recheckMs);
+    await drain();
+    expect(await dataSource.getRepository(OrderExpiryEntity).findOneByOrFail({ orderId })).toMatchObject({ phase: 'done', objectsDeleted: 3 });
   });
 });

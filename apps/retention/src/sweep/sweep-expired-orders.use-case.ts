@@ -20,12 +20,30 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
 }
 
 /**
- * One batch of the retention sweep (spec 3.1: retention period over → files deleted, order `expired`), in
+ * Whether a claimed row is due for the early deletion of a failed order's objects (its `failedPurgeAt` came, its
+ * `expiresAt` not yet): only the objects go, orders is not asked to expire the order, which stays `failed`. A row
+ * whose `expiresAt` came is expired as any other, whether or not its objects already went.
+ */
+export function dueForFailedPurge(expiry: LeasedExpiry, now: Date): boolean {
+  return (
+    expiry.phase === 'scheduled' &&
+    expiry.failedPurgedAt === null &&
+    expiry.failedPurgeAt !== null &&
+    expiry.failedPurgeAt.getTime() <= now.getTime() &&
+    expiry.expiresAt.getTime() > now.getTime()
+  );
+}
+
+/**
+ * One batch of the retention sweep (spec 3.1: retention period over → files deleted, order `expired`; and a failed
+ * order's objects `RETENTION_FAILED_ORDER_GRACE_HOURS` after its failure, `dueForFailedPurge`), in
  * three steps so that no lock or pooled connection is held across the orders RPC or the S3 deletes:
  * 1. a short statement claims the due rows with a lease (a crashed sweep's lease runs out and the rows are
  *    claimed again);
  * 2. outside any transaction, orders marks the live orders expired and forgets their object keys, then the
- *    objects under each order's prefix are deleted (test orders: only the objects; they keep their test status);
+ *    objects under each order's prefix are deleted (test orders: only the objects; they keep their test status;
+ *    failed orders due for their early deletion: only the objects, the order keeps its keys, which no read hands
+ *    out for a failed order, until its expiry nulls them);
  * 3. short statements record the outcome, only for rows still under this sweep's lease.
  * Every step is idempotent, so repeating a batch is harmless and no order row ever points at a deleted object.
  * An order with a key storage would not delete is not marked purged: it is due again at the next sweep.
@@ -51,15 +69,17 @@ export class SweepExpiredOrdersUseCase {
     if (due.length === 0) {
       return 0;
     }
+    const failedOrders = new Set(due.filter((expiry) => dueForFailedPurge(expiry, claimedAt)).map((expiry) => expiry.orderId));
     let skipped: Set<string>;
     try {
-      skipped = await this.expireLiveOrders(due);
+      skipped = await this.expireLiveOrders(due.filter((expiry) => !failedOrders.has(expiry.orderId)));
     } catch (error) {
       // Nothing was done with the batch: give it back now rather than when the lease runs out.
       await this.transactions.run((tx) => this.expiries.release(tx, due));
       throw error;
     }
     const purged: Array<{ expiry: LeasedExpiry; deleted: number }> = [];
+    const failedPurged: Array<{ expiry: LeasedExpiry; deleted: number }> = [];
     const unfinished: LeasedExpiry[] = [];
     await forEachLimited(
       due.filter((expiry) => !skipped.has(expiry.orderId)),
@@ -69,11 +89,14 @@ export class SweepExpiredOrdersUseCase {
         if (outcome === null) {
           unfinished.push(expiry);
         } else {
-          purged.push({ expiry, deleted: outcome });
+          (failedOrders.has(expiry.orderId) ? failedPurged : purged).push({ expiry, deleted: outcome });
         }
       },
     );
-    await this.record(purged, unfinished, due.filter((expiry) => skipped.has(expiry.orderId)));
+    await this.record({ purged, failedPurged, unfinished, refused: due.filter((expiry) => skipped.has(expiry.orderId)) });
+    if (failedPurged.length > 0) {
+      this.logger.log({ orders: failedPurged.length, objects: failedPurged.reduce((sum, row) => sum + row.deleted, 0) }, "retention: failed orders' objects deleted before their expiry");
+    }
     return due.length;
   }
 
@@ -101,11 +124,18 @@ export class SweepExpiredOrdersUseCase {
     return null;
   }
 
-  private async record(purged: Array<{ expiry: LeasedExpiry; deleted: number }>, unfinished: LeasedExpiry[], refused: LeasedExpiry[]): Promise<void> {
+  private async record(outcome: {
+    purged: Array<{ expiry: LeasedExpiry; deleted: number }>;
+    failedPurged: Array<{ expiry: LeasedExpiry; deleted: number }>;
+    unfinished: LeasedExpiry[];
+    refused: LeasedExpiry[];
+  }): Promise<void> {
+    const { purged, failedPurged, unfinished, refused } = outcome;
     const { recheckMs, sweepIntervalMs } = this.config.retention;
     const now = this.clock.now();
     await this.transactions.run(async (tx) => {
       await this.expiries.purged(tx, purged, now, recheckMs);
+      await this.expiries.failedPurged(tx, failedPurged, now);
       await this.expiries.postpone(tx, unfinished, new Date(now.getTime() + sweepIntervalMs));
       await this.expiries.postpone(tx, refused, new Date(now.getTime() + Math.max(recheckMs, 60_000)));
     });
