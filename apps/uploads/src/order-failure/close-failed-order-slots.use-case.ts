@@ -30,9 +30,11 @@ export const CLOSED_UPLOADED_REASON = 'input deleted: the order failed before al
  * Orders count a file in only from this service's `file.uploaded`, published in the transaction that marked its
  * slot `uploaded`, so a slot not `uploaded` here is a file orders never had: no job of the order ever ran.
  *
- * An order whose slots were all uploaded when its failure is handled keeps its inputs until retention: a job of a
- * sibling output may still be reading one. Its slots are all uploaded already, so there is nothing to close
- * either (a second PUT to a still-valid URL replaces the same object and takes no more room).
+ * An order whose slots were all uploaded when its failure is handled keeps its inputs here: a job of a sibling
+ * output may still be reading one (the retention service deletes them, with any stored output, a grace period after
+ * the failure, `RETENTION_FAILED_ORDER_GRACE_HOURS`, longer than any job can still run). Its slots are all uploaded
+ * already, so there is nothing to close either (a second PUT to a still-valid URL replaces the same object and takes
+ * no more room).
  *
  * Idempotent: closing skips failed slots, and `deleteInputs` deletes the objects of the order's failed slots, which
  * a redelivered event (or an object that arrives later, `ReceiveUploadUseCase`) may delete again harmlessly.
