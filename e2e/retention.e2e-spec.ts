@@ -131,6 +131,47 @@ describe('retention', () => {
     });
   });
 
+  describe('an order that failed after all its files were in', () => {
+    it('keeps its input through the grace period, then loses it while staying failed and readable, and expires at expiresAt', async () => {
+      setClockOffset(0);
+      const own = await createAccount(gateway, 'enterprise', 10);
+      const created = (await createEmbed(own.liveKey, embedBody([{ fileName: 'photo.png', texts: ['a'] }]))).body.data;
+      expect(await uploadFiles(created, [corpusFile('broken/not-an-image.png')])).toEqual([200]);
+      expect((await waitForOrder(own.liveKey, created.orderId)).status).toBe('failed');
+      // Its files were all in, so the uploads service kept the input (a job may still read it); retention plans it.
+      const row = () =>
+        retention.query<Array<{ phase: string; failed_purge_at: Date | null; failed_purged_at: Date | null }>>(
+          'SELECT phase, failed_purge_at, failed_purged_at FROM order_expiry WHERE order_id = $1',
+          [created.orderId],
+        );
+      const [planned] = await eventually(row, (rows) => rows[0]?.failed_purge_at !== null && rows.length === 1);
+      expect(planned.failed_purge_at?.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+      expect(planned.failed_purge_at?.getTime()).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
+      expect(await objectsUnder(own.accountId, created.orderId)).toHaveLength(1);
+      const detail = async () => (await api<{ data: V2OrderDetailView }>(`/api/v2/orders/${created.orderId}`, { key: own.liveKey })).body.data;
+      // No link to an object of a failed order, even before it goes: a link is valid for an hour.
+      expect(await detail()).toMatchObject({ status: 'failed', thumbnailImageUrl: null, errors: { errorCode: 'WATERMARK_FILE_INVALID' } });
+
+      setClockOffset(23 * 3600_000);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await objectsUnder(own.accountId, created.orderId)).toHaveLength(1);
+
+      setClockOffset(24 * 3600_000 + 60_000);
+      await eventually(() => objectsUnder(own.accountId, created.orderId), (keys) => keys.length === 0, 30_000);
+      const [purged] = await eventually(row, (rows) => rows[0]?.failed_purged_at !== null);
+      expect(purged.phase).toBe('scheduled');
+      expect((await getOrder(own.liveKey, created.orderId)).status).toBe('failed');
+      expect(await detail()).toMatchObject({ status: 'failed', thumbnailImageUrl: null, errors: { errorCode: 'WATERMARK_FILE_INVALID' } });
+      const download = await api(`/api/v3/orders/${created.orderId}/download`, { key: own.liveKey });
+      expect(download.status).toBe(400);
+
+      setClockOffset(30 * DAY_MS + 60_000);
+      expect((await waitForOrder(own.liveKey, created.orderId, ['expired'], 30_000)).status).toBe('expired');
+      await eventually(row, (rows) => rows[0]?.phase === 'purged' || rows[0]?.phase === 'done');
+      setClockOffset(0);
+    });
+  });
+
   describe('a sweep killed mid-way', () => {
     const COUNT = 600;
     let orderIds: string[];
