@@ -1,6 +1,6 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
 import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, TransactionalRepository, updateJsonRowsSql, WriteBatch } from '@cp/database';
-import { OutboxWriter } from '@cp/messaging';
+import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
@@ -139,14 +139,29 @@ export class OrdersRepository extends TransactionalRepository {
    * order and of its files and outputs sets, see `Order.processingTimedOut`), locked (others' claims skipped: every
    * replica sweeps), least recently changed first. An order whose row changed after this statement's snapshot is
    * re-checked against `deadline` once its lock is taken (read committed), and the transition checks it again.
+   *
+   * An order with a job still held back by its account's share (`OutboxShare`: the account's earlier jobs of that
+   * queue fill it), or sent since `deadline` and not answered yet, is not stuck: it waits for its account's other
+   * work, not for a lost job, and a large account's backlog drains at its share whatever the cluster's size. Its
+   * time counts from the send (`published_at`); a parked job (never sent) leaves the order to the sweep.
    */
   async lockInProgressUnchangedSince(tx: Transaction, deadline: Date, limit: number): Promise<Order[]> {
-    const rows = await this.db(tx).find(OrderEntity, {
-      where: { status: 'inProgress', updatedAt: LessThan(deadline) },
-      order: { updatedAt: 'ASC' },
-      take: limit,
-      lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
-    });
+    const manager = this.db(tx);
+    // The partial index of open shares by order serves the NOT EXISTS.
+    const rows = await manager
+      .createQueryBuilder(OrderEntity, 'o')
+      .where(`o.status = 'inProgress'`)
+      .andWhere('o.updatedAt < :deadline', { deadline })
+      .andWhere(
+        `NOT EXISTS (SELECT 1 FROM ${tableSql(manager, OutboxEventEntity)} j
+                      WHERE j.share_order = o.id::text AND j.share_key IS NOT NULL AND j.share_released_at IS NULL
+                        AND j.parked_at IS NULL AND (j.published_at IS NULL OR j.published_at > :deadline))`,
+      )
+      .orderBy('o.updatedAt', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
     return this.withChildrenOf(tx, rows);
   }
 

@@ -2,6 +2,7 @@
 // the max age fail with PROCESSING_TIMEOUT, their credits come back once (ledger balanced), the failed event is in
 // the outbox, two replicas sweeping at once never fail an order twice, and an order whose outputs keep completing
 // (through the results consumer's use case) is progressing, not stuck.
+import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, OrderFailedEvent } from '@cp/contracts';
 import { TransactionRepository, asTransaction } from '@cp/database';
@@ -146,6 +147,35 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     ]);
     expect(restores).toEqual([{ n: 12 }]);
   });
+  it("an order whose jobs wait their turn in the account's share is not stuck; the age counts from its job's send", async () => {
+    // Per-account shares (docs/operations.md): the account's earlier jobs fill its share, this order's job waits in
+    // the outbox. Waiting for the account's other work is not the order being stuck: its 6 h count from the send.
+    const waiting = await order('inProgress', 7 * HOUR, 1);
+    const sentLongAgo = await order('inProgress', 7 * HOUR, 1);
+    const job = (orderId: string) => ({
+      id: randomUUID(),
+      subject: 'job.watermark.embed',
+      envelope: {},
+      shareKey: `job.watermark.embed:${accountId}`,
+      shareOrder: orderId,
+      shareUnit: `${orderId}-1`,
+      shareLimit: 4,
+    });
+    const jobs = dataSource.getRepository(OutboxEventEntity);
+    await jobs.insert([job(waiting), { ...job(sentLongAgo), publishedAt: new Date(clock.nowMs() - 6.5 * HOUR) }]);
+    expect(await sweeps[0].execute()).toBeGreaterThanOrEqual(1);
+    expect((await row(waiting)).status).toBe('inProgress');
+    expect(await row(sentLongAgo)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT' });
+
+    // Sent 5 h ago (its result not in yet): still within its 6 h. Then 6 h after the send without a result: stuck.
+    await jobs.update({ shareOrder: waiting }, { publishedAt: new Date(clock.nowMs() - 5 * HOUR) });
+    expect(await sweeps[1].execute()).toBe(0);
+    expect((await row(waiting)).status).toBe('inProgress');
+    await jobs.update({ shareOrder: waiting }, { publishedAt: new Date(clock.nowMs() - 6.5 * HOUR) });
+    expect(await sweeps[1].execute()).toBe(1);
+    expect(await row(waiting)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT' });
+  });
+
   it('an order whose outputs keep starting and completing is not stuck; the age counts from its last progress', async () => {
     const repository = new OrdersRepository(dataSource, new OutboxWriter(clock), ledger);
     const processing = new OrderProcessingService(config, {} as OrderTypeRegistry, {} as KeyModesService);
