@@ -39,8 +39,9 @@ export class OrderResultsConsumer implements OnModuleInit {
         stream: Streams.events.name,
         message: handler.contract,
         handle: (event, context) => context.transaction((tx) => this.applyResult.execute(tx, handler, event)).then(() => undefined),
-        // A worker's result that cannot be applied: the order shows `processingDelayed` until the event is replayed.
-        onExhausted: (event) => this.delayed.execute(handler.orderIdOf(event)),
+        // A worker's result that cannot be applied: the order shows `processingDelayed` until the event is replayed;
+        // the job it ends no longer counts against its account's share.
+        onExhausted: (event) => this.delayed.execute(handler.orderIdOf(event), handler.endedUnit?.(event)),
       });
     }
   }

@@ -296,6 +296,18 @@ describe('OrderDelayedUseCase (exhaustion of the orders consumers)', () => {
     expect(order.state.processingDelayed).toBe(false);
   });
 
+  it("a parked result event frees its job's place in the account's share; a parked event in the middle of a job frees none", async () => {
+    const order = makeOrder('watermarkEmbed', 'live', 1);
+    const { uploaded, delayed, repository } = setup(order);
+    await uploaded.execute(tx, { orderId: '9', fileId: '1', size: 100 });
+    await delayed.execute('9');
+    expect(repository.released).toEqual([]);
+    const completed = embedType.results.find((candidate) => candidate.durable === 'orders-output-completed');
+    await delayed.execute('9', completed?.endedUnit?.({ orderId: '9', outputFileId: '1-1', objectKey: 'k', size: 1 }));
+    expect(order.state.processingDelayed).toBe(true);
+    expect(repository.released).toEqual(['9/1-1']);
+  });
+
   it('a pending order whose file event was parked shows processingDelayed until it starts', async () => {
     const order = makeOrder('watermarkEmbed', 'live', 1);
     const { uploaded, delayed } = setup(order);
