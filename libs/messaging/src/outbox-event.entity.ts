@@ -3,7 +3,9 @@ import { Column, CreateDateColumn, Entity, Generated, Index, PrimaryColumn } fro
 /** An event written in the same transaction as the state change it describes; relayed to JetStream later. */
 @Entity({ name: 'outbox_event' })
 @Index('idx_outbox_event_unpublished', ['seq'], { where: 'published_at IS NULL' })
-@Index('idx_outbox_event_share_open', ['shareKey', 'seq'], { where: 'share_key IS NOT NULL AND share_released_at IS NULL' })
+@Index('idx_outbox_event_unpublished_plain', ['seq'], { where: 'published_at IS NULL AND share_key IS NULL' })
+@Index('idx_outbox_event_share_waiting', ['shareKey', 'seq'], { where: 'share_key IS NOT NULL AND share_released_at IS NULL AND published_at IS NULL' })
+@Index('idx_outbox_event_share_sent', ['shareKey', 'publishedAt'], { where: 'share_key IS NOT NULL AND share_released_at IS NULL AND published_at IS NOT NULL' })
 @Index('idx_outbox_event_share_order', ['shareOrder'], { where: 'share_key IS NOT NULL AND share_released_at IS NULL' })
 export class OutboxEventEntity {
   @PrimaryColumn({ type: 'uuid' })

@@ -223,7 +223,6 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
       return units;
     };
     const lastSeq = async (): Promise<number> => (await jsm.streams.info(stream.name)).state.last_seq;
-
     it("sends at most the limit of one account's jobs; other accounts and events are not held; results and the order's end free them", async () => {
       const start = await lastSeq();
       // Account A's order of five jobs, then account B's one job, then an event: B and the event must not wait for A.
@@ -283,6 +282,31 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
       const settled = await Promise.all(relays.map((each) => each.relayBatch()));
       expect(settled.reduce((sum, count) => sum + count, 0)).toBe(3);
       expect(await receivedSince(start)).toEqual(['d1/1', 'd1/2', 'd1/3']);
+    });
+
+    it("a job another relay holds (claimed, or refused by a full stream and waiting to be offered again) counts; a parked one does not", async () => {
+      const start = await lastSeq();
+      await write([1, 2, 3, 4].map((index) => shared('work:F', 'f1', index, 2)));
+      // f1/1 is another relay's (its claim runs), f1/2 parked: one place is left, for f1/3.
+      await dataSource.query(`UPDATE "${schema}".outbox_event SET claimed_until = now() + interval '1 minute' WHERE share_unit = 'f1/1'`);
+      await dataSource.query(`UPDATE "${schema}".outbox_event SET parked_at = now() WHERE share_unit = 'f1/2'`);
+      expect(await relay().pass()).toBe(true);
+      expect(await receivedSince(start)).toEqual(['f1/3']);
+      // The claim ran out without a publish (that relay died): f1/1 waits again, first, and the place is its.
+      const afterFirst = await lastSeq();
+      await dataSource.query(`UPDATE "${schema}".outbox_event SET claimed_until = now() - interval '1 second' WHERE share_unit = 'f1/1'`);
+      expect(await relay().pass()).toBe(true);
+      expect(await receivedSince(afterFirst)).toEqual(['f1/1']);
+    });
+
+    it("a large backlog of one account's held jobs does not hold the others' jobs and events", async () => {
+      await write(Array.from({ length: 3000 }, (_, index) => shared('work:G', 'g1', index + 1, 2)));
+      expect(await relay().pass()).toBe(true);
+      const start = await lastSeq();
+      await write([shared('work:H', 'h1', 1, 2), message(note, { unit: 'event' })]);
+      expect(await relay().pass()).toBe(true);
+      expect(await receivedSince(start)).toEqual(['h1/1', 'event']);
+      await release('g1');
     });
 
     it('housekeeping deletes the never-sent jobs of an ended order with the published rows, not the held ones', async () => {

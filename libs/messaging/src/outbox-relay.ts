@@ -187,27 +187,47 @@ export class OutboxRelay {
     // A held job (`share_key`) is claimed only while fewer than its limit of its key's jobs are unfinished: sent and
     // not yet freed (for at most OUTBOX_SHARE_HOLD_MS), or claimed by a relay now; the oldest waiting go first. Two
     // relays claiming at once each rank the same waiting rows and skip the other's locked ones, so neither sends
-    // more than the limit. The rest of the outbox goes in seq order as before; both CTEs read only the partial
-    // index of open shares, empty in every service that writes none.
+    // more than the limit. The rest of the outbox goes in seq order as before.
+    // What it reads is bounded by what it may send, not by the backlog (a large account's 100,000 held jobs cost one
+    // index probe): the keys with waiting jobs by a skip scan of `idx_outbox_event_share_waiting`, and per key its
+    // sent jobs (`idx_outbox_event_share_sent`, counted up to the limit) and its oldest `limit` waiting ones, among
+    // which the claimed are counted (a relay claims a key's oldest first); the other rows through
+    // `idx_outbox_event_unpublished_plain`, which held jobs are not in. A key's limit is its oldest waiting job's.
+    // ARRAY(...) makes the candidates first, then the lock reads only them.
     const rows = await this.dataSource.query<Array<{ id: string; subject: string; envelope: object; traceparent: string | null }>>(
-      `WITH busy AS (
-         SELECT share_key, count(*) AS n FROM ${table}
-          WHERE share_key IS NOT NULL AND share_released_at IS NULL
-            AND (published_at > now() - make_interval(secs => $3::double precision / 1000)
-                 OR (published_at IS NULL AND parked_at IS NULL AND claimed_until >= now()))
-          GROUP BY share_key),
+      `WITH RECURSIVE share_keys AS (
+         (SELECT share_key, share_limit FROM ${table}
+           WHERE share_key IS NOT NULL AND share_released_at IS NULL AND published_at IS NULL ORDER BY share_key, seq LIMIT 1)
+         UNION ALL
+         SELECT later.share_key, later.share_limit FROM share_keys
+          CROSS JOIN LATERAL (SELECT next.share_key, next.share_limit FROM ${table} next
+                               WHERE next.share_key > share_keys.share_key AND next.share_released_at IS NULL AND next.published_at IS NULL
+                               ORDER BY next.share_key, next.seq LIMIT 1) later),
        admitted AS (
-         SELECT waiting.id FROM (
-           SELECT id, share_key, share_limit, row_number() OVER (PARTITION BY share_key ORDER BY seq) AS rank FROM ${table}
-            WHERE share_key IS NOT NULL AND share_released_at IS NULL AND published_at IS NULL AND parked_at IS NULL
-              AND (claimed_until IS NULL OR claimed_until < now())) waiting
-           LEFT JOIN busy USING (share_key)
-          WHERE waiting.rank + coalesce(busy.n, 0) <= waiting.share_limit),
+         SELECT head.id FROM share_keys
+          CROSS JOIN LATERAL (
+            SELECT count(*) AS n FROM (
+              SELECT 1 FROM ${table} sent
+               WHERE sent.share_key = share_keys.share_key AND sent.share_released_at IS NULL AND sent.published_at IS NOT NULL
+                 AND sent.published_at > now() - make_interval(secs => $3::double precision / 1000)
+               LIMIT share_keys.share_limit) counted) busy
+          CROSS JOIN LATERAL (
+            SELECT oldest.id, oldest.claimed, count(*) FILTER (WHERE oldest.claimed) OVER () AS claims,
+                   row_number() OVER (PARTITION BY oldest.claimed ORDER BY oldest.seq) AS rank
+              FROM (SELECT waiting.id, waiting.seq, coalesce(waiting.claimed_until >= now(), false) AS claimed FROM ${table} waiting
+                     WHERE waiting.share_key = share_keys.share_key AND waiting.share_released_at IS NULL AND waiting.published_at IS NULL
+                       AND waiting.parked_at IS NULL
+                     ORDER BY waiting.share_key, waiting.seq LIMIT share_keys.share_limit) oldest) head
+          WHERE NOT head.claimed AND head.rank + head.claims + busy.n <= share_keys.share_limit),
        claimed AS (
          UPDATE ${table} SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
           WHERE id IN (SELECT id FROM ${table}
-                        WHERE published_at IS NULL AND parked_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-                          AND (share_key IS NULL OR id IN (SELECT id FROM admitted))
+                        WHERE id = ANY(ARRAY(
+                                (SELECT id FROM ${table}
+                                  WHERE published_at IS NULL AND share_key IS NULL AND parked_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                                  ORDER BY seq LIMIT $1)
+                                UNION ALL SELECT id FROM admitted))
+                          AND published_at IS NULL AND parked_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
                         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, subject, envelope, traceparent, seq)
        SELECT id, subject, envelope, traceparent FROM claimed ORDER BY seq`,
