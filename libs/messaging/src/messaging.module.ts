@@ -67,16 +67,19 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   /**
    * Unpublished outbox rows and the age of the oldest, apart from the rows the relay parked and the jobs held back by
    * their account's share (they wait for that account's earlier jobs, not for the relay: counted as `held`, left out
-   * of the lag an alert watches); jobs of an ended order, never to be sent, in none. The partial index on `seq` serves
-   * all of them (parked and held rows are unpublished too).
+   * of the lag an alert watches); jobs of an ended order, never to be sent, in none. A held job the relay has claimed
+   * once (`claimed_until` set: its share let it go) is waiting for the relay again, and counts as lag: a JOBS stream
+   * that refuses it (full) keeps it claimed between offers, and outside review such jobs showed as `held` and in no
+   * lag, so a full work queue of the orders service raised no outbox alert. (A batch given back after a failed
+   * publish is unclaimed again, but the events of that batch show the lag.)
    */
   private async outboxLag(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number; held: number }> {
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
+    const lagging = `parked_at IS NULL AND (share_key IS NULL OR (share_released_at IS NULL AND claimed_until IS NOT NULL))`;
     const rows: Array<{ pending: number; parked: number; held: number; age: number | null }> = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE parked_at IS NULL AND share_key IS NULL)::int AS pending, count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
-              count(*) FILTER (WHERE parked_at IS NULL AND share_key IS NOT NULL AND share_released_at IS NULL)::int AS held,
-              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM ${table}
-                WHERE published_at IS NULL AND parked_at IS NULL AND share_key IS NULL ORDER BY seq LIMIT 1) AS age
+      `SELECT count(*) FILTER (WHERE ${lagging})::int AS pending, count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
+              count(*) FILTER (WHERE parked_at IS NULL AND share_key IS NOT NULL AND share_released_at IS NULL AND claimed_until IS NULL)::int AS held,
+              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM ${table} WHERE published_at IS NULL AND ${lagging} ORDER BY seq LIMIT 1) AS age
          FROM ${table} WHERE published_at IS NULL`,
     );
     return { pending: rows[0]?.pending ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0), parked: rows[0]?.parked ?? 0, held: rows[0]?.held ?? 0 };

@@ -8,8 +8,12 @@ import { serviceDataSourceOptions, asTransaction } from '@cp/database';
 import { testInfra, uniqueName } from '@cp/testing';
 import { IsString } from 'class-validator';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection, PubAck } from 'nats';
+import { register } from 'prom-client';
 import { DataSource, IsNull, Not } from 'typeorm';
 import { ensureStreams } from './jetstream-setup';
+import { JobAttemptsRepository } from './job-attempts.repository';
+import { MessagingRuntime } from './messaging.module';
+import { NatsConnectionService } from './nats-connection.service';
 import { MESSAGING_ENTITIES } from './messaging-entities';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { INBOX_RETENTION_MS } from './inbox-records.repository';
@@ -307,6 +311,32 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
       expect(await relay().pass()).toBe(true);
       expect(await receivedSince(start)).toEqual(['h1/1', 'event']);
       await release('g1');
+    });
+
+    it('a job its share let go that a full stream refuses is outbox lag, not held', async () => {
+      const runtime = new MessagingRuntime({} as NatsConnectionService, dataSource, new JobAttemptsRepository(dataSource));
+      await runtime.onApplicationBootstrap();
+      const figure = async (name: string): Promise<number> => {
+        const line = (await register.metrics()).split('\n').find((candidate) => candidate.startsWith(`${name} `));
+        return Number(line?.slice(line.lastIndexOf(' ') + 1));
+      };
+      try {
+        await write([1, 2, 3].map((index) => shared('work:M', 'm1', index, 1)));
+        expect(await relay().pass()).toBe(true);
+        const [held, pending] = [await figure('outbox_jobs_held'), await figure('outbox_events_unpublished')];
+        // m1/1's result frees its place; m1/2 goes to the relay, whose JOBS stream is full: refused, it stays claimed
+        // between offers (as `publish` leaves it). It waits for the relay now, not for its account.
+        await release('m1', ['m1/1']);
+        await dataSource.query(
+          `UPDATE "${schema}".outbox_event SET claimed_until = now() + interval '5 seconds', created_at = now() - interval '10 minutes' WHERE share_unit = 'm1/2'`,
+        );
+        expect(await figure('outbox_jobs_held')).toBe(held - 1);
+        expect(await figure('outbox_events_unpublished')).toBe(pending + 1);
+        expect(await figure('outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(600);
+      } finally {
+        await runtime.beforeApplicationShutdown();
+        await release('m1');
+      }
     });
 
     it('housekeeping deletes the never-sent jobs of an ended order with the published rows, not the held ones', async () => {
