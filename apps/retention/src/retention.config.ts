@@ -32,11 +32,11 @@ export class RetentionEnv extends StorageEnv {
    * `failed` status event is handled, instead of at its `expiresAt`: its credits came back, so keeping up to 100
    * inputs of 200 MiB for the whole retention would be storage for free. Not at once: a job of the order may still
    * be queued or running and read an input. Keep it above the longest a job can still run after the failure (job
-   * deadline × attempts with their backoff: about 1–2 hours with the defaults). The order's record, its `failed`
+   * deadline × attempts with their backoff: about 1–2 hours with the defaults), hence at least 3 hours. The order's record, its `failed`
    * status and its expiry at `expiresAt` are unchanged.
    */
   @IsInt()
-  @Min(1)
+  @Min(3)
   @Max(24 * 365)
   RETENTION_FAILED_ORDER_GRACE_HOURS: number = 24;
 

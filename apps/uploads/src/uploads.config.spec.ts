@@ -12,6 +12,10 @@ describe('uploads configuration: source fetch', () => {
   it('reads them, and refuses a deadline under a second or over ten minutes', () => {
     expect(loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '5000', SOURCE_FETCH_MAX_BYTES: '4096' }).sourceFetch).toMatchObject({ deadlineMs: 5000, maxBytes: 4096 });
     expect(() => loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '10' })).toThrow(ConfigValidationError);
+    // One account's fetches at once (its share): 4 by default, at least 1.
+    expect(loadUploadsConfig(base).sourceFetch.perAccount).toBe(4);
+    expect(loadUploadsConfig({ ...base, SOURCE_FETCHES_PER_ACCOUNT: '9' }).sourceFetch.perAccount).toBe(9);
+    expect(() => loadUploadsConfig({ ...base, SOURCE_FETCHES_PER_ACCOUNT: '0' })).toThrow(/SOURCE_FETCHES_PER_ACCOUNT/);
     expect(() => loadUploadsConfig({ ...base, SOURCE_FETCH_DEADLINE_MS: '3600000' })).toThrow(/SOURCE_FETCH_DEADLINE_MS/);
   });
 

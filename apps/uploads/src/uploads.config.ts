@@ -52,6 +52,16 @@ export class UploadsEnv extends withUploadWindowEnv(withInputLimitEnv(withInputL
   @Max(600_000)
   SOURCE_FETCH_DEADLINE_MS: number = 120_000;
 
+  /**
+   * Source URLs of one account being fetched or queued for fetching at once (`OutboxShare`): its other files wait in
+   * this service's outbox, oldest first, so one account's orders of slow URLs (each up to SOURCE_FETCH_DEADLINE_MS,
+   * three attempts) never stand in front of every other account's fetches. Default 4 (each replica fetches 4 at once).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SOURCE_FETCHES_PER_ACCOUNT: number = 4;
+
   /** Test only: let the URL fetcher reach private addresses (never in production). */
   @Transform(toBoolean)
   @IsBoolean()
@@ -80,7 +90,7 @@ export interface UploadsConfig extends CoreConfig {
   publicBaseUrl: string;
   testUploadSecret: string;
   uploadUrlSeconds: number;
-  sourceFetch: { maxBytes: number; deadlineMs: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
+  sourceFetch: { maxBytes: number; deadlineMs: number; perAccount: number; allowPrivate: boolean; allowedIps: string[]; extraCaFile?: string };
   reconcile: { intervalMs: number; minAgeMs: number };
   /** `UPLOAD_WINDOW_HOURS` of the orders service: a pending order fails this long after its creation (ORDER_TIMEOUT). */
   uploadWindowMs: number;
@@ -109,6 +119,7 @@ export function loadUploadsConfig(source: NodeJS.ProcessEnv = process.env): Uplo
     sourceFetch: {
       maxBytes: env.SOURCE_FETCH_MAX_BYTES,
       deadlineMs: env.SOURCE_FETCH_DEADLINE_MS,
+      perAccount: env.SOURCE_FETCHES_PER_ACCOUNT,
       allowPrivate: env.SOURCE_FETCH_ALLOW_PRIVATE,
       allowedIps: ipList(env.SOURCE_FETCH_ALLOWED_IPS),
       extraCaFile: env.SOURCE_FETCH_EXTRA_CA_FILE,

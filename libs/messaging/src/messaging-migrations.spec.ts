@@ -69,7 +69,6 @@ describe('MESSAGING_MIGRATIONS (real PostgreSQL)', () => {
         'OutboxParked1797200000000',
         'InboxHandledAt1797200000001',
         'OutboxShares1798000000000',
-        'OutboxShareClaimIndexes1798000000001',
       ]);
       // The entities (which the services' migration generator compares against) match the migrated schema.
       const pending = await upgraded.driver.createSchemaBuilder().log();

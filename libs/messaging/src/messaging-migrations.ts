@@ -6,7 +6,6 @@ import { OutboxTraceparent1796200000000 } from './migrations/1796200000000-Outbo
 import { OutboxParked1797200000000 } from './migrations/1797200000000-OutboxParked';
 import { InboxHandledAt1797200000001 } from './migrations/1797200000001-InboxHandledAt';
 import { OutboxShares1798000000000 } from './migrations/1798000000000-OutboxShares';
-import { OutboxShareClaimIndexes1798000000001 } from './migrations/1798000000001-OutboxShareClaimIndexes';
 
 /** Migrations of the outbox, inbox and job attempt tables; every service lists them before its own. */
 export const MESSAGING_MIGRATIONS = [
@@ -18,5 +17,4 @@ export const MESSAGING_MIGRATIONS = [
   OutboxParked1797200000000,
   InboxHandledAt1797200000001,
   OutboxShares1798000000000,
-  OutboxShareClaimIndexes1798000000001,
 ];

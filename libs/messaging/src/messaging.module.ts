@@ -16,7 +16,7 @@ import { JobAttemptsRecorder } from './job-attempts.recorder';
 import { JobAttemptsRepository } from './job-attempts.repository';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { NatsConnectionService, NatsOptions } from './nats-connection.service';
-import { OutboxRelay } from './outbox-relay';
+import { OUTBOX_LAGGING_ROWS, OutboxRelay } from './outbox-relay';
 import { OutboxCommitSignal, OutboxWriter } from './outbox-writer';
 
 export interface MessagingModuleOptions extends NatsOptions {
@@ -75,7 +75,7 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
    */
   private async outboxLag(): Promise<{ pending: number; oldestAgeSeconds: number; parked: number; held: number }> {
     const table = tableSql(this.dataSource.manager, OutboxEventEntity);
-    const lagging = `parked_at IS NULL AND (share_key IS NULL OR (share_released_at IS NULL AND claimed_until IS NOT NULL))`;
+    const lagging = OUTBOX_LAGGING_ROWS;
     const rows: Array<{ pending: number; parked: number; held: number; age: number | null }> = await this.dataSource.query(
       `SELECT count(*) FILTER (WHERE ${lagging})::int AS pending, count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
               count(*) FILTER (WHERE parked_at IS NULL AND share_key IS NOT NULL AND share_released_at IS NULL AND claimed_until IS NULL)::int AS held,

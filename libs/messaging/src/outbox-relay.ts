@@ -34,6 +34,13 @@ export interface OutboxRelayOptions {
  */
 export const OUTBOX_SHARE_HOLD_MS = 3 * 3600_000;
 
+/**
+ * Of the unpublished outbox rows, those waiting for the relay (the outbox lag): not parked, and not a job held back by
+ * its account's share. A held job the relay has claimed once (`claimed_until` set: its share let it go) is waiting
+ * for the relay again, e.g. refused by a full JOBS stream between offers, and counts as lag.
+ */
+export const OUTBOX_LAGGING_ROWS = 'parked_at IS NULL AND (share_key IS NULL OR (share_released_at IS NULL AND claimed_until IS NOT NULL))';
+
 /** Longer than a batch's publish takes even on a slow broker (each publish waits at most its own timeout). */
 export const OUTBOX_CLAIM_LEASE_MS = 30_000;
 
@@ -325,13 +332,9 @@ export class OutboxRelay {
     // message's path.
     await new JobAttemptsRepository(this.dataSource).prune(now);
     await new InboxRecordsRepository(this.dataSource).prune(now);
-    const pending = await this.dataSource
-      .getRepository(OutboxEventEntity)
-      .createQueryBuilder('event')
-      .where('event.publishedAt IS NULL')
-      .andWhere('event.parkedAt IS NULL')
-      .andWhere('event.shareReleasedAt IS NULL')
-      .getCount();
+    const [{ pending }] = await this.dataSource.query<Array<{ pending: number }>>(
+      `SELECT count(*)::int AS pending FROM ${tableSql(this.dataSource.manager, OutboxEventEntity)} WHERE published_at IS NULL AND ${OUTBOX_LAGGING_ROWS}`,
+    );
     messagingMetrics.outboxPending.set(pending);
   }
 }

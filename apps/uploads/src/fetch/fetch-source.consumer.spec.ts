@@ -30,12 +30,19 @@ describe('FetchSourceConsumer', () => {
   const slotOf = (mode: 'live' | 'test'): UploadSlotEntity =>
     ({ fileId: '34', orderId: '12', accountId: '5', mode, status: 'fetching', sourceUrl: 'https://images.example.com/a.png', bucket: 'cp-inputs', objectKey: '5/12/inputs/34/a.png' }) as UploadSlotEntity;
 
-  function consumerFor(slot: UploadSlotEntity): { handle: Handle; fetched: string[]; uploaded: Array<[string, number]> } {
+  function consumerFor(slot: UploadSlotEntity): { handle: Handle; fetched: string[]; uploaded: Array<[string, number]>; released: string[] } {
     const fetched: string[] = [];
     const uploaded: Array<[string, number]> = [];
+    const released: string[] = [];
     let handle: Handle | undefined;
     const messaging = { register: (options: { handle: Handle }) => (handle = options.handle) } as unknown as MessagingRuntime;
-    const slots = { findOne: () => Promise.resolve(slot) } as unknown as UploadSlotsRepository;
+    const slots = {
+      findOne: () => Promise.resolve(slot),
+      releaseFetches: (_tx: unknown, orderId: string, fileIds: readonly string[]) => {
+        released.push(...fileIds.map((fileId) => `${orderId}/${fileId}`));
+        return Promise.resolve();
+      },
+    } as unknown as UploadSlotsRepository;
     const fetcher = {
       fetchInto: (url: string) => {
         fetched.push(url);
@@ -53,23 +60,33 @@ describe('FetchSourceConsumer', () => {
     if (!handle) {
       throw new Error('the consumer registered no handler');
     }
-    return { handle, fetched, uploaded };
+    return { handle, fetched, uploaded, released };
   }
 
   const context: HandlerContext = inlineHandlerContext('e1');
 
   it("a test-key order's source URL is never fetched: the file counts as arrived, nothing stored", async () => {
-    const { handle, fetched, uploaded } = consumerFor(slotOf('test'));
+    const { handle, fetched, uploaded, released } = consumerFor(slotOf('test'));
     await handle({ fileId: '34' }, context);
     expect(fetched).toEqual([]);
     expect(uploaded).toEqual([['34', 0]]);
+    expect(released).toEqual(['12/34']);
   });
 
   it("a live order's source URL is fetched", async () => {
-    const { handle, fetched, uploaded } = consumerFor(slotOf('live'));
+    const { handle, fetched, uploaded, released } = consumerFor(slotOf('live'));
     await handle({ fileId: '34' }, context);
     expect(fetched).toEqual(['https://images.example.com/a.png']);
     expect(uploaded).toEqual([['34', 10]]);
+    // The fetch is over: its place in the account's share of fetches is free.
+    expect(released).toEqual(['12/34']);
+  });
+
+  it('a job whose file is no longer fetching (its order failed, a redelivery) fetches nothing and frees its place', async () => {
+    const { handle, fetched, released } = consumerFor({ ...slotOf('live'), status: 'failed' });
+    await handle({ fileId: '34' }, context);
+    expect(fetched).toEqual([]);
+    expect(released).toEqual(['12/34']);
   });
 
   it('a source URL that refuses connections is a counted attempt, retried with backoff, and the last one fails the file with WATERMARK_SOURCE_URL_FAILED', async () => {
@@ -78,6 +95,7 @@ describe('FetchSourceConsumer', () => {
     const slot = { ...slotOf('live'), sourceUrl: url };
     const failed: Array<[string, string]> = [];
     const published: OutboxMessage[] = [];
+    const released: string[] = [];
     const slots = {
       findOne: () => Promise.resolve(slot),
       markFailed: (_tx: unknown, fileId: string, reason: string) => {
@@ -87,6 +105,10 @@ describe('FetchSourceConsumer', () => {
       },
       publish: (_tx: unknown, messages: readonly OutboxMessage[]) => {
         published.push(...messages);
+        return Promise.resolve();
+      },
+      releaseFetches: (_tx: unknown, orderId: string, fileIds: readonly string[]) => {
+        released.push(...fileIds.map((fileId) => `${orderId}/${fileId}`));
         return Promise.resolve();
       },
     } as unknown as UploadSlotsRepository;
@@ -108,10 +130,13 @@ describe('FetchSourceConsumer', () => {
     expect(definition.maxAttempts).toBeGreaterThan(1);
     expect(definition.backoffMs?.length).toBeGreaterThan(0);
     expect(failed).toEqual([]);
+    // An attempt that will be retried keeps its place.
+    expect(released).toEqual([]);
 
     // Its attempts used up: the file fails with the public code.
     await definition.onExhausted({ fileId: '34' }, 'e1', error);
     expect(failed).toEqual([['34', error.message]]);
     expect(published).toEqual([{ contract: Events.fileFailed, payload: { orderId: '12', fileId: '34', code: OrderFailureCode.WATERMARK_SOURCE_URL_FAILED } }]);
+    expect(released).toEqual(['12/34']);
   });
 });

@@ -32,12 +32,18 @@ export class FetchSourceConsumer implements OnModuleInit {
       handle: async (job, context) => {
         const slot = await this.slots.findOne(null, { fileId: job.fileId });
         if (!slot || slot.status !== 'fetching' || !slot.sourceUrl) {
+          if (slot) {
+            await context.transaction((tx) => this.slots.releaseFetches(tx, slot.orderId, [slot.fileId]));
+          }
           return;
         }
         if (slot.mode === 'test') {
           // Test keys never fetch (the sandbox's mock lifecycle, as for the test-upload sink): the file counts
           // as arrived and nothing is stored, so a test key cannot make the platform request a URL.
-          await context.transaction((tx) => this.receive.execute(tx, slot.fileId, 0).then(() => undefined));
+          await context.transaction(async (tx) => {
+            await this.receive.execute(tx, slot.fileId, 0);
+            await this.slots.releaseFetches(tx, slot.orderId, [slot.fileId]);
+          });
           return;
         }
         try {
@@ -47,6 +53,8 @@ export class FetchSourceConsumer implements OnModuleInit {
           const decided: { received?: ReceivedUpload } = {};
           await context.transaction(async (tx) => {
             decided.received = await this.receive.execute(tx, slot.fileId, size);
+            // The fetch is over: the account's next one may go.
+            await this.slots.releaseFetches(tx, slot.orderId, [slot.fileId]);
           });
           if (decided.received) {
             await this.receive.discard(decided.received);
@@ -68,14 +76,18 @@ export class FetchSourceConsumer implements OnModuleInit {
           const slot = await this.slots.findOne(tx, { fileId: job.fileId });
           if (slot?.status === 'fetching') {
             await this.fail(tx, slot, error instanceof Error ? error.message : 'fetch failed');
+          } else if (slot) {
+            await this.slots.releaseFetches(tx, slot.orderId, [slot.fileId]);
           }
         });
       },
     });
   }
 
+  /** The file cannot be fetched: its order fails (orders hears `file.failed`), and its place in the share is free. */
   private async fail(tx: Transaction, slot: UploadSlotEntity, reason: string): Promise<void> {
     await this.slots.markFailed(tx, slot.fileId, reason);
+    await this.slots.releaseFetches(tx, slot.orderId, [slot.fileId]);
     await this.slots.publish(tx, [message(Events.fileFailed, { orderId: slot.orderId, fileId: slot.fileId, code: OrderFailureCode.WATERMARK_SOURCE_URL_FAILED })]);
   }
 }

@@ -25,6 +25,16 @@ class FakeSlots {
     return Promise.resolve(open.length);
   }
 
+  /** Orders whose fetches were freed all at once (the order failed). */
+  readonly releasedOrders: string[] = [];
+
+  releaseFetches(_tx: Transaction, orderId: string, fileIds?: readonly string[]): Promise<void> {
+    if (fileIds === undefined) {
+      this.releasedOrders.push(orderId);
+    }
+    return Promise.resolve();
+  }
+
   closedObjectsOfOrder(orderId: string): Promise<Array<{ bucket: string; key: string }>> {
     return Promise.resolve([...this.rows.values()].filter((row) => row.orderId === orderId && row.status === 'failed' && row.mode === 'live').map((row) => ({ bucket: row.bucket, key: row.objectKey })));
   }
@@ -56,6 +66,8 @@ describe('CloseFailedOrderSlotsUseCase', () => {
 
     expect(await close.execute(tx, '70')).toEqual({ closedWaiting: 2, closedUploaded: 1 });
     expect(await close.deleteInputs('70')).toBe(3);
+    // Its fetches still held back by the account's share are never sent.
+    expect(fake.releasedOrders).toEqual(['70']);
 
     expect(statuses(fake)).toEqual([
       ['71', 'failed', CLOSED_UPLOADED_REASON],

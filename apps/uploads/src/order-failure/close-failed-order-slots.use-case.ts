@@ -51,6 +51,8 @@ export class CloseFailedOrderSlotsUseCase {
    * when the order never started, so a second PUT to their still-valid URLs cannot store the deleted inputs again.
    */
   async execute(tx: Transaction, orderId: string): Promise<ClosedOrderSlots> {
+    // Fetches of the failed order still held back by its account's share are never sent; a sent one frees its place.
+    await this.slots.releaseFetches(tx, orderId);
     const slots = await this.slots.lockOfOrder(tx, orderId);
     const neverStarted = slots.some((slot) => slot.status !== 'uploaded');
     if (!neverStarted) {

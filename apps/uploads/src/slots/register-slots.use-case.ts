@@ -29,9 +29,15 @@ export class RegisterSlotsUseCase {
       return [];
     }
     const inserted = await this.slots.insertNew(tx, this.slotsOf(command));
+    // Each fetch held to its account's share (`SOURCE_FETCHES_PER_ACCOUNT`); its outcome frees it (`FetchSourceConsumer`).
     await this.slots.publish(
       tx,
-      inserted.filter((slot) => slot.sourceUrl).map((slot) => message(Jobs.uploadsFetch, { fileId: slot.fileId })),
+      inserted
+        .filter((slot) => slot.sourceUrl)
+        .map((slot) => ({
+          ...message(Jobs.uploadsFetch, { fileId: slot.fileId }),
+          share: { key: `${Jobs.uploadsFetch.subject}:${command.accountId}`, order: command.orderId, unit: slot.fileId, limit: this.config.sourceFetch.perAccount },
+        })),
     );
     return inserted;
   }

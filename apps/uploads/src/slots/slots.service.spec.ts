@@ -83,6 +83,7 @@ const config = {
   uploadUrlSeconds: 900,
   uploadWindowMs: 12 * 3600_000,
   inputLimits: { watermark: 1000, aiDetection: 1000 },
+  sourceFetch: { perAccount: 2 },
 } as unknown as UploadsConfig;
 const storage = { presignPut: (bucket: string, key: string, seconds: number) => Promise.resolve(`https://s3.example/${bucket}/${key}?X-Amz-Expires=${seconds}`) } as unknown as ObjectStorage;
 const transactions = { run: <T>(work: (tx: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
@@ -116,6 +117,8 @@ describe('SlotsService', () => {
     expect(first.urls['71']).toBe('https://s3.example/cp-inputs/3/7/inputs/71/a.png?X-Amz-Expires=900');
     expect(again).toEqual(first);
     expect(subjects(fake.published)).toEqual([JobSubjects.uploadsFetch]);
+    // Held to the account's share of fetches, named by its file (the fetch's outcome frees it).
+    expect(fake.published[0].share).toEqual({ key: `${JobSubjects.uploadsFetch}:3`, order: '7', unit: '72', limit: 2 });
   });
 
   it('hands test keys a signed URL of the gateway sink instead of storage, and asks v2 validity when given', async () => {

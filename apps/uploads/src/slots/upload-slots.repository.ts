@@ -181,6 +181,14 @@ export class UploadSlotsRepository extends TransactionalRepository {
   async publish(tx: Transaction, messages: readonly OutboxMessage[]): Promise<void> {
     await this.outbox.addAll(tx, messages);
   }
+
+  /**
+   * Frees fetch jobs held to their account's share (`OutboxShare`): the file's (`fileIds`) once its fetch ended, or
+   * every one of the order's when the order failed (those still held back are never sent).
+   */
+  async releaseFetches(tx: Transaction, orderId: string, fileIds?: readonly string[]): Promise<void> {
+    await this.outbox.releaseShares(tx, orderId, fileIds);
+  }
 }
 
 function batchLimit(limit: number): number {
