@@ -163,6 +163,14 @@ describe('FailStuckOrdersUseCase (real PostgreSQL)', () => {
     });
     const jobs = dataSource.getRepository(OutboxEventEntity);
     await jobs.insert([job(waiting), { ...job(sentLongAgo), publishedAt: new Date(clock.nowMs() - 6.5 * HOUR) }]);
+    // The alert's figure follows the same rule: the waiting order is left out, the other counts from its job's send
+    // (the first test's `recent` order, 5 h, is in progress too).
+    const metrics = new InProgressOrdersMetrics(new TransactionRepository(dataSource), new InProgressOrdersRepository(), clock);
+    metrics.onApplicationBootstrap();
+    const oldest = async (): Promise<string | undefined> =>
+      (await register.metrics()).split('\n').find((line) => line.startsWith('orders_in_progress_oldest_unchanged_age_seconds '));
+    expect(await oldest()).toBe(`orders_in_progress_oldest_unchanged_age_seconds ${6.5 * 3600}`);
+    metrics.onApplicationShutdown();
     expect(await sweeps[0].execute()).toBeGreaterThanOrEqual(1);
     expect((await row(waiting)).status).toBe('inProgress');
     expect(await row(sentLongAgo)).toMatchObject({ status: 'failed', failureCode: 'PROCESSING_TIMEOUT' });
