@@ -108,7 +108,7 @@ export const Jobs = {
   watermarkEmbed: defineJob(JobSubjects.watermarkEmbed, EmbedJob, 15 * MINUTE_MS, (job) => job.outputFileId),
   watermarkExtract: defineJob(JobSubjects.watermarkExtract, ExtractJob, 10 * MINUTE_MS),
   watermarkPackage: defineJob(JobSubjects.watermarkPackage, PackageJob, 10 * MINUTE_MS),
-  uploadsFetch: defineJob(JobSubjects.uploadsFetch, FetchSourceJob, 15 * MINUTE_MS),
+  uploadsFetch: defineJob(JobSubjects.uploadsFetch, FetchSourceJob, 15 * MINUTE_MS, (job) => job.fileId),
   reportsGenerate: defineJob(JobSubjects.reportsGenerate, GenerateReportJob, 5 * MINUTE_MS),
   aiDetect: defineJob(JobSubjects.aiDetect, AiDetectionJob, 5 * MINUTE_MS, (job) => job.fileId),
   watermarkAntiAi: defineJob(JobSubjects.watermarkAntiAi, AntiAiJob, 10 * MINUTE_MS, (job) => job.outputFileId),

@@ -98,6 +98,18 @@ export interface OutboxShare {
   readonly limit: number;
 }
 
+/**
+ * `job` held to `accountId`'s share of its queue (at most `limit` of the account's jobs of that queue unfinished):
+ * the key is the queue and the account, the unit the one its results name (`jobUnitOf`).
+ */
+export function sharedJob<TPayload extends object>(
+  contract: JobContract<TPayload>,
+  payload: TPayload,
+  share: { accountId: string; order: string; limit: number },
+): OutboxMessage<TPayload> {
+  return { contract, payload, share: { key: `${contract.subject}:${share.accountId}`, order: share.order, unit: jobUnitOf(contract, payload), limit: share.limit } };
+}
+
 /** A message ready for the outbox: its declaration and a payload of the declared class (a job: maybe its share). */
 export interface OutboxMessage<TPayload extends object = object> {
   readonly contract: MessageContract<TPayload>;

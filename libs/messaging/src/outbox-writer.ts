@@ -105,6 +105,15 @@ interface PoolEvents {
 }
 
 /**
+ * SQL condition: row `job` of the outbox is a job of order `orderId` (an SQL expression of its id as text) still held
+ * to its account's share, waiting or sent and not yet freed, and not parked: the rows the share counts. The stuck-order
+ * sweep and its metric read an order's waiting through it (the partial index of open shares by order serves it).
+ */
+export function openSharedJobOfSql(job: string, orderId: string): string {
+  return `${job}.share_order = ${orderId} AND ${job}.share_key IS NOT NULL AND ${job}.share_released_at IS NULL AND ${job}.parked_at IS NULL`;
+}
+
+/**
  * Records an event or job inside the caller's transaction, so it exists if and only if the state change
  * committed. The relay publishes it afterwards with `Nats-Msg-Id` = `eventId`. Only declared contracts
  * (`Events.*`, `Jobs.*` of `@cp/contracts`) are accepted, so the payload type is checked.
@@ -165,13 +174,13 @@ export class OutboxWriter extends TransactionalRepository {
     const manager = this.db(tx);
     const table = tableSql(manager, OutboxEventEntity);
     // The partial index of open shares by order: only this order's counted or waiting rows are read.
-    const released = await manager.query<unknown[]>(
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, released] = await manager.query<[unknown[], number]>(
       `UPDATE ${table} SET share_released_at = now()
-        WHERE share_order = $1 AND share_key IS NOT NULL AND share_released_at IS NULL AND ($2::text[] IS NULL OR share_unit = ANY($2::text[]))
-        RETURNING 1`,
+        WHERE share_order = $1 AND share_key IS NOT NULL AND share_released_at IS NULL AND ($2::text[] IS NULL OR share_unit = ANY($2::text[]))`,
       [order, units ? [...units] : null],
     );
-    if (released.length > 0) {
+    if (released > 0) {
       this.commits?.written(manager);
     }
   }

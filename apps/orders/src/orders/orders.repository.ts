@@ -1,6 +1,6 @@
 import { KeyMode, OutboxMessage } from '@cp/contracts';
 import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, tableSql, Transaction, TransactionalRepository, updateJsonRowsSql, WriteBatch } from '@cp/database';
-import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { openSharedJobOfSql, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
@@ -154,8 +154,7 @@ export class OrdersRepository extends TransactionalRepository {
       .andWhere('o.updatedAt < :deadline', { deadline })
       .andWhere(
         `NOT EXISTS (SELECT 1 FROM ${tableSql(manager, OutboxEventEntity)} j
-                      WHERE j.share_order = o.id::text AND j.share_key IS NOT NULL AND j.share_released_at IS NULL
-                        AND j.parked_at IS NULL AND (j.published_at IS NULL OR j.published_at > :deadline))`,
+                      WHERE ${openSharedJobOfSql('j', 'o.id::text')} AND (j.published_at IS NULL OR j.published_at > :deadline))`,
       )
       .orderBy('o.updatedAt', 'ASC')
       .limit(limit)

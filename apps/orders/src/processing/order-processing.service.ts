@@ -1,4 +1,4 @@
-import { jobUnitOf, OutboxMessage } from '@cp/contracts';
+import { OutboxMessage, sharedJob } from '@cp/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { Order } from '../domain/order';
 import { ProcessingContext } from '../order-types/order-type-definition';
@@ -42,10 +42,7 @@ export class OrderProcessingService {
   shared(order: Order, messages: OutboxMessage[]): OutboxMessage[] {
     return messages.map((item) =>
       item.contract.kind === 'job'
-        ? {
-            ...item,
-            share: { key: `${item.contract.subject}:${order.state.accountId}`, order: order.id, unit: jobUnitOf(item.contract, item.payload), limit: this.config.queuedJobsPerAccount },
-          }
+        ? sharedJob(item.contract, item.payload, { accountId: order.state.accountId, order: order.id, limit: this.config.queuedJobsPerAccount })
         : item,
     );
   }

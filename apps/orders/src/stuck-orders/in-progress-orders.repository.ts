@@ -1,5 +1,5 @@
 import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
-import { OutboxEventEntity } from '@cp/messaging';
+import { openSharedJobOfSql, OutboxEventEntity } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { OrderEntity } from '../orders/order.entity';
 
@@ -28,7 +28,7 @@ export class InProgressOrdersRepository extends TransactionalRepository {
          FROM ${table} o
          LEFT JOIN LATERAL (
            SELECT max(j.published_at) AS sent, bool_or(j.published_at IS NULL) AS held FROM ${outbox} j
-            WHERE j.share_order = o.id::text AND j.share_key IS NOT NULL AND j.share_released_at IS NULL AND j.parked_at IS NULL) jobs ON true
+            WHERE ${openSharedJobOfSql('j', 'o.id::text')}) jobs ON true
         WHERE o.status = 'inProgress'`,
     );
     return { inProgress: rows[0]?.in_progress ?? 0, oldestUnchangedSince: rows[0]?.oldest ?? null };

@@ -1,5 +1,5 @@
 import { Clock } from '@cp/clock';
-import { Jobs, message, RegisterSlotsCommand } from '@cp/contracts';
+import { Jobs, RegisterSlotsCommand, sharedJob } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { UPLOADS_CONFIG, UploadsConfig } from '../uploads.config';
@@ -34,10 +34,7 @@ export class RegisterSlotsUseCase {
       tx,
       inserted
         .filter((slot) => slot.sourceUrl)
-        .map((slot) => ({
-          ...message(Jobs.uploadsFetch, { fileId: slot.fileId }),
-          share: { key: `${Jobs.uploadsFetch.subject}:${command.accountId}`, order: command.orderId, unit: slot.fileId, limit: this.config.sourceFetch.perAccount },
-        })),
+        .map((slot) => sharedJob(Jobs.uploadsFetch, { fileId: slot.fileId }, { accountId: command.accountId, order: command.orderId, limit: this.config.sourceFetch.perAccount })),
     );
     return inserted;
   }
