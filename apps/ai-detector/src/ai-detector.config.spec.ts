@@ -1,5 +1,6 @@
 import { ConfigValidationError } from '@cp/config';
-import { loadAiDetectorConfig } from './ai-detector.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadAiDetectorConfig, AiDetectorEnv } from './ai-detector.config';
 
 describe('ai-detector configuration', () => {
   const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -35,7 +36,29 @@ describe('ai-detector configuration', () => {
     expect(() => loadAiDetectorConfig({ ...base, C2PA_INTERIM_LIST: 'maybe' })).toThrow(ConfigValidationError);
   });
 
+  it.each([
+    ['no', false],
+    ['0', false],
+    ['FALSE', false],
+    ['yes', true],
+    ['1', true],
+  ])('reads C2PA_INTERIM_LIST=%s as any other switch (%s)', (word, interim) => {
+    expect(loadAiDetectorConfig({ ...base, C2PA_INTERIM_LIST: word }).detection.c2paTrust.interim).toBe(interim);
+  });
+
   it('names a malformed normalisation', () => {
     expect(() => loadAiDetectorConfig({ ...base, AI_CLASSIFIER_MODEL_PATH: '/m.onnx', AI_CLASSIFIER_STD: '0.2,0.2' })).toThrow(ConfigValidationError);
+  });
+});
+
+describe('ai-detector config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables ai-detector reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('ai-detector', AiDetectorEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(AiDetectorEnv)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
-import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, toWorkerSettings, validateEnv, withWorkerEnv, WorkerSettings } from '@cp/config';
+import { ConfigValidationError, CoreConfig, StorageConfig, StorageEnv, toBoolean, toCoreConfig, toStorageConfig, toWorkerSettings, validateEnv, withWorkerEnv, WorkerSettings } from '@cp/config';
 import { C2paTrustConfig, ClassifierConfig } from '@cp/ai-detection';
-import { IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /** The worker variables (`AI_DETECTION_MAX_PIXELS`, `_MAX_INPUT_BYTES`, `_CONCURRENCY`, `_MAX_ATTEMPTS`) come from `withWorkerEnv`. */
 export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
@@ -9,6 +10,7 @@ export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   /** Budget of one C2PA read (the reader runs in its own process); past it the signal says "could not be read". */
   @IsInt()
   @Min(100)
+  @Max(600_000)
   C2PA_READ_DEADLINE_MS: number = 30_000;
 
   /** JavaScript heap of the C2PA reader process, in MiB; a manifest that needs more "could not be read". */
@@ -29,10 +31,10 @@ export class AiDetectorEnv extends withWorkerEnv(StorageEnv, 'AI_DETECTION') {
   @IsString()
   C2PA_TSA_TRUST_LIST_PATH?: string;
 
-  /** The frozen interim list (reported apart, never counted as trust); `false` skips it. */
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  C2PA_INTERIM_LIST: string = 'true';
+  /** The frozen interim list (reported apart, never counted as trust); `false` skips it. A switch like any other. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  C2PA_INTERIM_LIST: boolean = true;
 
   @IsOptional()
   @IsString()
@@ -122,7 +124,7 @@ export function loadAiDetectorConfig(source: NodeJS.ProcessEnv = process.env): A
       classifier,
       c2pa: { deadlineMs: env.C2PA_READ_DEADLINE_MS, maxOldGenerationSizeMb: env.C2PA_READER_MAX_HEAP_MB },
       c2paTrust: {
-        interim: env.C2PA_INTERIM_LIST !== 'false',
+        interim: env.C2PA_INTERIM_LIST,
         ...(env.C2PA_TRUST_LIST_PATH ? { trustListPath: env.C2PA_TRUST_LIST_PATH } : {}),
         ...(env.C2PA_TSA_TRUST_LIST_PATH ? { tsaTrustListPath: env.C2PA_TSA_TRUST_LIST_PATH } : {}),
         ...(env.C2PA_INTERIM_ANCHORS_PATH ? { interimAnchorsPath: env.C2PA_INTERIM_ANCHORS_PATH } : {}),

@@ -18,6 +18,7 @@ export class GatewayEnv extends CoreEnv {
 
   @IsInt()
   @Min(100)
+  @Max(600_000)
   RPC_TIMEOUT_MS: number = 15_000;
 
   /** Storage the results route relays from (the same values as the other services'; no credentials needed). */

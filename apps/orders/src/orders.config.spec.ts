@@ -1,4 +1,5 @@
-import { loadOrdersConfig } from './orders.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadOrdersConfig, OrdersEnv } from './orders.config';
 
 const base = { PORT: '3101', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
 
@@ -45,5 +46,18 @@ describe('orders config: private zero-copy targets', () => {
 
   it('refuses to start in production with ANTI_AI_TARGET_ALLOWED_IPS set', () => {
     expect(() => loadOrdersConfig({ ...base, NODE_ENV: 'production', ANTI_AI_TARGET_ALLOWED_IPS: '127.0.0.1' })).toThrow(/ANTI_AI_TARGET_ALLOWED_IPS/);
+  });
+});
+
+describe('orders config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables orders reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('orders', OrdersEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    // STUCK_ORDER_MAX_AGE_MS (up to 30 days) is an age the sweep compares with `updated_at`, never a timer's delay.
+    expect(unboundedDurations(OrdersEnv, { notTimers: ['STUCK_ORDER_MAX_AGE_MS'] })).toEqual([]);
   });
 });

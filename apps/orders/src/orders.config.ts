@@ -13,6 +13,7 @@ export class OrdersEnv extends withUploadWindowEnv(StorageEnv) {
 
   @IsInt()
   @Min(200)
+  @Max(86_400_000)
   UPLOAD_WINDOW_SWEEP_INTERVAL_MS: number = 60_000;
 
   /**
@@ -49,6 +50,7 @@ export class OrdersEnv extends withUploadWindowEnv(StorageEnv) {
   /** How often each replica looks for stuck orders (they claim rows with SKIP LOCKED, so replicas never collide). */
   @IsInt()
   @Min(200)
+  @Max(86_400_000)
   STUCK_ORDER_SWEEP_INTERVAL_MS: number = 60_000;
 
   /**

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { loadReportsConfig } from './reports.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadReportsConfig, ReportsEnv } from './reports.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 
@@ -22,5 +23,17 @@ describe('reports configuration', () => {
 
   it('names a wrong value', () => {
     expect(() => loadReportsConfig({ ...base, REPORTS_CONCURRENCY: '0' })).toThrow(/REPORTS_CONCURRENCY/);
+  });
+});
+
+describe('reports config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables reports reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('reports', ReportsEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(ReportsEnv)).toEqual([]);
   });
 });

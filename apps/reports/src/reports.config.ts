@@ -24,15 +24,18 @@ export class ReportsEnv extends StorageEnv {
   /** A worker that stops sending heartbeats (crashed) loses its job to another one after this long. */
   @IsInt()
   @Min(1000)
+  @Max(3_600_000)
   REPORTS_JOB_ACK_WAIT_MS: number = 60_000;
 
   /** A report `processing` (or `queued`) this long without finishing is queued again by the sweep. */
   @IsInt()
   @Min(1000)
+  @Max(86_400_000)
   REPORTS_STUCK_TIMEOUT_MS: number = 600_000;
 
   @IsInt()
   @Min(200)
+  @Max(86_400_000)
   REPORTS_SWEEP_INTERVAL_MS: number = 30_000;
 
   /** Input files up to this size get a thumbnail (they are read into memory); larger ones are only hashed. */

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { loadRetentionConfig } from './retention.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadRetentionConfig, RetentionEnv } from './retention.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 
@@ -12,5 +13,17 @@ describe('retention configuration: the grace of a failed order', () => {
   it('refuses less than 3 hours (a job of the order may still read an input) and a fraction', () => {
     expect(() => loadRetentionConfig({ ...base, RETENTION_FAILED_ORDER_GRACE_HOURS: '2' })).toThrow(/RETENTION_FAILED_ORDER_GRACE_HOURS/);
     expect(() => loadRetentionConfig({ ...base, RETENTION_FAILED_ORDER_GRACE_HOURS: '1.5' })).toThrow(/RETENTION_FAILED_ORDER_GRACE_HOURS/);
+  });
+});
+
+describe('retention config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables retention reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('retention', RetentionEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(RetentionEnv)).toEqual([]);
   });
 });

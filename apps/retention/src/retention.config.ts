@@ -8,6 +8,7 @@ export class RetentionEnv extends StorageEnv {
   /** How often the sweep looks for orders whose retention period ended (it drains every due batch per tick). */
   @IsInt()
   @Min(200)
+  @Max(86_400_000)
   RETENTION_SWEEP_INTERVAL_MS: number = 10_000;
 
   /** Orders per batch: one transaction, one `orders.expire` call, then their objects deleted. */
@@ -25,6 +26,7 @@ export class RetentionEnv extends StorageEnv {
   /** After the first deletion, the order's prefix is listed once more this much later (objects written by in-flight jobs). */
   @IsInt()
   @Min(0)
+  @Max(10_080)
   RETENTION_RECHECK_MINUTES: number = 60;
 
   /**
@@ -46,6 +48,7 @@ export class RetentionEnv extends StorageEnv {
    */
   @IsInt()
   @Min(70)
+  @Max(86_400)
   RETENTION_LEASE_SECONDS: number = 900;
 
   /**
@@ -55,6 +58,7 @@ export class RetentionEnv extends StorageEnv {
    */
   @IsInt()
   @Min(200)
+  @Max(86_400_000)
   RETENTION_RECONCILE_INTERVAL_MS: number = 300_000;
 
   /**

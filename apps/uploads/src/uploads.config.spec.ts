@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigValidationError } from '@cp/config';
-import { loadUploadsConfig } from './uploads.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadUploadsConfig, UploadsEnv } from './uploads.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 
@@ -41,5 +42,24 @@ describe('uploads configuration: upload window', () => {
     expect(loadUploadsConfig(base).uploadWindowMs).toBe(12 * 3600_000);
     expect(loadUploadsConfig({ ...base, UPLOAD_WINDOW_HOURS: '2' }).uploadWindowMs).toBe(2 * 3600_000);
     expect(() => loadUploadsConfig({ ...base, UPLOAD_WINDOW_HOURS: '0' })).toThrow(/UPLOAD_WINDOW_HOURS/);
+  });
+});
+
+describe('uploads configuration: upload URL validity', () => {
+  it('reads UPLOAD_URL_SECONDS up to 7 days, and refuses at start what storage would refuse to presign on every order', () => {
+    expect(loadUploadsConfig({ ...base, UPLOAD_URL_SECONDS: '604800' }).uploadUrlSeconds).toBe(604_800);
+    expect(() => loadUploadsConfig({ ...base, UPLOAD_URL_SECONDS: '604801' })).toThrow(/UPLOAD_URL_SECONDS/);
+  });
+});
+
+describe('uploads config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables uploads reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('uploads', UploadsEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(UploadsEnv)).toEqual([]);
   });
 });

@@ -38,8 +38,10 @@ export class UploadsEnv extends withUploadWindowEnv(withInputLimitEnv(withInputL
   @MinLength(16)
   TEST_UPLOAD_SECRET = DEV_TEST_UPLOAD_SECRET;
 
+  /** At most 7 days: storage (SigV4) refuses to presign a longer validity, so a larger value failed every order's upload URLs. */
   @IsInt()
   @Min(60)
+  @Max(604_800)
   UPLOAD_URL_SECONDS: number = 900;
 
   @IsInt()
@@ -77,11 +79,13 @@ export class UploadsEnv extends withUploadWindowEnv(withInputLimitEnv(withInputL
 
   @IsInt()
   @Min(500)
+  @Max(86_400_000)
   RECONCILE_INTERVAL_MS: number = 30_000;
 
   /** A slot is checked against storage once it has waited this long without a notification. */
   @IsInt()
   @Min(0)
+  @Max(86_400_000)
   RECONCILE_MIN_AGE_MS: number = 10_000;
 }
 

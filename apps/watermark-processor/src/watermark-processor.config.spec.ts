@@ -1,6 +1,7 @@
 import { generateDevelopmentCredentials, SigningCredentials } from '@cp/anti-ai';
 import { ConfigValidationError } from '@cp/config';
-import { loadWatermarkProcessorConfig } from './watermark-processor.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadWatermarkProcessorConfig, WatermarkProcessorEnv } from './watermark-processor.config';
 
 describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
   const base = { DATABASE_URL: 'postgres://localhost/x' };
@@ -60,5 +61,17 @@ describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
   it('accepts a matching chain and key', () => {
     const config = loadWatermarkProcessorConfig({ ...base, ANTI_AI_C2PA_CERT_CHAIN_PEM: first.certificateChainPem, ANTI_AI_C2PA_PRIVATE_KEY_PEM: first.privateKeyPem });
     expect(config.antiAi.c2pa?.certificateChainPem).toBe(first.certificateChainPem);
+  });
+});
+
+describe('watermark-processor config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables watermark-processor reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('watermark-processor', WatermarkProcessorEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(WatermarkProcessorEnv)).toEqual([]);
   });
 });

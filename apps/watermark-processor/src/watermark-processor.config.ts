@@ -54,6 +54,7 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   /** PDF: budget of one call to the pdf.js renderer process (a batch of pages); past it the file fails (WATERMARK_FILE_INVALID / unsupported). */
   @IsInt()
   @Min(1000)
+  @Max(3_600_000)
   PDF_RENDER_DEADLINE_MS: number = 120_000;
 
   /**
@@ -62,6 +63,7 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
    */
   @IsInt()
   @Min(1000)
+  @Max(3_600_000)
   PDF_RENDER_DOCUMENT_BUDGET_MS: number = 480_000;
 
   /** PDF: heap of the pdf.js renderer process; a file that needs more fails with WATERMARK_FILE_INVALID. */

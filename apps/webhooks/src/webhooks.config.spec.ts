@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigValidationError } from '@cp/config';
-import { loadWebhooksConfig } from './webhooks.config';
+import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { loadWebhooksConfig, WebhooksEnv } from './webhooks.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 const key = Buffer.alloc(32, 7).toString('base64');
@@ -64,5 +65,17 @@ describe('webhooks configuration', () => {
     expect(set.webhooks.deliveryRetention).toEqual({ keepMs: 8 * 24 * 3600_000, intervalMs: 60_000, batchSize: 50 });
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_DELIVERY_RETENTION_DAYS: '7' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
     expect(() => loadWebhooksConfig({ ...base, WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE: '0' })).toThrow(/WEBHOOK_DELIVERY_PRUNE_BATCH_SIZE/);
+  });
+});
+
+describe('webhooks config: docs/configuration.md', () => {
+  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+  it('lists exactly the variables webhooks reads, with their defaults, documented bounds and switch words', () => {
+    expect(configurationDocProblems('webhooks', WebhooksEnv, required)).toEqual([]);
+  });
+
+  it('bounds every duration, within what a timer takes', () => {
+    expect(unboundedDurations(WebhooksEnv)).toEqual([]);
   });
 });
