@@ -2,6 +2,8 @@
 // files, every object validated against the Kubernetes OpenAPI schemas, values refused by the schema.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
+import { documentedRows } from '@cp/config/testing';
 import { CHART_DIR, helm } from './helm-binary';
 import {
   countByKind,
@@ -24,6 +26,18 @@ const WORKERS = ['watermark-processor', 'reports', 'ai-detector'];
  */
 function servedMetrics(): Set<string> {
   const names = new Set<string>();
+  for (const name of definedMetrics()) {
+    names.add(name);
+    for (const suffix of ['_bucket', '_count', '_sum']) {
+      names.add(`${name}${suffix}`);
+    }
+  }
+  return names;
+}
+
+/** The `name` of every prom-client metric in apps/ and libs/, and of the queue gauges made by `consumerGauge`. */
+function definedMetrics(): Set<string> {
+  const names = new Set<string>();
   const walk = (directory: string): void => {
     for (const entry of readdirSync(directory, { withFileTypes: true })) {
       const file = path.join(directory, entry.name);
@@ -36,9 +50,6 @@ function servedMetrics(): Set<string> {
         }
         for (const match of source.matchAll(/(?:name: |consumerGauge\(\s*)'([a-z][a-z0-9_]*)'/g)) {
           names.add(match[1]);
-          for (const suffix of ['_bucket', '_count', '_sum']) {
-            names.add(`${match[1]}${suffix}`);
-          }
         }
       }
     }
@@ -46,6 +57,28 @@ function servedMetrics(): Set<string> {
   walk(path.join(ROOT, 'apps'));
   walk(path.join(ROOT, 'libs'));
   return names;
+}
+
+/**
+ * The durable names of a service's consumers of the JOBS work queue, read from its source: every `durable: '…'` of a
+ * consumer definition that takes a `message: Jobs.…` (`workerJobConsumer`, `fileJobConsumer`, `register`).
+ */
+function jobConsumersInCode(service: string): string[] {
+  const durables: string[] = [];
+  const walk = (directory: string): void => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const file = path.join(directory, entry.name);
+      if (entry.isDirectory()) {
+        walk(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/durable: '([a-z0-9-]+)',(?:[^{}]|\{[^{}]*\})*?message: Jobs\./g)) {
+          durables.push(match[1]);
+        }
+      }
+    }
+  };
+  walk(path.join(ROOT, 'apps', service, 'src'));
+  return durables.sort();
 }
 
 /** The metric names a PromQL expression selects (every selector in the chart is written `name{…}` or `name[…]`). */
@@ -174,10 +207,15 @@ describe('Helm chart', () => {
       }),
     );
     expect(scaled).toEqual({
-      'content-protection-watermark-processor': ['watermark-embed', 'watermark-extract', 'watermark-package'],
+      'content-protection-watermark-processor': ['watermark-embed', 'watermark-extract', 'watermark-package', 'watermark-anti-ai'],
       'content-protection-reports': ['reports-generate'],
       'content-protection-ai-detector': ['aidetect-detect'],
     });
+    // Every work queue a worker consumes scales it: a queue left out (anti-AI jobs were) waits on the replicas the
+    // other queues asked for, however long its backlog.
+    for (const service of WORKERS) {
+      expect({ service, consumers: [...(scaled[`content-protection-${service}`] ?? [])].sort() }).toEqual({ service, consumers: jobConsumersInCode(service) });
+    }
     // Each ExternalSecret makes the Secret its Deployment reads, with exactly the keys it reads.
     for (const service of SERVICES) {
       const name = `content-protection-${service}`;
@@ -243,6 +281,22 @@ describe('Helm chart', () => {
       expect(queriedBase).toContain(metric);
     }
     expect(ofKind(get('default').objects, 'ConfigMap').filter((object) => object.metadata.name.endsWith('-grafana-dashboard'))).toEqual([]);
+  });
+
+  it('docs/operations.md lists every metric the code defines, and only those', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Metrics, alerts and the dashboard'), doc.indexOf('## Per-account shares'));
+    const documented = new Set(
+      section
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .flatMap((line) => [...line.split(' | ')[0].matchAll(/`([a-z][a-z0-9_]*)`/g)].map((match) => match[1])),
+    );
+    const defined = definedMetrics();
+    expect({ undocumented: [...defined].filter((name) => !documented.has(name)).sort(), notInCode: [...documented].filter((name) => !defined.has(name)).sort() }).toEqual({
+      undocumented: [],
+      notInCode: [],
+    });
   });
 
   it('metrics: every service serves them on its own `metrics` port, which the Service exposes and the ServiceMonitor scrapes (never the API port)', () => {
@@ -325,11 +379,29 @@ describe('Helm chart', () => {
     }
   });
 
+  it('ConfigMaps set only variables docs/configuration.md lists: a service\'s own `env` for that service, the shared `config` for one service at least', () => {
+    const rows = documentedRows();
+    const readBy = (name: string): string[] => rows.filter((row) => row.names.includes(name)).flatMap((row) => row.services);
+    // Node's own and the OpenTelemetry SDK's standard variables are read by the runtime, not by a service's class.
+    const runtime = (name: string): boolean => name === 'NODE_OPTIONS' || name.startsWith('OTEL_');
+    const configOf = (file: string): string[] => Object.keys((parse(readFileSync(file, 'utf8')) as { config?: Record<string, unknown> }).config ?? {});
+    const shared = new Set([...configOf(path.join(CHART_DIR, 'values.yaml')), ...configOf(VALUES_FILES.production)]);
+    for (const name of ['default', 'production']) {
+      for (const configMap of ofKind(get(name).objects, 'ConfigMap').filter((object) => !object.metadata.name.endsWith('-grafana-dashboard'))) {
+        const service = configMap.metadata.labels?.['app.kubernetes.io/name'] ?? '';
+        const keys = Object.keys((configMap as unknown as { data: Record<string, string> }).data).filter((key) => !runtime(key));
+        const unread = keys.filter((key) => (shared.has(key) ? readBy(key).length === 0 : !readBy(key).includes(service)));
+        expect({ values: name, service, unread }).toEqual({ values: name, service, unread: [] });
+      }
+    }
+  });
+
   it('termination grace periods are longer than the ack wait of the longest job', () => {
     const { objects } = get('default');
     const grace = (service: string): number =>
       deploymentSpec(byName(objects, 'Deployment', `content-protection-${service}`)).template.spec.terminationGracePeriodSeconds;
-    // Ack waits from the consumers' code: package 300 s, embed/extract 120 s, fetch-source 120 s.
+    // From the consumers' code: the processor's longest ack wait is anti-AI's 120 s (330 s also lets most embeds
+    // finish); an uploads fetch downloads for at most SOURCE_FETCH_DEADLINE_MS, 120 s.
     expect(grace('watermark-processor')).toBeGreaterThan(300);
     expect(grace('uploads')).toBeGreaterThan(120);
     const reportsConfig = byName(objects, 'ConfigMap', 'content-protection-reports').data ?? {};
@@ -355,6 +427,21 @@ describe('Helm chart', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(path);
+  });
+
+  it('a stream bound the services would refuse at start is refused by helm, quoted (as values.yaml writes it) or not', async () => {
+    for (const [flag, value] of [
+      ['--set-string', '8'],
+      ['--set-string', '2000000'],
+      ['--set', '2000000'],
+    ]) {
+      const result = await helm(['template', 'cp', CHART_DIR, flag, `config.NATS_STREAM_MAX_MIB=${value}`]);
+      expect({ flag, value, failed: result.code !== 0, refused: result.stderr.includes('config.NATS_STREAM_MAX_MIB') }).toEqual({ flag, value, failed: true, refused: true });
+    }
+    for (const value of ['16', '1048576']) {
+      const result = await helm(['template', 'cp', CHART_DIR, '--set-string', `config.NATS_STREAM_MAX_MIB=${value}`]);
+      expect({ value, code: result.code, stderr: result.stderr }).toEqual({ value, code: 0, stderr: '' });
+    }
   });
 
   it('tracing (issue 33): off by default; an OTLP endpoint reaches every service and opens egress to the collector only then', async () => {
