@@ -299,6 +299,35 @@ describe('Helm chart', () => {
     });
   });
 
+  it('deploy/README names every alert the chart renders, and its values table every `metrics` key', () => {
+    const readme = readFileSync(path.join(ROOT, 'deploy/README.md'), 'utf8');
+    const monitoring = readme.slice(readme.indexOf('## Monitoring'), readme.indexOf('## Network policies'));
+    const alerts = new Set(
+      ofKind(get('production').objects, 'PrometheusRule').flatMap((object) =>
+        (object.spec as { groups: Array<{ rules: Array<{ alert: string }> }> }).groups.flatMap((group) => group.rules.map((rule) => rule.alert)),
+      ),
+    );
+    expect([...alerts].filter((alert) => !monitoring.includes(`\`${alert}\``))).toEqual([]);
+    // Rows name keys as `a.b.c`, `.d` (a sibling of the key before) or `a.{b,c}.d`.
+    const documented = new Set<string>();
+    for (const line of readme.split('\n').filter((row) => row.startsWith('| `'))) {
+      let parent = '';
+      for (const [, key] of line.split(' | ')[0].matchAll(/`([^`]+)`/g)) {
+        const full = key.startsWith('.') ? `${parent}${key}` : key;
+        parent = full.slice(0, full.lastIndexOf('.'));
+        const braces = /^(.*)\{([^}]*)\}(.*)$/.exec(full);
+        for (const expanded of braces ? braces[2].split(',').map((part) => `${braces[1]}${part}${braces[3]}`) : [full]) {
+          documented.add(expanded);
+        }
+      }
+    }
+    const metrics = (parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as { metrics: Record<string, unknown> }).metrics;
+    const keys = Object.entries(metrics).flatMap(([group, value]) =>
+      value !== null && typeof value === 'object' ? Object.keys(value).map((key) => `metrics.${group}.${key}`) : [`metrics.${group}`],
+    );
+    expect(keys.filter((key) => !documented.has(key))).toEqual([]);
+  });
+
   it('metrics: every service serves them on its own `metrics` port, which the Service exposes and the ServiceMonitor scrapes (never the API port)', () => {
     const { objects } = get('production');
     for (const service of SERVICES) {
