@@ -1,10 +1,34 @@
 import { ConfigValidationError } from './validate-env';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator } from 'class-validator';
+
+/**
+ * Whether a value is an http(s) origin without a path, query, fragment or credentials, that a URL parser reads
+ * (a port from 1 to 65535): `http://files:port` matched a pattern alone and then threw `Invalid URL` wherever it was
+ * parsed, at start in the gateway's loader or on every download in its relay.
+ */
+export function isHttpOrigin(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^https?:\/\/[^/?#\s]+$/.test(value)) {
+    return false;
+  }
+  try {
+    const url = new URL(value);
+    return url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
 
 /** An http(s) origin without a path, e.g. `https://api.example.com` (base URLs and storage endpoints). */
 export function IsHttpOrigin(): PropertyDecorator {
-  return Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' });
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isHttpOrigin',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must be an http(s) origin without a path (a port from 1 to 65535, no query or credentials)' },
+      validator: { validate: isHttpOrigin },
+    });
 }
 
 const TRUE_WORDS: readonly string[] = ['1', 'true', 'yes'];

@@ -85,3 +85,27 @@ describe('validateEnv', () => {
     expect(toCoreConfig(validateEnv(CoreEnv, { ...base, CLOCK_OFFSET_FILE: '/tmp/offset' })).clock.offsetFile).toBe('/tmp/offset');
   });
 });
+
+describe('http(s) origins (S3_ENDPOINT, S3_PUBLIC_ENDPOINT, PUBLIC_BASE_URL)', () => {
+  it.each(['http://127.0.0.1:9000', 'https://files.example.invalid', 'http://minio.storage:9000', 'http://[::1]:9000'])('accepts %s', (origin) => {
+    expect(validateEnv(StorageEnv, { ...base, S3_ENDPOINT: origin }).S3_ENDPOINT).toBe(origin);
+  });
+
+  // Each passed the old pattern (`^https?://[^/]+$`) and then threw `Invalid URL` where it was parsed: the gateway's
+  // config loader at start (S3_PUBLIC_ENDPOINT, an unhandled rejection that left the process without a server), its
+  // results relay on every download (S3_ENDPOINT), or a client's URL.
+  it.each(['http://files:port', 'http://files:99999', 'http://user:secret@files', 'http://files?x=1', 'http://files#top', 'http://fi les', 'ftp://files', 'http://files/'])(
+    'refuses %s at start, naming the variable and not the value',
+    (origin) => {
+      let error: unknown;
+      try {
+        validateEnv(StorageEnv, { ...base, S3_PUBLIC_ENDPOINT: origin });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      expect((error as ConfigValidationError).variables).toEqual(['S3_PUBLIC_ENDPOINT']);
+      expect((error as ConfigValidationError).message).not.toContain(origin);
+    },
+  );
+});

@@ -36,6 +36,13 @@ describe('runService when the start fails', () => {
     expect(child.lines.join('\n')).not.toContain('the process keeps running');
   });
 
+  it('a configuration loader that throws something else than a ConfigValidationError: status 1 and one fatal line, not a logged rejection', () => {
+    const child = start('config');
+    expect(child.status).toBe(1);
+    expect(child.fatal.map((line) => line.msg)).toEqual(['fixture did not start: configuration: Invalid URL; exiting with status 1']);
+    expect(child.lines.join('\n')).not.toContain('the process keeps running');
+  });
+
   it('PostgreSQL not answering: the fatal line names it', async () => {
     const port = await freePort();
     const child = start('postgres', String(port));

@@ -88,7 +88,9 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
       process.stderr.write(`${JSON.stringify({ level: 'fatal', service: options.name, msg: error.message })}\n`);
       process.exit(1);
     }
-    throw error;
+    // Anything else a loader throws (a value it parses itself) ends the start too: rethrown, it was an unhandled
+    // rejection, logged as one the process survives, and the process then exited 0 with no server.
+    return exitOnStartFailure(options.name, new Error(`configuration: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
   try {
     return await startService(options, config);

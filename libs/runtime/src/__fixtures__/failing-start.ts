@@ -2,6 +2,7 @@
 //   factory   a provider's factory rejects while the application is built (as opening the database does)
 //   init      a provider's onModuleInit rejects (as the NATS connection does)
 //   postgres  the real service kit against a PostgreSQL that does not answer (a closed port)
+//   config    the configuration loader throws something else than a ConfigValidationError (a value it parses itself)
 import 'reflect-metadata';
 import { CoreEnv, StorageEnv, toCoreConfig, validateEnv } from '@cp/config';
 import { LoggingModule } from '@cp/logging';
@@ -38,7 +39,11 @@ class FixtureModule {
 
 void runService({
   name: 'fixture',
-  loadConfig: () => validateEnv(CoreEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/unused' }),
+  loadConfig: () => {
+    const env = validateEnv(CoreEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/unused' });
+    // As the gateway's loader reads the host of S3_PUBLIC_ENDPOINT: a value the loader parses after validation.
+    return mode === 'config' ? { ...env, signedHost: new URL('http://files:port').host } : env;
+  },
   module: () => FixtureModule.forRoot(),
   http: () => ({ host: '127.0.0.1', port: 0 }),
   natsUrl: () => 'nats://127.0.0.1:1',
