@@ -68,6 +68,19 @@ describe('webhooks configuration', () => {
   });
 });
 
+describe('webhooks config: SMTP_URL', () => {
+  it('takes an smtp(s) URL, with transport options in its query', () => {
+    expect(loadWebhooksConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example:465?pool=true' }).mail.smtpUrl).toBe('smtps://user:pass@mail.example:465?pool=true');
+  });
+
+  // Each matched the old pattern (^smtps?://.+) and then made the mailer's constructor throw 'Invalid URL' at start,
+  // a failure that named neither the variable nor the step.
+  it.each(['smtp://mail:port', 'smtp://mail:99999', 'smtps://[mail'])('refuses %s at start, naming SMTP_URL and not echoing the secret', (url) => {
+    expect(() => loadWebhooksConfig({ ...base, SMTP_URL: url })).toThrow(/SMTP_URL/);
+    expect(() => loadWebhooksConfig({ ...base, SMTP_URL: url })).not.toThrow(url);
+  });
+});
+
 describe('webhooks config: docs/configuration.md', () => {
   const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 

@@ -148,6 +148,14 @@ export interface WebhooksConfig extends CoreConfig {
 export const WEBHOOKS_SETTINGS = Symbol('WEBHOOKS_SETTINGS');
 export const MAIL_SETTINGS = Symbol('MAIL_SETTINGS');
 
+function parsesAsUrl(value: string): boolean {
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 function decodeKey(value: string): Buffer {
   return /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
 }
@@ -169,6 +177,12 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv = process.env): Web
   if (production && ipList(env.WEBHOOK_ALLOWED_TARGET_IPS).length > 0) {
     variables.push('WEBHOOK_ALLOWED_TARGET_IPS');
     problems.push('WEBHOOK_ALLOWED_TARGET_IPS: is not allowed in production');
+  }
+  // The pattern alone let through what the mailer cannot parse (`smtp://mail:port`): its constructor then threw
+  // 'Invalid URL' at start, naming nothing. The URL holds a password, so the message never echoes it.
+  if (env.SMTP_URL && !parsesAsUrl(env.SMTP_URL)) {
+    variables.push('SMTP_URL');
+    problems.push('SMTP_URL: must be an smtp:// or smtps:// URL a URL parser reads (host, a port from 1 to 65535)');
   }
   if (production && !env.SMTP_URL) {
     variables.push('SMTP_URL');
