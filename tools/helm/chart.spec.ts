@@ -449,6 +449,10 @@ describe('Helm chart', () => {
     ['a Deployment without DATABASE_URL', 'services.retention.secretKeys={S3_ACCESS_KEY}', 'services.retention.secretKeys'],
     ['an unknown secret store kind', 'secrets.externalSecret.secretStoreRef.kind=Vault', 'kind'],
     ['three copies of each stream on a single NATS node', 'config.NATS_STREAM_REPLICAS=3', 'natsCluster.nodes: Must be greater than or equal to 3'],
+    // Read by two services each (orders and uploads, a worker and uploads): set in one service's env, they differ.
+    ['the upload window in one service\'s env', 'services.orders.env.UPLOAD_WINDOW_HOURS=3', 'services.orders.env'],
+    ['an input limit in one service\'s env', 'services.watermark-processor.env.WATERMARK_MAX_INPUT_BYTES=1048576', 'services.watermark-processor.env'],
+    ['the AI-detection input limit in one service\'s env', 'services.uploads.env.AI_DETECTION_MAX_INPUT_BYTES=1048576', 'services.uploads.env'],
   ];
 
   it.each(refused)('values.schema.json makes helm refuse %s', async (_what, pair, path) => {
@@ -456,6 +460,13 @@ describe('Helm chart', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(path);
+  });
+
+  it('the variables two services read alike go in the shared config, which gives them to both', async () => {
+    const { objects } = await render([], ['config.UPLOAD_WINDOW_HOURS=3', 'config.WATERMARK_MAX_INPUT_BYTES=1048576']);
+    for (const service of ['orders', 'uploads', 'watermark-processor']) {
+      expect(byName(objects, 'ConfigMap', `content-protection-${service}`).data).toMatchObject({ UPLOAD_WINDOW_HOURS: '3', WATERMARK_MAX_INPUT_BYTES: '1048576' });
+    }
   });
 
   it('a stream bound the services would refuse at start is refused by helm, quoted (as values.yaml writes it) or not', async () => {
