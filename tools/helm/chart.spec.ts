@@ -449,6 +449,10 @@ describe('Helm chart', () => {
     ['a Deployment without DATABASE_URL', 'services.retention.secretKeys={S3_ACCESS_KEY}', 'services.retention.secretKeys'],
     ['an unknown secret store kind', 'secrets.externalSecret.secretStoreRef.kind=Vault', 'kind'],
     ['three copies of each stream on a single NATS node', 'config.NATS_STREAM_REPLICAS=3', 'natsCluster.nodes: Must be greater than or equal to 3'],
+    // Origins the services would refuse at start (a URL parser cannot read them, or they carry credentials).
+    ['a storage endpoint with a port that is not a number', 'config.S3_PUBLIC_ENDPOINT=http://files:port', 'config.S3_PUBLIC_ENDPOINT'],
+    ['a storage endpoint with credentials', 'config.S3_ENDPOINT=http://user:secret@minio:9000', 'config.S3_ENDPOINT'],
+    ['a public base URL with a path', 'config.PUBLIC_BASE_URL=https://api.example.invalid/api', 'config.PUBLIC_BASE_URL'],
     // Read by two services each (orders and uploads, a worker and uploads): set in one service's env, they differ.
     ['the upload window in one service\'s env', 'services.orders.env.UPLOAD_WINDOW_HOURS=3', 'services.orders.env'],
     ['an input limit in one service\'s env', 'services.watermark-processor.env.WATERMARK_MAX_INPUT_BYTES=1048576', 'services.watermark-processor.env'],
