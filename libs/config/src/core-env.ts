@@ -153,6 +153,16 @@ export class CoreEnv {
   @Min(50)
   @Max(600_000)
   OUTBOX_POLL_INTERVAL_MS: number = 2000;
+
+  /**
+   * How long a stopping process waits for the jobs and events it is handling (from the preStop drain through
+   * SIGTERM) before it gives them back to the broker for another replica and finishes its shutdown. Keep it below
+   * the pod's grace period minus the preStop pause and the rest of the shutdown (the chart derives it so).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  DRAIN_TIMEOUT_SECONDS: number = 300;
 }
 
 /** Variables of services that use object storage. */
@@ -217,6 +227,8 @@ export interface CoreConfig {
   log: { level: string };
   clock: { offsetFile: string | undefined };
   outbox: { pollIntervalMs: number };
+  /** From the first stop (preStop drain or SIGTERM) until the messages still being handled are given back. */
+  drain: { timeoutMs: number };
 }
 
 export function toCoreConfig(env: CoreEnv): CoreConfig {
@@ -239,6 +251,7 @@ export function toCoreConfig(env: CoreEnv): CoreConfig {
     log: { level: env.LOG_LEVEL },
     clock: { offsetFile: env.CLOCK_OFFSET_FILE },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
+    drain: { timeoutMs: env.DRAIN_TIMEOUT_SECONDS * 1000 },
   };
 }
 

@@ -320,6 +320,10 @@ export class EventConsumer<TData extends object> {
   private readonly attempts: JobAttemptsRecorder;
   private workers: Array<Promise<void>> = [];
   private stopping = false;
+  /** The messages being handled now, each until its delivery is settled. */
+  private readonly inFlight = new Set<JsMsg>();
+  /** Messages given back to the broker when a stop ran out of time: whatever their handler does later is not sent. */
+  private readonly givenBack = new WeakSet<JsMsg>();
   /** Wakes the pauses between in-process retries when the consumer stops. */
   private readonly stopSignal = new AbortController();
 
@@ -356,11 +360,38 @@ export class EventConsumer<TData extends object> {
     this.workers = Array.from({ length: this.concurrency }, () => this.work(consumer));
   }
 
-  /** Stops pulling, ends in-process retries, and waits for the attempts being handled (drain before shutdown). */
-  async stop(): Promise<void> {
+  /**
+   * Stops pulling, ends in-process retries, and waits for the attempts being handled (drain before shutdown), until
+   * `deadline` (epoch ms) at the latest. A pod's grace period is shorter than the longest job (an embed may run 15
+   * minutes): waiting on, the pod was killed at the end of its grace period with the rest of its shutdown undone (RPC
+   * replies in flight cut, the relay stopped mid-batch) and its jobs came back only after their ack wait. Past the
+   * deadline, every message still being handled is given back to the broker at once (`nak`, redelivered to another
+   * replica now; it counts one delivery, as the kill would) and nothing its handler does later is sent for it; the
+   * handler's effects are idempotent (the inbox), as for a process that dies mid-attempt.
+   */
+  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopping = true;
     this.stopSignal.abort();
-    await Promise.allSettled(this.workers);
+    let timer: NodeJS.Timeout | undefined;
+    const finished = Promise.allSettled(this.workers).then(() => true);
+    const outOfTime = Number.isFinite(deadline)
+      ? new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+        })
+      : new Promise<boolean>(() => undefined);
+    const drained = await Promise.race([finished, outOfTime]);
+    clearTimeout(timer);
+    if (!drained) {
+      const messages = [...this.inFlight];
+      for (const message of messages) {
+        this.settle(message, 'nak');
+        this.givenBack.add(message);
+        this.inFlight.delete(message);
+      }
+      if (messages.length > 0) {
+        this.logger.warn({ messages: messages.length }, 'stopping: still being handled at the drain deadline; given back to the broker for another replica');
+      }
+    }
     await this.attempts.flush();
   }
 
@@ -436,6 +467,7 @@ export class EventConsumer<TData extends object> {
     }
     const deliveryCount = message.info.redeliveryCount;
     const heartbeat = setInterval(() => this.settle(message, 'working'), Math.max(1000, (this.definition.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) / 3));
+    this.inFlight.add(message);
     try {
       let decoded: DecodedMessage<TData>;
       try {
@@ -456,6 +488,10 @@ export class EventConsumer<TData extends object> {
       const stopTimer = messagingMetrics.attemptDuration.startTimer({ consumer: this.definition.durable });
       const startedAt = new Date();
       const attempt = await this.tracedAttempt(message, decoded, deliveryCount);
+      if (this.givenBack.has(message)) {
+        // A stop gave it back while it ran: its delivery is another replica's now, its outcome is not this one's to act on.
+        return;
+      }
       if (attempt.ok) {
         this.settle(message, 'ack');
         stopTimer({ outcome: 'ok' });
@@ -487,6 +523,7 @@ export class EventConsumer<TData extends object> {
       this.settle(message, 'nak', delay);
     } finally {
       clearInterval(heartbeat);
+      this.inFlight.delete(message);
     }
   }
 
@@ -740,6 +777,10 @@ export class EventConsumer<TData extends object> {
 
   /** Ack, nak, term or heartbeat; on a closed connection it throws, and the broker's ack wait then redelivers anyway. */
   private settle(message: JsMsg, action: 'ack' | 'nak' | 'term' | 'working', delayMs?: number): void {
+    if (this.givenBack.has(message)) {
+      // Given back at a stop's deadline: another replica may be handling it now.
+      return;
+    }
     try {
       if (action === 'nak') {
         message.nak(delayMs);

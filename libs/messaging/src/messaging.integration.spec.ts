@@ -529,6 +529,71 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     expect(await parkedCount(durable)).toBe(0);
   });
 
+  it("a stop that runs out of time gives the message being handled back at once: another replica handles it, the first one's late outcome is not sent", async () => {
+    const subject = `${prefix}.drain.deadline`;
+    const durable = `${prefix}-drain`;
+    await publishNote(subject, 'a long job');
+    const seen: Array<[string, number]> = [];
+    let finishFirst: () => void = () => undefined;
+    let firstFinished = false;
+    let handledBy = '';
+    const replica = (name: string) =>
+      new EventConsumer<NotePayload>(
+        {
+          durable,
+          stream: stream.name,
+          filterSubject: subject,
+          payload: NotePayload,
+          // Long enough that only the give-back (not the ack wait or a deadline) can bring it to the other replica.
+          ackWaitMs: 60_000,
+          deadlineMs: 120_000,
+          maxAttempts: 2,
+          parkOnlyBecause: 'a test message',
+          handle: async (_data, context) => {
+            seen.push([name, context.deliveryCount]);
+            if (seen.length === 1) {
+              // The first attempt runs past its process's drain deadline, then fails: that failure must not count.
+              await new Promise<void>((resolve) => {
+                finishFirst = resolve;
+              });
+              firstFinished = true;
+              throw new Error('the first attempt fails after it was given back');
+            }
+            handledBy = name;
+          },
+        },
+        dataSource,
+        nc.jetstream(),
+        jsm,
+      );
+    const first = replica('first');
+    consumers.push(first);
+    await first.start();
+    await waitUntil(() => seen.length === 1);
+    const stoppedAt = Date.now();
+    await first.stop(Date.now() + 300);
+    // The stop ended at its deadline although the handler still runs.
+    expect(Date.now() - stoppedAt).toBeLessThan(30_000);
+    expect(firstFinished).toBe(false);
+    const second = replica('second');
+    consumers.push(second);
+    await second.start();
+    await waitUntil(() => handledBy !== '');
+    expect(seen).toEqual([
+      ['first', 1],
+      ['second', 2],
+    ]);
+    // The first attempt now fails: were its outcome still acted on, it would be counted (and nak'd) as an error.
+    finishFirst();
+    await waitUntil(() => firstFinished);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const outcomes = (await messagingMetrics.handled.get()).values.filter((value) => value.labels.consumer === durable);
+    expect(outcomes.map((value) => [value.labels.outcome, value.value])).toEqual([['ok', 1]]);
+    expect(await parkedCount(durable)).toBe(0);
+    const info = await jsm.consumers.info(stream.name, durable);
+    expect({ pending: info.num_pending, ackPending: info.num_ack_pending }).toEqual({ pending: 0, ackPending: 0 });
+  });
+
   /** Publishes a note about each order on `subject`, as the outbox would. */
   async function publishOrderNotes(subject: string, orderIds: string[]): Promise<void> {
     const writer = new OutboxWriter(new SystemClock());

@@ -21,7 +21,11 @@ import { OutboxCommitSignal, OutboxWriter } from './outbox-writer';
 
 export interface MessagingModuleOptions extends NatsOptions {
   outboxPollIntervalMs: number;
+  /** How long stopping waits for the messages being handled before it gives them back (`EventConsumer.stop`). */
+  drainTimeoutMs: number;
 }
+
+const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
 
 /**
  * Lifecycle of the service's messaging: connect (and ensure streams) at init, start every registered
@@ -35,10 +39,14 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
   private readonly consumers: EventConsumer<object>[] = [];
   private readonly attempts: JobAttemptsRecorder;
 
+  /** Set by the first stop (the preStop drain), kept by the next (SIGTERM): one budget for both. */
+  private drainDeadline: number | undefined;
+
   constructor(
     private readonly nats: NatsConnectionService,
     @Inject(DataSource) private readonly dataSource: DataSource,
     attempts: JobAttemptsRepository,
+    @Inject(MESSAGING_OPTIONS) private readonly options: Pick<MessagingModuleOptions, 'drainTimeoutMs'>,
   ) {
     this.attempts = new JobAttemptsRecorder(attempts);
   }
@@ -85,9 +93,15 @@ export class MessagingRuntime implements OnModuleInit, OnApplicationBootstrap, B
     return { pending: rows[0]?.pending ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0), parked: rows[0]?.parked ?? 0, held: rows[0]?.held ?? 0 };
   }
 
-  /** Stops pulling new messages and waits for the ones being handled (drain before shutdown). */
+  /**
+   * Stops pulling new messages and waits for the ones being handled (drain before shutdown), for at most
+   * `drainTimeoutMs` from the first call: what is still being handled then goes back to the broker, so the rest of
+   * the shutdown runs within the pod's grace period.
+   */
   async stopConsumers(): Promise<void> {
-    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+    this.drainDeadline ??= Date.now() + this.options.drainTimeoutMs;
+    const deadline = this.drainDeadline;
+    await Promise.all(this.consumers.map((consumer) => consumer.stop(deadline)));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -112,6 +126,7 @@ export class MessagingModule {
         },
         { provide: OutboxCommitSignal, inject: [DataSource], useFactory: (dataSource: DataSource) => OutboxCommitSignal.on(dataSource) },
         OutboxWriter,
+        { provide: MESSAGING_OPTIONS, useValue: { drainTimeoutMs: options.drainTimeoutMs } },
         MessagingRuntime,
         JobAttemptsRepository,
       ],

@@ -314,7 +314,7 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     });
 
     it('a job its share let go that a full stream refuses is outbox lag, not held', async () => {
-      const runtime = new MessagingRuntime({} as NatsConnectionService, dataSource, new JobAttemptsRepository(dataSource));
+      const runtime = new MessagingRuntime({} as NatsConnectionService, dataSource, new JobAttemptsRepository(dataSource), { drainTimeoutMs: 1000 });
       await runtime.onApplicationBootstrap();
       const figure = async (name: string): Promise<number> => {
         const line = (await register.metrics()).split('\n').find((candidate) => candidate.startsWith(`${name} `));

@@ -53,7 +53,7 @@ export class ReadinessWiring implements OnModuleInit {
       this.options,
     );
     this.registry.register('nats', () => this.nats.ping(), this.options);
-    // preStop (POST /drain): no new jobs or events are pulled; the ones in flight finish.
+    // preStop (POST /drain): no new jobs or events are pulled; the ones in flight finish (within DRAIN_TIMEOUT_SECONDS).
     this.registry.onDrain(() => this.messaging.stopConsumers());
     if (this.storage) {
       const storage = this.storage;
@@ -121,6 +121,7 @@ export class ServiceKitModule {
           streamReplicas: options.core.nats.streamReplicas,
           streamMaxBytes: options.core.nats.streamMaxBytes,
           outboxPollIntervalMs: options.core.outbox.pollIntervalMs,
+          drainTimeoutMs: options.core.drain.timeoutMs,
         }),
         HealthModule,
         ...(options.storage ? [StorageModule.forRoot(options.storage)] : []),
