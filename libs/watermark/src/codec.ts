@@ -43,14 +43,19 @@ export function checkInput(input: Buffer, maxPixels: number): HeaderInfo {
   return h;
 }
 
-function sharpIn(input: Buffer): SharpPipe {
-  return sharp(input, { limitInputPixels: false, failOn: 'error', autoOrient: false });
+/**
+ * libvips held to the pixels the header check approved: an image whose stored size is larger than its header said
+ * (a header reader that disagrees with libvips, as the TIFF reader did with signed or repeated dimensions until the
+ * attack review) fails to open (CORRUPT_IMAGE) instead of being decoded whole, whatever its size.
+ */
+function sharpIn(input: Buffer, header: HeaderInfo): SharpPipe {
+  return sharp(input, { limitInputPixels: math.max(1, header.width * header.height), failOn: 'error', autoOrient: false });
 }
 
 /** Gray, 16-bit and CMYK: a JPEG's frame header says it all (its component count); other formats ask libvips. */
 async function colourFacts(input: Buffer, header: HeaderInfo): Promise<{ gray: boolean; deep: boolean; cmyk: boolean }> {
   if (header.format === 'jpeg') return { gray: header.channels === 1, deep: false, cmyk: header.channels === 4 };
-  const meta = await sharpIn(input).metadata();
+  const meta = await sharpIn(input, header).metadata();
   const hasAlpha = meta.hasAlpha === true;
   return {
     gray: meta.channels !== undefined && meta.channels - (hasAlpha ? 1 : 0) === 1 && meta.space !== 'cmyk',
@@ -66,7 +71,7 @@ export async function decodeRaster(input: Buffer, header: HeaderInfo): Promise<R
       return { format: 'bmp', width: b.width, height: b.height, channels: b.channels, colorChannels: b.channels, bilevel: b.header.bpp === 1, data: b.data };
     }
     const { gray, deep, cmyk } = await colourFacts(input, header);
-    let pipe = sharpIn(input);
+    let pipe = sharpIn(input, header);
     if (deep) pipe = pipe.keepIccProfile().toColourspace(gray ? 'grey16' : 'rgb16');
     else if (cmyk) pipe = pipe.toColourspace('srgb');
     else pipe = pipe.keepIccProfile().toColourspace(gray ? 'b-w' : 'srgb');
@@ -206,7 +211,7 @@ async function decodeRaw(input: Buffer, header: HeaderInfo, scale: number, colou
     const b = readBmp(input);
     pipe = sharp(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { raw: { width: b.width, height: b.height, channels: b.channels } });
   } else {
-    pipe = sharpIn(input);
+    pipe = sharpIn(input, header);
   }
   pipe = pipe.removeAlpha().toColourspace(colourspace);
   if (scale !== 1) {

@@ -165,6 +165,9 @@ export interface TiffFacts {
   orientation: number;
 }
 
+/** Bytes of one value of each TIFF field type (1 BYTE … 12 DOUBLE, 16 LONG8, 17 SLONG8, 18 IFD8). */
+const TIFF_TYPE_SIZES: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8 };
+
 export function parseTiff(buf: Buffer): TiffFacts {
   const le = buf[0] === 0x49;
   const u16 = (o: number): number => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
@@ -175,17 +178,38 @@ export function parseTiff(buf: Buffer): TiffFacts {
   const n = u16(ifd);
   if (ifd + 2 + n * 12 + 4 > buf.length) throw corrupt('truncated TIFF directory');
   const facts: TiffFacts = { width: 0, height: 0, bitsPerSample: [1], samplesPerPixel: 1, photometric: -1, compression: 1, extraSamples: 0, pages: 1, orientation: 1 };
-  const typeSize = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8];
+  // libtiff reads the first entry of a tag and ignores any repeat of it: so does this reader, or a file could show
+  // the pixel check one size and libvips another.
+  const seen = new Set<number>();
   for (let i = 0; i < n; i++) {
     const e = ifd + 2 + i * 12;
     const tag = u16(e);
+    if (seen.has(tag)) continue;
+    seen.add(tag);
     const type = u16(e + 2);
     const count = u32(e + 4);
-    const size = (typeSize[type] ?? 1) * count;
+    const typeSize = TIFF_TYPE_SIZES[type] ?? 1;
+    const size = typeSize * count;
     const dataAt = size <= 4 ? e + 8 : u32(e + 8);
+    // Every integer type, signed ones included, is a number to libtiff (a SSHORT or SLONG width is that width, not
+    // its first byte); a value of any other type, or a negative one, makes it refuse the directory.
     const val = (k: number): number => {
-      if (dataAt + (k + 1) * (typeSize[type] ?? 1) > buf.length) throw corrupt('truncated TIFF tag');
-      return type === 3 ? u16(dataAt + k * 2) : type === 4 ? u32(dataAt + k * 4) : buf[dataAt + k];
+      const at = dataAt + k * typeSize;
+      if (at + typeSize > buf.length) throw corrupt('truncated TIFF tag');
+      let v: number;
+      switch (type) {
+        case 1: v = buf[at]; break;
+        case 3: v = u16(at); break;
+        case 4: v = u32(at); break;
+        case 6: v = buf.readInt8(at); break;
+        case 8: v = le ? buf.readInt16LE(at) : buf.readInt16BE(at); break;
+        case 9: v = le ? buf.readInt32LE(at) : buf.readInt32BE(at); break;
+        case 16: v = Number(le ? buf.readBigUInt64LE(at) : buf.readBigUInt64BE(at)); break;
+        case 17: v = Number(le ? buf.readBigInt64LE(at) : buf.readBigInt64BE(at)); break;
+        default: throw corrupt(`TIFF tag ${tag} has the non-integer type ${type}`);
+      }
+      if (v < 0) throw corrupt(`TIFF tag ${tag} has a negative value`);
+      return v;
     };
     switch (tag) {
       case 256: facts.width = val(0); break;

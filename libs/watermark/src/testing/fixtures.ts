@@ -40,6 +40,62 @@ export function pngBomb(width = 30000, height = 30000): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', firstRows), chunk('IEND', Buffer.alloc(0))]);
 }
 
+/** One TIFF directory entry of `grayTiff`: the tag, its field type and its value (written inline). */
+export interface TiffDimensionEntry {
+  tag: 256 | 257;
+  /** 3 SHORT, 4 LONG, 8 SSHORT, 9 SLONG. */
+  type: 3 | 4 | 8 | 9;
+  value: number;
+}
+
+/**
+ * A single-page 8-bit gray TIFF of `width` x `height` black pixels, Deflate-compressed, every strip sharing one
+ * compressed block: a few KB whatever the size. `dimensions` replaces the ImageWidth/ImageLength entries (their
+ * field types, or a tag repeated), as a hostile file may write them; the pixel data always has the real size.
+ */
+export function grayTiff(width: number, height: number, dimensions?: TiffDimensionEntry[]): Buffer {
+  const rowsPerStrip = Math.max(1, Math.min(height, Math.floor((1 << 20) / width)));
+  const strips = Math.ceil(height / rowsPerStrip);
+  const block = deflateSync(Buffer.alloc(width * rowsPerStrip));
+  const entries: Array<[number, number, number, number | 'offsets' | 'counts']> = [
+    ...(dimensions ?? [{ tag: 256, type: 4, value: width }, { tag: 257, type: 4, value: height }]).map(({ tag, type, value }): [number, number, number, number] => [tag, type, 1, value]),
+    [258, 3, 1, 8],
+    [259, 3, 1, 8],
+    [262, 3, 1, 1],
+    [273, 4, strips, 'offsets'],
+    [277, 3, 1, 1],
+    [278, 4, 1, rowsPerStrip],
+    [279, 4, strips, 'counts'],
+  ];
+  const ifdAt = 8;
+  const offsetsAt = ifdAt + 2 + entries.length * 12 + 4;
+  const countsAt = offsetsAt + strips * 4;
+  const dataAt = countsAt + strips * 4;
+  const out = Buffer.alloc(dataAt + block.length);
+  out.write('II', 0, 'latin1');
+  out.writeUInt16LE(42, 2);
+  out.writeUInt32LE(ifdAt, 4);
+  out.writeUInt16LE(entries.length, ifdAt);
+  entries.forEach(([tag, type, count, value], i) => {
+    const at = ifdAt + 2 + i * 12;
+    out.writeUInt16LE(tag, at);
+    out.writeUInt16LE(type, at + 2);
+    out.writeUInt32LE(count, at + 4);
+    if (value === 'offsets') out.writeUInt32LE(strips === 1 ? dataAt : offsetsAt, at + 8);
+    else if (value === 'counts') out.writeUInt32LE(strips === 1 ? block.length : countsAt, at + 8);
+    else if (type === 3) out.writeUInt16LE(value, at + 8);
+    else if (type === 8) out.writeInt16LE(value, at + 8);
+    else if (type === 9) out.writeInt32LE(value, at + 8);
+    else out.writeUInt32LE(value, at + 8);
+  });
+  for (let s = 0; s < strips; s++) {
+    out.writeUInt32LE(dataAt, offsetsAt + s * 4);
+    out.writeUInt32LE(block.length, countsAt + s * 4);
+  }
+  block.copy(out, dataAt);
+  return out;
+}
+
 /**
  * A deep-field-like star image (issue 34): black sky with faint noise, sparse stars of every brightness drawn as
  * Gaussian points (σ 0.6–2.2 px), a few bright ones with halos and two faint galaxies. Deterministic (mulberry32).
