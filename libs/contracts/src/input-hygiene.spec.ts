@@ -1,4 +1,4 @@
-import { digitsFitInt64, findInputProblem, hasUnsafeCharacters, MAX_INPUT_DEPTH } from './input-hygiene';
+import { digitsFitInt64, findInputProblem, hasUnsafeCharacters, INPUT_LIMITS, MAX_INPUT_DEPTH } from './input-hygiene';
 
 function nested(depth: number): unknown {
   let value: unknown = 'leaf';
@@ -25,6 +25,30 @@ describe('input hygiene', () => {
     expect(findInputProblem(nested(MAX_INPUT_DEPTH))).toBeNull();
     expect(findInputProblem(nested(MAX_INPUT_DEPTH + 1))).toBe('too-deep');
     expect(findInputProblem(nested(200_000))).toBe('too-deep');
+  });
+
+  // Attack review: every value of a body costs the DTO layer 25–140 µs; a 1 MiB body of empty objects held the
+  // gateway's event loop for seconds before its 400. The walk bounds the size of what reaches the DTOs.
+  it('bounds the size of a body: array items, object members and values in all', () => {
+    const largestEmbed = {
+      idempotencyKey: 'k'.repeat(255),
+      files: Array.from({ length: 100 }, (_, i) => ({
+        fileName: `${i}.png`,
+        originalFileUrl: `https://example.com/${i}.png`,
+        watermarks: Array.from({ length: 10 }, (_, j) => ({ text: `text ${j}` })),
+      })),
+    };
+    expect(findInputProblem(largestEmbed)).toBeNull();
+    expect(findInputProblem({ files: Array.from({ length: INPUT_LIMITS.arrayItems }, () => ({})) })).toBeNull();
+    expect(findInputProblem({ files: Array.from({ length: INPUT_LIMITS.arrayItems + 1 }, () => ({})) })).toBe('too-large');
+    expect(findInputProblem({ files: Array.from({ length: 350_000 }, () => ({})) })).toBe('too-large');
+    const members = (count: number): Record<string, number> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 0]));
+    expect(findInputProblem(members(INPUT_LIMITS.objectMembers))).toBeNull();
+    expect(findInputProblem(members(INPUT_LIMITS.objectMembers + 1))).toBe('too-large');
+    expect(findInputProblem({ idempotencyKey: 'k', ...members(100_000) })).toBe('too-large');
+    // within every per-container bound, but too many values in all
+    const wide = { files: Array.from({ length: 100 }, () => ({ watermarks: Array.from({ length: 100 }, () => ({})) })) };
+    expect(findInputProblem(wide)).toBe('too-large');
   });
 
   it('keeps ids within a signed 64-bit column', () => {
