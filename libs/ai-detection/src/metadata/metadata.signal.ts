@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { classifySourceType, sourceTypeTerm } from '../digital-source-type';
 import { Evidence, SignalOutcome } from '../evidence';
 import { EVIDENCE_WEIGHTS } from '../weights';
+import { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
 
 /** Names of image generators as they appear in Software / CreatorTool / generator fields (lower case). */
 const KNOWN_GENERATORS = [
@@ -77,18 +78,33 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
   return evidence;
 }
 
+/** Compressed metadata left unread (over the inflation budget, or not a whole zlib stream): said, never counted. */
+function omittedMetadata(chunks: readonly string[]): Evidence {
+  return {
+    signal: 'metadata',
+    finding: 'metadata.unreadable',
+    description: `Compressed metadata that does not inflate within ${PNG_METADATA_MAX_INFLATED_BYTES / 1024 / 1024} MiB, or not at all, was not read (${chunks.length} PNG chunk${chunks.length === 1 ? '' : 's'}); it is not counted.`,
+    direction: 'neutral',
+    weight: 0,
+    details: { omittedChunks: chunks.length, chunkTypes: [...new Set(chunks)].join(', ').slice(0, 100) },
+  };
+}
+
 /** Reads metadata with ExifTool (shipped inside `exiftool-vendored`, run by the system perl; no download). */
 export class MetadataReader {
   private readonly exiftool = new ExifTool({ maxProcs: 1, taskTimeoutMillis: 20_000 });
 
   async read(bytes: Buffer): Promise<SignalOutcome> {
+    // ExifTool inflates compressed PNG chunks without a limit: those past the budget are not handed to it.
+    const readable = withinPngInflationBudget(bytes);
     // ExifTool reads files: the bytes go to a private temporary directory removed afterwards.
     const dir = await mkdtemp(join(tmpdir(), 'ai-detection-'));
     try {
       const file = join(dir, 'input');
-      await writeFile(file, bytes);
+      await writeFile(file, readable.bytes);
       const tags: Tags = await this.exiftool.read(file);
-      return { evidence: metadataEvidence(tags as unknown as TagMap) };
+      const evidence = metadataEvidence(tags as unknown as TagMap);
+      return { evidence: readable.omitted.length > 0 ? [...evidence, omittedMetadata(readable.omitted)] : evidence };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

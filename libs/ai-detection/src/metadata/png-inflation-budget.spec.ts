@@ -1,0 +1,64 @@
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { withPngChunk } from '../../testing';
+import { MetadataReader } from './metadata.signal';
+import { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
+
+const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+/** zTXt: keyword, NUL, method 0, zlib data. */
+const zTXt = (keyword: string, text: Buffer): Buffer => Buffer.concat([latin1(`${keyword}\0\0`), deflateSync(text)]);
+/** iTXt with the compression flag set: keyword, NUL, flag 1, method 0, language, NUL, translated keyword, NUL, zlib data. */
+const iTXt = (keyword: string, text: Buffer): Buffer => Buffer.concat([latin1(`${keyword}\0\x01\0en\0\0`), deflateSync(text)]);
+/** Inflates to `bytes` bytes from about a thousandth of that. */
+const bomb = (bytes: number): Buffer => Buffer.alloc(bytes, 0x41);
+
+const png = (): Promise<Buffer> => sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer();
+const chunkTypes = (bytes: Buffer): string[] => {
+  const types: string[] = [];
+  for (let at = 8; at + 12 <= bytes.length; at += 12 + bytes.readUInt32BE(at)) types.push(bytes.toString('latin1', at + 4, at + 8));
+  return types;
+};
+
+// Attack review: ExifTool inflates a PNG's compressed chunks whole, with no limit; a 400 KB file whose zTXt inflates
+// to 400 MB took its perl process to 1.7 GB and past its 20-second timeout, holding every detection behind it.
+describe('compressed PNG metadata within an inflation budget', () => {
+  it('hands ExifTool every compressed chunk that inflates within the budget, the file unchanged', async () => {
+    let file = withPngChunk(await png(), 'zTXt', zTXt('Parameters', latin1('a lighthouse\nSteps: 20')));
+    file = withPngChunk(file, 'iTXt', iTXt('Prompt', bomb(1024 * 1024)));
+    expect(withinPngInflationBudget(file)).toEqual({ bytes: file, omitted: [] });
+  });
+
+  it('leaves out the chunks past the budget (zTXt, iTXt, iCCP, zxIf), and any that do not inflate, keeping the rest', async () => {
+    let file = withPngChunk(await png(), 'zTXt', zTXt('Parameters', latin1('a lighthouse\nSteps: 20')));
+    file = withPngChunk(file, 'zTXt', zTXt('Comment', bomb(PNG_METADATA_MAX_INFLATED_BYTES + 1)));
+    file = withPngChunk(file, 'iTXt', iTXt('XML:com.adobe.xmp', bomb(64 * 1024 * 1024)));
+    file = withPngChunk(file, 'iCCP', Buffer.concat([latin1('icc\0\0'), deflateSync(bomb(64 * 1024 * 1024))]));
+    file = withPngChunk(file, 'zxIf', Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), deflateSync(bomb(64 * 1024 * 1024))]));
+    file = withPngChunk(file, 'zTXt', Buffer.concat([latin1('Broken\0\0'), deflateSync(latin1('cut short')).subarray(0, 6)]));
+    const bounded = withinPngInflationBudget(file);
+    expect(bounded.omitted).toEqual(['zTXt', 'iTXt', 'iCCP', 'zxIf', 'zTXt']);
+    expect(chunkTypes(bounded.bytes)).toEqual([...chunkTypes(await png()).slice(0, -1), 'zTXt', 'IEND']);
+    expect((await sharp(bounded.bytes).raw().toBuffer()).equals(await sharp(file).raw().toBuffer())).toBe(true);
+    // one budget for the whole file: chunks that fit alone do not all fit together
+    const halves = withPngChunk(withPngChunk(await png(), 'zTXt', zTXt('A', bomb(PNG_METADATA_MAX_INFLATED_BYTES / 2 + 1))), 'zTXt', zTXt('B', bomb(PNG_METADATA_MAX_INFLATED_BYTES / 2 + 1)));
+    expect(withinPngInflationBudget(halves).omitted).toEqual(['zTXt']);
+  });
+
+  it('leaves other files as they are', () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 2]);
+    expect(withinPngInflationBudget(jpeg)).toEqual({ bytes: jpeg, omitted: [] });
+  });
+
+  it('the metadata signal reads what fits, and says what it left out without counting it', async () => {
+    let file = withPngChunk(await png(), 'zTXt', zTXt('Parameters', latin1('a lighthouse at dusk\nSteps: 20, Sampler: Euler a')));
+    file = withPngChunk(file, 'zTXt', zTXt('Comment', bomb(64 * 1024 * 1024)));
+    const reader = new MetadataReader();
+    try {
+      const { evidence } = await reader.read(file);
+      expect(evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters', 'metadata.unreadable']);
+      expect(evidence[1]).toMatchObject({ direction: 'neutral', weight: 0, details: { omittedChunks: 1, chunkTypes: 'zTXt' } });
+    } finally {
+      await reader.close();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { inflateSync } from 'node:zlib';
+
+/**
+ * Bytes the compressed chunks of one PNG may inflate to, all together, before ExifTool reads them. Generation
+ * parameters, ComfyUI workflows, XMP packets and ICC profiles are kilobytes to a few megabytes.
+ */
+export const PNG_METADATA_MAX_INFLATED_BYTES = 8 * 1024 * 1024;
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A PNG as ExifTool may read it: the compressed chunks that stay within the budget, and the types of those left out. */
+export interface BoundedPng {
+  bytes: Buffer;
+  omitted: string[];
+}
+
+/**
+ * Where the zlib data of a chunk ExifTool inflates starts (PNG.pm: zTXt and iCCP after the name and the method byte,
+ * iTXt with its compression flag set after the language and translated keyword, eXIf/zxIf whose first byte is 0
+ * after a 4-byte length), or null for a chunk it reads as it is.
+ */
+function zlibDataStart(type: string, data: Buffer): number | null {
+  const name = data.indexOf(0);
+  switch (type) {
+    case 'zTXt':
+    case 'iCCP':
+      return name < 0 ? null : name + 2;
+    case 'iTXt': {
+      if (name < 0 || data[name + 1] === 0) return null;
+      const language = data.indexOf(0, name + 3);
+      const translated = language < 0 ? -1 : data.indexOf(0, language + 1);
+      return translated < 0 ? null : translated + 1;
+    }
+    default:
+      return /^(exif|zxif)$/i.test(type) && data[0] === 0 ? 5 : null;
+  }
+}
+
+/** Whether `data` inflates completely (a whole zlib stream) to at most `budget` bytes; how many if so. */
+function inflatedSize(data: Buffer, budget: number): number | null {
+  try {
+    // Stops as soon as the output would pass the budget: a bomb costs at most the budget.
+    return inflateSync(data, { maxOutputLength: Math.max(1, budget) }).length;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * ExifTool inflates every compressed PNG chunk whole, with no limit (a 400 KB file with a zTXt of 400 MB of text
+ * took its perl process to 1.7 GB and past its 20-second timeout, and it serves every detection of the service one
+ * after another). The chunks are inflated here first, within one budget for the file: a compressed chunk is handed
+ * to ExifTool only when it inflates completely within what is left of it; the others are left out of the copy it
+ * reads (their types listed). Anything that is not a readable PNG chunk sequence is returned as it is.
+ */
+export function withinPngInflationBudget(bytes: Buffer, budget = PNG_METADATA_MAX_INFLATED_BYTES): BoundedPng {
+  if (bytes.length < SIGNATURE.length || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE)) {
+    return { bytes, omitted: [] };
+  }
+  const kept: Buffer[] = [SIGNATURE];
+  const omitted: string[] = [];
+  let left = budget;
+  let at = SIGNATURE.length;
+  while (at + 12 <= bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    const end = at + 12 + length;
+    if (end > bytes.length) break;
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    const start = zlibDataStart(type, data);
+    const size = start === null ? 0 : inflatedSize(data.subarray(start), left);
+    if (size === null) {
+      omitted.push(type);
+    } else {
+      left -= size;
+      kept.push(bytes.subarray(at, end));
+    }
+    at = end;
+    if (type === 'IEND') break;
+  }
+  if (omitted.length === 0) {
+    return { bytes, omitted };
+  }
+  // Whatever follows (after IEND, or a chunk cut short) is kept as it is: ExifTool reads it as it would have.
+  kept.push(bytes.subarray(at));
+  return { bytes: Buffer.concat(kept), omitted };
+}
