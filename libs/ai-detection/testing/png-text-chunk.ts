@@ -14,15 +14,3 @@ export function withPngTextChunk(png: Buffer, keyword: string, text: string): Bu
   chunk.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
   return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
 }
-
-/** Test helper: adds a chunk of any type and data before IEND (a compressed text, an ICC profile, a hostile one). */
-export function withPngChunk(png: Buffer, type: string, data: Buffer): Buffer {
-  const iend = png.length - 12;
-  if (png.toString('latin1', iend + 4, iend + 8) !== 'IEND') throw new Error('not a complete PNG');
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const chunk = Buffer.alloc(body.length + 8);
-  chunk.writeUInt32BE(data.length, 0);
-  body.copy(chunk, 4);
-  chunk.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
-}

@@ -1,10 +1,11 @@
 // The protection engine against real readers: ExifTool and two independent ones for the metadata (exifr;
 // libvips' XMP extraction parsed as XML), and c2pa-rs's validating reader for the signed manifest.
 // Images are generated here (no corpus).
-import { pngChunk } from '@cp/testing';
-import { extractImage } from '@cp/watermark';
+import { pngChunk, withPngChunk } from '@cp/testing';
+import { extractImage, PNG_METADATA_MAX_INFLATED_BYTES } from '@cp/watermark';
 import exifr from 'exifr';
 import { XMLParser } from 'fast-xml-parser';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { AntiAiEngine } from './anti-ai-engine';
 import { CAWG_ENTRIES, readContentCredentials } from './content-credentials';
@@ -190,5 +191,16 @@ describe('AntiAiEngine', () => {
     const jpeg = await picture('jpeg');
     const truncated = engine.protect(jpeg.subarray(0, Math.floor(jpeg.length * 0.6)), { ...base, strength: 'low' });
     await expect(truncated).rejects.toMatchObject({ code: AntiAiErrorCode.CORRUPT_IMAGE });
+  });
+
+  // Attack review: ExifTool inflates every compressed chunk of a PNG it rewrites, without a limit (a 1 MB file whose
+  // zTXt inflates to 1 GB took it to 2.1 GB, the processor's whole memory limit).
+  it('refuses a PNG whose compressed metadata does not inflate within the budget, before ExifTool rewrites it', async () => {
+    const zTXt = (keyword: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`${keyword}\0\0`, 'latin1'), deflateSync(Buffer.alloc(bytes, 0x41))]);
+    const png = await picture('png');
+    const bomb = engine.protect(withPngChunk(png, 'zTXt', zTXt('Comment', PNG_METADATA_MAX_INFLATED_BYTES * 8)), { ...base, strength: 'low' });
+    await expect(bomb).rejects.toMatchObject({ code: AntiAiErrorCode.CORRUPT_IMAGE });
+    const fits = await engine.protect(withPngChunk(png, 'zTXt', zTXt('Comment', 1024)), { ...base, strength: 'low' });
+    expect(fits.format).toBe('png');
   });
 });

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_PIXELS, embedImage, inspectImage, WatermarkError, WatermarkErrorCode } from '@cp/watermark';
+import { DEFAULT_MAX_PIXELS, embedImage, inspectImage, PNG_METADATA_MAX_INFLATED_BYTES, WatermarkError, WatermarkErrorCode, withinPngInflationBudget } from '@cp/watermark';
 import sharp from 'sharp';
 import { ContentCredentialsSigner, ManifestRequest } from './content-credentials';
 import { OptOutMetadataWriter } from './opt-out-metadata';
@@ -68,6 +68,12 @@ export class AntiAiEngine {
     const info = await this.guard(() => inspectImage(input, maxPixels));
     if (info.format === 'bmp') {
       throw new AntiAiError(AntiAiErrorCode.UNSUPPORTED_FORMAT, 'BMP has no place for XMP or a C2PA manifest');
+    }
+    // ExifTool inflates every compressed chunk of a PNG it rewrites, without a limit (a 1 MB file took it to 2.1 GB):
+    // a file whose compressed metadata does not inflate within the budget is refused before it gets there.
+    const omitted = info.format === 'png' ? withinPngInflationBudget(input).omitted : [];
+    if (omitted.length > 0) {
+      throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `compressed metadata (${omitted.join(', ')}) does not inflate within ${PNG_METADATA_MAX_INFLATED_BYTES} bytes`);
     }
     // The metadata layers never decode the picture: decode it once, so a truncated or damaged file is
     // refused instead of being returned "protected" and still broken.

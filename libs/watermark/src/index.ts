@@ -26,6 +26,8 @@ export { embedImage, flatMarkField, planMark } from './embed';
 export type { MarkPlan } from './embed';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';
+export { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
+export type { BoundedPng } from './png-inflation-budget';
 export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';
 export { MAX_CANDIDATES, MAX_ROUNDS, accusationThreshold, normalTail, codeSigns, nullScores, traceColluders } from './trace';
 export type { TraceInput } from './trace';

@@ -1,7 +1,10 @@
+import { withPngChunk } from '@cp/testing';
+import { PNG_METADATA_MAX_INFLATED_BYTES } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { withPngTextChunk } from '../../testing';
 import { UNSIGNED_CLAIM } from '../weights';
@@ -44,6 +47,20 @@ describe('declared metadata signal', () => {
       await writer.end();
       await reader.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Attack review: ExifTool inflated compressed PNG chunks without a limit (a 400 KB file: 1.7 GB, past its timeout).
+  it('the metadata signal reads what fits, and says what it left out without counting it', async () => {
+    let file = withPngChunk(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer(), 'zTXt', Buffer.concat([Buffer.from('Parameters\0\0', 'latin1'), deflateSync(Buffer.from('a lighthouse at dusk\nSteps: 20, Sampler: Euler a', 'latin1'))]));
+    file = withPngChunk(file, 'zTXt', Buffer.concat([Buffer.from('Comment\0\0', 'latin1'), deflateSync(Buffer.alloc(PNG_METADATA_MAX_INFLATED_BYTES * 8, 0x41))]));
+    const reader = new MetadataReader();
+    try {
+      const { evidence } = await reader.read(file);
+      expect(evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters', 'metadata.unreadable']);
+      expect(evidence[1]).toMatchObject({ direction: 'neutral', weight: 0, details: { omittedChunks: 1, chunkTypes: 'zTXt' } });
+    } finally {
+      await reader.close();
     }
   });
 });

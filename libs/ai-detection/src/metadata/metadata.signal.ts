@@ -1,3 +1,4 @@
+import { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from '@cp/watermark';
 import { ExifTool, Tags } from 'exiftool-vendored';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,6 @@ import { join } from 'node:path';
 import { classifySourceType, sourceTypeTerm } from '../digital-source-type';
 import { Evidence, SignalOutcome } from '../evidence';
 import { EVIDENCE_WEIGHTS } from '../weights';
-import { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
 
 /** Names of image generators as they appear in Software / CreatorTool / generator fields (lower case). */
 const KNOWN_GENERATORS = [

@@ -1,8 +1,9 @@
 import { inflateSync } from 'node:zlib';
 
 /**
- * Bytes the compressed chunks of one PNG may inflate to, all together, before ExifTool reads them. Generation
- * parameters, ComfyUI workflows, XMP packets and ICC profiles are kilobytes to a few megabytes.
+ * Bytes the compressed chunks of one PNG may inflate to, all together, before ExifTool reads or rewrites the file (the
+ * AI detector's metadata signal, the anti-AI opt-out writer). Generation parameters, ComfyUI workflows, XMP packets and
+ * ICC profiles are kilobytes to a few megabytes.
  */
 export const PNG_METADATA_MAX_INFLATED_BYTES = 8 * 1024 * 1024;
 
@@ -47,11 +48,11 @@ function inflatedSize(data: Buffer, budget: number): number | null {
 }
 
 /**
- * ExifTool inflates every compressed PNG chunk whole, with no limit (a 400 KB file with a zTXt of 400 MB of text
- * took its perl process to 1.7 GB and past its 20-second timeout, and it serves every detection of the service one
- * after another). The chunks are inflated here first, within one budget for the file: a compressed chunk is handed
- * to ExifTool only when it inflates completely within what is left of it; the others are left out of the copy it
- * reads (their types listed). Anything that is not a readable PNG chunk sequence is returned as it is.
+ * ExifTool inflates every compressed PNG chunk whole, with no limit, when it reads a file and when it rewrites one
+ * (a 400 KB file with a zTXt of 400 MB of text took its perl process to 1.7 GB and past its 20-second timeout; a 1 MB
+ * one took a rewrite to 2.1 GB). The chunks are inflated here first, within one budget for the file: a compressed
+ * chunk is kept only when it inflates completely within what is left of it; the others are left out of the copy
+ * returned (their types listed). Anything that is not a readable PNG chunk sequence is returned as it is.
  */
 export function withinPngInflationBudget(bytes: Buffer, budget = PNG_METADATA_MAX_INFLATED_BYTES): BoundedPng {
   if (bytes.length < SIGNATURE.length || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE)) {
