@@ -14,7 +14,8 @@ type Request =
   | { op: 'pid' }
   | { op: 'retire' }
   | { op: 'oom-score' }
-  | { op: 'big' };
+  | { op: 'big' }
+  | { op: 'buffers'; mb: number };
 interface Reply {
   id: number;
   value: string;
@@ -141,6 +142,33 @@ describe('BoundedWorker (process): one allocation far past the limit', () => {
       const failure = await failureOf(worker.call({ op: 'big' }));
       expect(failure.code).toBe(WorkerFailureCode.OUT_OF_MEMORY);
       await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe('BoundedWorker (process): resident memory past maxResidentMb', () => {
+  const watched = (): BoundedWorker<Request, Reply> =>
+    new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, isolation: 'process', limits: { deadlineMs: 60_000, maxOldGenerationSizeMb: 32, maxResidentMb: 200 } });
+
+  it('array buffers the heap limit does not see: the child is killed, the call fails with OUT_OF_MEMORY, the next call works', async () => {
+    const worker = watched();
+    try {
+      // 600 MB of buffers under a 32 MB heap: without the watch the call succeeds.
+      const failure = await failureOf(worker.call({ op: 'buffers', mb: 600 }));
+      expect(failure.code).toBe(WorkerFailureCode.OUT_OF_MEMORY);
+      expect(failure.message).toContain('memory limit of 200 MiB');
+      await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a call within the limit is not disturbed', async () => {
+    const worker = watched();
+    try {
+      await expect(worker.call({ op: 'buffers', mb: 64 })).resolves.toMatchObject({ value: '4' });
     } finally {
       await worker.close();
     }

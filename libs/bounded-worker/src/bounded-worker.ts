@@ -10,6 +10,13 @@ export interface WorkerLimits {
   maxYoungGenerationSizeMb?: number;
   /** Thread stack (resourceLimits.stackSizeMb); Node's default (4) when absent. */
   stackSizeMb?: number;
+  /**
+   * `process` workers only: the child's whole resident memory (heap, array buffers, WebAssembly, native), watched
+   * while it runs; past it the child is killed and the running call fails with OUT_OF_MEMORY. The heap limit does
+   * not bound array buffers, which a hostile file can make a decoder fill (a PDF's 16000 × 16000 JPEG: 3.2 GB).
+   * Unset: not watched (the raised OOM score still makes the kernel end the child first).
+   */
+  maxResidentMb?: number;
 }
 
 export interface BoundedWorkerOptions {

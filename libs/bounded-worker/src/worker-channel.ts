@@ -1,5 +1,5 @@
 import { ChildProcess, fork } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { WorkerFailureCode } from './worker-failure';
 
@@ -17,6 +17,21 @@ export interface ChannelLimits {
   maxOldGenerationSizeMb: number;
   maxYoungGenerationSizeMb?: number;
   stackSizeMb?: number;
+  /** A child process's resident memory; see WorkerLimits.maxResidentMb. */
+  maxResidentMb?: number;
+}
+
+/** How often a child's resident memory is read: a decoder writes its arrays at a few hundred MB/s at most. */
+export const RESIDENT_CHECK_MS = 25;
+
+/** A process's resident memory in MiB (`VmRSS` of /proc/<pid>/status), or null where it cannot be read. */
+export function residentMb(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface ChannelEvents {
@@ -117,6 +132,26 @@ function preferForOutOfMemory(child: ChildProcess): void {
   }
 }
 
+/**
+ * Reads the child's resident memory every RESIDENT_CHECK_MS; past `maxResidentMb` the child is killed and its call
+ * fails with OUT_OF_MEMORY (reported before the exit, which `failed` then ignores). No limit or no /proc: no watch.
+ */
+function watchResidentMemory(child: ChildProcess, maxResidentMb: number | undefined, failed: ChannelEvents['failed']): NodeJS.Timeout | null {
+  const pid = child.pid;
+  if (maxResidentMb === undefined || pid === undefined || residentMb(pid) === null) return null;
+  const timer = setInterval(() => {
+    const resident = residentMb(pid);
+    if (resident !== null && resident > maxResidentMb) {
+      clearInterval(timer);
+      failed(WorkerFailureCode.OUT_OF_MEMORY, `the worker passed its memory limit of ${maxResidentMb} MiB`);
+      child.kill('SIGKILL');
+    }
+  }, RESIDENT_CHECK_MS);
+  // The watch never keeps the process alive (an idle child is unref'd too).
+  timer.unref();
+  return timer;
+}
+
 function processChannel(file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
   const failed = once(events);
   const execArgv = [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`];
@@ -132,8 +167,10 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
   });
   child.on('message', (reply: unknown) => events.message(reply));
   child.on('error', (error) => failed(WorkerFailureCode.CRASHED, error.message));
+  const watch = watchResidentMemory(child, limits.maxResidentMb, failed);
   // `close` comes after stderr is drained: its tail tells an out-of-memory abort from another death.
   child.on('close', (code, signal) => {
+    if (watch) clearInterval(watch);
     const oom = OUT_OF_MEMORY.test(stderr);
     failed(oom ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED, oom ? 'the worker reached its heap limit' : `the worker exited (${signal ?? `code ${code}`})`);
   });

@@ -9,6 +9,13 @@ export interface PdfResourceLimits {
     /** Heap of the pdf.js worker thread, in MiB: a page that needs more fails as RESOURCE_LIMIT. */
     maxOldGenerationSizeMb: number;
     /**
+     * The pdf.js process's whole resident memory, in MiB (heap, decoded images, WebAssembly): past it the process is
+     * killed and the file fails as RESOURCE_LIMIT. The heap limit does not bound the arrays pdf.js decodes images
+     * into: a 1.5 MB PDF holding a 16000 × 16000 JPEG took one 40-dpi render to 3.2 GB. Unless set, the heap plus
+     * RENDER_RESIDENT_HEADROOM_MB (a 600-dpi A4 scan decodes to about 450 MB).
+     */
+    maxResidentMb: number;
+    /**
      * Render time of one embed or one extraction in all (every call, every batch of pages), in milliseconds: past it
      * the file fails as RESOURCE_LIMIT. Below the jobs' own deadlines (embed 15 min, extract 10 min), so a file whose
      * pages each stay under `deadlineMs` but together run for longer is refused as the file's doing, once, instead of
@@ -20,8 +27,11 @@ export interface PdfResourceLimits {
 
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
-  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, documentBudgetMs: 480_000 },
+  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: 1024 + 512, documentBudgetMs: 480_000 },
 };
+
+/** What the pdf.js process may hold beyond its heap when `maxResidentMb` is not given (see there). */
+export const RENDER_RESIDENT_HEADROOM_MB = 512;
 
 let current: PdfResourceLimits = DEFAULT_PDF_RESOURCE_LIMITS;
 const listeners: Array<(limits: PdfResourceLimits) => void> = [];
@@ -32,9 +42,13 @@ export function pdfResourceLimits(): PdfResourceLimits {
 
 /** Replaces the limits (missing parts keep their current values); the renderer picks them up for its next worker. */
 export function configurePdfResources(limits: { inflation?: Partial<InflationLimits>; render?: Partial<PdfResourceLimits['render']> }): void {
+  const render = { ...current.render, ...limits.render };
+  if (limits.render?.maxOldGenerationSizeMb !== undefined && limits.render.maxResidentMb === undefined) {
+    render.maxResidentMb = limits.render.maxOldGenerationSizeMb + RENDER_RESIDENT_HEADROOM_MB;
+  }
   current = {
     inflation: { ...current.inflation, ...limits.inflation },
-    render: { ...current.render, ...limits.render },
+    render,
   };
   for (const listener of listeners) listener(current);
 }

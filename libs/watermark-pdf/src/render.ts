@@ -61,9 +61,15 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
   name: 'pdf-render',
   file: WORKER_FILE,
   isolation: 'process',
-  limits: { deadlineMs: pdfResourceLimits().render.deadlineMs, maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb },
+  limits: {
+    deadlineMs: pdfResourceLimits().render.deadlineMs,
+    maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb,
+    maxResidentMb: pdfResourceLimits().render.maxResidentMb,
+  },
 });
-onPdfResourceLimits(({ render }) => renderer.configure({ deadlineMs: render.deadlineMs, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb }));
+onPdfResourceLimits(({ render }) =>
+  renderer.configure({ deadlineMs: render.deadlineMs, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb, maxResidentMb: render.maxResidentMb }),
+);
 
 /**
  * Documents by identity: the calls of one embed or extract pass the same buffer, which the worker keeps after the

@@ -3,6 +3,8 @@ import type { WatermarkKey } from '@cp/watermark';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { PDFDocument } from 'pdf-lib';
+import sharp from 'sharp';
 import { checkInflation, filterChains } from './inflation';
 import {
   closePdfRenderer,
@@ -13,6 +15,7 @@ import {
   isRendererFailure,
   PdfWatermarkError,
   PdfWatermarkErrorCode,
+  pdfResourceLimits,
   renderPdfPages,
 } from './index';
 import { RenderBudget, renderPages } from './render';
@@ -165,6 +168,32 @@ describe('renderer limits', () => {
     // the defaults: a pass of an ordinary file is far within its budget, and every pass has a budget of its own
     configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
     await expect(embedPdf(original, 1n, { key: KEY })).resolves.toBeInstanceOf(Buffer);
+  });
+
+  it('a page whose image decodes past the renderer’s resident memory fails the file with RESOURCE_LIMIT; the next call works', async () => {
+    // Attack review: a small PDF holding a large flat JPEG (16000 × 16000 in 1.5 MB) took a 40-dpi render to 3.2 GB,
+    // in arrays the heap limit does not see. Here a 6000 × 6000 one (about 450 MB decoded) under a 300 MiB limit.
+    const jpeg = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: { r: 90, g: 120, b: 150 } } })
+      .jpeg({ quality: 50 })
+      .toBuffer();
+    const document = await PDFDocument.create();
+    const image = await document.embedJpg(jpeg);
+    document.addPage([300, 300]).drawImage(image, { x: 0, y: 0, width: 300, height: 300 });
+    const bytes = Buffer.from(await document.save());
+    expect(bytes.length).toBeLessThan(2 * MiB);
+    configurePdfResources({ render: { maxResidentMb: 300 } });
+    const error = await errorOf(embedPdf(bytes, 1n, { key: KEY }));
+    expect(error).toBeInstanceOf(PdfWatermarkError);
+    expect((error as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+    const [page] = await renderPdfPages(original, [0], 40);
+    expect(page.width).toBeGreaterThan(0);
+  });
+
+  it('a heap limit set alone brings the resident limit with it (heap + 512 MiB)', () => {
+    configurePdfResources({ render: { maxOldGenerationSizeMb: 256 } });
+    expect(pdfResourceLimits().render.maxResidentMb).toBe(256 + 512);
+    configurePdfResources({ render: { maxOldGenerationSizeMb: 256, maxResidentMb: 384 } });
+    expect(pdfResourceLimits().render.maxResidentMb).toBe(384);
   });
 
   it('a page that runs the renderer’s heap out fails the file with RESOURCE_LIMIT; the next call works', async () => {

@@ -14,6 +14,8 @@ const THUMBNAIL_MAX_PIXELS = 100_000_000;
  * the processor's full renders, and the service's own memory limit (768 MiB in the chart) must hold both.
  */
 const PREVIEW_RENDER_HEAP_MB = 256;
+/** The preview process's whole resident memory: a page whose images decode past it gets no preview. */
+const PREVIEW_RENDER_RESIDENT_MB = 384;
 
 /** SHA-256 and a preview of one input file, read from storage (test orders keep no file contents). */
 @Injectable()
@@ -24,7 +26,7 @@ export class FileEvidenceReader {
     private readonly storage: ObjectStorage,
     @Inject(REPORTS_SETTINGS) private readonly settings: ReportsSettings,
   ) {
-    configurePdfResources({ render: { maxOldGenerationSizeMb: PREVIEW_RENDER_HEAP_MB } });
+    configurePdfResources({ render: { maxOldGenerationSizeMb: PREVIEW_RENDER_HEAP_MB, maxResidentMb: PREVIEW_RENDER_RESIDENT_MB } });
   }
 
   /**

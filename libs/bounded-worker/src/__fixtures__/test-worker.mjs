@@ -35,6 +35,15 @@ port.onMessage((msg) => {
     // one array of 400 MB: far more than the 16 MiB a worker thread may overrun its limit by
     const big = new Array(50_000_000).fill(0.5);
     port.post({ id: msg.id, value: String(big.length) });
+  } else if (msg.op === 'buffers') {
+    // array buffers outside the heap, each written so it is resident: the heap limit does not see them
+    const kept = [];
+    for (let i = 0; i < msg.mb; i += 16) {
+      const chunk = new Uint8Array(16 * 1024 * 1024);
+      chunk.fill(1);
+      kept.push(chunk);
+    }
+    port.post({ id: msg.id, value: String(kept.length) });
   } else if (msg.op === 'exit') {
     process.exit(3);
   }
