@@ -40,6 +40,8 @@ describe('C2PA reader process', () => {
     });
     configureC2paReader({ maxOldGenerationSizeMb: 8 });
     expect(c2paReaderLimits().maxOldGenerationSizeMb).toBe(8);
+    // the whole resident memory is watched too: the heap plus what WebAssembly may hold beyond it
+    expect(c2paReaderLimits().maxResidentMb).toBe(8 + 512);
     const [evidence] = (await readC2pa(hostile, 'image/png')).evidence;
     expect(evidence).toMatchObject({ finding: 'c2pa.unreadable', weight: 0, details: { error: 'reading the manifest needed more memory than allowed' } });
     // the same small heap still reads an ordinary manifest: the hostile file, not the limit, was the problem
