@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@cp/config';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadAiDetectorConfig, AiDetectorEnv } from './ai-detector.config';
 
 describe('ai-detector configuration', () => {
@@ -51,14 +51,4 @@ describe('ai-detector configuration', () => {
   });
 });
 
-describe('ai-detector config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables ai-detector reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('ai-detector', AiDetectorEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(AiDetectorEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('ai-detector', AiDetectorEnv);

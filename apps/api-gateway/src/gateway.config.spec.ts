@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@cp/config';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadGatewayConfig, GatewayEnv } from './gateway.config';
 
 describe('gateway configuration: TEST_UPLOAD_SECRET', () => {
@@ -21,14 +21,4 @@ describe('gateway configuration: TEST_UPLOAD_SECRET', () => {
   });
 });
 
-describe('api-gateway config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables api-gateway reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('api-gateway', GatewayEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(GatewayEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('api-gateway', GatewayEnv);

@@ -1,4 +1,4 @@
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadOrdersConfig, OrdersEnv } from './orders.config';
 
 const base = { PORT: '3101', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
@@ -49,15 +49,5 @@ describe('orders config: private zero-copy targets', () => {
   });
 });
 
-describe('orders config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables orders reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('orders', OrdersEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    // STUCK_ORDER_MAX_AGE_MS (up to 30 days) is an age the sweep compares with `updated_at`, never a timer's delay.
-    expect(unboundedDurations(OrdersEnv, { notTimers: ['STUCK_ORDER_MAX_AGE_MS'] })).toEqual([]);
-  });
-});
+// STUCK_ORDER_MAX_AGE_MS (up to 30 days) is an age the sweep compares with `updated_at`, never a timer's delay.
+describeConfigurationDoc('orders', OrdersEnv, { notTimers: ['STUCK_ORDER_MAX_AGE_MS'] });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadReportsConfig, ReportsEnv } from './reports.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -26,14 +26,4 @@ describe('reports configuration', () => {
   });
 });
 
-describe('reports config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables reports reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('reports', ReportsEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(ReportsEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('reports', ReportsEnv);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadRetentionConfig, RetentionEnv } from './retention.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -16,14 +16,4 @@ describe('retention configuration: the grace of a failed order', () => {
   });
 });
 
-describe('retention config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables retention reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('retention', RetentionEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(RetentionEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('retention', RetentionEnv);

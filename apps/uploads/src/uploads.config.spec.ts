@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigValidationError } from '@cp/config';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadUploadsConfig, UploadsEnv } from './uploads.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -52,14 +52,4 @@ describe('uploads configuration: upload URL validity', () => {
   });
 });
 
-describe('uploads config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables uploads reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('uploads', UploadsEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(UploadsEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('uploads', UploadsEnv);

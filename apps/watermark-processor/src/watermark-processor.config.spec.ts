@@ -1,6 +1,6 @@
 import { generateDevelopmentCredentials, SigningCredentials } from '@cp/anti-ai';
 import { ConfigValidationError } from '@cp/config';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadWatermarkProcessorConfig, WatermarkProcessorEnv } from './watermark-processor.config';
 
 describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
@@ -64,14 +64,4 @@ describe('loadWatermarkProcessorConfig: anti-AI signing', () => {
   });
 });
 
-describe('watermark-processor config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables watermark-processor reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('watermark-processor', WatermarkProcessorEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(WatermarkProcessorEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('watermark-processor', WatermarkProcessorEnv);

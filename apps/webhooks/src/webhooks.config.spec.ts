@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigValidationError } from '@cp/config';
-import { configurationDocProblems, unboundedDurations } from '@cp/config/testing';
+import { describeConfigurationDoc } from '@cp/config/testing';
 import { loadWebhooksConfig, WebhooksEnv } from './webhooks.config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -81,14 +81,4 @@ describe('webhooks config: SMTP_URL', () => {
   });
 });
 
-describe('webhooks config: docs/configuration.md', () => {
-  const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-
-  it('lists exactly the variables webhooks reads, with their defaults, documented bounds and switch words', () => {
-    expect(configurationDocProblems('webhooks', WebhooksEnv, required)).toEqual([]);
-  });
-
-  it('bounds every duration, within what a timer takes', () => {
-    expect(unboundedDurations(WebhooksEnv)).toEqual([]);
-  });
-});
+describeConfigurationDoc('webhooks', WebhooksEnv);

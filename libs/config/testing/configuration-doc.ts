@@ -236,3 +236,22 @@ export function unboundedDurations(schema: ClassConstructor<object>, options: { 
   }
   return problems;
 }
+
+/**
+ * The two checks every service's config spec runs against docs/configuration.md: the variables it reads (names,
+ * defaults, documented bounds, switch words) and a bound on every duration. `notTimers`: durations that are ages
+ * compared with a timestamp, never a timer's delay.
+ */
+export function describeConfigurationDoc(service: ServiceName, schema: ClassConstructor<object>, options: { notTimers?: readonly string[] } = {}): void {
+  describe(`${service} config: docs/configuration.md`, () => {
+    const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+    it(`lists exactly the variables ${service} reads, with their defaults, documented bounds and switch words`, () => {
+      expect(configurationDocProblems(service, schema, required)).toEqual([]);
+    });
+
+    it('bounds every duration, within what a timer takes', () => {
+      expect(unboundedDurations(schema, options)).toEqual([]);
+    });
+  });
+}

@@ -485,6 +485,21 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   });
+  /** A consumer of `subject` as one replica of a service runs it, not started (the test starts and stops it). */
+  function replicaOf(
+    durable: string,
+    subject: string,
+    options: Pick<ConsumerDefinition<NotePayload>, 'maxAttempts' | 'ackWaitMs' | 'deadlineMs'>,
+    handle: ConsumerDefinition<NotePayload>['handle'],
+  ): EventConsumer<NotePayload> {
+    return new EventConsumer<NotePayload>(
+      { durable, stream: stream.name, filterSubject: subject, payload: NotePayload, ...options, parkOnlyBecause: 'a test message', handle },
+      dataSource,
+      nc.jetstream(),
+      jsm,
+    );
+  }
+
   it('two replicas and a restart during an outage: only the restart adds a delivery, so nothing is parked', async () => {
     const subject = `${prefix}.replicas.outage`;
     const durable = `${prefix}-replicas`;
@@ -492,27 +507,14 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     const seen: Array<[string, number]> = [];
     let outage = true;
     let handledBy = '';
-    const replica = (name: string) =>
-      new EventConsumer<NotePayload>(
-        {
-          durable,
-          stream: stream.name,
-          filterSubject: subject,
-          payload: NotePayload,
-          maxAttempts: 2,
-          parkOnlyBecause: 'a test message',
-          handle: async (_data, context) => {
-            seen.push([name, context.deliveryCount]);
-            if (outage) {
-              throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-            }
-            handledBy = name;
-          },
-        },
-        dataSource,
-        nc.jetstream(),
-        jsm,
-      );
+    const replica = (name: string): EventConsumer<NotePayload> =>
+      replicaOf(durable, subject, { maxAttempts: 2 }, async (_data, context) => {
+        seen.push([name, context.deliveryCount]);
+        if (outage) {
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        }
+        handledBy = name;
+      });
     const replicas = { a: replica('a'), b: replica('b') };
     consumers.push(replicas.a, replicas.b);
     await Promise.all([replicas.a.start(), replicas.b.start()]);
@@ -537,35 +539,20 @@ describe('messaging backbone (real PostgreSQL and NATS)', () => {
     let finishFirst: () => void = () => undefined;
     let firstFinished = false;
     let handledBy = '';
-    const replica = (name: string) =>
-      new EventConsumer<NotePayload>(
-        {
-          durable,
-          stream: stream.name,
-          filterSubject: subject,
-          payload: NotePayload,
-          // Long enough that only the give-back (not the ack wait or a deadline) can bring it to the other replica.
-          ackWaitMs: 60_000,
-          deadlineMs: 120_000,
-          maxAttempts: 2,
-          parkOnlyBecause: 'a test message',
-          handle: async (_data, context) => {
-            seen.push([name, context.deliveryCount]);
-            if (seen.length === 1) {
-              // The first attempt runs past its process's drain deadline, then fails: that failure must not count.
-              await new Promise<void>((resolve) => {
-                finishFirst = resolve;
-              });
-              firstFinished = true;
-              throw new Error('the first attempt fails after it was given back');
-            }
-            handledBy = name;
-          },
-        },
-        dataSource,
-        nc.jetstream(),
-        jsm,
-      );
+    // Ack wait and deadline long enough that only the give-back can bring the message to the other replica.
+    const replica = (name: string): EventConsumer<NotePayload> =>
+      replicaOf(durable, subject, { ackWaitMs: 60_000, deadlineMs: 120_000, maxAttempts: 2 }, async (_data, context) => {
+        seen.push([name, context.deliveryCount]);
+        if (seen.length === 1) {
+          // The first attempt runs past its process's drain deadline, then fails: that failure must not count.
+          await new Promise<void>((resolve) => {
+            finishFirst = resolve;
+          });
+          firstFinished = true;
+          throw new Error('the first attempt fails after it was given back');
+        }
+        handledBy = name;
+      });
     const first = replica('first');
     consumers.push(first);
     await first.start();
