@@ -518,6 +518,7 @@ export class StackProcesses {
       }
     };
     if (!alive()) {
+      this.killLeftovers(pid);
       return;
     }
     process.kill(pid, signal);
@@ -526,6 +527,23 @@ export class StackProcesses {
     } catch {
       process.kill(pid, 'SIGKILL');
       await waitFor(async () => !alive(), 5000, `${key} to be killed`);
+    }
+    this.killLeftovers(pid);
+  }
+
+  /**
+   * What a stopped process leaves in its process group (a detached one leads its own): a service killed with -9
+   * leaves its helpers (ExifTool's perl with `-stay_open`, which waits for input for ever; the PDF renderer) behind,
+   * where a container's end would take them with it.
+   */
+  private killLeftovers(pid: number): void {
+    if (!this.detached) {
+      return;
+    }
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // nothing left in the group
     }
   }
 
