@@ -19,6 +19,17 @@ export interface WorkerLimits {
   maxResidentMb?: number;
 }
 
+/**
+ * What a process worker may hold beyond its V8 heap (the arrays a decoder fills, WebAssembly memory) when its
+ * `maxResidentMb` follows its heap limit (`residentLimitMb`): the PDF renderer and the C2PA reader.
+ */
+export const RESIDENT_HEADROOM_MB = 512;
+
+/** The resident-memory limit that goes with a heap limit: the heap plus RESIDENT_HEADROOM_MB. */
+export function residentLimitMb(maxOldGenerationSizeMb: number): number {
+  return maxOldGenerationSizeMb + RESIDENT_HEADROOM_MB;
+}
+
 export interface BoundedWorkerOptions {
   /** Short name for errors and logs. */
   name: string;

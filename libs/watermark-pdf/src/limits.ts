@@ -1,3 +1,4 @@
+import { residentLimitMb } from '@cp/bounded-worker';
 import { DEFAULT_INFLATION_LIMITS, InflationLimits } from './inflation';
 
 /** What one PDF may cost to open and render (set once by the service from its configuration). */
@@ -11,8 +12,8 @@ export interface PdfResourceLimits {
     /**
      * The pdf.js process's whole resident memory, in MiB (heap, decoded images, WebAssembly): past it the process is
      * killed and the file fails as RESOURCE_LIMIT. The heap limit does not bound the arrays pdf.js decodes images
-     * into: a 1.5 MB PDF holding a 16000 × 16000 JPEG took one 40-dpi render to 3.2 GB. Unless set, the heap plus
-     * RENDER_RESIDENT_HEADROOM_MB (a 600-dpi A4 scan decodes to about 450 MB).
+     * into: a 1.5 MB PDF holding a 16000 × 16000 JPEG took one 40-dpi render to 3.2 GB. Unless set, `residentLimitMb`
+     * of the heap (the heap plus 512 MiB; a 600-dpi A4 scan decodes to about 450 MB).
      */
     maxResidentMb: number;
     /**
@@ -27,11 +28,8 @@ export interface PdfResourceLimits {
 
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
-  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: 1024 + 512, documentBudgetMs: 480_000 },
+  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: residentLimitMb(1024), documentBudgetMs: 480_000 },
 };
-
-/** What the pdf.js process may hold beyond its heap when `maxResidentMb` is not given (see there). */
-export const RENDER_RESIDENT_HEADROOM_MB = 512;
 
 let current: PdfResourceLimits = DEFAULT_PDF_RESOURCE_LIMITS;
 const listeners: Array<(limits: PdfResourceLimits) => void> = [];
@@ -44,7 +42,7 @@ export function pdfResourceLimits(): PdfResourceLimits {
 export function configurePdfResources(limits: { inflation?: Partial<InflationLimits>; render?: Partial<PdfResourceLimits['render']> }): void {
   const render = { ...current.render, ...limits.render };
   if (limits.render?.maxOldGenerationSizeMb !== undefined && limits.render.maxResidentMb === undefined) {
-    render.maxResidentMb = limits.render.maxOldGenerationSizeMb + RENDER_RESIDENT_HEADROOM_MB;
+    render.maxResidentMb = residentLimitMb(limits.render.maxOldGenerationSizeMb);
   }
   current = {
     inflation: { ...current.inflation, ...limits.inflation },

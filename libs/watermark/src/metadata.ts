@@ -45,7 +45,8 @@ export function transplantJpeg(from: Buffer, to: Buffer): Buffer {
 
 const PNG_META = new Set(['iCCP', 'sRGB', 'gAMA', 'cHRM', 'pHYs', 'eXIf', 'tEXt', 'zTXt', 'iTXt', 'tIME', 'sBIT']);
 
-function pngChunks(buf: Buffer): { type: string; start: number; end: number }[] {
+/** The chunks of a PNG after its signature, up to IEND; the last one may end past the buffer (a file cut short). */
+export function pngChunks(buf: Buffer): { type: string; start: number; end: number }[] {
   const out: { type: string; start: number; end: number }[] = [];
   let p = 8;
   while (p + 12 <= buf.length) {

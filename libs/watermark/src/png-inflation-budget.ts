@@ -1,4 +1,5 @@
 import { inflateSync } from 'node:zlib';
+import { pngChunks } from './metadata';
 
 /**
  * Bytes the compressed chunks of one PNG may inflate to, all together, before ExifTool reads or rewrites the file (the
@@ -62,22 +63,18 @@ export function withinPngInflationBudget(bytes: Buffer, budget = PNG_METADATA_MA
   const omitted: string[] = [];
   let left = budget;
   let at = SIGNATURE.length;
-  while (at + 12 <= bytes.length) {
-    const length = bytes.readUInt32BE(at);
-    const end = at + 12 + length;
+  for (const { type, start: chunkStart, end } of pngChunks(bytes)) {
     if (end > bytes.length) break;
-    const type = bytes.toString('latin1', at + 4, at + 8);
-    const data = bytes.subarray(at + 8, at + 8 + length);
+    const data = bytes.subarray(chunkStart + 8, end - 4);
     const start = zlibDataStart(type, data);
     const size = start === null ? 0 : inflatedSize(data.subarray(start), left);
     if (size === null) {
       omitted.push(type);
     } else {
       left -= size;
-      kept.push(bytes.subarray(at, end));
+      kept.push(bytes.subarray(chunkStart, end));
     }
     at = end;
-    if (type === 'IEND') break;
   }
   if (omitted.length === 0) {
     return { bytes, omitted };

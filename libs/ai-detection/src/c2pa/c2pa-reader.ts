@@ -1,4 +1,4 @@
-import { BoundedWorker, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
+import { BoundedWorker, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
 import { join } from 'node:path';
 import { ProvenanceStep } from '../evidence';
 import { C2paTrustConfig, C2paTrustSettings, loadC2paTrust } from './c2pa-trust';
@@ -20,13 +20,10 @@ export interface C2paReaderLimits {
 export const DEFAULT_C2PA_READER_LIMITS: C2paReaderLimits = { deadlineMs: 30_000, maxOldGenerationSizeMb: 256 };
 
 /**
- * What the reader process may hold beyond its heap (its WebAssembly memory, buffers): its whole resident memory is
- * watched and the process killed past the heap plus this, a read failing as `memory`; the heap limit alone does not
- * bound the WebAssembly memory a manifest can make c2pa-rs grow.
+ * The limits in force, with the resident memory they imply (`residentLimitMb` of the heap): the reader process's
+ * whole resident memory is watched and the process killed past it, a read failing as `memory`; the heap limit alone
+ * does not bound the WebAssembly memory a manifest can make c2pa-rs grow.
  */
-export const C2PA_RESIDENT_HEADROOM_MB = 512;
-
-/** The limits in force, with the resident memory they imply. */
 export interface C2paReaderLimitsInForce extends C2paReaderLimits {
   maxResidentMb: number;
 }
@@ -121,19 +118,19 @@ const reader = new BoundedWorker<Request, Reply>({
   name: 'c2pa-reader',
   file: WORKER_FILE,
   isolation: 'process',
-  limits: { ...DEFAULT_C2PA_READER_LIMITS, maxResidentMb: DEFAULT_C2PA_READER_LIMITS.maxOldGenerationSizeMb + C2PA_RESIDENT_HEADROOM_MB },
+  limits: { ...DEFAULT_C2PA_READER_LIMITS, maxResidentMb: residentLimitMb(DEFAULT_C2PA_READER_LIMITS.maxOldGenerationSizeMb) },
   // long-lived: compiling the 9 MB WebAssembly module costs more than keeping an idle process
   idleMs: 10 * 60_000,
 });
 
 export function configureC2paReader(limits: Partial<C2paReaderLimits>): void {
-  const resident = limits.maxOldGenerationSizeMb === undefined ? {} : { maxResidentMb: limits.maxOldGenerationSizeMb + C2PA_RESIDENT_HEADROOM_MB };
+  const resident = limits.maxOldGenerationSizeMb === undefined ? {} : { maxResidentMb: residentLimitMb(limits.maxOldGenerationSizeMb) };
   reader.configure({ ...limits, ...resident } satisfies Partial<WorkerLimits>);
 }
 
 export function c2paReaderLimits(): C2paReaderLimitsInForce {
   const { deadlineMs, maxOldGenerationSizeMb, maxResidentMb } = reader.currentLimits;
-  return { deadlineMs, maxOldGenerationSizeMb, maxResidentMb: maxResidentMb ?? maxOldGenerationSizeMb + C2PA_RESIDENT_HEADROOM_MB };
+  return { deadlineMs, maxOldGenerationSizeMb, maxResidentMb: maxResidentMb ?? residentLimitMb(maxOldGenerationSizeMb) };
 }
 
 /** Stops the reader process (it also stops by itself after ten idle minutes and never keeps the process alive). */
