@@ -456,7 +456,8 @@ describe('Helm chart', () => {
     // Read by two services each (orders and uploads, a worker and uploads): set in one service's env, they differ.
     ['the upload window in one service\'s env', 'services.orders.env.UPLOAD_WINDOW_HOURS=3', 'services.orders.env'],
     ['an input limit in one service\'s env', 'services.watermark-processor.env.WATERMARK_MAX_INPUT_BYTES=1048576', 'services.watermark-processor.env'],
-    ['the AI-detection input limit in one service\'s env', 'services.uploads.env.AI_DETECTION_MAX_INPUT_BYTES=1048576', 'services.uploads.env'],
+    ['the AI-detection input limit in one service\'s env', 'services.uploads.env.AI_DETECTION_MAX_INPUT_BYTES=1048576', 'services.uploads.env'],    // The services read a switch as true/false, 1/0 or yes/no: another word would stop every one at start.
+    ['a switch word the services refuse', 'config.S3_CREATE_BUCKETS=on', 'config.S3_CREATE_BUCKETS'],
   ];
 
   it.each(refused)('values.schema.json makes helm refuse %s', async (_what, pair, path) => {
@@ -464,6 +465,18 @@ describe('Helm chart', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(path);
+  });
+
+  it('a switch is taken as a YAML boolean or as any word the services read, and reaches them as a string', async () => {
+    for (const [pair, expected] of [
+      ['config.S3_CREATE_BUCKETS=true', 'true'],
+      ['config.S3_CREATE_BUCKETS=false', 'false'],
+      ['config.S3_CREATE_BUCKETS=No', 'No'],
+      ['config.S3_CREATE_BUCKETS=1', '1'],
+    ] as const) {
+      const { objects } = await render([], [pair]);
+      expect(byName(objects, 'ConfigMap', 'content-protection-uploads').data).toMatchObject({ S3_CREATE_BUCKETS: expected });
+    }
   });
 
   it('the variables two services read alike go in the shared config, which gives them to both', async () => {
