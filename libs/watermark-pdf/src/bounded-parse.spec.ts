@@ -3,9 +3,9 @@ import { constants, deflateSync } from 'node:zlib';
 import { loadWithinBudget } from './bounded-parse';
 import { PdfWatermarkErrorCode } from './errors';
 import { checkInflation, InflationLimits } from './inflation';
-import { closePdfRenderer, renderPdfPages } from './index';
+import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, renderPdfPages } from './index';
 import { loadChecked } from './validate';
-import { objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
+import { objectStreamArrayPdf, objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
 
 const MiB = 1024 * 1024;
 /** 1 MiB for any file here; every object stream below decodes to 16 MiB. */
@@ -47,6 +47,32 @@ describe('pdf-lib parsing within the inflation budget', () => {
     broken[2] = 0xff;
     broken[3] = 0xff;
     await expect(loadWithinBudget(objectStreamPdf(broken, '/Filter /FlateDecode'), LARGE, OPTIONS)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.DAMAGED });
+  });
+});
+
+describe('objects pdf-lib builds while it parses (in the calling process)', () => {
+  afterEach(() => {
+    configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+  });
+
+  it('refuses a few KB of object stream that holds millions of objects (RESOURCE_LIMIT), within the inflation budget', async () => {
+    // 2.1 million numbers in an object stream of about 4 KB (4.2 MB inflated): 30 million took the heap to 1.7 GB
+    const pdf = objectStreamArrayPdf(2_100_000);
+    expect(pdf.length).toBeLessThan(16 * 1024);
+    await expect(checkInflation(pdf)).resolves.toBeUndefined();
+    await expect(loadChecked(pdf)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('counts objects outside object streams and in them alike, as configured; a file under the limit loads', async () => {
+    configurePdfResources({ parse: { maxObjects: 20_000 } });
+    const plain = pdfFile([
+      { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      { n: 3, body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /X [${'<<>>'.repeat(30_000)}] >>` },
+    ]);
+    await expect(loadChecked(plain)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(loadChecked(objectStreamArrayPdf(30_000, '[]'))).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(loadChecked(objectStreamArrayPdf(10_000))).resolves.toBeDefined();
   });
 });
 

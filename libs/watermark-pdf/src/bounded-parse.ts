@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObjectStreamParser, PDFRawStream, PDFXRefStreamParser } from 'pdf-lib';
-import { PdfWatermarkError } from './errors';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObjectParser, PDFObjectStreamParser, PDFRawStream, PDFXRefStreamParser } from 'pdf-lib';
+import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { DEFAULT_INFLATION_LIMITS, inflationBudget, InflationLimits } from './inflation';
 import { decodeChainWithin, DecodingBudget, FilterStage } from './stream-decoding';
 
@@ -18,6 +18,9 @@ import { decodeChainWithin, DecodingBudget, FilterStage } from './stream-decodin
  */
 interface ParseScope {
   budget: DecodingBudget;
+  /** Objects pdf-lib may still build (numbers, names, arrays, dictionaries…: one per `parseObject`). */
+  objectsLeft: number;
+  maxObjects: number;
   /** The refusal raised inside pdf-lib, which catches it and reports a parse error of its own instead. */
   refusal?: PdfWatermarkError;
 }
@@ -51,6 +54,25 @@ function checkStream(raw: PDFRawStream): void {
   }
 }
 
+/**
+ * pdf-lib builds every object it parses in the calling process (a service's), up to ~230 bytes of heap for an empty
+ * dictionary written in 4 bytes, and it parses every object of every object stream, referenced or not. The
+ * inflation budget bounds the bytes (an object stream of 64 MiB from a 59 KB file), not what they hold: 15 million
+ * `<<>>` took the heap to 3.5 GB and held the event loop for 30 s, a plain 60 MB file of numbers to 1.7 GB. So the
+ * objects are counted as pdf-lib builds them (a sticky refusal: once over, every later call throws too, whatever
+ * pdf-lib catches and retries).
+ */
+function countObject(): void {
+  const scope = scopes.getStore();
+  if (!scope) return;
+  if (scope.refusal) throw scope.refusal;
+  scope.objectsLeft -= 1;
+  if (scope.objectsLeft < 0) {
+    scope.refusal = new PdfWatermarkError(PdfWatermarkErrorCode.RESOURCE_LIMIT, `PDF holds more than ${scope.maxObjects} objects (numbers, names, arrays, dictionaries…)`);
+    throw scope.refusal;
+  }
+}
+
 let installed = false;
 
 function install(): void {
@@ -66,16 +88,35 @@ function install(): void {
     checkStream(raw);
     return xrefStream(raw);
   };
+  // PDFParser and PDFObjectStreamParser inherit it; every element of an array or value of a dictionary is one call.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the parser as `this`
+  const parseObject = PDFObjectParser.prototype.parseObject;
+  PDFObjectParser.prototype.parseObject = function boundedParseObject(this: PDFObjectParser) {
+    countObject();
+    return parseObject.call(this);
+  };
 }
 
 install();
 
 /**
- * `PDFDocument.load` with every stream pdf-lib decodes while parsing held to the file's inflation budget. A stream
- * past it (or damaged past what can be bounded) rejects with that PdfWatermarkError, not with pdf-lib's parse error.
+ * Objects one parse may build by default: ~460 MiB of pdf-lib's heap at worst (empty dictionaries), ~110 MiB of
+ * numbers. Ordinary files hold far fewer (the 500-page limit's documents: tens of thousands).
  */
-export async function loadWithinBudget(pdf: Uint8Array, limits: InflationLimits, options: Parameters<typeof PDFDocument.load>[1]): Promise<PDFDocument> {
-  const scope: ParseScope = { budget: new DecodingBudget(inflationBudget(pdf.length, limits), pdf.length) };
+export const DEFAULT_MAX_PARSED_OBJECTS = 2_000_000;
+
+/**
+ * `PDFDocument.load` with every stream pdf-lib decodes while parsing held to the file's inflation budget, and the
+ * objects it builds (object streams' included) to `maxObjects`. Past either (or damaged past what can be bounded) it
+ * rejects with that PdfWatermarkError (RESOURCE_LIMIT, DAMAGED), not with pdf-lib's parse error.
+ */
+export async function loadWithinBudget(
+  pdf: Uint8Array,
+  limits: InflationLimits,
+  options: Parameters<typeof PDFDocument.load>[1],
+  maxObjects: number = DEFAULT_MAX_PARSED_OBJECTS,
+): Promise<PDFDocument> {
+  const scope: ParseScope = { budget: new DecodingBudget(inflationBudget(pdf.length, limits), pdf.length), objectsLeft: maxObjects, maxObjects };
   try {
     return await scopes.run(scope, () => PDFDocument.load(pdf, options));
   } catch (err) {

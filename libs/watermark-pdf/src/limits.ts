@@ -1,9 +1,17 @@
 import { residentLimitMb } from '@cp/bounded-worker';
+import { DEFAULT_MAX_PARSED_OBJECTS } from './bounded-parse';
 import { DEFAULT_INFLATION_LIMITS, InflationLimits } from './inflation';
 
 /** What one PDF may cost to open and render (set once by the service from its configuration). */
 export interface PdfResourceLimits {
   inflation: InflationLimits;
+  parse: {
+    /**
+     * Objects (numbers, names, strings, arrays, dictionaries) pdf-lib may build while it parses one file, in the
+     * calling process, object streams' included: past it the file fails as RESOURCE_LIMIT.
+     */
+    maxObjects: number;
+  };
   render: {
     /** Budget of one call to the pdf.js worker (a batch of pages), in milliseconds. */
     deadlineMs: number;
@@ -28,6 +36,7 @@ export interface PdfResourceLimits {
 
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
+  parse: { maxObjects: DEFAULT_MAX_PARSED_OBJECTS },
   render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: residentLimitMb(1024), documentBudgetMs: 480_000 },
 };
 
@@ -39,13 +48,18 @@ export function pdfResourceLimits(): PdfResourceLimits {
 }
 
 /** Replaces the limits (missing parts keep their current values); the renderer picks them up for its next worker. */
-export function configurePdfResources(limits: { inflation?: Partial<InflationLimits>; render?: Partial<PdfResourceLimits['render']> }): void {
+export function configurePdfResources(limits: {
+  inflation?: Partial<InflationLimits>;
+  parse?: Partial<PdfResourceLimits['parse']>;
+  render?: Partial<PdfResourceLimits['render']>;
+}): void {
   const render = { ...current.render, ...limits.render };
   if (limits.render?.maxOldGenerationSizeMb !== undefined && limits.render.maxResidentMb === undefined) {
     render.maxResidentMb = residentLimitMb(limits.render.maxOldGenerationSizeMb);
   }
   current = {
     inflation: { ...current.inflation, ...limits.inflation },
+    parse: { ...current.parse, ...limits.parse },
     render,
   };
   for (const listener of listeners) listener(current);

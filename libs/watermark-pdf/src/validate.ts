@@ -43,11 +43,11 @@ function checkTrailer(buf: Uint8Array): void {
 export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MAX_PAGES): Promise<PDFDocument> {
   if (!looksLikePdf(pdf)) throw new PdfWatermarkError(PdfWatermarkErrorCode.NOT_PDF, 'input is not a PDF');
   checkTrailer(pdf);
-  const limits = pdfResourceLimits().inflation;
+  const { inflation: limits, parse } = pdfResourceLimits();
   await checkInflation(pdf, limits);
   let doc: PDFDocument;
   try {
-    doc = await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    doc = await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true }, parse.maxObjects);
   } catch (err) {
     if (err instanceof PdfWatermarkError) throw err;
     throw new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF cannot be parsed: ${(err as Error).message}`);

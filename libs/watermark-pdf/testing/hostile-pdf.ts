@@ -73,6 +73,16 @@ export function objectStreamContent(size: number): Buffer {
 }
 
 /**
+ * objectStreamPdf's page dictionary carrying an array of `count` copies of `element` (e.g. `0 ` or `<<>>`), deflated:
+ * a few KB that pdf-lib turns into `count` objects of its heap while it parses (every object of an object stream is
+ * parsed, referenced or not).
+ */
+export function objectStreamArrayPdf(count: number, element = '0 '): Buffer {
+  const content = `${OBJECT_STREAM_HEADER}<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /X [${element.repeat(count)}] >>`;
+  return objectStreamPdf(deflateSync(Buffer.from(content, 'latin1'), { level: 9 }), '/Filter /FlateDecode');
+}
+
+/**
  * `content` as a zlib stream whose first block is a stored one ending in `\nendstream\n` (written over `content` at
  * `at`, which must be padding): a scanner that takes the first `endstream` for the data's end sees only that block.
  */
