@@ -2,6 +2,7 @@ import { PDFDocument } from 'pdf-lib';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { loadWithinBudget } from './bounded-parse';
 import { checkInflation } from './inflation';
+import { checkJpxImages } from './jpx-check';
 import { pdfResourceLimits } from './limits';
 
 export const DEFAULT_MAX_PAGES = 500;
@@ -37,7 +38,7 @@ function checkTrailer(buf: Uint8Array): void {
 
 /**
  * Parses the PDF with pdf-lib (metadata left untouched) after the structural, inflation, encryption and
- * page-count checks. The inflation bound comes first (the whole file's streams, as pdf.js would decode them), and
+ * page-count checks, then reads the size of its JPEG 2000 images (jpx-check.ts). The inflation bound comes first (the whole file's streams, as pdf.js would decode them), and
  * the streams pdf-lib itself decodes while it parses are held to the same budget as it meets them (bounded-parse.ts).
  */
 export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MAX_PAGES): Promise<PDFDocument> {
@@ -63,5 +64,6 @@ export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MA
   if (count > maxPages) {
     throw new PdfWatermarkError(PdfWatermarkErrorCode.TOO_MANY_PAGES, `PDF has ${count} pages (limit ${maxPages})`);
   }
+  checkJpxImages(doc, pdf.length, limits);
   return doc;
 }

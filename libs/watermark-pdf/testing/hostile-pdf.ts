@@ -156,3 +156,36 @@ export function nestedFormsPdf(depth: number, fan: number): Buffer {
     ...forms,
   ]);
 }
+
+/**
+ * A raw JPEG 2000 codestream of empty packets (a flat grey image) declaring `width` × `height` × `components`, with
+ * `levels` wavelet decomposition levels, in one tile: under 200 bytes whatever the size it declares.
+ */
+export function jpxCodestream(width: number, height: number, components: number, levels: number): Buffer {
+  const u16 = (v: number): Buffer => Buffer.from([v >> 8, v & 0xff]);
+  const u32 = (v: number): Buffer => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(v);
+    return b;
+  };
+  const perComponent = Buffer.from(Array.from({ length: components }, () => [7, 1, 1]).flat());
+  const siz = Buffer.concat([Buffer.from([0xff, 0x51]), u16(38 + 3 * components), u16(0), u32(width), u32(height), u32(0), u32(0), u32(width), u32(height), u32(0), u32(0), u16(components), perComponent]);
+  // one layer, no colour transform, `levels` levels, 64 × 64 code blocks, reversible 5/3 wavelet; no quantisation
+  const cod = Buffer.concat([Buffer.from([0xff, 0x52]), u16(12), Buffer.from([0, 0]), u16(1), Buffer.from([0, levels, 4, 4, 0, 1])]);
+  const qcd = Buffer.concat([Buffer.from([0xff, 0x5c]), u16(3 + 3 * levels + 1), Buffer.from([0x40]), Buffer.alloc(3 * levels + 1, 0x48)]);
+  // an empty packet is one zero byte: one per resolution and component
+  const packets = Buffer.alloc(components * (levels + 1));
+  const tile = Buffer.concat([Buffer.from([0xff, 0x90]), u16(10), u16(0), u32(14 + packets.length), Buffer.from([0, 1, 0xff, 0x93]), packets]);
+  return Buffer.concat([Buffer.from([0xff, 0x4f]), siz, cod, qcd, tile, Buffer.from([0xff, 0xd9])]);
+}
+
+/** A one-page PDF drawing one image XObject whose data is `data` as it is, with `filter` (and any other keys) as given. */
+export function imagePdf(data: Buffer, width: number, height: number, keys = '/Filter /JPXDecode'): Buffer {
+  return pdfFile([
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    { n: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>' },
+    { n: 4, dictionary: '', data: Buffer.from('q 200 0 0 200 0 0 cm /Im0 Do Q', 'latin1') },
+    { n: 5, dictionary: `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} ${keys}`, data },
+  ]);
+}
