@@ -5,7 +5,7 @@ import { PdfWatermarkErrorCode } from './errors';
 import { checkInflation, InflationLimits } from './inflation';
 import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, renderPdfPages } from './index';
 import { loadChecked } from './validate';
-import { objectStreamArrayPdf, objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
+import { OBJECT_STREAM_HEADER, objectStreamArrayPdf, objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
 
 const MiB = 1024 * 1024;
 /** 1 MiB for any file here; every object stream below decodes to 16 MiB. */
@@ -73,6 +73,26 @@ describe('objects pdf-lib builds while it parses (in the calling process)', () =
     await expect(loadChecked(plain)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
     await expect(loadChecked(objectStreamArrayPdf(30_000, '[]'))).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
     await expect(loadChecked(objectStreamArrayPdf(10_000))).resolves.toBeDefined();
+  });
+});
+
+describe('names and strings pdf-lib builds while it parses', () => {
+  const withToken = (token: string): Buffer =>
+    objectStreamPdf(deflateSync(Buffer.from(`${OBJECT_STREAM_HEADER}<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /X ${token} >>`, 'latin1'), { level: 9 }), '/Filter /FlateDecode');
+
+  it.each([
+    ['a name', (n: number): string => `/${'a'.repeat(n)}`],
+    ['a literal string', (n: number): string => `(${'a'.repeat(n)})`],
+    ['a hex string', (n: number): string => `<${'a'.repeat(n)}>`],
+  ])('refuses %s of 9 MiB in a few KB (RESOURCE_LIMIT) before pdf-lib reads it (20 MB took its heap to 640 MB)', async (_name, token) => {
+    const pdf = withToken(token(9 * MiB));
+    expect(pdf.length).toBeLessThan(16 * 1024);
+    await expect(loadChecked(pdf)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+  });
+
+  it('reads tokens as pdf-lib does: nested and escaped parentheses, names up to a delimiter; ordinary tokens load', async () => {
+    const doc = await loadChecked(withToken('[(a (b) \\) c\\(d) /Name#20x<414243>]'));
+    expect(doc.getPageCount()).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObjectParser, PDFObjectStreamParser, PDFRawStream, PDFXRefStreamParser } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFObjectParser, PDFObjectStreamParser, PDFRawStream, PDFXRefStreamParser } from 'pdf-lib';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { DEFAULT_INFLATION_LIMITS, inflationBudget, InflationLimits } from './inflation';
 import { decodeChainWithin, DecodingBudget, FilterStage } from './stream-decoding';
@@ -21,6 +21,9 @@ interface ParseScope {
   /** Objects pdf-lib may still build (numbers, names, arrays, dictionaries…: one per `parseObject`). */
   objectsLeft: number;
   maxObjects: number;
+  /** Bytes of names and strings pdf-lib may still build (character by character: ~32 bytes of heap each). */
+  tokenBytesLeft: number;
+  maxTokenBytes: number;
   /** The refusal raised inside pdf-lib, which catches it and reports a parse error of its own instead. */
   refusal?: PdfWatermarkError;
 }
@@ -73,6 +76,58 @@ function countObject(): void {
   }
 }
 
+/** What the token parsers below read of pdf-lib's parser (a protected member): its byte stream. */
+interface TokenParser {
+  bytes: { offset(): number; peekAt(offset: number): number | undefined };
+}
+type TokenParse = (this: TokenParser) => PDFObject;
+type TokenKind = 'parseName' | 'parseString' | 'parseHexString';
+
+/** White space and delimiters: where pdf-lib ends a name. */
+const NAME_END = new Uint8Array(256);
+for (const c of '\0\t\n\f\r ()<>[]{}/%') NAME_END[c.charCodeAt(0)] = 1;
+
+/**
+ * The length of the token pdf-lib is about to read, as its parser reads it (a name up to white space or a delimiter,
+ * a hex string up to `>`, a literal string up to its balancing `)`), read no further than `max` + 1 bytes.
+ */
+function tokenLength(kind: TokenKind, parser: TokenParser, max: number): number {
+  const bytes = parser.bytes;
+  const start = bytes.offset();
+  let at = start + 1;
+  if (kind === 'parseName') {
+    for (let byte = bytes.peekAt(at); byte !== undefined && !NAME_END[byte] && at - start <= max; byte = bytes.peekAt(at)) at++;
+  } else if (kind === 'parseHexString') {
+    for (let byte = bytes.peekAt(at); byte !== undefined && byte !== 0x3e && at - start <= max; byte = bytes.peekAt(at)) at++;
+  } else {
+    let nesting = 1;
+    let escaped = false;
+    for (let byte = bytes.peekAt(at); byte !== undefined && nesting > 0 && at - start <= max; byte = bytes.peekAt(at)) {
+      if (!escaped && byte === 0x28) nesting++;
+      if (!escaped && byte === 0x29) nesting--;
+      escaped = byte === 0x5c ? !escaped : false;
+      at++;
+    }
+  }
+  return at - start;
+}
+
+/**
+ * pdf-lib builds names and strings a character at a time (a string of 20 MB in a 20 KB file: 640 MB of its heap), and
+ * keeps every distinct name for the life of the process (`PDFName.of`'s pool). Their bytes are counted before pdf-lib
+ * reads them, sticky as for the objects.
+ */
+function countToken(kind: TokenKind, parser: TokenParser): void {
+  const scope = scopes.getStore();
+  if (!scope) return;
+  if (scope.refusal) throw scope.refusal;
+  scope.tokenBytesLeft -= tokenLength(kind, parser, Math.max(0, scope.tokenBytesLeft));
+  if (scope.tokenBytesLeft < 0) {
+    scope.refusal = new PdfWatermarkError(PdfWatermarkErrorCode.RESOURCE_LIMIT, `PDF holds more than ${scope.maxTokenBytes} bytes of names and strings`);
+    throw scope.refusal;
+  }
+}
+
 let installed = false;
 
 function install(): void {
@@ -95,6 +150,14 @@ function install(): void {
     countObject();
     return parseObject.call(this);
   };
+  const tokenParsers = PDFObjectParser.prototype as unknown as Record<TokenKind, TokenParse>;
+  for (const kind of ['parseName', 'parseString', 'parseHexString'] as const) {
+    const parse = tokenParsers[kind];
+    tokenParsers[kind] = function boundedToken(this: TokenParser) {
+      countToken(kind, this);
+      return parse.call(this);
+    };
+  }
 }
 
 install();
@@ -104,19 +167,27 @@ install();
  * numbers. Ordinary files hold far fewer (the 500-page limit's documents: tens of thousands).
  */
 export const DEFAULT_MAX_PARSED_OBJECTS = 2_000_000;
+/** Bytes of names and strings one parse may build by default: ~256 MiB of pdf-lib's heap at worst. */
+export const DEFAULT_MAX_TOKEN_BYTES = 8 * 1024 * 1024;
 
 /**
  * `PDFDocument.load` with every stream pdf-lib decodes while parsing held to the file's inflation budget, and the
- * objects it builds (object streams' included) to `maxObjects`. Past either (or damaged past what can be bounded) it
+ * objects it builds (object streams' included) to `maxObjects`, the bytes of its names and strings to `maxTokenBytes`. Past either (or damaged past what can be bounded) it
  * rejects with that PdfWatermarkError (RESOURCE_LIMIT, DAMAGED), not with pdf-lib's parse error.
  */
 export async function loadWithinBudget(
   pdf: Uint8Array,
   limits: InflationLimits,
   options: Parameters<typeof PDFDocument.load>[1],
-  maxObjects: number = DEFAULT_MAX_PARSED_OBJECTS,
+  { maxObjects = DEFAULT_MAX_PARSED_OBJECTS, maxTokenBytes = DEFAULT_MAX_TOKEN_BYTES }: { maxObjects?: number; maxTokenBytes?: number } = {},
 ): Promise<PDFDocument> {
-  const scope: ParseScope = { budget: new DecodingBudget(inflationBudget(pdf.length, limits), pdf.length), objectsLeft: maxObjects, maxObjects };
+  const scope: ParseScope = {
+    budget: new DecodingBudget(inflationBudget(pdf.length, limits), pdf.length),
+    objectsLeft: maxObjects,
+    maxObjects,
+    tokenBytesLeft: maxTokenBytes,
+    maxTokenBytes,
+  };
   try {
     return await scopes.run(scope, () => PDFDocument.load(pdf, options));
   } catch (err) {

@@ -1,5 +1,5 @@
 import { residentLimitMb } from '@cp/bounded-worker';
-import { DEFAULT_MAX_PARSED_OBJECTS } from './bounded-parse';
+import { DEFAULT_MAX_PARSED_OBJECTS, DEFAULT_MAX_TOKEN_BYTES } from './bounded-parse';
 import { DEFAULT_INFLATION_LIMITS, InflationLimits } from './inflation';
 
 /** What one PDF may cost to open and render (set once by the service from its configuration). */
@@ -11,6 +11,11 @@ export interface PdfResourceLimits {
      * calling process, object streams' included: past it the file fails as RESOURCE_LIMIT.
      */
     maxObjects: number;
+    /**
+     * Bytes of names and strings pdf-lib may build while it parses one file (a character at a time, ~32 bytes of heap
+     * each): past it the file fails as RESOURCE_LIMIT.
+     */
+    maxTokenBytes: number;
   };
   render: {
     /** Budget of one call to the pdf.js worker (a batch of pages), in milliseconds. */
@@ -36,7 +41,7 @@ export interface PdfResourceLimits {
 
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
-  parse: { maxObjects: DEFAULT_MAX_PARSED_OBJECTS },
+  parse: { maxObjects: DEFAULT_MAX_PARSED_OBJECTS, maxTokenBytes: DEFAULT_MAX_TOKEN_BYTES },
   render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: residentLimitMb(1024), documentBudgetMs: 480_000 },
 };
 

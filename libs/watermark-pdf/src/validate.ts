@@ -48,7 +48,7 @@ export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MA
   await checkInflation(pdf, limits);
   let doc: PDFDocument;
   try {
-    doc = await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true }, parse.maxObjects);
+    doc = await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true }, parse);
   } catch (err) {
     if (err instanceof PdfWatermarkError) throw err;
     throw new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF cannot be parsed: ${(err as Error).message}`);

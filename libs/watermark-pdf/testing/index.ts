@@ -1,1 +1,1 @@
-export { deflatedZeros, FileObject, heapHungryPdf, imagePdf, inflationBombPdf, jpxCodestream, nestedFormsPdf, objectStreamArrayPdf, objectStreamContent, objectStreamPdf, onePagePdf, pdfFile, zlibWithEndstreamInside } from './hostile-pdf';
+export { deflatedZeros, FileObject, heapHungryPdf, imagePdf, OBJECT_STREAM_HEADER, inflationBombPdf, jpxCodestream, nestedFormsPdf, objectStreamArrayPdf, objectStreamContent, objectStreamPdf, onePagePdf, pdfFile, zlibWithEndstreamInside } from './hostile-pdf';

@@ -41,7 +41,7 @@ describe('WatermarkEngine: PDF limits', () => {
     expect(pdfResourceLimits()).toEqual({
       inflation: { maxInflatedBytes: 100 * 1024 * 1024, maxInflationRatio: 50, minInflatedBytes: 64 * 1024 * 1024 },
       // no variable: the library's default
-      parse: { maxObjects: 2_000_000 },
+      parse: { maxObjects: 2_000_000, maxTokenBytes: 8 * 1024 * 1024 },
       // The renderer's whole resident memory follows its heap (heap + 512 MiB).
       render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256, maxResidentMb: 256 + 512, documentBudgetMs: 300_000 },
     });
