@@ -3,6 +3,8 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFObjectParser, PD
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { DEFAULT_INFLATION_LIMITS, inflationBudget, InflationLimits } from './inflation';
 import { decodeChainWithin, DecodingBudget, FilterStage } from './stream-decoding';
+// pdf-lib's pools of names and references made weak, for every parse of this process
+import './weak-pools';
 
 /**
  * pdf-lib inflates object streams and cross-reference streams while it parses, in the calling process, with its own

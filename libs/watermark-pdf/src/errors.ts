@@ -10,8 +10,8 @@ export enum PdfWatermarkErrorCode {
   /** The image engine refused a page rendering (should not happen with the default pixel cap). */
   PAGE_NOT_MARKABLE = 'PAGE_NOT_MARKABLE',
   /**
-   * The file needs more than its share to open: streams that inflate past the configured budget, more objects than
-   * pdf-lib may build, a JPEG 2000 image pdf.js would decode at full size past its cap, or pages
+   * The file needs more than its share to open: streams that inflate past the configured budget, more objects or bytes of
+   * names and strings than pdf-lib may build, a JPEG 2000 image pdf.js would decode at full size past its cap, or pages
    * whose rendering runs the renderer's heap out or past its deadline. Hostile or broken input, never retried.
    */
   RESOURCE_LIMIT = 'RESOURCE_LIMIT',
