@@ -130,6 +130,13 @@ function countToken(kind: TokenKind, parser: TokenParser): void {
   }
 }
 
+function refuseStreamInObjectStream(): void {
+  const scope = scopes.getStore();
+  if (!scope) return;
+  scope.refusal ??= new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, 'PDF has a stream inside an object stream (which the format forbids)');
+  throw scope.refusal;
+}
+
 let installed = false;
 
 function install(): void {
@@ -151,6 +158,17 @@ function install(): void {
   PDFObjectParser.prototype.parseObject = function boundedParseObject(this: PDFObjectParser) {
     countObject();
     return parseObject.call(this);
+  };
+  // A stream inside an object stream, which the PDF format forbids, and which pdf-lib and pdf.js both accept: the
+  // inflation pre-scan reads the object stream's compressed bytes and never sees it (a 2.8 KB file inflated 1.4 GB in
+  // the renderer until the resident watch killed it). No producer writes one: refused as DAMAGED.
+  // a protected member of pdf-lib's parser
+  const dictParsers = PDFObjectParser.prototype as unknown as Record<'parseDictOrStream', (this: PDFObjectParser) => PDFObject>;
+  const dictOrStream = dictParsers.parseDictOrStream;
+  dictParsers.parseDictOrStream = function boundedDictOrStream(this: PDFObjectParser) {
+    const object = dictOrStream.call(this);
+    if (object instanceof PDFRawStream && this instanceof PDFObjectStreamParser) refuseStreamInObjectStream();
+    return object;
   };
   const tokenParsers = PDFObjectParser.prototype as unknown as Record<TokenKind, TokenParse>;
   for (const kind of ['parseName', 'parseString', 'parseHexString'] as const) {

@@ -154,8 +154,8 @@ const YIELD_EVERY = 4 * 1024 * 1024;
  *   is no reason to refuse a file.
  * - Chains that start with ASCIIHex, ASCII85, LZW or RunLength are decoded as the dictionary text names them (up to
  *   the first `endstream`), with pdf-lib's decoders, within the budget.
- * What it cannot see: a stream inside a compressed object stream (pdf.js, in its own process with a deadline and heap
- * limit, is the guard there), and filters given by reference (pdf-lib's own decoding is bounded at parse time).
+ * What it cannot see: a stream inside a compressed object stream (the format forbids one; pdf-lib's parse refuses it,
+ * bounded-parse.ts), and filters given by reference (pdf-lib's own decoding is bounded at parse time).
  */
 export async function checkInflation(pdf: Uint8Array, limits: InflationLimits = DEFAULT_INFLATION_LIMITS): Promise<void> {
   const buf = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
