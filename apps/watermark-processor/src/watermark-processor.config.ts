@@ -51,6 +51,21 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   @Min(1024 * 1024)
   PDF_MIN_INFLATED_BYTES: number = 64 * 1024 * 1024;
 
+  /**
+   * PDF: objects (numbers, names, strings, arrays, dictionaries) pdf-lib may build while it parses one file in this
+   * process, object streams' included; past it the file fails (WATERMARK_FILE_INVALID / unsupported).
+   */
+  @IsInt()
+  @Min(10_000)
+  @Max(100_000_000)
+  PDF_MAX_PARSED_OBJECTS: number = 2_000_000;
+
+  /** PDF: bytes of names and strings pdf-lib may build while it parses one file (~32 bytes of heap each); past it the file fails. */
+  @IsInt()
+  @Min(65_536)
+  @Max(1_073_741_824)
+  PDF_MAX_PARSED_TOKEN_BYTES: number = 8 * 1024 * 1024;
+
   /** PDF: budget of one call to the pdf.js renderer process (a batch of pages); past it the file fails (WATERMARK_FILE_INVALID / unsupported). */
   @IsInt()
   @Min(1000)
@@ -94,6 +109,7 @@ export interface WatermarkProcessorConfig extends CoreConfig {
   /** What one PDF may cost to open and render (@cp/watermark-pdf's limits). */
   pdf: {
     inflation: { maxInflatedBytes: number; maxInflationRatio: number; minInflatedBytes: number };
+    parse: { maxObjects: number; maxTokenBytes: number };
     render: { deadlineMs: number; maxOldGenerationSizeMb: number; documentBudgetMs: number };
   };
   antiAi: {
@@ -135,6 +151,7 @@ export function loadWatermarkProcessorConfig(source: NodeJS.ProcessEnv = process
     watermark: { secret: env.WATERMARK_SECRET, ...toWorkerSettings(env, 'WATERMARK') },
     pdf: {
       inflation: { maxInflatedBytes: env.PDF_MAX_INFLATED_BYTES, maxInflationRatio: env.PDF_MAX_INFLATION_RATIO, minInflatedBytes: env.PDF_MIN_INFLATED_BYTES },
+      parse: { maxObjects: env.PDF_MAX_PARSED_OBJECTS, maxTokenBytes: env.PDF_MAX_PARSED_TOKEN_BYTES },
       render: { deadlineMs: env.PDF_RENDER_DEADLINE_MS, maxOldGenerationSizeMb: env.PDF_RENDER_MAX_HEAP_MB, documentBudgetMs: env.PDF_RENDER_DOCUMENT_BUDGET_MS },
     },
     antiAi: {

@@ -37,11 +37,10 @@ afterAll(async () => {
 
 describe('WatermarkEngine: PDF limits', () => {
   it('takes the PDF limits from the environment', () => {
-    engine({ PDF_RENDER_DEADLINE_MS: '5000', PDF_RENDER_MAX_HEAP_MB: '256', PDF_RENDER_DOCUMENT_BUDGET_MS: '300000', PDF_MAX_INFLATED_BYTES: String(100 * 1024 * 1024), PDF_MAX_INFLATION_RATIO: '50' });
+    engine({ PDF_RENDER_DEADLINE_MS: '5000', PDF_RENDER_MAX_HEAP_MB: '256', PDF_RENDER_DOCUMENT_BUDGET_MS: '300000', PDF_MAX_INFLATED_BYTES: String(100 * 1024 * 1024), PDF_MAX_INFLATION_RATIO: '50', PDF_MAX_PARSED_OBJECTS: '50000', PDF_MAX_PARSED_TOKEN_BYTES: '1048576' });
     expect(pdfResourceLimits()).toEqual({
       inflation: { maxInflatedBytes: 100 * 1024 * 1024, maxInflationRatio: 50, minInflatedBytes: 64 * 1024 * 1024 },
-      // no variable: the library's default
-      parse: { maxObjects: 2_000_000, maxTokenBytes: 8 * 1024 * 1024 },
+      parse: { maxObjects: 50_000, maxTokenBytes: 1024 * 1024 },
       // The renderer's whole resident memory follows its heap (heap + 512 MiB).
       render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256, maxResidentMb: 256 + 512, documentBudgetMs: 300_000 },
     });
