@@ -35,6 +35,8 @@ export class RenderError extends Error {
 
 interface WorkerReply {
   id: number;
+  /** The worker's resident memory stayed above half its limit: it is replaced before the next call. */
+  retire?: boolean;
   ok: boolean;
   /** The worker does not hold the document: the request is sent again with its bytes. */
   missing?: boolean;
@@ -45,7 +47,7 @@ interface WorkerReply {
 }
 
 type Operation = { op: 'render'; pages: number[]; dpi: number; maxPixels: number } | { op: 'info' } | { op: 'text' };
-type Request = Operation & { docId: number; data?: Uint8Array };
+type Request = Operation & { docId: number; data?: Uint8Array; retireAboveMb?: number };
 
 // A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
@@ -123,8 +125,10 @@ async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSign
       }
     }
   };
-  const reply = await call({ ...operation, docId });
-  return reply.missing ? call({ ...operation, docId, data: pdf }) : reply;
+  // every call starts with at least half the resident limit free: a worker that kept more after a call is replaced
+  const retireAboveMb = Math.floor(pdfResourceLimits().render.maxResidentMb / 2);
+  const reply = await call({ ...operation, docId, retireAboveMb });
+  return reply.missing ? call({ ...operation, docId, data: pdf, retireAboveMb }) : reply;
 }
 
 /** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */

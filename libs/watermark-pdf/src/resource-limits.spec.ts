@@ -1,6 +1,6 @@
 import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import type { WatermarkKey } from '@cp/watermark';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument } from 'pdf-lib';
@@ -19,7 +19,7 @@ import {
   renderPdfPages,
 } from './index';
 import { RenderBudget, renderPages } from './render';
-import { deflatedZeros, heapHungryPdf, inflationBombPdf, nestedFormsPdf, onePagePdf } from '../testing';
+import { deflatedZeros, heapHungryPdf, imagePdf, inflationBombPdf, jpxCodestream, nestedFormsPdf, onePagePdf } from '../testing';
 
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
 const original = readFileSync(resolve(__dirname, '../test-fixtures/text-1-page.pdf'));
@@ -185,6 +185,29 @@ describe('renderer limits', () => {
     const error = await errorOf(embedPdf(bytes, 1n, { key: KEY }));
     expect(error).toBeInstanceOf(PdfWatermarkError);
     expect((error as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
+    const [page] = await renderPdfPages(original, [0], 40);
+    expect(page.width).toBeGreaterThan(0);
+  });
+
+  it('a worker that keeps more than half its resident limit after a call is replaced before the next one', async () => {
+    // The processes this one started (the renderer's), from /proc (Linux, as the resident watch).
+    const children = (): number[] =>
+      readdirSync(`/proc/${process.pid}/task`).flatMap((task) =>
+        readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number),
+      );
+    await closePdfRenderer();
+    // limit 360 MiB: a worker retires above 180; an ordinary page leaves it at ~110 MiB, one 2048² JPEG 2000 image at
+    // ~215 (OpenJPEG's WebAssembly memory never shrinks: 64 such images left 1.2 GB of a 1.5 GB limit to the next file)
+    configurePdfResources({ render: { maxResidentMb: 360 } });
+    await renderPdfPages(original, [0], 40);
+    const first = children();
+    expect(first.length).toBeGreaterThan(0);
+    await renderPdfPages(original, [0], 40);
+    expect(children()).toEqual(first);
+    await renderPdfPages(imagePdf(jpxCodestream(2048, 2048, 3, 0), 2048, 2048), [0], 24);
+    // stopped at once (an idle worker would stay 5 s)
+    for (let wait = 0; wait < 40 && first.some((pid) => existsSync(`/proc/${pid}`)); wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(first.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     const [page] = await renderPdfPages(original, [0], 40);
     expect(page.width).toBeGreaterThan(0);
   });
