@@ -4,7 +4,8 @@ import { ReportLocale } from '@cp/contracts';
 import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
 import sharp from 'sharp';
 import { AI_DETECTION_REPORT_MESSAGES } from './ai-detection-report-messages';
-import { AiDetectionReportData, buildAiDetectionReportDocument } from './ai-detection-report-document';
+import { AiDetectionReportData, AnalysedImage, buildAiDetectionReportDocument } from './ai-detection-report-document';
+import { FILE_TEXT_LIMITS } from './file-text-budget';
 import { renderPdf } from './pdf-renderer';
 
 async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportData> = {}): Promise<AiDetectionReportData> {
@@ -54,6 +55,32 @@ async function text(input: AiDetectionReportData): Promise<{ content: string; im
   const pdf = await renderPdf(buildAiDetectionReportDocument(input));
   const images = (pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length;
   return { content: (await pdfPageTexts(pdf)).join('\n').replace(/\s+/g, ' '), images };
+}
+
+/** Every string the document prints (its content, not its frame): what pdfmake lays out, character by character. */
+function printed(node: unknown): string[] {
+  if (typeof node === 'string') return [node];
+  if (Array.isArray(node)) return node.flatMap(printed);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => (['text', 'stack', 'columns', 'table', 'body'].includes(key) ? printed(value) : []));
+}
+
+const printedText = (input: AiDetectionReportData): string => printed(buildAiDetectionReportDocument(input).content).join('');
+
+/**
+ * More than a file can put in its evidence: findings beyond what the signals give, a long description, and a chain of
+ * 32 manifests of 20 actions each, every text at the reader's 500 characters (past the evidence's size limit), in
+ * characters no font draws (DEL: one byte of JSON, printed as an 8-character code point) and Latin without a break.
+ */
+function hostileImage(image: AnalysedImage, index: number): AnalysedImage {
+  const text = (tag: string, length = 500) => `${tag}${'\u007f'.repeat(length / 2)}${'A'.repeat(length / 2 - tag.length)}`;
+  const step = (depth: number) => ({
+    label: text('urn:c2pa:'), depth: Math.min(depth, 8), relationship: depth === 0 ? 'active' : text('parentOf'), title: text('t'), signer: text('s'), issuer: text('i'),
+    signedAt: text('d'), signerTrusted: false, timeStampTrusted: null, claimGenerator: text('g'), actions: Array.from({ length: 20 }, () => text('c2pa.')), omittedActions: 180, digitalSourceType: text('http://cv.iptc.org/'),
+  });
+  const c2pa = { signal: 'c2pa' as const, finding: 'c2pa.ai', description: text('Content Credentials', 4_000), direction: 'ai' as const, weight: 0.5, details: { omittedManifests: 200 }, provenance: Array.from({ length: 32 }, (_, depth) => step(depth)) };
+  const metadata = Array.from({ length: 40 }, () => ({ signal: 'metadata' as const, finding: 'metadata.generatorSoftware', description: text('Software'), direction: 'ai' as const, weight: 0.5, details: {} }));
+  return { ...image, input: { ...image.input, fileName: `${index}.png` }, evidence: [c2pa, ...metadata] };
 }
 
 describe('AI detection report document', () => {
@@ -123,6 +150,50 @@ describe('AI detection report document', () => {
     expect(bare.split('생성[U+1F389].png').length - 1).toBe(2);
     expect(bare).toContain('생성[U+1F389].png—SHA-256');
     expect(content).not.toMatch(/[\u0000\ufffd\u{1f389}]/u);
+  });
+
+  it('prints a bounded share of the texts a file chose, however much evidence it carries', async () => {
+    const base = await data('en-US');
+    const ordinary = Array.from({ length: 20 }, (_, index) => ({ ...base.images[0], input: { ...base.images[0].input, fileName: `${index}.png` } }));
+    const hostile = ordinary.map(hostileImage);
+    const added = printedText({ ...base, images: hostile }).length - printedText({ ...base, images: ordinary }).length;
+    // the file's texts within the report's limit, and per image at most about 2,000 characters of labels, separators
+    // and the markers that say what was left out
+    expect(added).toBeLessThanOrEqual(FILE_TEXT_LIMITS.report + 20 * 2_000);
+    const rows = printedText({ ...base, images: hostile.slice(0, 1) }).match(/Declared metadata/g) ?? [];
+    expect(rows).toHaveLength(FILE_TEXT_LIMITS.findings - 1);
+  });
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: each cut is marked with what it left out, and the report says where the whole evidence is', async (locale) => {
+    const m = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const image = hostileImage(base.images[0], 0);
+    const definition = printedText({ ...base, images: [image] });
+    // a marker with any count: the message of 987,654 with the number as a pattern
+    const pattern = (marker: string) => new RegExp(marker.replace(/[()（）]/g, '\\$&').replace(/987.?654/, '\\d[\\d,.]*'));
+    expect(definition).toMatch(pattern(m.image.omitted.characters(987_654)));
+    expect(definition).toMatch(pattern(m.image.omitted.manifests(987_654)));
+    expect(definition).toContain(m.image.omitted.findings(41 - FILE_TEXT_LIMITS.findings));
+    // a Latin description: exactly its first characters, then how many more it has
+    const latin = { ...image, evidence: [{ ...image.evidence[0], description: 'A'.repeat(1_000), provenance: [] }] };
+    const cut = printedText({ ...base, images: [latin] });
+    expect(cut).toContain(`${'A'.repeat(FILE_TEXT_LIMITS.description)}${m.image.omitted.characters(1_000 - FILE_TEXT_LIMITS.description)}`);
+    expect(cut).not.toContain('A'.repeat(FILE_TEXT_LIMITS.description + 1));
+    const { content } = await text({ ...base, images: [image] });
+    expect(content.replace(/\s+/g, '')).toContain(m.image.omitted.note.replace(/\s+/g, ''));
+  });
+
+  it('prints an ordinary chain whole, with no marker', async () => {
+    const base = await data('en-US');
+    const m = AI_DETECTION_REPORT_MESSAGES['en-US'];
+    const step = { label: 'urn:c2pa:1', depth: 0, relationship: 'active', title: 'image.png', signer: 'Example Generator signer', issuer: 'Example CA', signedAt: '2026-11-20T09:00:00Z', signerTrusted: true, timeStampTrusted: true, claimGenerator: 'Example Generator 2.1', actions: ['c2pa.created', 'c2pa.color_adjustments', 'c2pa.cropped', 'c2pa.resized', 'c2pa.filtered', 'c2pa.drawing'], digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' };
+    const description = `Content Credentials (signature valid, signer on the C2PA trust list) declare the source type "trainedAlgorithmicMedia", made by Example Generator 2.1. Provenance: ${'this file: Example Generator signer (trusted), by Example Generator 2.1; '.repeat(3)}`;
+    const c2pa = { signal: 'c2pa' as const, finding: 'c2pa.ai', description, direction: 'ai' as const, weight: 3, details: {}, provenance: [step, { ...step, depth: 1, relationship: 'parentOf' }, { ...step, depth: 2, relationship: 'componentOf' }] };
+    const definition = printedText({ ...base, images: [{ ...base.images[0], evidence: [c2pa] }] });
+    expect(definition).toContain(description);
+    expect(definition.match(/c2pa\.created, c2pa\.color_adjustments, c2pa\.cropped, c2pa\.resized, c2pa\.filtered, c2pa\.drawing/g)).toHaveLength(3);
+    expect(definition).not.toContain(m.image.omitted.note);
+    expect(definition).not.toMatch(/more characters|not shown/);
   });
 
   it('a test order says that its result is simulated and not evidence', async () => {

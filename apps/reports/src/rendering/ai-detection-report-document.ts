@@ -1,6 +1,7 @@
 import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, aiDetectionVerdictOf, ReportLocale } from '@cp/contracts';
 import type { Content, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
+import { FILE_TEXT_LIMITS, FileTextBudget } from './file-text-budget';
 import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, userTextInlines, verificationSection } from './report-document';
 import { formatBytes, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
@@ -42,40 +43,83 @@ function framed(heading: string, content: Content): Content {
   };
 }
 
-/** The chain under a C2PA finding: one line per manifest, the file's own first; signer names are the file's text. */
-function provenanceLines(steps: NonNullable<AiDetectionEvidence['provenance']>, a: AiDetectionReportMessages, locale: ReportLocale): Content[] {
+/** `a, b, c`: inline pieces with a separator between them. */
+function joined(parts: ContentText[][], separator: string): ContentText[] {
+  return parts.flatMap((part, index) => (index === 0 ? part : [{ text: separator }, ...part]));
+}
+
+/**
+ * The chain under a C2PA finding: one line per manifest, the file's own first. Every text but the report's labels is
+ * the file's (signer names, generator, actions), printed within the file's text budget: manifests past
+ * FILE_TEXT_LIMITS.manifests, or past the budget, are counted in one line, with those the detector did not list.
+ */
+function provenanceLines(item: AiDetectionEvidence, steps: NonNullable<AiDetectionEvidence['provenance']>, a: AiDetectionReportMessages, budget: FileTextBudget): Content[] {
   const p = a.image.provenance;
+  const field = FILE_TEXT_LIMITS.field;
+  const labelled = (label: string, value: string): ContentText[] => [{ text: `${label} ` }, ...budget.inlines(value, field)];
+  const lines: Content[] = [];
+  for (const step of steps.slice(0, FILE_TEXT_LIMITS.manifests)) {
+    if (budget.spent) break;
+    const trust = ` (${step.signerTrusted ? p.trusted : p.untrusted})`;
+    const who: ContentText[] = [
+      { text: '  '.repeat(step.depth) },
+      ...(step.relationship === 'active' ? [{ text: p.thisFile }] : budget.inlines(step.relationship, field)),
+      { text: ': ' },
+      ...(step.signer ? budget.inlines(step.signer, field) : [{ text: '—' }]),
+      { text: trust },
+    ];
+    const actions: ContentText[][] = [];
+    for (const action of step.actions.slice(0, FILE_TEXT_LIMITS.actions)) {
+      if (budget.spent) break;
+      actions.push(budget.inlines(action, field));
+    }
+    // `+N`: actions not listed here (the budget's, the reader's or the size limit's), said in any language
+    const unlisted = step.actions.length - actions.length + (step.omittedActions ?? 0);
+    if (actions.length < step.actions.length) budget.markCut();
+    const facts: ContentText[][] = [
+      who,
+      ...(step.signedAt ? [labelled(p.timeStamped, step.signedAt)] : []),
+      ...(step.claimGenerator ? [labelled(p.generator, step.claimGenerator)] : []),
+      ...(step.actions.length ? [[{ text: `${p.actions} ` }, ...joined(actions, ', '), ...(unlisted ? [{ text: `${actions.length ? ', ' : ''}… (+${unlisted})` }] : [])]] : []),
+      ...(step.digitalSourceType ? [labelled(p.source, step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1))] : []),
+    ];
+    lines.push({ text: joined(facts, ' · '), fontSize: 7.5 });
+  }
+  const unlistedByDetector = typeof item.details.omittedManifests === 'number' ? item.details.omittedManifests : 0;
+  const notShown = steps.length - lines.length + unlistedByDetector;
+  if (steps.length > lines.length) budget.markCut();
   return [
     { text: p.heading, style: 'label', margin: [0, 3, 0, 1] },
-    ...steps.map((step): Content => {
-      const facts = [
-        `${step.relationship === 'active' ? p.thisFile : step.relationship}: ${step.signer ?? '—'} (${step.signerTrusted ? p.trusted : p.untrusted})`,
-        ...(step.signedAt ? [`${p.timeStamped} ${step.signedAt}`] : []),
-        ...(step.claimGenerator ? [`${p.generator} ${step.claimGenerator}`] : []),
-        // `+N`: actions the evidence does not list (reader's limit or the size limit), said in any language
-        ...(step.actions.length ? [`${p.actions} ${step.actions.join(', ')}${step.omittedActions ? `, … (+${step.omittedActions})` : ''}`] : []),
-        ...(step.digitalSourceType ? [`${p.source} ${step.digitalSourceType.slice(step.digitalSourceType.lastIndexOf('/') + 1)}`] : []),
-      ];
-      return { ...userText(`${'  '.repeat(step.depth)}${facts.join(' · ')}`, locale), fontSize: 7.5 };
-    }),
+    ...lines,
+    ...(notShown > 0 ? [{ text: a.image.omitted.manifests(notShown), style: 'muted', fontSize: 7.5 } satisfies Content] : []),
   ];
 }
 
-function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMessages, locale: ReportLocale): Content {
+function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMessages, locale: ReportLocale, budget: FileTextBudget): Content {
   const weight = new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: 'exceptZero' });
   const header: TableCell[] = [a.image.signal, a.image.finding, a.image.direction, a.image.weight].map((text) => ({ text, style: 'label' }));
+  const shown = evidence.slice(0, FILE_TEXT_LIMITS.findings);
+  const notShown = evidence.length - shown.length;
+  if (notShown > 0) budget.markCut();
   return {
     table: {
       headerRows: 1,
       widths: [110, '*', 60, 55],
       body: [
         header,
-        ...evidence.map((item): TableCell[] => [
+        ...shown.map((item): TableCell[] => [
           { text: a.image.signals[item.signal] },
-          { stack: [{ text: a.image.findings[item.finding] ?? item.finding }, userText(item.description, locale), ...(item.provenance?.length ? provenanceLines(item.provenance, a, locale) : [])] },
+          {
+            stack: [
+              { text: a.image.findings[item.finding] ?? item.finding },
+              budget.text(item.description, FILE_TEXT_LIMITS.description),
+              ...(item.provenance?.length ? provenanceLines(item, item.provenance, a, budget) : []),
+            ],
+          },
           { text: a.image.directions[item.direction], color: item.direction === 'ai' ? COLORS.warn : COLORS.ink },
           { text: weight.format(item.weight), alignment: 'right' },
         ]),
+        ...(notShown > 0 ? [[{ text: a.image.omitted.findings(notShown), style: 'muted', colSpan: 4 }, {}, {}, {}] satisfies TableCell[]] : []),
       ],
     },
     layout: { hLineWidth: () => 0.5, vLineWidth: () => 0, hLineColor: () => COLORS.rule, paddingTop: () => 4, paddingBottom: () => 4 },
@@ -85,7 +129,8 @@ function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMess
 }
 
 /** `title`: the section's title, kept on the page of its first image. */
-function imageSection(image: AnalysedImage, position: number, total: number, a: AiDetectionReportMessages, m: ReportMessages, locale: ReportLocale, title?: Content): Content[] {
+function imageSection(image: AnalysedImage, position: number, total: number, a: AiDetectionReportMessages, m: ReportMessages, locale: ReportLocale, budget: FileTextBudget, title?: Content): Content[] {
+  budget.startImage();
   const size = image.input.size === null ? m.notAvailable : m.files.bytes(formatBytes(image.input.size, locale));
   return [
     {
@@ -117,7 +162,9 @@ function imageSection(image: AnalysedImage, position: number, total: number, a: 
       [a.image.statement, userText(image.statement, locale)],
     ]),
     { text: a.image.evidence, style: 'label', margin: [0, 2, 0, 3] },
-    image.evidence.length > 0 && !image.noEvidence ? evidenceTable(image.evidence, a, locale) : { text: a.image.noEvidence, margin: [0, 0, 0, 6] },
+    image.evidence.length > 0 && !image.noEvidence ? evidenceTable(image.evidence, a, locale, budget) : { text: a.image.noEvidence, margin: [0, 0, 0, 6] },
+    // A filed report says what it left out, and where the rest is.
+    ...(budget.cut ? [{ text: a.image.omitted.note, style: 'muted', fontSize: 7.5, margin: [0, 0, 0, 6] } satisfies Content] : []),
   ];
 }
 
@@ -131,6 +178,7 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
   const headline = top ?? { verdict: 'cannot_be_determined' as const, category: data.category, noEvidence: true };
   const verdict = verdictText(headline, a);
 
+  const budget = new FileTextBudget(locale, a.image.omitted.characters);
   const content = reportOpening(data, { title: a.title, subtitle: a.subtitle, orderType: a.orderTypeValue });
   content.push(
     sectionTitle(a.sections.result),
@@ -142,7 +190,7 @@ export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDo
       [a.result.imageCount, { text: new Intl.NumberFormat(locale).format(data.images.length) }],
     ]),
     { text: a.result.headlineNote, style: 'muted', margin: [0, 0, 0, 4] },
-    ...data.images.flatMap((image, index) => imageSection(image, index + 1, data.images.length, a, m, locale, index === 0 ? sectionTitle(a.sections.images) : undefined)),
+    ...data.images.flatMap((image, index) => imageSection(image, index + 1, data.images.length, a, m, locale, budget, index === 0 ? sectionTitle(a.sections.images) : undefined)),
     // Each title stays with the text under it.
     { unbreakable: true, stack: [sectionTitle(a.sections.method), ...a.method.map((paragraph): Content => ({ text: paragraph, margin: [0, 0, 0, 6] }))] },
     ...verificationSection(

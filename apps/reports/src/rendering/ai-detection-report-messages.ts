@@ -39,9 +39,13 @@ export interface AiDetectionReportMessages {
     findings: Record<string, string>;
     /** The Content Credentials chain under a C2PA finding. */
     provenance: { heading: string; thisFile: string; trusted: string; untrusted: string; timeStamped: string; generator: string; actions: string; source: string };
+    /** What the report leaves out of the file's texts (FILE_TEXT_LIMITS), each said where it happens. */
+    omitted: { characters: (count: number) => string; manifests: (count: number) => string; findings: (count: number) => string; note: string };
   };
   method: string[];
 }
+
+const int = (locale: ReportLocale, count: number): string => new Intl.NumberFormat(locale).format(count);
 
 const en: AiDetectionReportMessages = {
   title: 'AI Generation Assessment Report',
@@ -106,6 +110,12 @@ const en: AiDetectionReportMessages = {
       'classifier.abstained': 'Calibrated classifier abstains in this score band',
     },
     provenance: { heading: 'Provenance chain', thisFile: 'this file', trusted: 'signer on the C2PA trust list', untrusted: 'signer not on the trust lists', timeStamped: 'time stamp', generator: 'made with', actions: 'actions', source: 'source type' },
+    omitted: {
+      characters: (count) => `… (${int('en-US', count)} more character${count === 1 ? '' : 's'})`,
+      manifests: (count) => `${int('en-US', count)} more manifest${count === 1 ? '' : 's'} not shown`,
+      findings: (count) => `${int('en-US', count)} more finding${count === 1 ? '' : 's'} not shown`,
+      note: "Texts taken from the file are shortened in this report where marked (…); the complete evidence is in the order's API response (GET /api/v3/orders/{orderId}, detection).",
+    },
   },
   method: [
     'The probability combines independent signals: Content Credentials (C2PA) manifests, metadata written by generators or cameras, the invisible mark of Stable Diffusion, and a pixel classifier when the operator configured one. Each finding adds its weight (log-odds) to a neutral starting point of 50%; findings of weight 0 are reported and not counted, and the total is capped so that no combination claims certainty.',
@@ -178,6 +188,12 @@ const ko: AiDetectionReportMessages = {
       'classifier.abstained': '보정된 분류기가 이 점수 구간에서는 판단하지 않음',
     },
     provenance: { heading: '출처 이력', thisFile: '이 파일', trusted: 'C2PA 신뢰 목록에 있는 서명자', untrusted: '신뢰 목록에 없는 서명자', timeStamped: '타임스탬프', generator: '제작 도구', actions: '작업', source: '출처 유형' },
+    omitted: {
+      characters: (count) => `… (${int('ko-KR', count)}자 더 있음)`,
+      manifests: (count) => `매니페스트 ${int('ko-KR', count)}개는 표시하지 않음`,
+      findings: (count) => `근거 ${int('ko-KR', count)}개는 표시하지 않음`,
+      note: '파일에서 읽은 텍스트는 이 보고서에서 표시(…)한 곳에서 줄였습니다. 전체 근거는 주문의 API 응답(GET /api/v3/orders/{orderId}, detection)에 있습니다.',
+    },
   },
   method: [
     '확률은 서로 독립적인 신호를 결합합니다. 콘텐츠 자격 증명(C2PA) 매니페스트, 생성기나 카메라가 기록한 메타데이터, Stable Diffusion의 비가시 워터마크, 그리고 운영자가 설정한 경우 픽셀 분류기입니다. 각 발견 내용은 중립적인 출발점 50%에 가중치(로그 오즈)를 더하며, 가중치가 0인 발견 내용은 보고만 하고 계산에 넣지 않으며, 어떤 조합도 확실성을 주장하지 않도록 합계에 상한을 둡니다.',
@@ -250,6 +266,12 @@ const ja: AiDetectionReportMessages = {
       'classifier.abstained': '較正された分類器はこのスコア帯では判断しない',
     },
     provenance: { heading: '来歴の連鎖', thisFile: 'このファイル', trusted: 'C2PA トラストリストにある署名者', untrusted: 'トラストリストにない署名者', timeStamped: 'タイムスタンプ', generator: '作成ツール', actions: '操作', source: 'ソース種別' },
+    omitted: {
+      characters: (count) => `…（ほか ${int('ja-JP', count)} 文字）`,
+      manifests: (count) => `ほか ${int('ja-JP', count)} 件のマニフェストは省略`,
+      findings: (count) => `ほか ${int('ja-JP', count)} 件の根拠は省略`,
+      note: 'ファイルから読んだテキストは、このレポートでは印（…）の箇所で短くしています。根拠の全体は注文の API 応答（GET /api/v3/orders/{orderId}、detection）にあります。',
+    },
   },
   method: [
     '確率は独立した信号を組み合わせたものです。コンテンツ認証情報（C2PA）のマニフェスト、生成器やカメラが記録したメタデータ、Stable Diffusion の不可視透かし、そして運用者が設定した場合はピクセル分類器です。各所見は中立の出発点 50% に重み（対数オッズ）を加え、重みが 0 の所見は報告のみで計算には含めず、どの組み合わせも確実性を主張しないよう合計には上限を設けています。',

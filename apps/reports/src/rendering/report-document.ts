@@ -1,7 +1,7 @@
 import { ColluderTraceView, DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
 import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { fontForText, fontsForText, localeFont } from './report-fonts';
-import { codePointName, glyphRuns } from './report-glyphs';
+import { codePointName, fontDraws, glyphRuns } from './report-glyphs';
 import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
 /** One input file as examined: hashed and previewed from storage, or not retained (test orders). */
@@ -78,8 +78,48 @@ export function userTextInlines(text: string, locale: ReportLocale, bold = false
 }
 
 export function userText(text: string, locale: ReportLocale, bold = false): ContentText {
-  const inlines = userTextInlines(text, locale, bold);
+  return joinedUserText(userTextInlines(text, locale, bold), text, locale, bold);
+}
+
+/** Inline pieces of the customer's `text` as one piece of content. */
+export function joinedUserText(inlines: ContentText[], text: string, locale: ReportLocale, bold = false): ContentText {
   return inlines.length === 1 ? inlines[0] : { text: inlines, font: fontForText(text, locale), wordBreak: 'break-all', bold };
+}
+
+/** The start of a text that `cutUserText` keeps, with what it prints and what it leaves out. */
+export interface CutUserText {
+  kept: string;
+  /** Characters printed for `kept`: a character no font draws counts as the length of its code point notation. */
+  printed: number;
+  /** Characters (code points) of the text left out. */
+  omitted: number;
+}
+
+/**
+ * The longest start of the customer's `text` that prints within `limit` characters, never half a surrogate pair.
+ * A character no embedded font draws prints as its code point ("[U+007F]", 8 characters, each a piece pdfmake lays
+ * out on its own), so it counts as that many: the limit bounds what pdfmake has to lay out, not the JSON.
+ */
+export function cutUserText(text: string, limit: number, locale: ReportLocale): CutUserText {
+  const fonts = fontsForText(text, locale);
+  let printed = 0;
+  let end = 0;
+  let omitted = 0;
+  for (const character of text) {
+    if (omitted > 0) {
+      omitted++;
+      continue;
+    }
+    const codePoint = character.codePointAt(0) ?? 0;
+    const width = fonts.some((font) => fontDraws(font, codePoint)) ? 1 : codePointNotation(codePoint).length;
+    if (printed + width > limit) {
+      omitted = 1;
+      continue;
+    }
+    printed += width;
+    end += character.length;
+  }
+  return { kept: text.slice(0, end), printed, omitted };
 }
 
 /** A label is the report's own text, or inline pieces that include the customer's (a file name). */
