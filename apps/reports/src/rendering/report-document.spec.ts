@@ -1,7 +1,7 @@
 import { ReportLocale } from '@cp/contracts';
 import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
 import { renderPdf } from './pdf-renderer';
-import { buildReportDocument, groupedHash, ReportDocumentData, userText } from './report-document';
+import { buildReportDocument, cutUserText, groupedHash, ReportDocumentData, userText } from './report-document';
 import { REPORT_MESSAGES } from './report-messages';
 import { fontForText, localeFont } from './report-fonts';
 
@@ -240,5 +240,15 @@ describe('report document', () => {
 
   it('groups hashes by eight characters', () => {
     expect(groupedHash('0123456789abcdef')).toBe('01234567 89abcdef');
+  });
+
+  it('cuts the customer\'s text by what it prints: a code point notation counts its length, a pair is never halved', () => {
+    expect(cutUserText('abc', 3, 'en-US')).toEqual({ kept: 'abc', printed: 3, omitted: 0 });
+    // 🎉 prints as [U+1F389] (9 characters): it does not fit in what is left, and is not cut in half
+    expect(cutUserText('ab🎉c', 10, 'en-US')).toEqual({ kept: 'ab', printed: 2, omitted: 2 });
+    expect(cutUserText('ab🎉c', 12, 'en-US')).toEqual({ kept: 'ab🎉c', printed: 12, omitted: 0 });
+    // 𠀋 is drawn (by the Japanese font, even in an English report): one character
+    expect(cutUserText('a𠀋b', 2, 'en-US')).toEqual({ kept: 'a𠀋', printed: 2, omitted: 1 });
+    expect(cutUserText('\u007f'.repeat(10), 16, 'en-US')).toEqual({ kept: '\u007f\u007f', printed: 16, omitted: 8 });
   });
 });
