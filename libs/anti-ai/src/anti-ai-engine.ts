@@ -69,11 +69,11 @@ export class AntiAiEngine {
     if (info.format === 'bmp') {
       throw new AntiAiError(AntiAiErrorCode.UNSUPPORTED_FORMAT, 'BMP has no place for XMP or a C2PA manifest');
     }
-    // ExifTool inflates every compressed chunk of a PNG it rewrites, without a limit (a 1 MB file took it to 2.1 GB):
-    // a file whose compressed metadata does not inflate within the budget is refused before it gets there.
+    // ExifTool inflates every compressed chunk of a PNG it rewrites, without a limit (a 1 MB file took it to 2.1 GB),
+    // and keeps its text chunks whole: a file whose metadata does not fit the budget is refused before it gets there.
     const omitted = info.format === 'png' ? withinPngInflationBudget(input).omitted : [];
     if (omitted.length > 0) {
-      throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `compressed metadata (${omitted.join(', ')}) does not inflate within ${PNG_METADATA_MAX_INFLATED_BYTES} bytes`);
+      throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `metadata chunks (${omitted.join(', ')}) do not fit within ${PNG_METADATA_MAX_INFLATED_BYTES} bytes (inflated), or do not inflate`);
     }
     // The metadata layers never decode the picture: decode it once, so a truncated or damaged file is
     // refused instead of being returned "protected" and still broken.

@@ -43,6 +43,23 @@ describe('compressed PNG metadata within an inflation budget', () => {
     expect(withinPngInflationBudget(halves).omitted).toEqual(['zTXt']);
   });
 
+  // ExifTool keeps a text chunk whole as a tag value (perl strings about 4.5 times its size): 200 MB of tEXt, the
+  // largest upload, took a read to about 900 MB.
+  it('counts uncompressed text (tEXt, iTXt) in the same budget, leaving out what passes it', async () => {
+    const text = (keyword: string, bytes: number): Buffer => Buffer.concat([latin1(`${keyword}\0`), bomb(bytes)]);
+    const plainITXt = (keyword: string, bytes: number): Buffer => Buffer.concat([latin1(`${keyword}\0\0\0en\0\0`), bomb(bytes)]);
+    let file = withPngChunk(await png(), 'tEXt', text('parameters', 1024));
+    file = withPngChunk(file, 'tEXt', text('Comment', PNG_METADATA_MAX_INFLATED_BYTES));
+    file = withPngChunk(file, 'iTXt', plainITXt('Description', PNG_METADATA_MAX_INFLATED_BYTES));
+    file = withPngChunk(file, 'zTXt', zTXt('Prompt', latin1('a lighthouse')));
+    const bounded = withinPngInflationBudget(file);
+    expect(bounded.omitted).toEqual(['tEXt', 'iTXt']);
+    expect(chunkTypes(bounded.bytes)).toEqual([...chunkTypes(await png()).slice(0, -1), 'tEXt', 'zTXt', 'IEND']);
+    // inflated and plain text share the budget
+    const shared = withPngChunk(withPngChunk(await png(), 'zTXt', zTXt('A', bomb(PNG_METADATA_MAX_INFLATED_BYTES / 2 + 1))), 'tEXt', text('B', PNG_METADATA_MAX_INFLATED_BYTES / 2));
+    expect(withinPngInflationBudget(shared).omitted).toEqual(['tEXt']);
+  });
+
   it('leaves other files as they are', () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 2]);
     expect(withinPngInflationBudget(jpeg)).toEqual({ bytes: jpeg, omitted: [] });
