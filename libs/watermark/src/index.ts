@@ -26,6 +26,8 @@ export { embedImage, flatMarkField, planMark } from './embed';
 export type { MarkPlan } from './embed';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';
+export { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, EXIFTOOL_WRITE_MAX_MEMORY_MB, isExiftoolFileFailure } from './bounded-exiftool';
+export type { BoundedExiftoolOptions } from './bounded-exiftool';
 export { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
 export type { BoundedPng } from './png-inflation-budget';
 export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';

@@ -63,4 +63,21 @@ describe('declared metadata signal', () => {
       await reader.close();
     }
   });
+
+  // Attack review: what metadata makes ExifTool hold is not bounded by its bytes, in any container: 8 MB of XMP whose
+  // properties all have different names took the detector's ExifTool to 3.9 GB and past its timeout, twice.
+  it('reads no metadata from a file that takes ExifTool past its memory limit, says so, and reads the next file', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer();
+    const properties = Array.from({ length: 40_000 }, (_, i) => `<e:p${i}>v</e:p${i}>`).join('');
+    const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:e="http://example.com/e/">${properties}</rdf:Description></rdf:RDF></x:xmpmeta>`;
+    const hostile = withPngChunk(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'), 'iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${xmp}`, 'latin1'));
+    const reader = new MetadataReader(128);
+    try {
+      const { evidence } = await reader.read(hostile);
+      expect(evidence).toEqual([expect.objectContaining({ finding: 'metadata.unreadable', direction: 'neutral', weight: 0, details: { limits: '128 MiB, 20 s' } })]);
+      expect((await reader.read(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'))).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
+    } finally {
+      await reader.close();
+    }
+  });
 });

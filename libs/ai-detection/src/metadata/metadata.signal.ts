@@ -1,4 +1,4 @@
-import { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, isExiftoolFileFailure, PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from '@cp/watermark';
 import { ExifTool, Tags } from 'exiftool-vendored';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,31 +78,58 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
   return evidence;
 }
 
-/** Compressed metadata left unread (over the inflation budget, or not a whole zlib stream): said, never counted. */
+/** PNG metadata left unread (past the budget, or compressed and not a whole zlib stream): said, never counted. */
 function omittedMetadata(chunks: readonly string[]): Evidence {
   return {
     signal: 'metadata',
     finding: 'metadata.unreadable',
-    description: `Compressed metadata that does not inflate within ${PNG_METADATA_MAX_INFLATED_BYTES / 1024 / 1024} MiB, or not at all, was not read (${chunks.length} PNG chunk${chunks.length === 1 ? '' : 's'}); it is not counted.`,
+    description: `Metadata past ${PNG_METADATA_MAX_INFLATED_BYTES / 1024 / 1024} MiB (compressed chunks inflated, text as it is), or compressed data that does not inflate, was not read (${chunks.length} PNG chunk${chunks.length === 1 ? '' : 's'}); it is not counted.`,
     direction: 'neutral',
     weight: 0,
     details: { omittedChunks: chunks.length, chunkTypes: [...new Set(chunks)].join(', ').slice(0, 100) },
   };
 }
 
+const READ_TIMEOUT_MS = 20_000;
+
+/** Metadata ExifTool could not read within its memory and time limits: said, never counted. */
+function unreadableMetadata(maxMemoryMb: number): Evidence {
+  return {
+    signal: 'metadata',
+    finding: 'metadata.unreadable',
+    description: `The file's metadata could not be read within ${maxMemoryMb} MiB of memory and ${READ_TIMEOUT_MS / 1000} seconds; it is not counted.`,
+    direction: 'neutral',
+    weight: 0,
+    details: { limits: `${maxMemoryMb} MiB, ${READ_TIMEOUT_MS / 1000} s` },
+  };
+}
+
 /** Reads metadata with ExifTool (shipped inside `exiftool-vendored`, run by the system perl; no download). */
 export class MetadataReader {
-  private readonly exiftool = new ExifTool({ maxProcs: 1, taskTimeoutMillis: 20_000 });
+  private readonly exiftool: ExifTool;
+
+  constructor(private readonly maxMemoryMb = EXIFTOOL_READ_MAX_MEMORY_MB) {
+    // One process reads every detection's file in turn: held to a memory limit whatever the file makes it hold.
+    this.exiftool = boundedExiftool({ maxMemoryMb, taskTimeoutMillis: READ_TIMEOUT_MS });
+  }
 
   async read(bytes: Buffer): Promise<SignalOutcome> {
-    // ExifTool inflates compressed PNG chunks without a limit: those past the budget are not handed to it.
+    // ExifTool inflates compressed PNG chunks and keeps text chunks whole: those past the budget are not handed to it.
     const readable = withinPngInflationBudget(bytes);
     // ExifTool reads files: the bytes go to a private temporary directory removed afterwards.
     const dir = await mkdtemp(join(tmpdir(), 'ai-detection-'));
     try {
       const file = join(dir, 'input');
       await writeFile(file, readable.bytes);
-      const tags: Tags = await this.exiftool.read(file);
+      let tags: Tags;
+      try {
+        tags = await this.exiftool.read(file);
+      } catch (error) {
+        // Past the memory limit or the deadline (what a file's metadata makes ExifTool hold or do, in any container):
+        // the detection goes on without this signal, as for an unreadable C2PA manifest.
+        if (isExiftoolFileFailure(error)) return { evidence: [unreadableMetadata(this.maxMemoryMb)] };
+        throw error;
+      }
       const evidence = metadataEvidence(tags as unknown as TagMap);
       return { evidence: readable.omitted.length > 0 ? [...evidence, omittedMetadata(readable.omitted)] : evidence };
     } finally {
