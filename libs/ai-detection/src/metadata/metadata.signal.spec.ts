@@ -8,7 +8,7 @@ import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { withPngTextChunk } from '../../testing';
 import { UNSIGNED_CLAIM } from '../weights';
-import { metadataEvidence, MetadataReader } from './metadata.signal';
+import { METADATA_VALUE_MAX_CHARS, metadataEvidence, MetadataReader } from './metadata.signal';
 
 describe('declared metadata signal', () => {
   it('weighs each declaration from the tags', () => {
@@ -76,6 +76,22 @@ describe('declared metadata signal', () => {
       const { evidence } = await reader.read(hostile);
       expect(evidence).toEqual([expect.objectContaining({ finding: 'metadata.unreadable', direction: 'neutral', weight: 0, details: { limits: '128 MiB, 20 s' } })]);
       expect((await reader.read(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'))).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  // Attack review: ExifTool's JSON answer was as long as the file's longest values, gathered by exiftool-vendored in the
+  // detector's own thread (a TIFF whose ImageDescription held 64 MB: 40 s of its CPU, pauses of up to 3 s, timed out).
+  it('hands back each value cut to a few thousand characters', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer();
+    const long = `a lighthouse at dusk, ${'very '.repeat(200_000)}detailed\nSteps: 20`;
+    const reader = new MetadataReader();
+    try {
+      const read = await reader.tags(withPngTextChunk(withPngTextChunk(png, 'parameters', long), 'Comment', 'x'.repeat(10_000)));
+      expect(read?.tags['Parameters']).toBe(long.slice(0, METADATA_VALUE_MAX_CHARS));
+      expect(read?.tags['Comment']).toBe('x'.repeat(METADATA_VALUE_MAX_CHARS));
+      expect((await reader.read(withPngTextChunk(png, 'parameters', long))).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
     } finally {
       await reader.close();
     }

@@ -18,7 +18,7 @@ const PARAMETER_TAGS = ['Parameters', 'Prompt', 'Workflow', 'Sd-metadata', 'Drea
 
 const SOFTWARE_TAGS = ['Software', 'CreatorTool', 'HistorySoftwareAgent', 'ProcessingSoftware', 'Generator'] as const;
 
-type TagMap = Record<string, unknown>;
+export type TagMap = Record<string, unknown>;
 
 function text(value: unknown): string | null {
   if (typeof value === 'string') return value;
@@ -92,6 +92,17 @@ function omittedMetadata(chunks: readonly string[]): Evidence {
 
 const READ_TIMEOUT_MS = 20_000;
 
+/**
+ * Characters of one tag value ExifTool hands back (each list item and structure field alike); the evidence keeps 200.
+ * Its JSON answer is otherwise as long as the file's longest values (twice, with the MWG composites): exiftool-vendored
+ * gathers it in the detector's own thread at a cost that grows faster than its length (a TIFF whose ImageDescription
+ * held 64 MB: 134 MB of answer, 40 s of the detector's CPU, pauses of its event loop of up to 3 s, past the timeout).
+ */
+export const METADATA_VALUE_MAX_CHARS = 4096;
+
+/** ExifTool's `Filter` option: a perl expression applied to every value it returns, cutting it to the limit. */
+const READ_ARGS = ['-fast', '-api', `Filter=$_ = substr($_, 0, ${METADATA_VALUE_MAX_CHARS}) if length($_) > ${METADATA_VALUE_MAX_CHARS}`];
+
 /** Metadata ExifTool could not read within its memory and time limits: said, never counted. */
 function unreadableMetadata(maxMemoryMb: number): Evidence {
   return {
@@ -114,6 +125,17 @@ export class MetadataReader {
   }
 
   async read(bytes: Buffer): Promise<SignalOutcome> {
+    const read = await this.tags(bytes);
+    if (read === null) return { evidence: [unreadableMetadata(this.maxMemoryMb)] };
+    const evidence = metadataEvidence(read.tags);
+    return { evidence: read.omitted.length > 0 ? [...evidence, omittedMetadata(read.omitted)] : evidence };
+  }
+
+  /**
+   * The tags ExifTool reads from the file (each value cut to METADATA_VALUE_MAX_CHARS) and the PNG chunks left out of
+   * its copy, or null when it could not read them within its memory and time limits.
+   */
+  async tags(bytes: Buffer): Promise<{ tags: TagMap; omitted: string[] } | null> {
     // ExifTool inflates compressed PNG chunks and keeps text chunks whole: those past the budget are not handed to it.
     const readable = withinPngInflationBudget(bytes);
     // ExifTool reads files: the bytes go to a private temporary directory removed afterwards.
@@ -123,15 +145,14 @@ export class MetadataReader {
       await writeFile(file, readable.bytes);
       let tags: Tags;
       try {
-        tags = await this.exiftool.read(file);
+        tags = await this.exiftool.read(file, { readArgs: READ_ARGS });
       } catch (error) {
         // Past the memory limit or the deadline (what a file's metadata makes ExifTool hold or do, in any container):
         // the detection goes on without this signal, as for an unreadable C2PA manifest.
-        if (isExiftoolFileFailure(error)) return { evidence: [unreadableMetadata(this.maxMemoryMb)] };
+        if (isExiftoolFileFailure(error)) return null;
         throw error;
       }
-      const evidence = metadataEvidence(tags as unknown as TagMap);
-      return { evidence: readable.omitted.length > 0 ? [...evidence, omittedMetadata(readable.omitted)] : evidence };
+      return { tags: tags as unknown as TagMap, omitted: readable.omitted };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
