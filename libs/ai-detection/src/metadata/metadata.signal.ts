@@ -96,7 +96,8 @@ const READ_TIMEOUT_MS = 20_000;
  * Characters of one tag value ExifTool hands back (each list item and structure field alike); the evidence keeps 200.
  * Its JSON answer is otherwise as long as the file's longest values (twice, with the MWG composites): exiftool-vendored
  * gathers it in the detector's own thread at a cost that grows faster than its length (a TIFF whose ImageDescription
- * held 64 MB: 134 MB of answer, 40 s of the detector's CPU, pauses of its event loop of up to 3 s, past the timeout).
+ * held 64 MB: 134 MB of answer, past the 20 s timeout twice; given 60 s, 40 s of the caller's CPU and pauses of its
+ * event loop of up to 3 s).
  */
 export const METADATA_VALUE_MAX_CHARS = 4096;
 
