@@ -2,19 +2,19 @@ import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, GenerateReportJob, ObjectKeys, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { inSpan, orderAttributes } from '@cp/tracing';
-import { Inject, Injectable } from '@nestjs/common';
-import type { TDocumentDefinitions } from 'pdfmake/interfaces';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PdfRenderer } from '../rendering/pdf-renderer';
 import { AnalysedImage, buildAiDetectionReportDocument } from '../rendering/ai-detection-report-document';
 import { buildReportDocument, ReportOrderFields } from '../rendering/report-document';
+import { ReportDefinition } from '../rendering/report-layouts';
 import { OrderContextClient } from '../reports/order-context.client';
 import { hasReportableResult } from '../reports/report-policy';
 import { ReportState } from '../domain/report';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 import { FileEvidenceReader } from './file-evidence.reader';
-import { ReportGenerationError, ReportNotAvailableError } from './generation-errors';
+import { ReportGenerationError, ReportNotAvailableError, ReportRenderError } from './generation-errors';
 import { ReportOutcomes } from './report-outcomes.service';
 
 /** Object key of one attempt's PDF: under the order's prefix, so retention deletes it with the order. */
@@ -30,6 +30,8 @@ export function reportObjectKey(row: Pick<ReportState, 'accountId' | 'orderId' |
  */
 @Injectable()
 export class GenerateReportUseCase {
+  private readonly logger = new Logger(GenerateReportUseCase.name);
+
   constructor(
     private readonly outcomes: ReportOutcomes,
     private readonly orders: OrderContextClient,
@@ -71,12 +73,17 @@ export class GenerateReportUseCase {
     try {
       return await this.renderer.render(definition);
     } catch (error) {
+      if (error instanceof ReportRenderError) {
+        // the render process ran out of time or memory, or died: the attempt fails, the service goes on
+        this.logger.warn({ orderId: row.orderId, locale: row.locale, attempt: row.attempt, renderFailure: error.code }, 'report render failed');
+        throw error;
+      }
       throw new ReportGenerationError(`rendering the ${row.locale} report of order ${row.orderId} failed`, { cause: error });
     }
   }
 
   /** Every analysed image: its input hashed and previewed, its heatmap (WebP in storage) as PNG for the PDF. */
-  private async aiDetectionDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<TDocumentDefinitions> {
+  private async aiDetectionDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<ReportDefinition> {
     const detection = context.aiDetection;
     if (!detection) {
       throw new ReportNotAvailableError(`order ${row.orderId} has no analyses`);
@@ -94,7 +101,7 @@ export class GenerateReportUseCase {
     return buildAiDetectionReportDocument({ ...this.orderFields(row, context), probability: detection.probability, category: detection.category, images });
   }
 
-  private async watermarkDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<TDocumentDefinitions> {
+  private async watermarkDocument(row: Readonly<ReportState>, context: ReportContextView): Promise<ReportDefinition> {
     if (!context.result || !context.detectionStatus) {
       throw new ReportNotAvailableError(`order ${row.orderId} no longer has a reportable result`);
     }

@@ -13,3 +13,26 @@ export class ReportNotAvailableError extends Error {
     this.name = 'ReportNotAvailableError';
   }
 }
+
+/** Why the render process gave no PDF (logged; the report fails REPORT_GENERATION_FAILED). */
+export enum ReportRenderFailureCode {
+  /** The render ran past its deadline: the process was stopped. */
+  DEADLINE = 'RENDER_DEADLINE',
+  /** The render process reached its heap or resident-memory limit. */
+  OUT_OF_MEMORY = 'RENDER_OUT_OF_MEMORY',
+  /** The render process died, could not start, or was closed mid-render. */
+  CRASHED = 'RENDER_CRASHED',
+  /** pdfmake refused the definition (an error thrown while laying it out). */
+  REJECTED = 'RENDER_REJECTED',
+}
+
+/** The PDF could not be rendered; the service itself is unaffected (the render runs in another process). */
+export class ReportRenderError extends ReportGenerationError {
+  constructor(
+    readonly code: ReportRenderFailureCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = 'ReportRenderError';
+  }
+}

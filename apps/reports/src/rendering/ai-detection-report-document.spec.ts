@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { AI_DETECTION_REPORT_MESSAGES } from './ai-detection-report-messages';
 import { AiDetectionReportData, AnalysedImage, buildAiDetectionReportDocument } from './ai-detection-report-document';
 import { FILE_TEXT_LIMITS } from './file-text-budget';
-import { renderPdf } from './pdf-renderer';
+import { closePdfRenderer as closeReportRenderer, renderPdf } from './pdf-renderer';
 
 async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportData> = {}): Promise<AiDetectionReportData> {
   const heatmapPng = await sharp({ create: { width: 64, height: 36, channels: 3, background: '#c03030' } }).png().toBuffer();
@@ -65,7 +65,7 @@ function printed(node: unknown): string[] {
   return Object.entries(node).flatMap(([key, value]) => (['text', 'stack', 'columns', 'table', 'body'].includes(key) ? printed(value) : []));
 }
 
-const printedText = (input: AiDetectionReportData): string => printed(buildAiDetectionReportDocument(input).content).join('');
+const printedText = (input: AiDetectionReportData): string => printed(buildAiDetectionReportDocument(input).document.content).join('');
 
 /**
  * More than a file can put in its evidence: findings beyond what the signals give, a long description, and a chain of
@@ -84,7 +84,7 @@ function hostileImage(image: AnalysedImage, index: number): AnalysedImage {
 }
 
 describe('AI detection report document', () => {
-  afterAll(() => closePdfRenderer());
+  afterAll(() => Promise.all([closePdfRenderer(), closeReportRenderer()]));
 
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: assessment, each image with its localized evidence, limits and hashes', async (locale) => {
     const m = AI_DETECTION_REPORT_MESSAGES[locale];

@@ -1,7 +1,8 @@
 import { AiDetectionAnalysis, AiDetectionCategory, AiDetectionEvidence, aiDetectionVerdictOf, ReportLocale } from '@cp/contracts';
-import type { Content, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import type { Content, ContentText, TableCell } from 'pdfmake/interfaces';
 import { AI_DETECTION_REPORT_MESSAGES, AiDetectionReportMessages } from './ai-detection-report-messages';
 import { FILE_TEXT_LIMITS, FileTextBudget } from './file-text-budget';
+import { ReportDefinition, ReportTableLayout } from './report-layouts';
 import { COLORS, FileEvidence, groupedHash, keyValueTable, reportFrame, reportOpening, ReportOrderFields, sectionTitle, userText, userTextInlines, verificationSection } from './report-document';
 import { formatBytes, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
@@ -122,7 +123,7 @@ function evidenceTable(evidence: AiDetectionEvidence[], a: AiDetectionReportMess
         ...(notShown > 0 ? [[{ text: a.image.omitted.findings(notShown), style: 'muted', colSpan: 4 }, {}, {}, {}] satisfies TableCell[]] : []),
       ],
     },
-    layout: { hLineWidth: () => 0.5, vLineWidth: () => 0, hLineColor: () => COLORS.rule, paddingTop: () => 4, paddingBottom: () => 4 },
+    layout: 'ruled' satisfies ReportTableLayout,
     fontSize: 8.5,
     margin: [0, 0, 0, 6],
   };
@@ -169,7 +170,7 @@ function imageSection(image: AnalysedImage, position: number, total: number, a: 
 }
 
 /** The pdfmake definition of an AI detection report: order, assessment, every image with its evidence, method and limits, verification. */
-export function buildAiDetectionReportDocument(data: AiDetectionReportData): TDocumentDefinitions {
+export function buildAiDetectionReportDocument(data: AiDetectionReportData): ReportDefinition {
   const m = REPORT_MESSAGES[data.locale];
   const a = AI_DETECTION_REPORT_MESSAGES[data.locale];
   const locale = data.locale;

@@ -1,43 +1,113 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { TDocumentDefinitions } from 'pdfmake/interfaces';
-import { missingFontFiles, pdfmakeFonts, REPORT_FONT_FILES } from './report-fonts';
+import { BoundedWorker, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { join } from 'node:path';
+import { ReportRenderError, ReportRenderFailureCode } from '../generation/generation-errors';
+import { missingFontFiles, pdfmakeFonts } from './report-fonts';
+import { REPORT_TABLE_LAYOUTS, ReportDefinition } from './report-layouts';
 
-// pdfmake 0.3 in Node: the module is a ready instance (fonts are process-wide).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pdfmake = require('pdfmake') as typeof import('pdfmake');
-
-const FONT_PATHS = new Set(Object.values(REPORT_FONT_FILES).flatMap((faces) => [faces.normal, faces.bold]));
-
-let configured = false;
-
-/** Fonts registered once; documents may not fetch URLs and may read only the bundled font files. */
-export function configurePdfmake(): void {
-  if (configured) {
-    return;
-  }
-  const missing = missingFontFiles();
-  if (missing.length > 0) {
-    throw new Error(`report fonts missing: ${missing.join(', ')}`);
-  }
-  pdfmake.setUrlAccessPolicy(() => false);
-  pdfmake.setLocalAccessPolicy((file: string) => FONT_PATHS.has(file));
-  pdfmake.addFonts(pdfmakeFonts());
-  configured = true;
+export interface PdfRenderLimits {
+  /** Budget of one render, in milliseconds (the worst 20-image report takes about 1.5 s on a busy 2-core machine). */
+  deadlineMs: number;
+  /** JavaScript heap of the render process, in MiB (the worst report peaks near 270 MB resident in all). */
+  maxOldGenerationSizeMb: number;
 }
 
-export async function renderPdf(definition: TDocumentDefinitions): Promise<Buffer> {
-  configurePdfmake();
-  return pdfmake.createPdf(definition).getBuffer();
+export const DEFAULT_PDF_RENDER_LIMITS: PdfRenderLimits = { deadlineMs: 60_000, maxOldGenerationSizeMb: 512 };
+
+interface Request {
+  document: ReportDefinition['document'];
+  footer: ReportDefinition['footer'];
+  tableLayouts: typeof REPORT_TABLE_LAYOUTS;
+  fonts: ReturnType<typeof pdfmakeFonts>;
+  retireAboveMb: number;
+}
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  pdf?: Uint8Array;
+  error?: { name: string; message: string };
+  retire?: boolean;
+}
+
+// A plain ES module loaded by path: the same file runs under tools/register.js, Jest and the build (copied to dist/).
+const WORKER_FILE = join(__dirname, 'pdf-render-worker.mjs');
+
+function limitsOf(limits: PdfRenderLimits): WorkerLimits {
+  return { ...limits, maxResidentMb: residentLimitMb(limits.maxOldGenerationSizeMb) };
+}
+
+/**
+ * pdfmake off the service's event loop: one child process, one render at a time (queued renders wait their turn),
+ * each under a deadline, a heap limit and a resident-memory watch; the process is replaced after a failure, and
+ * stopped after five idle minutes (starting one and loading the fonts costs a few hundred milliseconds).
+ * A process rather than a thread: a render past its heap limit then ends the child, never the service.
+ */
+const renderer = new BoundedWorker<Request, Reply>({
+  name: 'report-pdf',
+  file: WORKER_FILE,
+  isolation: 'process',
+  limits: limitsOf(DEFAULT_PDF_RENDER_LIMITS),
+  idleMs: 5 * 60_000,
+});
+
+/** New limits apply from the next render process (tests use tiny ones). */
+export function configurePdfRenderer(limits: Partial<PdfRenderLimits>): void {
+  const current = renderer.currentLimits;
+  renderer.configure(limitsOf({ deadlineMs: current.deadlineMs, maxOldGenerationSizeMb: current.maxOldGenerationSizeMb, ...limits }));
+}
+
+/** Stops the render process (it also stops by itself when idle, and never keeps the service alive). */
+export async function closePdfRenderer(): Promise<void> {
+  await renderer.close();
+}
+
+const CODES: Record<WorkerFailureCode, ReportRenderFailureCode> = {
+  [WorkerFailureCode.DEADLINE]: ReportRenderFailureCode.DEADLINE,
+  [WorkerFailureCode.OUT_OF_MEMORY]: ReportRenderFailureCode.OUT_OF_MEMORY,
+  [WorkerFailureCode.CRASHED]: ReportRenderFailureCode.CRASHED,
+  [WorkerFailureCode.ABORTED]: ReportRenderFailureCode.CRASHED,
+};
+
+/** Renders a report in the render process; throws ReportRenderError when it gives no PDF. */
+export async function renderPdf(definition: ReportDefinition): Promise<Buffer> {
+  const { maxOldGenerationSizeMb } = renderer.currentLimits;
+  let reply: Reply;
+  try {
+    reply = await renderer.call({
+      document: definition.document,
+      footer: definition.footer,
+      tableLayouts: REPORT_TABLE_LAYOUTS,
+      fonts: pdfmakeFonts(),
+      // a process that kept more than half its resident limit after a render is replaced: the next starts with room
+      retireAboveMb: Math.floor(residentLimitMb(maxOldGenerationSizeMb) / 2),
+    });
+  } catch (error) {
+    if (error instanceof WorkerFailure) throw new ReportRenderError(CODES[error.code], error.message);
+    throw error;
+  }
+  if (!reply.ok || !reply.pdf) {
+    throw new ReportRenderError(ReportRenderFailureCode.REJECTED, `${reply.error?.name ?? 'Error'}: ${reply.error?.message ?? 'no PDF'}`);
+  }
+  // The IPC channel delivers a Uint8Array: a Buffer over the same memory, no copy.
+  return Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength);
 }
 
 /** Checks the fonts at start, so a broken image fails at boot rather than on the first report. */
 @Injectable()
-export class PdfRenderer implements OnModuleInit {
+export class PdfRenderer implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
-    configurePdfmake();
+    const missing = missingFontFiles();
+    if (missing.length > 0) {
+      throw new Error(`report fonts missing: ${missing.join(', ')}`);
+    }
   }
 
-  render(definition: TDocumentDefinitions): Promise<Buffer> {
+  async onModuleDestroy(): Promise<void> {
+    await closePdfRenderer();
+  }
+
+  render(definition: ReportDefinition): Promise<Buffer> {
     return renderPdf(definition);
   }
 }

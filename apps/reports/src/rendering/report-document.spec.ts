@@ -1,6 +1,6 @@
 import { ReportLocale } from '@cp/contracts';
 import { closePdfRenderer, pdfPageTexts } from '@cp/watermark-pdf';
-import { renderPdf } from './pdf-renderer';
+import { closePdfRenderer as closeReportRenderer, renderPdf } from './pdf-renderer';
 import { buildReportDocument, cutUserText, groupedHash, ReportDocumentData, userText } from './report-document';
 import { REPORT_MESSAGES } from './report-messages';
 import { fontForText, localeFont } from './report-fonts';
@@ -45,7 +45,7 @@ async function text(definition: ReportDocumentData): Promise<string> {
 }
 
 describe('report document', () => {
-  afterAll(() => closePdfRenderer());
+  afterAll(() => Promise.all([closePdfRenderer(), closeReportRenderer()]));
 
   it.each([
     ['ko-KR', '검출됨', /[\uac00-\ud7af]/],

@@ -1,7 +1,8 @@
 import { ColluderTraceView, DetectionEvidenceView, DetectionStatus, KeyModeLike, ReportLocale } from '@cp/contracts';
-import type { Content, ContentStack, ContentText, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import type { Content, ContentStack, ContentText, TableCell } from 'pdfmake/interfaces';
 import { fontForText, fontsForText, localeFont } from './report-fonts';
 import { codePointName, fontDraws, glyphRuns } from './report-glyphs';
+import { COLORS, ReportDefinition, ReportTableLayout } from './report-layouts';
 import { formatBytes, formatDate, REPORT_MESSAGES, ReportMessages } from './report-messages';
 
 /** One input file as examined: hashed and previewed from storage, or not retained (test orders). */
@@ -42,7 +43,7 @@ export interface ReportDocumentData extends ReportOrderFields {
   inspected: FileEvidence;
 }
 
-export const COLORS = { ink: '#1a1a1a', muted: '#5c6370', rule: '#c8ccd2', band: '#f2f4f7', accent: '#1f4e8c', warn: '#a4161a' };
+export { COLORS };
 
 /** `abcd1234 ef56…`: hashes in groups of eight are easier to compare by eye. */
 export function groupedHash(hash: string): string {
@@ -129,14 +130,7 @@ export function keyValueTable(rows: Array<[string | ContentText[], Content]>): C
       widths: [140, '*'],
       body: rows.map(([label, value]): TableCell[] => [{ text: label, style: 'label' }, value]),
     },
-    layout: {
-      hLineWidth: (index: number, node) => (index === 0 || index === node.table.body.length ? 0 : 0.5),
-      vLineWidth: () => 0,
-      hLineColor: () => COLORS.rule,
-      paddingTop: () => 5,
-      paddingBottom: () => 5,
-      paddingLeft: () => 0,
-    },
+    layout: 'keyValue' satisfies ReportTableLayout,
     margin: [0, 0, 0, 6],
   };
 }
@@ -242,7 +236,7 @@ function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: Report
         ]),
         {
           table: { headerRows: 1, widths: ['*', 70, 50, 95, 60], body: [header, ...rows] },
-          layout: { hLineWidth: () => 0.5, vLineWidth: () => 0, hLineColor: () => COLORS.rule, paddingTop: () => 4, paddingBottom: () => 4 },
+          layout: 'ruled' satisfies ReportTableLayout,
           margin: [0, 0, 0, 6],
         },
         { text: m.colluders.method(oneIn(c.level), z.format(c.threshold)), style: 'muted' },
@@ -284,7 +278,7 @@ export function reportOpening(data: ReportOrderFields, heading: { title: string;
   if (data.mode === 'test') {
     content.push({
       table: { widths: ['*'], body: [[{ text: m.testOrderNotice, color: COLORS.warn, bold: true, margin: [6, 6, 6, 6] }]] },
-      layout: { hLineColor: () => COLORS.warn, vLineColor: () => COLORS.warn },
+      layout: 'warning' satisfies ReportTableLayout,
       margin: [0, 10, 0, 0],
     });
   }
@@ -341,7 +335,7 @@ function missingWatermarkText(status: DetectionStatus, several: boolean, m: Repo
 }
 
 /** The pdfmake definition of a report: A4, four numbered sections, page footer with the order id. */
-export function buildReportDocument(data: ReportDocumentData): TDocumentDefinitions {
+export function buildReportDocument(data: ReportDocumentData): ReportDefinition {
   const m = REPORT_MESSAGES[data.locale];
   const locale = data.locale;
   const status = m.result.statuses[data.detectionStatus];
@@ -396,7 +390,8 @@ export interface ReportFrame {
   generatedAt: Date;
   reportReference: string;
   orderIdLabel: string;
-  page: (current: number, total: number) => string;
+  /** The page number's template (`{current}`, `{total}`). */
+  page: string;
 }
 
 /** Whether any node of `content` prints a character as its code point. */
@@ -406,10 +401,10 @@ function printsCodePoints(content: unknown): boolean {
   return Object.entries(content).some(([key, value]) => (key === 'style' ? value === CODE_POINT_STYLE : printsCodePoints(value)));
 }
 
-export function reportFrame(frame: ReportFrame, content: Content[]): TDocumentDefinitions {
+export function reportFrame(frame: ReportFrame, content: Content[]): ReportDefinition {
   // A reader meeting "[U+1F389]" in a name must know it stands for one character, not the text typed.
   const note: Content[] = printsCodePoints(content) ? [{ text: REPORT_MESSAGES[frame.locale].codePointNote, style: 'muted', margin: [0, 6, 0, 0] }] : [];
-  return {
+  const document: ReportDefinition['document'] = {
     pageSize: 'A4',
     language: frame.locale,
     pageMargins: [50, 50, 50, 60],
@@ -435,12 +430,10 @@ export function reportFrame(frame: ReportFrame, content: Content[]): TDocumentDe
       [CODE_POINT_STYLE]: { color: COLORS.accent },
     },
     content: [...content, ...note],
-    footer: (currentPage: number, pageCount: number): Content => ({
-      columns: [
-        { text: `${frame.orderIdLabel} ${frame.orderId} · ${frame.reportReference}`, style: 'muted', fontSize: 7.5 },
-        { text: frame.page(currentPage, pageCount), alignment: 'right', style: 'muted', fontSize: 7.5 },
-      ],
-      margin: [50, 20, 50, 0],
-    }),
+  };
+  return {
+    document,
+    // under the content, within the page margins: the order id and reference left, the page number right
+    footer: { text: `${frame.orderIdLabel} ${frame.orderId} · ${frame.reportReference}`, pageTemplate: frame.page, style: 'muted', fontSize: 7.5, margin: [50, 20, 50, 0] },
   };
 }

@@ -103,7 +103,8 @@ export interface ReportMessages {
   notAvailable: string;
   /** Printed only when the customer's text has a character the fonts cannot draw. */
   codePointNote: string;
-  page: (current: number, total: number) => string;
+  /** The footer's page number: `{current}` and `{total}` are replaced when the page is laid out. */
+  page: string;
 }
 
 const en: ReportMessages = {
@@ -227,7 +228,7 @@ const en: ReportMessages = {
   },
   notAvailable: 'not available',
   codePointNote: 'Characters the report\'s fonts cannot draw are shown in blue as their Unicode code point, e.g. [U+1F389].',
-  page: (current, total) => `Page ${current} of ${total}`,
+  page: 'Page {current} of {total}',
 };
 
 const ko: ReportMessages = {
@@ -349,7 +350,7 @@ const ko: ReportMessages = {
   },
   notAvailable: '정보 없음',
   codePointNote: '보고서 글꼴로 표시할 수 없는 문자는 파란색 유니코드 코드 포인트로 표시됩니다(예: [U+1F389]).',
-  page: (current, total) => `${total}쪽 중 ${current}쪽`,
+  page: '{total}쪽 중 {current}쪽',
 };
 
 const ja: ReportMessages = {
@@ -471,7 +472,7 @@ const ja: ReportMessages = {
   },
   notAvailable: '情報なし',
   codePointNote: 'レポートのフォントで表示できない文字は、青字の Unicode コードポイントで示されます（例：[U+1F389]）。',
-  page: (current, total) => `${current} / ${total} ページ`,
+  page: '{current} / {total} ページ',
 };
 
 export const REPORT_MESSAGES: Record<ReportLocale, ReportMessages> = { 'en-US': en, 'ko-KR': ko, 'ja-JP': ja };
