@@ -123,7 +123,7 @@ async function sendInPieces(child: ChildProcess, message: Record<string, unknown
  * grow until the container runs out of memory. Its OOM score is raised to the maximum (Linux; any process may raise
  * one it owns), so that the kernel ends the child, which the parent survives as a failed call, and not the service.
  */
-function preferForOutOfMemory(child: ChildProcess): void {
+export function preferForOutOfMemory(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
     writeFileSync(`/proc/${child.pid}/oom_score_adj`, '1000');

@@ -1,3 +1,4 @@
+import { preferForOutOfMemory } from '@cp/bounded-worker';
 import { ExifTool, ExifToolOptions, exiftoolPath } from 'exiftool-vendored';
 import { spawn } from 'node:child_process';
 
@@ -29,12 +30,16 @@ export interface BoundedExiftoolOptions {
  */
 export function boundedExiftool(options: BoundedExiftoolOptions): ExifTool {
   const args = [...(options.leadingArgs ?? []), '-stay_open', 'True', '-@', '-'];
-  const processFactory: ExifToolOptions['processFactory'] = async () =>
+  const processFactory: ExifToolOptions['processFactory'] = async () => {
     // `exec` keeps one process, perl itself, whose id exiftool-vendored knows and ends; LANG as exiftool-vendored sets it.
-    spawn('/bin/sh', ['-c', `ulimit -v ${Math.floor(options.maxMemoryMb * 1024)} && exec "$0" "$@"`, await exiftoolPath(), ...args], {
+    const child = spawn('/bin/sh', ['-c', `ulimit -v ${Math.floor(options.maxMemoryMb * 1024)} && exec "$0" "$@"`, await exiftoolPath(), ...args], {
       stdio: 'pipe',
       env: { LANG: 'C' },
     });
+    // Its limit and the service's other children together can pass the pod's: the kernel then ends perl, a failed task.
+    preferForOutOfMemory(child);
+    return child;
+  };
   return new ExifTool({ maxProcs: 1, taskTimeoutMillis: options.taskTimeoutMillis, taskRetries: 0, processFactory });
 }
 

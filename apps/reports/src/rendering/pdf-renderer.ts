@@ -12,7 +12,9 @@ export interface PdfRenderLimits {
   maxOldGenerationSizeMb: number;
 }
 
-export const DEFAULT_PDF_RENDER_LIMITS: PdfRenderLimits = { deadlineMs: 60_000, maxOldGenerationSizeMb: 512 };
+// 256 MiB of heap (768 MiB resident with its headroom): the chart's pod limit holds it beside the service and the
+// previews' renderer (384 MiB).
+export const DEFAULT_PDF_RENDER_LIMITS: PdfRenderLimits = { deadlineMs: 60_000, maxOldGenerationSizeMb: 256 };
 
 interface Request {
   document: ReportDefinition['document'];
