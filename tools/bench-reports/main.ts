@@ -8,6 +8,7 @@
  *   node -r ./tools/register.js tools/bench-reports/main.ts [--case <name>] [--images 20]
  * Times are of one render on this machine (no warm-up beyond the fonts): compare runs of one machine only.
  */
+/* eslint-disable @nx/enforce-module-boundaries -- a benchmark of the reports service's own renderer and the detector's own evidence code */
 import { c2paEvidence, fitEvidence, type ManifestStore } from '@cp/ai-detection';
 import { metadataEvidence } from '../../libs/ai-detection/src/metadata/metadata.signal';
 import { AiDetectionEvidence } from '@cp/contracts';
