@@ -74,6 +74,12 @@ export async function createAccount(gateway: DataSource, plan: Plan, credits: nu
   const account = await accounts.createAccount(`e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, plan, null, credits);
   const live = await accounts.issueKey(account.id, 'live');
   const test = await accounts.issueKey(account.id, 'test');
+  // The orders service learns the account and its credits from the gateway's event, a moment later: an order sent
+  // before that is refused for want of credits (402), as a real client's would be in the same few milliseconds.
+  await eventually(
+    () => gateway.query<Array<{ balance: number }>>('SELECT balance FROM orders.credit_balance WHERE account_id = $1', [account.id]),
+    (rows) => rows[0] !== undefined && rows[0].balance >= credits,
+  );
   return { accountId: account.id, liveKey: live.key, testKey: test.key, liveKeyId: live.id };
 }
 
