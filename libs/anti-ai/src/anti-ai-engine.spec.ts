@@ -2,7 +2,7 @@
 // libvips' XMP extraction parsed as XML), and c2pa-rs's validating reader for the signed manifest.
 // Images are generated here (no corpus).
 import { pngChunk, withPngChunk } from '@cp/testing';
-import { extractImage, PNG_METADATA_MAX_INFLATED_BYTES } from '@cp/watermark';
+import { extractImage, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import exifr from 'exifr';
 import { XMLParser } from 'fast-xml-parser';
 import { deflateSync } from 'node:zlib';
@@ -198,7 +198,7 @@ describe('AntiAiEngine', () => {
   it('refuses a PNG whose compressed metadata does not inflate within the budget, before ExifTool rewrites it', async () => {
     const zTXt = (keyword: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`${keyword}\0\0`, 'latin1'), deflateSync(Buffer.alloc(bytes, 0x41))]);
     const png = await picture('png');
-    const bomb = engine.protect(withPngChunk(png, 'zTXt', zTXt('Comment', PNG_METADATA_MAX_INFLATED_BYTES * 8)), { ...base, strength: 'low' });
+    const bomb = engine.protect(withPngChunk(png, 'zTXt', zTXt('Comment', PNG_METADATA_MAX_BYTES * 8)), { ...base, strength: 'low' });
     await expect(bomb).rejects.toMatchObject({ code: AntiAiErrorCode.CORRUPT_IMAGE });
     const fits = await engine.protect(withPngChunk(png, 'zTXt', zTXt('Comment', 1024)), { ...base, strength: 'low' });
     expect(fits.format).toBe('png');

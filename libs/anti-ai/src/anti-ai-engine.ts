@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_PIXELS, embedImage, inspectImage, PNG_METADATA_MAX_INFLATED_BYTES, WatermarkError, WatermarkErrorCode, withinPngInflationBudget } from '@cp/watermark';
+import { DEFAULT_MAX_PIXELS, embedImage, inspectImage, PNG_METADATA_MAX_BYTES, WatermarkError, WatermarkErrorCode, withinPngMetadataBudget } from '@cp/watermark';
 import sharp from 'sharp';
 import { ContentCredentialsSigner, ManifestRequest } from './content-credentials';
 import { OptOutMetadataWriter } from './opt-out-metadata';
@@ -71,9 +71,9 @@ export class AntiAiEngine {
     }
     // ExifTool inflates every compressed chunk of a PNG it rewrites, without a limit (a 1 MB file took it to 2.1 GB),
     // and keeps its text chunks whole: a file whose metadata does not fit the budget is refused before it gets there.
-    const omitted = info.format === 'png' ? withinPngInflationBudget(input).omitted : [];
+    const omitted = info.format === 'png' ? withinPngMetadataBudget(input).omitted : [];
     if (omitted.length > 0) {
-      throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `metadata chunks (${omitted.join(', ')}) do not fit within ${PNG_METADATA_MAX_INFLATED_BYTES} bytes (inflated), or do not inflate`);
+      throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `metadata chunks (${omitted.join(', ')}) do not fit within ${PNG_METADATA_MAX_BYTES} bytes (inflated), or do not inflate`);
     }
     // The metadata layers never decode the picture: decode it once, so a truncated or damaged file is
     // refused instead of being returned "protected" and still broken.

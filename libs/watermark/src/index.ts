@@ -28,8 +28,8 @@ export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } 
 export { inspectImage } from './inspect';
 export { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, EXIFTOOL_WRITE_MAX_MEMORY_MB, isExiftoolFileFailure } from './bounded-exiftool';
 export type { BoundedExiftoolOptions } from './bounded-exiftool';
-export { PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from './png-inflation-budget';
-export type { BoundedPng } from './png-inflation-budget';
+export { PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from './png-metadata-budget';
+export type { BoundedPng } from './png-metadata-budget';
 export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';
 export { MAX_CANDIDATES, MAX_ROUNDS, accusationThreshold, normalTail, codeSigns, nullScores, traceColluders } from './trace';
 export type { TraceInput } from './trace';

@@ -1,5 +1,5 @@
 import { withPngChunk } from '@cp/testing';
-import { PNG_METADATA_MAX_INFLATED_BYTES } from '@cp/watermark';
+import { PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ describe('declared metadata signal', () => {
   // Attack review: ExifTool inflated compressed PNG chunks without a limit (a 400 KB file: 1.7 GB, past its timeout).
   it('the metadata signal reads what fits, and says what it left out without counting it', async () => {
     let file = withPngChunk(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer(), 'zTXt', Buffer.concat([Buffer.from('Parameters\0\0', 'latin1'), deflateSync(Buffer.from('a lighthouse at dusk\nSteps: 20, Sampler: Euler a', 'latin1'))]));
-    file = withPngChunk(file, 'zTXt', Buffer.concat([Buffer.from('Comment\0\0', 'latin1'), deflateSync(Buffer.alloc(PNG_METADATA_MAX_INFLATED_BYTES * 8, 0x41))]));
+    file = withPngChunk(file, 'zTXt', Buffer.concat([Buffer.from('Comment\0\0', 'latin1'), deflateSync(Buffer.alloc(PNG_METADATA_MAX_BYTES * 8, 0x41))]));
     const reader = new MetadataReader();
     try {
       const { evidence } = await reader.read(file);

@@ -1,4 +1,4 @@
-import { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, isExiftoolFileFailure, PNG_METADATA_MAX_INFLATED_BYTES, withinPngInflationBudget } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, isExiftoolFileFailure, PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from '@cp/watermark';
 import { ExifTool, Tags } from 'exiftool-vendored';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,7 +83,7 @@ function omittedMetadata(chunks: readonly string[]): Evidence {
   return {
     signal: 'metadata',
     finding: 'metadata.unreadable',
-    description: `Metadata past ${PNG_METADATA_MAX_INFLATED_BYTES / 1024 / 1024} MiB (compressed chunks inflated, text as it is), or compressed data that does not inflate, was not read (${chunks.length} PNG chunk${chunks.length === 1 ? '' : 's'}); it is not counted.`,
+    description: `Metadata past ${PNG_METADATA_MAX_BYTES / 1024 / 1024} MiB (compressed chunks inflated, text as it is), or compressed data that does not inflate, was not read (${chunks.length} PNG chunk${chunks.length === 1 ? '' : 's'}); it is not counted.`,
     direction: 'neutral',
     weight: 0,
     details: { omittedChunks: chunks.length, chunkTypes: [...new Set(chunks)].join(', ').slice(0, 100) },
@@ -138,7 +138,7 @@ export class MetadataReader {
    */
   async tags(bytes: Buffer): Promise<{ tags: TagMap; omitted: string[] } | null> {
     // ExifTool inflates compressed PNG chunks and keeps text chunks whole: those past the budget are not handed to it.
-    const readable = withinPngInflationBudget(bytes);
+    const readable = withinPngMetadataBudget(bytes);
     // ExifTool reads files: the bytes go to a private temporary directory removed afterwards.
     const dir = await mkdtemp(join(tmpdir(), 'ai-detection-'));
     try {

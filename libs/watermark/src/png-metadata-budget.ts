@@ -7,7 +7,7 @@ import { pngChunks } from './metadata';
  * uncompressed iTXt) as it is. Generation parameters, ComfyUI workflows, XMP packets and ICC profiles are kilobytes
  * to a few megabytes.
  */
-export const PNG_METADATA_MAX_INFLATED_BYTES = 8 * 1024 * 1024;
+export const PNG_METADATA_MAX_BYTES = 8 * 1024 * 1024;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -70,7 +70,7 @@ function heldSize(type: string, data: Buffer, left: number): number | null {
  * returned as it is. The budget bounds bytes, not what ExifTool makes of them: the memory limit of its process
  * (`boundedExiftool`) holds the rest, e.g. XMP of many small properties, in any container.
  */
-export function withinPngInflationBudget(bytes: Buffer, budget = PNG_METADATA_MAX_INFLATED_BYTES): BoundedPng {
+export function withinPngMetadataBudget(bytes: Buffer, budget = PNG_METADATA_MAX_BYTES): BoundedPng {
   if (bytes.length < SIGNATURE.length || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE)) {
     return { bytes, omitted: [] };
   }
