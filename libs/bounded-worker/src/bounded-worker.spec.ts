@@ -165,6 +165,25 @@ describe('BoundedWorker (process): resident memory past maxResidentMb', () => {
     }
   });
 
+  it('a worker holding more than retireAboveResidentShare of its limit after a call is replaced before the next', async () => {
+    const sharing = (share: number): BoundedWorker<Request, Reply> =>
+      new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, isolation: 'process', limits: { deadlineMs: 60_000, maxOldGenerationSizeMb: 32, maxResidentMb: 200 }, retireAboveResidentShare: share });
+    // An idle Node child holds some tens of MiB: above 5 % of 200 MiB, far below 90 %.
+    for (const [share, replaced] of [
+      [0.05, true],
+      [0.9, false],
+    ] as const) {
+      const worker = sharing(share);
+      try {
+        const first = await worker.call({ op: 'pid' });
+        const next = await worker.call({ op: 'pid' });
+        expect(next.value !== first.value).toBe(replaced);
+      } finally {
+        await worker.close();
+      }
+    }
+  });
+
   it('a call within the limit is not disturbed', async () => {
     const worker = watched();
     try {

@@ -40,6 +40,12 @@ export interface BoundedWorkerOptions {
   isolation?: WorkerIsolation;
   /** A worker without work for this long is stopped (default 5 s); it never keeps the process alive while idle. */
   idleMs?: number;
+  /**
+   * `process` workers with `maxResidentMb`: a worker still holding more than this share of it after a call is
+   * replaced before the next one (a decoder's pages or WebAssembly memory stay with the process once freed, and the
+   * next file, perhaps another account's, would be killed for them). Unset: kept.
+   */
+  retireAboveResidentShare?: number;
 }
 
 /** What the worker script answers: any object carrying the `id` of the request it answers. */
@@ -184,13 +190,21 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     return worker;
   }
 
+  /** Whether the worker kept more resident memory after its call than `retireAboveResidentShare` of its limit. */
+  private keepsTooMuch(worker: WorkerChannel): boolean {
+    const { retireAboveResidentShare } = this.options;
+    const limit = this.limits.maxResidentMb;
+    if (retireAboveResidentShare === undefined || limit === undefined) return false;
+    return (worker.residentMb() ?? 0) > limit * retireAboveResidentShare;
+  }
+
   private onReply(worker: WorkerChannel, reply: TReply | null): void {
     const running = this.running;
     // Late replies of a call already failed (deadline) come from a worker already replaced.
     if (!running || running.worker !== worker || reply?.id !== running.call.id) return;
     clearTimeout(running.timer);
     this.running = null;
-    if (reply.retire && this.worker === worker) {
+    if ((reply.retire || this.keepsTooMuch(worker)) && this.worker === worker) {
       this.worker = null;
       void worker.stop();
     }

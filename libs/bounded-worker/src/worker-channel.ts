@@ -47,6 +47,8 @@ export interface WorkerChannel {
   ref(): void;
   unref(): void;
   stop(): Promise<void>;
+  /** The child process's resident memory in MiB; null for a thread or where it cannot be read. */
+  residentMb(): number | null;
 }
 
 export function openChannel(isolation: WorkerIsolation, file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
@@ -83,6 +85,7 @@ function threadChannel(file: string, limits: ChannelLimits, events: ChannelEvent
     stop: async () => {
       await worker.terminate();
     },
+    residentMb: () => null,
   };
 }
 
@@ -175,6 +178,7 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
     failed(oom ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED, oom ? 'the worker reached its heap limit' : `the worker exited (${signal ?? `code ${code}`})`);
   });
   return {
+    residentMb: () => (child.pid === undefined ? null : residentMb(child.pid)),
     send: (message) => {
       sendInPieces(child, message as Record<string, unknown>).catch((error: unknown) => {
         failed(WorkerFailureCode.CRASHED, `the worker cannot be reached: ${error instanceof Error ? error.message : String(error)}`);

@@ -5,8 +5,7 @@
 // and are kept for the next ones (the last two documents), so a file is copied to this process once, not once per
 // batch of pages. A request for a document this worker does not hold (a new worker) answers { id, ok: false,
 // missing: true } and is sent again with its bytes.
-// Protocol: { id, op: 'render', docId, data?: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number,
-//          retireAboveMb?: number } (every reply carries retire: true when this process should be replaced after it)
+// Protocol: { id, op: 'render', docId, data?: Uint8Array, pages: number[] (0-based), dpi: number, maxPixels: number }
 //        -> { id, ok: true, numPages, pages: [{ index, width, height, dpi, rgba: Uint8Array, transform: number[6],
 //              view: number[4], rotate: number }] }
 //         | { id, ok: false, error: { name, message, password: boolean } }
@@ -127,16 +126,6 @@ async function text(msg, bytes) {
   }
 }
 
-/**
- * Whether this process should be replaced after the call: its resident memory stays where the call took it (pdf.js
- * frees its arrays, but the pages stay with the process, and OpenJPEG's WebAssembly memory never shrinks), so an
- * 18 KB file of 64 JPEG 2000 images left 1.2 GB of the 1.5 GB limit to the documents after it, whose pages were then
- * killed and blamed. Past `retireAboveMb` (half the limit) the next call starts on a new process.
- */
-function retire(msg) {
-  return typeof msg.retireAboveMb === 'number' && process.memoryUsage().rss > msg.retireAboveMb * 1024 * 1024;
-}
-
 port.onMessage(async (msg) => {
   const bytes = documentOf(msg);
   if (!bytes) {
@@ -146,14 +135,13 @@ port.onMessage(async (msg) => {
   try {
     const result = msg.op === 'render' ? await render(msg, bytes) : msg.op === 'text' ? await text(msg, bytes) : await info(msg, bytes);
     const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
-    port.post({ id: msg.id, ok: true, ...result, ...(retire(msg) ? { retire: true } : {}) }, transfer);
+    port.post({ id: msg.id, ok: true, ...result }, transfer);
   } catch (err) {
     const e = err ?? {};
     port.post({
       id: msg.id,
       ok: false,
       error: { name: String(e.name ?? 'Error'), message: String(e.message ?? e), password: e.name === 'PasswordException' },
-      ...(retire(msg) ? { retire: true } : {}),
     });
   }
 });

@@ -35,8 +35,6 @@ export class RenderError extends Error {
 
 interface WorkerReply {
   id: number;
-  /** The worker's resident memory stayed above half its limit: it is replaced before the next call. */
-  retire?: boolean;
   ok: boolean;
   /** The worker does not hold the document: the request is sent again with its bytes. */
   missing?: boolean;
@@ -47,7 +45,7 @@ interface WorkerReply {
 }
 
 type Operation = { op: 'render'; pages: number[]; dpi: number; maxPixels: number } | { op: 'info' } | { op: 'text' };
-type Request = Operation & { docId: number; data?: Uint8Array; retireAboveMb?: number };
+type Request = Operation & { docId: number; data?: Uint8Array };
 
 // A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
@@ -68,6 +66,9 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
     maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb,
     maxResidentMb: pdfResourceLimits().render.maxResidentMb,
   },
+  // pdf.js frees its arrays but the pages stay with the process, and OpenJPEG's WebAssembly memory never shrinks: an
+  // 18 KB file of 64 JPEG 2000 images left 1.2 GB of the 1.5 GB limit to the next file, whose pages were then killed.
+  retireAboveResidentShare: 0.5,
 });
 onPdfResourceLimits(({ render }) =>
   renderer.configure({ deadlineMs: render.deadlineMs, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb, maxResidentMb: render.maxResidentMb }),
@@ -126,9 +127,8 @@ async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSign
     }
   };
   // every call starts with at least half the resident limit free: a worker that kept more after a call is replaced
-  const retireAboveMb = Math.floor(pdfResourceLimits().render.maxResidentMb / 2);
-  const reply = await call({ ...operation, docId, retireAboveMb });
-  return reply.missing ? call({ ...operation, docId, data: pdf, retireAboveMb }) : reply;
+  const reply = await call({ ...operation, docId });
+  return reply.missing ? call({ ...operation, docId, data: pdf }) : reply;
 }
 
 /** Stops the pdf.js worker now (it also stops by itself after 5 s without work). */

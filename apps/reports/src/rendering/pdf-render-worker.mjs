@@ -2,10 +2,9 @@
 // out a report of many images and long file-supplied texts holds a thread for a second or more, which must not be the
 // service's (its RPCs, health checks and NATS heartbeats would wait).
 // Protocol: { id, document: pdfmake definition without functions, footer: ReportFooterData | null,
-//             tableLayouts: { [name]: TableLayoutData }, fonts: pdfmake font dictionary (absolute TTF paths),
-//             retireAboveMb?: number }
-//        -> { id, ok: true, pdf: Uint8Array, retire?: true } | { id, ok: false, error: { name, message } }
-// (report-layouts.ts describes the data; `retire` asks for a new process when this one kept more than retireAboveMb)
+//             tableLayouts: { [name]: TableLayoutData }, fonts: pdfmake font dictionary (absolute TTF paths) }
+//        -> { id, ok: true, pdf: Uint8Array } | { id, ok: false, error: { name, message } }
+// (report-layouts.ts describes the data)
 import { createRequire } from 'node:module';
 // the same relative place in the sources and in dist/ (tools/build.mjs copies every .mjs)
 import { workerPort } from '../../../../libs/bounded-worker/src/worker-port.mjs';
@@ -78,8 +77,7 @@ async function render(msg) {
 port.onMessage(async (msg) => {
   try {
     const pdf = await render(msg);
-    const retire = typeof msg.retireAboveMb === 'number' && process.memoryUsage.rss() / 1024 / 1024 > msg.retireAboveMb;
-    port.post({ id: msg.id, ok: true, pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), ...(retire ? { retire: true } : {}) });
+    port.post({ id: msg.id, ok: true, pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength) });
   } catch (err) {
     const e = err ?? {};
     port.post({ id: msg.id, ok: false, error: { name: String(e.name ?? 'Error').slice(0, 200), message: String(e.message ?? e).slice(0, 2000) } });

@@ -21,7 +21,6 @@ interface Request {
   footer: ReportDefinition['footer'];
   tableLayouts: typeof REPORT_TABLE_LAYOUTS;
   fonts: ReturnType<typeof pdfmakeFonts>;
-  retireAboveMb: number;
 }
 
 interface Reply {
@@ -29,7 +28,6 @@ interface Reply {
   ok: boolean;
   pdf?: Uint8Array;
   error?: { name: string; message: string };
-  retire?: boolean;
 }
 
 // A plain ES module loaded by path: the same file runs under tools/register.js, Jest and the build (copied to dist/).
@@ -51,6 +49,8 @@ const renderer = new BoundedWorker<Request, Reply>({
   isolation: 'process',
   limits: limitsOf(DEFAULT_PDF_RENDER_LIMITS),
   idleMs: 5 * 60_000,
+  // a process that kept more than half its resident limit after a render is replaced: the next starts with room
+  retireAboveResidentShare: 0.5,
 });
 
 /** New limits apply from the next render process (tests use tiny ones). */
@@ -73,7 +73,6 @@ const CODES: Record<WorkerFailureCode, ReportRenderFailureCode> = {
 
 /** Renders a report in the render process; throws ReportRenderError when it gives no PDF. */
 export async function renderPdf(definition: ReportDefinition): Promise<Buffer> {
-  const { maxOldGenerationSizeMb } = renderer.currentLimits;
   let reply: Reply;
   try {
     reply = await renderer.call({
@@ -81,8 +80,6 @@ export async function renderPdf(definition: ReportDefinition): Promise<Buffer> {
       footer: definition.footer,
       tableLayouts: REPORT_TABLE_LAYOUTS,
       fonts: pdfmakeFonts(),
-      // a process that kept more than half its resident limit after a render is replaced: the next starts with room
-      retireAboveMb: Math.floor(residentLimitMb(maxOldGenerationSizeMb) / 2),
     });
   } catch (error) {
     if (error instanceof WorkerFailure) throw new ReportRenderError(CODES[error.code], error.message);
