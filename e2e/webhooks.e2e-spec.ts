@@ -52,7 +52,7 @@ describe('webhooks', () => {
   const accountWithOwner = async (): Promise<TestAccount & { email: string }> => {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
     const accounts = accountsRepository(gateway);
-    const account = await accounts.createAccount(`wh-${randomUUID().slice(0, 8)}`, 'pro', email, 0);
+    const { account } = await accounts.createAccount(`wh-${randomUUID().slice(0, 8)}`, 'pro', email, 0);
     const live = await accounts.issueKey(account.id, 'live');
     const test = await accounts.issueKey(account.id, 'test');
     // The webhooks service learns the owner's address from evt.gateway.account.created.

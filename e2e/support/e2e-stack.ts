@@ -71,7 +71,7 @@ export interface TestAccount {
 /** Creates an account the way the admin CLI does (gateway schema and outbox). */
 export async function createAccount(gateway: DataSource, plan: Plan, credits: number): Promise<TestAccount> {
   const accounts = new AccountsRepository(gateway, new OutboxWriter(new SystemClock()));
-  const account = await accounts.createAccount(`e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, plan, null, credits);
+  const { account } = await accounts.createAccount(`e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, plan, null, credits);
   const live = await accounts.issueKey(account.id, 'live');
   const test = await accounts.issueKey(account.id, 'test');
   // The orders service learns the account and its credits from the gateway's event, a moment later: an order sent

@@ -7,7 +7,10 @@
 //   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
 // Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 // have started once so its schema exists. Events (account created, credits granted) go through the
-// gateway's outbox, so the orders service receives them even if it is down right now.
+// gateway's outbox, so the orders service receives them even if it is down right now. `account create`,
+// `credits add` and `demo` then wait up to --wait seconds (default 30; 0: do not wait) until the orders service
+// has applied the credits (asked over NATS_URL), so that a client using the account at once is not refused for
+// want of credits; they print `creditsApplied: false` (exit 0) when the time runs out, and the credits still arrive.
 //
 // Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
 //   npm run admin -- parked list [--durable orders-output-completed]
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
       grid: { type: 'string', default: '4' },
       mean: { type: 'string', default: '0.485,0.456,0.406' },
       std: { type: 'string', default: '0.229,0.224,0.225' },
+      wait: { type: 'string', default: '30' },
     },
   });
   const [resource, action] = positionals;
@@ -132,8 +136,9 @@ async function run(accounts: AccountsRepository, command: string, values: Record
       if (!Number.isInteger(credits) || credits < 0) {
         fail('--credits must be a whole number >= 0');
       }
-      const account = await accounts.createAccount(required(text('name'), 'name'), plan, text('email') ?? null, credits);
-      return { accountId: account.id, name: account.name, plan: account.plan, credits };
+      const waitSeconds = waitSecondsOf(text('wait'));
+      const { account, initialGrantId } = await accounts.createAccount(required(text('name'), 'name'), plan, text('email') ?? null, credits);
+      return { accountId: account.id, name: account.name, plan: account.plan, credits, ...(await grantOutcome(account.id, initialGrantId, waitSeconds)) };
     }
     case 'key issue': {
       const mode = text('mode') as KeyMode;
@@ -164,18 +169,60 @@ async function run(accounts: AccountsRepository, command: string, values: Record
         fail('--amount must be a non-zero whole number');
       }
       const accountId = accountIdOf(text('account'));
+      const waitSeconds = waitSecondsOf(text('wait'));
       const grantId = await accounts.grantCredits(accountId, amount, text('reason') ?? 'operator grant');
-      return { accountId, amount, grantId };
+      return { accountId, amount, grantId, ...(await grantOutcome(accountId, grantId, waitSeconds)) };
     }
     case 'demo': {
+      const waitSeconds = waitSecondsOf(text('wait'));
       const existing = await accounts.findAccountByName('demo');
-      const account = existing ?? (await accounts.createAccount('demo', 'pro', 'demo@example.invalid', 1000));
-      const live = await accounts.issueKey(account.id, 'live');
-      const test = await accounts.issueKey(account.id, 'test');
-      return { accountId: account.id, liveKey: live.key, testKey: test.key };
+      const created = existing ? { account: existing, initialGrantId: null } : await accounts.createAccount('demo', 'pro', 'demo@example.invalid', 1000);
+      const live = await accounts.issueKey(created.account.id, 'live');
+      const test = await accounts.issueKey(created.account.id, 'test');
+      const outcome = created.initialGrantId ? await grantOutcome(created.account.id, created.initialGrantId, waitSeconds) : {};
+      return { accountId: created.account.id, liveKey: live.key, testKey: test.key, ...outcome };
     }
     default:
       fail(`unknown command "${command}" (see the header of tools/admin/admin.ts)`);
+  }
+}
+
+function waitSecondsOf(value: string | undefined): number {
+  const seconds = Number(value);
+  if (!/^[0-9]{1,4}$/.test(value ?? '') || seconds > 3600) {
+    fail('--wait must be whole seconds from 0 to 3600');
+  }
+  return seconds;
+}
+
+/**
+ * Waits until the orders service has applied grant `grantId` (asking it every 250 ms, up to `waitSeconds`): the
+ * grant travels through the gateway's outbox and the EVENTS stream, so for a moment after it is written an order
+ * would be refused for want of credits. Nothing to wait for without a grant, or with `--wait 0`.
+ */
+async function grantOutcome(accountId: string, grantId: string | null, waitSeconds: number): Promise<Output> {
+  if (grantId === null || waitSeconds === 0) {
+    return {};
+  }
+  const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 2_000 });
+  const deadline = Date.now() + waitSeconds * 1000;
+  try {
+    for (;;) {
+      // An orders service that is down or restarting answers nothing: asked again until the deadline.
+      const status = await rpc.request(Rpcs.ordersCreditGrant, { accountId, grantId }, Math.max(1, Math.min(2_000, deadline - Date.now()))).catch(() => null);
+      if (status?.applied) {
+        return { creditsApplied: true, balance: status.balance };
+      }
+      if (Date.now() + 250 >= deadline) {
+        process.stderr.write(
+          `admin: the orders service has not applied the credits within ${waitSeconds} s (is it running? \`parked list\` shows a grant it gave up on); they apply when it consumes grant ${grantId}\n`,
+        );
+        return { creditsApplied: false };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await rpc.onApplicationShutdown();
   }
 }
 

@@ -412,7 +412,7 @@ async function main(): Promise<void> {
     const keys: string[] = [];
     const accountIds: string[] = [];
     for (let index = 0; index < accountCount; index += 1) {
-      const account = await accounts.createAccount(`bench-api-${stamp}-${index}`, 'enterprise', null, 1_000_000);
+      const { account } = await accounts.createAccount(`bench-api-${stamp}-${index}`, 'enterprise', null, 1_000_000);
       accountIds.push(account.id);
       keys.push((await accounts.issueKey(account.id, 'live')).key);
     }

@@ -105,7 +105,7 @@ async function run(share: number, natsUrl: string, portBase: number, image: Buff
     try {
       const accounts = new AccountsRepository(gateway, new OutboxWriter(new SystemClock()));
       const client = async (name: string): Promise<{ client: Client; accountId: string }> => {
-        const account = await accounts.createAccount(`${name}-${Date.now()}`, 'enterprise', `${name}-${Date.now()}@example.com`, 100_000);
+        const { account } = await accounts.createAccount(`${name}-${Date.now()}`, 'enterprise', `${name}-${Date.now()}@example.com`, 100_000);
         return { client: new Client(gatewayUrl(layout), (await accounts.issueKey(account.id, 'live')).key), accountId: account.id };
       };
       const bulk = await client('bulk');

@@ -438,7 +438,7 @@ async function startStack(processors: number, natsUrl: string, portBase: number)
   const gateway = await open('gateway', [...GATEWAY_DATA_ENTITIES, ...MESSAGING_ENTITIES]);
   const orders = await open('orders', []);
   const accounts = new AccountsRepository(gateway, new OutboxWriter(new SystemClock()));
-  const account = await accounts.createAccount(`bench-${Date.now()}`, 'enterprise', `bench-${Date.now()}@example.com`, 100_000);
+  const { account } = await accounts.createAccount(`bench-${Date.now()}`, 'enterprise', `bench-${Date.now()}@example.com`, 100_000);
   const key = (await accounts.issueKey(account.id, 'live')).key;
   const client = new Client(gatewayUrl(layout), key);
   const receiver = await WebhookReceiver.start();

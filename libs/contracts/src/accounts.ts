@@ -88,3 +88,22 @@ export class CreditsGrantedEvent {
   @IsString()
   reason!: string;
 }
+
+/**
+ * `orders.credit-grant`: whether the orders service has applied one grant (`CreditsGrantedEvent.grantId`) to the
+ * account's ledger. The admin CLI waits for it, so keys and credits it prints can be used at once: the grant reaches
+ * the orders service through the gateway's outbox a moment after the CLI wrote it.
+ */
+export class CreditGrantQuery {
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+
+  @Matches(/^[0-9a-f-]{36}$/)
+  grantId!: string;
+}
+
+export interface CreditGrantView {
+  applied: boolean;
+  /** The account's balance now (0 for an account the orders service does not know yet). */
+  balance: number;
+}

@@ -1,4 +1,4 @@
-import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent } from './accounts';
+import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditGrantQuery, CreditGrantView, CreditsGrantedEvent } from './accounts';
 import { AiDetectionCompletedEvent, AiDetectionFailedEvent, AiDetectionJob } from './ai-detection';
 import { AiDetectionConfirmView, AiDetectionOrderCreatedView, ConfirmAiDetectionOrderCommand, CreateAiDetectionOrderCommand } from './ai-detection-orders';
 import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent } from './anti-ai';
@@ -162,6 +162,7 @@ export const Rpcs = {
   webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
   // An order's timeline for operators (issue 33): each service answers its own steps; orders gathers them all.
   ordersOrderTimeline: defineRpc<OrderTimelineView>()('orders.order-timeline', OrderTimelineQuery, REPEATABLE),
+  ordersCreditGrant: defineRpc<CreditGrantView>()('orders.credit-grant', CreditGrantQuery, REPEATABLE),
   uploadsOrderSteps: defineRpc<OrderStepsView>()('uploads.order-steps', OrderTimelineQuery, REPEATABLE),
   watermarkOrderSteps: defineRpc<OrderStepsView>()('watermark.order-steps', OrderTimelineQuery, REPEATABLE),
   aidetectOrderSteps: defineRpc<OrderStepsView>()('aidetect.order-steps', OrderTimelineQuery, REPEATABLE),

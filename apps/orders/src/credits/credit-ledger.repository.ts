@@ -5,6 +5,11 @@ import { Injectable } from '@nestjs/common';
 /** The balance's CHECK constraint (`credit-balance.entity.ts`). */
 const BALANCE_NOT_NEGATIVE = 'ck_credit_balance_not_negative';
 
+/** The ledger reference of an operator grant: applied once per grant however often its event arrives. */
+export function grantReference(grantId: string): string {
+  return `grant:${grantId}`;
+}
+
 /** Ledger and balance move together inside the caller's transaction. */
 @Injectable()
 export class CreditLedgerRepository extends TransactionalRepository {
@@ -52,6 +57,11 @@ export class CreditLedgerRepository extends TransactionalRepository {
 
   async openAccount(tx: Transaction, accountId: string): Promise<void> {
     await this.db(tx).query('INSERT INTO credit_balance (account_id, balance) VALUES ($1, 0) ON CONFLICT DO NOTHING', [accountId]);
+  }
+
+  async hasEntry(tx: Transaction, accountId: string, reference: string): Promise<boolean> {
+    const rows = await this.db(tx).query<unknown[]>('SELECT 1 FROM credit_ledger_entry WHERE account_id = $1 AND reference = $2', [accountId, reference]);
+    return rows.length > 0;
   }
 
   async balance(tx: Transaction, accountId: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { CreditLedgerRepository } from './credit-ledger.repository';
+import { CreditLedgerRepository, grantReference } from './credit-ledger.repository';
 
 /** Credits granted by an operator (admin CLI → gateway outbox) land in the ledger once per grant. */
 @Injectable()
@@ -19,7 +19,7 @@ export class CreditsGrantedConsumer implements OnModuleInit {
       parkOnlyBecause: 'no order is involved: the grant is applied once an operator replays it (`admin parked replay`; the ledger reference keeps it once)',
       handle: async (event, context) => {
         await context.transaction(async (manager) => {
-          await this.ledger.apply(manager, event.accountId, event.amount, `grant:${event.grantId}`, event.reason);
+          await this.ledger.apply(manager, event.accountId, event.amount, grantReference(event.grantId), event.reason);
         });
       },
     });

@@ -22,6 +22,12 @@ export interface AuthenticatedKey {
   plan: Plan;
 }
 
+export interface CreatedAccount {
+  account: AccountEntity;
+  /** `CreditsGrantedEvent.grantId` of the initial credits, null without any: what the orders service applies later. */
+  initialGrantId: string | null;
+}
+
 /**
  * Accounts and API keys of the gateway's schema. Account creation and credit grants also write their
  * event to the gateway's outbox in the same transaction (the orders service keeps the credit ledger).
@@ -33,16 +39,18 @@ export class AccountsRepository {
     private readonly outbox: OutboxWriter,
   ) {}
 
-  async createAccount(name: string, plan: Plan, ownerEmail: string | null, initialCredits: number): Promise<AccountEntity> {
+  /** The account, and the grant of its initial credits (null when it starts with none). */
+  async createAccount(name: string, plan: Plan, ownerEmail: string | null, initialCredits: number): Promise<CreatedAccount> {
     return this.dataSource.transaction(async (manager) => {
       const account = await manager.save(manager.create(AccountEntity, { name, plan, ownerEmail }));
       const created: AccountCreatedEvent = { accountId: account.id, name, plan, ownerEmail };
       await this.outbox.add(asTransaction(manager), Events.accountCreated, created);
-      if (initialCredits !== 0) {
-        const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId: account.id, amount: initialCredits, reason: 'initial credits' };
-        await this.outbox.add(asTransaction(manager), Events.creditsGranted, grant);
+      if (initialCredits === 0) {
+        return { account, initialGrantId: null };
       }
-      return account;
+      const grant: CreditsGrantedEvent = { grantId: randomUUID(), accountId: account.id, amount: initialCredits, reason: 'initial credits' };
+      await this.outbox.add(asTransaction(manager), Events.creditsGranted, grant);
+      return { account, initialGrantId: grant.grantId };
     });
   }
 
