@@ -2,7 +2,8 @@
 // Production build: compiles apps/ and libs/ (TypeScript → CommonJS) into dist/ with SWC, rewriting the
 // @cp/* path aliases into relative imports, so a service runs as `node dist/apps/<service>/src/main.js`.
 // Type checking is a separate step (`npm run typecheck`).
-//   node tools/build.mjs            build everything
+//   node tools/build.mjs            build everything (the services, and the operator's admin CLI: dist/tools/admin/admin.js,
+//                                   run inside a service's pod, deploy/README.md "Accounts, keys and parked messages")
 //   node tools/build.mjs apps/orders  build what one folder needs (its libs are always built)
 import { transformFileSync } from '@swc/core';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ const isSource = (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') &&
 const isRuntimeAsset = (file) => file.endsWith('.mjs') || file.split(path.sep).includes('trust');
 
 const targets = process.argv.slice(2);
-const folders = targets.length > 0 ? [...targets, 'libs'] : ['apps', 'libs'];
+const folders = targets.length > 0 ? [...targets, 'libs'] : ['apps', 'libs', 'tools/admin'];
 if (targets.length === 0) {
   rmSync(out, { recursive: true, force: true });
 }

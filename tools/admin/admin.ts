@@ -34,7 +34,6 @@ import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/me
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import { calibrateClassifier, CalibrationInputError, calibrationReport } from './ai-classifier-calibration';
 import { ParkedMessage, ParkedMessages } from './parked-messages';
 
 type Output = Record<string, unknown>;
@@ -325,6 +324,9 @@ function numbers(value: string | undefined, flag: string, count?: number): numbe
 }
 
 async function runAiClassifier(action: string, values: Record<string, string | boolean | undefined>): Promise<void> {
+  // Loaded only here: the classifier's runtime (ONNX, sharp) is not needed by the account and parked commands an
+  // operator runs inside a service's pod.
+  const { calibrateClassifier, CalibrationInputError, calibrationReport } = await import('./ai-classifier-calibration');
   if (action !== 'calibrate') fail('ai-classifier: the only action is calibrate');
   const text = (flag: string): string | undefined => values[flag] as string | undefined;
   const modelPath = required(text('model'), 'model');

@@ -121,7 +121,17 @@ describe('the chart boots the built services', () => {
     return env;
   }
 
-  async function boot(deployment: K8sObject): Promise<string> {
+  interface Started {
+    container: Container;
+    env: Record<string, string>;
+    port: number;
+    child: ChildProcess;
+    /** When the process was spawned (ms). */
+    started: number;
+  }
+
+  /** Spawns the Deployment's container command in its environment and waits until it is ready. */
+  async function start(deployment: K8sObject): Promise<Started> {
     const spec = deploymentSpec(deployment);
     const [container] = spec.template.spec.containers;
     const port = await freePort();
@@ -138,15 +148,21 @@ describe('the chart boots the built services', () => {
     child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
     child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
     const started = Date.now();
+    try {
+      // As long as the startup probe would wait (periodSeconds × failureThreshold): a loaded machine is slow.
+      const startup = container.startupProbe;
+      await waitReady(port, (startup?.periodSeconds ?? 10) * (startup?.failureThreshold ?? 3) * 1000, child, deployment.metadata.name);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw new Error(`${String(error)}\n${output}`);
+    }
+    return { container, env, port, child, started };
+  }
+
+  async function boot(deployment: K8sObject): Promise<string> {
+    const { container, env, port, child, started } = await start(deployment);
     const phases: string[] = [];
     try {
-      try {
-        // As long as the startup probe would wait (periodSeconds × failureThreshold): a loaded machine is slow.
-        const startup = container.startupProbe;
-        await waitReady(port, (startup?.periodSeconds ?? 10) * (startup?.failureThreshold ?? 3) * 1000, child, deployment.metadata.name);
-      } catch (error) {
-        throw new Error(`${String(error)}\n${output}`);
-      }
       phases.push(`ready ${Date.now() - started} ms`);
       const probes = [container.startupProbe, container.livenessProbe, container.readinessProbe];
       for (const probe of probes) {
@@ -188,4 +204,46 @@ describe('the chart boots the built services', () => {
     }
     expect(booted.sort()).toEqual(deployments.map((deployment) => deployment.metadata.name).sort());
   }, 900_000);
+
+  it("runs the operator's admin CLI from the build inside the gateway's pod: an account it creates is usable at once", async () => {
+    // As `kubectl exec deploy/<prefix>-api-gateway -- node dist/tools/admin/admin.js …` (deploy/README.md): the
+    // gateway container's environment, its working directory, the built CLI; the orders service applies the credits.
+    const byService = (service: string): K8sObject => {
+      const deployment = ofKind(objects, 'Deployment').find((object) => object.metadata.name.endsWith(`-${service}`));
+      expect(deployment).toBeDefined();
+      return deployment as K8sObject;
+    };
+    const running = await Promise.allSettled([start(byService('api-gateway')), start(byService('orders'))]);
+    try {
+      const [gateway, orders] = running.map((result) => {
+        if (result.status === 'rejected') throw result.reason;
+        return result.value;
+      });
+      expect(orders.port).toBeGreaterThan(0);
+      const admin = async (args: string[]): Promise<unknown> => {
+        const { stdout } = await promisify(execFile)(process.execPath, ['dist/tools/admin/admin.js', ...args, '--json'], {
+          cwd: ROOT,
+          env: { ...gateway.env, PORT: '', METRICS_PORT: '' },
+          timeout: 60_000,
+        });
+        return JSON.parse(stdout) as unknown;
+      };
+      const account = (await admin(['account', 'create', '--name', `ops-${randomBytes(4).toString('hex')}`, '--plan', 'pro', '--credits', '5'])) as Record<string, unknown>;
+      expect(account).toMatchObject({ plan: 'pro', credits: 5, creditsApplied: true, balance: 5 });
+      const key = (await admin(['key', 'issue', '--account', String(account.accountId), '--mode', 'live'])) as Record<string, unknown>;
+      const response = await fetch(`http://127.0.0.1:${gateway.port}/api/v3/orders/999999`, { headers: { Authorization: `Bearer ${String(key.key)}` } });
+      await response.arrayBuffer();
+      // Authenticated: the order is missing, not the key.
+      expect(response.status).toBe(404);
+      // Parked messages, over the gateway's NATS_URL: none on this fresh stream.
+      expect(await admin(['parked', 'list'])).toEqual([]);
+    } finally {
+      for (const result of running) {
+        if (result.status === 'fulfilled') {
+          result.value.child.kill('SIGTERM');
+          await exited(result.value.child);
+        }
+      }
+    }
+  }, 300_000);
 });
