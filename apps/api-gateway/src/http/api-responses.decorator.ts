@@ -2,7 +2,7 @@ import { ErrorCode } from '@cp/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-response';
+import { AUTHENTICATE_CHALLENGE, ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-response';
 
 /** The `{orderId}` path parameter of every order route (spec: digits, at most 20). */
 export const ORDER_ID_PARAM = { name: 'orderId', schema: { type: 'string', pattern: '^[0-9]{1,20}$' }, example: '42' } as const;
@@ -42,8 +42,13 @@ const UNAVAILABLE_RETRY_AFTER_HEADER = {
   'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer', example: UNAVAILABLE_RETRY_AFTER_SECONDS } },
 };
 
+const AUTHENTICATE_HEADER = {
+  'WWW-Authenticate': { description: 'the authentication scheme to use (RFC 9110 11.6.1)', schema: { type: 'string', example: AUTHENTICATE_CHALLENGE } },
+};
+
 /** Headers documented with an error status. */
-const ERROR_HEADERS = new Map<number, typeof RETRY_AFTER_HEADER>([
+const ERROR_HEADERS = new Map<number, Record<string, { description: string; schema: SchemaObject }>>([
+  [401, AUTHENTICATE_HEADER],
   [429, RETRY_AFTER_HEADER],
   [503, UNAVAILABLE_RETRY_AFTER_HEADER],
 ]);

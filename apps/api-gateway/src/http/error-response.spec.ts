@@ -93,6 +93,22 @@ describe('infrastructure unavailable → 503 with Retry-After', () => {
     expect(headers.get('retry-after')).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   });
 
+  // RFC 9110 11.6.1: a 401 without a challenge left clients (and HTTP libraries) without the scheme to use.
+  it('a 401, missing key or refused one, names the Bearer scheme in WWW-Authenticate; other errors do not', async () => {
+    const middleware = apiKeyAuthMiddleware({ authenticate: () => Promise.resolve(undefined) } as unknown as AuthenticatedKeyCache, {} as RateLimiterService);
+    const missing = recorder();
+    middleware({ path: '/api/v3/orders/1', headers: {} } as Request, missing.response, jest.fn());
+    const unknown = recorder();
+    middleware({ path: '/api/v3/orders/1', headers: { authorization: `Bearer ${generateApiKey('live')}` } } as Request, unknown.response, jest.fn());
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const { sent, headers } of [missing, unknown]) {
+      expect([sent.status, sent.body, headers.get('www-authenticate')]).toEqual([401, { code: 'AUTH_NOT_AUTHENTICATED' }, 'Bearer realm="api"']);
+    }
+    const notFound = recorder();
+    sendError(notFound.response, ErrorCode.RESOURCE_NOT_FOUND);
+    expect(notFound.headers.has('www-authenticate')).toBe(false);
+  });
+
   it('a refusal that says when to try again answers with Retry-After; one that does not, without', () => {
     const filter = new HttpExceptionFilter();
     const hostOf = (response: Response) => ({ switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'r1' }) }) }) as unknown as ArgumentsHost;

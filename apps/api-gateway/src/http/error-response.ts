@@ -28,12 +28,23 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
  */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * `WWW-Authenticate` of every 401: RFC 9110 (11.6.1) requires a challenge on a 401, and HTTP clients and
+ * libraries that follow it (retrying with credentials, or telling a missing key from a refused one) need the
+ * scheme it names. RFC 6750's bearer scheme, without detail: a missing, malformed, unknown and revoked key
+ * are one answer (`AUTH_NOT_AUTHENTICATED`), so the challenge says no more than the body.
+ */
+export const AUTHENTICATE_CHALLENGE = 'Bearer realm="api"';
+
 export function sendError(response: Response, code: ErrorCode): void {
   if (response.headersSent) {
     return;
   }
   const status = ERROR_HTTP_STATUS[code];
   noteHttpErrorCode(response, code);
+  if (status === 401) {
+    response.setHeader('WWW-Authenticate', AUTHENTICATE_CHALLENGE);
+  }
   if (status === 503 && !response.hasHeader('Retry-After')) {
     response.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   }

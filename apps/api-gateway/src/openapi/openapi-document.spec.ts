@@ -144,6 +144,17 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('declares WWW-Authenticate on every 401 (the gateway sends the Bearer challenge with each)', () => {
+    for (const [route, operations] of Object.entries(buildOpenApiDocument(app).paths)) {
+      for (const [method, operation] of Object.entries(operations as Record<string, DocumentedOperation>)) {
+        const unauthorized = operation.responses['401'];
+        if (unauthorized) {
+          expect([method, route, Object.keys(unauthorized.headers ?? {})]).toEqual([method, route, expect.arrayContaining(['WWW-Authenticate'])]);
+        }
+      }
+    }
+  });
+
   it('types the query parameters as the gateway reads them: whole page numbers, a calendar date', () => {
     const paths = buildOpenApiDocument(app).paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema?: { type?: string; format?: string } }> }>>;
     const parameter = (route: string, name: string) => paths[route].get.parameters?.find((entry) => entry.name === name)?.schema;

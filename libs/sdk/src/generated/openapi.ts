@@ -1484,6 +1484,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1590,6 +1592,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,6 +1702,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1945,6 +1951,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2041,6 +2049,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2147,6 +2157,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +2269,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,6 +2389,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,6 +2513,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2607,6 +2625,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2727,6 +2747,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2863,6 +2885,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3018,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3102,6 +3128,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3237,6 +3265,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3360,6 +3390,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3495,6 +3527,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +3652,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3752,6 +3788,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,6 +3922,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4056,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4147,6 +4189,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4231,6 +4275,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4337,6 +4383,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4455,6 +4503,8 @@ export interface operations {
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
+                    /** @description the authentication scheme to use (RFC 9110 11.6.1) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
