@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { ContentProtectionClient } from './client';
 import { ContentProtectionError } from './errors';
-import { retryAfterSeconds } from './transport';
+import { retryAfterSeconds, retryingFetch } from './transport';
 
 interface Seen {
   at: number;
@@ -80,6 +80,28 @@ describe('transport', () => {
     expect(failure.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(failure.details.retryAfterSeconds).toBe(0);
     expect(stub.seen).toHaveLength(3);
+  });
+
+  // Every 503 of the API says how long to wait (Retry-After: 5, docs/api-decisions.md); the SDK retried it after
+  // its own backoff (0.25–0.5 s first), adding load to a pool or replica that had just said it needed 5 s.
+  it('waits for the Retry-After of a 503 before repeating a repeatable request', async () => {
+    jest.useFakeTimers();
+    try {
+      const answers = [
+        new Response(JSON.stringify({ code: 'WATERMARK_V2_UNAVAILABLE' }), { status: 503, headers: { 'retry-after': '5' } }),
+        new Response(JSON.stringify({ data: ORDER }), { status: 200 }),
+      ];
+      let calls = 0;
+      const baseFetch = jest.fn((): Promise<Response> => Promise.resolve(answers[Math.min(calls++, 1)]));
+      const pending = retryingFetch({ maxRetries: 2, baseDelayMs: 10, maxDelayMs: 30_000 }, baseFetch)(new Request('http://127.0.0.1/api/v3/orders/7'));
+      await jest.advanceTimersByTimeAsync(4_900);
+      expect(baseFetch).toHaveBeenCalledTimes(1);
+      await jest.advanceTimersByTimeAsync(200);
+      expect(baseFetch).toHaveBeenCalledTimes(2);
+      expect((await pending).status).toBe(200);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('reads Retry-After in both forms', () => {

@@ -34,6 +34,17 @@ function backoff(policy: RetryPolicy, retry: number): number {
 }
 
 /**
+ * How long to wait before repeating a refused request: `Retry-After` when the answer carries it (every 429 and
+ * every 503 of the API does: the 503's says how long a pool or a restarting replica needs, and retrying sooner only
+ * adds to the load that refused it), never less than the backoff and never more than `maxDelayMs`.
+ */
+export function retryDelayMs(policy: RetryPolicy, retry: number, headers: Headers): number {
+  const wait = retryAfterSeconds(headers);
+  const backoffMs = backoff(policy, retry);
+  return wait === undefined ? backoffMs : Math.min(policy.maxDelayMs, Math.max(backoffMs, wait * 1000));
+}
+
+/**
  * A request may be sent again when repeating it cannot do anything twice: reads, PUT/DELETE, and POSTs whose
  * JSON body carries an `idempotencyKey` (the key is in the body, so a retry reuses it).
  */
@@ -47,7 +58,8 @@ async function repeatable(request: Request): Promise<boolean> {
 
 /**
  * fetch with the API's retry rules: 429 waits for `Retry-After` (any method: the request was refused before
- * handling); 502/503/504 and network errors retry with exponential backoff when the request is repeatable.
+ * handling); 502/503/504 and network errors retry with exponential backoff when the request is repeatable, a 503
+ * no sooner than its `Retry-After`.
  */
 export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fetch): (request: Request) => Promise<Response> {
   return async (request: Request): Promise<Response> => {
@@ -66,15 +78,9 @@ export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fet
       if (retry >= policy.maxRetries) {
         return response;
       }
-      if (response.status === 429) {
-        const wait = retryAfterSeconds(response.headers);
+      if (response.status === 429 || (RETRYABLE_STATUS.has(response.status) && canRepeat)) {
         await response.body?.cancel();
-        await sleep(wait === undefined ? backoff(policy, retry) : Math.min(policy.maxDelayMs, wait * 1000));
-        continue;
-      }
-      if (RETRYABLE_STATUS.has(response.status) && canRepeat) {
-        await response.body?.cancel();
-        await sleep(backoff(policy, retry));
+        await sleep(retryDelayMs(policy, retry, response.headers));
         continue;
       }
       return response;
