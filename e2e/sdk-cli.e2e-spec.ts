@@ -214,10 +214,13 @@ describe('SDK and CLI against the stack', () => {
   });
 
   describe('OpenAPI document', () => {
-    it('the gateway serves the committed document (servers aside)', async () => {
-      const served = await api<{ servers: unknown; paths: unknown }>('/api/docs-json');
-      const committed = JSON.parse(readFileSync(path.join(ROOT, 'libs/sdk/openapi.json'), 'utf8')) as { servers: unknown };
-      expect({ ...served.body, servers: null }).toEqual({ ...committed, servers: null });
+    it('the gateway serves the committed document (servers and the license link, which name the deployment, aside)', async () => {
+      type Document = { servers: Array<{ url: string }>; info: { license: { url: string } } };
+      const served = (await api<Document>('/api/docs-json')).body;
+      const committed = JSON.parse(readFileSync(path.join(ROOT, 'libs/sdk/openapi.json'), 'utf8')) as Document;
+      expect(served.info.license.url).toBe(`${served.servers[0].url}/api/docs`);
+      const aside = (document: Document) => ({ ...document, servers: null, info: { ...document.info, license: { ...document.info.license, url: null } } });
+      expect(aside(served)).toEqual(aside(committed));
     });
 
     it('every documented operation reaches a handler (never ROUTE_NOT_FOUND), while an undocumented one does not', async () => {

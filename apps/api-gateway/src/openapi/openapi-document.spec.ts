@@ -144,6 +144,12 @@ describe('OpenAPI document', () => {
     }
   });
 
+  // The served document named http://127.0.0.1:3000/api/docs as its license link on every deployment.
+  it('points the license link at the deployment that serves the document', () => {
+    const document = buildOpenApiDocument(app, 'https://api.example.com');
+    expect([document.servers?.[0]?.url, document.info.license?.url]).toEqual(['https://api.example.com', 'https://api.example.com/api/docs']);
+  });
+
   it('declares WWW-Authenticate on every 401 (the gateway sends the Bearer challenge with each)', () => {
     for (const [route, operations] of Object.entries(buildOpenApiDocument(app).paths)) {
       for (const [method, operation] of Object.entries(operations as Record<string, DocumentedOperation>)) {

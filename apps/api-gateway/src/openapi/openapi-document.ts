@@ -40,7 +40,7 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
     .setTitle('Content Protection Order API')
     .setDescription(DESCRIPTION)
     .setVersion('2.0.0')
-    .setLicense('Proprietary: terms of service of the operator', `${DEFAULT_SERVER_URL}/api/docs`)
+    .setLicense('Proprietary: terms of service of the operator', `${serverUrl}/api/docs`)
     .addServer(serverUrl, 'this deployment')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: `sk_live_…` or `sk_test_…`' }, 'bearer')
     .addSecurityRequirements('bearer');
