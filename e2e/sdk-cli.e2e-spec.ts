@@ -2,7 +2,7 @@
 // trace with two recipients told apart, a report downloaded, webhooks verified, exit codes; and the served
 // OpenAPI document is the committed one, every documented route served.
 import { ContentProtectionClient, ContentProtectionError, verifyWebhook } from '@cp/sdk';
-import { gatewayUrl, ROOT } from '@cp/stack';
+import { gatewayUrl, ROOT, TRY_REQUEST } from '@cp/stack';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -211,6 +211,18 @@ describe('SDK and CLI against the stack', () => {
       expect(line).toMatchObject({ verified: true, event: { eventType: 'order.watermarkEmbed.completed', data: { orderId: order.orderId } } });
       expect(await client.listWebhooks()).toEqual([]);
     });
+  });
+
+  // `npm start` printed `curl … /api/v3/orders/1` with the test key: 404 RESOURCE_NOT_FOUND on a fresh stack.
+  it('the request npm start offers to try works with a fresh test key', async () => {
+    const fresh = await createAccount(gateway, 'free', 0);
+    const response = await fetch(`${baseUrl}${TRY_REQUEST.path}`, {
+      method: TRY_REQUEST.method,
+      headers: { authorization: `Bearer ${fresh.testKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(TRY_REQUEST.body),
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()) as unknown).toMatchObject({ data: { status: 'pending', files: [{ uploadUrl: expect.stringContaining('/api/v2/test-uploads/') }] } });
   });
 
   describe('OpenAPI document', () => {

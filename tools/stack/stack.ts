@@ -77,6 +77,22 @@ export function gatewayUrl(layout: StackLayout, replica = 0): string {
   return `http://127.0.0.1:${layout.ports['api-gateway'][replica]}`;
 }
 
+/**
+ * The request `npm start` offers to try with the demo test key: it must work on a fresh database, so it creates a
+ * (free, simulated) test order rather than reading one that may not exist. The same idempotency key on every run
+ * returns the same order.
+ */
+export const TRY_REQUEST = {
+  method: 'POST',
+  path: '/api/v3/orders/wtr-embed',
+  body: { idempotencyKey: 'npm-start-try', files: [{ fileName: 'photo.jpg', watermarks: [{ text: 'alice' }] }] },
+} as const;
+
+/** `TRY_REQUEST` as a curl line for a shell. */
+export function tryCurl(base: string, key: string): string {
+  return `curl -s -H "Authorization: Bearer ${key}" -H 'Content-Type: application/json' -d '${JSON.stringify(TRY_REQUEST.body)}' ${base}${TRY_REQUEST.path}`;
+}
+
 function log(message: string): void {
   process.stdout.write(`[stack] ${message}\n`);
 }

@@ -15,6 +15,7 @@ import {
   ServiceName,
   stackDir,
   StackLayout,
+  tryCurl,
 } from './stack';
 
 function devLayout(): StackLayout {
@@ -102,7 +103,8 @@ async function main(): Promise<void> {
       `  Test key:      ${demo.testKey}`,
       '',
       'Try:',
-      `  curl -s -H "Authorization: Bearer ${demo.testKey}" ${base}/api/v3/orders/1`,
+      `  ${tryCurl(base, demo.testKey)}`,
+      '  (a test order: free, simulated; then GET /api/v3/orders/<orderId> and PUT a file to its uploadUrl)',
       '',
       'Ctrl-C stops everything.',
       '',
