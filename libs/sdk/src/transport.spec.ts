@@ -104,6 +104,16 @@ describe('transport', () => {
     }
   });
 
+  // A test key's daily order allowance answers 429 with Retry-After up to 24 hours: the SDK slept maxDelayMs (30 s)
+  // and asked again, four times, each refused and counted against the account's rate limit, before giving up.
+  it('returns a 429 or 503 at once when its Retry-After is longer than the policy may wait', async () => {
+    const baseFetch = jest.fn(
+      (): Promise<Response> => Promise.resolve(new Response(JSON.stringify({ code: 'RATE_LIMIT_EXCEEDED' }), { status: 429, headers: { 'retry-after': '3600' } })),
+    );
+    const response = await retryingFetch({ maxRetries: 4, baseDelayMs: 10, maxDelayMs: 30_000 }, baseFetch)(new Request('http://127.0.0.1/api/v3/orders/7'));
+    expect([response.status, baseFetch.mock.calls.length]).toEqual([429, 1]);
+  });
+
   it('reads Retry-After in both forms', () => {
     expect(retryAfterSeconds(new Headers({ 'retry-after': '12' }))).toBe(12);
     expect(retryAfterSeconds(new Headers({ 'retry-after': new Date(Date.UTC(2026, 0, 1, 0, 0, 30)).toUTCString() }), Date.UTC(2026, 0, 1))).toBe(30);

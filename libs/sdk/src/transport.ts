@@ -5,7 +5,7 @@ export interface RetryPolicy {
   maxRetries: number;
   /** First backoff; doubled per retry, with jitter. */
   baseDelayMs: number;
-  /** No single wait is longer, whatever `Retry-After` says. */
+  /** No single wait is longer: an answer whose `Retry-After` asks for more is returned to the caller at once. */
   maxDelayMs: number;
 }
 
@@ -59,7 +59,7 @@ async function repeatable(request: Request): Promise<boolean> {
 /**
  * fetch with the API's retry rules: 429 waits for `Retry-After` (any method: the request was refused before
  * handling); 502/503/504 and network errors retry with exponential backoff when the request is repeatable, a 503
- * no sooner than its `Retry-After`.
+ * no sooner than its `Retry-After`. A `Retry-After` beyond `maxDelayMs` ends the retries: the caller gets that answer.
  */
 export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fetch): (request: Request) => Promise<Response> {
   return async (request: Request): Promise<Response> => {
@@ -79,6 +79,12 @@ export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fet
         return response;
       }
       if (response.status === 429 || (RETRYABLE_STATUS.has(response.status) && canRepeat)) {
+        // A wait longer than any the policy allows (a test key's daily order allowance: up to 24 hours) is the
+        // caller's to decide: retrying after maxDelayMs would only be refused again, and count against the rate limit.
+        const wait = retryAfterSeconds(response.headers);
+        if (wait !== undefined && wait * 1000 > policy.maxDelayMs) {
+          return response;
+        }
         await response.body?.cancel();
         await sleep(retryDelayMs(policy, retry, response.headers));
         continue;
