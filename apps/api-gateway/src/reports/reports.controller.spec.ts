@@ -17,10 +17,14 @@ function controllerAnswering(answer: unknown): { controller: ReportsController; 
   return { controller: new ReportsController(rpc), calls };
 }
 
-function fakeResponse(): { response: Response; status: () => number | undefined } {
+function fakeResponse(): { response: Response; status: () => number | undefined; headers: Map<string, string> } {
   let code: number | undefined;
-  const response = { status: (value: number) => ((code = value), response) } as unknown as Response;
-  return { response, status: () => code };
+  const headers = new Map<string, string>();
+  const response = {
+    status: (value: number) => ((code = value), response),
+    setHeader: (name: string, value: string) => (headers.set(name.toLowerCase(), value), response),
+  } as unknown as Response;
+  return { response, status: () => code, headers };
 }
 
 function codeOf(action: () => unknown): ErrorCode | undefined {
@@ -51,6 +55,16 @@ describe('reports HTTP controller', () => {
       expect(await controller.request(caller, '42', { locale: 'en-US' }, response)).toEqual({ data: report });
       expect(status()).toBe(expected);
       expect(calls).toEqual([[Rpcs.reportsRequest.pattern, { caller, orderId: '42', locale: 'en-US' }]]);
+    }
+  });
+
+  // A 202 without Location left the client to build the status URL from the docs (RFC 9110 15.3.3: the monitor).
+  it('points a 202 at the report to poll (Location), a 200 without one', async () => {
+    for (const [started, expected] of [[true, '/api/v3/orders/42/reports/ja-JP'], [false, undefined]] as const) {
+      const { controller } = controllerAnswering({ started, report } satisfies RequestReportResult);
+      const { response, headers } = fakeResponse();
+      await controller.request(caller, '42', { locale: 'ja-JP' }, response);
+      expect(headers.get('location')).toBe(expected);
     }
   });
 

@@ -46,7 +46,11 @@ export class ReportsController {
   })
   @ApiParam(ORDER_ID_PARAM)
   @ApiBody({ type: RequestReportBody, examples: { korean: { value: { locale: 'ko-KR' } } } })
-  @ApiData('Report', { status: 202, description: 'a new attempt was queued' })
+  @ApiData('Report', {
+    status: 202,
+    description: 'a new attempt was queued',
+    headers: { Location: { description: 'the report to poll: `/api/v3/orders/{orderId}/reports/{locale}`', schema: { type: 'string', example: '/api/v3/orders/42/reports/ko-KR' } } },
+  })
   @ApiData('Report', { description: 'the current report' })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_EXPIRED, ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.WATERMARK_V2_API_SUNSET, ErrorCode.PAYLOAD_TOO_LARGE)
   async request(
@@ -57,7 +61,12 @@ export class ReportsController {
   ): Promise<DataEnvelope<ReportView>> {
     const command: RequestReportCommand = { caller, orderId: orderIdOf(orderId), locale: body.locale };
     const result = await this.rpc.request(Rpcs.reportsRequest, command);
-    response.status(result.started ? HttpStatus.ACCEPTED : HttpStatus.OK);
+    if (result.started) {
+      // A 202 points at the status monitor (RFC 9110 15.3.3): the report resource a client polls.
+      response.status(HttpStatus.ACCEPTED).setHeader('Location', `/api/v3/orders/${command.orderId}/reports/${command.locale}`);
+    } else {
+      response.status(HttpStatus.OK);
+    }
     return data(result.report);
   }
 

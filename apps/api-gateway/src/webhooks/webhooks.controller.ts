@@ -25,7 +25,8 @@ import {
   WebhookView,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '../http/api-responses.decorator';
 import { Caller } from '../auth/caller';
@@ -60,11 +61,18 @@ export class WebhooksController {
       "The webhook belongs to the key's mode: created with a test key, it receives only test orders' events and only test keys see it.",
   })
   @ApiBody({ type: CreateWebhookBody, examples: { cms: { value: { name: 'orders to the CMS', url: 'https://hooks.example.com/content-protection' } } } })
-  @ApiData('CreatedWebhook', { status: 201, description: 'the webhook with its secret' })
+  @ApiData('CreatedWebhook', {
+    status: 201,
+    description: 'the webhook with its secret',
+    headers: { Location: { description: 'the new webhook: `/api/v2/orders/webhooks/{id}`', schema: { type: 'string', example: '/api/v2/orders/webhooks/7' } } },
+  })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_LIMIT_REACHED, ErrorCode.PAYLOAD_TOO_LARGE)
-  create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody): Promise<DataEnvelope<CreatedWebhookView>> {
+  async create(@Caller() caller: CallerContext, @Body() body: CreateWebhookBody, @Res({ passthrough: true }) response: Response): Promise<DataEnvelope<CreatedWebhookView>> {
     const command: CreateWebhookCommand = { caller, name: body.name, url: body.url };
-    return data(this.rpc.request(Rpcs.webhooksCreate, command));
+    const created = await this.rpc.request(Rpcs.webhooksCreate, command);
+    // A 201 names what it created (RFC 9110 15.3.2); without Location it would name the collection it was posted to.
+    response.setHeader('Location', `/api/v2/orders/webhooks/${created.id}`);
+    return data(created);
   }
 
   @Get()

@@ -2023,6 +2023,8 @@ export interface operations {
             /** @description the webhook with its secret */
             201: {
                 headers: {
+                    /** @description the new webhook: `/api/v2/orders/webhooks/{id}` */
+                    Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2859,6 +2861,8 @@ export interface operations {
             /** @description a new attempt was queued */
             202: {
                 headers: {
+                    /** @description the report to poll: `/api/v3/orders/{orderId}/reports/{locale}` */
+                    Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
