@@ -48,6 +48,12 @@ describe('admin CLI: accounts and credits usable as soon as printed', () => {
     const refused = admin(['account', 'create', '--name', name, '--credits', '1', '--wait', 'soon', '--json']);
     expect({ status: refused.status, stderr: refused.stderr }).toEqual({ status: 2, stderr: 'admin: --wait must be whole seconds from 0 to 3600\n' });
 
+    const help = admin(['--help']);
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(help.stdout).toContain('account create --name');
+    const unknown = admin(['account', 'create', '--nmae', name]);
+    expect({ status: unknown.status, stderr: unknown.stderr }).toEqual({ status: 2, stderr: expect.stringContaining('(admin --help lists the commands)') as unknown });
+
     const quick = admin(['account', 'create', '--name', name, '--credits', '1', '--wait', '0', '--json']);
     expect(quick.status).toBe(0);
     expect(quick.output).toMatchObject({ name, credits: 1 });

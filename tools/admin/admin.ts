@@ -1,30 +1,6 @@
-// Operator CLI: accounts, API keys and credits.
-//   npm run admin -- account create --name acme --plan pro --credits 1000 [--email ops@acme.test]
-//   npm run admin -- key issue --account 1 --mode live|test
-//   npm run admin -- key revoke --key-id 3
-//   npm run admin -- key list --account 1
-//   npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
-//   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
-// Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
-// have started once so its schema exists. Events (account created, credits granted) go through the
-// gateway's outbox, so the orders service receives them even if it is down right now. `account create`,
-// `credits add` and `demo` then wait up to --wait seconds (default 30; 0: do not wait) until the orders service
-// has applied the credits (asked over NATS_URL), so that a client using the account at once is not refused for
-// want of credits; they print `creditsApplied: false` (exit 0) when the time runs out, and the credits still arrive.
-//
-// Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
-//   npm run admin -- parked list [--durable orders-output-completed]
-//   npm run admin -- parked replay --seq 12          (or --all --durable X: every message that consumer parked)
-//   npm run admin -- parked discard --seq 12         (or --all --durable X)
-// A replay republishes the original message to its original subject for the consumer that parked it, then
-// removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
-//
-// AI classifier calibration (no database; docs/ai-detection.md "Calibrating a classifier"):
-//   npm run admin -- ai-classifier calibrate --model m.onnx --real DIR --generated DIR [--out m.calibration.json]
-//     [--max-fpr 0.01] [--thresholds 0.5,0.7,0.9] [--bands 10] [--input-size 224] [--grid 4]
-//     [--mean 0.485,0.456,0.406] [--std 0.229,0.224,0.225]
-// An order's timeline (every step the services recorded, asked of the orders service over NATS_URL):
-//   npm run admin -- order timeline 4711 [--json]
+// Operator CLI: accounts, API keys, credits, parked messages, order timelines, classifier calibration. Usage: `USAGE`
+// below (printed by --help). Run from the repository (`npm run admin --`) or, built, in a service's pod
+// (`node dist/tools/admin/admin.js`, deploy/README.md).
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
@@ -35,6 +11,35 @@ import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { ParkedMessage, ParkedMessages } from './parked-messages';
+
+const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, or node dist/tools/admin/admin.js in a pod).
+  npm run admin -- account create --name acme --plan pro --credits 1000 [--email ops@acme.test]
+  npm run admin -- key issue --account 1 --mode live|test
+  npm run admin -- key revoke --key-id 3
+  npm run admin -- key list --account 1
+  npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
+  npm run admin -- demo            (find or create the demo account; issue a live and a test key)
+Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
+have started once so its schema exists. Events (account created, credits granted) go through the
+gateway's outbox, so the orders service receives them even if it is down right now. \`account create\`,
+\`credits add\` and \`demo\` then wait up to --wait seconds (default 30; 0: do not wait) until the orders service
+has applied the credits (asked over NATS_URL), so that a client using the account at once is not refused for
+want of credits; they print \`creditsApplied: false\` (exit 0) when the time runs out, and the credits still arrive.
+
+Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
+  npm run admin -- parked list [--durable orders-output-completed]
+  npm run admin -- parked replay --seq 12          (or --all --durable X: every message that consumer parked)
+  npm run admin -- parked discard --seq 12         (or --all --durable X)
+A replay republishes the original message to its original subject for the consumer that parked it, then
+removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
+
+AI classifier calibration (no database; docs/ai-detection.md "Calibrating a classifier"):
+  npm run admin -- ai-classifier calibrate --model m.onnx --real DIR --generated DIR [--out m.calibration.json]
+    [--max-fpr 0.01] [--thresholds 0.5,0.7,0.9] [--bands 10] [--input-size 224] [--grid 4]
+    [--mean 0.485,0.456,0.406] [--std 0.229,0.224,0.225]
+An order's timeline (every step the services recorded, asked of the orders service over NATS_URL):
+  npm run admin -- order timeline 4711 [--json]
+`;
 
 type Output = Record<string, unknown>;
 
@@ -59,36 +64,47 @@ function accountIdOf(value: string | undefined): string {
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string', default: 'free' },
-      credits: { type: 'string', default: '0' },
-      email: { type: 'string' },
-      account: { type: 'string' },
-      mode: { type: 'string', default: 'live' },
-      'key-id': { type: 'string' },
-      amount: { type: 'string' },
-      reason: { type: 'string', default: 'operator grant' },
-      json: { type: 'boolean', default: false },
-      seq: { type: 'string' },
-      durable: { type: 'string' },
-      all: { type: 'boolean', default: false },
-      model: { type: 'string' },
-      real: { type: 'string' },
-      generated: { type: 'string' },
-      out: { type: 'string' },
-      'max-fpr': { type: 'string', default: '0.01' },
-      thresholds: { type: 'string', default: '0.5,0.7,0.9' },
-      bands: { type: 'string', default: '10' },
-      'input-size': { type: 'string', default: '224' },
-      grid: { type: 'string', default: '4' },
-      mean: { type: 'string', default: '0.485,0.456,0.406' },
-      std: { type: 'string', default: '0.229,0.224,0.225' },
-      wait: { type: 'string', default: '30' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string', default: 'free' },
+        credits: { type: 'string', default: '0' },
+        email: { type: 'string' },
+        account: { type: 'string' },
+        mode: { type: 'string', default: 'live' },
+        'key-id': { type: 'string' },
+        amount: { type: 'string' },
+        reason: { type: 'string', default: 'operator grant' },
+        json: { type: 'boolean', default: false },
+        seq: { type: 'string' },
+        durable: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        model: { type: 'string' },
+        real: { type: 'string' },
+        generated: { type: 'string' },
+        out: { type: 'string' },
+        'max-fpr': { type: 'string', default: '0.01' },
+        thresholds: { type: 'string', default: '0.5,0.7,0.9' },
+        bands: { type: 'string', default: '10' },
+        'input-size': { type: 'string', default: '224' },
+        grid: { type: 'string', default: '4' },
+        mean: { type: 'string', default: '0.485,0.456,0.406' },
+        std: { type: 'string', default: '0.229,0.224,0.225' },
+        wait: { type: 'string', default: '30' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    fail(`${error instanceof Error ? error.message : String(error)} (admin --help lists the commands)`);
+  }
+  const { positionals, values } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const [resource, action] = positionals;
   if (resource === 'ai-classifier') {
     await runAiClassifier(action ?? '', values);
@@ -182,7 +198,7 @@ async function run(accounts: AccountsRepository, command: string, values: Record
       return { accountId: created.account.id, liveKey: live.key, testKey: test.key, ...outcome };
     }
     default:
-      fail(`unknown command "${command}" (see the header of tools/admin/admin.ts)`);
+      fail(`unknown command "${command}" (admin --help lists the commands)`);
   }
 }
 
