@@ -1,8 +1,8 @@
 // The protection engine against real readers: ExifTool and two independent ones for the metadata (exifr;
 // libvips' XMP extraction parsed as XML), and c2pa-rs's validating reader for the signed manifest.
 // Images are generated here (no corpus).
-import { pngChunk, withPngChunk } from '@cp/testing';
-import { extractImage, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
+import { deeplyNestedXmp, exiftoolChildPids, pngChunk, withPngChunk, withPngXmp } from '@cp/testing';
+import { ExiftoolStarved, extractImage, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import exifr from 'exifr';
 import { XMLParser } from 'fast-xml-parser';
 import { deflateSync } from 'node:zlib';
@@ -207,7 +207,7 @@ describe('AntiAiEngine', () => {
   // Attack review: what metadata makes ExifTool hold is not bounded by its bytes: 8 MB of XMP whose properties all
   // have different names took a rewrite to 617 MB and 21 s (the largest upload, 200 MiB, far past the processor's 2 GiB).
   it('refuses a file whose metadata takes ExifTool past its memory limit, and rewrites the next one', async () => {
-    const writer = new OptOutMetadataWriter(64);
+    const writer = new OptOutMetadataWriter({ maxMemoryMb: 64 });
     const fields = { dataMining: 'DMI-PROHIBITED-AIMLTRAINING', otherConstraints: base.otherConstraints, rights: base.rights };
     try {
       const png = await picture('png');
@@ -220,4 +220,37 @@ describe('AntiAiEngine', () => {
       await writer.close();
     }
   });
+
+  // Review: a file that keeps ExifTool busy without memory cost the whole 30 s deadline; now its CPU budget.
+  it('refuses a file whose metadata keeps ExifTool busy past its CPU budget, and rewrites the next one', async () => {
+    const writer = new OptOutMetadataWriter({ cpuBudgetMillis: 1000, taskTimeoutMillis: 120_000 });
+    const fields = { dataMining: 'DMI-PROHIBITED-AIMLTRAINING', otherConstraints: base.otherConstraints, rights: base.rights };
+    try {
+      const png = await picture('png');
+      await expect(writer.write(withPngXmp(png, deeplyNestedXmp(2500)), 'png', fields)).rejects.toMatchObject({ code: AntiAiErrorCode.CORRUPT_IMAGE });
+      expect((await writer.read(await writer.write(png, 'png', fields), 'png')).rights).toBe(base.rights);
+    } finally {
+      await writer.close();
+    }
+  }, 120_000);
+
+  // Review: an ordinary file whose rewrite timed out on an overloaded machine was refused for good (WATERMARK_FILE_INVALID).
+  it('does not refuse a file whose rewrite waited for the machine until its deadline: the job is retried', async () => {
+    const writer = new OptOutMetadataWriter({ taskTimeoutMillis: 2000 });
+    const fields = { dataMining: 'DMI-PROHIBITED-AIMLTRAINING', otherConstraints: base.otherConstraints, rights: base.rights };
+    try {
+      const png = await picture('png');
+      const others = exiftoolChildPids();
+      await writer.write(png, 'png', fields);
+      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
+      // Paused, perl uses no CPU until the deadline (what a starved process looks like), then is ended.
+      process.kill(pid, 'SIGSTOP');
+      const written = writer.write(png, 'png', fields);
+      await expect(written).rejects.toBeInstanceOf(ExiftoolStarved);
+      await expect(written).rejects.not.toBeInstanceOf(AntiAiError);
+      expect((await writer.read(await writer.write(png, 'png', fields), 'png')).rights).toBe(base.rights);
+    } finally {
+      await writer.close();
+    }
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { boundedExiftool, EXIFTOOL_WRITE_MAX_MEMORY_MB, isExiftoolFileFailure } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_CPU_SHARE, EXIFTOOL_WRITE_MAX_MEMORY_MB, ExiftoolLimits, isExiftoolFileFailure } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,16 @@ const TDMREP_CONFIG = `%Image::ExifTool::UserDefined = (
 1;
 `;
 
-const WRITE_TIMEOUT_MS = 30_000;
+/**
+ * Limits of the opt-out writer's ExifTool for one file: memory, and the CPU it may keep it busy (EXIFTOOL_CPU_SHARE of
+ * the wall deadline, 15 s). A task that reaches the 30 s deadline under that budget waited for the machine: its error
+ * (`ExiftoolStarved`) is thrown on and the job retried, never a refusal of the file.
+ */
+export const OPT_OUT_WRITE_LIMITS: Required<ExiftoolLimits> = {
+  maxMemoryMb: EXIFTOOL_WRITE_MAX_MEMORY_MB,
+  taskTimeoutMillis: 30_000,
+  cpuBudgetMillis: 30_000 * EXIFTOOL_CPU_SHARE,
+};
 
 export const TDMREP_NAMESPACE = 'http://www.w3.org/ns/tdmrep/';
 
@@ -52,8 +61,12 @@ export interface OptOutReadBack {
  */
 export class OptOutMetadataWriter {
   private exiftool?: Promise<{ tool: ExifTool; dir: string }>;
+  private readonly limits: Required<ExiftoolLimits>;
 
-  constructor(private readonly maxMemoryMb = EXIFTOOL_WRITE_MAX_MEMORY_MB) {}
+  /** `limits`: OPT_OUT_WRITE_LIMITS, or some of them changed (tests). */
+  constructor(limits: Partial<ExiftoolLimits> = {}) {
+    this.limits = { ...OPT_OUT_WRITE_LIMITS, ...limits };
+  }
 
   async write(input: Buffer, format: AntiAiFormat, fields: OptOutFields): Promise<Buffer> {
     return this.withFile(input, format, async (tool, file) => {
@@ -104,15 +117,16 @@ export class OptOutMetadataWriter {
   }
 
   /**
-   * What a file's metadata makes ExifTool hold (past its memory limit: perl dies) or do (past its deadline) is the
-   * file's fault, in any container: refused like a damaged file (a retry would fail the same way).
+   * What a file's metadata makes ExifTool hold (past its memory limit: perl dies) or do (past its CPU budget) is the
+   * file's fault, in any container: refused like a damaged file (a retry would fail the same way). A deadline reached
+   * under the CPU budget is the machine's (`ExiftoolStarved`): thrown on, so the job is retried.
    */
   private async refusingWhatTheFileCauses<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (isExiftoolFileFailure(error)) {
-        throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `the file's metadata cannot be rewritten within ${this.maxMemoryMb} MiB of memory and ${WRITE_TIMEOUT_MS / 1000} seconds`);
+        throw new AntiAiError(AntiAiErrorCode.CORRUPT_IMAGE, `the file's metadata cannot be rewritten within ${this.limits.maxMemoryMb} MiB of memory and ${this.limits.cpuBudgetMillis / 1000} seconds of CPU (${error.message})`);
       }
       throw error;
     }
@@ -124,7 +138,7 @@ export class OptOutMetadataWriter {
       const config = path.join(dir, 'tdmrep.config');
       await writeFile(config, TDMREP_CONFIG);
       // `-config` must be ExifTool's first argument.
-      const tool = boundedExiftool({ maxMemoryMb: this.maxMemoryMb, taskTimeoutMillis: WRITE_TIMEOUT_MS, leadingArgs: ['-config', config] });
+      const tool = boundedExiftool({ ...this.limits, leadingArgs: ['-config', config] });
       return { tool, dir };
     })();
     return this.exiftool;

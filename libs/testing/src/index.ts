@@ -10,3 +10,4 @@ export * from './s3rver-compat';
 export * from './async-assertions';
 export * from './source-tree';
 export * from './free-port';
+export * from './exiftool-fixtures';

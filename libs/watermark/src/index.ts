@@ -26,8 +26,19 @@ export { embedImage, flatMarkField, planMark } from './embed';
 export type { MarkPlan } from './embed';
 export { extractImage, DETECT_THRESHOLD, DECODING_ATTEMPTS, FALSE_MATCH_BOUND } from './extract';
 export { inspectImage } from './inspect';
-export { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, EXIFTOOL_WRITE_MAX_MEMORY_MB, isExiftoolFileFailure } from './bounded-exiftool';
-export type { BoundedExiftoolOptions } from './bounded-exiftool';
+export {
+  attributeExiftoolFailure,
+  BoundedExiftool,
+  boundedExiftool,
+  EXIFTOOL_CPU_SHARE,
+  EXIFTOOL_READ_MAX_MEMORY_MB,
+  EXIFTOOL_WRITE_MAX_MEMORY_MB,
+  ExiftoolFileFailure,
+  ExiftoolStarved,
+  isExiftoolFileFailure,
+  processCpuMillis,
+} from './bounded-exiftool';
+export type { BoundedExiftoolOptions, ExiftoolLimits, TaskCpuReading } from './bounded-exiftool';
 export { PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from './png-metadata-budget';
 export type { BoundedPng } from './png-metadata-budget';
 export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';

@@ -1,5 +1,5 @@
-import { withPngChunk } from '@cp/testing';
-import { PNG_METADATA_MAX_BYTES } from '@cp/watermark';
+import { deeplyNestedXmp, exiftoolChildPids, withPngChunk, withPngXmp } from '@cp/testing';
+import { ExiftoolStarved, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -71,15 +71,46 @@ describe('declared metadata signal', () => {
     const properties = Array.from({ length: 40_000 }, (_, i) => `<e:p${i}>v</e:p${i}>`).join('');
     const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:e="http://example.com/e/">${properties}</rdf:Description></rdf:RDF></x:xmpmeta>`;
     const hostile = withPngChunk(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'), 'iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${xmp}`, 'latin1'));
-    const reader = new MetadataReader(128);
+    const reader = new MetadataReader({ maxMemoryMb: 128 });
     try {
       const { evidence } = await reader.read(hostile);
-      expect(evidence).toEqual([expect.objectContaining({ finding: 'metadata.unreadable', direction: 'neutral', weight: 0, details: { limits: '128 MiB, 20 s' } })]);
+      expect(evidence).toEqual([expect.objectContaining({ finding: 'metadata.unreadable', direction: 'neutral', weight: 0, details: { limits: '128 MiB, 10 s of CPU' } })]);
       expect((await reader.read(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'))).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
     } finally {
       await reader.close();
     }
   });
+
+  // Review: a file that keeps ExifTool busy without memory cost the whole 20 s deadline; now its CPU budget.
+  it('reads no metadata from a file that keeps ExifTool busy past its CPU budget, says so, and reads the next file', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer();
+    const reader = new MetadataReader({ cpuBudgetMillis: 1000, taskTimeoutMillis: 120_000 });
+    try {
+      const { evidence } = await reader.read(withPngXmp(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'), deeplyNestedXmp(2500)));
+      expect(evidence).toEqual([expect.objectContaining({ finding: 'metadata.unreadable', weight: 0, details: { limits: '512 MiB, 1 s of CPU' } })]);
+      expect((await reader.read(withPngTextChunk(png, 'parameters', 'a lighthouse, Steps: 20'))).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
+
+  // Review: an ordinary file that timed out on an overloaded machine lost its metadata signal for good.
+  it('fails the read (the job is retried) when ExifTool waited for the machine until its deadline, not the file', async () => {
+    const png = withPngTextChunk(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer(), 'parameters', 'a lighthouse, Steps: 20');
+    const reader = new MetadataReader({ taskTimeoutMillis: 2000 });
+    try {
+      const others = exiftoolChildPids();
+      expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
+      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
+      // Paused, perl uses no CPU until the deadline (what a starved process looks like), then is ended.
+      process.kill(pid, 'SIGSTOP');
+      const read = reader.read(png);
+      await expect(read).rejects.toBeInstanceOf(ExiftoolStarved);
+      expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
+    } finally {
+      await reader.close();
+    }
+  }, 60_000);
 
   // Attack review: ExifTool's JSON answer was as long as the file's longest values, gathered by exiftool-vendored in the
   // detector's own thread (a TIFF whose ImageDescription held 64 MB: 40 s of its CPU, pauses of up to 3 s, timed out).

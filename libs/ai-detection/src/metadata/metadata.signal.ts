@@ -1,4 +1,4 @@
-import { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, isExiftoolFileFailure, PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_CPU_SHARE, EXIFTOOL_READ_MAX_MEMORY_MB, ExiftoolLimits, isExiftoolFileFailure, PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from '@cp/watermark';
 import { ExifTool, Tags } from 'exiftool-vendored';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,7 +90,16 @@ function omittedMetadata(chunks: readonly string[]): Evidence {
   };
 }
 
-const READ_TIMEOUT_MS = 20_000;
+/**
+ * Limits of the detector's ExifTool for one file: what a file may make it hold, and the CPU it may keep it busy
+ * (EXIFTOOL_CPU_SHARE of the wall deadline, 10 s). A task that reaches the 20 s deadline under that budget waited for
+ * the machine: its error is thrown on and the job retried (`ExiftoolStarved`).
+ */
+export const METADATA_READ_LIMITS: Required<ExiftoolLimits> = {
+  maxMemoryMb: EXIFTOOL_READ_MAX_MEMORY_MB,
+  taskTimeoutMillis: 20_000,
+  cpuBudgetMillis: 20_000 * EXIFTOOL_CPU_SHARE,
+};
 
 /**
  * Characters of one tag value ExifTool hands back (each list item and structure field alike); the evidence keeps 200.
@@ -104,37 +113,44 @@ export const METADATA_VALUE_MAX_CHARS = 4096;
 /** ExifTool's `Filter` option: a perl expression applied to every value it returns, cutting it to the limit. */
 const READ_ARGS = ['-fast', '-api', `Filter=$_ = substr($_, 0, ${METADATA_VALUE_MAX_CHARS}) if length($_) > ${METADATA_VALUE_MAX_CHARS}`];
 
-/** Metadata ExifTool could not read within its memory and time limits: said, never counted. */
-function unreadableMetadata(maxMemoryMb: number): Evidence {
+/** Metadata ExifTool could not read within its memory and CPU limits: said, never counted. */
+function unreadableMetadata(limits: Required<ExiftoolLimits>): Evidence {
   return {
     signal: 'metadata',
     finding: 'metadata.unreadable',
-    description: `The file's metadata could not be read within ${maxMemoryMb} MiB of memory and ${READ_TIMEOUT_MS / 1000} seconds; it is not counted.`,
+    description: `The file's metadata could not be read within ${limits.maxMemoryMb} MiB of memory and ${limits.cpuBudgetMillis / 1000} seconds of CPU; it is not counted.`,
     direction: 'neutral',
     weight: 0,
-    details: { limits: `${maxMemoryMb} MiB, ${READ_TIMEOUT_MS / 1000} s` },
+    details: { limits: `${limits.maxMemoryMb} MiB, ${limits.cpuBudgetMillis / 1000} s of CPU` },
   };
 }
 
 /** Reads metadata with ExifTool (shipped inside `exiftool-vendored`, run by the system perl; no download). */
 export class MetadataReader {
   private readonly exiftool: ExifTool;
+  private readonly limits: Required<ExiftoolLimits>;
 
-  constructor(private readonly maxMemoryMb = EXIFTOOL_READ_MAX_MEMORY_MB) {
-    // One process reads every detection's file in turn: held to a memory limit whatever the file makes it hold.
-    this.exiftool = boundedExiftool({ maxMemoryMb, taskTimeoutMillis: READ_TIMEOUT_MS });
+  /** `limits`: METADATA_READ_LIMITS, or some of them changed (tests). */
+  constructor(limits: Partial<ExiftoolLimits> = {}) {
+    this.limits = { ...METADATA_READ_LIMITS, ...limits };
+    // One process reads every detection's file in turn: held to its limits whatever the file makes it hold or do.
+    this.exiftool = boundedExiftool(this.limits);
   }
 
+  /**
+   * The signal's evidence. Throws `ExiftoolStarved` when ExifTool was not run in time (an overloaded machine): not
+   * the file's doing, so the detection fails this attempt and its job is retried.
+   */
   async read(bytes: Buffer): Promise<SignalOutcome> {
     const read = await this.tags(bytes);
-    if (read === null) return { evidence: [unreadableMetadata(this.maxMemoryMb)] };
+    if (read === null) return { evidence: [unreadableMetadata(this.limits)] };
     const evidence = metadataEvidence(read.tags);
     return { evidence: read.omitted.length > 0 ? [...evidence, omittedMetadata(read.omitted)] : evidence };
   }
 
   /**
    * The tags ExifTool reads from the file (each value cut to METADATA_VALUE_MAX_CHARS) and the PNG chunks left out of
-   * its copy, or null when it could not read them within its memory and time limits.
+   * its copy, or null when the file took ExifTool past its memory limit or CPU budget.
    */
   async tags(bytes: Buffer): Promise<{ tags: TagMap; omitted: string[] } | null> {
     // ExifTool inflates compressed PNG chunks and keeps text chunks whole: those past the budget are not handed to it.
@@ -148,8 +164,9 @@ export class MetadataReader {
       try {
         tags = await this.exiftool.read(file, { readArgs: READ_ARGS });
       } catch (error) {
-        // Past the memory limit or the deadline (what a file's metadata makes ExifTool hold or do, in any container):
-        // the detection goes on without this signal, as for an unreadable C2PA manifest.
+        // Past the memory limit or the CPU budget (what a file's metadata makes ExifTool hold or do, in any container):
+        // the detection goes on without this signal, as for an unreadable C2PA manifest. Anything else, a deadline
+        // reached under the CPU budget included (the machine's doing), fails the attempt.
         if (isExiftoolFileFailure(error)) return null;
         throw error;
       }
