@@ -18,10 +18,12 @@ export const EXIFTOOL_READ_MAX_MEMORY_MB = 512;
 export const EXIFTOOL_WRITE_MAX_MEMORY_MB = 1024;
 
 /**
- * Share of a task's wall deadline that is its CPU budget. A file that keeps ExifTool on the CPU that long is the file's
- * doing: legitimate metadata needs far less (an 8 MB Photoshop XMP: under 2 s), and a task that reaches its deadline
- * with less has mostly waited for a CPU (an overloaded machine), which no file causes. At a half, a busy file is
- * refused after half its deadline on an idle machine, and still as the file's fault as long as the machine gives it half a core.
+ * Share of a task's wall deadline that is its CPU budget (read: 10 s, rewrite: 15 s). A file that keeps ExifTool on the
+ * CPU that long is the file's doing: legitimate metadata needs less (5.7 MB of Photoshop XMP, near the largest a PNG
+ * may hand it: 4.8 s to read, 5.2 s to rewrite; a 1.7 MB ComfyUI workflow 0.1 s), and a task that reaches its deadline
+ * with less has mostly waited for a CPU (an overloaded machine, a paused process), which no file causes. At a half, a
+ * busy file is refused after half its deadline on an idle machine, and as the file's fault while the machine gives it
+ * at least half a core; given less, it reaches the deadline first and is retried like a starved task.
  */
 export const EXIFTOOL_CPU_SHARE = 0.5;
 
@@ -141,8 +143,9 @@ interface WatchedProcess {
  * One ExifTool (`-stay_open` perl process) held to `maxMemoryMb` of address space by the kernel (`ulimit -v`, set by
  * /bin/sh before it becomes perl) and each task to `cpuBudgetMillis` of CPU (read from /proc every CPU_POLL_MS; past
  * it the process is killed). Either is the file's doing (ExiftoolFileFailure): only its own task fails, the next starts
- * a new process. A task that reaches its wall deadline under its CPU budget waited for the machine (ExiftoolStarved).
- * No retry here: a file failure would fail again, and a starved task is retried by the job's own attempts.
+ * a new process. A task that reaches its wall deadline under its CPU budget waited for the machine (ExiftoolStarved):
+ * a file that needs less CPU than the budget is never blamed, however slow the machine. No retry here: a file failure
+ * would fail again, and a starved task is retried by the job's own attempts (redelivered with backoff).
  */
 export class BoundedExiftool extends ExifTool {
   private readonly limits: Required<ExiftoolLimits>;
