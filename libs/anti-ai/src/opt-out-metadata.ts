@@ -26,8 +26,9 @@ const TDMREP_CONFIG = `%Image::ExifTool::UserDefined = (
 
 /**
  * Limits of the opt-out writer's ExifTool for one file: memory, and the CPU it may keep it busy (EXIFTOOL_CPU_SHARE of
- * the wall deadline, 15 s). A task that reaches the 30 s deadline under that budget waited for the machine: its error
- * (`ExiftoolStarved`) is thrown on and the job retried, never a refusal of the file.
+ * the wall deadline, 15 s). A task that reaches the 30 s deadline under that budget waited for the machine, and one
+ * whose process the kernel killed lost it to the machine: its error (`ExiftoolMachineFailure`) is thrown on and the job
+ * retried, never a refusal of the file.
  */
 export const OPT_OUT_WRITE_LIMITS: Required<ExiftoolLimits> = {
   maxMemoryMb: EXIFTOOL_WRITE_MAX_MEMORY_MB,
@@ -119,7 +120,8 @@ export class OptOutMetadataWriter {
   /**
    * What a file's metadata makes ExifTool hold (past its memory limit: perl dies) or do (past its CPU budget) is the
    * file's fault, in any container: refused like a damaged file (a retry would fail the same way). A deadline reached
-   * under the CPU budget is the machine's (`ExiftoolStarved`): thrown on, so the job is retried.
+   * under the CPU budget, or perl killed by the kernel, is the machine's (`ExiftoolMachineFailure`): thrown on, so the
+   * job is retried.
    */
   private async refusingWhatTheFileCauses<T>(work: () => Promise<T>): Promise<T> {
     try {

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { attributeExiftoolFailure, BoundedExiftool, boundedExiftool, ExiftoolFileFailure, ExiftoolStarved, isExiftoolFileFailure, processCpuMillis } from './bounded-exiftool';
+import { attributeExiftoolFailure, BoundedExiftool, boundedExiftool, ExiftoolFileFailure, ExiftoolMachineFailure, isExiftoolFileFailure, processCpuMillis } from './bounded-exiftool';
 
 const LIMITS = { maxMemoryMb: 512, taskTimeoutMillis: 20_000, cpuBudgetMillis: 10_000 };
 
@@ -15,22 +15,31 @@ describe('attributeExiftoolFailure', () => {
   // Review: every timeout was the file's fault, so an ordinary file timed out on an overloaded machine was refused for good.
   it('blames the machine for a deadline reached on little CPU, and the file for one reached on its CPU budget', () => {
     const starved = attributeExiftoolFailure(timeout, { cpuMillis: 400, overBudget: false }, LIMITS);
-    expect(starved).toBeInstanceOf(ExiftoolStarved);
+    expect(starved).toBeInstanceOf(ExiftoolMachineFailure);
     expect(isExiftoolFileFailure(starved)).toBe(false);
-    expect((starved as ExiftoolStarved).cpuMillis).toBe(400);
+    expect((starved as ExiftoolMachineFailure).cpuMillis).toBe(400);
     const busy = attributeExiftoolFailure(timeout, { cpuMillis: 10_000, overBudget: false }, LIMITS);
     expect(busy).toBeInstanceOf(ExiftoolFileFailure);
     expect(busy).toMatchObject({ exceeded: 'cpu' });
+    expect(starved).toMatchObject({ reason: 'starved' });
   });
 
   it('blames the machine when the CPU could not be read (no /proc): a later attempt can tell', () => {
-    expect(attributeExiftoolFailure(timeout, { cpuMillis: null, overBudget: false }, LIMITS)).toBeInstanceOf(ExiftoolStarved);
-    expect(attributeExiftoolFailure(timeout, undefined, LIMITS)).toBeInstanceOf(ExiftoolStarved);
+    expect(attributeExiftoolFailure(timeout, { cpuMillis: null, overBudget: false }, LIMITS)).toBeInstanceOf(ExiftoolMachineFailure);
+    expect(attributeExiftoolFailure(timeout, undefined, LIMITS)).toBeInstanceOf(ExiftoolMachineFailure);
   });
 
   it('blames the file for a process ended over its CPU budget, or dead past its memory limit', () => {
     expect(attributeExiftoolFailure(died, { cpuMillis: 10_100, overBudget: true }, LIMITS)).toMatchObject({ exceeded: 'cpu' });
     expect(attributeExiftoolFailure(died, undefined, LIMITS)).toMatchObject({ exceeded: 'memory' });
+  });
+
+  // Its own memory limit makes perl exit (1) or fault (SIGSEGV); SIGKILL comes from the kernel when the pod is out of memory.
+  it('blames the machine for a process the kernel killed (SIGKILL), and the file for one that faulted', () => {
+    const killed = attributeExiftoolFailure(died, { cpuMillis: null, overBudget: false, signal: 'SIGKILL' }, LIMITS);
+    expect(killed).toBeInstanceOf(ExiftoolMachineFailure);
+    expect(killed).toMatchObject({ reason: 'killed' });
+    expect(attributeExiftoolFailure(died, { cpuMillis: null, overBudget: false, signal: 'SIGSEGV' }, LIMITS)).toMatchObject({ exceeded: 'memory' });
   });
 
   it('leaves other failures as they are (no perl, a task ExifTool refused)', () => {
@@ -105,7 +114,7 @@ describe('boundedExiftool', () => {
       expect(await read).toMatchObject({ name: 'ExiftoolFileFailure', exceeded: 'cpu' });
       resume(pid);
       const waitingPid = await paused(waiting);
-      expect(await failureOf(waiting.read(small))).toMatchObject({ name: 'ExiftoolStarved', cpuMillis: 0 });
+      expect(await failureOf(waiting.read(small))).toMatchObject({ name: 'ExiftoolMachineFailure', reason: 'starved', cpuMillis: 0 });
       resume(waitingPid);
       // Each failed task ended its process: the next file gets a new one.
       expect((await exiftool.read(small)).FileType).toBe('PNG');
@@ -133,15 +142,44 @@ describe('boundedExiftool', () => {
     }
   }, 120_000);
 
+  it('blames the machine for a task whose process the kernel killed (SIGKILL, as when the pod runs out of memory)', async () => {
+    const exiftool = boundedExiftool({ maxMemoryMb: 512, taskTimeoutMillis: 60_000 });
+    try {
+      const pid = await paused(exiftool);
+      const read = failureOf(exiftool.read(small));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(pid, 'SIGKILL');
+      const error = await read;
+      expect(error).toBeInstanceOf(ExiftoolMachineFailure);
+      expect(error).toMatchObject({ reason: 'killed' });
+      expect((await exiftool.read(small)).FileType).toBe('PNG');
+    } finally {
+      await exiftool.end();
+    }
+  }, 60_000);
+
+  it('blames the file for a process that died past its memory limit', async () => {
+    const many = join(dir, 'many.png');
+    const properties = Array.from({ length: 40_000 }, (_, i) => `<e:p${i}>v</e:p${i}>`).join('');
+    await writeFile(many, withPngXmp(await sharp(small).png().toBuffer(), Buffer.from(`<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:e="http://example.com/e/">${properties}</rdf:Description></rdf:RDF></x:xmpmeta>`, 'latin1')));
+    const exiftool = boundedExiftool({ maxMemoryMb: 128, taskTimeoutMillis: 60_000 });
+    try {
+      expect(await failureOf(exiftool.read(many))).toMatchObject({ name: 'ExiftoolFileFailure', exceeded: 'memory' });
+      expect((await exiftool.read(small)).FileType).toBe('PNG');
+    } finally {
+      await exiftool.end();
+    }
+  }, 60_000);
+
   it('blames the machine for a task that waited (perl paused) until its deadline, and reads the next file', async () => {
     const exiftool = boundedExiftool({ maxMemoryMb: 512, taskTimeoutMillis: 2000, cpuBudgetMillis: 1000 });
     try {
       const pid = await paused(exiftool);
       const error = await failureOf(exiftool.read(small));
       resume(pid);
-      expect(error).toBeInstanceOf(ExiftoolStarved);
+      expect(error).toBeInstanceOf(ExiftoolMachineFailure);
       expect(isExiftoolFileFailure(error)).toBe(false);
-      expect((error as ExiftoolStarved).cpuMillis).toBeLessThan(1000);
+      expect((error as ExiftoolMachineFailure).cpuMillis).toBeLessThan(1000);
       expect((await exiftool.read(small)).FileType).toBe('PNG');
     } finally {
       await exiftool.end();

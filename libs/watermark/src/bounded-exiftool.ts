@@ -58,16 +58,19 @@ export class ExiftoolFileFailure extends Error {
 }
 
 /**
- * ExifTool reached its wall deadline without using its CPU budget: it mostly waited to be run (an overloaded machine,
- * a paused process), which is not the file's doing. Thrown on, so the job is retried like any other transient failure.
+ * ExifTool failed for the machine, not the file: it reached its wall deadline without using its CPU budget (`starved`:
+ * it mostly waited to be run, on an overloaded machine or paused), or the kernel killed it (`killed`: SIGKILL, which
+ * its own memory limit never sends; the pod out of memory picks it first). Thrown on, so the job is retried like any
+ * other transient failure.
  */
-export class ExiftoolStarved extends Error {
+export class ExiftoolMachineFailure extends Error {
   constructor(
+    readonly reason: 'starved' | 'killed',
     readonly cpuMillis: number | null,
     message: string,
   ) {
     super(message);
-    this.name = 'ExiftoolStarved';
+    this.name = 'ExiftoolMachineFailure';
   }
 }
 
@@ -77,29 +80,37 @@ export function isExiftoolFileFailure(error: unknown): error is ExiftoolFileFail
 }
 
 /** What was measured of one failed task. */
-export interface TaskCpuReading {
-  /** CPU the task used (at its deadline, or when the watch ended it), or null when it could not be read. */
+export interface TaskReading {
+  /** CPU the task used (at its deadline, when the watch ended it, or when it died), or null when it could not be read. */
   cpuMillis: number | null;
   /** The CPU watch ended the process because the task passed its budget. */
   overBudget: boolean;
+  /** The signal that ended the process during the task, if one did (e.g. SIGSEGV past its memory limit, SIGKILL). */
+  signal?: NodeJS.Signals | null;
 }
 
 /**
  * Who a failed task's error is due to, from what was measured of it: the file (ExiftoolFileFailure), the machine
- * (ExiftoolStarved), or neither (the error as it was: no perl, a task ExifTool refused).
+ * (ExiftoolMachineFailure), or neither (the error as it was: no perl, a task ExifTool refused).
  */
-export function attributeExiftoolFailure(error: unknown, reading: TaskCpuReading | undefined, limits: Required<ExiftoolLimits>): unknown {
+export function attributeExiftoolFailure(error: unknown, reading: TaskReading | undefined, limits: Required<ExiftoolLimits>): unknown {
   const message = error instanceof Error ? error.message : '';
   const budget = `${limits.cpuBudgetMillis / 1000} s`;
-  if (reading?.overBudget || (/^timeout: waited/.test(message) && reading?.cpuMillis != null && reading.cpuMillis >= limits.cpuBudgetMillis)) {
+  const timedOut = /^timeout: waited/.test(message);
+  if (reading?.overBudget || (timedOut && reading?.cpuMillis != null && reading.cpuMillis >= limits.cpuBudgetMillis)) {
     return new ExiftoolFileFailure('cpu', `the file kept ExifTool busy past its CPU budget of ${budget} (${reading.cpuMillis ?? '?'} ms of CPU)`);
   }
-  if (/^timeout: waited/.test(message)) {
+  if (timedOut) {
     // Not measured (no /proc): nothing shows the file did it, and a later attempt can tell.
     const used = reading?.cpuMillis == null ? 'an unknown amount' : `${reading.cpuMillis} ms`;
-    return new ExiftoolStarved(reading?.cpuMillis ?? null, `ExifTool reached its ${limits.taskTimeoutMillis / 1000} s deadline having used ${used} of CPU (budget ${budget}): it waited to be run`);
+    return new ExiftoolMachineFailure('starved', reading?.cpuMillis ?? null, `ExifTool reached its ${limits.taskTimeoutMillis / 1000} s deadline having used ${used} of CPU (budget ${budget}): it waited to be run`);
   }
   if (/^Process terminated before task completed/.test(message)) {
+    // Past `ulimit -v` perl says "Out of memory!" and exits (1) or faults (SIGSEGV); only the kernel's OOM killer
+    // (or an operator) sends SIGKILL, and the watch's own SIGKILL is read as over budget above.
+    if (reading?.signal === 'SIGKILL') {
+      return new ExiftoolMachineFailure('killed', reading.cpuMillis, 'ExifTool was killed during the task (SIGKILL: the pod out of memory, not its own limit)');
+    }
     return new ExiftoolFileFailure('memory', `ExifTool died during the task: past its memory limit of ${limits.maxMemoryMb} MiB`);
   }
   return error;
@@ -132,7 +143,7 @@ export function processCpuMillis(pid: number): number | null {
   return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
 }
 
-/** What the CPU watch needs of one of batch-cluster's processes. */
+/** What the watch needs of one of batch-cluster's processes. */
 interface WatchedProcess {
   readonly pid: number;
   readonly startupTaskId: number;
@@ -140,66 +151,68 @@ interface WatchedProcess {
 }
 
 /**
- * One ExifTool (`-stay_open` perl process) held to `maxMemoryMb` of address space by the kernel (`ulimit -v`, set by
- * /bin/sh before it becomes perl) and each task to `cpuBudgetMillis` of CPU (read from /proc every CPU_POLL_MS; past
- * it the process is killed). Either is the file's doing (ExiftoolFileFailure): only its own task fails, the next starts
- * a new process. A task that reaches its wall deadline under its CPU budget waited for the machine (ExiftoolStarved):
- * a file that needs less CPU than the budget is never blamed, however slow the machine. No retry here: a file failure
- * would fail again, and a starved task is retried by the job's own attempts (redelivered with backoff).
+ * What each task of one ExifTool did: the CPU its process used during it (perl uses none between tasks, so from when
+ * it was last idle), ended past its budget, and the signal that ended it if one did. Kept per task object, which is the
+ * one a failure is about.
  */
-export class BoundedExiftool extends ExifTool {
-  private readonly limits: Required<ExiftoolLimits>;
-  private readonly cpuMillis: (pid: number) => number | null;
-  /** The live processes, and the CPU each had used when it was last idle (perl uses none between tasks). */
+class TaskWatch {
+  /** The live processes, and the CPU each had used when it was last idle. */
   private readonly processes = new Map<WatchedProcess, number>();
-  /** What was measured of a task that failed or was ended (the task object is the one its error is about). */
-  private readonly readings = new WeakMap<object, TaskCpuReading>();
-  private pending = 0;
-  private watch: NodeJS.Timeout | undefined;
+  private readonly readings = new WeakMap<object, TaskReading>();
 
-  constructor(options: BoundedExiftoolOptions) {
-    const args = [...(options.leadingArgs ?? []), '-stay_open', 'True', '-@', '-'];
-    const processFactory: ExifToolOptions['processFactory'] = async () => {
-      // `exec` keeps one process, perl itself, whose id exiftool-vendored knows and ends; LANG as exiftool-vendored sets it.
-      const child = spawn('/bin/sh', ['-c', `ulimit -v ${Math.floor(options.maxMemoryMb * 1024)} && exec "$0" "$@"`, await exiftoolPath(), ...args], {
-        stdio: 'pipe',
-        env: { LANG: 'C' },
-      });
-      // Its limit and the service's other children together can pass the pod's: the kernel then ends perl, a failed task.
-      preferForOutOfMemory(child);
-      return child;
-    };
-    super({ maxProcs: 1, taskTimeoutMillis: options.taskTimeoutMillis, taskRetries: 0, processFactory });
-    this.limits = {
-      maxMemoryMb: options.maxMemoryMb,
-      taskTimeoutMillis: options.taskTimeoutMillis,
-      cpuBudgetMillis: options.cpuBudgetMillis ?? options.taskTimeoutMillis * EXIFTOOL_CPU_SHARE,
-    };
-    this.cpuMillis = options.cpuMillis ?? processCpuMillis;
-    this.on('childStart', (proc) => this.processes.set(proc, this.cpuMillis(proc.pid) ?? 0));
-    this.on('childEnd', (proc) => this.processes.delete(proc));
-    this.on('taskResolved', (_task, proc) => this.idle(proc));
-    this.on('taskError', (_error, _task, proc) => this.idle(proc));
-    // Emitted just before the task is rejected, while its process still runs.
-    this.on('taskTimeout', (_ms, task, proc) => {
-      if (!this.readings.has(task)) this.readings.set(task, { cpuMillis: this.taskCpu(proc), overBudget: false });
-    });
+  constructor(
+    private readonly cpuBudgetMillis: number,
+    private readonly cpuMillis: (pid: number) => number | null,
+  ) {}
+
+  readingOf(task: object): TaskReading | undefined {
+    return this.readings.get(task);
   }
 
-  /** Every task (read, write, version) goes through here: its failure is attributed to the file or the machine. */
-  override async enqueueTask<T>(task: () => ExifToolTask<T>, retriable?: boolean): Promise<T> {
-    let current: ExifToolTask<T> | undefined;
-    this.pending += 1;
-    this.watch ??= setInterval(() => this.checkBudgets(), CPU_POLL_MS).unref();
-    try {
-      return await super.enqueueTask(() => (current = task()), retriable);
-    } catch (error) {
-      throw attributeExiftoolFailure(error, current && this.readings.get(current), this.limits);
-    } finally {
-      this.pending -= 1;
-      if (this.pending === 0) {
-        clearInterval(this.watch);
-        this.watch = undefined;
+  started(proc: WatchedProcess): void {
+    this.processes.set(proc, this.cpuMillis(proc.pid) ?? 0);
+  }
+
+  ended(proc: WatchedProcess): void {
+    this.processes.delete(proc);
+  }
+
+  idle(proc: WatchedProcess): void {
+    const now = this.cpuMillis(proc.pid);
+    if (now !== null && this.processes.has(proc)) this.processes.set(proc, now);
+  }
+
+  /** At the task's wall deadline, while its process still runs. */
+  timedOut(task: object, proc: WatchedProcess): void {
+    if (!this.readings.has(task)) this.readings.set(task, { cpuMillis: this.taskCpu(proc), overBudget: false });
+  }
+
+  /** The process exited (before batch-cluster learns of it, so its task is still the current one). */
+  exited(pid: number, signal: NodeJS.Signals | null): void {
+    for (const proc of this.processes.keys()) {
+      const task = proc.currentTask;
+      if (proc.pid !== pid || !task || task.taskId === proc.startupTaskId) continue;
+      const reading = this.readings.get(task);
+      this.readings.set(task, reading ? { ...reading, signal } : { cpuMillis: null, overBudget: false, signal });
+    }
+  }
+
+  /** Ends the process of a task past its CPU budget (its task then fails, attributed by this reading). */
+  checkBudgets(): void {
+    for (const proc of this.processes.keys()) {
+      const task = proc.currentTask;
+      // No task of ours (idle, or perl starting with its version task): what it used is no file's.
+      if (!task || task.taskId === proc.startupTaskId) {
+        this.idle(proc);
+        continue;
+      }
+      const used = this.taskCpu(proc);
+      if (used === null || used < this.cpuBudgetMillis || this.readings.has(task)) continue;
+      this.readings.set(task, { cpuMillis: used, overBudget: true });
+      try {
+        process.kill(proc.pid, 'SIGKILL');
+      } catch {
+        // already gone
       }
     }
   }
@@ -209,28 +222,72 @@ export class BoundedExiftool extends ExifTool {
     const now = this.cpuMillis(proc.pid);
     return now === null ? null : now - (this.processes.get(proc) ?? 0);
   }
+}
 
-  private idle(proc: WatchedProcess): void {
-    const now = this.cpuMillis(proc.pid);
-    if (now !== null && this.processes.has(proc)) this.processes.set(proc, now);
+/**
+ * One ExifTool (`-stay_open` perl process) held to `maxMemoryMb` of address space by the kernel (`ulimit -v`, set by
+ * /bin/sh before it becomes perl) and each task to `cpuBudgetMillis` of CPU (read from /proc every CPU_POLL_MS; past
+ * it the process is killed). Either is the file's doing (ExiftoolFileFailure): only its own task fails, the next starts
+ * a new process. A task that reaches its wall deadline under its CPU budget waited for the machine, and one whose
+ * process the kernel killed (SIGKILL) lost it to the machine (ExiftoolMachineFailure): a file that needs less CPU and
+ * memory than its limits is never blamed, however slow or full the machine. No retry here: a file failure would fail
+ * again, and a machine failure is retried by the job's own attempts (redelivered with backoff).
+ */
+export class BoundedExiftool extends ExifTool {
+  private readonly limits: Required<ExiftoolLimits>;
+  private readonly tasks: TaskWatch;
+  private pending = 0;
+  private watch: NodeJS.Timeout | undefined;
+
+  constructor(options: BoundedExiftoolOptions) {
+    const limits = {
+      maxMemoryMb: options.maxMemoryMb,
+      taskTimeoutMillis: options.taskTimeoutMillis,
+      cpuBudgetMillis: options.cpuBudgetMillis ?? options.taskTimeoutMillis * EXIFTOOL_CPU_SHARE,
+    };
+    const tasks = new TaskWatch(limits.cpuBudgetMillis, options.cpuMillis ?? processCpuMillis);
+    const args = [...(options.leadingArgs ?? []), '-stay_open', 'True', '-@', '-'];
+    const processFactory: ExifToolOptions['processFactory'] = async () => {
+      // `exec` keeps one process, perl itself, whose id exiftool-vendored knows and ends; LANG as exiftool-vendored sets it.
+      const child = spawn('/bin/sh', ['-c', `ulimit -v ${Math.floor(options.maxMemoryMb * 1024)} && exec "$0" "$@"`, await exiftoolPath(), ...args], {
+        stdio: 'pipe',
+        env: { LANG: 'C' },
+      });
+      // Its limit and the service's other children together can pass the pod's: the kernel then ends perl, a failed task.
+      preferForOutOfMemory(child);
+      // Listened to before batch-cluster does, so the task it ended is still known.
+      child.once('exit', (_code, signal) => {
+        if (child.pid !== undefined) tasks.exited(child.pid, signal);
+      });
+      return child;
+    };
+    super({ maxProcs: 1, taskTimeoutMillis: options.taskTimeoutMillis, taskRetries: 0, processFactory });
+    this.limits = limits;
+    this.tasks = tasks;
+    this.on('childStart', (proc) => tasks.started(proc));
+    this.on('childEnd', (proc) => tasks.ended(proc));
+    this.on('taskResolved', (_task, proc) => tasks.idle(proc));
+    this.on('taskError', (_error, _task, proc) => tasks.idle(proc));
+    // Emitted just before the task is rejected, while its process still runs.
+    this.on('taskTimeout', (_ms, task, proc) => tasks.timedOut(task, proc));
   }
 
-  private checkBudgets(): void {
-    for (const proc of this.processes.keys()) {
-      const task = proc.currentTask;
-      // No task of ours (idle, or perl starting with its version task): what it used is no file's.
-      if (!task || task.taskId === proc.startupTaskId) {
-        this.idle(proc);
-        continue;
-      }
-      const used = this.taskCpu(proc);
-      if (used === null || used < this.limits.cpuBudgetMillis || this.readings.has(task)) continue;
-      this.readings.set(task, { cpuMillis: used, overBudget: true });
-      try {
-        // Its task then fails ("Process terminated before task completed"), attributed by this reading.
-        process.kill(proc.pid, 'SIGKILL');
-      } catch {
-        // already gone
+  /** Every task (read, write, version) goes through here: its failure is attributed to the file or the machine. */
+  override async enqueueTask<T>(task: () => ExifToolTask<T>, retriable?: boolean): Promise<T> {
+    let current: ExifToolTask<T> | undefined;
+    this.pending += 1;
+    this.watch ??= setInterval(() => this.tasks.checkBudgets(), CPU_POLL_MS).unref();
+    try {
+      return await super.enqueueTask(() => (current = task()), retriable);
+    } catch (error) {
+      // Cut short by end() (the service stopping): neither the file's doing nor worth attributing.
+      if (this.ended) throw error;
+      throw attributeExiftoolFailure(error, current && this.tasks.readingOf(current), this.limits);
+    } finally {
+      this.pending -= 1;
+      if (this.pending === 0) {
+        clearInterval(this.watch);
+        this.watch = undefined;
       }
     }
   }

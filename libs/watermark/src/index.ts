@@ -34,11 +34,11 @@ export {
   EXIFTOOL_READ_MAX_MEMORY_MB,
   EXIFTOOL_WRITE_MAX_MEMORY_MB,
   ExiftoolFileFailure,
-  ExiftoolStarved,
+  ExiftoolMachineFailure,
   isExiftoolFileFailure,
   processCpuMillis,
 } from './bounded-exiftool';
-export type { BoundedExiftoolOptions, ExiftoolLimits, TaskCpuReading } from './bounded-exiftool';
+export type { BoundedExiftoolOptions, ExiftoolLimits, TaskReading } from './bounded-exiftool';
 export { PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from './png-metadata-budget';
 export type { BoundedPng } from './png-metadata-budget';
 export { issuedPayload, isScrambledPayload, serialOfPayload } from './issued-payload';

@@ -93,7 +93,8 @@ function omittedMetadata(chunks: readonly string[]): Evidence {
 /**
  * Limits of the detector's ExifTool for one file: what a file may make it hold, and the CPU it may keep it busy
  * (EXIFTOOL_CPU_SHARE of the wall deadline, 10 s). A task that reaches the 20 s deadline under that budget waited for
- * the machine: its error is thrown on and the job retried (`ExiftoolStarved`).
+ * the machine, and one whose process the kernel killed lost it to the machine: its error is thrown on and the job
+ * retried (`ExiftoolMachineFailure`).
  */
 export const METADATA_READ_LIMITS: Required<ExiftoolLimits> = {
   maxMemoryMb: EXIFTOOL_READ_MAX_MEMORY_MB,
@@ -138,8 +139,8 @@ export class MetadataReader {
   }
 
   /**
-   * The signal's evidence. Throws `ExiftoolStarved` when ExifTool was not run in time (an overloaded machine): not
-   * the file's doing, so the detection fails this attempt and its job is retried.
+   * The signal's evidence. Throws `ExiftoolMachineFailure` when ExifTool was not run in time (an overloaded machine) or
+   * was killed by the kernel: not the file's doing, so the detection fails this attempt and its job is retried.
    */
   async read(bytes: Buffer): Promise<SignalOutcome> {
     const read = await this.tags(bytes);
@@ -165,8 +166,8 @@ export class MetadataReader {
         tags = await this.exiftool.read(file, { readArgs: READ_ARGS });
       } catch (error) {
         // Past the memory limit or the CPU budget (what a file's metadata makes ExifTool hold or do, in any container):
-        // the detection goes on without this signal, as for an unreadable C2PA manifest. Anything else, a deadline
-        // reached under the CPU budget included (the machine's doing), fails the attempt.
+        // the detection goes on without this signal, as for an unreadable C2PA manifest. Anything else, the machine's
+        // failures included (a deadline reached under the CPU budget, perl killed by the kernel), fails the attempt.
         if (isExiftoolFileFailure(error)) return null;
         throw error;
       }
