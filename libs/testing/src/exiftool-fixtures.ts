@@ -24,7 +24,9 @@ export function exiftoolChildPids(): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('exiftool')) pids.push(Number(entry));
+      // ExifTool's script by its path, not any argument that names it (a worktree called exiftool).
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0');
+      if (parent === process.pid && args.some((arg) => arg.endsWith('/bin/exiftool'))) pids.push(Number(entry));
     } catch {
       // ended meanwhile
     }

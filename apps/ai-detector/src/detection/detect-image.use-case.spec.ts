@@ -7,7 +7,7 @@ import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
+import { exiftoolChildPids, testInfra, testStorageConfig, uniqueName, withPngChunk } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -109,4 +109,27 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     const events = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
     expect(events.map((e) => (e.envelope as unknown as { data: unknown }).data)).toEqual([{ orderId: '41', fileId: '2', code: 'AI_DETECTION_FILE_INVALID' }]);
   });
+
+  // Review: a read that reached ExifTool's deadline because the machine was overloaded dropped the metadata signal for
+  // good (`metadata.unreadable`). Now the attempt fails and the job's redelivery reads it. ExifTool paused (SIGSTOP)
+  // uses no CPU until its 20 s deadline: what a starved process looks like.
+  it('fails the attempt, for a retry, when the detector\'s ExifTool waited for the machine until its deadline', async () => {
+    const png = withPngChunk(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#468' } }).png().toBuffer(), 'tEXt', Buffer.from('parameters\0a lighthouse at dusk, Steps: 20', 'latin1'));
+    await storage.put(storage.buckets.inputs, '7/41/inputs/3/image.png', png, 'image/png');
+    // The detector's ExifTool, started by a first detection (which reads the metadata).
+    expect((await provider.detect(png)).evidence.map((e) => e.finding)).toContain('metadata.generatorParameters');
+    const [pid] = exiftoolChildPids();
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGSTOP');
+
+    await expect(useCase.execute(job('3', '7/41/inputs/3/image.png'), context)).rejects.toMatchObject({ name: 'ExiftoolMachineFailure', reason: 'starved' });
+    const failed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
+    expect(failed.map((e) => (e.envelope as unknown as { data: { fileId: string } }).data.fileId)).not.toContain('3');
+
+    // The redelivery: a new ExifTool reads the metadata.
+    await useCase.execute(job('3', '7/41/inputs/3/image.png'), context);
+    const completed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
+    const data = completed.map((e) => (e.envelope as unknown as { data: AiDetectionCompletedEvent }).data).find((d) => d.fileId === '3');
+    expect(data?.evidence.map((e) => e.finding)).toContain('metadata.generatorParameters');
+  }, 90_000);
 });
