@@ -7,7 +7,7 @@ import { AntiAiFailureCode, AntiAiJob, EventEnvelope, EventSubjects } from '@cp/
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
+import { exiftoolChildPids, loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { Client } from 'minio';
 import { mkdtempSync } from 'node:fs';
 import { Agent } from 'node:https';
@@ -182,6 +182,31 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     const [event] = await eventsOf(work.orderId);
     expect(event.data.thumbnail).toEqual(thumbnail);
   });
+
+  // Review: an ordinary file whose rewrite reached ExifTool's deadline on an overloaded machine was refused for good
+  // (WATERMARK_FILE_INVALID). Now the attempt fails and the redelivery protects it. ExifTool paused (SIGSTOP) uses no
+  // CPU until its 30 s deadline: what a starved process looks like.
+  it('fails the attempt, for a retry, when the opt-out writer\'s ExifTool waited for the machine until its deadline', async () => {
+    const own = new AntiAiProtector(config);
+    const clock = new SystemClock();
+    const protect = new AntiAiProtectUseCase(new TransactionRepository(dataSource), config, new IssuanceRepository(dataSource), own, new OutputTargetUploader(config, clock), storage, new OutboxWriter(clock));
+    try {
+      const others = exiftoolChildPids();
+      // Its ExifTool, started by a first file.
+      await protect.execute(await job('png'), context);
+      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid, 'SIGSTOP');
+      const work = await job('png');
+      await expect(protect.execute(work, context)).rejects.toMatchObject({ name: 'ExiftoolMachineFailure', reason: 'starved' });
+      expect(await eventsOf(work.orderId)).toEqual([]);
+      // The redelivery: a new ExifTool rewrites it.
+      await protect.execute(work, context);
+      expect((await eventsOf(work.orderId)).map((event) => event.subject)).toEqual([EventSubjects.antiAiOutputCompleted]);
+    } finally {
+      await own.onApplicationShutdown();
+    }
+  }, 120_000);
 
   it('zero-copy: PUTs the result to the client presigned URL and keeps nothing', async () => {
     const work = await job('jpeg', { output: undefined, strength: 'low', outputTarget: await presignedPut('delivered/photo.jpg') });
