@@ -94,7 +94,7 @@ interface FaultRow {
   electedMs?: number;
   /**
    * From the fault to the first order accepted after it that is complete: the whole path (creation, upload, job,
-   * worker, result) works again. Undefined when no order was accepted after the fault.
+   * worker, result) works again. Every row has such orders: the fault strikes while the load still has some to create.
    */
   movingAgainMs?: number;
 }
@@ -534,6 +534,19 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     const accepted: Accepted[] = [];
     const expectedOrders = ORDERS_PER_FAULT + 2;
     const reportOrderId = reportOrders[faultIndex];
+    // The fault strikes when the load is under way: the extract, the PDF and the first image embed accepted and
+    // uploaded (in flight), the other embeds created once it has struck (accepted after the fault: they measure
+    // "moving again"). A fixed pause before the fault left both to the machine's speed: a load accepted whole within
+    // it left no order after the fault, the watcher below had nothing to poll until its 120 s limit, and the row
+    // sat idle for 120 s less its own run (the gaps of about 112 s without a request in the fresh-clone runs).
+    let markUnderway = (): void => undefined;
+    const underway = new Promise<void>((resolve) => {
+      markUnderway = resolve;
+    });
+    let markStruck = (): void => undefined;
+    const struck = new Promise<void>((resolve) => {
+      markStruck = resolve;
+    });
     // Steady load while the fault strikes: a report request, then an extract, a PDF embed and image embeds,
     // created (failing over between gateway replicas) and uploaded one after another.
     const load = (async () => {
@@ -553,22 +566,32 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
         expect(order).not.toBeNull();
         accepted.push({ kind: 'embed', order: order as WatermarkOrderView, acceptedAt: Date.now() });
         await upload(order?.files[0].uploadUrl ?? '', image);
+        if (index === 0) {
+          markUnderway();
+          await struck;
+        }
       }
     })();
-    await pause(400);
+    // A load that fails before it is under way fails the row here, instead of leaving it waiting.
+    await Promise.race([underway, load]);
     const before = await Promise.all(accepted.map(({ order }) => readOrder(account.liveKey, order.orderId).catch(() => null)));
     const inFlight = before.filter((order) => !order || !['complete', 'failed'].includes(order.status)).length + (expectedOrders - accepted.length);
     const faultAt = Date.now();
-    // Watches the orders accepted after the fault until one of them is complete: orders move again.
+    markStruck();
+    // Watches the orders accepted after the fault until one of them is complete: orders move again. It ends with the
+    // row's settling (one last look once every order is terminal), not at a limit of its own.
     let movingAgainAt: number | undefined;
+    let settled = false;
     const watching = (async () => {
-      while (movingAgainAt === undefined && Date.now() - faultAt < SETTLE_TIMEOUT_MS) {
+      for (let last = false; movingAgainAt === undefined && !last; ) {
+        last = settled || Date.now() - faultAt >= SETTLE_TIMEOUT_MS;
         const fresh = accepted.filter((entry) => (entry.acceptedAt ?? 0) > faultAt);
         const views = await Promise.all(fresh.map(({ order }) => readOrder(account.liveKey, order.orderId).catch(() => null)));
         if (views.some((view) => view?.status === 'complete')) {
           movingAgainAt = Date.now();
+        } else if (!last) {
+          await pause(250);
         }
-        await pause(250);
       }
     })();
     await fault.inject();
@@ -590,6 +613,7 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
     }
     const recoverMs = Date.now() - restoredAt;
     const sinceFaultMs = Date.now() - faultAt;
+    settled = true;
     await watching;
     const lost = final.filter((order) => order === null).length;
     const unfinished = accepted.filter((_entry, index) => final[index] !== null && !['complete', 'failed'].includes(final[index]?.status ?? ''));
@@ -605,6 +629,9 @@ describe('fault injection: nothing lost, nothing stuck, nothing duplicated', () 
       process.stdout.write(`${lines.join('\n')}\n`);
     }
     expect({ lost, stuck, duplicated }).toEqual({ lost: 0, stuck: 0, duplicated: 0 });
+    // Orders were accepted after the fault, and one of them completed: the row measured orders moving again.
+    expect(accepted.filter((entry) => (entry.acceptedAt ?? 0) > faultAt).length).toBeGreaterThan(0);
+    expect(movingAgainAt).toBeDefined();
     const views = final as WatermarkOrderView[];
     // Nothing here should fail: the extract finds the mark, the embeds complete with every output stored once.
     expect(views.map((view, index) => [accepted[index].kind, view.status])).toEqual(accepted.map(({ kind }) => [kind, 'complete']));
