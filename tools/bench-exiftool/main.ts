@@ -9,8 +9,8 @@
 //   NEST_DEPTH=6000 CASES=png-xmp-nested …   (XMP nested that deep: CPU without memory)
 import { MetadataReader } from '@cp/ai-detection';
 import { OptOutMetadataWriter } from '@cp/anti-ai';
+import { processCpuMillis } from '@cp/bounded-worker';
 import { deeplyNestedXmp, withPngChunk, withPngXmp } from '@cp/testing';
-import { processCpuMillis } from '@cp/watermark';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';

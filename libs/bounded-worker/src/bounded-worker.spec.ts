@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { BoundedWorker } from './bounded-worker';
+import { BoundedWorker, deadlineFailure } from './bounded-worker';
+import { processCpuMillis } from './process-cpu';
 import { WorkerIsolation } from './worker-channel';
-import { WorkerFailure, WorkerFailureCode } from './worker-failure';
+import { isWorkerMachineFailure, WorkerFailure, WorkerFailureCode } from './worker-failure';
 
 type Request =
   | { op: 'echo'; value: string; bytes?: Uint8Array }
@@ -25,9 +26,15 @@ interface Reply {
 
 const FILE = join(__dirname, '__fixtures__', 'test-worker.mjs');
 
-function make(isolation: WorkerIsolation, deadlineMs = 10_000): BoundedWorker<Request, Reply> {
-  return new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, isolation, limits: { deadlineMs, maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } });
+function make(isolation: WorkerIsolation, deadlineMs = 10_000, cpuShare?: number): BoundedWorker<Request, Reply> {
+  return new BoundedWorker<Request, Reply>({ name: 'test', file: FILE, isolation, limits: { deadlineMs, maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8, cpuShare } });
 }
+
+/**
+ * A call stopped for running too long: DEADLINE, or in a process STARVED where the machine gave it less than half a
+ * core before its short deadline (these tests are about the queue, not about whom to blame).
+ */
+const OVERRUN = (mode: WorkerIsolation): WorkerFailureCode[] => (mode === 'thread' ? [WorkerFailureCode.DEADLINE] : [WorkerFailureCode.DEADLINE, WorkerFailureCode.STARVED]);
 
 async function failureOf(promise: Promise<unknown>): Promise<WorkerFailure> {
   const error = await promise.then(
@@ -60,7 +67,7 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     worker = make(mode);
     // the calls after it keep the default deadline: a new process may take a while to start on a loaded machine
     const failure = await failureOf(worker.call({ op: 'spin' }, { deadlineMs: 300 }));
-    expect(failure.code).toBe(WorkerFailureCode.DEADLINE);
+    expect(OVERRUN(mode)).toContain(failure.code);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
   });
 
@@ -82,7 +89,7 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     worker = make(mode);
     const spin = worker.call({ op: 'spin' }, { deadlineMs: 300 });
     const queued = [worker.call({ op: 'echo', value: '1' }), worker.call({ op: 'echo', value: '2' })];
-    expect((await failureOf(spin)).code).toBe(WorkerFailureCode.DEADLINE);
+    expect(OVERRUN(mode)).toContain((await failureOf(spin)).code);
     await expect(Promise.all(queued)).resolves.toMatchObject([{ value: '1' }, { value: '2' }]);
   });
 
@@ -132,6 +139,103 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     setTimeout(() => controller.abort(), 100);
     expect((await failureOf(spin)).code).toBe(WorkerFailureCode.ABORTED);
     await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+  });
+});
+
+describe('deadlineFailure: who a call stopped for time is due to, from the CPU it used', () => {
+  it('at or past its CPU budget the input kept the worker busy (DEADLINE), under it the call waited for the machine (STARVED)', () => {
+    const busy = deadlineFailure('test', 1000, 500, 500);
+    expect(busy).toMatchObject({ code: WorkerFailureCode.DEADLINE, cpuMillis: 500 });
+    expect(busy.message).toContain('past its CPU budget of 500 ms');
+    expect(isWorkerMachineFailure(busy)).toBe(false);
+    const starved = deadlineFailure('test', 1000, 500, 120);
+    expect(starved).toMatchObject({ code: WorkerFailureCode.STARVED, cpuMillis: 120 });
+    expect(starved.message).toContain('having used 120 ms of CPU (budget 500 ms)');
+    expect(isWorkerMachineFailure(starved)).toBe(true);
+  });
+
+  it('not measured (a thread, no /proc), or a budget too small for /proc\'s 10 ms clock: DEADLINE, the input\'s, as before CPU was read', () => {
+    expect(deadlineFailure('test', 1000, 500, null)).toMatchObject({ code: WorkerFailureCode.DEADLINE, cpuMillis: null });
+    // a call whose deadline a document's budget cut to 50 ms: 0 or 10 ms read says nothing of the machine
+    expect(deadlineFailure('test', 50, 25, 0)).toMatchObject({ code: WorkerFailureCode.DEADLINE });
+  });
+
+  it('only STARVED and KILLED are the machine\'s', () => {
+    const machine = Object.values(WorkerFailureCode).filter((code) => isWorkerMachineFailure(new WorkerFailure(code, 'test', '')));
+    expect(machine.sort()).toEqual([WorkerFailureCode.KILLED, WorkerFailureCode.STARVED]);
+    expect(isWorkerMachineFailure(new Error('STARVED'))).toBe(false);
+  });
+});
+
+describe('processCpuMillis', () => {
+  it('reads the CPU a process used, and null for one that is gone', () => {
+    expect(processCpuMillis(process.pid)).toBeGreaterThan(0);
+    expect(processCpuMillis(2 ** 30)).toBeNull();
+  });
+});
+
+describe('BoundedWorker (process): a call stopped for time is blamed on the input or the machine by its CPU', () => {
+  /** The worker's process id, from a call (the worker is then running and warm). */
+  async function pidOf(worker: BoundedWorker<Request, Reply>): Promise<number> {
+    const { value } = await worker.call({ op: 'pid' });
+    return Number(/^process (\d+)$/.exec(value)?.[1]);
+  }
+
+  it('a call that burns its CPU budget is stopped as the input\'s doing (DEADLINE) long before its deadline; the next call works', async () => {
+    // 60 s of deadline, 300 ms of CPU: only the budget can end the spin within the test's time
+    const worker = make('process', 60_000, 0.005);
+    try {
+      const failure = await failureOf(worker.call({ op: 'spin' }));
+      expect(failure.code).toBe(WorkerFailureCode.DEADLINE);
+      expect(failure.message).toContain('past its CPU budget of 300 ms');
+      expect(failure.cpuMillis).toBeGreaterThanOrEqual(300);
+      expect(isWorkerMachineFailure(failure)).toBe(false);
+      await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a call whose worker is paused (SIGSTOP: it uses no CPU) until its deadline is the machine\'s (STARVED); the next call works', async () => {
+    const worker = make('process');
+    try {
+      const pid = await pidOf(worker);
+      process.kill(pid, 'SIGSTOP');
+      const failure = await failureOf(worker.call({ op: 'echo', value: 'late' }, { deadlineMs: 500 }));
+      expect(failure.code).toBe(WorkerFailureCode.STARVED);
+      expect(failure.cpuMillis).toBeLessThan(250);
+      expect(isWorkerMachineFailure(failure)).toBe(true);
+      // the paused worker was replaced (SIGKILL ends a stopped process too)
+      expect(await pidOf(worker)).not.toBe(pid);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a worker killed from outside (SIGKILL, as the kernel\'s OOM killer does) fails its call as the machine\'s (KILLED)', async () => {
+    const worker = make('process', 60_000);
+    try {
+      const pid = await pidOf(worker);
+      const spin = worker.call({ op: 'spin' });
+      process.kill(pid, 'SIGKILL');
+      const failure = await failureOf(spin);
+      expect(failure.code).toBe(WorkerFailureCode.KILLED);
+      expect(isWorkerMachineFailure(failure)).toBe(true);
+      await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a worker that dies by its own doing (exit) stays CRASHED, not the machine\'s', async () => {
+    const worker = make('process');
+    try {
+      const failure = await failureOf(worker.call({ op: 'exit' }));
+      expect(failure.code).toBe(WorkerFailureCode.CRASHED);
+      expect(isWorkerMachineFailure(failure)).toBe(false);
+    } finally {
+      await worker.close();
+    }
   });
 });
 

@@ -17,6 +17,45 @@ export interface WorkerLimits {
    * Unset: not watched (the raised OOM score still makes the kernel end the child first).
    */
   maxResidentMb?: number;
+  /**
+   * `process` workers only: share of a call's deadline that is its CPU budget (default WORKER_CPU_SHARE). Past it the
+   * call fails with DEADLINE (the input's doing); a call that reaches its deadline under it fails with STARVED.
+   */
+  cpuShare?: number;
+}
+
+/**
+ * Share of a call's deadline that is its CPU budget, as for ExifTool (EXIFTOOL_CPU_SHARE). A worker runs the call on
+ * one JavaScript thread: given a core, a busy call uses about as much CPU as wall time (a little more with V8's
+ * collector threads), so at a half a busy input is stopped after half its deadline on an idle machine, and blamed on
+ * the input while the machine gives the worker at least half a core; given less, the call reaches its deadline first
+ * and is retried as STARVED. A call that waits for nothing but the CPU (the workers' calls: pdf.js, c2pa-rs, pdfmake
+ * read nothing from outside) never reaches its deadline under budget but for the machine.
+ */
+export const WORKER_CPU_SHARE = 0.5;
+
+/** How often a running call's CPU is read (a few microseconds each, only while a `process` call runs). */
+export const CPU_CHECK_MS = 100;
+
+/**
+ * The smallest CPU budget the attribution trusts: ten steps of /proc's 10 ms clock. Under it (a call whose deadline a
+ * document's budget cut to its last milliseconds) what was read says too little to tell, and the call is the input's.
+ */
+export const MIN_ATTRIBUTED_CPU_MS = 100;
+
+/**
+ * The failure of a call stopped by its deadline or its CPU budget, from the CPU it used (`usedMs`; null when not
+ * measured): at or past the budget the input kept the worker busy (DEADLINE); under it the call mostly waited to be
+ * run (STARVED). Not measured (a thread, no /proc) or a budget under MIN_ATTRIBUTED_CPU_MS: DEADLINE, as before CPU
+ * was read, since nothing shows the machine was at fault.
+ */
+export function deadlineFailure(worker: string, deadlineMs: number, cpuBudgetMs: number, usedMs: number | null): WorkerFailure {
+  if (usedMs === null || cpuBudgetMs < MIN_ATTRIBUTED_CPU_MS) return new WorkerFailure(WorkerFailureCode.DEADLINE, worker, `the call took longer than ${deadlineMs} ms`);
+  const used = Math.round(usedMs);
+  if (usedMs >= cpuBudgetMs) {
+    return new WorkerFailure(WorkerFailureCode.DEADLINE, worker, `the call kept the worker busy past its CPU budget of ${cpuBudgetMs} ms (${used} ms of CPU; deadline ${deadlineMs} ms)`, usedMs);
+  }
+  return new WorkerFailure(WorkerFailureCode.STARVED, worker, `the call reached its ${deadlineMs} ms deadline having used ${used} ms of CPU (budget ${cpuBudgetMs} ms): it waited to be run`, usedMs);
 }
 
 /**
@@ -81,17 +120,32 @@ export interface CallOptions {
   onStart?: () => void;
 }
 
+interface Running<TReply> {
+  call: Call<TReply>;
+  /** The wall deadline. */
+  timer: NodeJS.Timeout;
+  /** The CPU budget's watch (`process` workers where /proc is read). */
+  cpuWatch: NodeJS.Timeout | null;
+  worker: WorkerChannel;
+}
+
+function stopTimers(running: Pick<Running<never>, 'timer' | 'cpuWatch'>): void {
+  clearTimeout(running.timer);
+  if (running.cpuWatch) clearInterval(running.cpuWatch);
+}
+
 /**
  * One lazily started worker thread with heap limits that runs one call at a time. Calls are serialised so that a
  * crash or a blown deadline is blamed on exactly the call that was running: the queued calls move to the next
  * worker untouched. A call that overruns its deadline, runs the worker out of memory or kills it rejects with a
- * WorkerFailure, and the worker is replaced for the next call.
+ * WorkerFailure, and the worker is replaced for the next call. A `process` worker's CPU is read while a call runs: past
+ * its budget the call is the input's doing (DEADLINE), at its deadline under budget the machine's (STARVED).
  */
 export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMessage> {
   private worker: WorkerChannel | null = null;
   private nextId = 1;
   private readonly queue: Array<Call<TReply>> = [];
-  private running: { call: Call<TReply>; timer: NodeJS.Timeout; worker: WorkerChannel } | null = null;
+  private running: Running<TReply> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private limits: WorkerLimits;
 
@@ -140,7 +194,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const calls = [...(this.running ? [this.running.call] : []), ...this.queue.splice(0)];
-    if (this.running) clearTimeout(this.running.timer);
+    if (this.running) stopTimers(this.running);
     this.running = null;
     for (const call of calls) this.finish(call, new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the worker was closed'));
     const worker = this.worker;
@@ -162,17 +216,31 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
       return;
     }
     worker.ref();
-    const timer = setTimeout(
-      () => this.replace(worker, new WorkerFailure(WorkerFailureCode.DEADLINE, this.options.name, `the call took longer than ${call.deadlineMs} ms`)),
-      call.deadlineMs,
-    );
-    this.running = { call, timer, worker };
+    // What the worker had used before the call (a new one: its start, which is the call's too, as its time is).
+    const cpuAtStart = worker.cpuMillis();
+    const cpuBudgetMs = call.deadlineMs * (this.limits.cpuShare ?? WORKER_CPU_SHARE);
+    const cpuUsed = (): number | null => {
+      const now = cpuAtStart === null ? null : worker.cpuMillis();
+      return now === null || cpuAtStart === null ? null : now - cpuAtStart;
+    };
+    const timer = setTimeout(() => this.replace(worker, deadlineFailure(this.options.name, call.deadlineMs, cpuBudgetMs, cpuUsed())), call.deadlineMs);
+    let cpuWatch: NodeJS.Timeout | null = null;
+    if (cpuAtStart !== null) {
+      cpuWatch = setInterval(() => {
+        const used = cpuUsed();
+        if (used !== null && used >= cpuBudgetMs) this.replace(worker, deadlineFailure(this.options.name, call.deadlineMs, cpuBudgetMs, used));
+      }, CPU_CHECK_MS);
+      // The deadline's timer (ref'd with the worker) is what keeps the process alive during a call.
+      cpuWatch.unref();
+    }
+    const running: Running<TReply> = { call, timer, cpuWatch, worker };
+    this.running = running;
     call.onStart?.();
     try {
       worker.send(call.message, call.transfer);
     } catch (error) {
       // A message that cannot be cloned is the caller's mistake, not the worker's: the worker stays.
-      clearTimeout(timer);
+      stopTimers(running);
       this.running = null;
       this.finish(call, error instanceof Error ? error : new Error(String(error)));
       this.pump();
@@ -202,7 +270,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     const running = this.running;
     // Late replies of a call already failed (deadline) come from a worker already replaced.
     if (!running || running.worker !== worker || reply?.id !== running.call.id) return;
-    clearTimeout(running.timer);
+    stopTimers(running);
     this.running = null;
     if ((reply.retire || this.keepsTooMuch(worker)) && this.worker === worker) {
       this.worker = null;
@@ -222,7 +290,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     this.worker = null;
     const running = this.running;
     if (running && running.worker === worker) {
-      clearTimeout(running.timer);
+      stopTimers(running);
       this.running = null;
       this.finish(running.call, failure);
     }

@@ -1,6 +1,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { processCpuMillis } from './process-cpu';
 import { WorkerFailureCode } from './worker-failure';
 
 /**
@@ -49,6 +50,11 @@ export interface WorkerChannel {
   stop(): Promise<void>;
   /** The child process's resident memory in MiB; null for a thread or where it cannot be read. */
   residentMb(): number | null;
+  /**
+   * CPU the child process has used (all its threads), in ms; null for a thread (its CPU is the service's too, and
+   * Node gives no thread's own) or where it cannot be read.
+   */
+  cpuMillis(): number | null;
 }
 
 export function openChannel(isolation: WorkerIsolation, file: string, limits: ChannelLimits, events: ChannelEvents): WorkerChannel {
@@ -86,6 +92,7 @@ function threadChannel(file: string, limits: ChannelLimits, events: ChannelEvent
       await worker.terminate();
     },
     residentMb: () => null,
+    cpuMillis: () => null,
   };
 }
 
@@ -174,11 +181,14 @@ function processChannel(file: string, limits: ChannelLimits, events: ChannelEven
   // `close` comes after stderr is drained: its tail tells an out-of-memory abort from another death.
   child.on('close', (code, signal) => {
     if (watch) clearInterval(watch);
-    const oom = OUT_OF_MEMORY.test(stderr);
-    failed(oom ? WorkerFailureCode.OUT_OF_MEMORY : WorkerFailureCode.CRASHED, oom ? 'the worker reached its heap limit' : `the worker exited (${signal ?? `code ${code}`})`);
+    if (OUT_OF_MEMORY.test(stderr)) failed(WorkerFailureCode.OUT_OF_MEMORY, 'the worker reached its heap limit');
+    // Our own kills (stop, the watches) come after their failure was reported, which `once` keeps: this one is not ours.
+    else if (signal === 'SIGKILL') failed(WorkerFailureCode.KILLED, 'the worker was killed (SIGKILL: the pod out of memory, not its own limit)');
+    else failed(WorkerFailureCode.CRASHED, `the worker exited (${signal ?? `code ${code}`})`);
   });
   return {
     residentMb: () => (child.pid === undefined ? null : residentMb(child.pid)),
+    cpuMillis: () => (child.pid === undefined ? null : processCpuMillis(child.pid)),
     send: (message) => {
       sendInPieces(child, message as Record<string, unknown>).catch((error: unknown) => {
         failed(WorkerFailureCode.CRASHED, `the worker cannot be reached: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { attributeExiftoolFailure, BoundedExiftool, boundedExiftool, ExiftoolFileFailure, ExiftoolMachineFailure, isExiftoolFileFailure, processCpuMillis } from './bounded-exiftool';
+import { attributeExiftoolFailure, BoundedExiftool, boundedExiftool, ExiftoolFileFailure, ExiftoolMachineFailure, isExiftoolFileFailure } from './bounded-exiftool';
 
 const LIMITS = { maxMemoryMb: 512, taskTimeoutMillis: 20_000, cpuBudgetMillis: 10_000 };
 
@@ -45,13 +45,6 @@ describe('attributeExiftoolFailure', () => {
   it('leaves other failures as they are (no perl, a task ExifTool refused)', () => {
     const other = new Error('perl: command not found');
     expect(attributeExiftoolFailure(other, undefined, LIMITS)).toBe(other);
-  });
-});
-
-describe('processCpuMillis', () => {
-  it('reads the CPU a process used, and null for one that is gone', () => {
-    expect(processCpuMillis(process.pid)).toBeGreaterThan(0);
-    expect(processCpuMillis(2 ** 30)).toBeNull();
   });
 });
 

@@ -1,7 +1,6 @@
-import { preferForOutOfMemory } from '@cp/bounded-worker';
+import { preferForOutOfMemory, processCpuMillis } from '@cp/bounded-worker';
 import { ExifTool, ExifToolOptions, exiftoolPath, ExifToolTask } from 'exiftool-vendored';
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 
 /**
  * Memory (address space) the AI detector's ExifTool may take while it reads one file. A few megabytes of legitimate
@@ -114,33 +113,6 @@ export function attributeExiftoolFailure(error: unknown, reading: TaskReading | 
     return new ExiftoolFileFailure('memory', `ExifTool died during the task: past its memory limit of ${limits.maxMemoryMb} MiB`);
   }
   return error;
-}
-
-/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on every usual Linux). */
-let clockTicks: number | undefined;
-function ticksPerSecond(): number {
-  if (clockTicks === undefined) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'latin1', timeout: 5000 }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
-  return clockTicks;
-}
-
-/** CPU time (utime + stime) a process has used, in ms, from /proc/<pid>/stat; null when gone or not Linux. */
-export function processCpuMillis(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return null;
-  }
-  // The command (field 2) is in parentheses and may hold spaces: utime and stime are the 12th and 13th fields after it.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
 }
 
 /** What the watch needs of one of batch-cluster's processes. */

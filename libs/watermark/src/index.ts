@@ -36,7 +36,6 @@ export {
   ExiftoolFileFailure,
   ExiftoolMachineFailure,
   isExiftoolFileFailure,
-  processCpuMillis,
 } from './bounded-exiftool';
 export type { BoundedExiftoolOptions, ExiftoolLimits, TaskReading } from './bounded-exiftool';
 export { PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from './png-metadata-budget';
