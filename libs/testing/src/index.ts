@@ -11,3 +11,4 @@ export * from './async-assertions';
 export * from './source-tree';
 export * from './free-port';
 export * from './exiftool-fixtures';
+export * from './child-processes';

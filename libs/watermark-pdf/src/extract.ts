@@ -238,9 +238,9 @@ async function extractFromCapture(
  * Looks for the mark of `key` in `inspected` — a PDF (the marked file, re-saved or re-printed, pages removed or
  * reordered) or an image capture of one page (PNG/JPEG/WebP/TIFF, any resolution, cropped, compressed) — using
  * the unmarked `originalPdf` as reference. Never throws for the files: either of them unreadable (not a PDF,
- * damaged, encrypted, over a limit, pages that render past the deadline or the extraction's budget of render time)
- * → `unsupported`; it throws a WorkerFailure when the renderer itself failed (crash, abandoned call), which is worth
- * another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
+ * damaged, encrypted, over a limit, pages that render past their CPU budget or the extraction's budget of render
+ * time) → `unsupported`; it throws a WorkerFailure when the renderer itself failed (crash, killed, abandoned call,
+ * starved by the machine: its deadline reached under its CPU budget), which is worth another attempt. `detected` only when the image engine decodes a payload with a valid keyed tag.
  */
 export async function extractPdf(inspected: Buffer, originalPdf: Buffer, options: PdfExtractOptions): Promise<PdfExtractResult> {
   const isPdf = looksLikePdf(inspected);

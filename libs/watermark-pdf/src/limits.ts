@@ -1,4 +1,4 @@
-import { residentLimitMb } from '@cp/bounded-worker';
+import { residentLimitMb, WORKER_CPU_SHARE } from '@cp/bounded-worker';
 import { DEFAULT_MAX_PARSED_OBJECTS, DEFAULT_MAX_TOKEN_BYTES } from './bounded-parse';
 import { DEFAULT_INFLATION_LIMITS, InflationLimits } from './inflation';
 
@@ -18,8 +18,16 @@ export interface PdfResourceLimits {
     maxTokenBytes: number;
   };
   render: {
-    /** Budget of one call to the pdf.js worker (a batch of pages), in milliseconds. */
+    /**
+     * Wall time of one call to the pdf.js worker (a batch of pages), in milliseconds. A call that reaches it having used
+     * less than `cpuShare` of it on the CPU waited for the machine: it fails as the renderer's (STARVED) and the job is
+     * retried.
+     */
     deadlineMs: number;
+    /**
+     * Share of `deadlineMs` that is one call's CPU budget (WORKER_CPU_SHARE): past it the file fails as RESOURCE_LIMIT.
+     */
+    cpuShare: number;
     /** Heap of the pdf.js worker thread, in MiB: a page that needs more fails as RESOURCE_LIMIT. */
     maxOldGenerationSizeMb: number;
     /**
@@ -42,7 +50,7 @@ export interface PdfResourceLimits {
 export const DEFAULT_PDF_RESOURCE_LIMITS: PdfResourceLimits = {
   inflation: DEFAULT_INFLATION_LIMITS,
   parse: { maxObjects: DEFAULT_MAX_PARSED_OBJECTS, maxTokenBytes: DEFAULT_MAX_TOKEN_BYTES },
-  render: { deadlineMs: 120_000, maxOldGenerationSizeMb: 1024, maxResidentMb: residentLimitMb(1024), documentBudgetMs: 480_000 },
+  render: { deadlineMs: 120_000, cpuShare: WORKER_CPU_SHARE, maxOldGenerationSizeMb: 1024, maxResidentMb: residentLimitMb(1024), documentBudgetMs: 480_000 },
 };
 
 let current: PdfResourceLimits = DEFAULT_PDF_RESOURCE_LIMITS;

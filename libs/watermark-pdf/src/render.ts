@@ -51,8 +51,8 @@ type Request = Operation & { docId: number; data?: Uint8Array };
 const WORKER_FILE = join(__dirname, 'render-worker.mjs');
 
 /**
- * pdf.js in a child process: heap-limited, one call at a time, each under a deadline. A call that overruns or
- * runs the heap out rejects with a WorkerFailure and the next call gets a new worker; stopped after a few idle
+ * pdf.js in a child process: heap-limited, one call at a time, each under a deadline and a CPU budget (a share of it).
+ * A call that overruns or runs the heap out rejects with a WorkerFailure and the next call gets a new worker; stopped after a few idle
  * seconds, it never keeps the process alive. A process, not a thread: a file can make pdf.js ask for one array
  * far past the heap limit, which V8 answers by aborting the whole process the thread lives in. The PDF bytes
  * are copied: callers keep theirs.
@@ -63,6 +63,7 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
   isolation: 'process',
   limits: {
     deadlineMs: pdfResourceLimits().render.deadlineMs,
+    cpuShare: pdfResourceLimits().render.cpuShare,
     maxOldGenerationSizeMb: pdfResourceLimits().render.maxOldGenerationSizeMb,
     maxResidentMb: pdfResourceLimits().render.maxResidentMb,
   },
@@ -71,7 +72,7 @@ const renderer = new BoundedWorker<Request, WorkerReply>({
   retireAboveResidentShare: 0.5,
 });
 onPdfResourceLimits(({ render }) =>
-  renderer.configure({ deadlineMs: render.deadlineMs, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb, maxResidentMb: render.maxResidentMb }),
+  renderer.configure({ deadlineMs: render.deadlineMs, cpuShare: render.cpuShare, maxOldGenerationSizeMb: render.maxOldGenerationSizeMb, maxResidentMb: render.maxResidentMb }),
 );
 
 /**
@@ -137,17 +138,20 @@ export async function closePdfRenderer(): Promise<void> {
 }
 
 /**
- * The renderer, not the file, failed the call (worker died, call abandoned): worth another attempt of the job.
- * A call that ran out of heap or past its deadline is the file's doing and is not one of these (`isRenderOverLimit`).
+ * The renderer, not the file, failed the call (worker died or was killed by the kernel, call abandoned, deadline
+ * reached under the CPU budget: the machine starved it): worth another attempt of the job. A call that ran out of heap
+ * or used its CPU budget is the file's doing and is not one of these (`isRenderOverLimit`).
  */
 export function isRendererFailure(error: unknown): error is WorkerFailure {
   return error instanceof WorkerFailure && !isRenderOverLimit(error);
 }
 
 /**
- * The pages needed more heap, or more time, than the renderer gives one call: hostile or broken input. A deadline
- * counts as the file's: a few KB of nested form XObjects keep pdf.js busy for hours, and every retry of such a file
- * held the processor's slot for the whole deadline again, for every account's jobs, before the order was parked.
+ * The pages needed more heap, or more CPU, than the renderer gives one call: hostile or broken input. A call that used
+ * its CPU budget (DEADLINE) counts as the file's: a few KB of nested form XObjects keep pdf.js busy for hours, and
+ * every retry of such a file held the processor's slot for the whole deadline again, for every account's jobs, before
+ * the order was parked. A call that reached its deadline under the budget (STARVED) waited for the machine and is
+ * not one of these: no file is refused for a busy machine.
  */
 export function isRenderOverLimit(error: unknown): error is WorkerFailure {
   return error instanceof WorkerFailure && (error.code === WorkerFailureCode.OUT_OF_MEMORY || error.code === WorkerFailureCode.DEADLINE);

@@ -1,4 +1,5 @@
 import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
+import { pauseChildRunning } from '@cp/testing';
 import type { WatermarkKey } from '@cp/watermark';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -119,15 +120,17 @@ describe('renderer limits', () => {
     await expect(extractPdf(original, Buffer.from(original), { key: KEY, signal: controller.signal })).rejects.toMatchObject({ code: WorkerFailureCode.ABORTED });
   });
 
-  it('a file that keeps the renderer past its deadline fails the file with RESOURCE_LIMIT (never retried); the next call works', async () => {
-    // 3 KB of nested form XObjects: a million fills, minutes of pdf.js for one page (a deadline, not a heap, stops it)
+  it('a file that keeps the renderer past its CPU budget fails the file with RESOURCE_LIMIT (never retried); the next call works', async () => {
+    // 3 KB of nested form XObjects: a million fills, minutes of pdf.js for one page (a CPU budget, not a heap, stops it)
     const slow = nestedFormsPdf(6, 10);
-    // warm: the worker process is up and pdf.js loaded, so only the renders are timed
+    // warm: the worker process is up and pdf.js loaded, so only the renders are measured
     await renderPdfPages(original, [0], 40);
-    configurePdfResources({ render: { deadlineMs: 3000 } });
+    // 1.5 s of CPU for a minute's deadline: only the budget can stop the page within the test's time, however busy the machine
+    configurePdfResources({ render: { deadlineMs: 60_000, cpuShare: 0.025 } });
     const rendered = await errorOf(renderPdfPages(slow, [0], 24));
     expect(rendered).toBeInstanceOf(WorkerFailure);
     expect((rendered as WorkerFailure).code).toBe(WorkerFailureCode.DEADLINE);
+    expect((rendered as WorkerFailure).message).toContain('past its CPU budget');
     expect(isRendererFailure(rendered)).toBe(false);
     const embedded = await errorOf(embedPdf(slow, 1n, { key: KEY }));
     expect(embedded).toBeInstanceOf(PdfWatermarkError);
@@ -143,7 +146,8 @@ describe('renderer limits', () => {
     // warm: the worker process is up and pdf.js loaded
     await renderPdfPages(original, [0], 40);
     // the budget shortens the one call it is left for: a page of minutes stops at the budget, not at the 60 s deadline
-    configurePdfResources({ render: { deadlineMs: 60_000, documentBudgetMs: 1500 } });
+    // (its CPU budget a fifth of that: the file's, whenever the machine gives the renderer a fifth of a core)
+    configurePdfResources({ render: { deadlineMs: 60_000, cpuShare: 0.2, documentBudgetMs: 1500 } });
     const slow = nestedFormsPdf(6, 10);
     const embedded = await errorOf(embedPdf(slow, 1n, { key: KEY }));
     expect(embedded).toBeInstanceOf(PdfWatermarkError);
@@ -166,6 +170,27 @@ describe('renderer limits', () => {
     expect(isRendererFailure(spent)).toBe(false);
     expect(calls).toBeGreaterThan(1);
     // the defaults: a pass of an ordinary file is far within its budget, and every pass has a budget of its own
+    configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+    await expect(embedPdf(original, 1n, { key: KEY })).resolves.toBeInstanceOf(Buffer);
+  });
+
+  it('a call that reaches its deadline under its CPU budget (the renderer paused) is the renderer\'s failure (STARVED): thrown, to retry the job, not the file refused', async () => {
+    // a new renderer (configuring stops the idle one), paused (SIGSTOP) as soon as it runs: it then uses no CPU
+    await closePdfRenderer();
+    configurePdfResources({ render: { deadlineMs: 1500 } });
+    const paused = async <T>(work: () => Promise<T>): Promise<unknown> => {
+      const settled = errorOf(work());
+      await pauseChildRunning('/render-worker.mjs');
+      return settled;
+    };
+    const embedded = await paused(() => embedPdf(original, 1n, { key: KEY }));
+    expect(embedded).toBeInstanceOf(WorkerFailure);
+    expect((embedded as WorkerFailure).code).toBe(WorkerFailureCode.STARVED);
+    expect(isRendererFailure(embedded)).toBe(true);
+    // extraction: a failure thrown, not `unsupported` (the paused renderer ended first: only the new one is paused)
+    await closePdfRenderer();
+    const extracted = await paused(() => extractPdf(original, Buffer.from(original), { key: KEY }));
+    expect(extracted).toMatchObject({ code: WorkerFailureCode.STARVED });
     configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
     await expect(embedPdf(original, 1n, { key: KEY })).resolves.toBeInstanceOf(Buffer);
   });

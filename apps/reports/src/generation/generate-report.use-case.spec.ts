@@ -1,8 +1,10 @@
-// A report whose render fails in the render process (here: past its deadline) ends as a failed attempt with its
-// code, not as an error of the service; the next attempt renders.
+// A report whose render fails in the render process (here: past its CPU budget) ends as a failed attempt with its
+// code, not as an error of the service; one the machine failed (the process paused) is thrown so the job is redelivered.
+import { WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { ManualClock } from '@cp/clock';
 import { GenerateReportJob, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
+import { pauseChildRunning } from '@cp/testing';
 import { Logger } from '@nestjs/common';
 import { ReportState } from '../domain/report';
 import { closePdfRenderer, configurePdfRenderer, DEFAULT_PDF_RENDER_LIMITS, PdfRenderer } from '../rendering/pdf-renderer';
@@ -66,23 +68,45 @@ function useCase(): { execute: (job: GenerateReportJob) => Promise<void>; failed
 describe('GenerateReportUseCase with the render process', () => {
   afterEach(async () => {
     jest.restoreAllMocks();
-    configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
+    configurePdfRenderer({ ...DEFAULT_PDF_RENDER_LIMITS, cpuShare: WORKER_CPU_SHARE });
     await closePdfRenderer();
   });
 
-  it('fails the attempt REPORT_GENERATION_FAILED when the render overruns its deadline, logging RENDER_DEADLINE; the next attempt renders', async () => {
+  it('fails the attempt REPORT_GENERATION_FAILED when the render overruns its CPU budget, logging RENDER_DEADLINE; the next attempt renders', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const { execute, failed, stored } = useCase();
     const job = { orderId: '42', locale: 'en-US', attempt: 1 } as GenerateReportJob;
-    configurePdfRenderer({ deadlineMs: 1 });
+    // 30 ms of CPU: a new render process uses more only to start
+    configurePdfRenderer({ deadlineMs: 60_000, cpuShare: 0.0005 });
     await execute(job);
     expect(failed).toEqual(['REPORT_GENERATION_FAILED']);
     expect(stored).toHaveLength(0);
     expect(warn).toHaveBeenCalledWith(expect.objectContaining({ orderId: '42', renderFailure: ReportRenderFailureCode.DEADLINE }), 'report render failed');
 
-    configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
+    configurePdfRenderer({ ...DEFAULT_PDF_RENDER_LIMITS, cpuShare: WORKER_CPU_SHARE });
     await execute(job);
     expect(failed).toEqual(['REPORT_GENERATION_FAILED']);
+    expect(stored[0]?.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('throws a render the machine failed (the process paused until its deadline: STARVED), so the job is redelivered; the attempt is not failed', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { execute, failed, stored } = useCase();
+    const job = { orderId: '42', locale: 'en-US', attempt: 1 } as GenerateReportJob;
+    configurePdfRenderer({ deadlineMs: 1500 });
+    const attempt = execute(job).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    await pauseChildRunning('/pdf-render-worker.mjs');
+    const error = await attempt;
+    expect(error).toBeInstanceOf(WorkerFailure);
+    expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
+    expect(failed).toEqual([]);
+    // the redelivery renders
+    configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
+    await execute(job);
+    expect(failed).toEqual([]);
     expect(stored[0]?.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 });

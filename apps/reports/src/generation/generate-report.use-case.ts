@@ -1,3 +1,4 @@
+import { isWorkerMachineFailure } from '@cp/bounded-worker';
 import { Clock } from '@cp/clock';
 import { DomainException, ErrorCode, GenerateReportJob, ObjectKeys, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
@@ -76,6 +77,11 @@ export class GenerateReportUseCase {
       if (error instanceof ReportRenderError) {
         // the render process ran out of time or memory, or died: the attempt fails, the service goes on
         this.logger.warn({ orderId: row.orderId, locale: row.locale, attempt: row.attempt, renderFailure: error.code }, 'report render failed');
+        throw error;
+      }
+      if (isWorkerMachineFailure(error)) {
+        // the machine, not the report, failed the render (starved of CPU, killed by the kernel): the job is redelivered
+        this.logger.warn({ orderId: row.orderId, locale: row.locale, attempt: row.attempt, renderFailure: error.code }, 'report render failed for the machine; retried');
         throw error;
       }
       throw new ReportGenerationError(`rendering the ${row.locale} report of order ${row.orderId} failed`, { cause: error });

@@ -14,9 +14,12 @@ export class ReportNotAvailableError extends Error {
   }
 }
 
-/** Why the render process gave no PDF (logged; the report fails REPORT_GENERATION_FAILED). */
+/**
+ * Why the render process gave no PDF (logged; the report fails REPORT_GENERATION_FAILED). A render the machine failed
+ * (STARVED, KILLED) is none of these: its WorkerFailure is thrown on and the job redelivered.
+ */
 export enum ReportRenderFailureCode {
-  /** The render ran past its deadline: the process was stopped. */
+  /** The render used its CPU budget (a share of its deadline): the process was stopped. */
   DEADLINE = 'RENDER_DEADLINE',
   /** The render process reached its heap or resident-memory limit. */
   OUT_OF_MEMORY = 'RENDER_OUT_OF_MEMORY',

@@ -1,6 +1,7 @@
 // The report renderer runs pdfmake in a child process under limits: a render that overruns them fails with its code
 // and leaves the service (this process) and the next render unaffected.
-import { BoundedWorker } from '@cp/bounded-worker';
+import { BoundedWorker, WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
+import { pauseChildRunning } from '@cp/testing';
 import { ReportRenderError, ReportRenderFailureCode } from '../generation/generation-errors';
 import { closePdfRenderer, configurePdfRenderer, DEFAULT_PDF_RENDER_LIMITS, renderPdf } from './pdf-renderer';
 import { ReportDefinition } from './report-layouts';
@@ -24,7 +25,7 @@ async function failure(promise: Promise<unknown>): Promise<ReportRenderError> {
 describe('PdfRenderer worker', () => {
   afterEach(async () => {
     jest.restoreAllMocks();
-    configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
+    configurePdfRenderer({ ...DEFAULT_PDF_RENDER_LIMITS, cpuShare: WORKER_CPU_SHARE });
     await closePdfRenderer();
   });
 
@@ -44,9 +45,24 @@ describe('PdfRenderer worker', () => {
     expect(JSON.stringify(request, (_key, value: unknown) => (typeof value === 'function' ? '<function>' : value))).not.toContain('<function>');
   });
 
-  it('fails a render past its deadline with RENDER_DEADLINE, and the next render works', async () => {
-    configurePdfRenderer({ deadlineMs: 1 });
+  it('fails a render past its CPU budget with RENDER_DEADLINE, and the next render works', async () => {
+    // 30 ms of CPU for a minute's deadline: a new render process uses more only to start (Node, pdfmake, the fonts)
+    configurePdfRenderer({ deadlineMs: 60_000, cpuShare: 0.0005 });
     expect((await failure(renderPdf(definition(['slow'])))).code).toBe(ReportRenderFailureCode.DEADLINE);
+    configurePdfRenderer({ ...DEFAULT_PDF_RENDER_LIMITS, cpuShare: WORKER_CPU_SHARE });
+    expect(pages(await renderPdf(definition(['again'])))).toBe(1);
+  });
+
+  it('a render that reaches its deadline under its CPU budget (the process paused) fails as the machine\'s (STARVED), not a ReportRenderError', async () => {
+    configurePdfRenderer({ deadlineMs: 1500 });
+    const rendering = renderPdf(definition(['waits'])).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    await pauseChildRunning('/pdf-render-worker.mjs');
+    const error = await rendering;
+    expect(error).toBeInstanceOf(WorkerFailure);
+    expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
     configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
     expect(pages(await renderPdf(definition(['again'])))).toBe(1);
   });

@@ -1,4 +1,4 @@
-import { BoundedWorker, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
+import { BoundedWorker, isWorkerMachineFailure, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { ReportRenderError, ReportRenderFailureCode } from '../generation/generation-errors';
@@ -53,10 +53,14 @@ const renderer = new BoundedWorker<Request, Reply>({
   retireAboveResidentShare: 0.5,
 });
 
-/** New limits apply from the next render process (tests use tiny ones). */
-export function configurePdfRenderer(limits: Partial<PdfRenderLimits>): void {
+/**
+ * New limits apply from the next render process (tests use tiny ones); `cpuShare`, the share of the deadline a render
+ * may spend on the CPU, is WORKER_CPU_SHARE unless given.
+ */
+export function configurePdfRenderer(limits: Partial<PdfRenderLimits & Pick<WorkerLimits, 'cpuShare'>>): void {
   const current = renderer.currentLimits;
-  renderer.configure(limitsOf({ deadlineMs: current.deadlineMs, maxOldGenerationSizeMb: current.maxOldGenerationSizeMb, ...limits }));
+  const { cpuShare, ...rest } = limits;
+  renderer.configure({ ...limitsOf({ deadlineMs: current.deadlineMs, maxOldGenerationSizeMb: current.maxOldGenerationSizeMb, ...rest }), cpuShare: cpuShare ?? current.cpuShare });
 }
 
 /** Stops the render process (it also stops by itself when idle, and never keeps the service alive). */
@@ -64,14 +68,18 @@ export async function closePdfRenderer(): Promise<void> {
   await renderer.close();
 }
 
-const CODES: Record<WorkerFailureCode, ReportRenderFailureCode> = {
+const CODES: Record<Exclude<WorkerFailureCode, WorkerFailureCode.STARVED | WorkerFailureCode.KILLED>, ReportRenderFailureCode> = {
   [WorkerFailureCode.DEADLINE]: ReportRenderFailureCode.DEADLINE,
   [WorkerFailureCode.OUT_OF_MEMORY]: ReportRenderFailureCode.OUT_OF_MEMORY,
   [WorkerFailureCode.CRASHED]: ReportRenderFailureCode.CRASHED,
   [WorkerFailureCode.ABORTED]: ReportRenderFailureCode.CRASHED,
 };
 
-/** Renders a report in the render process; throws ReportRenderError when it gives no PDF. */
+/**
+ * Renders a report in the render process; throws ReportRenderError when it gives no PDF, or the WorkerFailure as it is
+ * when the machine failed the render (STARVED: its deadline reached under its CPU budget; KILLED: by the kernel), which
+ * the job retries.
+ */
 export async function renderPdf(definition: ReportDefinition): Promise<Buffer> {
   let reply: Reply;
   try {
@@ -82,7 +90,8 @@ export async function renderPdf(definition: ReportDefinition): Promise<Buffer> {
       fonts: pdfmakeFonts(),
     });
   } catch (error) {
-    if (error instanceof WorkerFailure) throw new ReportRenderError(CODES[error.code], error.message);
+    if (isWorkerMachineFailure(error)) throw error;
+    if (error instanceof WorkerFailure) throw new ReportRenderError(CODES[error.code as keyof typeof CODES], error.message);
     throw error;
   }
   if (!reply.ok || !reply.pdf) {

@@ -1,4 +1,6 @@
 import { ContentCredentialsSigner, generateDevelopmentCredentials, loadSigningCredentials } from '@cp/anti-ai';
+import { WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
+import { childPidsRunning, pauseChildRunning } from '@cp/testing';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -10,7 +12,7 @@ const AI = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMed
 const photo = (): Promise<Buffer> => sharp({ create: { width: 64, height: 48, channels: 3, background: '#5a7d9a' } }).png().toBuffer();
 
 afterEach(() => {
-  configureC2paReader(DEFAULT_C2PA_READER_LIMITS);
+  configureC2paReader({ ...DEFAULT_C2PA_READER_LIMITS, cpuShare: WORKER_CPU_SHARE });
 });
 
 afterAll(async () => {
@@ -18,15 +20,35 @@ afterAll(async () => {
 });
 
 describe('C2PA reader process', () => {
-  it('a read past its deadline gives "could not be read" evidence, not a failure; the next read works', async () => {
+  it('a read past its CPU budget gives "could not be read" evidence, not a failure; the next read works', async () => {
     const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia');
-    // 1 ms: not even enough to start the reader
-    configureC2paReader({ deadlineMs: 1 });
+    // 60 ms of CPU for a minute's deadline: a new reader uses more only to start (Node, then compiling c2pa-rs)
+    await closeC2paReader();
+    configureC2paReader({ deadlineMs: 60_000, cpuShare: 0.001 });
     const [late] = (await readC2pa(signed, 'image/png')).evidence;
     expect(late).toMatchObject({ finding: 'c2pa.unreadable', weight: 0, details: { error: 'reading the manifest took longer than allowed' } });
-    configureC2paReader({ deadlineMs: DEFAULT_C2PA_READER_LIMITS.deadlineMs });
+    configureC2paReader({ cpuShare: WORKER_CPU_SHARE });
     const [read] = (await readC2pa(signed, 'image/png')).evidence;
     expect(read).toMatchObject({ finding: 'c2pa.ai' });
+  });
+
+  it('a read that reaches its deadline under its CPU budget (the reader paused) is the machine\'s: thrown on to retry the job, not "could not be read"', async () => {
+    const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia');
+    // a new reader (configuring stops the idle one), paused (SIGSTOP) as soon as it runs: it then uses no CPU, however long it waits
+    await closeC2paReader();
+    configureC2paReader({ deadlineMs: 3000 });
+    const reading = readC2pa(signed, 'image/png').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const pid = await pauseChildRunning('/c2pa-worker.mjs');
+    const error = await reading;
+    expect(error).toBeInstanceOf(WorkerFailure);
+    expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
+    // the paused reader was replaced: the next read works
+    configureC2paReader({ deadlineMs: DEFAULT_C2PA_READER_LIMITS.deadlineMs });
+    expect((await readC2pa(signed, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' });
+    expect(childPidsRunning('/c2pa-worker.mjs')).not.toContain(pid);
   });
 
   it('a manifest that runs the reader out of memory gives "could not be read" evidence; the next read works', async () => {

@@ -1,4 +1,4 @@
-import { BoundedWorker, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
+import { BoundedWorker, isWorkerMachineFailure, residentLimitMb, WorkerFailure, WorkerFailureCode, WorkerLimits } from '@cp/bounded-worker';
 import { join } from 'node:path';
 import { ProvenanceStep } from '../evidence';
 import { C2paTrustConfig, C2paTrustSettings, loadC2paTrust } from './c2pa-trust';
@@ -28,7 +28,11 @@ export interface C2paReaderLimitsInForce extends C2paReaderLimits {
   maxResidentMb: number;
 }
 
-/** The reader ran out of time or memory, or died: the manifest could not be read (not the order's failure). */
+/**
+ * The reader ran out of time (past its CPU budget) or memory, or died of the file: the manifest could not be read (not
+ * the order's failure). A read that failed for the machine (its deadline reached under the CPU budget, the reader killed
+ * by the kernel) is not one of these: its WorkerFailure (STARVED, KILLED) is thrown on and the detection job retried.
+ */
 export class C2paReadFailed extends Error {
   constructor(
     readonly reason: 'deadline' | 'memory' | 'crashed',
@@ -123,7 +127,8 @@ const reader = new BoundedWorker<Request, Reply>({
   idleMs: 10 * 60_000,
 });
 
-export function configureC2paReader(limits: Partial<C2paReaderLimits>): void {
+/** `cpuShare`: the share of the deadline a read may spend on the CPU (WORKER_CPU_SHARE; tests set their own). */
+export function configureC2paReader(limits: Partial<C2paReaderLimits & Pick<WorkerLimits, 'cpuShare'>>): void {
   const resident = limits.maxOldGenerationSizeMb === undefined ? {} : { maxResidentMb: residentLimitMb(limits.maxOldGenerationSizeMb) };
   reader.configure({ ...limits, ...resident } satisfies Partial<WorkerLimits>);
 }
@@ -138,7 +143,7 @@ export async function closeC2paReader(): Promise<void> {
   await reader.close();
 }
 
-const REASONS: Record<WorkerFailureCode, C2paReadFailed['reason']> = {
+const REASONS: Record<Exclude<WorkerFailureCode, WorkerFailureCode.STARVED | WorkerFailureCode.KILLED>, C2paReadFailed['reason']> = {
   [WorkerFailureCode.DEADLINE]: 'deadline',
   [WorkerFailureCode.OUT_OF_MEMORY]: 'memory',
   [WorkerFailureCode.CRASHED]: 'crashed',
@@ -149,7 +154,9 @@ async function call(bytes: Uint8Array, mimeType: string, settings: string): Prom
   try {
     return await reader.call({ mimeType, bytes, settings });
   } catch (error) {
-    if (error instanceof WorkerFailure) throw new C2paReadFailed(REASONS[error.code], error.message);
+    // The machine's failure says nothing of the file: thrown on, so the job reads it again (redelivered with backoff).
+    if (isWorkerMachineFailure(error)) throw error;
+    if (error instanceof WorkerFailure) throw new C2paReadFailed(REASONS[error.code as keyof typeof REASONS], error.message);
     throw error;
   }
 }

@@ -191,8 +191,9 @@ const READ_FAILURES: Record<C2paReadFailed['reason'], string> = {
 
 /**
  * Reads and validates the C2PA manifest store of an image (in the reader process, see c2pa-reader.ts); no manifest
- * gives no evidence. A reader that overran its deadline or memory, or died, gives "could not be read" evidence:
- * the rest of the detection goes on.
+ * gives no evidence. A reader that overran its CPU budget or memory, or died, gives "could not be read" evidence:
+ * the rest of the detection goes on. A read that failed for the machine (its deadline reached under its CPU budget,
+ * the reader killed by the kernel) throws its WorkerFailure (STARVED, KILLED): the detection job is attempted again.
  */
 export async function readC2pa(bytes: Uint8Array, mimeType: string): Promise<SignalOutcome> {
   let result: C2paReadResult;
