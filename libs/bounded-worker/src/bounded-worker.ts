@@ -30,7 +30,8 @@ export interface WorkerLimits {
  * collector threads), so at a half a busy input is stopped after half its deadline on an idle machine, and blamed on
  * the input while the machine gives the worker at least half a core; given less, the call reaches its deadline first
  * and is retried as STARVED. A call that waits for nothing but the CPU (the workers' calls: pdf.js, c2pa-rs, pdfmake
- * read nothing from outside) never reaches its deadline under budget but for the machine.
+ * wait on no network; pdfmake reads its fonts from local disk) reaches its deadline under budget only for the machine.
+ * Measured: pdf.js on a 3 KB file of nested forms used 10.1 s of CPU in 8.9 s of wall time (V8's helper threads).
  */
 export const WORKER_CPU_SHARE = 0.5;
 

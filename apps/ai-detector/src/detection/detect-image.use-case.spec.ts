@@ -1,13 +1,14 @@
 // The detection job handler against real PostgreSQL (schema aidetect's migrations) and a real S3 server.
 import { createHash } from 'node:crypto';
-import { encodeSdMark, syntheticPhoto } from '@cp/ai-detection/testing';
-import { SD_MARK_MESSAGES } from '@cp/ai-detection';
+import { encodeSdMark, syntheticPhoto, withContentCredentials } from '@cp/ai-detection/testing';
+import { closeC2paReader, configureC2paReader, DEFAULT_C2PA_READER_LIMITS, SD_MARK_MESSAGES } from '@cp/ai-detection';
+import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { ManualClock } from '@cp/clock';
 import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { exiftoolChildPids, testInfra, testStorageConfig, uniqueName, withPngChunk } from '@cp/testing';
+import { exiftoolChildPids, pauseChildRunning, testInfra, testStorageConfig, uniqueName, withPngChunk } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -131,5 +132,35 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     const completed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
     const data = completed.map((e) => (e.envelope as unknown as { data: AiDetectionCompletedEvent }).data).find((d) => d.fileId === '3');
     expect(data?.evidence.map((e) => e.finding)).toContain('metadata.generatorParameters');
+  }, 90_000);
+
+  // Review: a C2PA read that reached its deadline because the machine starved the reader gave `c2pa.unreadable` for
+  // good. Now the attempt fails and the redelivery reads the manifest. The reader paused (SIGSTOP) uses no CPU.
+  it('fails the attempt, for a retry, when the C2PA reader waited for the machine until its deadline', async () => {
+    const png = await withContentCredentials(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#864' } }).png().toBuffer(), 'trainedAlgorithmicMedia');
+    await storage.put(storage.buckets.inputs, '7/41/inputs/4/image.png', png, 'image/png');
+    // a new reader, under a short deadline, paused as soon as it runs
+    await closeC2paReader();
+    configureC2paReader({ deadlineMs: 3000 });
+    try {
+      const attempt = useCase.execute(job('4', '7/41/inputs/4/image.png'), context).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      await pauseChildRunning('/c2pa-worker.mjs');
+      const error = await attempt;
+      expect(error).toBeInstanceOf(WorkerFailure);
+      expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
+    } finally {
+      configureC2paReader(DEFAULT_C2PA_READER_LIMITS);
+    }
+    const failed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
+    expect(failed.map((e) => (e.envelope as unknown as { data: { fileId: string } }).data.fileId)).not.toContain('4');
+
+    // The redelivery: a new reader reads the manifest.
+    await useCase.execute(job('4', '7/41/inputs/4/image.png'), context);
+    const completed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
+    const data = completed.map((e) => (e.envelope as unknown as { data: AiDetectionCompletedEvent }).data).find((d) => d.fileId === '4');
+    expect(data?.evidence.map((e) => e.finding)).toContain('c2pa.ai');
   }, 90_000);
 });

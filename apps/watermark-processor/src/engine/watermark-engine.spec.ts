@@ -41,8 +41,8 @@ describe('WatermarkEngine: PDF limits', () => {
     expect(pdfResourceLimits()).toEqual({
       inflation: { maxInflatedBytes: 100 * 1024 * 1024, maxInflationRatio: 50, minInflatedBytes: 64 * 1024 * 1024 },
       parse: { maxObjects: 50_000, maxTokenBytes: 1024 * 1024 },
-      // The renderer's whole resident memory follows its heap (heap + 512 MiB).
-      render: { deadlineMs: 5000, maxOldGenerationSizeMb: 256, maxResidentMb: 256 + 512, documentBudgetMs: 300_000 },
+      // The renderer's whole resident memory follows its heap (heap + 512 MiB); its CPU budget is half its deadline.
+      render: { deadlineMs: 5000, cpuShare: 0.5, maxOldGenerationSizeMb: 256, maxResidentMb: 256 + 512, documentBudgetMs: 300_000 },
     });
     engine();
     expect(pdfResourceLimits()).toEqual(DEFAULT_PDF_RESOURCE_LIMITS);
