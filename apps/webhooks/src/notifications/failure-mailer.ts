@@ -61,6 +61,7 @@ export class FailureMailer {
     const name = `${this.clock.nowMs()}-${info.messageId.replace(/[^A-Za-z0-9.-]/g, '')}.eml`;
     const file = path.join(this.settings.outboxDir, name);
     await writeFile(file, info.message);
-    this.logger.log({ file, to: message.to }, 'mail written to the local outbox');
+    // The recipient is the account owner's e-mail address (personal data): the file names the mail, the log does not.
+    this.logger.log({ file }, 'mail written to the local outbox');
   }
 }
