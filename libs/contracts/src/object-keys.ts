@@ -46,6 +46,17 @@ export const ObjectKeys = {
   package: (accountId: string, orderId: string): string => `${accountId}/${orderId}/${orderId}-watermarked.zip`,
 };
 
+const NAMED_OBJECT_KEY = /^(.*\/(?:inputs|outputs)\/[^/]+\/)[^/]+$/;
+
+/**
+ * An object key as logs and attempt records may keep it: an input's or output's last segment is the client's file
+ * name, often a person's name (personal data kept as long as the log store keeps lines, past the order's expiry),
+ * so it becomes `[name]`; the account, order and file ids before it still find the object.
+ */
+export function loggedObjectKey(key: string): string {
+  return key.replace(NAMED_OBJECT_KEY, '$1[name]');
+}
+
 export function splitExtension(fileName: string): { base: string; extension: string } {
   const dot = fileName.lastIndexOf('.');
   return dot > 0 ? { base: fileName.slice(0, dot), extension: fileName.slice(dot + 1) } : { base: fileName, extension: '' };

@@ -3,6 +3,7 @@ import { Transaction } from '@cp/database';
 import { inlineHandlerContext } from '@cp/messaging/testing';
 import { HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
+import { Logger } from '@nestjs/common';
 import { FileJob, FileRejection, OversizeOutcome, StoredInput, workerJobConsumer, WORKER_JOB_BACKOFF_MS } from './file-job';
 
 interface Job {
@@ -125,6 +126,29 @@ describe('FileJob', () => {
     crashed.engine = () => Promise.reject(new Error('out of memory'));
     await expect(crashed.execute({ orderId: '9', keys: ['a'], whenOversize: 'reject' }, inlineHandlerContext())).rejects.toThrow('out of memory');
     expect(crashed.log).toEqual(['begin', 'run with state of 9']);
+  });
+});
+
+describe('FileJob and personal data', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  // An input's key ends with the client's file name, often a person's name: logs and attempt records outlive the order.
+  const named = '1/9/inputs/5/Jane Doe passport.png';
+
+  it('names a failed file by its ids, never by its file name, in the log', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const fileJob = setup({ [named]: 'x'.repeat(11) });
+    await fileJob.execute({ orderId: '9', keys: [named], whenOversize: 'reject' }, inlineHandlerContext());
+    expect(fileJob.log).toEqual(['begin', 'failed: TOO_LARGE (state of 9)']);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(JSON.stringify(warn.mock.calls)).toContain('1/9/inputs/5/[name]');
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('Jane Doe');
+  });
+
+  it('names a missing input by its ids in the error the attempt records and logs', async () => {
+    const fileJob = setup({});
+    const failure = fileJob.execute({ orderId: '9', keys: [named], whenOversize: 'reject' }, inlineHandlerContext());
+    await expect(failure).rejects.toThrow('input 1/9/inputs/5/[name] is not in storage');
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ExaminedBytes, MessageContract, Streams } from '@cp/contracts';
+import { ExaminedBytes, loggedObjectKey, MessageContract, Streams } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { ConsumerDefinition, HandlerContext, HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
@@ -107,7 +107,8 @@ export abstract class FileJob<T extends FileJobTypes> {
     const infos = await Promise.all(inputs.map((input) => this.storage.stat(input.bucket, input.key)));
     const missing = inputs.find((_input, index) => !infos[index]);
     if (missing) {
-      throw new Error(`input ${missing.key} is not in storage`);
+      // The key's file name stays out: this message is logged and kept in the order's attempt records.
+      throw new Error(`input ${loggedObjectKey(missing.key)} is not in storage`);
     }
     const oversize = infos.find((info) => (info?.size ?? 0) > limit);
     if (oversize) {
@@ -117,7 +118,7 @@ export abstract class FileJob<T extends FileJobTypes> {
   }
 
   private async fail(job: T['job'], rejection: FileRejection<T['code']>, state: T['state'], context: HandlerContext): Promise<void> {
-    this.logger.warn({ orderId: job.orderId, inputs: this.inputsOf(job).map((input) => input.key), code: rejection.code, reason: rejection.reason }, 'file failed with a public code');
+    this.logger.warn({ orderId: job.orderId, inputs: this.inputsOf(job).map((input) => loggedObjectKey(input.key)), code: rejection.code, reason: rejection.reason }, 'file failed with a public code');
     await context.transaction((tx) => this.recordFailed(tx, job, rejection.code, state));
   }
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ReportContextFile } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
+import { Logger } from '@nestjs/common';
 import sharp from 'sharp';
 import { ReportsSettings } from '../reports.config';
 import { FileEvidenceReader } from './file-evidence.reader';
@@ -76,5 +77,31 @@ describe('FileEvidenceReader', () => {
   it('has no hash once the stored object is gone (the report is then not available)', async () => {
     const evidence = await reader(new FakeStorage()).read(file(await picture(200)), 'inspected');
     expect([evidence.sha256, evidence.thumbnailPng, evidence.replaced]).toEqual([null, null, false]);
+  });
+});
+
+describe('FileEvidenceReader and personal data', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it("logs a replaced input or a missing preview by the object's ids, never by the client's file name", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const storage = new FakeStorage();
+    const named = (key: string, examined: Buffer): ReportContextFile => ({
+      role: 'inspected',
+      fileName: 'Jane Doe passport.png',
+      size: 1,
+      bucket: 'in',
+      key,
+      examined: { sha256: sha256(examined), size: examined.length },
+    });
+    const examined = await picture(200);
+    storage.objects.set('1/9/inputs/5/Jane Doe passport.png', await picture(10));
+    await reader(storage).read(named('1/9/inputs/5/Jane Doe passport.png', examined), 'inspected');
+    const broken = Buffer.from('not an image');
+    storage.objects.set('1/9/inputs/6/Jane Doe passport.png', broken);
+    expect((await reader(storage).read(named('1/9/inputs/6/Jane Doe passport.png', broken), 'inspected')).thumbnailPng).toBeNull();
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(JSON.stringify(warn.mock.calls)).toContain('1/9/inputs/5/[name]');
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('Jane Doe');
   });
 });

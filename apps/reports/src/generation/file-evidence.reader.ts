@@ -1,4 +1,4 @@
-import { ExaminedBytes, ReportContextFile, StoredObjectRef } from '@cp/contracts';
+import { ExaminedBytes, loggedObjectKey, ReportContextFile, StoredObjectRef } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
 import { configurePdfResources, renderPdfPages } from '@cp/watermark-pdf';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -56,14 +56,15 @@ export class FileEvidenceReader {
     const examined = file.examined ?? stored;
     const replaced = examined.sha256 !== stored.sha256;
     if (replaced) {
-      this.logger.warn({ fileName: file.fileName, key: file.key }, 'stored input no longer holds the examined bytes: the report certifies the examined ones, without a preview');
+      // Ids only: the file name (often a person's name) would stay in the log store past the order's expiry.
+      this.logger.warn({ key: loggedObjectKey(file.key) }, 'stored input no longer holds the examined bytes: the report certifies the examined ones, without a preview');
     }
     return {
       role,
       fileName: file.fileName,
       size: examined.size,
       sha256: examined.sha256,
-      thumbnailPng: bytes && !replaced ? await this.thumbnail(bytes, file.fileName) : null,
+      thumbnailPng: bytes && !replaced ? await this.thumbnail(bytes, file.key) : null,
       replaced,
     };
   }
@@ -74,11 +75,11 @@ export class FileEvidenceReader {
     if (!info || info.size > this.settings.thumbnailMaxBytes) {
       return null;
     }
-    return this.thumbnail(await this.storage.getBuffer(ref.bucket, ref.key, this.settings.thumbnailMaxBytes), ref.fileName);
+    return this.thumbnail(await this.storage.getBuffer(ref.bucket, ref.key, this.settings.thumbnailMaxBytes), ref.key);
   }
 
   /** A preview is a courtesy: a format sharp cannot read (BMP) or a broken file just has none. */
-  private async thumbnail(bytes: Buffer, fileName: string): Promise<Buffer | null> {
+  private async thumbnail(bytes: Buffer, key: string): Promise<Buffer | null> {
     try {
       if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
         const [page] = await renderPdfPages(bytes, [0], 40, 4_000_000);
@@ -94,7 +95,7 @@ export class FileEvidenceReader {
         .png()
         .toBuffer();
     } catch (error) {
-      this.logger.warn({ err: error, fileName }, 'no thumbnail for this file');
+      this.logger.warn({ err: error, key: loggedObjectKey(key) }, 'no thumbnail for this file');
       return null;
     }
   }

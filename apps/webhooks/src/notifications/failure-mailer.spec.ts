@@ -43,7 +43,7 @@ describe('FailureMailer to the local outbox', () => {
     const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const outboxDir = await mkdtemp(path.join(tmpdir(), 'cp-mail-'));
     try {
-      const mailer = new FailureMailer({ timeoutMs: 600, from: 'noreply@example.com', outboxDir }, new ManualClock(new Date()));
+      const mailer = new FailureMailer({ smtpUrl: undefined, timeoutMs: 600, from: 'noreply@example.com', outboxDir }, new ManualClock(new Date()));
       await mailer.send({ to: 'owner@example.com', subject: 's', text: 't' });
       expect(await readdir(outboxDir)).toHaveLength(1);
       expect(log).toHaveBeenCalledTimes(1);
