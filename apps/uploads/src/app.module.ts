@@ -10,6 +10,8 @@ import { ReconcileScheduler } from './detection/reconcile.scheduler';
 import { StorageEventsConsumer } from './detection/storage-events.consumer';
 import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
+import { ForgetExpiredOrderSlotsUseCase } from './order-expiry/forget-expired-order-slots.use-case';
+import { OrderExpiredConsumer } from './order-expiry/order-expired.consumer';
 import { CloseFailedOrderSlotsUseCase } from './order-failure/close-failed-order-slots.use-case';
 import { OrderFailedConsumer } from './order-failure/order-failed.consumer';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
@@ -53,6 +55,8 @@ export class AppModule {
         FetchSourceConsumer,
         CloseFailedOrderSlotsUseCase,
         OrderFailedConsumer,
+        ForgetExpiredOrderSlotsUseCase,
+        OrderExpiredConsumer,
       ],
     };
   }

@@ -120,6 +120,15 @@ export class UploadSlotsRepository extends TransactionalRepository {
     return result.affected ?? 0;
   }
 
+  /**
+   * Deletes every slot of an order (its file names, object keys and source URLs: personal data this service needs
+   * only while the files come in). Returns how many went; none on a repeat.
+   */
+  async deleteOfOrder(tx: Transaction, orderId: string): Promise<number> {
+    const result = await this.db(tx).delete(UploadSlotEntity, { orderId });
+    return result.affected ?? 0;
+  }
+
   /** The objects of an order's failed live slots (test slots have none): what is to be deleted, or already was. */
   async closedObjectsOfOrder(orderId: string): Promise<Array<{ bucket: string; key: string }>> {
     const rows = await this.dataSource.manager.find(UploadSlotEntity, {
