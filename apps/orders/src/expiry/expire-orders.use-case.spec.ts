@@ -6,6 +6,7 @@ import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { ApiVersion } from '../domain/order';
 import { OrderEntity } from '../orders/order.entity';
@@ -91,6 +92,26 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
 
       expect(await expire.execute({ orderIds: [due] })).toEqual({ expired: [due], skipped: [] });
       expect(await statusEvents(due)).toHaveLength(1);
+    });
+
+    it("forgets the files' source URLs (the client's, possibly signed) when the order expires; a due order's only", async () => {
+      const file = (orderId: string) => ({
+        orderId,
+        position: 0,
+        role: 'input' as const,
+        fileName: 'photo.jpg',
+        sourceUrl: 'https://files.example.com/photo.jpg?X-Amz-Signature=abc',
+        mediaKind: 'image' as const,
+        status: 'uploaded' as const,
+      });
+      const due = await order({ status: 'complete', expiresInMs: -1000 });
+      const notDue = await order({ status: 'complete' });
+      await dataSource.getRepository(OrderFileEntity).save([file(due), file(notDue)]);
+      expect(await expire.execute({ orderIds: [due, notDue] })).toEqual({ expired: [due], skipped: [notDue] });
+      const urls = async (orderId: string) => (await dataSource.getRepository(OrderFileEntity).findBy({ orderId })).map((row) => [row.fileName, row.sourceUrl]);
+      // The order record keeps its file names: the API still shows the expired order.
+      expect(await urls(due)).toEqual([['photo.jpg', null]]);
+      expect(await urls(notDue)).toEqual([['photo.jpg', file(notDue).sourceUrl]]);
     });
 
     it('refunds orders that expire without completing (pending, inProgress), once; complete and failed orders get nothing back', async () => {

@@ -24,7 +24,10 @@ export class ExpireOrdersUseCase {
       const candidates = await this.orders.lockForExpiry(tx, ids);
       const events = candidates.flatMap((order) => order.expire(now));
       await this.orders.saveAll(tx, candidates, events);
-      const expired = new Set(await this.orders.expiredAmong(tx, ids));
+      const expiredIds = await this.orders.expiredAmong(tx, ids);
+      // Repeated for orders expired before: harmless, and it covers those expired before URLs were forgotten.
+      await this.orders.forgetSourceUrls(tx, expiredIds);
+      const expired = new Set(expiredIds);
       return { expired: ids.filter((id) => expired.has(id)), skipped: ids.filter((id) => !expired.has(id)) };
     });
   }

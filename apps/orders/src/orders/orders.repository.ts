@@ -3,7 +3,7 @@ import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, 
 import { openSharedJobOfSql, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, EntityTarget, In, LessThan, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, In, IsNull, LessThan, Not, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { NewOrderFile, NewOrderState, Order, OrderFileState, OrderOutputState } from '../domain/order';
@@ -243,6 +243,18 @@ export class OrdersRepository extends TransactionalRepository {
     if (order.isFinal() && this.snapshots.get(order)?.final !== true) {
       await this.outbox.releaseShares(tx, order.id);
     }
+  }
+
+  /**
+   * Forgets the `originalFileUrl`s of these orders' files. A client's URL may carry its own storage's signature and
+   * names its files; it served only the fetch, and no view of an expired order shows it. The file names stay: the
+   * order record (still answered after expiry) lists them.
+   */
+  async forgetSourceUrls(tx: Transaction, orderIds: string[]): Promise<void> {
+    if (orderIds.length === 0) {
+      return;
+    }
+    await this.db(tx).update(OrderFileEntity, { orderId: In(orderIds), sourceUrl: Not(IsNull()) }, { sourceUrl: null });
   }
 
   /** Of `orderIds`, those that are `expired` now. */
