@@ -5,6 +5,8 @@ import { DeliverEventUseCase } from './deliver-event.use-case';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryPruningScheduler } from './delivery-pruning.scheduler';
 import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
+import { ForgetExpiredOrderDeliveriesUseCase } from './forget-expired-order-deliveries.use-case';
+import { OrderExpiredConsumer } from './order-expired.consumer';
 import { OrderEventsConsumer } from './order-events.consumer';
 import { PruneDeliveriesUseCase } from './prune-deliveries.use-case';
 import { RetryEventUseCase } from './retry-event.use-case';
@@ -21,6 +23,8 @@ import { WebhookHttpSender } from './webhook-http-sender';
     DeliveryDispatcher,
     EnqueueOrderEventUseCase,
     OrderEventsConsumer,
+    ForgetExpiredOrderDeliveriesUseCase,
+    OrderExpiredConsumer,
     PruneDeliveriesUseCase,
     DeliveryPruningScheduler,
     RetryEventUseCase,

@@ -300,6 +300,15 @@ export class WebhookDeliveriesRepository extends TransactionalRepository {
   }
 
   /**
+   * Deletes every delivery of an order (its payload names the order's files and, for an extract, the recipient);
+   * how many. An attempt in flight finds its delivery gone and records nothing (`recordAttempt` answers false).
+   */
+  async deleteOfOrder(tx: Transaction, orderId: string): Promise<number> {
+    const result = await this.db(tx).delete(WebhookDeliveryEntity, { orderId });
+    return result.affected ?? 0;
+  }
+
+  /**
    * Deletes up to `limit` deliveries in one of `statuses` that ended before `endedBefore`, oldest first; how many.
    * One short statement per batch. SKIP LOCKED leaves rows another statement is changing (a retry, another
    * replica's pruning) to a later batch, and a delivery leased by an attempt in flight is kept until the attempt

@@ -25,6 +25,8 @@ export interface DeliveryLink {
 @Index('idx_webhook_delivery_due', ['nextAttemptAt'], { where: `status = 'PENDING'` })
 // The pruning's order: ended deliveries (SUCCESS, FAILED: exactly those with `completed_at`) by when they ended.
 @Index('idx_webhook_delivery_ended', ['completedAt'], { where: 'completed_at IS NOT NULL' })
+// An expired order's deliveries are deleted by order (`deleteOfOrder`); the order timeline reads them the same way.
+@Index('idx_webhook_delivery_order', ['orderId'])
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
