@@ -78,14 +78,14 @@ describe('createAccessLog', () => {
     }
   });
 
-  it('never logs a credential carried by the URL: a test-upload token is redacted, a result URL loses its presigned query', async () => {
+  it('never logs a credential carried by the URL: a test-upload token is redacted, a result URL loses its presigned query and its file name', async () => {
     const server = await serve('info');
     const token = 'eyJvcmRlcklkIjoiNyIsImZpbGVJZCI6IjcxIn0.c2lnbmF0dXJlLXNlY3JldA';
     const signature = '3f1a9c0000000000000000000000000000000000000000000000000000000000';
     try {
       await (await fetch(`${server.url}/api/v2/test-uploads/${token}`, { method: 'PUT', body: 'x' })).arrayBuffer();
       await (await fetch(`${server.url}/api/v2/results/cp-outputs/5/7/outputs/1-0/a.png?X-Amz-Credential=key%2F20261101&X-Amz-Signature=${signature}`)).arrayBuffer();
-      expect(server.lines.map((line) => (line.req as { url: string }).url)).toEqual(['/api/v2/test-uploads/[redacted]', '/api/v2/results/cp-outputs/5/7/outputs/1-0/a.png']);
+      expect(server.lines.map((line) => (line.req as { url: string }).url)).toEqual(['/api/v2/test-uploads/[redacted]', '/api/v2/results/cp-outputs/5/7/outputs/1-0/[name]']);
       const written = JSON.stringify(server.lines);
       expect(written).not.toContain(token);
       expect(written).not.toContain(signature);

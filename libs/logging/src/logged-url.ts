@@ -5,6 +5,12 @@
  */
 const TEST_UPLOAD_PATH = /^\/+api\/+v2\/+test-uploads(?=\/|$)/i;
 const RESULTS_PATH = /^\/+api\/+v2\/+results(?=\/|$)/i;
+/**
+ * The last segment of a result's input or output key is the client's file name, often a person's name: logs and
+ * traces outlive the order, so it becomes `[name]` (the ids before it still find the object).
+ */
+const NAMED_RESULT_OBJECT = /(\/+(?:inputs|outputs)\/+[^/]+\/+)[^/]+$/i;
+export const NAME_REDACTED = '[name]';
 /** A presigned query on any other route (a client that pasted one where it does not belong) is not logged either. */
 const PRESIGNED_QUERY = /(?:^|&)x-amz-(?:signature|credential|security-token)=/i;
 
@@ -12,7 +18,7 @@ export const REDACTED = '[redacted]';
 
 /**
  * The request URL as logs and traces may keep it: a test-upload token becomes `[redacted]` and its query is
- * dropped, a result URL keeps its path only, any other URL whose query carries a presigned signature loses its
+ * dropped, a result URL keeps its path only, without the file name, any other URL whose query carries a presigned signature loses its
  * query; everything else is kept as received.
  */
 export function loggedUrl(url: string): string {
@@ -23,7 +29,10 @@ export function loggedUrl(url: string): string {
   if (testUpload) {
     return path.length > testUpload[0].length ? `${testUpload[0]}/${REDACTED}` : testUpload[0];
   }
-  if (RESULTS_PATH.test(path) || PRESIGNED_QUERY.test(query)) {
+  if (RESULTS_PATH.test(path)) {
+    return path.replace(NAMED_RESULT_OBJECT, `$1${NAME_REDACTED}`);
+  }
+  if (PRESIGNED_QUERY.test(query)) {
     return path;
   }
   return url;
