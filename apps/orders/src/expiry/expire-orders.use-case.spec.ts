@@ -4,7 +4,7 @@ import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
 import { TransactionRepository, asTransaction } from '@cp/database';
 import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
@@ -112,6 +112,16 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
       // The order record keeps its file names: the API still shows the expired order.
       expect(await urls(due)).toEqual([['photo.jpg', null]]);
       expect(await urls(notDue)).toEqual([['photo.jpg', file(notDue).sourceUrl]]);
+    });
+
+    it("forgets a zero-copy order's output targets (the client's presigned PUT URLs) when it expires; a due order's only", async () => {
+      const options = { strength: 'low', zeroCopy: true, noDownload: true, targets: { 'a.png': { url: 'https://bucket.example.com/a.png?X-Amz-Signature=abc', presignedUrlExpiresAt: '2026-10-09T00:00:00.000Z' } } };
+      const due = await order({ status: 'complete', expiresInMs: -1000 });
+      const notDue = await order({ status: 'complete' });
+      await dataSource.getRepository(OrderEntity).update({ id: In([due, notDue]) }, { options });
+      expect(await expire.execute({ orderIds: [due, notDue] })).toEqual({ expired: [due], skipped: [notDue] });
+      expect((await row(due)).options).toEqual({ ...options, targets: { 'a.png': { presignedUrlExpiresAt: '2026-10-09T00:00:00.000Z' } } });
+      expect((await row(notDue)).options).toEqual(options);
     });
 
     it('refunds orders that expire without completing (pending, inProgress), once; complete and failed orders get nothing back', async () => {

@@ -26,7 +26,7 @@ export class ExpireOrdersUseCase {
       await this.orders.saveAll(tx, candidates, events);
       const expiredIds = await this.orders.expiredAmong(tx, ids);
       // Repeated for orders expired before: harmless, and it covers those expired before URLs were forgotten.
-      await this.orders.forgetSourceUrls(tx, expiredIds);
+      await this.orders.forgetClientUrls(tx, expiredIds);
       const expired = new Set(expiredIds);
       return { expired: ids.filter((id) => expired.has(id)), skipped: ids.filter((id) => !expired.has(id)) };
     });

@@ -246,15 +246,24 @@ export class OrdersRepository extends TransactionalRepository {
   }
 
   /**
-   * Forgets the `originalFileUrl`s of these orders' files. A client's URL may carry its own storage's signature and
-   * names its files; it served only the fetch, and no view of an expired order shows it. The file names stay: the
-   * order record (still answered after expiry) lists them.
+   * Forgets the URLs of the client's own storage that these orders keep: the files' `originalFileUrl`s and a
+   * zero-copy anti-AI order's output targets (presigned PUT URLs: credentials to its bucket until they lapse). They
+   * served only the fetch and the upload of the results, no view shows them, and an expired order never starts
+   * again. The file names stay: the order record (still answered after expiry) lists them.
    */
-  async forgetSourceUrls(tx: Transaction, orderIds: string[]): Promise<void> {
+  async forgetClientUrls(tx: Transaction, orderIds: string[]): Promise<void> {
     if (orderIds.length === 0) {
       return;
     }
     await this.db(tx).update(OrderFileEntity, { orderId: In(orderIds), sourceUrl: Not(IsNull()) }, { sourceUrl: null });
+    // Each target keeps its expiry time, so `targets` still says the order was zero-copy.
+    await this.db(tx).query(
+      `UPDATE ${tableSql(this.db(tx), OrderEntity)} SET options = jsonb_set(options, '{targets}',
+         (SELECT jsonb_object_agg(name, target - 'url') FROM jsonb_each(options -> 'targets') AS t(name, target)))
+       WHERE id = ANY($1::bigint[]) AND jsonb_typeof(options -> 'targets') = 'object'
+         AND EXISTS (SELECT 1 FROM jsonb_each(options -> 'targets') AS t(name, target) WHERE target ? 'url')`,
+      [orderIds],
+    );
   }
 
   /** Of `orderIds`, those that are `expired` now. */

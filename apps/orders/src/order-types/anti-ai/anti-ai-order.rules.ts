@@ -12,7 +12,10 @@ export interface AntiAiOrderOptions extends OrderOptions {
   /** Results go to the client's targets only (`noDownload`: the aggregate offers no download). */
   zeroCopy?: true;
   noDownload?: true;
-  /** Zero-copy: the client's presigned PUT target of each file, by file name; absent otherwise. */
+  /**
+   * Zero-copy: the client's presigned PUT target of each file, by file name; absent otherwise. Its `url` is removed
+   * when the order expires (`OrdersRepository.forgetClientUrls`): nothing reads the targets of an expired order.
+   */
   targets?: Record<string, { url: string; presignedUrlExpiresAt: string }>;
 }
 
