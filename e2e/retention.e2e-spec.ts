@@ -4,6 +4,9 @@
 import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
 import { ObjectKeys, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
+import { stackDir } from '@cp/stack';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { api, createAccount, eventually, layout, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
@@ -128,6 +131,27 @@ describe('retention', () => {
 
       const never = await waitForOrder(account.liveKey, pending.orderId, ['expired'], 30_000);
       expect(never.files[0].uploadUrl).toBeNull();
+    });
+
+    it("after expiry: the upload slots are gone, the issuance naming the recipient stays, and no service logged the texts or the file's name", async () => {
+      const uploads = await openSchema('uploads');
+      const watermark = await openSchema('watermark');
+      try {
+        await eventually(
+          () => uploads.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM upload_slot WHERE order_id = $1', [completed.orderId]),
+          (rows) => rows[0].n === 0,
+        );
+        const issued = await watermark.query<Array<{ watermark_text: string }>>('SELECT watermark_text FROM issuance WHERE order_id = $1 ORDER BY watermark_text', [completed.orderId]);
+        expect(issued.map((row) => row.watermark_text)).toEqual(['keep 30 days', 'second']);
+      } finally {
+        await Promise.all([uploads.destroy(), watermark.destroy()]);
+      }
+      // The services' own logs (not the stand-in storage server's, which logs its request paths).
+      const logs = path.join(stackDir(layout), 'logs');
+      const leaking = readdirSync(logs)
+        .filter((name) => name.endsWith('.log') && name !== 's3.log')
+        .filter((name) => /keep 30 days|coffee\.png/.test(readFileSync(path.join(logs, name), 'utf8')));
+      expect(leaking).toEqual([]);
     });
   });
 
