@@ -92,3 +92,23 @@ describe('ObjectStorage.put of a stream (real S3 server)', () => {
     expect((await storage.getBuffer(storage.buckets.inputs, 'kept/a.bin', 1 << 20)).equals(first)).toBe(true);
   });
 });
+
+describe('ObjectStorage.getBuffer past its limit (real S3 server)', () => {
+  let server: TestS3Server;
+  let storage: ObjectStorage;
+
+  beforeAll(async () => {
+    server = await startTestS3Server();
+    storage = new ObjectStorage({ ...testStorageConfig(server.endpoint), publicEndpoint: server.endpoint });
+    await storage.ensureBuckets();
+  });
+
+  afterAll(() => server.close());
+
+  it("names the object by its ids, not the client's file name: the message is logged and kept with the attempt", async () => {
+    await storage.put(storage.buckets.inputs, '9/7/inputs/5/Jane Doe passport.png', Buffer.alloc(64, 1));
+    await expect(storage.getBuffer(storage.buckets.inputs, '9/7/inputs/5/Jane Doe passport.png', 16)).rejects.toThrow(
+      `object ${storage.buckets.inputs}/9/7/inputs/5/[name] is larger than 16 bytes`,
+    );
+  });
+});

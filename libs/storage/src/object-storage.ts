@@ -1,4 +1,5 @@
 import { StorageConfig } from '@cp/config';
+import { loggedObjectKey } from '@cp/contracts';
 import contentDisposition from 'content-disposition';
 import { Client } from 'minio';
 import http from 'node:http';
@@ -203,7 +204,8 @@ export class ObjectStorage {
       total += buffer.length;
       if (total > maxBytes) {
         stream.destroy();
-        throw new Error(`object ${bucket}/${key} is larger than ${maxBytes} bytes`);
+        // Ids only: this message is logged and kept with the attempt, past the order's expiry.
+        throw new Error(`object ${bucket}/${loggedObjectKey(key)} is larger than ${maxBytes} bytes`);
       }
       chunks.push(buffer);
     }
