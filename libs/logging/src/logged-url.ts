@@ -9,8 +9,13 @@ const RESULTS_PATH = /^\/+api\/+v2\/+results(?=\/|$)/i;
  * The last segment of a result's input or output key is the client's file name, often a person's name: logs and
  * traces outlive the order, so it becomes `[name]` (the ids before it still find the object).
  */
-const NAMED_RESULT_OBJECT = /(\/+(?:inputs|outputs)\/+[^/]+\/+)[^/]+$/i;
+const NAMED_RESULT_OBJECT = /((?:^|\/+)(?:inputs|outputs)\/+[^/]+\/+)[^/]+$/i;
 export const NAME_REDACTED = '[name]';
+
+/** A path or object key ending with an input's or output's file name, with the name replaced by `[name]`. */
+export function withoutFileName(pathOrKey: string): string {
+  return pathOrKey.replace(NAMED_RESULT_OBJECT, `$1${NAME_REDACTED}`);
+}
 /** A presigned query on any other route (a client that pasted one where it does not belong) is not logged either. */
 const PRESIGNED_QUERY = /(?:^|&)x-amz-(?:signature|credential|security-token)=/i;
 
@@ -30,7 +35,7 @@ export function loggedUrl(url: string): string {
     return path.length > testUpload[0].length ? `${testUpload[0]}/${REDACTED}` : testUpload[0];
   }
   if (RESULTS_PATH.test(path)) {
-    return path.replace(NAMED_RESULT_OBJECT, `$1${NAME_REDACTED}`);
+    return withoutFileName(path);
   }
   if (PRESIGNED_QUERY.test(query)) {
     return path;

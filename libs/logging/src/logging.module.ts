@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { Options } from 'pino-http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOG_SERIALIZERS } from './logged-error';
 import { loggedUrl } from './logged-url';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -31,6 +32,7 @@ function httpLoggerOptions(options: LoggingOptions): Options {
     // An access line says who asked what and how it went; the whole header set (with its credentials to
     // redact) cost more to serialise than the rest of a cached API read (issue 19) and is not logged.
     serializers: {
+      ...LOG_SERIALIZERS,
       req: (request: { id: unknown; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
         id: request.id,
         method: request.method,
@@ -58,7 +60,7 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         options.installedByApp
-          ? LoggerModule.forRoot({ pinoHttp: { level: options.level, base: { service: options.service } }, forRoutes: [] })
+          ? LoggerModule.forRoot({ pinoHttp: { level: options.level, base: { service: options.service }, serializers: LOG_SERIALIZERS }, forRoutes: [] })
           : LoggerModule.forRoot({ pinoHttp: httpLoggerOptions(options) }),
       ],
     };
