@@ -19,3 +19,4 @@ export * from './job-attempt.entity';
 export * from './job-attempts.repository';
 export * from './order-steps.controller';
 export * from './rpc-server-transport';
+export * from './consumer-harness';

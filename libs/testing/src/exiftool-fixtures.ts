@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { childPidsRunning } from './child-processes';
 import { withPngChunk } from './png-chunks';
 
 /**
@@ -18,18 +18,6 @@ export function withPngXmp(png: Buffer, xmp: Buffer): Buffer {
 
 /** Ids of this process's children running ExifTool (perl), from /proc: for a test that pauses one (SIGSTOP). */
 export function exiftoolChildPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      // ExifTool's script by its path, not any argument that names it (a worktree called exiftool).
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0');
-      if (parent === process.pid && args.some((arg) => arg.endsWith('/bin/exiftool'))) pids.push(Number(entry));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return pids;
+  // ExifTool's script by its path, not any argument that names it (a worktree called exiftool).
+  return childPidsRunning('/bin/exiftool');
 }

@@ -3,8 +3,8 @@
 // skipped, and a redelivery changes nothing.
 import { ManualClock } from '@cp/clock';
 import { EventSubjects, OrderStatusChangedEvent } from '@cp/contracts';
-import { asTransaction, openServiceDatabase } from '@cp/database';
-import { ConsumerDefinition, HandlerContext, MESSAGING_ENTITIES, MessagingRuntime, OutboxWriter } from '@cp/messaging';
+import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { UPLOADS_ENTITIES } from '../database/entities';
@@ -24,14 +24,8 @@ describe("an expired order's upload slots are deleted (real PostgreSQL)", () => 
   beforeAll(async () => {
     dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...UPLOADS_ENTITIES, ...MESSAGING_ENTITIES], migrations: UPLOADS_MIGRATIONS, applicationName: 'it-expired-slots' });
     slots = new UploadSlotsRepository(dataSource, new OutboxWriter(new ManualClock(new Date('2026-11-01T00:00:00.000Z'))));
-    let registered: ConsumerDefinition<OrderStatusChangedEvent> | undefined;
-    const messaging = { register: (consumer: ConsumerDefinition<OrderStatusChangedEvent>) => (registered = consumer) } as unknown as MessagingRuntime;
-    new OrderExpiredConsumer(messaging, new ForgetExpiredOrderSlotsUseCase(slots)).onModuleInit();
-    if (!registered) {
-      throw new Error('the consumer registered nothing');
-    }
-    expect(registered.message?.subject).toBe(EventSubjects.orderStatusChanged);
-    definition = registered;
+    definition = registeredConsumer<OrderStatusChangedEvent>((messaging) => new OrderExpiredConsumer(messaging, new ForgetExpiredOrderSlotsUseCase(slots)).onModuleInit());
+    expect(definition.message?.subject).toBe(EventSubjects.orderStatusChanged);
   });
 
   afterAll(async () => {
@@ -40,22 +34,8 @@ describe("an expired order's upload slots are deleted (real PostgreSQL)", () => 
   });
 
   /** A delivery as the messaging library runs it, without the inbox: the handler itself must be repeatable. */
-  const deliver = async (orderId: string, status: OrderStatusChangedEvent['status']): Promise<void> => {
-    const event = { orderId, status } as OrderStatusChangedEvent;
-    if (definition.skip?.(event)) {
-      return;
-    }
-    const context: HandlerContext = {
-      eventId: `status-${orderId}-${status}`,
-      deliveryCount: 1,
-      signal: new AbortController().signal,
-      transaction: async (work) => {
-        await dataSource.transaction((manager) => work(asTransaction(manager)));
-        return true;
-      },
-    };
-    await definition.handle(event, context);
-  };
+  const deliver = (orderId: string, status: OrderStatusChangedEvent['status']): Promise<void> =>
+    deliverDirectly(definition, new TransactionRepository(dataSource), { orderId, status } as OrderStatusChangedEvent, `status-${orderId}-${status}`);
 
   const slot = (orderId: string, fileName: string, sourceUrl: string | null = null): NewUploadSlot => {
     nextFile += 1;

@@ -2,8 +2,8 @@
 // consumer's handler: every delivery of the order goes (ended or still pending, its payload naming files and the
 // detected recipient), another order's stay, other statuses are skipped, and a redelivery deletes nothing more.
 import { EventSubjects, OrderStatusChangedEvent } from '@cp/contracts';
-import { asTransaction } from '@cp/database';
-import { ConsumerDefinition, HandlerContext, MessagingRuntime } from '@cp/messaging';
+import { asTransaction, TransactionRepository } from '@cp/database';
+import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -32,14 +32,8 @@ describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", 
       at: now,
     });
     webhookId = endpoint.id;
-    let registered: ConsumerDefinition<OrderStatusChangedEvent> | undefined;
-    const messaging = { register: (consumer: ConsumerDefinition<OrderStatusChangedEvent>) => (registered = consumer) } as unknown as MessagingRuntime;
-    new OrderExpiredConsumer(messaging, new ForgetExpiredOrderDeliveriesUseCase(deliveries)).onModuleInit();
-    if (!registered) {
-      throw new Error('the consumer registered nothing');
-    }
-    expect(registered.message?.subject).toBe(EventSubjects.orderStatusChanged);
-    definition = registered;
+    definition = registeredConsumer<OrderStatusChangedEvent>((messaging) => new OrderExpiredConsumer(messaging, new ForgetExpiredOrderDeliveriesUseCase(deliveries)).onModuleInit());
+    expect(definition.message?.subject).toBe(EventSubjects.orderStatusChanged);
   });
 
   afterAll(async () => {
@@ -48,22 +42,8 @@ describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", 
   });
 
   /** A delivery as the messaging library runs it, without the inbox: the handler itself must be repeatable. */
-  const deliver = async (orderId: string, status: OrderStatusChangedEvent['status']): Promise<void> => {
-    const event = { orderId, status } as OrderStatusChangedEvent;
-    if (definition.skip?.(event)) {
-      return;
-    }
-    const context: HandlerContext = {
-      eventId: `status-${orderId}-${status}`,
-      deliveryCount: 1,
-      signal: new AbortController().signal,
-      transaction: async (work) => {
-        await db.transaction((manager) => work(asTransaction(manager)));
-        return true;
-      },
-    };
-    await definition.handle(event, context);
-  };
+  const deliver = (orderId: string, status: OrderStatusChangedEvent['status']): Promise<void> =>
+    deliverDirectly(definition, new TransactionRepository(db), { orderId, status } as OrderStatusChangedEvent, `status-${orderId}-${status}`);
 
   /** A delivery of an extract order's completed event, left in `status`. */
   const delivery = async (orderId: string, status: 'PENDING' | 'SUCCESS' | 'FAILED'): Promise<void> => {
