@@ -1,4 +1,4 @@
-import { boundedExiftool, EXIFTOOL_CPU_SHARE, EXIFTOOL_WRITE_MAX_MEMORY_MB, ExiftoolLimits, isExiftoolFileFailure } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_WRITE_MAX_MEMORY_MB, ExiftoolLimits, exiftoolLimits, isExiftoolFileFailure } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,16 +25,12 @@ const TDMREP_CONFIG = `%Image::ExifTool::UserDefined = (
 `;
 
 /**
- * Limits of the opt-out writer's ExifTool for one file: memory, and the CPU it may keep it busy (EXIFTOOL_CPU_SHARE of
- * the wall deadline, 15 s). A task that reaches the 30 s deadline under that budget waited for the machine, and one
+ * Limits of the opt-out writer's ExifTool for one file: memory, and the CPU it may keep it busy (half of
+ * the wall deadline, 15 s: `exiftoolLimits`). A task that reaches the 30 s deadline under that budget waited for the machine, and one
  * whose process the kernel killed lost it to the machine: its error (`ExiftoolMachineFailure`) is thrown on and the job
  * retried, never a refusal of the file.
  */
-export const OPT_OUT_WRITE_LIMITS: Required<ExiftoolLimits> = {
-  maxMemoryMb: EXIFTOOL_WRITE_MAX_MEMORY_MB,
-  taskTimeoutMillis: 30_000,
-  cpuBudgetMillis: 30_000 * EXIFTOOL_CPU_SHARE,
-};
+export const OPT_OUT_WRITE_LIMITS: Required<ExiftoolLimits> = exiftoolLimits({ maxMemoryMb: EXIFTOOL_WRITE_MAX_MEMORY_MB, taskTimeoutMillis: 30_000 });
 
 export const TDMREP_NAMESPACE = 'http://www.w3.org/ns/tdmrep/';
 

@@ -25,7 +25,7 @@ export interface WorkerLimits {
 }
 
 /**
- * Share of a call's deadline that is its CPU budget, as for ExifTool (EXIFTOOL_CPU_SHARE). A worker runs the call on
+ * Share of a call's deadline that is its CPU budget, as for ExifTool (`exiftoolLimits` of @cp/watermark). A worker runs the call on
  * one JavaScript thread: given a core, a busy call uses about as much CPU as wall time (a little more with V8's
  * collector threads), so at a half a busy input is stopped after half its deadline on an idle machine, and blamed on
  * the input while the machine gives the worker at least half a core; given less, the call reaches its deadline first

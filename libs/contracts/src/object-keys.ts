@@ -46,12 +46,14 @@ export const ObjectKeys = {
   package: (accountId: string, orderId: string): string => `${accountId}/${orderId}/${orderId}-watermarked.zip`,
 };
 
-const NAMED_OBJECT_KEY = /^(.*\/(?:inputs|outputs)\/[^/]+\/)[^/]+$/;
+/** An input's or output's key, or a URL path ending with one (repeated slashes and any case, as a client may send it). */
+const NAMED_OBJECT_KEY = /((?:^|\/+)(?:inputs|outputs)\/+[^/]+\/+)[^/]+$/i;
 
 /**
- * An object key as logs and attempt records may keep it: an input's or output's last segment is the client's file
- * name, often a person's name (personal data kept as long as the log store keeps lines, past the order's expiry),
- * so it becomes `[name]`; the account, order and file ids before it still find the object.
+ * An object key (or a path ending with one) as logs, traces and attempt records may keep it: an input's or output's
+ * last segment is the client's file name, often a person's name (personal data kept as long as the log store keeps
+ * lines, past the order's expiry), so it becomes `[name]`; the account, order and file ids before it still find the
+ * object.
  */
 export function loggedObjectKey(key: string): string {
   return key.replace(NAMED_OBJECT_KEY, '$1[name]');

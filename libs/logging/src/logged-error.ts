@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { withoutFileName } from './logged-url';
+import { loggedObjectKey } from '@cp/contracts';
 
 /** Fields of the S3 client's errors that name the object: its key and its resource path. */
 const OBJECT_FIELDS = ['key', 'resource', 'objectName'] as const;
@@ -11,7 +11,7 @@ function withoutFileNames(serialized: Serialized): Serialized {
   for (const field of OBJECT_FIELDS) {
     const value = copy[field];
     if (typeof value === 'string') {
-      copy[field] = withoutFileName(value);
+      copy[field] = loggedObjectKey(value);
     }
   }
   if (copy.cause !== null && typeof copy.cause === 'object') {

@@ -1,3 +1,5 @@
+import { loggedObjectKey } from '@cp/contracts';
+
 /**
  * Routes whose URL is itself a credential: a test-upload token in the path authorises a PUT for 900 s, and a v2
  * result URL carries a presigned storage query (`X-Amz-Signature`, valid up to 1 hour). Matched case-insensitively
@@ -5,17 +7,6 @@
  */
 const TEST_UPLOAD_PATH = /^\/+api\/+v2\/+test-uploads(?=\/|$)/i;
 const RESULTS_PATH = /^\/+api\/+v2\/+results(?=\/|$)/i;
-/**
- * The last segment of a result's input or output key is the client's file name, often a person's name: logs and
- * traces outlive the order, so it becomes `[name]` (the ids before it still find the object).
- */
-const NAMED_RESULT_OBJECT = /((?:^|\/+)(?:inputs|outputs)\/+[^/]+\/+)[^/]+$/i;
-export const NAME_REDACTED = '[name]';
-
-/** A path or object key ending with an input's or output's file name, with the name replaced by `[name]`. */
-export function withoutFileName(pathOrKey: string): string {
-  return pathOrKey.replace(NAMED_RESULT_OBJECT, `$1${NAME_REDACTED}`);
-}
 /** A presigned query on any other route (a client that pasted one where it does not belong) is not logged either. */
 const PRESIGNED_QUERY = /(?:^|&)x-amz-(?:signature|credential|security-token)=/i;
 
@@ -35,7 +26,8 @@ export function loggedUrl(url: string): string {
     return path.length > testUpload[0].length ? `${testUpload[0]}/${REDACTED}` : testUpload[0];
   }
   if (RESULTS_PATH.test(path)) {
-    return withoutFileName(path);
+    // The last segment of a result's key is the client's file name: logs and traces outlive the order.
+    return loggedObjectKey(path);
   }
   if (PRESIGNED_QUERY.test(query)) {
     return path;

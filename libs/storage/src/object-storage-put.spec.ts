@@ -35,7 +35,7 @@ async function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<unk
   }
 }
 
-describe('ObjectStorage.put of a stream (real S3 server)', () => {
+describe('ObjectStorage.put of a stream, and getBuffer past its limit (real S3 server)', () => {
   let server: TestS3Server;
   let storage: ObjectStorage;
 
@@ -91,20 +91,8 @@ describe('ObjectStorage.put of a stream (real S3 server)', () => {
     // s3rver on its own: 2048 bytes of 9s
     expect((await storage.getBuffer(storage.buckets.inputs, 'kept/a.bin', 1 << 20)).equals(first)).toBe(true);
   });
-});
 
-describe('ObjectStorage.getBuffer past its limit (real S3 server)', () => {
-  let server: TestS3Server;
-  let storage: ObjectStorage;
-
-  beforeAll(async () => {
-    server = await startTestS3Server();
-    storage = new ObjectStorage({ ...testStorageConfig(server.endpoint), publicEndpoint: server.endpoint });
-    await storage.ensureBuckets();
-  });
-
-  afterAll(() => server.close());
-
+  // getBuffer past its limit, on the same server.
   it("names the object by its ids, not the client's file name: the message is logged and kept with the attempt", async () => {
     await storage.put(storage.buckets.inputs, '9/7/inputs/5/Jane Doe passport.png', Buffer.alloc(64, 1));
     await expect(storage.getBuffer(storage.buckets.inputs, '9/7/inputs/5/Jane Doe passport.png', 16)).rejects.toThrow(

@@ -1,4 +1,4 @@
-import { preferForOutOfMemory, processCpuMillis } from '@cp/bounded-worker';
+import { preferForOutOfMemory, processCpuMillis, WORKER_CPU_SHARE } from '@cp/bounded-worker';
 import { ExifTool, ExifToolOptions, exiftoolPath, ExifToolTask } from 'exiftool-vendored';
 import { spawn } from 'node:child_process';
 
@@ -16,16 +16,6 @@ export const EXIFTOOL_READ_MAX_MEMORY_MB = 512;
  */
 export const EXIFTOOL_WRITE_MAX_MEMORY_MB = 1024;
 
-/**
- * Share of a task's wall deadline that is its CPU budget (read: 10 s, rewrite: 15 s). A file that keeps ExifTool on the
- * CPU that long is the file's doing: legitimate metadata needs less (5.7 MB of Photoshop XMP, near the largest a PNG
- * may hand it: 4.8 s to read, 5.2 s to rewrite; a 1.7 MB ComfyUI workflow 0.1 s), and a task that reaches its deadline
- * with less has mostly waited for a CPU (an overloaded machine, a paused process), which no file causes. At a half, a
- * busy file is refused after half its deadline on an idle machine, and as the file's fault while the machine gives it
- * at least half a core; given less, it reaches the deadline first and is retried like a starved task.
- */
-export const EXIFTOOL_CPU_SHARE = 0.5;
-
 /** How often the CPU of a running task is read (a few microseconds each, only while a task runs). */
 const CPU_POLL_MS = 200;
 
@@ -34,8 +24,25 @@ export interface ExiftoolLimits {
   maxMemoryMb: number;
   /** Wall time of one task; a task that reaches it without using its CPU budget failed for the machine, not the file. */
   taskTimeoutMillis: number;
-  /** CPU time (user + system) one task may use: past it the file is at fault. Default: EXIFTOOL_CPU_SHARE of the deadline. */
+  /** CPU time (user + system) one task may use: past it the file is at fault. Default: see `exiftoolLimits`. */
   cpuBudgetMillis?: number;
+}
+
+/**
+ * Limits with the CPU budget the deadline implies unless given: WORKER_CPU_SHARE (a half) of it, as for the bounded
+ * workers (read: 10 s, rewrite: 15 s). A file that keeps ExifTool on the CPU that long is the file's doing: legitimate
+ * metadata needs less (5.7 MB of Photoshop XMP, near the largest a PNG may hand it: 4.8 s to read, 5.2 s to rewrite; a
+ * 1.7 MB ComfyUI workflow 0.1 s), and a task that reaches its deadline with less has mostly waited for a CPU (an
+ * overloaded machine, a paused process), which no file causes. At a half, a busy file is refused after half its
+ * deadline on an idle machine, and as the file's fault while the machine gives it at least half a core; given less, it
+ * reaches the deadline first and is retried like a starved task.
+ */
+export function exiftoolLimits(limits: ExiftoolLimits): Required<ExiftoolLimits> {
+  return {
+    maxMemoryMb: limits.maxMemoryMb,
+    taskTimeoutMillis: limits.taskTimeoutMillis,
+    cpuBudgetMillis: limits.cpuBudgetMillis ?? limits.taskTimeoutMillis * WORKER_CPU_SHARE,
+  };
 }
 
 export interface BoundedExiftoolOptions extends ExiftoolLimits {
@@ -212,11 +219,7 @@ export class BoundedExiftool extends ExifTool {
   private watch: NodeJS.Timeout | undefined;
 
   constructor(options: BoundedExiftoolOptions) {
-    const limits = {
-      maxMemoryMb: options.maxMemoryMb,
-      taskTimeoutMillis: options.taskTimeoutMillis,
-      cpuBudgetMillis: options.cpuBudgetMillis ?? options.taskTimeoutMillis * EXIFTOOL_CPU_SHARE,
-    };
+    const limits = exiftoolLimits(options);
     const tasks = new TaskWatch(limits.cpuBudgetMillis, options.cpuMillis ?? processCpuMillis);
     const args = [...(options.leadingArgs ?? []), '-stay_open', 'True', '-@', '-'];
     const processFactory: ExifToolOptions['processFactory'] = async () => {

@@ -30,7 +30,7 @@ export {
   attributeExiftoolFailure,
   BoundedExiftool,
   boundedExiftool,
-  EXIFTOOL_CPU_SHARE,
+  exiftoolLimits,
   EXIFTOOL_READ_MAX_MEMORY_MB,
   EXIFTOOL_WRITE_MAX_MEMORY_MB,
   ExiftoolFileFailure,

@@ -75,6 +75,10 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     generateOverlay: true,
   });
 
+  /** The data of the outbox events of `subject` (what the job announced). */
+  const announced = async <T>(subject: 'evt.aidetect.detection.completed' | 'evt.aidetect.detection.failed'): Promise<T[]> =>
+    (await dataSource.getRepository(OutboxEventEntity).findBy({ subject })).map((e) => (e.envelope as unknown as { data: T }).data);
+
   it('records a marked image as likely_ai with its evidence, stores heatmap, overlay and thumbnail, and reports once', async () => {
     const photo = encodeSdMark(syntheticPhoto(384, 256, 5), SD_MARK_MESSAGES[0].bits);
     const png = await sharp(Buffer.from(photo.data), { raw: { width: 384, height: 256, channels: 3 } }).png().toBuffer();
@@ -124,13 +128,11 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     process.kill(pid, 'SIGSTOP');
 
     await expect(useCase.execute(job('3', '7/41/inputs/3/image.png'), context)).rejects.toMatchObject({ name: 'ExiftoolMachineFailure', reason: 'starved' });
-    const failed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
-    expect(failed.map((e) => (e.envelope as unknown as { data: { fileId: string } }).data.fileId)).not.toContain('3');
+    expect((await announced<{ fileId: string }>('evt.aidetect.detection.failed')).map((failed) => failed.fileId)).not.toContain('3');
 
     // The redelivery: a new ExifTool reads the metadata.
     await useCase.execute(job('3', '7/41/inputs/3/image.png'), context);
-    const completed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
-    const data = completed.map((e) => (e.envelope as unknown as { data: AiDetectionCompletedEvent }).data).find((d) => d.fileId === '3');
+    const data = (await announced<AiDetectionCompletedEvent>('evt.aidetect.detection.completed')).find((d) => d.fileId === '3');
     expect(data?.evidence.map((e) => e.finding)).toContain('metadata.generatorParameters');
   }, 90_000);
 
@@ -154,13 +156,11 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     } finally {
       configureC2paReader(DEFAULT_C2PA_READER_LIMITS);
     }
-    const failed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.failed' });
-    expect(failed.map((e) => (e.envelope as unknown as { data: { fileId: string } }).data.fileId)).not.toContain('4');
+    expect((await announced<{ fileId: string }>('evt.aidetect.detection.failed')).map((failed) => failed.fileId)).not.toContain('4');
 
     // The redelivery: a new reader reads the manifest.
     await useCase.execute(job('4', '7/41/inputs/4/image.png'), context);
-    const completed = await dataSource.getRepository(OutboxEventEntity).findBy({ subject: 'evt.aidetect.detection.completed' });
-    const data = completed.map((e) => (e.envelope as unknown as { data: AiDetectionCompletedEvent }).data).find((d) => d.fileId === '4');
+    const data = (await announced<AiDetectionCompletedEvent>('evt.aidetect.detection.completed')).find((d) => d.fileId === '4');
     expect(data?.evidence.map((e) => e.finding)).toContain('c2pa.ai');
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { boundedExiftool, EXIFTOOL_CPU_SHARE, EXIFTOOL_READ_MAX_MEMORY_MB, ExiftoolLimits, isExiftoolFileFailure, PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from '@cp/watermark';
+import { boundedExiftool, EXIFTOOL_READ_MAX_MEMORY_MB, ExiftoolLimits, exiftoolLimits, isExiftoolFileFailure, PNG_METADATA_MAX_BYTES, withinPngMetadataBudget } from '@cp/watermark';
 import { ExifTool, Tags } from 'exiftool-vendored';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,15 +92,11 @@ function omittedMetadata(chunks: readonly string[]): Evidence {
 
 /**
  * Limits of the detector's ExifTool for one file: what a file may make it hold, and the CPU it may keep it busy
- * (EXIFTOOL_CPU_SHARE of the wall deadline, 10 s). A task that reaches the 20 s deadline under that budget waited for
+ * (half the wall deadline, 10 s: `exiftoolLimits`). A task that reaches the 20 s deadline under that budget waited for
  * the machine, and one whose process the kernel killed lost it to the machine: its error is thrown on and the job
  * retried (`ExiftoolMachineFailure`).
  */
-export const METADATA_READ_LIMITS: Required<ExiftoolLimits> = {
-  maxMemoryMb: EXIFTOOL_READ_MAX_MEMORY_MB,
-  taskTimeoutMillis: 20_000,
-  cpuBudgetMillis: 20_000 * EXIFTOOL_CPU_SHARE,
-};
+export const METADATA_READ_LIMITS: Required<ExiftoolLimits> = exiftoolLimits({ maxMemoryMb: EXIFTOOL_READ_MAX_MEMORY_MB, taskTimeoutMillis: 20_000 });
 
 /**
  * Characters of one tag value ExifTool hands back (each list item and structure field alike); the evidence keeps 200.
