@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { DURABLES, deadlineVariableOf } from '@cp/contracts';
 import { documentedRows } from '@cp/config/testing';
 import { CHART_DIR, helm } from './helm-binary';
 import {
@@ -498,6 +499,29 @@ describe('Helm chart', () => {
     for (const value of ['16', '1048576']) {
       const result = await helm(['template', 'cp', CHART_DIR, '--set-string', `config.NATS_STREAM_MAX_MIB=${value}`]);
       expect({ value, code: result.code, stderr: result.stderr }).toEqual({ value, code: 0, stderr: '' });
+    }
+  });
+
+  it('a JOB_DEADLINE_MS_ variable the services would refuse at start (no such consumer, a value out of range) is refused by helm, in `config` and in a service\'s `env`', async () => {
+    const schema = JSON.parse(readFileSync(path.join(CHART_DIR, 'values.schema.json'), 'utf8')) as { definitions: { jobDeadlineName: { anyOf: Array<{ enum?: string[] }> } } };
+    expect(schema.definitions.jobDeadlineName.anyOf.flatMap((branch) => branch.enum ?? [])).toEqual(DURABLES.map(deadlineVariableOf));
+    for (const [key, flag, value] of [
+      ['config.JOB_DEADLINE_MS_WATERMARK_EMBEDD', '--set-string', '900000'],
+      ['services.uploads.env.JOB_DEADLINE_MS_UPLOADS_FETCH', '--set-string', '900000'],
+      ['config.JOB_DEADLINE_MS_WATERMARK_EMBED', '--set-string', '999'],
+      ['config.JOB_DEADLINE_MS_WATERMARK_EMBED', '--set', '86400001'],
+      ['services.reports.env.JOB_DEADLINE_MS_REPORTS_GENERATE', '--set-string', '5m'],
+    ]) {
+      const result = await helm(['template', 'cp', CHART_DIR, flag, `${key}=${value}`]);
+      const variable = key.split('.').pop() ?? key;
+      expect({ key, value, failed: result.code !== 0, named: result.stderr.includes(variable) }).toEqual({ key, value, failed: true, named: true });
+    }
+    for (const [key, flag, value] of [
+      ['config.JOB_DEADLINE_MS_WATERMARK_EMBED', '--set-string', '1800000'],
+      ['services.retention.env.JOB_DEADLINE_MS_RETENTION_ORDER_STATUS', '--set', '86400000'],
+    ]) {
+      const result = await helm(['template', 'cp', CHART_DIR, flag, `${key}=${value}`]);
+      expect({ key, value, code: result.code, stderr: result.stderr }).toEqual({ key, value, code: 0, stderr: '' });
     }
   });
 

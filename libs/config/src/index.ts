@@ -5,3 +5,4 @@ export * from './prefixed-env';
 export * from './worker-env';
 export * from './outbound-env';
 export * from './upload-window-env';
+export * from './deadline-env';

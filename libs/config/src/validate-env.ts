@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
+import { deadlineVariableErrors } from './deadline-env';
 
 export class ConfigValidationError extends Error {
   constructor(readonly variables: string[], details: string[]) {
@@ -20,7 +21,9 @@ function describe(errors: ValidationError[]): { variables: string[]; details: st
 
 /**
  * Validates the environment against a class-validator schema at boot. Property initialisers are the
- * defaults; the error names every variable that is missing or wrong, and never echoes its value.
+ * defaults; the error names every variable that is missing or wrong, and never echoes its value. The family of
+ * per-consumer deadlines (`JOB_DEADLINE_MS_<DURABLE>`, no property of a class) is checked too: every such variable
+ * must name a declared consumer and hold a valid value (`deadlineVariableErrors`).
  */
 export function validateEnv<T extends object>(
   schema: ClassConstructor<T>,
@@ -34,9 +37,10 @@ export function validateEnv<T extends object>(
     exposeDefaultValues: true,
   });
   const errors = validateSync(instance, { whitelist: false, forbidUnknownValues: true });
-  if (errors.length > 0) {
+  const deadlines = deadlineVariableErrors(env);
+  if (errors.length > 0 || deadlines.variables.length > 0) {
     const { variables, details } = describe(errors);
-    throw new ConfigValidationError(variables, details);
+    throw new ConfigValidationError([...variables, ...deadlines.variables], [...details, ...deadlines.details]);
   }
   return instance;
 }

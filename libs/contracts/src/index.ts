@@ -27,3 +27,4 @@ export * from './v2';
 export * from './retention';
 export * from './ai-detection';
 export * from './ai-detection-orders';
+export * from './durables';

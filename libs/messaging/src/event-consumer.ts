@@ -1,6 +1,6 @@
 import { asTransaction, Transaction } from '@cp/database';
 import { EgressError } from '@cp/egress';
-import { EventEnvelope, MessageContract, PARKED_SUBJECT_PREFIX } from '@cp/contracts';
+import { deadlineVariableOf, EventEnvelope, JOB_DEADLINE_MAX_MS, JOB_DEADLINE_MIN_MS, MessageContract, PARKED_SUBJECT_PREFIX, parseJobDeadlineMs } from '@cp/contracts';
 import { Logger } from '@nestjs/common';
 import { contextFromHeaders, inSpan, orderAttributes, recordSpanError, SpanKind } from '@cp/tracing';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
@@ -38,10 +38,6 @@ export const DEFAULT_ACK_WAIT_MS = 5_000;
 
 /** Deadline of one attempt at an event (a database transaction or two) when neither the definition nor the environment sets one. */
 export const DEFAULT_EVENT_DEADLINE_MS = 2 * 60_000;
-
-/** Bounds of a deadline given in the environment: at least a second, at most a day. */
-const DEADLINE_MIN_MS = 1000;
-const DEADLINE_MAX_MS = 24 * 3600_000;
 
 /** Headers of a parked message (PARKED stream) that the admin command reads; the body is the original message's. */
 export const ParkedHeaders = {
@@ -184,10 +180,8 @@ function decodeEnvelope(raw: unknown): DecodedMessage<unknown> {
   return { eventId: envelope.eventId, data: envelope.data };
 }
 
-/** `JOB_DEADLINE_MS_<DURABLE>`: the durable upper-cased, every character other than a letter or digit an underscore. */
-export function deadlineVariableOf(durable: string): string {
-  return `JOB_DEADLINE_MS_${durable.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
+/** Declared with the durables (`@cp/contracts`), where the start-up check of the environment (`@cp/config`) reads it too. */
+export { deadlineVariableOf };
 
 /** The deadline of one attempt of a consumer: environment, then definition, then the job's declaration, then the event default. */
 export function resolveDeadlineMs(
@@ -197,9 +191,9 @@ export function resolveDeadlineMs(
   const variable = deadlineVariableOf(definition.durable);
   const raw = env[variable];
   if (raw !== undefined && raw !== '') {
-    const value = /^[0-9]{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-    if (!(value >= DEADLINE_MIN_MS && value <= DEADLINE_MAX_MS)) {
-      throw new Error(`${variable} must be a whole number of milliseconds from ${DEADLINE_MIN_MS} to ${DEADLINE_MAX_MS}, got "${raw}"`);
+    const value = parseJobDeadlineMs(raw);
+    if (value === null) {
+      throw new Error(`${variable} must be a whole number of milliseconds from ${JOB_DEADLINE_MIN_MS} to ${JOB_DEADLINE_MAX_MS}, got "${raw}"`);
     }
     return value;
   }

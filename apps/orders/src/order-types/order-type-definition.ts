@@ -1,4 +1,4 @@
-import { EventContract, ORDER_UNIT, OrderType, OutboxMessage, ReportContextFile, ReportContextView, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
+import { Durable, EventContract, ORDER_UNIT, OrderType, OutboxMessage, ReportContextFile, ReportContextView, ReportType, StoredObjectRef, V2OrderDetailView, WatermarkOrderView } from '@cp/contracts';
 import { Provider, Type } from '@nestjs/common';
 import { Order } from '../domain/order';
 
@@ -23,7 +23,8 @@ export interface ObjectUrls {
  * order is `inProgress`; the order is saved with the returned events in the same transaction.
  */
 export interface ResultHandler {
-  readonly durable: string;
+  /** Declared in `DURABLES` of @cp/contracts (an operator addresses the consumer by it). */
+  readonly durable: Durable;
   readonly contract: EventContract<object>;
   orderIdOf(event: object): string;
   /**
@@ -35,7 +36,7 @@ export interface ResultHandler {
 }
 
 export function onResult<TEvent extends { orderId: string }>(
-  durable: string,
+  durable: Durable,
   contract: EventContract<TEvent>,
   apply: (order: Order, event: TEvent, context: ProcessingContext) => OutboxMessage[],
   endedUnit?: (event: TEvent) => string,

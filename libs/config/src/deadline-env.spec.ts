@@ -1,0 +1,81 @@
+import { DURABLES, deadlineVariableOf } from '@cp/contracts';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CoreEnv } from './core-env';
+import { nearestDeadlineVariables } from './deadline-env';
+import { ConfigValidationError, validateEnv } from './validate-env';
+
+const base = { PORT: '3000', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+function refusal(env: NodeJS.ProcessEnv): ConfigValidationError {
+  try {
+    validateEnv(CoreEnv, { ...base, ...env });
+  } catch (error) {
+    if (error instanceof ConfigValidationError) {
+      return error;
+    }
+    throw error;
+  }
+  throw new Error('the environment was accepted');
+}
+
+/** Every durable name a consumer of apps/ registers: `durable: '…'` of a definition, or `onResult('…'` of an order type. */
+function durablesInCode(): string[] {
+  const found = new Set<string>();
+  const walk = (directory: string): void => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const file = path.join(directory, entry.name);
+      if (entry.isDirectory()) {
+        walk(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/(?:durable: |onResult\(\s*)'([a-z0-9-]+)'/g)) {
+          found.add(match[1]);
+        }
+      }
+    }
+  };
+  walk(path.resolve(__dirname, '../../../apps'));
+  return [...found].sort();
+}
+
+describe('JOB_DEADLINE_MS_<DURABLE> at start', () => {
+  it('the declared durables are exactly those the services register', () => {
+    expect(durablesInCode()).toEqual([...DURABLES].sort());
+  });
+
+  it("accepts a valid deadline of any service's consumer (one environment may serve every service), and blank as unset", () => {
+    expect(() => validateEnv(CoreEnv, { ...base, JOB_DEADLINE_MS_WATERMARK_EMBED: '1800000', JOB_DEADLINE_MS_RETENTION_ORDER_STATUS: ' 1000 ', JOB_DEADLINE_MS_REPORTS_GENERATE: ' ' })).not.toThrow();
+    for (const durable of DURABLES) {
+      expect(() => validateEnv(CoreEnv, { ...base, [deadlineVariableOf(durable)]: '86400000' })).not.toThrow();
+    }
+  });
+
+  it('refuses a name no consumer has, naming the variable and the nearest known names', () => {
+    const error = refusal({ JOB_DEADLINE_MS_WATERMARK_EMBEDD: '90000' });
+    expect(error.variables).toEqual(['JOB_DEADLINE_MS_WATERMARK_EMBEDD']);
+    expect(error.message).toContain('JOB_DEADLINE_MS_WATERMARK_EMBEDD: no consumer is named so');
+    expect(error.message).toContain('nearest: JOB_DEADLINE_MS_WATERMARK_EMBED, ');
+    // The durable spelt with dashes, as in the logs, is not the variable's name either.
+    expect(refusal({ 'JOB_DEADLINE_MS_watermark-embed': '90000' }).variables).toEqual(['JOB_DEADLINE_MS_watermark-embed']);
+  });
+
+  it('refuses a value that is not a whole number of milliseconds from 1000 to 86400000, never echoing it', () => {
+    for (const value of ['0', '999', '86400001', '15m', '1e6', '-5000', '90000.5', 'secret-value']) {
+      const error = refusal({ JOB_DEADLINE_MS_UPLOADS_FETCH_SOURCE: value });
+      expect({ value, variables: error.variables }).toEqual({ value, variables: ['JOB_DEADLINE_MS_UPLOADS_FETCH_SOURCE'] });
+      expect(error.message).toContain('whole number of milliseconds from 1000 to 86400000');
+      expect(error.message).not.toContain('secret-value');
+    }
+  });
+
+  it("names every wrong deadline variable together with the class's own errors", () => {
+    const error = refusal({ PORT: 'http', JOB_DEADLINE_MS_AIDETECT: '60000', JOB_DEADLINE_MS_REPORTS_GENERATE: 'soon' });
+    expect(error.variables.sort()).toEqual(['JOB_DEADLINE_MS_AIDETECT', 'JOB_DEADLINE_MS_REPORTS_GENERATE', 'PORT']);
+    expect(error.message).toContain('nearest: JOB_DEADLINE_MS_AIDETECT_DETECT');
+  });
+
+  it('suggests the nearest names first', () => {
+    expect(nearestDeadlineVariables('JOB_DEADLINE_MS_WEBHOOKS_ORDER_FAIL')[0]).toBe('JOB_DEADLINE_MS_WEBHOOKS_ORDER_FAILED');
+    expect(nearestDeadlineVariables('JOB_DEADLINE_MS_WATERMARK_EXTRAKT')[0]).toBe('JOB_DEADLINE_MS_WATERMARK_EXTRACT');
+  });
+});
