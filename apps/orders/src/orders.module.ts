@@ -6,6 +6,8 @@ import { ExpireOrdersUseCase } from './expiry/expire-orders.use-case';
 import { ExpiryRpcController } from './expiry/expiry.controller';
 import { ExpirySchedulesRepository } from './expiry/expiry-schedules.repository';
 import { ExpirySchedulesUseCase } from './expiry/expiry-schedules.use-case';
+import { FailedOrdersRepository } from './expiry/failed-orders.repository';
+import { FailedOrdersUseCase } from './expiry/failed-orders.use-case';
 import { OrderTypeRegistry } from './order-types/order-type.registry';
 import { ORDER_TYPE_DEFINITIONS } from './order-types/order-type-definition';
 import { ORDER_TYPE_FOLDERS } from './order-type-folders';
@@ -105,6 +107,8 @@ import { UploadsClient } from './orders/uploads.client';
     ExpireOrdersUseCase,
     ExpirySchedulesRepository,
     ExpirySchedulesUseCase,
+    FailedOrdersRepository,
+    FailedOrdersUseCase,
     // The deprecated v2 surface and its retirement.
     V2OrdersQueryService,
     RefreshUploadUrlsUseCase,

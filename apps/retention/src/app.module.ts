@@ -4,9 +4,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { RETENTION_ENTITIES, RETENTION_SCHEMA } from './database/entities';
 import { RETENTION_MIGRATIONS } from './database/migrations';
 import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
+import { FailedOrderReconciliationRepository } from './schedule/failed-order-reconciliation.repository';
+import { FailedOrdersClient, FailedOrdersPort } from './schedule/failed-orders.client';
 import { OrderExpiryRepository } from './schedule/order-expiry.repository';
 import { OrderScheduleConsumer } from './schedule/order-schedule.consumer';
 import { OrderSchedulesClient, OrderSchedulesPort } from './schedule/order-schedules.client';
+import { ReconcileFailedOrdersUseCase } from './schedule/reconcile-failed-orders.use-case';
 import { ReconcileSchedulesUseCase } from './schedule/reconcile-schedules.use-case';
 import { ReconciliationScheduler } from './schedule/reconciliation.scheduler';
 import { ScheduleOrderExpiryUseCase } from './schedule/schedule-order-expiry.use-case';
@@ -41,6 +44,10 @@ export class AppModule {
         ScheduleReconciliationRepository,
         { provide: OrderSchedulesPort, useClass: OrderSchedulesClient },
         ReconcileSchedulesUseCase,
+        // Failed orders reconciled with orders, for those whose `failed` status event was missed.
+        FailedOrderReconciliationRepository,
+        { provide: FailedOrdersPort, useClass: FailedOrdersClient },
+        ReconcileFailedOrdersUseCase,
         ReconciliationScheduler,
         OrderObjects,
         { provide: OrdersExpiryPort, useClass: OrdersExpiryClient },

@@ -1,5 +1,5 @@
 import { CoreConfig, StorageConfig, StorageEnv, toCoreConfig, toStorageConfig, validateEnv } from '@cp/config';
-import { EXPIRE_ORDERS_MAX_BATCH, EXPIRY_SCHEDULES_MAX_PAGE } from '@cp/contracts';
+import { EXPIRE_ORDERS_MAX_BATCH, EXPIRY_SCHEDULES_MAX_PAGE, FAILED_ORDERS_MAX_PAGE } from '@cp/contracts';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class RetentionEnv extends StorageEnv {
@@ -54,7 +54,9 @@ export class RetentionEnv extends StorageEnv {
   /**
    * How often the reconciliation asks orders for the expiries of orders whose retention ended since its last pass,
    * and schedules those no status event scheduled (the EVENTS stream is bounded: an outage of retention longer than
-   * it keeps events, or a dropped event, would otherwise keep an order's files for ever). Each run reads every page.
+   * it keeps events, or a dropped event, would otherwise keep an order's files for ever). The same run then reads the
+   * orders that failed since (`orders.failed-orders`) and brings forward the deletion of the objects of those whose
+   * `failed` event was missed (`ReconcileFailedOrdersUseCase`). Each run reads every page of both.
    */
   @IsInt()
   @Min(200)
@@ -64,16 +66,17 @@ export class RetentionEnv extends StorageEnv {
   /**
    * Orders whose `expiresAt` passed less than this long ago are left to the next pass: margin for the clocks of
    * orders and retention, and the status event of their creation normally scheduled them a retention period ago.
+   * Failed orders are read once their `failedAt` is this old, and at least `FAILED_ORDER_COMMIT_MARGIN_MS`.
    */
   @IsInt()
   @Min(0)
   @Max(24 * 3600)
   RETENTION_RECONCILE_GRACE_SECONDS: number = 300;
 
-  /** Expiries per `orders.expiry-schedules` page (one statement on orders' index, one insert here). */
+  /** Orders per `orders.expiry-schedules` and `orders.failed-orders` page (one statement on orders' index, one insert here). */
   @IsInt()
   @Min(1)
-  @Max(EXPIRY_SCHEDULES_MAX_PAGE)
+  @Max(Math.min(EXPIRY_SCHEDULES_MAX_PAGE, FAILED_ORDERS_MAX_PAGE))
   RETENTION_RECONCILE_PAGE_SIZE: number = 500;
 
   /**
@@ -96,7 +99,10 @@ export interface RetentionSettings {
   failedOrderGraceMs: number;
 }
 
-/** The reconciliation of the schedule with orders (`ReconcileSchedulesUseCase`); its lease is the sweep's `leaseMs`. */
+/**
+ * The reconciliations with orders, of the schedule (`ReconcileSchedulesUseCase`) and of failed orders
+ * (`ReconcileFailedOrdersUseCase`); their lease is the sweep's `leaseMs`.
+ */
 export interface ReconcileSettings {
   intervalMs: number;
   graceMs: number;

@@ -21,7 +21,7 @@ import {
   RequestReportCommand,
   RequestReportResult,
 } from './reports';
-import { ExpireOrdersCommand, ExpireOrdersResult, ExpirySchedulesPage, ExpirySchedulesQuery } from './retention';
+import { ExpireOrdersCommand, ExpireOrdersResult, ExpirySchedulesPage, ExpirySchedulesQuery, FailedOrdersPage, FailedOrdersQuery } from './retention';
 import { EventSubjects, JobSubjects } from './subjects';
 import {
   FetchSourceJob,
@@ -140,6 +140,7 @@ export const Rpcs = {
   ordersReportContext: defineRpc<ReportContextView>()('orders.report-context', ReportContextQuery, REPEATABLE),
   ordersExpire: defineRpc<ExpireOrdersResult>()('orders.expire', ExpireOrdersCommand),
   ordersExpirySchedules: defineRpc<ExpirySchedulesPage>()('orders.expiry-schedules', ExpirySchedulesQuery, REPEATABLE),
+  ordersFailedOrders: defineRpc<FailedOrdersPage>()('orders.failed-orders', FailedOrdersQuery, REPEATABLE),
   ordersV2CreateEmbed: defineRpc<V2EmbedOrderCreatedView>()('orders.v2-create-embed', CreateV2EmbedOrderCommand, REPEATABLE),
   ordersV2CreateExtract: defineRpc<V2ExtractOrderCreatedView>()('orders.v2-create-extract', CreateV2ExtractOrderCommand, REPEATABLE),
   ordersV2Get: defineRpc<V2OrderDetailView>()('orders.v2-get', V2OrderQuery, REPEATABLE),

@@ -78,3 +78,53 @@ export interface ExpiryScheduleView {
 export interface ExpirySchedulesPage {
   schedules: ExpiryScheduleView[];
 }
+
+/** Largest page of `orders.failed-orders`: a failed order is about 180 bytes of JSON at most, a full page under 200 KiB. */
+export const FAILED_ORDERS_MAX_PAGE = 1000;
+
+/** A place in the walk over failed orders by (`failedAt`, `orderId`): the last order of the previous page. */
+export class FailedOrderCursor {
+  @IsISO8601({ strict: true })
+  @Matches(UTC_TIMESTAMP)
+  failedAt!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+}
+
+/**
+ * `orders.failed-orders`: the retention service's reconciliation of failed orders reads every order that ever failed
+ * from its owner, the orders service, in pages by (`failedAt`, `orderId`), so an order whose `failed` status event it
+ * never got still has its objects deleted a grace period after its failure, not at its expiry. Only orders whose
+ * `failedAt` ≤ `failedUpTo`; after `after` (exclusive), or from the first when absent. A read: repeating it is harmless.
+ */
+export class FailedOrdersQuery {
+  @IsOptional()
+  @IsNestedObject(() => FailedOrderCursor)
+  after?: FailedOrderCursor;
+
+  @IsISO8601({ strict: true })
+  @Matches(UTC_TIMESTAMP)
+  failedUpTo!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(FAILED_ORDERS_MAX_PAGE)
+  limit!: number;
+}
+
+/** One order that failed (whatever its status now: a failed order later expires), as retention schedules it. */
+export interface FailedOrderView {
+  orderId: string;
+  accountId: string;
+  mode: KeyMode;
+  /** UTC, to the microsecond. */
+  expiresAt: string;
+  /** UTC, to the microsecond (the cursor's time). */
+  failedAt: string;
+}
+
+/** At most `limit` orders in (`failedAt`, `orderId`) order; fewer than `limit`: the walk reached `failedUpTo`. */
+export interface FailedOrdersPage {
+  orders: FailedOrderView[];
+}

@@ -8,6 +8,7 @@ import { ApiVersion, OrderOptions, OrderState } from '../domain/order';
 @Index('idx_order_in_progress_updated', ['updatedAt'], { where: `status = 'inProgress'` })
 @Index('idx_order_in_progress_created', ['createdAt'], { where: `status = 'inProgress'` })
 @Index('idx_order_expires', ['expiresAt', 'id'])
+@Index('idx_order_failed', ['failedAt', 'id'], { where: 'failed_at IS NOT NULL' })
 /** The row of the order aggregate (`domain/order.ts`); only `OrdersRepository` reads and writes it. */
 export class OrderEntity implements OrderState {
   @PrimaryGeneratedColumn({ type: 'bigint' })

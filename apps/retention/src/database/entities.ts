@@ -1,5 +1,6 @@
+import { FailedOrderReconciliationEntity } from '../schedule/failed-order-reconciliation.entity';
 import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
 import { ScheduleReconciliationEntity } from '../schedule/schedule-reconciliation.entity';
 
 export const RETENTION_SCHEMA = 'retention';
-export const RETENTION_ENTITIES = [OrderExpiryEntity, ScheduleReconciliationEntity];
+export const RETENTION_ENTITIES = [OrderExpiryEntity, ScheduleReconciliationEntity, FailedOrderReconciliationEntity];

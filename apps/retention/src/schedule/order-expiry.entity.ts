@@ -46,7 +46,8 @@ export class OrderExpiryEntity {
 
   /**
    * A failed order: when its objects are deleted, `RETENTION_FAILED_ORDER_GRACE_HOURS` after its first `failed`
-   * status event was handled (set once; `nextCheckAt` is brought forward to it). Null for any other order.
+   * status event was handled, or after its `failedAt` when the event was missed (`ReconcileFailedOrdersUseCase`)
+   * (set once; `nextCheckAt` is brought forward to it). Null for any other order.
    */
   @Column({ name: 'failed_purge_at', type: 'timestamptz', nullable: true })
   failedPurgeAt!: Date | null;

@@ -87,6 +87,36 @@ export class OrderExpiryRepository extends TransactionalRepository {
   }
 
   /**
+   * The reconciliation of failed orders' page: failed orders whose `failed` status event never brought the deletion
+   * of their objects forward get it now, due at `purgeAt`, as `scheduleFailedPurge` would have done (rows inserted
+   * when missing, due at the earlier of `expiresAt` and `purgeAt`). Rows that already have a purge time, or that are
+   * past `scheduled` (the order expired), are left exactly as they are. Returns the ids it scheduled. One statement.
+   */
+  async scheduleMissedFailedPurges(tx: Transaction, expiries: Array<NewExpiry & { purgeAt: Date }>): Promise<string[]> {
+    if (expiries.length === 0) {
+      return [];
+    }
+    const rows = await this.db(tx).query<Array<{ order_id: string }>>(
+      `INSERT INTO order_expiry (order_id, account_id, expires_at, phase, next_check_at, purged_at, objects_deleted, mode, failed_purge_at)
+       SELECT d.order_id, d.account_id, d.expires_at, 'scheduled', LEAST(d.expires_at, d.purge_at), NULL, 0, d.mode, d.purge_at
+         FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[], $5::timestamptz[]) AS d(order_id, account_id, expires_at, mode, purge_at)
+       ON CONFLICT (order_id) DO UPDATE
+         SET failed_purge_at = EXCLUDED.failed_purge_at,
+             next_check_at = LEAST(order_expiry.next_check_at, EXCLUDED.failed_purge_at)
+       WHERE order_expiry.phase = 'scheduled' AND order_expiry.failed_purge_at IS NULL
+       RETURNING order_id::text AS order_id`,
+      [
+        expiries.map((expiry) => expiry.orderId),
+        expiries.map((expiry) => expiry.accountId),
+        expiries.map((expiry) => expiry.expiresAt),
+        expiries.map((expiry) => expiry.mode),
+        expiries.map((expiry) => expiry.purgeAt),
+      ],
+    );
+    return rows.map((row) => row.order_id);
+  }
+
+  /**
    * Claims the next due batch, oldest first, with a lease until `leasedUntil`: SKIP LOCKED lets replicas
    * share the work, and the row locks last only for this statement. Rows whose lease has run out (their
    * sweeper crashed) are due again.

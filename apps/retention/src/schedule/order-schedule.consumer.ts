@@ -9,7 +9,7 @@ import { ScheduleOrderExpiryUseCase } from './schedule-order-expiry.use-case';
  * their prefix is deleted when their retention ends like a live order's. The events are the normal path, not the
  * only one: an order whose events were missed is scheduled by the reconciliation (`ReconcileSchedulesUseCase`).
  * A `failed` event also brings the deletion of the order's objects forward (`ScheduleOrderExpiryUseCase`); a missed
- * one is not made up for by the reconciliation (it reads expiries, not statuses): that order's objects go at expiry.
+ * one is made up for by the reconciliation of failed orders (`ReconcileFailedOrdersUseCase`).
  */
 @Injectable()
 export class OrderScheduleConsumer implements OnModuleInit {

@@ -4,6 +4,7 @@ import { OrderExpiry1795312955260 } from './1795312955260-OrderExpiry';
 import { SweepLease1796200000000 } from './1796200000000-SweepLease';
 import { ScheduleReconciliation1797300000001 } from './1797300000001-ScheduleReconciliation';
 import { FailedOrderPurge1797400000000 } from './1797400000000-FailedOrderPurge';
+import { FailedOrderReconciliation1797500000000 } from './1797500000000-FailedOrderReconciliation';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const RETENTION_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310383585, OrderExpiry1795312955260, SweepLease1796200000000, ScheduleReconciliation1797300000001, FailedOrderPurge1797400000000];
+export const RETENTION_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310383585, OrderExpiry1795312955260, SweepLease1796200000000, ScheduleReconciliation1797300000001, FailedOrderPurge1797400000000, FailedOrderReconciliation1797500000000];
