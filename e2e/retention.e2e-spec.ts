@@ -79,6 +79,46 @@ describe('retention', () => {
       expect(cursor.reconciled).toBeGreaterThanOrEqual(1);
       setClockOffset(0);
     });
+
+    it("a failed order whose failed event never came loses its objects a grace period after its failure, through the reconciliation of failed orders", async () => {
+      setClockOffset(0);
+      const own = await createAccount(gateway, 'enterprise', 0);
+      const [before] = await retention.query<Array<{ after: Date | null; reconciled: number }>>(
+        'SELECT after_failed_at AS after, rows_reconciled::int AS reconciled FROM failed_order_reconciliation',
+      );
+      // Not behind the walk's cursor, wherever another suite's clock moved it: orders sets failedAt once, when it fails.
+      const failedAt = new Date(Math.max(Date.now(), (before.after?.getTime() ?? 0) + 1));
+      // A failed order row written straight into orders' table: no status event is ever published for it.
+      const [{ id }] = await orders.query<Array<{ id: string }>>(
+        `INSERT INTO "order" (account_id, mode, type, api_version, status, failure_code, expires_at, failed_at, created_at, package_key)
+         VALUES ($1, 'live', 'watermarkEmbed', 'v3', 'failed', 'ORDER_TIMEOUT', $2, $3, now(), NULL) RETURNING id::text AS id`,
+        [own.accountId, new Date(failedAt.getTime() + 30 * DAY_MS), failedAt],
+      );
+      await storage.put(storage.buckets.outputs, ObjectKeys.output(own.accountId, id, '1-1', 'a.png'), Buffer.from('out'));
+      const row = () =>
+        retention.query<Array<{ phase: string; failed_purge_at: Date | null; failed_purged_at: Date | null }>>(
+          'SELECT phase, failed_purge_at, failed_purged_at FROM order_expiry WHERE order_id = $1',
+          [id],
+        );
+      expect(await row()).toEqual([]);
+      const at = (sinceFailure: number): void => setClockOffset(failedAt.getTime() + sinceFailure - Date.now());
+
+      // An hour after the failure: read, its deletion planned at failedAt + the grace (24 h), its objects kept.
+      at(3600_000);
+      const [planned] = await eventually(row, (rows) => rows.length === 1);
+      expect(planned).toEqual({ phase: 'scheduled', failed_purge_at: new Date(failedAt.getTime() + DAY_MS), failed_purged_at: null });
+      expect(await objectsUnder(own.accountId, id)).toHaveLength(1);
+
+      at(DAY_MS + 60_000);
+      await eventually(() => objectsUnder(own.accountId, id), (keys) => keys.length === 0, 30_000);
+      const [purged] = await eventually(row, (rows) => rows[0]?.failed_purged_at !== null);
+      expect(purged.phase).toBe('scheduled');
+      const [order] = await orders.query<Array<{ status: string }>>('SELECT status FROM "order" WHERE id = $1', [id]);
+      expect(order.status).toBe('failed');
+      const [after] = await retention.query<Array<{ reconciled: number }>>('SELECT rows_reconciled::int AS reconciled FROM failed_order_reconciliation');
+      expect(after.reconciled).toBeGreaterThan(before.reconciled);
+      setClockOffset(0);
+    });
   });
 
   describe('an order whose retention period ends', () => {
