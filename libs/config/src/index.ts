@@ -5,4 +5,3 @@ export * from './prefixed-env';
 export * from './worker-env';
 export * from './outbound-env';
 export * from './upload-window-env';
-export * from './deadline-env';

@@ -2,10 +2,10 @@
 import 'reflect-metadata';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
-import { deadlineVariableErrors } from './deadline-env';
 
 export class ConfigValidationError extends Error {
-  constructor(readonly variables: string[], details: string[]) {
+  /** One `VARIABLE: what is wrong` each (never a value), so checks made elsewhere can add theirs to one error. */
+  constructor(readonly variables: string[], readonly details: string[]) {
     super(`Invalid configuration: ${details.join('; ')}`);
     this.name = 'ConfigValidationError';
   }
@@ -21,9 +21,7 @@ function describe(errors: ValidationError[]): { variables: string[]; details: st
 
 /**
  * Validates the environment against a class-validator schema at boot. Property initialisers are the
- * defaults; the error names every variable that is missing or wrong, and never echoes its value. The family of
- * per-consumer deadlines (`JOB_DEADLINE_MS_<DURABLE>`, no property of a class) is checked too: every such variable
- * must name a declared consumer and hold a valid value (`deadlineVariableErrors`).
+ * defaults; the error names every variable that is missing or wrong, and never echoes its value.
  */
 export function validateEnv<T extends object>(
   schema: ClassConstructor<T>,
@@ -37,10 +35,9 @@ export function validateEnv<T extends object>(
     exposeDefaultValues: true,
   });
   const errors = validateSync(instance, { whitelist: false, forbidUnknownValues: true });
-  const deadlines = deadlineVariableErrors(env);
-  if (errors.length > 0 || deadlines.variables.length > 0) {
+  if (errors.length > 0) {
     const { variables, details } = describe(errors);
-    throw new ConfigValidationError([...variables, ...deadlines.variables], [...details, ...deadlines.details]);
+    throw new ConfigValidationError(variables, details);
   }
   return instance;
 }

@@ -56,7 +56,7 @@ export function deadlineVariableOf(durable: string): string {
 
 /**
  * A `JOB_DEADLINE_MS_<DURABLE>` value as milliseconds, or null when it is not a whole number within the bounds
- * (surrounding blanks allowed). One parser for the start-up check (`@cp/config`) and the consumer (`@cp/messaging`).
+ * (surrounding blanks allowed). One parser for the start-up check (`loadServiceConfig` of `@cp/runtime`) and the consumer (`@cp/messaging`).
  */
 export function parseJobDeadlineMs(raw: string): number | null {
   const text = raw.trim();

@@ -7,3 +7,4 @@ export * from './outbox-relay.loop';
 export * from './http-timeouts';
 export * from './validation-metadata-cache';
 export * from './file-job';
+export * from './deadline-env';

@@ -15,7 +15,11 @@ interface LogLine {
 }
 
 function start(...args: string[]) {
-  const child = spawnSync(process.execPath, ['-r', path.join(ROOT, 'tools/register.js'), FIXTURE, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return startWith({}, ...args);
+}
+
+function startWith(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const child = spawnSync(process.execPath, ['-r', path.join(ROOT, 'tools/register.js'), FIXTURE, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
   const lines = `${child.stdout}${child.stderr}`.split('\n').filter((line) => line.trim() !== '');
   return { status: child.status, lines, fatal: lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine).filter((line) => line.level === 60) };
 }
@@ -34,6 +38,20 @@ describe('runService when the start fails', () => {
     expect(child.lines.join('\n')).not.toContain('started');
     expect(child.fatal.map((line) => line.msg)).toEqual(['fixture did not start: init step refused; exiting with status 1']);
     expect(child.lines.join('\n')).not.toContain('the process keeps running');
+  });
+
+  it('a JOB_DEADLINE_MS_ variable that names no consumer stops the start before anything is built: status 1, the variable and the nearest names', () => {
+    const child = startWith({ JOB_DEADLINE_MS_WATERMARK_EMBEDD: '900000' }, 'factory');
+    expect(child.status).toBe(1);
+    const fatal = child.lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; service: string; msg: string });
+    expect(fatal).toEqual([
+      {
+        level: 'fatal',
+        service: 'fixture',
+        msg: expect.stringContaining('JOB_DEADLINE_MS_WATERMARK_EMBEDD: no consumer is named so (JOB_DEADLINE_MS_<DURABLE>); nearest: JOB_DEADLINE_MS_WATERMARK_EMBED') as string,
+      },
+    ]);
+    expect(child.lines.join('\n')).not.toContain('factory refused');
   });
 
   it('a configuration loader that throws something else than a ConfigValidationError: status 1 and one fatal line, not a logged rejection', () => {

@@ -9,6 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { Histogram } from 'prom-client';
+import { loadServiceConfig } from './deadline-env';
 import { applyHttpTimeouts } from './http-timeouts';
 import { installProcessErrorHandlers } from './process-error-handlers';
 import { cacheValidationMetadata } from './validation-metadata-cache';
@@ -82,7 +83,7 @@ export async function runService<TConfig>(options: RunServiceOptions<TConfig>): 
   installProcessErrorHandlers(options.name);
   let config: TConfig;
   try {
-    config = options.loadConfig();
+    config = loadServiceConfig(options.loadConfig);
   } catch (error) {
     if (error instanceof ConfigValidationError) {
       process.stderr.write(`${JSON.stringify({ level: 'fatal', service: options.name, msg: error.message })}\n`);

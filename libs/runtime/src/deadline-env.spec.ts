@@ -1,15 +1,17 @@
 import { DURABLES, deadlineVariableOf } from '@cp/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CoreEnv } from './core-env';
-import { nearestDeadlineVariables } from './deadline-env';
-import { ConfigValidationError, validateEnv } from './validate-env';
+import { ConfigValidationError, CoreEnv, validateEnv } from '@cp/config';
+import { loadServiceConfig, nearestDeadlineVariables } from './deadline-env';
 
 const base = { PORT: '3000', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
 
+/** A service's start as `runService` loads its configuration: its own class, and the deadline family. */
+const load = (env: NodeJS.ProcessEnv): CoreEnv => loadServiceConfig(() => validateEnv(CoreEnv, env), env);
+
 function refusal(env: NodeJS.ProcessEnv): ConfigValidationError {
   try {
-    validateEnv(CoreEnv, { ...base, ...env });
+    load({ ...base, ...env });
   } catch (error) {
     if (error instanceof ConfigValidationError) {
       return error;
@@ -44,9 +46,9 @@ describe('JOB_DEADLINE_MS_<DURABLE> at start', () => {
   });
 
   it("accepts a valid deadline of any service's consumer (one environment may serve every service), and blank as unset", () => {
-    expect(() => validateEnv(CoreEnv, { ...base, JOB_DEADLINE_MS_WATERMARK_EMBED: '1800000', JOB_DEADLINE_MS_RETENTION_ORDER_STATUS: ' 1000 ', JOB_DEADLINE_MS_REPORTS_GENERATE: ' ' })).not.toThrow();
+    expect(() => load({ ...base, JOB_DEADLINE_MS_WATERMARK_EMBED: '1800000', JOB_DEADLINE_MS_RETENTION_ORDER_STATUS: ' 1000 ', JOB_DEADLINE_MS_REPORTS_GENERATE: ' ' })).not.toThrow();
     for (const durable of DURABLES) {
-      expect(() => validateEnv(CoreEnv, { ...base, [deadlineVariableOf(durable)]: '86400000' })).not.toThrow();
+      expect(() => load({ ...base, [deadlineVariableOf(durable)]: '86400000' })).not.toThrow();
     }
   });
 

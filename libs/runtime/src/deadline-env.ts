@@ -1,3 +1,4 @@
+import { ConfigValidationError } from '@cp/config';
 import { DURABLES, deadlineVariableOf, JOB_DEADLINE_MAX_MS, JOB_DEADLINE_MIN_MS, JOB_DEADLINE_VARIABLE_PREFIX, parseJobDeadlineMs } from '@cp/contracts';
 
 /** How many known names an unknown `JOB_DEADLINE_MS_…` variable's error suggests. */
@@ -49,4 +50,27 @@ export function deadlineVariableErrors(env: NodeJS.ProcessEnv): { variables: str
     }
   }
   return { variables, details };
+}
+
+/**
+ * A service's configuration as its loader reads it, with the `JOB_DEADLINE_MS_<DURABLE>` variables checked too
+ * (`deadlineVariableErrors`): `runService` loads every service's configuration through it, so a misspelt deadline
+ * stops the start as a wrong variable of the service's own class does. Both kinds of error come in one
+ * `ConfigValidationError`. (Here, not in `validateEnv`: @cp/config cannot depend on @cp/contracts.)
+ */
+export function loadServiceConfig<TConfig>(load: () => TConfig, env: NodeJS.ProcessEnv = process.env): TConfig {
+  const deadlines = deadlineVariableErrors(env);
+  let config: TConfig;
+  try {
+    config = load();
+  } catch (error) {
+    if (error instanceof ConfigValidationError && deadlines.variables.length > 0) {
+      throw new ConfigValidationError([...error.variables, ...deadlines.variables], [...error.details, ...deadlines.details]);
+    }
+    throw error;
+  }
+  if (deadlines.variables.length > 0) {
+    throw new ConfigValidationError(deadlines.variables, deadlines.details);
+  }
+  return config;
 }
