@@ -236,6 +236,40 @@ describe('retention', () => {
     });
   });
 
+  describe('a test order whose retention period ends (it is never expired)', () => {
+    it("keeps its test status, and loses its upload slots, webhook deliveries and client URLs like an expired order", async () => {
+      setClockOffset(0);
+      const own = await createAccount(gateway, 'enterprise', 0);
+      const hook = await api('/api/v2/orders/webhooks', { key: own.testKey, method: 'POST', body: { name: 'retention', url: 'https://hooks.example.com/retention' } });
+      expect(hook.status).toBe(201);
+      const sourceUrl = 'https://images.example.com/Jane%20Doe.jpg?X-Amz-Signature=abc';
+      const created = (await createEmbed(own.testKey, embedBody([{ fileName: 'Jane Doe.jpg', texts: ['Jane Doe'], originalFileUrl: sourceUrl }]))).body.data;
+      expect((await waitForOrder(own.testKey, created.orderId)).status).toBe('complete');
+      const uploads = await openSchema('uploads');
+      const webhooks = await openSchema('webhooks');
+      try {
+        const slots = async (): Promise<number> => (await uploads.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM upload_slot WHERE order_id = $1', [created.orderId]))[0].n;
+        const deliveries = async (): Promise<number> =>
+          (await webhooks.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM webhook_delivery WHERE order_id = $1', [created.orderId]))[0].n;
+        const urls = async (): Promise<Array<string | null>> =>
+          (await orders.query<Array<{ source_url: string | null }>>('SELECT source_url FROM order_file WHERE order_id = $1', [created.orderId])).map((row) => row.source_url);
+        expect(await slots()).toBe(1);
+        await eventually(deliveries, (n) => n > 0);
+        expect(await urls()).toEqual([sourceUrl]);
+
+        setClockOffset(30 * DAY_MS + 60_000);
+        await eventually(() => retention.query<Array<{ phase: string }>>('SELECT phase FROM order_expiry WHERE order_id = $1', [created.orderId]), (rows) => rows[0]?.phase === 'purged' || rows[0]?.phase === 'done', 30_000);
+        await eventually(async () => [await slots(), await deliveries()], ([slotRows, deliveryRows]) => slotRows === 0 && deliveryRows === 0, 30_000);
+        await eventually(urls, (found) => found.length === 1 && found[0] === null, 30_000);
+        const order = await getOrder(own.testKey, created.orderId);
+        expect({ status: order.status, outputs: order.outputs.map((output) => output.watermarkText) }).toEqual({ status: 'complete', outputs: ['Jane Doe'] });
+      } finally {
+        setClockOffset(0);
+        await Promise.all([uploads.destroy(), webhooks.destroy()]);
+      }
+    });
+  });
+
   describe('a sweep killed mid-way', () => {
     const COUNT = 600;
     let orderIds: string[];

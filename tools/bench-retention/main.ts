@@ -29,6 +29,7 @@ import { RETENTION_MIGRATIONS } from '../../apps/retention/src/database/migratio
 import { OrderExpiryRepository } from '../../apps/retention/src/schedule/order-expiry.repository';
 import { OrderObjects } from '../../apps/retention/src/sweep/order-objects.service';
 import { OrdersExpiryPort } from '../../apps/retention/src/sweep/orders-expiry.client';
+import { RetentionEndEventsRepository } from '../../apps/retention/src/sweep/retention-end-events.repository';
 import { SweepExpiredOrdersUseCase } from '../../apps/retention/src/sweep/sweep-expired-orders.use-case';
 /* eslint-enable @nx/enforce-module-boundaries */
 import { createDatabase, ensurePostgres, ROOT } from '../stack/stack';
@@ -119,6 +120,7 @@ async function run(orders: DataSource, retention: DataSource, count: number, bat
     new InProcessOrders(expireOrders),
     new OrderObjects(storage),
     clock,
+    new RetentionEndEventsRepository(new OutboxWriter(clock)),
   );
   global.gc?.();
   const before = process.memoryUsage();

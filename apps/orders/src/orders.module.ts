@@ -3,6 +3,8 @@ import { CreditsModule } from './credits/credits.module';
 import { DownloadsRpcController } from './downloads/downloads.controller';
 import { DownloadsService } from './downloads/downloads.service';
 import { ExpireOrdersUseCase } from './expiry/expire-orders.use-case';
+import { ForgetTestOrderUrlsUseCase } from './expiry/forget-test-order-urls.use-case';
+import { TestOrderRetentionEndedConsumer } from './expiry/test-order-retention-ended.consumer';
 import { ExpiryRpcController } from './expiry/expiry.controller';
 import { ExpirySchedulesRepository } from './expiry/expiry-schedules.repository';
 import { ExpirySchedulesUseCase } from './expiry/expiry-schedules.use-case';
@@ -105,6 +107,8 @@ import { UploadsClient } from './orders/uploads.client';
     OrderTimelineUseCase,
     // Retention (issue 9): the retention service calls `orders.expire`, and reads expiries to reconcile its schedule.
     ExpireOrdersUseCase,
+    ForgetTestOrderUrlsUseCase,
+    TestOrderRetentionEndedConsumer,
     ExpirySchedulesRepository,
     ExpirySchedulesUseCase,
     FailedOrdersRepository,

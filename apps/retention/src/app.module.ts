@@ -16,6 +16,7 @@ import { ScheduleOrderExpiryUseCase } from './schedule/schedule-order-expiry.use
 import { ScheduleReconciliationRepository } from './schedule/schedule-reconciliation.repository';
 import { OrderObjects } from './sweep/order-objects.service';
 import { OrdersExpiryClient, OrdersExpiryPort } from './sweep/orders-expiry.client';
+import { RetentionEndEventsRepository } from './sweep/retention-end-events.repository';
 import { RetentionScheduler } from './sweep/retention.scheduler';
 import { SweepExpiredOrdersUseCase } from './sweep/sweep-expired-orders.use-case';
 
@@ -51,6 +52,7 @@ export class AppModule {
         ReconciliationScheduler,
         OrderObjects,
         { provide: OrdersExpiryPort, useClass: OrdersExpiryClient },
+        RetentionEndEventsRepository,
         SweepExpiredOrdersUseCase,
         RetentionScheduler,
       ],

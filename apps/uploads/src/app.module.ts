@@ -12,6 +12,7 @@ import { FetchSourceConsumer } from './fetch/fetch-source.consumer';
 import { SourceFetcher } from './fetch/source-fetcher';
 import { ForgetExpiredOrderSlotsUseCase } from './order-expiry/forget-expired-order-slots.use-case';
 import { OrderExpiredConsumer } from './order-expiry/order-expired.consumer';
+import { TestOrderRetentionEndedConsumer } from './order-expiry/test-order-retention-ended.consumer';
 import { CloseFailedOrderSlotsUseCase } from './order-failure/close-failed-order-slots.use-case';
 import { OrderFailedConsumer } from './order-failure/order-failed.consumer';
 import { MarkUploadedUseCase } from './slots/mark-uploaded.use-case';
@@ -57,6 +58,7 @@ export class AppModule {
         OrderFailedConsumer,
         ForgetExpiredOrderSlotsUseCase,
         OrderExpiredConsumer,
+        TestOrderRetentionEndedConsumer,
       ],
     };
   }

@@ -21,7 +21,7 @@ import {
   RequestReportCommand,
   RequestReportResult,
 } from './reports';
-import { ExpireOrdersCommand, ExpireOrdersResult, ExpirySchedulesPage, ExpirySchedulesQuery, FailedOrdersPage, FailedOrdersQuery } from './retention';
+import { ExpireOrdersCommand, ExpireOrdersResult, ExpirySchedulesPage, ExpirySchedulesQuery, FailedOrdersPage, FailedOrdersQuery, TestOrderRetentionEndedEvent } from './retention';
 import { EventSubjects, JobSubjects } from './subjects';
 import {
   FetchSourceJob,
@@ -95,6 +95,7 @@ export const Events = {
   aiDetectionFailed: defineEvent(EventSubjects.aiDetectionFailed, AiDetectionFailedEvent),
   antiAiOutputCompleted: defineEvent(EventSubjects.antiAiOutputCompleted, AntiAiOutputCompletedEvent),
   antiAiOutputFailed: defineEvent(EventSubjects.antiAiOutputFailed, AntiAiOutputFailedEvent),
+  testOrderRetentionEnded: defineEvent(EventSubjects.testOrderRetentionEnded, TestOrderRetentionEndedEvent),
 } as const;
 
 const MINUTE_MS = 60_000;

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsISO8601, IsOptional, Matches, Max, Min } from 'class-validator';
 import { KeyMode } from './accounts';
+import { EventSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 
 /** Largest batch the retention service hands to `orders.expire` in one request. */
@@ -127,4 +128,21 @@ export interface FailedOrderView {
 /** At most `limit` orders in (`failedAt`, `orderId`) order; fewer than `limit`: the walk reached `failedUpTo`. */
 export interface FailedOrdersPage {
   orders: FailedOrderView[];
+}
+
+/**
+ * `evt.retention.test-order.retention-ended`: a test order's retention period ended and retention deleted its
+ * objects. Test orders are never `expired` (spec 3: test statuses only), so this takes the place of the `expired`
+ * status event for the per-order cleanup of personal data: each owning service deletes or forgets its own copy
+ * (orders: the client's URLs; uploads: the slots; webhooks: the deliveries). Published through retention's outbox
+ * once the objects are gone; every handler is idempotent, so a redelivery or a second publish changes nothing.
+ */
+export class TestOrderRetentionEndedEvent {
+  static readonly subject = EventSubjects.testOrderRetentionEnded;
+
+  @Matches(/^[0-9]{1,20}$/)
+  orderId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
 }

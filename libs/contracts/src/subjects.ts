@@ -25,6 +25,7 @@ export const EventSubjects = {
   reportStatusChanged: 'evt.reports.report.status-changed',
   aiDetectionCompleted: 'evt.aidetect.detection.completed',
   aiDetectionFailed: 'evt.aidetect.detection.failed',
+  testOrderRetentionEnded: 'evt.retention.test-order.retention-ended',
 } as const;
 
 export const JobSubjects = {

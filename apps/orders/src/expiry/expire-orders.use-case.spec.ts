@@ -1,6 +1,6 @@
 // Expiry and v2 retirement of orders against real PostgreSQL (orders' own migrations).
 import { ManualClock } from '@cp/clock';
-import { OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
+import { KeyMode, OrderStatusChangedEvent, V2_RETIREMENT_AT } from '@cp/contracts';
 import { TransactionRepository, asTransaction } from '@cp/database';
 import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
@@ -13,6 +13,7 @@ import { OrderEntity } from '../orders/order.entity';
 import { OrdersRepository } from '../orders/orders.repository';
 import { RetireV2OrdersUseCase } from '../v2/retire-v2-orders.use-case';
 import { ExpireOrdersUseCase } from './expire-orders.use-case';
+import { ForgetTestOrderUrlsUseCase } from './forget-test-order-urls.use-case';
 import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
 
 describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
@@ -23,11 +24,12 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
   let ledger: CreditLedgerRepository;
   let expire: ExpireOrdersUseCase;
   let retire: RetireV2OrdersUseCase;
+  let forgetTestOrderUrls: ForgetTestOrderUrlsUseCase;
 
-  const order = async (fields: { status: OrderEntity['status']; apiVersion?: ApiVersion; expiresInMs?: number; credits?: number; outputKey?: string }): Promise<string> => {
+  const order = async (fields: { status: OrderEntity['status']; apiVersion?: ApiVersion; expiresInMs?: number; credits?: number; outputKey?: string; mode?: KeyMode }): Promise<string> => {
     const saved = await dataSource.getRepository(OrderEntity).save({
       accountId,
-      mode: 'live' as const,
+      mode: fields.mode ?? ('live' as const),
       type: 'watermarkEmbed' as const,
       apiVersion: fields.apiVersion ?? 'v3',
       status: fields.status,
@@ -67,6 +69,7 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
     const transactions = new TransactionRepository(dataSource);
     expire = new ExpireOrdersUseCase(transactions, repository, clock);
     retire = new RetireV2OrdersUseCase(transactions, repository, clock);
+    forgetTestOrderUrls = new ForgetTestOrderUrlsUseCase(repository, clock);
     await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, 100, 'grant:1', 'test grant'));
   });
 
@@ -144,6 +147,37 @@ describe('orders expiry and v2 retirement (real PostgreSQL)', () => {
       expect(await balance()).toBe(start - 1);
       expect(await expire.execute({ orderIds: ids })).toEqual({ expired: ids, skipped: [] });
       expect(await balance()).toBe(start - 1);
+    });
+  });
+
+  describe('ForgetTestOrderUrlsUseCase (the end of a test order\'s retention)', () => {
+    it("forgets a test order's source URLs and output targets once its retention ended, keeps its test status; never a live or a not yet ended order's", async () => {
+      const options = { strength: 'low', zeroCopy: true, noDownload: true, targets: { 'a.png': { url: 'https://bucket.example.com/a.png?X-Amz-Signature=abc', presignedUrlExpiresAt: '2026-10-09T00:00:00.000Z' } } };
+      const ended = await order({ status: 'complete', expiresInMs: -1000, mode: 'test' });
+      const notEnded = await order({ status: 'complete', mode: 'test' });
+      const live = await order({ status: 'complete', expiresInMs: -1000 });
+      const sourceUrl = 'https://files.example.com/photo.jpg?X-Amz-Signature=abc';
+      await dataSource.getRepository(OrderFileEntity).save(
+        [ended, notEnded, live].map((orderId) => ({ orderId, position: 0, role: 'input' as const, fileName: 'Jane Doe.jpg', sourceUrl, mediaKind: 'image' as const, status: 'uploaded' as const })),
+      );
+      await dataSource.getRepository(OrderEntity).update({ id: In([ended, notEnded, live]) }, { options });
+      const urls = async (orderId: string) => (await dataSource.getRepository(OrderFileEntity).findBy({ orderId })).map((file) => [file.fileName, file.sourceUrl]);
+      const event = (orderId: string) => ({ orderId, accountId });
+
+      expect(await dataSource.transaction((manager) => forgetTestOrderUrls.execute(asTransaction(manager), event(ended)))).toBe(true);
+      expect(await urls(ended)).toEqual([['Jane Doe.jpg', null]]);
+      expect((await row(ended)).options).toEqual({ ...options, targets: { 'a.png': { presignedUrlExpiresAt: '2026-10-09T00:00:00.000Z' } } });
+      expect((await row(ended)).status).toBe('complete');
+      expect(await statusEvents(ended)).toEqual([]);
+      // A redelivery changes nothing more.
+      expect(await dataSource.transaction((manager) => forgetTestOrderUrls.execute(asTransaction(manager), event(ended)))).toBe(true);
+      expect(await urls(ended)).toEqual([['Jane Doe.jpg', null]]);
+
+      for (const kept of [notEnded, live]) {
+        expect(await dataSource.transaction((manager) => forgetTestOrderUrls.execute(asTransaction(manager), event(kept)))).toBe(false);
+        expect(await urls(kept)).toEqual([['Jane Doe.jpg', sourceUrl]]);
+        expect((await row(kept)).options).toEqual(options);
+      }
     });
   });
 

@@ -3,7 +3,7 @@ import { entityFromJson, entityToJson, IdBlocks, insertJsonRowsSql, rowJsonSql, 
 import { openSharedJobOfSql, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { currentTraceparent } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, EntityTarget, In, IsNull, LessThan, Not, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, In, IsNull, LessThan, LessThanOrEqual, Not, ObjectLiteral } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { NewOrderFile, NewOrderState, Order, OrderFileState, OrderOutputState } from '../domain/order';
@@ -264,6 +264,12 @@ export class OrdersRepository extends TransactionalRepository {
          AND EXISTS (SELECT 1 FROM jsonb_each(options -> 'targets') AS t(name, target) WHERE target ? 'url')`,
       [orderIds],
     );
+  }
+
+  /** Of `orderIds`, the test orders whose retention period ended by `now` (`expiresAt` ≤ `now`). */
+  async testOrdersPastRetention(tx: Transaction, orderIds: string[], now: Date): Promise<string[]> {
+    const rows = await this.db(tx).find(OrderEntity, { select: { id: true }, where: { id: In(orderIds), mode: 'test', expiresAt: LessThanOrEqual(now) } });
+    return rows.map((row) => row.id);
   }
 
   /** Of `orderIds`, those that are `expired` now. */

@@ -4,11 +4,13 @@
 import { ManualClock } from '@cp/clock';
 import { ExpireOrdersResult } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
 import { RetentionSettings } from '../retention.config';
 import { ExpiryPhase } from '../schedule/order-expiry.entity';
 import { LeasedExpiry, NewExpiry, OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects, PurgeResult } from './order-objects.service';
 import { OrdersExpiryPort } from './orders-expiry.client';
+import { RetentionEndEventsRepository } from './retention-end-events.repository';
 import { dueForFailedPurge, SweepExpiredOrdersUseCase } from './sweep-expired-orders.use-case';
 
 const HOUR = 3600_000;
@@ -123,7 +125,7 @@ function setup() {
   const orders = new FakeOrders();
   const objects = new FakeObjects();
   const transactions = { run: <T>(work: (tx: Transaction) => Promise<T>) => work({} as Transaction) } as unknown as TransactionRepository;
-  const sweep = new SweepExpiredOrdersUseCase(transactions, { retention: settings }, expiries as unknown as OrderExpiryRepository, orders, objects as unknown as OrderObjects, clock);
+  const sweep = new SweepExpiredOrdersUseCase(transactions, { retention: settings }, expiries as unknown as OrderExpiryRepository, orders, objects as unknown as OrderObjects, clock, new RetentionEndEventsRepository({ addAll: () => Promise.resolve() } as unknown as OutboxWriter));
   return { clock, expiries, orders, objects, sweep };
 }
 

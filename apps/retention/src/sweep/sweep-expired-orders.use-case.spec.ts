@@ -1,8 +1,8 @@
 // The retention sweep against real PostgreSQL and a real S3 server; orders is a fake behind its port.
 import { ManualClock } from '@cp/clock';
-import { ExpireOrdersResult, ObjectKeys } from '@cp/contracts';
+import { Events, ExpireOrdersResult, ObjectKeys } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository, asTransaction } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
+import { MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { OrderExpiryEntity } from '../schedule/order-expiry.entity';
 import { OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects } from './order-objects.service';
 import { OrdersExpiryPort } from './orders-expiry.client';
+import { RetentionEndEventsRepository } from './retention-end-events.repository';
 import { SweepExpiredOrdersUseCase } from './sweep-expired-orders.use-case';
 
 /** Which of the given schedule rows another connection cannot lock right now (someone holds their row lock). */
@@ -128,7 +129,15 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
       applicationName: 'it',
     });
     orders = new FakeOrders(() => dataSource);
-    sweep = new SweepExpiredOrdersUseCase(new TransactionRepository(dataSource), { retention: settings }, repository, orders, new OrderObjects(storage), clock);
+    sweep = new SweepExpiredOrdersUseCase(
+      new TransactionRepository(dataSource),
+      { retention: settings },
+      repository,
+      orders,
+      new OrderObjects(storage),
+      clock,
+      new RetentionEndEventsRepository(new OutboxWriter(clock)),
+    );
     // Six orders expired an hour ago, one expires tomorrow; each has an input, an output and a report.
     for (const [index, orderId] of orderIds.entries()) {
       const expiresAt = new Date(clock.nowMs() + (index === 6 ? 24 : -1) * 3600_000);
@@ -210,7 +219,12 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
     expect((await phases())[orderId]).toBe('purged');
   });
 
-  it("deletes test orders' objects too, without asking orders to expire them (they keep their test status)", async () => {
+  const retentionEndedEvents = async (): Promise<unknown[]> =>
+    (await dataSource.query<Array<{ payload: unknown }>>(`SELECT envelope -> 'data' AS payload FROM outbox_event WHERE subject = $1 ORDER BY seq`, [Events.testOrderRetentionEnded.subject])).map((row) => row.payload);
+
+  it("deletes test orders' objects too, without asking orders to expire them (they keep their test status), and announces their end once", async () => {
+    // Live orders purged so far were not announced: their `expired` status event does that.
+    expect(await retentionEndedEvents()).toEqual([]);
     await repository.schedule(asTransaction(dataSource.manager), { orderId: testOrderId, accountId, expiresAt: clock.now(), mode: 'test' });
     await storeObjects(testOrderId);
     const asked = orders.asked.length;
@@ -218,6 +232,12 @@ describe('SweepExpiredOrdersUseCase (real PostgreSQL and S3)', () => {
     expect(orders.asked.length).toBe(asked);
     expect((await phases())[testOrderId]).toBe('purged');
     expect(await objectsOf(testOrderId)).toBe(0);
+    expect(await retentionEndedEvents()).toEqual([expect.objectContaining({ orderId: testOrderId, accountId })]);
+    // The second look at its prefix (the recheck) does not announce it again.
+    clock.advance(settings.recheckMs);
+    await drain();
+    expect((await phases())[testOrderId]).toBe('done');
+    expect(await retentionEndedEvents()).toHaveLength(1);
   });
 
   it("deletes a failed order's objects once its grace ended, without expiring it; its expiry later finds nothing and expires it", async () => {

@@ -5,6 +5,7 @@ import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
 import { LeasedExpiry, OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects } from './order-objects.service';
 import { OrdersExpiryPort } from './orders-expiry.client';
+import { RetentionEndEventsRepository } from './retention-end-events.repository';
 
 /** Runs `work` over `items` with at most `limit` in flight. */
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -44,7 +45,10 @@ export function dueForFailedPurge(expiry: LeasedExpiry, now: Date): boolean {
  *    objects under each order's prefix are deleted (test orders: only the objects; they keep their test status;
  *    failed orders due for their early deletion: only the objects, the order keeps its keys, which no read hands
  *    out for a failed order, until its expiry nulls them);
- * 3. short statements record the outcome, only for rows still under this sweep's lease.
+ * 3. short statements record the outcome, only for rows still under this sweep's lease; a test order purged at
+ *    the end of its retention is announced in the same transaction (`evt.retention.test-order.retention-ended`,
+ *    through the outbox): it has no `expired` status event, so this is what the other services delete their
+ *    copies of its personal data on.
  * Every step is idempotent, so repeating a batch is harmless and no order row ever points at a deleted object.
  * An order with a key storage would not delete is not marked purged: it is due again at the next sweep.
  */
@@ -59,6 +63,7 @@ export class SweepExpiredOrdersUseCase {
     private readonly orders: OrdersExpiryPort,
     private readonly objects: OrderObjects,
     private readonly clock: Clock,
+    private readonly endEvents: RetentionEndEventsRepository,
   ) {}
 
   /** Handles one due batch; returns how many schedule rows it handled (0: nothing is due). */
@@ -135,6 +140,9 @@ export class SweepExpiredOrdersUseCase {
     const now = this.clock.now();
     await this.transactions.run(async (tx) => {
       await this.expiries.purged(tx, purged, now, recheckMs);
+      // The first pass only (the recheck finds the same order again): the handlers are idempotent anyway.
+      const testOrdersEnded = purged.filter(({ expiry }) => expiry.mode === 'test' && expiry.phase === 'scheduled').map(({ expiry }) => expiry);
+      await this.endEvents.testOrdersEnded(tx, testOrdersEnded);
       await this.expiries.failedPurged(tx, failedPurged, now);
       await this.expiries.postpone(tx, unfinished, new Date(now.getTime() + sweepIntervalMs));
       await this.expiries.postpone(tx, refused, new Date(now.getTime() + Math.max(recheckMs, 60_000)));

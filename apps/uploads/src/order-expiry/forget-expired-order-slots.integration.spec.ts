@@ -2,7 +2,7 @@
 // handler: the slots (file names, object keys, source URLs) are deleted, another order's stay, other statuses are
 // skipped, and a redelivery changes nothing.
 import { ManualClock } from '@cp/clock';
-import { EventSubjects, OrderStatusChangedEvent } from '@cp/contracts';
+import { EventSubjects, OrderStatusChangedEvent, TestOrderRetentionEndedEvent } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -13,12 +13,14 @@ import { UploadSlotEntity } from '../slots/upload-slot.entity';
 import { NewUploadSlot, UploadSlotsRepository } from '../slots/upload-slots.repository';
 import { ForgetExpiredOrderSlotsUseCase } from './forget-expired-order-slots.use-case';
 import { OrderExpiredConsumer } from './order-expired.consumer';
+import { TestOrderRetentionEndedConsumer } from './test-order-retention-ended.consumer';
 
 describe("an expired order's upload slots are deleted (real PostgreSQL)", () => {
   const schema = uniqueName('it_expired_slots');
   let dataSource: DataSource;
   let slots: UploadSlotsRepository;
   let definition: ConsumerDefinition<OrderStatusChangedEvent>;
+  let testOrderDefinition: ConsumerDefinition<TestOrderRetentionEndedEvent>;
   let nextFile = 7000;
 
   beforeAll(async () => {
@@ -26,6 +28,10 @@ describe("an expired order's upload slots are deleted (real PostgreSQL)", () => 
     slots = new UploadSlotsRepository(dataSource, new OutboxWriter(new ManualClock(new Date('2026-11-01T00:00:00.000Z'))));
     definition = registeredConsumer<OrderStatusChangedEvent>((messaging) => new OrderExpiredConsumer(messaging, new ForgetExpiredOrderSlotsUseCase(slots)).onModuleInit());
     expect(definition.message?.subject).toBe(EventSubjects.orderStatusChanged);
+    testOrderDefinition = registeredConsumer<TestOrderRetentionEndedEvent>((messaging) =>
+      new TestOrderRetentionEndedConsumer(messaging, new ForgetExpiredOrderSlotsUseCase(slots)).onModuleInit(),
+    );
+    expect(testOrderDefinition.message?.subject).toBe(EventSubjects.testOrderRetentionEnded);
   });
 
   afterAll(async () => {
@@ -61,5 +67,18 @@ describe("an expired order's upload slots are deleted (real PostgreSQL)", () => 
     // A redelivery (or the event of an order without slots) deletes nothing more.
     await deliver('21', 'expired');
     expect(await rowsOf('22')).toEqual([kept.objectKey]);
+  });
+
+  it("deletes a test order's slots when its retention ended (it is never expired), and no other order's", async () => {
+    const ended = [{ ...slot('31', 'Jane Doe.png', 'https://files.example.com/a.png?X-Amz-Signature=abc'), mode: 'test' as const }];
+    const kept = { ...slot('32', 'John Roe.png'), mode: 'test' as const };
+    await slots.insertNew(null, [...ended, kept]);
+    const deliverEnded = (orderId: string): Promise<void> =>
+      deliverDirectly(testOrderDefinition, new TransactionRepository(dataSource), { orderId, accountId: '9' }, `retention-ended-${orderId}`);
+    await deliverEnded('31');
+    expect(await rowsOf('31')).toEqual([]);
+    expect(await rowsOf('32')).toEqual([kept.objectKey]);
+    await deliverEnded('31');
+    expect(await rowsOf('32')).toEqual([kept.objectKey]);
   });
 });

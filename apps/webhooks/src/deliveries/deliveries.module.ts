@@ -7,6 +7,7 @@ import { DeliveryPruningScheduler } from './delivery-pruning.scheduler';
 import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
 import { ForgetExpiredOrderDeliveriesUseCase } from './forget-expired-order-deliveries.use-case';
 import { OrderExpiredConsumer } from './order-expired.consumer';
+import { TestOrderRetentionEndedConsumer } from './test-order-retention-ended.consumer';
 import { OrderEventsConsumer } from './order-events.consumer';
 import { PruneDeliveriesUseCase } from './prune-deliveries.use-case';
 import { RetryEventUseCase } from './retry-event.use-case';
@@ -25,6 +26,7 @@ import { WebhookHttpSender } from './webhook-http-sender';
     OrderEventsConsumer,
     ForgetExpiredOrderDeliveriesUseCase,
     OrderExpiredConsumer,
+    TestOrderRetentionEndedConsumer,
     PruneDeliveriesUseCase,
     DeliveryPruningScheduler,
     RetryEventUseCase,

@@ -1,7 +1,7 @@
 // An expired order's webhook deliveries on real PostgreSQL (the webhooks service's migrations), through the
 // consumer's handler: every delivery of the order goes (ended or still pending, its payload naming files and the
 // detected recipient), another order's stay, other statuses are skipped, and a redelivery deletes nothing more.
-import { EventSubjects, OrderStatusChangedEvent } from '@cp/contracts';
+import { EventSubjects, OrderStatusChangedEvent, TestOrderRetentionEndedEvent } from '@cp/contracts';
 import { asTransaction, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
@@ -11,6 +11,7 @@ import { openWebhooksTestDatabase } from '../__fixtures__/webhooks-test-kit';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { ForgetExpiredOrderDeliveriesUseCase } from './forget-expired-order-deliveries.use-case';
 import { OrderExpiredConsumer } from './order-expired.consumer';
+import { TestOrderRetentionEndedConsumer } from './test-order-retention-ended.consumer';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 
 describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", () => {
@@ -19,6 +20,7 @@ describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", 
   let db: DataSource;
   let deliveries: WebhookDeliveriesRepository;
   let definition: ConsumerDefinition<OrderStatusChangedEvent>;
+  let testOrderDefinition: ConsumerDefinition<TestOrderRetentionEndedEvent>;
   let webhookId: number;
 
   beforeAll(async () => {
@@ -34,6 +36,10 @@ describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", 
     webhookId = endpoint.id;
     definition = registeredConsumer<OrderStatusChangedEvent>((messaging) => new OrderExpiredConsumer(messaging, new ForgetExpiredOrderDeliveriesUseCase(deliveries)).onModuleInit());
     expect(definition.message?.subject).toBe(EventSubjects.orderStatusChanged);
+    testOrderDefinition = registeredConsumer<TestOrderRetentionEndedEvent>((messaging) =>
+      new TestOrderRetentionEndedConsumer(messaging, new ForgetExpiredOrderDeliveriesUseCase(deliveries)).onModuleInit(),
+    );
+    expect(testOrderDefinition.message?.subject).toBe(EventSubjects.testOrderRetentionEnded);
   });
 
   afterAll(async () => {
@@ -88,6 +94,20 @@ describe("an expired order's webhook deliveries are deleted (real PostgreSQL)", 
 
     await deliver('1001', 'expired');
     expect(await countOf('1002')).toBe(1);
+  });
+
+  it("deletes every delivery of a test order whose retention ended (it is never expired), pending ones too, and no other order's", async () => {
+    await delivery('1101', 'SUCCESS');
+    await delivery('1101', 'PENDING');
+    await delivery('1102', 'SUCCESS');
+    const ended = (orderId: string): Promise<void> =>
+      deliverDirectly(testOrderDefinition, new TransactionRepository(db), { orderId, accountId: '42' }, `retention-ended-${orderId}`);
+
+    await ended('1101');
+    expect(await countOf('1101')).toBe(0);
+    expect(await countOf('1102')).toBe(1);
+    await ended('1101');
+    expect(await countOf('1102')).toBe(1);
   });
 
   it('has the index the deletion reads (no drift between the entities and the migrations)', async () => {
