@@ -1,11 +1,25 @@
-// Operator CLI: accounts, API keys, credits, parked messages, order timelines, classifier calibration. Usage: `USAGE`
+// Operator CLI: accounts (and their erasure), API keys, credits, parked messages, order timelines, classifier calibration. Usage: `USAGE`
 // below (printed by --help). Run from the repository (`npm run admin --`) or, built, in a service's pod
 // (`node dist/tools/admin/admin.js`, deploy/README.md).
 import 'reflect-metadata';
 import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
-import { DomainException, ErrorCode, KeyMode, ORDER_ID_PATTERN, OrderTimelineView, Plan, PLANS, Rpcs } from '@cp/contracts';
-import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
+import {
+  AccountErasureConsumers,
+  AccountErasureRequestedEvent,
+  DomainException,
+  ErrorCode,
+  EventEnvelope,
+  Events,
+  KeyMode,
+  ORDER_ID_PATTERN,
+  OrderTimelineView,
+  Plan,
+  PLANS,
+  Rpcs,
+  Streams,
+} from '@cp/contracts';
+import { AccountsRepository, ErasedAccount, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
@@ -19,12 +33,20 @@ const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, o
   npm run admin -- key list --account 1
   npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
+  npm run admin -- account erase --account 1 --confirm 1 [--wait 60]
 Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 have started once so its schema exists. Events (account created, credits granted) go through the
 gateway's outbox, so the orders service receives them even if it is down right now. \`account create\`,
 \`credits add\` and \`demo\` then wait up to --wait seconds (default 30; 0: do not wait) until the orders service
 has applied the credits (asked over NATS_URL), so that a client using the account at once is not refused for
 want of credits; they print \`creditsApplied: false\` (exit 0) when the time runs out, and the credits still arrive.
+
+\`account erase\` deletes the account for good (a data-subject or customer deletion request): --confirm must repeat
+the account id. Its keys are deleted and refused at once (401); the account row and owner e-mail go; every service
+then deletes the account's data in its own schema (orders and their issuances, upload slots, reports, webhooks,
+deliveries, the contact address, every object in storage). It waits up to --wait seconds (default 30; 0: do not
+wait) until each service has consumed the erasure, and prints the services it is still waiting for (exit 0; they
+erase when they consume it; \`parked list\` shows one that gave up).
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]
@@ -94,6 +116,7 @@ async function main(): Promise<void> {
         mean: { type: 'string', default: '0.485,0.456,0.406' },
         std: { type: 'string', default: '0.229,0.224,0.225' },
         wait: { type: 'string', default: '30' },
+        confirm: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -188,6 +211,24 @@ async function run(accounts: AccountsRepository, command: string, values: Record
       const grantId = await accounts.grantCredits(accountId, amount, text('reason') ?? 'operator grant');
       return { accountId, amount, grantId, ...(await grantOutcome(accountId, grantId, waitSeconds)) };
     }
+    case 'account erase': {
+      const accountId = accountIdOf(text('account'));
+      if (text('confirm') !== accountId) {
+        fail(`account erase deletes every order, issuance, webhook and file of account ${accountId}, for good: repeat its id with --confirm ${accountId}`);
+      }
+      const waitSeconds = waitSecondsOf(text('wait'));
+      const erased = await accounts.eraseAccount(accountId);
+      if (!erased) {
+        fail(`account ${accountId} does not exist (never created, or already erased)`);
+      }
+      return {
+        accountId,
+        erasureId: erased.erasureId,
+        keysDeleted: erased.keysDeleted,
+        asked: Object.keys(AccountErasureConsumers).join(', '),
+        ...(await erasureOutcome(erased, waitSeconds)),
+      };
+    }
     case 'demo': {
       const waitSeconds = waitSecondsOf(text('wait'));
       const existing = await accounts.findAccountByName('demo');
@@ -238,6 +279,50 @@ async function grantOutcome(accountId: string, grantId: string | null, waitSecon
     }
   } finally {
     await rpc.onApplicationShutdown();
+  }
+}
+
+/**
+ * Waits until every service's erasure consumer (`AccountErasureConsumers`) has acknowledged the erasure: its event
+ * is found in EVENTS once the gateway's outbox relayed it, and a consumer whose acknowledgement floor reached that
+ * sequence has handled it (or parked it: `parked list`). A later erasure's event found instead bounds it from
+ * above (the relay publishes in the order written). Nothing to wait for with `--wait 0`.
+ */
+async function erasureOutcome(erased: ErasedAccount, waitSeconds: number): Promise<Output> {
+  const services = Object.entries(AccountErasureConsumers);
+  if (waitSeconds === 0) {
+    return {};
+  }
+  const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 'admin-cli' });
+  const deadline = Date.now() + waitSeconds * 1000;
+  try {
+    const jsm = await nc.jetstreamManager();
+    let waitingFor = services.map(([service]) => service);
+    for (;;) {
+      // Not relayed yet, or NATS unreachable for a moment: asked again until the deadline.
+      const last = await jsm.streams.getMessage(Streams.events.name, { last_by_subj: Events.accountErasureRequested.subject }).catch(() => null);
+      const envelope = last?.json<EventEnvelope<AccountErasureRequestedEvent>>();
+      if (last && envelope && (envelope.data.erasureId === erased.erasureId || envelope.occurredAt > erased.requestedAt)) {
+        const pending: string[] = [];
+        for (const [service, durable] of services) {
+          const info = await jsm.consumers.info(Streams.events.name, durable).catch(() => null);
+          if (!info || info.ack_floor.stream_seq < last.seq) {
+            pending.push(service);
+          }
+        }
+        waitingFor = pending;
+      }
+      if (waitingFor.length === 0) {
+        return { erased: 'confirmed by every service' };
+      }
+      if (Date.now() + 250 >= deadline) {
+        process.stderr.write(`admin: not confirmed within ${waitSeconds} s by: ${waitingFor.join(', ')} (they erase when they consume erasure ${erased.erasureId})\n`);
+        return { erased: 'requested', waitingFor: waitingFor.join(', ') };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await nc.drain();
   }
 }
 

@@ -8,7 +8,7 @@ const LAYERS = [
   // The order-type kernel (`OrderTypeDefinition`, its registry, the shared output and view helpers) and credits.
   ['order-types', 'credits'],
   ['orders', 'sandbox'],
-  ['processing', 'reports', 'downloads', 'expiry', 'stuck-orders', 'upload-window', 'timeline'],
+  ['processing', 'reports', 'downloads', 'expiry', 'erasure', 'stuck-orders', 'upload-window', 'timeline'],
   ['v2'],
   ['order-types/watermark-embed', 'order-types/watermark-extract', 'order-types/anti-ai', 'order-types/ai-detection'],
   // Test fixtures open the database with every folder's entities: at the top, beside it.

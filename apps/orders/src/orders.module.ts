@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { CreditsModule } from './credits/credits.module';
 import { DownloadsRpcController } from './downloads/downloads.controller';
 import { DownloadsService } from './downloads/downloads.service';
+import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { AccountErasureRepository } from './erasure/account-erasure.repository';
+import { EraseAccountOrdersUseCase } from './erasure/erase-account-orders.use-case';
 import { ExpireOrdersUseCase } from './expiry/expire-orders.use-case';
 import { ForgetTestOrderUrlsUseCase } from './expiry/forget-test-order-urls.use-case';
 import { TestOrderRetentionEndedConsumer } from './expiry/test-order-retention-ended.consumer';
@@ -113,6 +116,10 @@ import { UploadsClient } from './orders/uploads.client';
     ExpirySchedulesUseCase,
     FailedOrdersRepository,
     FailedOrdersUseCase,
+    // An operator's account erasure: the account's rows of this schema.
+    AccountErasureRepository,
+    EraseAccountOrdersUseCase,
+    AccountErasureConsumer,
     // The deprecated v2 surface and its retirement.
     V2OrdersQueryService,
     RefreshUploadUrlsUseCase,

@@ -3,6 +3,9 @@ import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { REPORTS_ENTITIES, REPORTS_SCHEMA } from './database/entities';
 import { REPORTS_MIGRATIONS } from './database/migrations';
+import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { AccountErasureRepository } from './erasure/account-erasure.repository';
+import { EraseAccountReportsUseCase } from './erasure/erase-account-reports.use-case';
 import { REPORTS_SETTINGS, ReportsConfig } from './reports.config';
 import { ReportsModule } from './reports/reports.module';
 
@@ -33,6 +36,8 @@ export class AppModule {
         RpcClientModule.register(config.nats.url, 'reports'),
         ReportsModule,
       ],
+      // An operator's account erasure.
+      providers: [AccountErasureRepository, EraseAccountReportsUseCase, AccountErasureConsumer],
     };
   }
 }

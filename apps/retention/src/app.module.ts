@@ -3,6 +3,8 @@ import { ServiceKitModule } from '@cp/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { RETENTION_ENTITIES, RETENTION_SCHEMA } from './database/entities';
 import { RETENTION_MIGRATIONS } from './database/migrations';
+import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { EraseAccountObjectsUseCase } from './erasure/erase-account-objects.use-case';
 import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
 import { FailedOrderReconciliationRepository } from './schedule/failed-order-reconciliation.repository';
 import { FailedOrdersClient, FailedOrdersPort } from './schedule/failed-orders.client';
@@ -55,6 +57,9 @@ export class AppModule {
         RetentionEndEventsRepository,
         SweepExpiredOrdersUseCase,
         RetentionScheduler,
+        // An operator's account erasure: every object of the account, and its schedules.
+        EraseAccountObjectsUseCase,
+        AccountErasureConsumer,
       ],
     };
   }

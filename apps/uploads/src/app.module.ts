@@ -1,4 +1,7 @@
 import { ServiceKitModule } from '@cp/runtime';
+import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { AccountErasureRepository } from './erasure/account-erasure.repository';
+import { EraseAccountUploadsUseCase } from './erasure/erase-account-uploads.use-case';
 import { Rpcs } from '@cp/contracts';
 import { ORDER_STEPS_SOURCE, orderStepsController } from '@cp/messaging';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -59,6 +62,10 @@ export class AppModule {
         ForgetExpiredOrderSlotsUseCase,
         OrderExpiredConsumer,
         TestOrderRetentionEndedConsumer,
+        // An operator's account erasure.
+        AccountErasureRepository,
+        EraseAccountUploadsUseCase,
+        AccountErasureConsumer,
       ],
     };
   }

@@ -8,6 +8,9 @@ import { AntiAiProtector } from './anti-ai/anti-ai-protector';
 import { OutputTargetUploader } from './anti-ai/output-target-uploader';
 import { WATERMARK_ENTITIES, WATERMARK_SCHEMA } from './database/entities';
 import { WATERMARK_MIGRATIONS } from './database/migrations';
+import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { AccountErasureRepository } from './erasure/account-erasure.repository';
+import { EraseAccountIssuancesUseCase } from './erasure/erase-account-issuances.use-case';
 import { EmbedJobConsumer } from './embed/embed-job.consumer';
 import { EmbedOutputUseCase } from './embed/embed-output.use-case';
 import { ProcessingDelays } from './embed/processing-delays.service';
@@ -53,6 +56,10 @@ export class AppModule {
         OutputTargetUploader,
         AntiAiProtectUseCase,
         AntiAiJobConsumer,
+        // An operator's account erasure.
+        AccountErasureRepository,
+        EraseAccountIssuancesUseCase,
+        AccountErasureConsumer,
       ],
     };
   }

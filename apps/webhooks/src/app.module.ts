@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOKS_ENTITIES, WEBHOOKS_SCHEMA } from './database/entities';
 import { WEBHOOKS_MIGRATIONS } from './database/migrations';
 import { DeliveriesModule } from './deliveries/deliveries.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { ManagementModule } from './management/management.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { WebhooksConfig } from './webhooks.config';
@@ -26,6 +27,7 @@ export class AppModule {
         NotificationsModule,
         DeliveriesModule,
         ManagementModule,
+        ErasureModule,
       ],
     };
   }

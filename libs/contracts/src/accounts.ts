@@ -50,6 +50,36 @@ export class ApiKeyRevokedEvent {
   accountId!: string;
 }
 
+/**
+ * `evt.gateway.account.erasure-requested`: an operator erased the account (`admin account erase`). The gateway has
+ * already revoked and deleted its keys (its requests are refused from then on); every service deletes the account's
+ * rows in its own schema when it consumes this (the orders service its orders, their files, outputs, reports and
+ * credit ledger; the watermark processor its issuances; webhooks its endpoints, deliveries and the owner's e-mail
+ * address). Idempotent: a redelivery deletes nothing more.
+ */
+export class AccountErasureRequestedEvent {
+  static readonly subject = EventSubjects.accountErasureRequested;
+
+  @Matches(/^[0-9a-f-]{36}$/)
+  erasureId!: string;
+
+  @Matches(/^[0-9]{1,20}$/)
+  accountId!: string;
+}
+
+/**
+ * The durable consumers of `AccountErasureRequestedEvent`, one per service holding account data: the admin CLI
+ * waits until each has acknowledged the erasure (`account erase --wait`).
+ */
+export const AccountErasureConsumers = {
+  orders: 'orders-account-erasure',
+  uploads: 'uploads-account-erasure',
+  watermark: 'watermark-account-erasure',
+  reports: 'reports-account-erasure',
+  webhooks: 'webhooks-account-erasure',
+  retention: 'retention-account-erasure',
+} as const;
+
 /** `evt.gateway.account.created` */
 export class AccountCreatedEvent {
   static readonly subject = EventSubjects.accountCreated;

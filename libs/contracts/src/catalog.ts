@@ -1,4 +1,4 @@
-import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditGrantQuery, CreditGrantView, CreditsGrantedEvent } from './accounts';
+import { AccountCreatedEvent, AccountErasureRequestedEvent, ApiKeyRevokedEvent, CreditGrantQuery, CreditGrantView, CreditsGrantedEvent } from './accounts';
 import { AiDetectionCompletedEvent, AiDetectionFailedEvent, AiDetectionJob } from './ai-detection';
 import { AiDetectionConfirmView, AiDetectionOrderCreatedView, ConfirmAiDetectionOrderCommand, CreateAiDetectionOrderCommand } from './ai-detection-orders';
 import { AntiAiJob, AntiAiOutputCompletedEvent, AntiAiOutputFailedEvent } from './anti-ai';
@@ -96,6 +96,7 @@ export const Events = {
   antiAiOutputCompleted: defineEvent(EventSubjects.antiAiOutputCompleted, AntiAiOutputCompletedEvent),
   antiAiOutputFailed: defineEvent(EventSubjects.antiAiOutputFailed, AntiAiOutputFailedEvent),
   testOrderRetentionEnded: defineEvent(EventSubjects.testOrderRetentionEnded, TestOrderRetentionEndedEvent),
+  accountErasureRequested: defineEvent(EventSubjects.accountErasureRequested, AccountErasureRequestedEvent),
 } as const;
 
 const MINUTE_MS = 60_000;

@@ -38,6 +38,8 @@ export function safeObjectName(fileName: string): string {
 }
 
 export const ObjectKeys = {
+  /** Every object of an account: its orders' prefixes all start with it (an account's erasure deletes it whole). */
+  accountPrefix: (accountId: string): string => `${accountId}/`,
   orderPrefix: (accountId: string, orderId: string): string => `${accountId}/${orderId}/`,
   input: (accountId: string, orderId: string, fileId: string, fileName: string): string =>
     `${accountId}/${orderId}/inputs/${fileId}/${safeObjectName(fileName)}`,

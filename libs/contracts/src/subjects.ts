@@ -26,6 +26,7 @@ export const EventSubjects = {
   aiDetectionCompleted: 'evt.aidetect.detection.completed',
   aiDetectionFailed: 'evt.aidetect.detection.failed',
   testOrderRetentionEnded: 'evt.retention.test-order.retention-ended',
+  accountErasureRequested: 'evt.gateway.account.erasure-requested',
 } as const;
 
 export const JobSubjects = {

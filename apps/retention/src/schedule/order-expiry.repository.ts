@@ -37,6 +37,12 @@ interface LeasedRow {
 /** TypeORM access to the expiry schedule. Every method is one statement: its own short transaction. */
 @Injectable()
 export class OrderExpiryRepository extends TransactionalRepository {
+  /** The account's schedules, whatever their phase (an account's erasure, once its objects are gone). */
+  async deleteOfAccount(tx: Transaction, accountId: string): Promise<number> {
+    const [, affected] = await this.db(tx).query<[unknown[], number]>('DELETE FROM order_expiry WHERE account_id = $1', [accountId]);
+    return affected;
+  }
+
   /** The first event of an order schedules it; later ones (and redeliveries) change nothing. */
   async schedule(tx: Transaction, expiry: NewExpiry): Promise<void> {
     await this.db(tx).query(

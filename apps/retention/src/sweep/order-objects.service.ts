@@ -21,8 +21,16 @@ export class OrderObjects {
    * Deletes everything under the order's prefix, asking again for the keys the bulk delete reports as not
    * deleted. Idempotent: the next purge lists the prefix again and finds exactly what is left.
    */
-  async purge(accountId: string, orderId: string): Promise<PurgeResult> {
-    const prefix = ObjectKeys.orderPrefix(accountId, orderId);
+  purge(accountId: string, orderId: string): Promise<PurgeResult> {
+    return this.purgePrefix(ObjectKeys.orderPrefix(accountId, orderId));
+  }
+
+  /** Every object of the account, of every order (an account's erasure); as `purge`, idempotent. */
+  purgeAccount(accountId: string): Promise<PurgeResult> {
+    return this.purgePrefix(ObjectKeys.accountPrefix(accountId));
+  }
+
+  private async purgePrefix(prefix: string): Promise<PurgeResult> {
     const { inputs, outputs, reports } = this.storage.buckets;
     let deleted = 0;
     const failed: string[] = [];

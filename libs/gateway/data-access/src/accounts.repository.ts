@@ -1,5 +1,5 @@
 import { asTransaction } from '@cp/database';
-import { AccountCreatedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent, Events, KeyMode, Plan } from '@cp/contracts';
+import { AccountCreatedEvent, AccountErasureRequestedEvent, ApiKeyRevokedEvent, CreditsGrantedEvent, Events, KeyMode, Plan } from '@cp/contracts';
 import { OutboxWriter } from '@cp/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +20,16 @@ export interface AuthenticatedKey {
   accountId: string;
   mode: KeyMode;
   plan: Plan;
+}
+
+/** An account's erasure as the gateway did it: the event the services act on, and the keys it deleted. */
+export interface ErasedAccount {
+  /** `AccountErasureRequestedEvent.erasureId`, also the event's id (`Nats-Msg-Id`). */
+  erasureId: string;
+  accountId: string;
+  keysDeleted: number;
+  /** When the event was written (`EventEnvelope.occurredAt`). */
+  requestedAt: string;
 }
 
 export interface CreatedAccount {
@@ -100,6 +110,31 @@ export class AccountsRepository {
       const revoked: ApiKeyRevokedEvent = { keyId, accountId: key.accountId };
       await this.outbox.add(asTransaction(manager), Events.apiKeyRevoked, revoked);
       return true;
+    });
+  }
+
+  /**
+   * Erases the account from the gateway's schema and asks every service to do so in its own, in one transaction:
+   * its keys deleted (each announced revoked, so every replica drops it from its cache at once and refuses it from
+   * then on), the account row (name, owner's e-mail address) deleted, and `evt.gateway.account.erasure-requested`
+   * written to the outbox. Null when no such account exists (never created, or already erased).
+   */
+  async eraseAccount(accountId: string): Promise<ErasedAccount | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const account = await manager.findOne(AccountEntity, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
+      if (!account) {
+        return null;
+      }
+      const keys = await manager.find(ApiKeyEntity, { select: { id: true }, where: { accountId } });
+      for (const key of keys) {
+        const revoked: ApiKeyRevokedEvent = { keyId: key.id, accountId };
+        await this.outbox.add(asTransaction(manager), Events.apiKeyRevoked, revoked);
+      }
+      await manager.delete(ApiKeyEntity, { accountId });
+      await manager.delete(AccountEntity, { id: accountId });
+      const erasure: AccountErasureRequestedEvent = { erasureId: randomUUID(), accountId };
+      const envelope = await this.outbox.add(asTransaction(manager), Events.accountErasureRequested, erasure, erasure.erasureId);
+      return { erasureId: erasure.erasureId, accountId, keysDeleted: keys.length, requestedAt: envelope.occurredAt };
     });
   }
 

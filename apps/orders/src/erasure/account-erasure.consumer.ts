@@ -1,0 +1,30 @@
+import { AccountErasureConsumers, Events, Streams } from '@cp/contracts';
+import { MessagingRuntime } from '@cp/messaging';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { EraseAccountOrdersUseCase } from './erase-account-orders.use-case';
+
+/** `evt.gateway.account.erasure-requested`: the account's rows of this schema go (`EraseAccountOrdersUseCase`). */
+@Injectable()
+export class AccountErasureConsumer implements OnModuleInit {
+  private readonly logger = new Logger(AccountErasureConsumer.name);
+
+  constructor(
+    private readonly messaging: MessagingRuntime,
+    private readonly erase: EraseAccountOrdersUseCase,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.register({
+      durable: AccountErasureConsumers.orders,
+      stream: Streams.events.name,
+      message: Events.accountErasureRequested,
+      parkOnlyBecause: "the account's keys are already refused; its order records and credits wait for a replay (`admin parked replay`)",
+      handle: async (event, context) => {
+        await context.transaction(async (tx) => {
+          const erased = await this.erase.execute(tx, event.accountId);
+          this.logger.log({ accountId: event.accountId, erasureId: event.erasureId, ...erased }, 'account erased: orders rows deleted');
+        });
+      },
+    });
+  }
+}

@@ -1,0 +1,112 @@
+// An erased account's rows of the orders schema against real PostgreSQL (orders' migrations), through the consumer's
+// handler: its orders with their files, outputs (watermark texts) and report states, its idempotency records and its
+// credits go; another account's stay; a redelivery deletes nothing more.
+import { AccountErasureRequestedEvent, EventSubjects } from '@cp/contracts';
+import { asTransaction, TransactionRepository } from '@cp/database';
+import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
+import { uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
+import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
+import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
+import { OrderFileEntity } from '../orders/order-file.entity';
+import { OrderOutputEntity } from '../orders/order-output.entity';
+import { OrderReportEntity } from '../orders/order-report.entity';
+import { OrderEntity } from '../orders/order.entity';
+import { AccountErasureConsumer } from './account-erasure.consumer';
+import { AccountErasureRepository } from './account-erasure.repository';
+import { EraseAccountOrdersUseCase } from './erase-account-orders.use-case';
+
+describe("an erased account's order records are deleted (real PostgreSQL)", () => {
+  const schema = uniqueName('it_orders_erasure');
+  const now = new Date('2026-11-30T00:00:00.000Z');
+  let dataSource: DataSource;
+  let definition: ConsumerDefinition<AccountErasureRequestedEvent>;
+  const ledger = new CreditLedgerRepository();
+
+  beforeAll(async () => {
+    dataSource = await openOrdersTestDatabase(schema, 'it-orders-erasure');
+    definition = registeredConsumer<AccountErasureRequestedEvent>((messaging) =>
+      new AccountErasureConsumer(messaging, new EraseAccountOrdersUseCase(new AccountErasureRepository())).onModuleInit(),
+    );
+    expect(definition.message?.subject).toBe(EventSubjects.accountErasureRequested);
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  /** An order of the account with one file, one output naming its recipient, a report state, an idempotency record. */
+  const seed = async (accountId: string, recipient: string): Promise<string> => {
+    const order = await dataSource.getRepository(OrderEntity).save({
+      accountId,
+      mode: 'live' as const,
+      type: 'watermarkEmbed' as const,
+      apiVersion: 'v3' as const,
+      status: 'complete' as const,
+      processingDelayed: false,
+      creditsCharged: 1,
+      packageKey: null,
+      expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
+      createdAt: now,
+    });
+    const file = await dataSource.getRepository(OrderFileEntity).save({
+      orderId: order.id,
+      position: 0,
+      role: 'input' as const,
+      fileName: `${recipient}.png`,
+      sourceUrl: null,
+      mediaKind: 'image' as const,
+      status: 'uploaded' as const,
+    });
+    await dataSource.getRepository(OrderOutputEntity).save({
+      fileId: `${file.id}-1`,
+      orderId: order.id,
+      inputFileId: file.id,
+      inputPosition: 0,
+      outputIndex: 0,
+      watermarkText: recipient,
+      status: 'completed' as const,
+      mediaKind: 'image' as const,
+      objectKey: null,
+      failureCode: null,
+    });
+    await dataSource.getRepository(OrderReportEntity).save({ orderId: order.id, locale: 'en-US', status: 'completed', changedAt: now });
+    await dataSource.getRepository(IdempotencyRecordEntity).save({ accountId, mode: 'live', operation: 'embed', idempotencyKey: `key-${order.id}`, requestHash: 'a'.repeat(64), orderId: order.id });
+    await dataSource.transaction((manager) => ledger.apply(asTransaction(manager), accountId, 10, `grant:${order.id}`, 'grant'));
+    return order.id;
+  };
+
+  const rowsOf = async (accountId: string, orderId: string): Promise<Record<string, number>> => {
+    const count = async (sql: string, param: string): Promise<number> => (await dataSource.query<Array<{ n: number }>>(sql, [param]))[0].n;
+    return {
+      orders: await count('SELECT count(*)::int AS n FROM "order" WHERE account_id = $1', accountId),
+      files: await count('SELECT count(*)::int AS n FROM order_file WHERE order_id = $1', orderId),
+      outputs: await count('SELECT count(*)::int AS n FROM order_output WHERE order_id = $1', orderId),
+      reports: await count('SELECT count(*)::int AS n FROM order_report WHERE order_id = $1', orderId),
+      idempotency: await count('SELECT count(*)::int AS n FROM idempotency_record WHERE account_id = $1', accountId),
+      ledger: await count('SELECT count(*)::int AS n FROM credit_ledger_entry WHERE account_id = $1', accountId),
+      balance: await count('SELECT count(*)::int AS n FROM credit_balance WHERE account_id = $1', accountId),
+    };
+  };
+
+  const erase = (accountId: string): Promise<void> =>
+    deliverDirectly(definition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000001', accountId }, `erasure-${accountId}`);
+
+  it("deletes every order record, idempotency record and credit of the account, and no other account's", async () => {
+    const erasedOrder = await seed('601', 'Jane Doe');
+    const keptOrder = await seed('602', 'John Roe');
+    const everything = { orders: 1, files: 1, outputs: 1, reports: 1, idempotency: 1, ledger: 1, balance: 1 };
+    expect(await rowsOf('601', erasedOrder)).toEqual(everything);
+
+    await erase('601');
+    expect(await rowsOf('601', erasedOrder)).toEqual({ orders: 0, files: 0, outputs: 0, reports: 0, idempotency: 0, ledger: 0, balance: 0 });
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM order_output WHERE watermark_text = 'Jane Doe'`)).toEqual([{ n: 0 }]);
+    expect(await rowsOf('602', keptOrder)).toEqual(everything);
+
+    // A redelivery deletes nothing more.
+    await erase('601');
+    expect(await rowsOf('602', keptOrder)).toEqual(everything);
+  });
+});

@@ -1,0 +1,51 @@
+import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { EntityTarget, ObjectLiteral } from 'typeorm';
+import { CreditBalanceEntity } from '../credits/credit-balance.entity';
+import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
+import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
+import { OrderFileEntity } from '../orders/order-file.entity';
+import { OrderOutputEntity } from '../orders/order-output.entity';
+import { OrderReportEntity } from '../orders/order-report.entity';
+import { OrderEntity } from '../orders/order.entity';
+
+/** What an account's erasure deleted from the orders schema. */
+export interface ErasedOrderRows {
+  orders: number;
+  files: number;
+  outputs: number;
+  reports: number;
+  idempotencyRecords: number;
+  ledgerEntries: number;
+}
+
+/**
+ * Every row of one account in the orders schema, deleted in the caller's transaction: its orders with their files,
+ * outputs (watermark texts) and report states, its idempotency records and its credit ledger and balance.
+ */
+@Injectable()
+export class AccountErasureRepository extends TransactionalRepository {
+  async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedOrderRows> {
+    const db = this.db(tx);
+    const orders = tableSql(db, OrderEntity);
+    // The account's orders locked first, so a result being applied to one of them waits for the erasure (and then
+    // finds no order) instead of writing a child row after its order's children were deleted.
+    await db.query(`SELECT id FROM ${orders} WHERE account_id = $1 ORDER BY id FOR UPDATE`, [accountId]);
+    const ofOrders = async (target: EntityTarget<ObjectLiteral>): Promise<number> => {
+      const [, affected] = await db.query<[unknown[], number]>(`DELETE FROM ${tableSql(db, target)} WHERE order_id IN (SELECT id FROM ${orders} WHERE account_id = $1)`, [accountId]);
+      return affected;
+    };
+    const ofAccount = async (target: EntityTarget<ObjectLiteral>): Promise<number> => {
+      const [, affected] = await db.query<[unknown[], number]>(`DELETE FROM ${tableSql(db, target)} WHERE account_id = $1`, [accountId]);
+      return affected;
+    };
+    const files = await ofOrders(OrderFileEntity);
+    const outputs = await ofOrders(OrderOutputEntity);
+    const reports = await ofOrders(OrderReportEntity);
+    const erasedOrders = await ofAccount(OrderEntity);
+    const idempotencyRecords = await ofAccount(IdempotencyRecordEntity);
+    const ledgerEntries = await ofAccount(CreditLedgerEntryEntity);
+    await ofAccount(CreditBalanceEntity);
+    return { orders: erasedOrders, files, outputs, reports, idempotencyRecords, ledgerEntries };
+  }
+}

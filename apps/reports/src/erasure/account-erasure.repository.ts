@@ -1,0 +1,17 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { ReportEntity } from '../reports/report.entity';
+
+/** What an account's erasure deleted from the reports schema. */
+export interface ErasedReportRows {
+  reports: number;
+}
+
+/** Every row of one account in the reports schema, deleted in the caller's transaction. */
+@Injectable()
+export class AccountErasureRepository extends TransactionalRepository {
+  async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedReportRows> {
+    const reports = await this.db(tx).delete(ReportEntity, { accountId });
+    return { reports: reports.affected ?? 0 };
+  }
+}

@@ -1,0 +1,17 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { UploadSlotEntity } from '../slots/upload-slot.entity';
+
+/** What an account's erasure deleted from the uploads schema. */
+export interface ErasedUploadRows {
+  slots: number;
+}
+
+/** Every row of one account in the uploads schema, deleted in the caller's transaction. */
+@Injectable()
+export class AccountErasureRepository extends TransactionalRepository {
+  async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedUploadRows> {
+    const slots = await this.db(tx).delete(UploadSlotEntity, { accountId });
+    return { slots: slots.affected ?? 0 };
+  }
+}

@@ -1,0 +1,55 @@
+// An erased account's issuances against real PostgreSQL (the processor's migrations), through the consumer's
+// handler: every issuance of the account (recipient texts, input keys) goes, another account's stay, a redelivery
+// deletes nothing more.
+import { AccountErasureRequestedEvent, EventSubjects } from '@cp/contracts';
+import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
+import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, registeredConsumer } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { DataSource } from 'typeorm';
+import { WATERMARK_ENTITIES } from '../database/entities';
+import { WATERMARK_MIGRATIONS } from '../database/migrations';
+import { IssuanceRepository } from '../issuance/issuance.repository';
+import { AccountErasureConsumer } from './account-erasure.consumer';
+import { AccountErasureRepository } from './account-erasure.repository';
+import { EraseAccountIssuancesUseCase } from './erase-account-issuances.use-case';
+
+describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
+  const schema = uniqueName('it_issuance_erasure');
+  let dataSource: DataSource;
+  let definition: ConsumerDefinition<AccountErasureRequestedEvent>;
+
+  beforeAll(async () => {
+    dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...WATERMARK_ENTITIES, ...MESSAGING_ENTITIES], migrations: WATERMARK_MIGRATIONS, applicationName: 'it-issuance-erasure' });
+    definition = registeredConsumer<AccountErasureRequestedEvent>((messaging) =>
+      new AccountErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository())).onModuleInit(),
+    );
+    expect(definition.message?.subject).toBe(EventSubjects.accountErasureRequested);
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await dataSource.destroy();
+  });
+
+  const textsOf = async (accountId: string): Promise<string[]> =>
+    (await dataSource.query<Array<{ watermark_text: string }>>('SELECT watermark_text FROM issuance WHERE account_id = $1 ORDER BY watermark_text', [accountId])).map((row) => row.watermark_text);
+
+  it("deletes every issuance of the account, of every order, and no other account's", async () => {
+    const issuances = new IssuanceRepository(dataSource);
+    const issue = (accountId: string, orderId: string, text: string) =>
+      dataSource.transaction((tx) =>
+        issuances.findOrCreate(asTransaction(tx), { accountId, orderId, outputFileId: `${orderId}-1`, watermarkText: text, algorithm: 'v3', inputKey: `${accountId}/${orderId}/inputs/1/${text}.png`, scrambled: true }),
+      );
+    await issue('91', '900', 'Jane Doe');
+    await issue('91', '901', 'Jane Roe');
+    await issue('92', '902', 'John Roe');
+    const erase = (): Promise<void> =>
+      deliverDirectly(definition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000004', accountId: '91' }, 'erasure-91');
+
+    await erase();
+    expect(await textsOf('91')).toEqual([]);
+    expect(await textsOf('92')).toEqual(['John Roe']);
+    await erase();
+    expect(await textsOf('92')).toEqual(['John Roe']);
+  });
+});

@@ -1,0 +1,17 @@
+import { Transaction, TransactionalRepository } from '@cp/database';
+import { Injectable } from '@nestjs/common';
+import { IssuanceEntity } from '../issuance/issuance.entity';
+
+/** What an account's erasure deleted from the watermark schema. */
+export interface ErasedIssuanceRows {
+  issuances: number;
+}
+
+/** Every row of one account in the watermark schema (the issuance registry), deleted in the caller's transaction. */
+@Injectable()
+export class AccountErasureRepository extends TransactionalRepository {
+  async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedIssuanceRows> {
+    const issuances = await this.db(tx).delete(IssuanceEntity, { accountId });
+    return { issuances: issuances.affected ?? 0 };
+  }
+}
