@@ -1,12 +1,16 @@
 // The operator's admin CLI on the running stack: an account it creates, and credits it adds, can be used the moment
 // it prints them. The credits reach the orders service through the gateway's outbox and the EVENTS stream, a moment
-// after the CLI wrote them; the CLI waits until the orders service says it applied them.
+// after the CLI wrote them; the CLI waits until the orders service says it applied them. An account it erases is
+// refused at once and its data is gone from every service's schema and from storage.
 import { databaseUrl, ROOT } from '@cp/stack';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { layout, openSchema } from './support/e2e-stack';
-import { createEmbed, embedBody } from './support/orders';
+import { StorageEnv, toStorageConfig, validateEnv } from '@cp/config';
+import { ObjectKeys } from '@cp/contracts';
+import { ObjectStorage } from '@cp/storage';
+import { api, eventually, layout, openSchema } from './support/e2e-stack';
+import { corpusFile, createEmbed, embedBody, uploadFiles, waitForOrder } from './support/orders';
 
 /** `npm run admin -- <args> --json` against the e2e stack's database and NATS. */
 function admin(args: string[]): { status: number | null; stdout: string; stderr: string; output: Record<string, unknown> | null } {
@@ -64,6 +68,75 @@ describe('admin CLI: accounts and credits usable as soon as printed', () => {
       expect(rows[0].count).toBe('1');
     } finally {
       await gateway.destroy();
+    }
+  });
+});
+
+describe('admin CLI: account erase', () => {
+  const storage = new ObjectStorage(
+    toStorageConfig(validateEnv(StorageEnv, { PORT: '1', DATABASE_URL: 'postgres://unused/x', S3_ENDPOINT: `http://127.0.0.1:${layout.s3Port}` })),
+  );
+  const objectsOf = async (accountId: string): Promise<string[]> => {
+    const { inputs, outputs, reports } = storage.buckets;
+    return (await Promise.all([inputs, outputs, reports].map((bucket) => storage.listKeys(bucket, ObjectKeys.accountPrefix(accountId))))).flat();
+  };
+
+  it("needs --confirm with the account's id; then its keys are refused (401) and its rows and objects are gone from every service", async () => {
+    const created = admin(['account', 'create', '--name', `erase-${randomUUID().slice(0, 8)}`, '--plan', 'pro', '--credits', '5', '--email', 'jane.doe@example.com', '--json']);
+    expect(created.status).toBe(0);
+    const accountId = String(created.output?.accountId);
+    const liveKey = String(admin(['key', 'issue', '--account', accountId, '--mode', 'live', '--json']).output?.key);
+    const testKey = String(admin(['key', 'issue', '--account', accountId, '--mode', 'test', '--json']).output?.key);
+    expect((await api('/api/v2/orders/webhooks', { key: liveKey, method: 'POST', body: { name: 'erasure', url: 'https://hooks.example.com/erasure' } })).status).toBe(201);
+    const order = (await createEmbed(liveKey, embedBody([{ fileName: 'Jane Doe.png', texts: ['Jane Doe'] }]))).body.data;
+    expect(await uploadFiles(order, [corpusFile('photos/coffee.png')])).toEqual([200]);
+    expect((await waitForOrder(liveKey, order.orderId)).status).toBe('complete');
+
+    const schemas = await Promise.all(['gateway', 'orders', 'watermark', 'uploads', 'webhooks', 'reports', 'retention'].map((name) => openSchema(name)));
+    const [gateway, orders, watermark, uploads, webhooks, reports, retention] = schemas;
+    const count = async (db: (typeof schemas)[number], sql: string, param: string = accountId): Promise<number> => (await db.query<Array<{ n: number }>>(sql, [param]))[0].n;
+    const rows = async (): Promise<Record<string, number>> => ({
+      accounts: await count(gateway, 'SELECT count(*)::int AS n FROM account WHERE id = $1'),
+      keys: await count(gateway, 'SELECT count(*)::int AS n FROM api_key WHERE account_id = $1'),
+      orders: await count(orders, 'SELECT count(*)::int AS n FROM "order" WHERE account_id = $1'),
+      credits: await count(orders, 'SELECT count(*)::int AS n FROM credit_ledger_entry WHERE account_id = $1'),
+      issuances: await count(watermark, 'SELECT count(*)::int AS n FROM issuance WHERE account_id = $1'),
+      slots: await count(uploads, 'SELECT count(*)::int AS n FROM upload_slot WHERE account_id = $1'),
+      webhooks: await count(webhooks, 'SELECT count(*)::int AS n FROM webhook_endpoint WHERE account_id = $1'),
+      contacts: await count(webhooks, 'SELECT count(*)::int AS n FROM account_contact WHERE account_id = $1'),
+      reports: await count(reports, 'SELECT count(*)::int AS n FROM report WHERE account_id = $1'),
+      schedules: await count(retention, 'SELECT count(*)::int AS n FROM order_expiry WHERE account_id = $1'),
+    });
+    try {
+      // The order's deliveries exist before the erasure (the receiver is unreachable: they stay, pending or failed).
+      await eventually(() => count(webhooks, 'SELECT count(*)::int AS n FROM webhook_delivery WHERE account_id = $1'), (n) => n > 0);
+      await eventually(rows, (found) => found.contacts === 1 && found.schedules === 1);
+      expect(await rows()).toMatchObject({ accounts: 1, keys: 2, orders: 1, issuances: 1, slots: 1, webhooks: 1 });
+      expect((await objectsOf(accountId)).length).toBeGreaterThan(0);
+
+      const unconfirmed = admin(['account', 'erase', '--account', accountId, '--json']);
+      expect({ status: unconfirmed.status, stderr: unconfirmed.stderr }).toEqual({ status: 2, stderr: expect.stringContaining(`--confirm ${accountId}`) as unknown });
+      const mistyped = admin(['account', 'erase', '--account', accountId, '--confirm', `${accountId}0`, '--json']);
+      expect(mistyped.status).toBe(2);
+      expect((await api(`/api/v3/orders/${order.orderId}`, { key: liveKey })).status).toBe(200);
+
+      const erased = admin(['account', 'erase', '--account', accountId, '--confirm', accountId, '--wait', '60', '--json']);
+      expect({ status: erased.status, stderr: erased.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(erased.output).toMatchObject({ accountId, keysDeleted: 2, asked: 'orders, uploads, watermark, reports, webhooks, retention', erased: 'confirmed by every service' });
+
+      for (const key of [liveKey, testKey]) {
+        const refused = await api(`/api/v3/orders/${order.orderId}`, { key });
+        expect({ status: refused.status, body: refused.body }).toMatchObject({ status: 401, body: { code: 'AUTH_NOT_AUTHENTICATED' } });
+      }
+      expect(await rows()).toEqual({ accounts: 0, keys: 0, orders: 0, credits: 0, issuances: 0, slots: 0, webhooks: 0, contacts: 0, reports: 0, schedules: 0 });
+      expect(await count(webhooks, 'SELECT count(*)::int AS n FROM webhook_delivery WHERE account_id = $1')).toBe(0);
+      expect(await count(orders, 'SELECT count(*)::int AS n FROM order_output WHERE order_id = $1', order.orderId)).toBe(0);
+      expect(await objectsOf(accountId)).toEqual([]);
+
+      const again = admin(['account', 'erase', '--account', accountId, '--confirm', accountId, '--json']);
+      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 2, stderr: `admin: account ${accountId} does not exist (never created, or already erased)\n` });
+    } finally {
+      await Promise.all(schemas.map((db) => db.destroy()));
     }
   });
 });
