@@ -1,9 +1,10 @@
 // An erased account's rows of the orders schema against real PostgreSQL (orders' migrations), through the consumer's
 // handler: its orders with their files, outputs (watermark texts) and report states, its idempotency records and its
 // credits go; another account's stay; a redelivery deletes nothing more.
-import { AccountErasureRequestedEvent, EventSubjects } from '@cp/contracts';
+import { ManualClock } from '@cp/clock';
+import { AccountErasureRequestedEvent, EmbedJob, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
 import { asTransaction, TransactionRepository } from '@cp/database';
-import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
+import { ConsumerDefinition, deliverDirectly, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
@@ -27,7 +28,7 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
   beforeAll(async () => {
     dataSource = await openOrdersTestDatabase(schema, 'it-orders-erasure');
     definition = registeredConsumer<AccountErasureRequestedEvent>((messaging) =>
-      new AccountErasureConsumer(messaging, new EraseAccountOrdersUseCase(new AccountErasureRepository())).onModuleInit(),
+      new AccountErasureConsumer(messaging, new EraseAccountOrdersUseCase(new AccountErasureRepository(new OutboxWriter(new ManualClock(now))))).onModuleInit(),
     );
     expect(definition.message?.subject).toBe(EventSubjects.accountErasureRequested);
   });
@@ -93,6 +94,28 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
 
   const erase = (accountId: string): Promise<void> =>
     deliverDirectly(definition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000001', accountId }, `erasure-${accountId}`);
+
+  it("releases the held jobs of the account's unfinished orders, so the relay never sends them", async () => {
+    const orderId = await seed('603', 'Jane Poe');
+    await dataSource.getRepository(OrderEntity).update({ id: orderId }, { status: 'inProgress' });
+    const job: EmbedJob = {
+      orderId,
+      accountId: '603',
+      outputFileId: `${orderId}-1`,
+      text: 'Jane Poe',
+      mediaKind: 'image',
+      input: { bucket: 'cp-inputs', key: `603/${orderId}/inputs/1/Jane Poe.png`, fileName: 'Jane Poe.png' },
+      output: { bucket: 'cp-outputs', key: `603/${orderId}/outputs/1-1/Jane Poe.png`, fileName: 'Jane Poe.png' },
+    };
+    await dataSource.transaction((manager) =>
+      new OutboxWriter(new ManualClock(now)).addAll(asTransaction(manager), [sharedJob(Jobs.watermarkEmbed, job, { accountId: '603', order: orderId, limit: 1 })]),
+    );
+    const held = async (): Promise<unknown> => dataSource.query(`SELECT share_released_at IS NOT NULL AS released FROM outbox_event WHERE share_order = $1`, [orderId]);
+    expect(await held()).toEqual([{ released: false }]);
+    await erase('603');
+    expect(await held()).toEqual([{ released: true }]);
+    expect(await rowsOf('603', orderId)).toMatchObject({ orders: 0, outputs: 0 });
+  });
 
   it("deletes every order record, idempotency record and credit of the account, and no other account's", async () => {
     const erasedOrder = await seed('601', 'Jane Doe');

@@ -1,4 +1,5 @@
 import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
+import { OutboxWriter } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { EntityTarget, ObjectLiteral } from 'typeorm';
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
@@ -25,12 +26,20 @@ export interface ErasedOrderRows {
  */
 @Injectable()
 export class AccountErasureRepository extends TransactionalRepository {
+  constructor(private readonly outbox: OutboxWriter) {
+    super();
+  }
+
   async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedOrderRows> {
     const db = this.db(tx);
     const orders = tableSql(db, OrderEntity);
     // The account's orders locked first, so a result being applied to one of them waits for the erasure (and then
     // finds no order) instead of writing a child row after its order's children were deleted.
-    await db.query(`SELECT id FROM ${orders} WHERE account_id = $1 ORDER BY id FOR UPDATE`, [accountId]);
+    const locked = await db.query<Array<{ id: string; status: string }>>(`SELECT id::text AS id, status FROM ${orders} WHERE account_id = $1 ORDER BY id FOR UPDATE`, [accountId]);
+    // Jobs of its unfinished orders still held back in the outbox are never sent: no worker writes for them any more.
+    for (const order of locked.filter((row) => row.status === 'pending' || row.status === 'inProgress')) {
+      await this.outbox.releaseShares(tx, order.id);
+    }
     const ofOrders = async (target: EntityTarget<ObjectLiteral>): Promise<number> => {
       const [, affected] = await db.query<[unknown[], number]>(`DELETE FROM ${tableSql(db, target)} WHERE order_id IN (SELECT id FROM ${orders} WHERE account_id = $1)`, [accountId]);
       return affected;
