@@ -1,4 +1,5 @@
 import { IsDefined, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import type { Durable } from './durables';
 import { EventSubjects } from './subjects';
 import { IsNestedObject } from './validators';
 
@@ -78,7 +79,7 @@ export const AccountErasureConsumers = {
   reports: 'reports-account-erasure',
   webhooks: 'webhooks-account-erasure',
   retention: 'retention-account-erasure',
-} as const;
+} as const satisfies Record<string, Durable>;
 
 /** `evt.gateway.account.created` */
 export class AccountCreatedEvent {

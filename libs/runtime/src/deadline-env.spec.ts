@@ -1,4 +1,4 @@
-import { DURABLES, deadlineVariableOf } from '@cp/contracts';
+import { AccountErasureConsumers, DURABLES, deadlineVariableOf } from '@cp/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigValidationError, CoreEnv, validateEnv } from '@cp/config';
@@ -21,7 +21,10 @@ function refusal(env: NodeJS.ProcessEnv): ConfigValidationError {
   throw new Error('the environment was accepted');
 }
 
-/** Every durable name a consumer of apps/ registers: `durable: '…'` of a definition, or `onResult('…'` of an order type. */
+/**
+ * Every durable name a consumer of apps/ registers: `durable: '…'` of a definition, `durable: AccountErasureConsumers.…`,
+ * or `onResult('…'` of an order type.
+ */
 function durablesInCode(): string[] {
   const found = new Set<string>();
   const walk = (directory: string): void => {
@@ -30,8 +33,13 @@ function durablesInCode(): string[] {
       if (entry.isDirectory()) {
         walk(file);
       } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
-        for (const match of readFileSync(file, 'utf8').matchAll(/(?:durable: |onResult\(\s*)'([a-z0-9-]+)'/g)) {
+        const source = readFileSync(file, 'utf8');
+        for (const match of source.matchAll(/(?:durable: |onResult\(\s*)'([a-z0-9-]+)'/g)) {
           found.add(match[1]);
+        }
+        // The erasure consumers name theirs from the list the admin CLI waits on.
+        for (const match of source.matchAll(/durable: AccountErasureConsumers\.([a-z]+)/g)) {
+          found.add(AccountErasureConsumers[match[1] as keyof typeof AccountErasureConsumers]);
         }
       }
     }

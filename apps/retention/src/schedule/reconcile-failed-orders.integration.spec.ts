@@ -5,7 +5,7 @@
 import { ManualClock } from '@cp/clock';
 import { ExpireOrdersResult, FailedOrdersPage, FailedOrdersQuery, FailedOrderView, ObjectKeys, Rpcs } from '@cp/contracts';
 import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
-import { createRpcServer, MESSAGING_ENTITIES, RpcClient, RpcClientModule, RpcHandler, RpcHandlers } from '@cp/messaging';
+import { createRpcServer, MESSAGING_ENTITIES, OutboxWriter, RpcClient, RpcClientModule, RpcHandler, RpcHandlers } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { startTestS3Server, TestS3Server, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
@@ -16,6 +16,7 @@ import { RETENTION_MIGRATIONS } from '../database/migrations';
 import { ReconcileSettings, RetentionSettings } from '../retention.config';
 import { OrderObjects } from '../sweep/order-objects.service';
 import { OrdersExpiryPort } from '../sweep/orders-expiry.client';
+import { RetentionEndEventsRepository } from '../sweep/retention-end-events.repository';
 import { SweepExpiredOrdersUseCase } from '../sweep/sweep-expired-orders.use-case';
 import { FailedOrderReconciliationRepository } from './failed-order-reconciliation.repository';
 import { FailedOrdersClient } from './failed-orders.client';
@@ -128,7 +129,7 @@ describe('a failed order whose failed event was missed has its objects deleted (
     const moduleRef = await Test.createTestingModule({ imports: [RpcClientModule.register(testInfra.natsUrl, schema, 5000)] }).compile();
     rpc = moduleRef.get(RpcClient);
     closeClient = () => moduleRef.close();
-    sweep = new SweepExpiredOrdersUseCase(new TransactionRepository(dataSource), { retention }, expiries, ordersExpiry, new OrderObjects(storage), clock);
+    sweep = new SweepExpiredOrdersUseCase(new TransactionRepository(dataSource), { retention }, expiries, ordersExpiry, new OrderObjects(storage), clock, new RetentionEndEventsRepository(new OutboxWriter(clock)));
   });
 
   afterAll(async () => {
