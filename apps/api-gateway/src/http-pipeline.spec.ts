@@ -2,6 +2,7 @@
 // error mapping), with the real controllers and fakes for the services behind them: the exact bad requests
 // found by black-box testing, sent byte for byte.
 import { Clock, ManualClock } from '@cp/clock';
+import { DomainException, ErrorCode } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
 import { signUploadToken } from '@cp/storage';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -30,10 +31,22 @@ const KEY = `sk_test_${'a'.repeat(43)}`;
 /** Records every command the controllers send; answers each with an empty object (the pipeline is under test, not the services). */
 class RecordingRpc {
   readonly payloads: unknown[] = [];
+  /** What every request is answered with (an empty object unless a test says otherwise). */
+  answer: object = {};
 
   request(_rpc: unknown, payload: unknown): Promise<object> {
     this.payloads.push(payload);
-    return Promise.resolve({});
+    return Promise.resolve(this.answer);
+  }
+}
+
+/** The fake rate limiter: always allows, and counts the requests it was asked about. */
+class CountingRateLimiter {
+  consumed = 0;
+
+  consume(): Promise<{ allowed: boolean; limit: number; remaining: number; resetSeconds: number }> {
+    this.consumed += 1;
+    return Promise.resolve({ allowed: true, limit: 1000, remaining: 999, resetSeconds: 60 });
   }
 }
 
@@ -46,6 +59,7 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
   // Before the v2 retirement, so the v2 creation routes are still open and reach their DTOs.
   const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
   const rpc = new RecordingRpc();
+  const rateLimiter = new CountingRateLimiter();
   let app: NestExpressApplication;
   let port: number;
   let config: { bodyLimitBytes: number; publicBaseUrl: string; log: { level: string }; testUploadSecret: string };
@@ -81,7 +95,7 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
         { provide: Clock, useValue: clock },
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: AuthenticatedKeyCache, useValue: { authenticate: () => Promise.resolve({ keyId: '1', accountId: '7', mode: 'test', plan: 'enterprise' }) } },
-        { provide: RateLimiterService, useValue: { consume: () => Promise.resolve({ allowed: true, limit: 1000, remaining: 999, resetSeconds: 60 }) } },
+        { provide: RateLimiterService, useValue: rateLimiter },
       ],
     }).compile();
     app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
@@ -94,7 +108,21 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
 
   beforeEach(() => {
     rpc.payloads.length = 0;
+    rpc.answer = {};
   });
+
+  /** Status, body and the headers of the answer. */
+  async function sendForHeaders(method: string, path: string, body?: string): Promise<Answer & { headers: IncomingMessage['headers'] }> {
+    const outgoing = request({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) } });
+    outgoing.end(body);
+    const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) {
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    return { status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
+  }
 
   const embedBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     idempotencyKey: 'k',
@@ -347,6 +375,113 @@ describe('gateway HTTP pipeline (in-process, real HTTP server)', () => {
       upload.destroy();
     }
     expect(rpc.payloads).toEqual([]);
+  });
+
+  // Client review: unknown query parameters were refused only on the two routes with a query DTO; `?foo=1` passed
+  // silently everywhere else (the spec documents no other parameter).
+  describe('an unknown query parameter is refused on every authenticated route, with or without a query DTO', () => {
+    const routes: Array<[string, string, string | undefined]> = [
+      ['GET', '/api/v2/orders/42', undefined],
+      ['POST', '/api/v2/orders/42/refresh-urls', undefined],
+      ['GET', '/api/v2/orders/42/download-urls', undefined],
+      ['GET', '/api/v3/orders/42/reports/en-US', undefined],
+      ['POST', '/api/v3/orders/42/reports', '{"locale":"en-US"}'],
+      ['GET', '/api/v2/orders/webhooks', undefined],
+      ['GET', '/api/v2/orders/webhooks/3', undefined],
+      ['DELETE', '/api/v2/orders/webhooks/3', undefined],
+      ['POST', '/api/v2/orders/webhooks/3/events/5/retry', undefined],
+      ['POST', '/api/v2/orders/webhooks', '{"name":"pp","url":"https://hooks.example.com/x"}'],
+      ['POST', '/api/v3/orders/wtr-embed', '{"idempotencyKey":"k","files":[{"fileName":"a.jpg","watermarks":[{"text":"ab"}]}]}'],
+      ['GET', '/api/v2/orders/stats/recent', undefined],
+      ['GET', '/api/v2/orders/webhooks/3/events', undefined],
+    ];
+
+    it.each(routes)('%s %s: reaches the service without a query, 400 VALIDATION_FAILED with ?foo=1, ?foo, ?a[b]=1 and a typo', async (method, path, body) => {
+      expect([200, 201]).toContain((await send(method, path, body)).status);
+      expect(rpc.payloads).toHaveLength(1);
+      for (const query of ['?foo=1', '?foo', '?a%5Bb%5D=1', '?limt=5']) {
+        expect([query, await send(method, `${path}${query}`, body)]).toEqual([query, { status: 400, body: { code: 'VALIDATION_FAILED' } }]);
+      }
+      expect(rpc.payloads).toHaveLength(1);
+    });
+
+    it('an empty query (`?` alone) is no parameter; the documented ones still pass', async () => {
+      expect((await send('GET', '/api/v2/orders/42?')).status).toBe(200);
+      expect((await send('GET', '/api/v2/orders/stats/recent?date=2026-02-01')).status).toBe(200);
+      expect((await send('GET', '/api/v2/orders/webhooks/3/events?page=2&limit=5&status=FAILED')).status).toBe(200);
+      expect(rpc.payloads).toHaveLength(3);
+    });
+  });
+
+  // Client review: the v2 read's `Link` was built from the path as sent, whatever it held.
+  describe('deprecated routes: Deprecation on every answer of the route; Link never echoes the request', () => {
+    it('a successful v2 read links the v3 order named by the id the service answered', async () => {
+      rpc.answer = { orderId: '42' };
+      const answer = await sendForHeaders('GET', '/api/v2/orders/42');
+      expect([answer.status, answer.headers.deprecation, answer.headers.link, answer.headers.sunset]).toEqual([200, 'true', '</api/v3/orders/42>; rel="successor-version"', undefined]);
+    });
+
+    it.each([
+      ['a leading zero', '/api/v2/orders/042'],
+      ['an id beyond 64 bits', `/api/v2/orders/${'9'.repeat(20)}`],
+      ['a very long segment', `/api/v2/orders/${'1'.repeat(4000)}`],
+      ['percent-encoded characters', '/api/v2/orders/%3Cscript%3E%0D%0ALink:%20x'],
+      ['characters no id has', "/api/v2/orders/a;b,c'<>"],
+    ])('%s: 404 with Deprecation and no Link', async (_name, path) => {
+      rpc.answer = { orderId: '42' };
+      const answer = await sendForHeaders('GET', path);
+      expect([answer.status, answer.body, answer.headers.deprecation, answer.headers.link]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }, 'true', undefined]);
+      expect(rpc.payloads).toEqual([]);
+    });
+
+    it('another case of the path (Express routes it): the Link is spelled by the gateway, not copied from the path', async () => {
+      rpc.answer = { orderId: '42' };
+      const answer = await sendForHeaders('GET', '/API/V2/ORDERS/42/');
+      expect([answer.status, answer.headers.link]).toEqual([200, '</api/v3/orders/42>; rel="successor-version"']);
+    });
+
+    it("another account's order (the service's 404): Deprecation, no Link", async () => {
+      rpc.request = (): Promise<object> => Promise.reject(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+      try {
+        const answer = await sendForHeaders('GET', '/api/v2/orders/43');
+        expect([answer.status, answer.body, answer.headers.deprecation, answer.headers.link]).toEqual([404, { code: 'RESOURCE_NOT_FOUND' }, 'true', undefined]);
+      } finally {
+        rpc.request = RecordingRpc.prototype.request.bind(rpc);
+      }
+    });
+
+    it('a 400 of the route (unknown query parameter, invalid body) carries Deprecation and the fixed successor', async () => {
+      const read = await sendForHeaders('GET', '/api/v2/orders/42?foo=1');
+      expect([read.status, read.headers.deprecation, read.headers.link]).toEqual([400, 'true', undefined]);
+      const withUrls = await sendForHeaders('POST', '/api/v2/orders/anti-ai/with-urls?foo=1', '{}');
+      expect([withUrls.status, withUrls.headers.deprecation, withUrls.headers.link]).toEqual([400, 'true', '</api/v2/orders/anti-ai>; rel="successor-version"']);
+      const embed = await sendForHeaders('POST', '/API/V2/ORDERS/WTR-EMBED/', '{}');
+      expect([embed.status, embed.headers.deprecation, embed.headers.sunset, embed.headers.link]).toEqual([400, 'true', 'Fri, 09 Oct 2026 00:00:00 GMT', '</api/v3/orders/wtr-embed>; rel="successor-version"']);
+      expect(rpc.payloads).toEqual([]);
+    });
+  });
+
+  // Spec 9.4: 410 "after the 401 and 403 checks"; a 429 first would tell the client to try again later.
+  it('a retired v2 route answers 410 after authentication, without spending the rate limit; its Link is the v3 route as we spell it', async () => {
+    const before = clock.now();
+    clock.set(new Date('2026-10-09T00:00:00.000Z'));
+    try {
+      const counted = rateLimiter.consumed;
+      const embed = await sendForHeaders('POST', '/api/v2/orders/WTR-Embed/', '{}');
+      const extract = await sendForHeaders('POST', '/api/v2/orders/wtr-extract?foo=1', 'not json');
+      expect([embed.status, embed.body, embed.headers.link, embed.headers['ratelimit-remaining']]).toEqual([410, { code: 'WATERMARK_V2_API_SUNSET' }, '</api/v3/orders/wtr-embed>; rel="successor-version"', undefined]);
+      expect([extract.status, extract.body, extract.headers.link, extract.headers.sunset]).toEqual([410, { code: 'WATERMARK_V2_API_SUNSET' }, '</api/v3/orders/wtr-extract>; rel="successor-version"', 'Fri, 09 Oct 2026 00:00:00 GMT']);
+      expect(rateLimiter.consumed).toBe(counted);
+      const unauthenticated = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v2/orders/wtr-embed' });
+      unauthenticated.end();
+      const [response] = (await once(unauthenticated, 'response')) as [IncomingMessage];
+      response.resume();
+      expect(response.statusCode).toBe(401);
+      expect((await send('GET', '/api/v2/orders/webhooks')).status).toBe(200);
+      expect(rateLimiter.consumed).toBe(counted + 1);
+    } finally {
+      clock.set(before);
+    }
   });
 
   describe('requests Node cannot parse get the same { code } body as every other refusal', () => {

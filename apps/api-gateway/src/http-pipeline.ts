@@ -4,7 +4,7 @@ import { createAccessLog } from '@cp/logging';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { apiKeyAuthMiddleware, isTestUploadPath } from './auth/api-key-auth.middleware';
+import { apiKeyAuthMiddleware, isPublicPath, isTestUploadPath } from './auth/api-key-auth.middleware';
 import { AuthenticatedKeyCache } from './auth/authenticated-key-cache';
 import { GatewayConfig } from './gateway.config';
 import { buildOpenApiDocument } from './openapi/openapi-document';
@@ -17,7 +17,10 @@ import { createValidationPipe } from './http/validation.pipe';
 import { inputHygieneMiddleware } from './http/input-hygiene.middleware';
 import { strictJsonBodyParser } from './http/json-body.parser';
 import { deferTestUploadContinue } from './test-uploads/test-upload-continue.listener';
-import { v2SunsetMiddleware } from './v2/v2-deprecation.interceptor';
+import { Reflector } from '@nestjs/core';
+import { QueryParametersGuard } from './http/query-parameters.guard';
+import { DeprecatedRouteGuard } from './v2/deprecated-route.guard';
+import { isRetiredV2Request, v2SunsetMiddleware } from './v2/v2-sunset.middleware';
 
 /**
  * Every failure of body reading is the client's: body-parser and raw-body mark theirs with a 4xx `status`
@@ -37,7 +40,7 @@ function bodyParserErrors(error: unknown, _request: Request, response: Response,
 
 /**
  * Order matters: request id and access log, the body's deadline, auth and rate limit, the retired v2 routes (410 before the
- * body is read), then body parsing and input hygiene, then routing with validation (controllers wrap their answers in `data`).
+ * body is read and without counting against the rate limit), then body parsing and input hygiene, then routing with validation (controllers wrap their answers in `data`).
  */
 export function configureGatewayPipeline(app: NestExpressApplication, config: GatewayConfig): void {
   app.disable('x-powered-by');
@@ -51,8 +54,9 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.set('trust proxy', true);
   app.use(createAccessLog({ service: 'api-gateway', level: config.log.level }));
   app.use(bodyDeadlineMiddleware({ exempt: isTestUploadPath }));
-  app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService)));
-  app.use(v2SunsetMiddleware(app.get(Clock)));
+  const clock = app.get(Clock);
+  app.use(apiKeyAuthMiddleware(app.get(AuthenticatedKeyCache), app.get(RateLimiterService), (request) => isRetiredV2Request(request, clock) !== null));
+  app.use(v2SunsetMiddleware(clock));
   app.use(declaredBodyLimitMiddleware(config.bodyLimitBytes, isTestUploadPath));
   // Strict: bytes that are not valid text in their charset are refused, never decoded into U+FFFD.
   const parseJson = strictJsonBodyParser(config.bodyLimitBytes);
@@ -63,6 +67,8 @@ export function configureGatewayPipeline(app: NestExpressApplication, config: Ga
   app.use(bodyParserErrors);
   app.use(inputHygieneMiddleware);
   app.useGlobalFilters(new HttpExceptionFilter());
+  // In this order: a deprecated route's headers are set before any refusal of the route, an unknown query parameter's included.
+  app.useGlobalGuards(new DeprecatedRouteGuard(app.get(Reflector), clock), new QueryParametersGuard(isPublicPath));
   app.useGlobalPipes(createValidationPipe());
 
   const document = buildOpenApiDocument(app, config.publicBaseUrl);

@@ -26,9 +26,11 @@ export function isPublicPath(path: string): boolean {
 
 /**
  * First step of every API request, before body parsing and routing: Bearer key → account, then the
- * per-plan rate limit. 401 for a missing, malformed, unknown or revoked key on every route.
+ * per-plan rate limit. 401 for a missing, malformed, unknown or revoked key on every route. `unmetered`: requests
+ * that the next middleware answers at once with a permanent refusal (a retired v2 route's 410): authenticated, but
+ * not counted, so they never spend the caller's rate limit nor get a 429 instead of their 410.
  */
-export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: RateLimiterService) {
+export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: RateLimiterService, unmetered: (request: Request) => boolean = () => false) {
   const logger = new Logger('Auth');
   return (request: Request, response: Response, next: NextFunction): void => {
     if (isPublicPath(request.path)) {
@@ -49,6 +51,10 @@ export function apiKeyAuthMiddleware(keys: AuthenticatedKeyCache, rateLimiter: R
         return;
       }
       (request as AuthenticatedRequest).caller = caller;
+      if (unmetered(request)) {
+        next();
+        return;
+      }
       const decision = await rateLimiter.consume(caller.accountId, caller.plan);
       response.setHeader('RateLimit-Limit', String(decision.limit));
       response.setHeader('RateLimit-Remaining', String(decision.remaining));

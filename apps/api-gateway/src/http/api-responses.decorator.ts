@@ -7,8 +7,12 @@ import { AUTHENTICATE_CHALLENGE, ERROR_HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECO
 /** The `{orderId}` path parameter of every order route (spec: digits, at most 20). */
 export const ORDER_ID_PARAM = { name: 'orderId', schema: { type: 'string', pattern: '^[0-9]{1,20}$' }, example: '42' } as const;
 
-/** Codes every authenticated route can answer with: auth, rate limit, internal error, a service that does not answer in time. */
+/**
+ * Codes every authenticated route can answer with: an unknown query parameter (`QueryParametersGuard`), auth,
+ * rate limit, internal error, a service that does not answer in time.
+ */
 const ALWAYS: readonly ErrorCode[] = [
+  ErrorCode.VALIDATION_FAILED,
   ErrorCode.AUTH_NOT_AUTHENTICATED,
   ErrorCode.RATE_LIMIT_EXCEEDED,
   ErrorCode.SERVER_INTERNAL_ERROR,
@@ -16,7 +20,7 @@ const ALWAYS: readonly ErrorCode[] = [
 ];
 
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
-  [ErrorCode.VALIDATION_FAILED]: 'invalid request (also a download before the order is complete)',
+  [ErrorCode.VALIDATION_FAILED]: 'invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete)',
   [ErrorCode.ORDER_EXPIRED]: 'the retention period has ended',
   [ErrorCode.AUTH_NOT_AUTHENTICATED]: 'missing or invalid API key',
   [ErrorCode.USAGE_LIMIT_EXCEEDED]: 'not enough credits',

@@ -61,19 +61,27 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
 /**
  * Headers the gateway sets outside the controllers, so no route decorator can name them: the rate-limit headers
  * of every authenticated answer (`api-key-auth.middleware.ts`) and the deprecation headers of the v2 routes
- * (`v2-deprecation.interceptor.ts`).
+ * (`deprecated-route.guard.ts`, `v2-sunset.middleware.ts`).
  */
 const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Limit': { description: "requests per minute of the account's plan (spec 8)", schema: { type: 'integer', example: 300 } },
   'RateLimit-Remaining': { description: 'requests left in the sliding 60-second window (approximate across gateway replicas)', schema: { type: 'integer', example: 297 } },
   'RateLimit-Reset': { description: 'seconds until the oldest counted request leaves the window', schema: { type: 'integer', example: 58 } },
-  Deprecation: { description: 'the route is deprecated (spec 9)', schema: { type: 'string', enum: ['true'], example: 'true' } },
+  Deprecation: { description: 'the route is deprecated (spec 9; RFC 9745): on every answer of the route, errors included', schema: { type: 'string', enum: ['true'], example: 'true' } },
   Sunset: { description: 'when the route stopped (spec 9.3)', schema: { type: 'string', example: V2_SUNSET_HTTP_DATE } },
-  Link: { description: 'the successor route, `rel="successor-version"`', schema: { type: 'string', example: '</api/v3/orders/wtr-embed>; rel="successor-version"' } },
+  Link: {
+    description:
+      'the successor route, `rel="successor-version"` (RFC 8288): a fixed route, on every answer; for `getV2Order` the order\'s v3 URL with the id the service answered, on a successful answer only (never the path as sent)',
+    schema: { type: 'string', example: '</api/v3/orders/wtr-embed>; rel="successor-version"' },
+  },
 };
 
 /** The v2 watermark routes past their retirement: their answers carry `Sunset` too (spec 9.3, 9.4). */
 const RETIRED_OPERATIONS = new Set(['createV2EmbedOrder', 'createV2ExtractOrder']);
+/** Deprecated routes whose successor names the resource read: `Link` on a successful answer only. */
+const VARIABLE_SUCCESSOR_OPERATIONS = new Set(['getV2Order']);
+/** Answered before routing (key, rate limit, declared body size): no route headers. */
+const EDGE_STATUSES = new Set(['401', '413', '429']);
 
 function documentResponseHeaders(document: OpenAPIObject): void {
   const reference = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
@@ -92,10 +100,14 @@ function documentResponseHeaders(document: OpenAPIObject): void {
       if (operation.security?.length !== 0) {
         add([...successes, '429'], ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
       }
-      if (operation.deprecated && RETIRED_OPERATIONS.has(operation.operationId ?? '')) {
-        add([...successes, '410'], ['Deprecation', 'Sunset', 'Link']);
-      } else if (operation.deprecated) {
-        add(successes, ['Deprecation', 'Link']);
+      if (operation.deprecated) {
+        // Every answer of the route itself, errors included; the edge's refusals before routing carry none.
+        const answered = Object.keys(operation.responses).filter((status) => !EDGE_STATUSES.has(status));
+        const fixedSuccessor = !VARIABLE_SUCCESSOR_OPERATIONS.has(operation.operationId ?? '');
+        add(answered, ['Deprecation', ...(RETIRED_OPERATIONS.has(operation.operationId ?? '') ? ['Sunset'] : []), ...(fixedSuccessor ? ['Link'] : [])]);
+        if (!fixedSuccessor) {
+          add(successes, ['Link']);
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { V2SunsetInterceptor, V2DeprecatedInterceptor } from './v2-deprecation.interceptor';
+import { V2OrderLinkInterceptor } from './v2-order-link.interceptor';
 import { V2OrdersController } from './v2-orders.controller';
 
 /**
@@ -8,6 +8,6 @@ import { V2OrdersController } from './v2-orders.controller';
  */
 @Module({
   controllers: [V2OrdersController],
-  providers: [V2SunsetInterceptor, V2DeprecatedInterceptor],
+  providers: [V2OrderLinkInterceptor],
 })
 export class V2HttpModule {}

@@ -18,7 +18,8 @@ import { ApiData, ApiErrors, ORDER_ID_PARAM } from '../http/api-responses.decora
 import { Caller } from '../auth/caller';
 import { NoBody } from '../http/no-body.decorator';
 import { pathId } from '../http/path-id';
-import { V2DeprecatedInterceptor } from './v2-deprecation.interceptor';
+import { DeprecatedRoute } from './deprecated-route.guard';
+import { V2OrderLinkInterceptor } from './v2-order-link.interceptor';
 import { data, DataEnvelope } from '../http/data-envelope';
 
 /**
@@ -40,7 +41,8 @@ export class V2OrdersController {
   }
 
   @Get(':orderId')
-  @UseInterceptors(V2DeprecatedInterceptor)
+  @DeprecatedRoute({ sunset: false, successor: null })
+  @UseInterceptors(V2OrderLinkInterceptor)
   @ApiOperation({ operationId: 'getV2Order', summary: 'v2 order detail (spec 2.7, 4.11)', description: 'Deprecated: use `GET /api/v3/orders/{orderId}`.', deprecated: true })
   @ApiParam(ORDER_ID_PARAM)
   @ApiData('V2OrderDetail', { description: 'the order detail' })

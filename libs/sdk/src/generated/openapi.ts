@@ -1445,11 +1445,11 @@ export interface components {
         "RateLimit-Remaining": number;
         /** @description seconds until the oldest counted request leaves the window */
         "RateLimit-Reset": number;
-        /** @description the route is deprecated (spec 9) */
+        /** @description the route is deprecated (spec 9; RFC 9745): on every answer of the route, errors included */
         Deprecation: "true";
         /** @description when the route stopped (spec 9.3) */
         Sunset: string;
-        /** @description the successor route, `rel="successor-version"` */
+        /** @description the successor route, `rel="successor-version"` (RFC 8288): a fixed route, on every answer; for `getV2Order` the order's v3 URL with the id the service answered, on a successful answer only (never the path as sent) */
         Link: string;
     };
     pathItems: never;
@@ -1478,6 +1478,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WatermarkOrder"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
                     };
                 };
             };
@@ -1577,7 +1589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1687,7 +1699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1948,6 +1960,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
@@ -2036,7 +2060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2156,6 +2180,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
@@ -2256,7 +2292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2376,7 +2412,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2612,7 +2648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2734,7 +2770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3007,7 +3043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3117,7 +3153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3254,9 +3290,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3283,6 +3322,9 @@ export interface operations {
             /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
             402: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,6 +3369,9 @@ export interface operations {
             /** @description `SERVER_INTERNAL_ERROR`: internal error */
             500: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3341,6 +3386,9 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3379,7 +3427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3516,9 +3564,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +3596,9 @@ export interface operations {
             /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
             402: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,6 +3643,9 @@ export interface operations {
             /** @description `SERVER_INTERNAL_ERROR`: internal error */
             500: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3603,6 +3660,9 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3641,7 +3701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3777,9 +3837,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3806,6 +3868,8 @@ export interface operations {
             /** @description `USAGE_LIMIT_EXCEEDED`: not enough credits */
             402: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +3882,8 @@ export interface operations {
             /** @description `WATERMARK_V2_CONFLICT`: same idempotencyKey with a different body */
             409: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,6 +3925,8 @@ export interface operations {
             /** @description `SERVER_INTERNAL_ERROR`: internal error */
             500: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3873,6 +3941,8 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,7 +3981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4045,7 +4115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4178,7 +4248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4276,6 +4346,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
+            400: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
             /** @description `AUTH_NOT_AUTHENTICATED`: missing or invalid API key */
             401: {
                 headers: {
@@ -4293,6 +4376,7 @@ export interface operations {
             /** @description `RESOURCE_NOT_FOUND`: no such resource for this account */
             404: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4322,6 +4406,7 @@ export interface operations {
             /** @description `SERVER_INTERNAL_ERROR`: internal error */
             500: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4336,6 +4421,7 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
+                    Deprecation: components["headers"]["Deprecation"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,7 +4458,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete) */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: invalid request (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
+            /** @description `VALIDATION_FAILED`: invalid request: a body, path or query parameter that fails validation, an unknown body field or query parameter (also a download before the order is complete); `ORDER_EXPIRED`: the retention period has ended */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -10,12 +10,12 @@ import {
   Rpcs,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../auth/caller';
 import { ApiData, ApiErrors } from '../../http/api-responses.decorator';
 import { data, DataEnvelope } from '../../http/data-envelope';
-import { V2DeprecatedInterceptor } from '../../v2/v2-deprecation.interceptor';
+import { DeprecatedRoute } from '../../v2/deprecated-route.guard';
 
 /** Anti-AI orders (spec 4.14, docs/anti-ai.md): thin HTTP layer over the orders service (the rules are there, in the type's folder). */
 @ApiTags('orders (v2, deprecated)')
@@ -41,7 +41,7 @@ export class AntiAiController {
 
   @Post('anti-ai/with-urls')
   @HttpCode(200)
-  @UseInterceptors(V2DeprecatedInterceptor)
+  @DeprecatedRoute({ sunset: false, successor: '/api/v2/orders/anti-ai' })
   @ApiOperation({
     operationId: 'createAntiAiOrderWithUrls',
     summary: 'Create an anti-AI order from image URLs (spec 4.14; deprecated)',

@@ -10,12 +10,12 @@ import {
   WatermarkOrderView,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../auth/caller';
 import { ApiData, ApiErrors } from '../../http/api-responses.decorator';
 import { data, DataEnvelope } from '../../http/data-envelope';
-import { V2SunsetInterceptor } from '../../v2/v2-deprecation.interceptor';
+import { DeprecatedRoute } from '../../v2/deprecated-route.guard';
 
 const EMBED_EXAMPLE = {
   idempotencyKey: '6c1f9c1e-1b9a-4f43-9a4c-0f0b2f3c2d11',
@@ -53,7 +53,7 @@ export class WatermarkEmbedController {
   @Post('v2/orders/wtr-embed')
   @HttpCode(200)
   @ApiTags('orders (v2, deprecated)')
-  @UseInterceptors(V2SunsetInterceptor)
+  @DeprecatedRoute({ sunset: true, successor: '/api/v3/orders/wtr-embed' })
   @ApiOperation({
     operationId: 'createV2EmbedOrder',
     summary: 'Create a watermark embed order, v2 shape (spec 4.9; retired)',

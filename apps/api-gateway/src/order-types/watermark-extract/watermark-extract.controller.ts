@@ -10,12 +10,12 @@ import {
   WatermarkOrderView,
 } from '@cp/contracts';
 import { RpcClient } from '@cp/messaging';
-import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../auth/caller';
 import { ApiData, ApiErrors } from '../../http/api-responses.decorator';
 import { data, DataEnvelope } from '../../http/data-envelope';
-import { V2SunsetInterceptor } from '../../v2/v2-deprecation.interceptor';
+import { DeprecatedRoute } from '../../v2/deprecated-route.guard';
 
 const EXTRACT_EXAMPLE = { idempotencyKey: '0f5d7c3a-8a43-4d0e-a7f5-3b0e1c7d9a21', file: { fileName: 'leaked.jpg', originalFile: { fileName: 'photo.jpg' } } };
 
@@ -47,7 +47,7 @@ export class WatermarkExtractController {
   @Post('v2/orders/wtr-extract')
   @HttpCode(200)
   @ApiTags('orders (v2, deprecated)')
-  @UseInterceptors(V2SunsetInterceptor)
+  @DeprecatedRoute({ sunset: true, successor: '/api/v3/orders/wtr-extract' })
   @ApiOperation({
     operationId: 'createV2ExtractOrder',
     summary: 'Create a watermark extract order, v2 shape (spec 4.10; retired)',
