@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, Matches, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
+import { OrderFailureCode } from './errors';
 import { AiDetectionResultView } from './ai-detection-orders';
 import {
   DETECTION_STATUSES,
@@ -86,6 +87,19 @@ export class OrderReportEntryView {
   status!: ReportStatus;
 }
 
+/**
+ * Why an order failed (not in spec 2.1, which names no reason: the same public code and fixed guidance as the v2
+ * detail's `errors` and the failed webhook's `errorCode`/`errorMessage`).
+ */
+@ApiSchema({ name: 'OrderFailure', description: 'Why the order failed: a public failure code and its fixed guidance (never processor output).' })
+export class OrderFailureView {
+  @ApiProperty({ enum: Object.values(OrderFailureCode), example: OrderFailureCode.ORDER_TIMEOUT })
+  /** The code's value (a string union, so the OpenAPI check compares values, and clients need not import the enum). */
+  errorCode!: `${OrderFailureCode}`;
+  @ApiProperty({ description: 'fixed Korean guidance for the code (the same text as the v2 detail and the failed webhook)', example: '12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.' })
+  errorMessage!: string;
+}
+
 /** Spec 2.1: the watermark order returned in `data`. */
 @ApiSchema({ name: 'WatermarkOrder', description: 'Watermark order, v3 (spec 2.1).' })
 export class WatermarkOrderView {
@@ -105,6 +119,13 @@ export class WatermarkOrderView {
   result!: ExtractResultView | null;
   @ApiProperty({ type: () => [OrderReportEntryView] })
   reports!: OrderReportEntryView[];
+  /** Every failed order says why; `null` for an order that never failed (a failed order that later expires keeps it). */
+  @ApiProperty({
+    type: () => OrderFailureView,
+    nullable: true,
+    description: '`null` unless the order failed; a failed order always has it, also once it has expired',
+  })
+  failure!: OrderFailureView | null;
   /** AI detection orders only: the probability and its evidence, null until processed and for an order that failed. */
   @ApiPropertyOptional({ type: () => AiDetectionResultView, nullable: true, description: 'AI detection orders only; `null` until processed, and for an order that failed (no verdict, whatever its other images gave)' })
   detection?: AiDetectionResultView | null;

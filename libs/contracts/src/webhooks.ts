@@ -230,7 +230,7 @@ export class WebhookEventView {
   attempts!: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 200 })
   lastStatusCode!: number | null;
-  @ApiProperty({ type: 'string', nullable: true, example: 'timeout after 5000 ms' })
+  @ApiProperty({ type: 'string', nullable: true, description: 'why the last attempt failed; `null` before any attempt and after a successful one', example: 'no response within 5000 ms' })
   error!: string | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-23T10:00:00.000Z' })
   createdAt!: string;
@@ -265,7 +265,13 @@ export class WebhookEventRetryView {
   status_code!: number;
   @ApiProperty({ enum: [...WEBHOOK_DELIVERY_STATUSES], example: 'FAILED' })
   status!: WebhookDeliveryStatus;
-  @ApiProperty({ type: 'string', nullable: true, example: 'receiver answered 500' })
+  /** Null when the attempt succeeded (spec 4.16 types it a string and says no more; "no error" has one spelling). */
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'why the attempt failed, or why nothing was sent (an inactive webhook); `null` when it succeeded (`success: true`)',
+    example: 'HTTP 500',
+  })
   error!: string | null;
 }
 

@@ -184,7 +184,7 @@ describe('OpenAPI response schemas and the contract views', () => {
   it('finds a field only on one side, a requirement, a nullability, a kind and a value that differ', () => {
     const changed: SchemaObject = {
       type: 'object',
-      required: ['orderId', 'status', 'processingDelayed', 'expiresAt', 'files', 'outputs', 'reports', 'detection'],
+      required: ['orderId', 'status', 'processingDelayed', 'expiresAt', 'files', 'outputs', 'reports', 'failure', 'detection'],
       properties: {
         ...schemas.WatermarkOrder.properties,
         orderId: { type: 'integer' },

@@ -1,4 +1,4 @@
-import { WatermarkOrderView } from '@cp/contracts';
+import { publicOrderError, WatermarkOrderView } from '@cp/contracts';
 import { Order } from '../domain/order';
 
 /** Spec 2.1, the fields every type shares. `uploadUrls` holds fresh URLs for the files that may still be uploaded. */
@@ -20,5 +20,9 @@ export function toOrderView({ state, files, outputs, reports }: Order, uploadUrl
     // A type with a result summary (extract, spec 2.4) fills it in its `v3View`.
     result: null,
     reports: reports.map((report) => ({ locale: report.locale, status: report.status })),
+    // Every way to `failed` goes through `Order.fail`, which records the code, and the code stays when the order
+    // later expires. A code that is not public, or a failed row without one, is shown as PROCESSING_ERROR, as the
+    // v2 detail and the failed webhook show it: a failed order always says why.
+    failure: state.status === 'failed' || state.failureCode !== null ? publicOrderError(state.failureCode) : null,
   };
 }

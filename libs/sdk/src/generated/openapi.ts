@@ -801,6 +801,19 @@ export interface components {
              */
             status: "queued" | "processing" | "completed" | "failed";
         };
+        /** @description Why the order failed: a public failure code and its fixed guidance (never processor output). */
+        OrderFailure: {
+            /**
+             * @example ORDER_TIMEOUT
+             * @enum {string}
+             */
+            errorCode: "WATERMARK_IMAGE_COLOR_MODE_UNSUPPORTED" | "WATERMARK_FILE_INVALID" | "WATERMARK_PDF_ENCRYPTED" | "WATERMARK_FILE_TOO_LARGE" | "WATERMARK_SOURCE_URL_FAILED" | "ORDER_TIMEOUT" | "PROCESSING_ERROR" | "PROCESSING_TIMEOUT" | "WATERMARK_V2_API_SUNSET" | "AI_DETECTION_FILE_INVALID" | "AI_DETECTION_FILE_TOO_LARGE" | "ANTI_AI_FORMAT_UNSUPPORTED" | "ANTI_AI_OUTPUT_TARGET_EXPIRED" | "ANTI_AI_OUTPUT_TARGET_REFUSED" | "ANTI_AI_OUTPUT_TARGET_UNREACHABLE" | "ANTI_AI_OUTPUT_TARGET_FORBIDDEN";
+            /**
+             * @description fixed Korean guidance for the code (the same text as the v2 detail and the failed webhook)
+             * @example 12시간 안에 파일 업로드가 완료되지 않아 주문이 실패했습니다.
+             */
+            errorMessage: string;
+        };
         AiDetectionProvenanceStep: {
             /** @example urn:c2pa:b8660177-2926-4ce8-ac44-0e781cb080a1 */
             label: string;
@@ -989,6 +1002,8 @@ export interface components {
             /** @description `null` for embed orders and until the result is ready */
             result: (components["schemas"]["ExtractResult"] | null) | null;
             reports: components["schemas"]["OrderReportEntry"][];
+            /** @description `null` unless the order failed; a failed order always has it, also once it has expired */
+            failure: (components["schemas"]["OrderFailure"] | null) | null;
             /** @description AI detection orders only; `null` until processed, and for an order that failed (no verdict, whatever its other images gave) */
             detection?: (components["schemas"]["AiDetectionResult"] | null) | null;
         };
@@ -1096,7 +1111,10 @@ export interface components {
             attempts: number;
             /** @example 200 */
             lastStatusCode: number | null;
-            /** @example timeout after 5000 ms */
+            /**
+             * @description why the last attempt failed; `null` before any attempt and after a successful one
+             * @example no response within 5000 ms
+             */
             error: string | null;
             /**
              * Format: date-time
@@ -1143,7 +1161,10 @@ export interface components {
              * @enum {string}
              */
             status: "PENDING" | "SUCCESS" | "FAILED";
-            /** @example receiver answered 500 */
+            /**
+             * @description why the attempt failed, or why nothing was sent (an inactive webhook); `null` when it succeeded (`success: true`)
+             * @example HTTP 500
+             */
             error: string | null;
         };
         WebhookRetryFailed: {
