@@ -39,7 +39,10 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 const RETRY_AFTER_HEADER = {
-  'Retry-After': { description: 'seconds until the rate-limit window resets', schema: { type: 'integer', example: 12 } },
+  'Retry-After': {
+    description: 'seconds until capacity comes back, so that a request sent then is admitted: for the plan\'s rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old',
+    schema: { type: 'integer', minimum: 1, example: 12 },
+  },
 };
 
 const UNAVAILABLE_RETRY_AFTER_HEADER = {

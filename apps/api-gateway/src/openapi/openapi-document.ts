@@ -66,7 +66,10 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string = 
 const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Limit': { description: "requests per minute of the account's plan (spec 8)", schema: { type: 'integer', example: 300 } },
   'RateLimit-Remaining': { description: 'requests left in the sliding 60-second window (approximate across gateway replicas)', schema: { type: 'integer', example: 297 } },
-  'RateLimit-Reset': { description: 'seconds until the oldest counted request leaves the window', schema: { type: 'integer', example: 58 } },
+  'RateLimit-Reset': {
+    description: 'seconds (1–60) until the oldest counted request leaves the sliding 60-second window, i.e. until capacity comes back; 61 only after the whole plan was granted within one second across replicas',
+    schema: { type: 'integer', minimum: 1, example: 58 },
+  },
   Deprecation: { description: 'the route is deprecated (spec 9; RFC 9745): on every answer of the route, errors included', schema: { type: 'string', enum: ['true'], example: 'true' } },
   Sunset: { description: 'when the route stopped (spec 9.3)', schema: { type: 'string', example: V2_SUNSET_HTTP_DATE } },
   Link: {

@@ -19,4 +19,8 @@ export class RateLimitGrantEntity {
 
   @Column({ type: 'integer' })
   tokens!: number;
+
+  /** When the replica stopped using the lease: the time of the last request it admitted (null while it may be in use). */
+  @Column({ name: 'spent_by', type: 'timestamptz', precision: 3, nullable: true })
+  spentBy!: Date | null;
 }

@@ -65,6 +65,11 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
   });
 
   const account = (): string => String(nextAccount++);
+
+  it('the committed migrations leave nothing for TypeORM to change (the spent_by column as the entity declares it)', async () => {
+    const pending = await sources[0].driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((query) => query.query)).toEqual([]);
+  });
   const sweepAll = () => Promise.all(replicas.map((replica) => replica.sweep(false)));
 
   it('refuses the second burst at the minute boundary (no 2x burst) and gives Retry-After and RateLimit-* values', async () => {
@@ -76,9 +81,11 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     clock.set(new Date('2026-03-01T12:01:00.500Z'));
     const second = await Promise.all(Array.from({ length: 60 }, (_, index) => replicas[index % 2].consume(id, 'free')));
     expect(second.filter((decision) => decision.allowed)).toHaveLength(0);
-    expect(second[0]).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60 });
-    // Capacity comes back once the first burst has left the window (plus the one-second lease margin).
-    clock.set(new Date('2026-03-01T12:02:00.000Z'));
+    // The first burst was admitted at 12:00:59.000 and leaves the window at 12:01:59.000: 58.5 s, said as 59.
+    expect(second[0]).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 59 });
+    clock.set(new Date('2026-03-01T12:01:58.999Z'));
+    expect((await replicas[0].consume(id, 'free')).allowed).toBe(false);
+    clock.set(new Date('2026-03-01T12:01:59.000Z'));
     expect((await replicas[0].consume(id, 'free')).allowed).toBe(true);
   });
 
@@ -120,8 +127,10 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     const admitted: number[] = [];
     let previous: RateLimitDecision | undefined;
     let refusals = 0;
+    const resets: number[] = [];
     for (let request = 0; request < 400; request += 1) {
       const decision = await replicas[Math.floor(next() * 2)].consume(id, 'free');
+      resets.push(decision.resetSeconds);
       if (!decision.allowed) {
         refusals += 1;
         expect(previous?.allowed).toBe(true);
@@ -137,6 +146,53 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     }
     expect(refusals).toBeGreaterThan(3);
     expect(busiestWindow(admitted)).toBeLessThanOrEqual(60);
+    // RateLimit-Reset and Retry-After stay within the 60-second window (client review: they could read 61).
+    expect([Math.min(...resets), Math.max(...resets)]).toEqual([1, 60]);
+  });
+
+  // Client review: RateLimit-Reset read 61 (the window was checked over 61 s from each grant), on the first request
+  // of every quiet account and after any burst; a client reading a 60-second window's headers expects 0–60.
+  it('the first request of a quiet account reads RateLimit-Reset 60, the next ones the time its request has left', async () => {
+    const id = account();
+    const first = await replicas[0].consume(id, 'free');
+    clock.advance(5_000);
+    const second = await replicas[0].consume(id, 'free');
+    clock.advance(20_000);
+    const third = await replicas[1].consume(id, 'free');
+    expect([first, second.resetSeconds, third.resetSeconds]).toEqual([{ allowed: true, limit: 60, remaining: 59, resetSeconds: 60 }, 55, 35]);
+  });
+
+  it.each<[Plan]>([['free'], ['pro']])('%s: the whole plan at once on one replica, then Retry-After of at most 60 that holds: refused a moment before, admitted at it', async (plan) => {
+    const grants = new RateLimitGrantRepository(sources[0]);
+    const take = grants.take.bind(grants);
+    let inFlight = 0;
+    jest.spyOn(grants, 'take').mockImplementation(async (...args) => {
+      inFlight += 1;
+      try {
+        return await take(...args);
+      } finally {
+        inFlight -= 1;
+      }
+    });
+    const replica = new RateLimiterService(grants, clock);
+    const id = account();
+    const limit = PLAN_REQUESTS_PER_MINUTE[plan];
+    const resets: number[] = [];
+    let refusal: RateLimitDecision | undefined;
+    for (let request = 0; request <= limit && refusal === undefined; request += 1) {
+      const decision = await replica.consume(id, plan);
+      resets.push(decision.resetSeconds);
+      if (!decision.allowed) {
+        refusal = decision;
+      }
+      // A prefetch goes on in real time while the clock stands still: let it land.
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect([resets.length, Math.max(...resets), refusal?.resetSeconds]).toEqual([limit + 1, 60, 60]);
+    clock.advance(59_999);
+    expect((await replica.consume(id, plan)).allowed).toBe(false);
+    clock.advance(1);
+    expect((await replica.consume(id, plan)).allowed).toBe(true);
   });
 
   it('a quiet account takes single tokens (nothing to give back); a busy one about one grant a second', async () => {

@@ -16,18 +16,18 @@ class FakeGrants {
     return Promise.resolve();
   }
 
-  take(_accountId: string, limit: number, want: number, _nowMs: number, _spanMs: number, back?: GiveBack): Promise<GrantResult> {
-    if (back) this.apply(back);
+  take(_accountId: string, limit: number, want: number, _nowMs: number, _windowMs: number, _leaseMs: number, backs: GiveBack[] = []): Promise<GrantResult> {
+    for (const item of backs) this.apply(item);
     if (this.failNextTakeAfterCommit) {
       this.failNextTakeAfterCommit = false;
       return Promise.reject(new Error('connection lost'));
     }
     const used = this.counted();
     const granted = Math.min(want, limit - used);
-    if (granted <= 0) return Promise.resolve({ grantId: null, granted: 0, used, oldestMs: 0 });
+    if (granted <= 0) return Promise.resolve({ grantId: null, granted: 0, used, freeAtMs: 0 });
     const grantId = String(this.next++);
     this.rows.set(grantId, granted);
-    return Promise.resolve({ grantId, granted, used: used + granted, oldestMs: 0 });
+    return Promise.resolve({ grantId, granted, used: used + granted, freeAtMs: 0 });
   }
 
   counted(): number {

@@ -26,17 +26,28 @@ interface Lease {
   /** Tokens granted. */
   size: number;
   remaining: number;
-  /** The account's tokens in the span when this lease was granted (the lease included). */
+  /** The account's tokens in the window when this lease was granted (the lease included). */
   used: number;
-  oldestMs: number;
+  /** When the first of the account's other counted grants leaves the window, as PostgreSQL saw it at the grant (null: none). */
+  othersFreeAtMs: number | null;
+  /** Time of the last request this lease admitted (its grant time until one is): recorded when the lease is closed. */
+  lastSpentMs: number;
+}
+
+/** What goes back when a replica stops using a lease: its unused tokens and when its last request was admitted. */
+function closing(lease: Lease): GiveBack {
+  return { grantId: lease.grantId, tokens: lease.remaining, spentByMs: lease.lastSpentMs };
 }
 
 /**
  * Sliding-window limit per account, exact across replicas, without a PostgreSQL write per request.
  * A replica takes a lease of up to one second of the plan's rate, sized by the account's recent traffic, from
  * the shared window in PostgreSQL (`RateLimitGrantRepository.take`) and spends it in memory for at most
- * LEASE_MS; unused tokens are given back. Any admitted request comes from a grant made at most LEASE_MS before it, and every grant is checked
- * against the grants of the last WINDOW_MS + LEASE_MS, so no 60-second span ever holds more than the limit.
+ * LEASE_MS; unused tokens are given back. Any admitted request comes from a grant made at most LEASE_MS before it,
+ * and every grant is checked against each earlier grant whose requests can share a 60-second window with its own:
+ * one whose last request was admitted within WINDOW_MS (known once its replica closed the lease), or, while it may
+ * still be in use, one granted within WINDOW_MS + LEASE_MS. So no 60-second window ever holds more than the limit,
+ * and capacity comes back at most WINDOW_MS after the request that used it (RateLimit-Reset, Retry-After: 1–60).
  * A refusal is remembered until the oldest grant leaves the window (the Retry-After given), so a client
  * hammering while limited costs no database work, and one that waits Retry-After finds capacity.
  * A busy account's next lease is taken in the background before the current one runs out or expires (issue 19:
@@ -83,6 +94,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       const lease = this.leases.get(accountId);
       if (lease && now - lease.grantedAtMs < LEASE_MS && now >= lease.grantedAtMs && lease.remaining > 0) {
         lease.remaining -= 1;
+        lease.lastSpentMs = now;
         if (!this.pending.has(accountId) && isBusy(lease, now)) {
           void this.startRefill(accountId, limit, now, true);
         }
@@ -90,7 +102,8 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
           allowed: true,
           limit,
           remaining: Math.max(0, limit - lease.used + lease.remaining),
-          resetSeconds: secondsUntil(lease.oldestMs + SPAN_MS, now),
+          // The request just admitted leaves the window in WINDOW_MS; an older one of the account may leave sooner.
+          resetSeconds: secondsUntil(Math.min(lease.othersFreeAtMs ?? Number.POSITIVE_INFINITY, now + WINDOW_MS), now),
         };
       }
       const refused = this.refusedUntil.get(accountId);
@@ -113,9 +126,11 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * `ahead`: the current lease stays in use until the new one is granted, and its unused tokens go back then;
-   * a refused prefetch changes nothing. Otherwise the expired or used-up lease is replaced, its unused
-   * tokens given back in the same round trip.
+   * `ahead`: the current lease stays in use until the new one is granted, and is closed then (with the account's
+   * next grant request); a refused prefetch changes nothing. Otherwise the expired or used-up lease is replaced and
+   * closed in the same round trip: its unused tokens go back and the time of its last request is recorded, used up
+   * or not, so that the window (and a refusal's Retry-After) counts its requests 60 s from when they were admitted,
+   * not 61 s from when it was granted.
    */
   private async refill(accountId: string, limit: number, now: number, ahead: boolean): Promise<void> {
     const previous = this.leases.get(accountId);
@@ -124,21 +139,18 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
     }
     const backs = this.returns.get(accountId) ?? [];
     this.returns.delete(accountId);
-    if (!ahead && previous && previous.remaining > 0) {
-      backs.push({ grantId: previous.grantId, tokens: previous.remaining });
+    if (!ahead && previous) {
+      backs.push(closing(previous));
     }
     const want = this.leaseSize(accountId, limit, previous, now, ahead);
-    // The take gives one back in its round trip; more than one go just before it. Nothing is queued again when
-    // either fails: a give-back may have been applied before the error reached us, and applying it twice would
-    // let the account past its plan, where a lost one only counts tokens that were not used (for 61 s at most).
-    if (backs.length > 1) {
-      await this.grants.giveBack(backs.slice(0, -1));
-    }
-    const result = await this.grants.take(accountId, limit, want, now, SPAN_MS, backs.at(-1));
+    // The take closes them all in its round trip. Nothing is queued again when it fails: the closings may have been
+    // applied before the error reached us, and giving tokens back twice would let the account past its plan, where
+    // a lost closing only counts tokens that were not used (for 61 s at most).
+    const result = await this.grants.take(accountId, limit, want, now, WINDOW_MS, LEASE_MS, backs);
     if (result.grantId !== null && result.granted > 0) {
       const replaced = this.leases.get(accountId);
-      if (ahead && replaced && replaced.remaining > 0) {
-        this.queueReturns(accountId, [{ grantId: replaced.grantId, tokens: replaced.remaining }]);
+      if (ahead && replaced) {
+        this.queueReturns(accountId, [closing(replaced)]);
       }
       this.refusedUntil.delete(accountId);
       this.leases.set(accountId, {
@@ -147,11 +159,14 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
         size: result.granted,
         remaining: result.granted,
         used: result.used,
-        oldestMs: result.oldestMs ?? now,
+        othersFreeAtMs: result.freeAtMs,
+        lastSpentMs: now,
       });
     } else if (!ahead) {
-      // Capacity returns when the oldest grant leaves the span (at least a second from now, the header's unit).
-      this.refusedUntil.set(accountId, { untilMs: Math.max((result.oldestMs ?? now) + SPAN_MS, now + 1), used: result.used });
+      // Capacity returns when the first counted grant leaves the window: at most WINDOW_MS after its last request
+      // once its lease is closed (this replica's were, just now), WINDOW_MS + LEASE_MS after its grant while another
+      // replica may still be using it. At least a millisecond from now.
+      this.refusedUntil.set(accountId, { untilMs: Math.max(result.freeAtMs ?? now + LEASE_MS, now + 1), used: result.used });
     }
   }
 
@@ -190,8 +205,10 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
     for (const [accountId, lease] of this.leases) {
       if ((all || now - lease.grantedAtMs >= LEASE_MS || now < lease.grantedAtMs) && !this.pending.has(accountId)) {
         this.leases.delete(accountId);
+        // A used-up lease is not written for: its grant leaves the window within WINDOW_MS + LEASE_MS of its
+        // grant, already past, so no refusal waits more than WINDOW_MS for it.
         if (lease.remaining > 0) {
-          returns.push({ grantId: lease.grantId, tokens: lease.remaining });
+          returns.push(closing(lease));
         }
         this.nextSize.set(accountId, { size: Math.max(1, lease.size - lease.remaining), atMs: now });
       }
@@ -207,7 +224,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       }
     }
     try {
-      await this.grants.giveBack(returns);
+      await this.grants.giveBack(returns, LEASE_MS);
       if (now - this.lastPruneMs >= PRUNE_EVERY_MS) {
         this.lastPruneMs = now;
         await this.grants.pruneBefore(now - 10 * SPAN_MS);

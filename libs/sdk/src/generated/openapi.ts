@@ -1464,7 +1464,7 @@ export interface components {
         "RateLimit-Limit": number;
         /** @description requests left in the sliding 60-second window (approximate across gateway replicas) */
         "RateLimit-Remaining": number;
-        /** @description seconds until the oldest counted request leaves the window */
+        /** @description seconds (1–60) until the oldest counted request leaves the sliding 60-second window, i.e. until capacity comes back; 61 only after the whole plan was granted within one second across replicas */
         "RateLimit-Reset": number;
         /** @description the route is deprecated (spec 9; RFC 9745): on every answer of the route, errors included */
         Deprecation: "true";
@@ -1543,7 +1543,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1651,7 +1651,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1761,7 +1761,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1919,7 +1919,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2010,7 +2010,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2134,7 +2134,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2242,7 +2242,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2366,7 +2366,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2486,7 +2486,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2598,7 +2598,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2722,7 +2722,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2844,7 +2844,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2996,7 +2996,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3105,7 +3105,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3239,7 +3239,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3373,7 +3373,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3513,7 +3513,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3647,7 +3647,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3787,7 +3787,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3929,7 +3929,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4067,7 +4067,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4201,7 +4201,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4298,7 +4298,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4410,7 +4410,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4532,7 +4532,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4640,7 +4640,7 @@ export interface operations {
             /** @description `RATE_LIMIT_EXCEEDED`: per-plan request rate exceeded (wait `Retry-After` seconds), or, creating a test-key order, the account's test orders of the last 24 hours used up (`TEST_ORDERS_PER_DAY`) */
             429: {
                 headers: {
-                    /** @description seconds until the rate-limit window resets */
+                    /** @description seconds until capacity comes back, so that a request sent then is admitted: for the plan's rate the same value as `RateLimit-Reset` (1–60); for the test orders of the day, until the oldest of them is 24 hours old */
                     "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
