@@ -325,7 +325,9 @@ export class ContentProtectionClient {
   private async finished(orderId: string, options: WaitOptions): Promise<WatermarkOrder> {
     const order = await this.waitForOrder(orderId, options);
     if (order.status !== 'complete') {
-      throw new ContentProtectionError('ORDER_FAILED', `order ${orderId} ended ${order.status}`, { orderId });
+      // The order's public failure code, when it failed (an order that expired unfinished has none).
+      const reason = order.failure ? ` (${order.failure.errorCode})` : '';
+      throw new ContentProtectionError('ORDER_FAILED', `order ${orderId} ended ${order.status}${reason}`, { orderId });
     }
     return order;
   }

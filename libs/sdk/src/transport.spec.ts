@@ -114,6 +114,15 @@ describe('transport', () => {
     expect([response.status, baseFetch.mock.calls.length]).toEqual([429, 1]);
   });
 
+  it('an order that ends failed raises ORDER_FAILED with the order\'s public failure code', async () => {
+    const failed = { ...ORDER, status: 'failed', files: [{ fileId: '1', uploadUrl: null }], failure: { errorCode: 'WATERMARK_SOURCE_URL_FAILED', errorMessage: '…' } };
+    const stub = await serve([{ status: 200, body: { data: { ...ORDER, files: [{ fileId: '1', uploadUrl: null }], failure: null } } }, { status: 200, body: { data: failed } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
+    const failure = (await client.protect({ files: [{ url: 'https://images.example.com/a.jpg' }], recipients: ['alice'] }).catch((error: unknown) => error)) as ContentProtectionError;
+    expect([failure.code, failure.message]).toEqual(['ORDER_FAILED', 'order 7 ended failed (WATERMARK_SOURCE_URL_FAILED)']);
+  });
+
   it('reads Retry-After in both forms', () => {
     expect(retryAfterSeconds(new Headers({ 'retry-after': '12' }))).toBe(12);
     expect(retryAfterSeconds(new Headers({ 'retry-after': new Date(Date.UTC(2026, 0, 1, 0, 0, 30)).toUTCString() }), Date.UTC(2026, 0, 1))).toBe(30);
