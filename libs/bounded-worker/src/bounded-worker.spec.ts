@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { BoundedWorker, deadlineFailure } from './bounded-worker';
+import { BoundedWorker, CallUsage, deadlineFailure } from './bounded-worker';
 import { processCpuMillis } from './process-cpu';
 import { WorkerIsolation } from './worker-channel';
 import { isWorkerMachineFailure, WorkerFailure, WorkerFailureCode } from './worker-failure';
@@ -191,6 +191,24 @@ describe('BoundedWorker (process): a call stopped for time is blamed on the inpu
       expect(failure.cpuMillis).toBeGreaterThanOrEqual(300);
       expect(isWorkerMachineFailure(failure)).toBe(false);
       await expect(worker.call({ op: 'echo', value: 'after' })).resolves.toMatchObject({ value: 'after' });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a call given its own CPU budget (a share of a larger one) is held to it, and each started call reports what it used', async () => {
+    // 60 s of deadline, whose share would be 30 s of CPU: the call's own 300 ms ends the spin
+    const worker = make('process', 60_000);
+    const used: CallUsage[] = [];
+    try {
+      const failure = await failureOf(worker.call({ op: 'spin' }, { cpuBudgetMs: 300, onEnd: (usage) => used.push(usage) }));
+      expect(failure.code).toBe(WorkerFailureCode.DEADLINE);
+      expect(failure.message).toContain('past its CPU budget of 300 ms');
+      await worker.call({ op: 'echo', value: 'after' }, { onEnd: (usage) => used.push(usage) });
+      expect(used).toHaveLength(2);
+      expect(used[0].cpuMs).toBeGreaterThanOrEqual(300);
+      expect(used[0].wallMs).toBeGreaterThan(0);
+      expect(used[1].cpuMs).not.toBeNull();
     } finally {
       await worker.close();
     }

@@ -103,9 +103,11 @@ interface Call<TReply> {
   message: object;
   transfer: ArrayBuffer[];
   deadlineMs: number;
+  cpuBudgetMs?: number;
   signal?: AbortSignal;
   onAbort?: () => void;
   onStart?: () => void;
+  onEnd?: (usage: CallUsage) => void;
   resolve: (reply: TReply) => void;
   reject: (error: Error) => void;
 }
@@ -119,6 +121,20 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called when the call leaves the queue and starts, with its deadline: time spent queued is not the call's. */
   onStart?: () => void;
+  /**
+   * Overrides the call's CPU budget (by default its deadline times `cpuShare`): a caller that shares one budget among
+   * several calls (a document's pages) gives each what is left of it.
+   */
+  cpuBudgetMs?: number;
+  /** Called once when a call that started ends (answered or failed), with what it used. */
+  onEnd?: (usage: CallUsage) => void;
+}
+
+/** What a call used, from its start to its end. */
+export interface CallUsage {
+  wallMs: number;
+  /** CPU of the worker process over the call; null when not measured (a thread, no /proc, the process gone). */
+  cpuMs: number | null;
 }
 
 interface Running<TReply> {
@@ -128,6 +144,8 @@ interface Running<TReply> {
   /** The CPU budget's watch (`process` workers where /proc is read). */
   cpuWatch: NodeJS.Timeout | null;
   worker: WorkerChannel;
+  startedAt: number;
+  cpuUsed: () => number | null;
 }
 
 function stopTimers(running: Pick<Running<never>, 'timer' | 'cpuWatch'>): void {
@@ -176,8 +194,10 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
         message: { ...request, id },
         transfer: options.transfer ?? [],
         deadlineMs: options.deadlineMs ?? this.limits.deadlineMs,
+        cpuBudgetMs: options.cpuBudgetMs,
         signal: options.signal,
         onStart: options.onStart,
+        onEnd: options.onEnd,
         resolve,
         reject,
       };
@@ -195,7 +215,10 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const calls = [...(this.running ? [this.running.call] : []), ...this.queue.splice(0)];
-    if (this.running) stopTimers(this.running);
+    if (this.running) {
+      stopTimers(this.running);
+      this.ended(this.running, null);
+    }
     this.running = null;
     for (const call of calls) this.finish(call, new WorkerFailure(WorkerFailureCode.ABORTED, this.options.name, 'the worker was closed'));
     const worker = this.worker;
@@ -219,7 +242,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     worker.ref();
     // What the worker had used before the call (a new one: its start, which is the call's too, as its time is).
     const cpuAtStart = worker.cpuMillis();
-    const cpuBudgetMs = call.deadlineMs * (this.limits.cpuShare ?? WORKER_CPU_SHARE);
+    const cpuBudgetMs = call.cpuBudgetMs ?? call.deadlineMs * (this.limits.cpuShare ?? WORKER_CPU_SHARE);
     const cpuUsed = (): number | null => {
       const now = cpuAtStart === null ? null : worker.cpuMillis();
       return now === null || cpuAtStart === null ? null : now - cpuAtStart;
@@ -234,7 +257,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
       // The deadline's timer (ref'd with the worker) is what keeps the process alive during a call.
       cpuWatch.unref();
     }
-    const running: Running<TReply> = { call, timer, cpuWatch, worker };
+    const running: Running<TReply> = { call, timer, cpuWatch, worker, startedAt: performance.now(), cpuUsed };
     this.running = running;
     call.onStart?.();
     try {
@@ -242,6 +265,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     } catch (error) {
       // A message that cannot be cloned is the caller's mistake, not the worker's: the worker stays.
       stopTimers(running);
+      this.ended(running, null);
       this.running = null;
       this.finish(call, error instanceof Error ? error : new Error(String(error)));
       this.pump();
@@ -272,6 +296,7 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     // Late replies of a call already failed (deadline) come from a worker already replaced.
     if (!running || running.worker !== worker || reply?.id !== running.call.id) return;
     stopTimers(running);
+    this.ended(running, running.cpuUsed());
     this.running = null;
     if ((reply.retire || this.keepsTooMuch(worker)) && this.worker === worker) {
       this.worker = null;
@@ -292,12 +317,19 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     const running = this.running;
     if (running && running.worker === worker) {
       stopTimers(running);
+      // read before the process is stopped (a failure of the deadline's or the CPU watch's carries what it read)
+      this.ended(running, failure.cpuMillis ?? running.cpuUsed());
       this.running = null;
       this.finish(running.call, failure);
     }
     void worker.stop();
     this.pump();
     this.settle();
+  }
+
+  /** Reports what a started call used to its caller (once: the running call is cleared right after). */
+  private ended(running: Running<TReply>, cpuMs: number | null): void {
+    running.call.onEnd?.({ wallMs: performance.now() - running.startedAt, cpuMs });
   }
 
   private abandon(call: Call<TReply>): void {
