@@ -1,5 +1,7 @@
 /* Opening cost of a PDF: the inflation pre-scan (`checkInflation`) and the checked parse (`loadChecked`, pdf-lib with
- * its parse-time budget) on the corpus PDFs, and the pre-scan on a hostile 4 MiB text of unclosed `/Filter [` arrays
+ * its parse-time budget) on the corpus PDFs; where the code has them, what an embed pays for them now: the checked
+ * parse in the renderer's process (`checkedPageCount`: a copy of the bytes sent each run, as each embed sends its file;
+ * the process kept warm) and pdf-lib's parse of the accepted file in the service (`parseAccepted`); and the pre-scan on a hostile 4 MiB text of unclosed `/Filter [` arrays
  * (the security review's probe of a quadratic scan). Best of 5 each.
  * Usage: node -r ./tools/register.js tools/bench-watermark-pdf/prescan.ts [checkout root, default this one]
  * (another root, e.g. a worktree of an older commit, measures that code the same way: before and after).
@@ -16,6 +18,10 @@ interface Row {
   bytes: number;
   checkInflationMs: number;
   loadCheckedMs: number | null;
+  /** In the renderer's process, from the service's call to its answer. */
+  checkedInRendererMs: number | null;
+  /** The service's own parse of an accepted file. */
+  parseAcceptedMs: number | null;
 }
 
 async function bestOf(work: () => Promise<unknown>): Promise<number> {
@@ -37,6 +43,11 @@ async function main(): Promise<void> {
   const { checkInflation } = require(segments('libs', 'watermark-pdf', 'src', 'inflation')) as { checkInflation: (pdf: Uint8Array) => Promise<void> };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { loadChecked } = require(segments('libs', 'watermark-pdf', 'src', 'validate')) as { loadChecked: (pdf: Uint8Array) => Promise<unknown> };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const render = require(segments('libs', 'watermark-pdf', 'src', 'render')) as { checkedPageCount?: (pdf: Uint8Array, maxPages: number) => Promise<number>; closePdfRenderer: () => Promise<void> };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseAccepted } = require(segments('libs', 'watermark-pdf', 'src', 'validate')) as { parseAccepted?: (pdf: Uint8Array) => Promise<unknown> };
+  const { checkedPageCount } = render;
   const files: Array<[string, Buffer, boolean]> = readdirSync(CORPUS)
     .filter((file) => file.endsWith('.pdf'))
     .sort()
@@ -45,12 +56,21 @@ async function main(): Promise<void> {
   files.push(['hostile: 4 MiB of unclosed /Filter [', Buffer.concat([Buffer.from('%PDF-1.7\n', 'latin1'), ...Array<Buffer>(Math.ceil((4 * 1024 * 1024) / unit.length)).fill(unit)]), false]);
   const rows: Row[] = [];
   for (const [file, pdf, parse] of files) {
-    rows.push({ file, bytes: pdf.length, checkInflationMs: await bestOf(() => checkInflation(pdf)), loadCheckedMs: parse ? await bestOf(() => loadChecked(pdf)) : null });
+    rows.push({
+      file,
+      bytes: pdf.length,
+      checkInflationMs: await bestOf(() => checkInflation(pdf)),
+      loadCheckedMs: parse ? await bestOf(() => loadChecked(pdf)) : null,
+      checkedInRendererMs: parse && checkedPageCount ? await bestOf(() => checkedPageCount(Buffer.from(pdf), 500)) : null,
+      parseAcceptedMs: parse && parseAccepted ? await bestOf(() => parseAccepted(pdf)) : null,
+    });
   }
+  await render.closePdfRenderer();
+  const ms = (value: number | null): string => (value === null ? '–' : value.toFixed(1));
   console.log(`root: ${ROOT}`);
-  console.log('| file | bytes | checkInflation ms | loadChecked ms |');
-  console.log('|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.file} | ${row.bytes} | ${row.checkInflationMs.toFixed(1)} | ${row.loadCheckedMs === null ? '–' : row.loadCheckedMs.toFixed(1)} |`);
+  console.log('| file | bytes | checkInflation ms | loadChecked ms | checked in the renderer ms | parseAccepted ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row.file} | ${row.bytes} | ${ms(row.checkInflationMs)} | ${ms(row.loadCheckedMs)} | ${ms(row.checkedInRendererMs)} | ${ms(row.parseAcceptedMs)} |`);
   mkdirSync('bench-results', { recursive: true });
   writeFileSync('bench-results/watermark-pdf-prescan.json', JSON.stringify({ root: ROOT, runs: RUNS, rows }, null, 2));
 }

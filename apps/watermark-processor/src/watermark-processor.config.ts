@@ -52,8 +52,9 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   PDF_MIN_INFLATED_BYTES: number = 64 * 1024 * 1024;
 
   /**
-   * PDF: objects (numbers, names, strings, arrays, dictionaries) pdf-lib may build while it parses one file in this
-   * process, object streams' included; past it the file fails (WATERMARK_FILE_INVALID / unsupported).
+   * PDF: objects (numbers, names, strings, arrays, dictionaries) pdf-lib may build while it parses one file (in the
+   * renderer's process, then again for an accepted file's embed in this one), object streams' included; past it the
+   * file fails (WATERMARK_FILE_INVALID / unsupported).
    */
   @IsInt()
   @Min(10_000)
@@ -73,8 +74,10 @@ export class WatermarkProcessorEnv extends withOutboundEnv(withWorkerEnv(Storage
   PDF_RENDER_DEADLINE_MS: number = 120_000;
 
   /**
-   * PDF: render time of one embed or extraction in all (every batch of pages); past it the file fails like a page past
-   * PDF_RENDER_DEADLINE_MS. Below the embed (15 min) and extract (10 min) job deadlines, which retry the attempt.
+   * PDF: render time of one embed or extraction in all (every call to the renderer); half of it (WORKER_CPU_SHARE) is
+   * the document's CPU budget: past that the file fails like a page past PDF_RENDER_DEADLINE_MS, while the time run
+   * out with the CPU under it is the machine's (the attempt retried). Below the embed (15 min) and extract (10 min) job
+   * deadlines, which retry the attempt.
    */
   @IsInt()
   @Min(1000)

@@ -1,9 +1,9 @@
-import { PDFRef } from 'pdf-lib';
+import { PDFObjectParser, PDFRef } from 'pdf-lib';
 import { constants, deflateSync } from 'node:zlib';
 import { loadWithinBudget } from './bounded-parse';
 import { PdfWatermarkErrorCode } from './errors';
 import { checkInflation, InflationLimits } from './inflation';
-import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, renderPdfPages } from './index';
+import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, embedPdf, extractPdf, renderPdfPages } from './index';
 import { loadChecked } from './validate';
 import { OBJECT_STREAM_HEADER, objectStreamArrayPdf, objectStreamContent, objectStreamPdf, pdfFile, zlibWithEndstreamInside } from '../testing';
 
@@ -96,20 +96,27 @@ describe('names and strings pdf-lib builds while it parses', () => {
   });
 });
 
+const PAGE_OF_STREAM_TEST = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 6 0 R >>\n';
+
+/** A page whose content stream lies inside an object stream. */
+function streamInObjectStreamPdf(): Buffer {
+  const page = PAGE_OF_STREAM_TEST;
+  const data = deflateSync(Buffer.from('0 0 1 rg 10 10 50 50 re f'));
+  const header = `5 0 6 ${page.length} `;
+  const content = Buffer.concat([Buffer.from(header + page + `<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  return pdfFile([
+    { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { n: 2, body: '<< /Type /Pages /Kids [5 0 R] /Count 1 >>' },
+    { n: 4, dictionary: `/Type /ObjStm /N 2 /First ${header.length} /Filter /FlateDecode`, data: deflateSync(content) },
+  ], 7);
+}
+
 describe('a stream inside an object stream (which the format forbids; pdf-lib and pdf.js accept it)', () => {
   it('is refused as DAMAGED while pdf-lib parses (the inflation pre-scan never sees its data: 2.8 KB inflated 1.4 GB in the renderer)', async () => {
-    const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 6 0 R >>\n';
-    const data = deflateSync(Buffer.from('0 0 1 rg 10 10 50 50 re f'));
-    const header = `5 0 6 ${page.length} `;
-    const content = Buffer.concat([Buffer.from(header + page + `<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
-    const pdf = pdfFile([
-      { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
-      { n: 2, body: '<< /Type /Pages /Kids [5 0 R] /Count 1 >>' },
-      { n: 4, dictionary: `/Type /ObjStm /N 2 /First ${header.length} /Filter /FlateDecode`, data: deflateSync(content) },
-    ], 7);
+    const pdf = streamInObjectStreamPdf();
     await expect(loadChecked(pdf)).rejects.toMatchObject({ code: PdfWatermarkErrorCode.DAMAGED });
     // the same objects outside the object stream load
-    await expect(loadChecked(objectStreamPdf(deflateSync(Buffer.from(`${OBJECT_STREAM_HEADER}${page}`, 'latin1')), '/Filter /FlateDecode'))).resolves.toBeDefined();
+    await expect(loadChecked(objectStreamPdf(deflateSync(Buffer.from(`${OBJECT_STREAM_HEADER}${PAGE_OF_STREAM_TEST}`, 'latin1')), '/Filter /FlateDecode'))).resolves.toBeDefined();
   });
 });
 
@@ -166,5 +173,48 @@ describe('valid files the pre-scan lets through (found by a review)', () => {
     await expect(checkInflation(file)).resolves.toBeUndefined();
     await expect(loadChecked(file)).resolves.toBeDefined();
     await expect(renderPdfPages(file, [0], 24)).resolves.toHaveLength(1);
+  });
+});
+
+describe("embed and extract: the checked parse in the renderer's process, not the service's", () => {
+  const key = { secret: 'spec-secret', version: 'v3' as const };
+  /** A blank page carrying an array of `count` numbers, outside any object stream: pdf.js renders it. */
+  const numbersPage = (count: number): Buffer =>
+    pdfFile([
+      { n: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { n: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      { n: 3, body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /X [${'0 '.repeat(count)}] >>` },
+    ]);
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+    configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);
+  });
+
+  afterAll(async () => {
+    await closePdfRenderer();
+  });
+
+  it('refuses a few KB holding millions of objects (RESOURCE_LIMIT / unsupported) without pdf-lib parsing any object here', async () => {
+    // pdf-lib took 1.8 s of the service's event loop and 500 MB to refuse 15 million empty dictionaries
+    const parsed = jest.spyOn(PDFObjectParser.prototype, 'parseObject');
+    const hostile = objectStreamArrayPdf(2_100_000, '<<>>');
+    await expect(embedPdf(hostile, 1n, { key })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(extractPdf(hostile, hostile, { key })).resolves.toMatchObject({ status: 'unsupported' });
+    expect(parsed).not.toHaveBeenCalled();
+    // an accepted file is parsed here for the embed's changes (the spy sees this process's parses)
+    await expect(embedPdf(numbersPage(1_000), 1n, { key })).resolves.toBeInstanceOf(Buffer);
+    expect(parsed).toHaveBeenCalled();
+  });
+
+  it("holds the renderer's parse to the service's configured limits, and answers each refusal with the file's code", async () => {
+    configurePdfResources({ parse: { maxObjects: 20_000 } });
+    await expect(embedPdf(numbersPage(30_000), 1n, { key })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
+    await expect(embedPdf(numbersPage(10_000), 1n, { key })).resolves.toBeInstanceOf(Buffer);
+    // a stream inside an object stream: DAMAGED, as in this process
+    await expect(embedPdf(streamInObjectStreamPdf(), 1n, { key })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.DAMAGED });
+    await expect(embedPdf(Buffer.from('no pdf here'), 1n, { key })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.NOT_PDF });
+    const truncated = objectStreamArrayPdf(10);
+    await expect(embedPdf(truncated.subarray(0, truncated.length - 40), 1n, { key })).rejects.toMatchObject({ code: PdfWatermarkErrorCode.DAMAGED });
   });
 });

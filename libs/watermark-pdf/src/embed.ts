@@ -2,9 +2,9 @@ import { PDFDocument, PDFRawStream, PDFRef } from 'pdf-lib';
 import { embedImage, flatMarkField, planMark, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
 import { decodeRgb, deflateBits, deflatePredicted, Rgb, rgbaToRgb, rgbToPng } from './raster';
-import { isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, RenderError, renderPages } from './render';
+import { checkedPageCount, isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, RenderError, renderPages } from './render';
 import { PdfEmbedOptions } from './types';
-import { DEFAULT_MAX_PAGES, loadChecked } from './validate';
+import { DEFAULT_MAX_PAGES, looksLikePdf, parseAccepted } from './validate';
 
 /** Resolution of the page renderings that carry the mark (also the reference resolution of extraction). */
 export const MARK_DPI = 150;
@@ -220,8 +220,9 @@ function sharedOverlay(width: number, height: number, payload: bigint, key: Wate
   return { width: ow, height: oh, sign: new Uint8Array(field.length), alpha, gain };
 }
 
-/** A rendering failure as the file's fault (a PdfWatermarkError), or as it is when the renderer is to blame (retried). */
+/** A failure of the renderer's process (checked parse or rendering) as the file's fault (a PdfWatermarkError), or as it is when the renderer is to blame (retried). */
 function renderFailure(err: unknown): Error {
+  if (err instanceof PdfWatermarkError) return err;
   if (err instanceof RenderError && err.password) {
     return new PdfWatermarkError(PdfWatermarkErrorCode.ENCRYPTED, 'PDF is encrypted');
   }
@@ -238,9 +239,16 @@ function renderFailure(err: unknown): Error {
  * Throws PdfWatermarkError (NOT_PDF, ENCRYPTED, DAMAGED, TOO_MANY_PAGES, PAGE_NOT_MARKABLE).
  */
 export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOptions): Promise<Buffer> {
-  const doc = await loadChecked(pdf, options.maxPages ?? DEFAULT_MAX_PAGES);
-  const count = doc.getPageCount();
+  if (!looksLikePdf(pdf)) throw new PdfWatermarkError(PdfWatermarkErrorCode.NOT_PDF, 'input is not a PDF');
   const budget = new RenderBudget();
+  let count: number;
+  try {
+    // the checks and pdf-lib's bounded parse in the renderer's process: a hostile file is refused there
+    count = await checkedPageCount(pdf, options.maxPages ?? DEFAULT_MAX_PAGES, options.signal, budget);
+  } catch (err) {
+    throw renderFailure(err);
+  }
+  let doc: PDFDocument | undefined;
   const shared = new Map<string, PDFRef>();
   const own: number[] = [];
   for (let start = 0; start < count; start += PREVIEW_BATCH) {
@@ -248,7 +256,13 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
     for (let i = start; i < Math.min(count, start + PREVIEW_BATCH); i++) indices.push(i);
     let previews: RenderedPage[];
     try {
-      previews = await renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS, options.signal, budget);
+      const rendering = renderPages(pdf, indices, PREVIEW_DPI, MAX_PAGE_PIXELS, options.signal, budget);
+      // pdf-lib's parse of the accepted file here while the renderer's process draws the first previews
+      doc ??= await parseAccepted(pdf).catch(async (err: unknown) => {
+        await rendering.catch(() => undefined);
+        throw err;
+      });
+      previews = await rendering;
     } catch (err) {
       throw renderFailure(err);
     }
@@ -267,6 +281,8 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
       placeOverlay(doc, p.index, ref, g.width, g.height, g.transform);
     }
   }
+  // parsed with the first batch of previews (the check refuses a file without pages)
+  const parsed = doc ?? (await parseAccepted(pdf));
   // dark pages (slides, photos): an overlay fitted to the page's own rendering, which may also lighten
   for (let start = 0; start < own.length; start += PAGES_PER_BATCH) {
     let rendered: RenderedPage[];
@@ -288,9 +304,9 @@ export async function embedPdf(pdf: Buffer, payload: bigint, options: PdfEmbedOp
         throw err;
       }
       const ov = buildOverlay(orig, marked, OVERLAY_DOWNSAMPLE);
-      placeOverlay(doc, r.index, overlayXObject(doc, ov), ov.width * OVERLAY_DOWNSAMPLE, ov.height * OVERLAY_DOWNSAMPLE, r.transform);
+      placeOverlay(parsed, r.index, overlayXObject(parsed, ov), ov.width * OVERLAY_DOWNSAMPLE, ov.height * OVERLAY_DOWNSAMPLE, r.transform);
     }
   }
-  const bytes = await doc.save({ useObjectStreams: true, updateFieldAppearances: false, addDefaultPage: false });
+  const bytes = await parsed.save({ useObjectStreams: true, updateFieldAppearances: false, addDefaultPage: false });
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -4,9 +4,9 @@ import { DECODING_ATTEMPTS, DetectionEvidence, DetectionStatus, extractImage, FA
 import { MARK_DPI, MAX_PAGE_PIXELS } from './embed';
 import { Gray, grayFromRgb, locateCapture, Location, prepareReference, pyramid, resample } from './locate';
 import { paste, resizeRgb, Rgb, rgbaToRgb, rgbToPng, decodeRgb } from './raster';
-import { isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, renderPages } from './render';
+import { checkedPageCount, isRendererFailure, isRenderOverLimit, RenderBudget, RenderedPage, renderPages } from './render';
 import { PdfExtractOptions, PdfExtractResult } from './types';
-import { DEFAULT_MAX_PAGES, loadChecked, looksLikePdf } from './validate';
+import { DEFAULT_MAX_PAGES, looksLikePdf } from './validate';
 
 /** Largest capture accepted (pixels). */
 export const MAX_CAPTURE_PIXELS = 60_000_000;
@@ -49,8 +49,9 @@ async function cachedRefs(pdf: Buffer, maxPages: number, budget: RenderBudget, s
     refCache.set(id, hit);
     return hit;
   }
-  const doc = await loadChecked(pdf, maxPages);
-  const entry = { refs: await renderRefs(pdf, doc.getPageCount(), budget, signal) };
+  // the checked parse in the renderer's process (only the page count is needed here: no parse in this one)
+  const count = await checkedPageCount(pdf, maxPages, signal, budget);
+  const entry = { refs: await renderRefs(pdf, count, budget, signal) };
   refCache.set(id, entry);
   while (refCache.size > REF_CACHE_SIZE) refCache.delete(refCache.keys().next().value as string);
   return entry;
@@ -156,8 +157,10 @@ function pageSimilarity(a: RefPage, b: RefPage): number {
 async function extractFromPdf(inspected: Buffer, refs: RefPage[], engine: Engine, maxPages: number, budget: RenderBudget, signal?: AbortSignal): Promise<PdfExtractResult> {
   let count: number;
   try {
-    count = (await loadChecked(inspected, maxPages)).getPageCount();
-  } catch {
+    count = await checkedPageCount(inspected, maxPages, signal, budget);
+  } catch (err) {
+    // the renderer's own failure says nothing about the file: the job tries again
+    if (isRendererFailure(err)) throw err;
     return { status: 'unsupported', confidence: 0, capturedFromImage: false };
   }
   let pages: RefPage[];

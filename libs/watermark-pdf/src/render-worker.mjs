@@ -10,8 +10,16 @@
 //              view: number[4], rotate: number }] }
 //         | { id, ok: false, error: { name, message, password: boolean } }
 //           { id, op: 'info', data } -> { id, ok: true, numPages, pages: [{ index, view, rotate }] }
+//           { id, op: 'check', docId, data?, maxPages, limits: { inflation, parse } }
+//        -> { id, ok: true, numPages } | { id, ok: false, refusal: { code, message } } (a PdfWatermarkError's)
+// `check` is the library's checked parse (validate.ts: structure, inflation, pdf-lib within its object and byte
+// budgets, encryption, page count, JPEG 2000 sizes), here rather than in the service: refusing a hostile file takes
+// pdf-lib seconds of one thread and hundreds of MB, which in the service held its event loop (health checks, NATS
+// heartbeats, other jobs) for as long.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 // the same relative place in the sources and in dist/ (tools/build.mjs copies every .mjs)
 import { workerPort } from '../../bounded-worker/src/worker-port.mjs';
 
@@ -22,6 +30,38 @@ const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
 const standardFontDataUrl = join(pdfjsRoot, 'standard_fonts') + '/';
 const cMapUrl = join(pdfjsRoot, 'cmaps') + '/';
 const wasmUrl = join(pdfjsRoot, 'wasm') + '/';
+
+const here = dirname(fileURLToPath(import.meta.url));
+let validation = null;
+/**
+ * The library's validate module: compiled beside this file in dist/ (tools/build.mjs), TypeScript in the sources
+ * (services run there under tools/register.js, tests under Jest; a forked child has neither: the same hook is loaded
+ * here, once, when a first file is checked).
+ */
+function validationModule() {
+  if (validation) return validation;
+  const compiled = join(here, 'validate.js');
+  if (existsSync(compiled)) {
+    validation = { ...require(compiled), ...require(join(here, 'limits.js')), ...require(join(here, 'errors.js')) };
+  } else {
+    require(join(here, '../../../tools/register.js'));
+    validation = { ...require(join(here, 'validate.ts')), ...require(join(here, 'limits.ts')), ...require(join(here, 'errors.ts')) };
+  }
+  return validation;
+}
+
+async function check(msg, bytes) {
+  const { configurePdfResources, loadChecked, PdfWatermarkError } = validationModule();
+  // the service's limits (its configuration), not this process's defaults
+  configurePdfResources({ inflation: msg.limits.inflation, parse: msg.limits.parse });
+  try {
+    const doc = await loadChecked(bytes, msg.maxPages);
+    return { ok: true, numPages: doc.getPageCount() };
+  } catch (err) {
+    if (err instanceof PdfWatermarkError) return { ok: false, refusal: { code: err.code, message: err.message } };
+    throw err;
+  }
+}
 
 let pdfjsPromise = null;
 function pdfjs() {
@@ -133,6 +173,10 @@ port.onMessage(async (msg) => {
     return;
   }
   try {
+    if (msg.op === 'check') {
+      port.post({ id: msg.id, ...(await check(msg, bytes)) });
+      return;
+    }
     const result = msg.op === 'render' ? await render(msg, bytes) : msg.op === 'text' ? await text(msg, bytes) : await info(msg, bytes);
     const transfer = msg.op === 'render' ? result.pages.map((p) => p.rgba.buffer) : [];
     port.post({ id: msg.id, ok: true, ...result }, transfer);

@@ -1,7 +1,8 @@
-import { BoundedWorker, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
+import { BoundedWorker, CallUsage, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { join } from 'node:path';
-import { checkInflation } from './inflation';
-import { onPdfResourceLimits, pdfResourceLimits } from './limits';
+import { PdfWatermarkError, PdfWatermarkErrorCode } from './errors';
+import { checkInflation, InflationLimits } from './inflation';
+import { onPdfResourceLimits, pdfResourceLimits, PdfResourceLimits } from './limits';
 
 /** One rendered page: RGBA pixels, top-left origin, plus pdf.js's user-space -> device-pixel transform. */
 export interface RenderedPage {
@@ -42,9 +43,15 @@ interface WorkerReply {
   pages?: unknown[];
   text?: string[];
   error?: { name: string; message: string; password: boolean };
+  /** `check`: the file's refusal by the checked parse (a PdfWatermarkError's code and message). */
+  refusal?: { code: PdfWatermarkErrorCode; message: string };
 }
 
-type Operation = { op: 'render'; pages: number[]; dpi: number; maxPixels: number } | { op: 'info' } | { op: 'text' };
+type Operation =
+  | { op: 'render'; pages: number[]; dpi: number; maxPixels: number }
+  | { op: 'info' }
+  | { op: 'text' }
+  | { op: 'check'; maxPages: number; limits: { inflation: InflationLimits; parse: PdfResourceLimits['parse'] } };
 type Request = Operation & { docId: number; data?: Uint8Array };
 
 // A plain ES module loaded by path: the same file runs under ts-node, Jest and the build (copied to dist/).
@@ -83,27 +90,54 @@ const documentIds = new WeakMap<Uint8Array, number>();
 let nextDocumentId = 1;
 
 /**
- * The render time one embed or extraction may still spend (`documentBudgetMs`), shared by all its calls: each call's
- * deadline is the shorter of `deadlineMs` and what is left. A file of many pages, each under the per-call deadline,
- * kept the renderer busy past the job's own deadline, which abandons the attempt as the renderer's trouble and retries
- * it: four times the job's deadline of the processor's slot, for a file that was refunded in the end.
+ * The render time one embed or extraction may still spend (`documentBudgetMs`), shared by all its calls. A file of
+ * many pages, each under the per-call deadline, kept the renderer busy past the job's own deadline, which abandons the
+ * attempt as the renderer's trouble and retries it: four times the job's deadline of the processor's slot, for a file
+ * that was refunded in the end. As for one call (`deadlineFailure` of @cp/bounded-worker), the file is blamed by the
+ * CPU its calls used, not by the time they took: `cpuShare` of the budget is the document's CPU budget, past which the
+ * file is refused (DEADLINE); the budget itself is wall time, and reached with the CPU under its budget the renderer
+ * waited for the machine (STARVED: the job is retried, the file not refused). Counted as wall time before, so an
+ * overloaded machine refused a legitimate large PDF as the file's fault.
  */
 export class RenderBudget {
-  private spentMs = 0;
+  private wallMs = 0;
+  private cpuMs = 0;
 
-  constructor(private readonly totalMs: number = pdfResourceLimits().render.documentBudgetMs) {}
+  constructor(
+    private readonly totalMs: number = pdfResourceLimits().render.documentBudgetMs,
+    private readonly cpuShare: number = pdfResourceLimits().render.cpuShare,
+  ) {}
 
-  /** The deadline of the next call, or a WorkerFailure (DEADLINE: the file's doing) when nothing is left. */
-  nextDeadlineMs(perCallMs: number): number {
-    const left = this.totalMs - this.spentMs;
-    if (left <= 0) {
-      throw new WorkerFailure(WorkerFailureCode.DEADLINE, 'pdf-render', `the document's pages took longer than ${this.totalMs} ms in all`);
-    }
-    return Math.min(perCallMs, left);
+  private get cpuBudgetMs(): number {
+    return this.totalMs * this.cpuShare;
   }
 
-  spend(ms: number): void {
-    this.spentMs += ms;
+  /**
+   * The next call's deadline (the shorter of `perCallMs` and the wall time left) and CPU budget (the shorter of its own
+   * and the CPU left), or a WorkerFailure when nothing is left: DEADLINE (the file's doing) when its CPU is spent,
+   * STARVED (the machine's) when only its time is.
+   */
+  nextCall(perCallMs: number, perCallCpuShare: number): { deadlineMs: number; cpuBudgetMs: number } {
+    const cpuLeft = this.cpuBudgetMs - this.cpuMs;
+    if (cpuLeft <= 0) {
+      throw new WorkerFailure(WorkerFailureCode.DEADLINE, 'pdf-render', `the document's pages used more than ${Math.round(this.cpuBudgetMs)} ms of CPU in all`, this.cpuMs);
+    }
+    const wallLeft = this.totalMs - this.wallMs;
+    if (wallLeft <= 0) {
+      throw new WorkerFailure(
+        WorkerFailureCode.STARVED,
+        'pdf-render',
+        `the document's pages took longer than ${this.totalMs} ms in all having used ${Math.round(this.cpuMs)} ms of CPU (budget ${Math.round(this.cpuBudgetMs)} ms): they waited to be run`,
+        this.cpuMs,
+      );
+    }
+    return { deadlineMs: Math.min(perCallMs, wallLeft), cpuBudgetMs: Math.min(perCallMs * perCallCpuShare, cpuLeft) };
+  }
+
+  /** What one call used; its wall time stands for its CPU when that was not measured (a thread, no /proc). */
+  spend(usage: CallUsage): void {
+    this.wallMs += usage.wallMs;
+    this.cpuMs += usage.cpuMs ?? usage.wallMs;
   }
 }
 
@@ -118,14 +152,8 @@ async function callFor(pdf: Uint8Array, operation: Operation, signal?: AbortSign
       return renderer.call(request, { signal });
     }
     // Counted from the call's start, not its place in the queue: another document's renders are not this one's.
-    let started: number | undefined;
-    try {
-      return await renderer.call(request, { signal, deadlineMs: budget.nextDeadlineMs(pdfResourceLimits().render.deadlineMs), onStart: () => (started = performance.now()) });
-    } finally {
-      if (started !== undefined) {
-        budget.spend(performance.now() - started);
-      }
-    }
+    const { deadlineMs, cpuShare } = pdfResourceLimits().render;
+    return renderer.call(request, { signal, ...budget.nextCall(deadlineMs, cpuShare), onEnd: (usage) => budget.spend(usage) });
   };
   // every call starts with at least half the resident limit free: a worker that kept more after a call is replaced
   const reply = await call({ ...operation, docId });
@@ -172,6 +200,21 @@ function unwrap(reply: WorkerReply): WorkerReply {
 export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number, maxPixels: number, signal?: AbortSignal, budget?: RenderBudget): Promise<RenderedPage[]> {
   const reply = unwrap(await callFor(pdf, { op: 'render', pages, dpi, maxPixels }, signal, budget));
   return (reply.pages ?? []) as RenderedPage[];
+}
+
+/**
+ * The page count of a PDF after the library's checked parse (`loadChecked`: structure, inflation, pdf-lib within its
+ * object and byte budgets, encryption, `maxPages`, JPEG 2000 sizes), run in the renderer's process under its heap,
+ * resident memory and CPU budget, not in the caller's: a 59 KB file of 15 million empty dictionaries took pdf-lib
+ * 1.8 s and 500 MB to refuse, all that time on the service's event loop. Rejects with the file's PdfWatermarkError,
+ * or with the call's WorkerFailure (`isRenderOverLimit`: the file's; `isRendererFailure`: the machine's). The bytes
+ * stay with the renderer for the renders of the same buffer that follow.
+ */
+export async function checkedPageCount(pdf: Uint8Array, maxPages: number, signal?: AbortSignal, budget?: RenderBudget): Promise<number> {
+  const { inflation, parse } = pdfResourceLimits();
+  const reply = await callFor(pdf, { op: 'check', maxPages, limits: { inflation, parse } }, signal, budget);
+  if (reply.refusal) throw new PdfWatermarkError(reply.refusal.code, reply.refusal.message);
+  return unwrap(reply).numPages ?? 0;
 }
 
 export async function pdfGeometry(pdf: Uint8Array): Promise<{ numPages: number; pages: PageGeometry[] }> {

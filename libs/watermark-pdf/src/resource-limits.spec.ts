@@ -195,6 +195,49 @@ describe('renderer limits', () => {
     await expect(embedPdf(original, 1n, { key: KEY })).resolves.toBeInstanceOf(Buffer);
   });
 
+  it('a document budget counts its calls\' CPU: spent in CPU it is the file\'s (DEADLINE), in wall time with the CPU under it the machine\'s (STARVED)', () => {
+    const thrown = (budget: RenderBudget): unknown => {
+      try {
+        return budget.nextCall(60_000, 0.5);
+      } catch (error) {
+        return error;
+      }
+    };
+    // 1 s of wall time, 500 ms of CPU
+    const busy = new RenderBudget(1000, 0.5);
+    busy.spend({ wallMs: 600, cpuMs: 550 });
+    expect(thrown(busy)).toMatchObject({ code: WorkerFailureCode.DEADLINE });
+    expect(isRendererFailure(thrown(busy))).toBe(false);
+    const waited = new RenderBudget(1000, 0.5);
+    waited.spend({ wallMs: 1200, cpuMs: 40 });
+    expect(thrown(waited)).toMatchObject({ code: WorkerFailureCode.STARVED });
+    expect(isRendererFailure(thrown(waited))).toBe(true);
+    // what is left: the wall time for the deadline, the CPU for the call's CPU budget; unmeasured CPU counts as wall
+    const left = new RenderBudget(1000, 0.5);
+    left.spend({ wallMs: 300, cpuMs: 200 });
+    expect(left.nextCall(60_000, 0.5)).toEqual({ deadlineMs: 700, cpuBudgetMs: 300 });
+    left.spend({ wallMs: 350, cpuMs: null });
+    expect(thrown(left)).toMatchObject({ code: WorkerFailureCode.DEADLINE });
+  });
+
+  it('a document whose renderer was paused through most of its budget is the machine\'s (STARVED: thrown, to retry the job), not the file refused', async () => {
+    // a new renderer (closing stops the idle one), paused (SIGSTOP) as it starts its first call, resumed after 2.5 s of
+    // its document budget of 4 s (2 s of CPU): the calls that follow run out the wall time, never the CPU
+    await closePdfRenderer();
+    const budget = new RenderBudget(4000, 0.5);
+    const pages = (async () => {
+      for (let calls = 0; calls < 10_000; calls += 1) await renderPages(original, [0], 40, 60_000_000, undefined, budget);
+    })();
+    const settled = errorOf(pages);
+    const pid = await pauseChildRunning('/render-worker.mjs');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    process.kill(pid, 'SIGCONT');
+    const spent = await settled;
+    expect(spent).toBeInstanceOf(WorkerFailure);
+    expect((spent as WorkerFailure).code).toBe(WorkerFailureCode.STARVED);
+    expect(isRendererFailure(spent)).toBe(true);
+  });
+
   it('a page whose image decodes past the renderer’s resident memory fails the file with RESOURCE_LIMIT; the next call works', async () => {
     // Attack review: a small PDF holding a large flat JPEG (16000 × 16000 in 1.5 MB) took a 40-dpi render to 3.2 GB,
     // in arrays the heap limit does not see. Here a 6000 × 6000 one (about 450 MB decoded) under a 300 MiB limit.

@@ -67,3 +67,18 @@ export async function loadChecked(pdf: Uint8Array, maxPages: number = DEFAULT_MA
   checkJpxImages(doc, pdf.length, limits);
   return doc;
 }
+
+/**
+ * pdf-lib's document of a file the renderer's process already accepted (`checkedPageCount` of render.ts), for the
+ * changes an embed writes: parsed again here, within the same budgets (a guard, not the check), without the checks
+ * repeated. What the check refuses never reaches this parse, so it costs the service what an accepted file costs.
+ */
+export async function parseAccepted(pdf: Uint8Array): Promise<PDFDocument> {
+  const { inflation: limits, parse } = pdfResourceLimits();
+  try {
+    return await loadWithinBudget(pdf, limits, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true }, parse);
+  } catch (err) {
+    if (err instanceof PdfWatermarkError) throw err;
+    throw new PdfWatermarkError(PdfWatermarkErrorCode.DAMAGED, `PDF cannot be parsed: ${(err as Error).message}`);
+  }
+}
