@@ -3,12 +3,35 @@ import { ObjectStorage } from '@cp/storage';
 import { configurePdfResources, renderPdfPages } from '@cp/watermark-pdf';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import sharp, { Metadata } from 'sharp';
 import { FileEvidence } from '../rendering/report-document';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 
 const THUMBNAIL_BOX = { width: 450, height: 300 };
 const THUMBNAIL_MAX_PIXELS = 100_000_000;
+/**
+ * What a preview's decoder may hold at once, in bytes. A baseline JPEG or a plain PNG is decoded a few rows at a time
+ * (a 100-megapixel PNG previewed with 16 MB), but an interlaced PNG is decoded whole and a progressive JPEG keeps all
+ * its coefficients: a 300 KB interlaced 16-bit PNG of 25 megapixels took 212 MB of the service's memory, one at the
+ * pixel limit would take 800 MB (the pod's limit is 1.5 GiB, its children's included). Such a file gets no preview.
+ */
+export const THUMBNAIL_MAX_HELD_BYTES = 192 * 1024 * 1024;
+
+/**
+ * The bytes a preview of this image holds at once, from its header: none beyond a few rows for a baseline JPEG or a
+ * plain PNG; a progressive JPEG's 16-bit coefficients (chroma at its subsampling); any other image decoded whole.
+ */
+export function thumbnailHeldBytes(meta: Metadata): number {
+  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  const progressive = meta.isProgressive === true;
+  if ((meta.format === 'jpeg' || meta.format === 'png') && !progressive) return 0;
+  if (meta.format === 'jpeg') {
+    const planes = meta.chromaSubsampling?.startsWith('4:2:0') ? 1.5 : meta.chromaSubsampling?.startsWith('4:2:2') ? 2 : (meta.channels ?? 3);
+    return pixels * planes * 2;
+  }
+  const sampleBytes = meta.depth === 'ushort' || meta.depth === 'short' ? 2 : meta.depth === 'float' || meta.depth === 'uint' || meta.depth === 'int' ? 4 : meta.depth === 'double' ? 8 : 1;
+  return pixels * (meta.channels ?? 4) * sampleBytes;
+}
 /**
  * Heap of the pdf.js process that draws a report's preview: one first page at low resolution needs far less than
  * the processor's full renders, and the service's own memory limit (768 MiB in the chart) must hold both.
@@ -78,7 +101,12 @@ export class FileEvidenceReader {
     return this.thumbnail(await this.storage.getBuffer(ref.bucket, ref.key, this.settings.thumbnailMaxBytes), ref.key);
   }
 
-  /** A preview is a courtesy: a format sharp cannot read (BMP) or a broken file just has none. */
+  /**
+   * A preview is a courtesy: a format sharp cannot read (BMP), a broken or truncated file, one that is no image
+   * whatever its name says, one past the pixel limit or whose decoding would hold more than THUMBNAIL_MAX_HELD_BYTES
+   * just has none (the report prints "No preview available" in its place). Decoded by sharp's threads: the service's
+   * event loop only waits.
+   */
   private async thumbnail(bytes: Buffer, key: string): Promise<Buffer | null> {
     try {
       if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
@@ -87,6 +115,13 @@ export class FileEvidenceReader {
           .resize({ ...THUMBNAIL_BOX, fit: 'inside' })
           .png()
           .toBuffer();
+      }
+      // the header only: the pixel limit and what decoding would hold are known before any pixel is decoded
+      const meta = await sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_PIXELS, page: 0 }).metadata();
+      const held = thumbnailHeldBytes(meta);
+      if (held > THUMBNAIL_MAX_HELD_BYTES) {
+        this.logger.warn({ key: loggedObjectKey(key), width: meta.width, height: meta.height, format: meta.format, held }, 'no thumbnail: decoding this file would hold too much memory');
+        return null;
       }
       return await sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_PIXELS, page: 0 })
         .rotate()

@@ -152,6 +152,13 @@ describe('report document', () => {
     expect(content).not.toContain('Several recipients');
   });
 
+  it('prints a file whose preview was omitted (unreadable, a bomb, past the memory limit) with a visible note in place of its picture, the report rendered in full', async () => {
+    const content = await text(data('en-US'));
+    // both files here have no preview: the note in place of each picture, the report rendered in full
+    expect(content.split('No preview available')).toHaveLength(3);
+    expect(content).toContain('b'.repeat(64).slice(0, 16));
+  });
+
   it('withholds the watermark text when the caller may not see it, and marks test orders', async () => {
     const content = await text(data('en-US', { watermarkText: null, mode: 'test', original: { role: 'original', fileName: 'a.png', size: null, sha256: null, thumbnailPng: null, replaced: false } }));
     expect(content).toContain('Not disclosed');
