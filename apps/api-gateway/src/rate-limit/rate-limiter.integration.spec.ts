@@ -195,6 +195,29 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     expect((await replica.consume(id, plan)).allowed).toBe(true);
   });
 
+  // Review: closing a lease can bring the first counted grant's end a second closer (61 s from its grant while it may be
+  // in use, 60 s from its last request once closed), so a refusal another replica remembered from before the closing
+  // outlived the Retry-After this one then gave.
+  it('a client that waits the Retry-After of one replica is admitted by the other, which refused it earlier', async () => {
+    const [a, b] = replicas;
+    const id = account();
+    // Replica a admits one request and keeps its used-up lease open; two seconds later b admits the rest of the plan.
+    expect((await a.consume(id, 'free')).allowed).toBe(true);
+    clock.advance(2_000);
+    for (let request = 0; request < 59; request += 1) {
+      expect((await b.consume(id, 'free')).allowed).toBe(true);
+    }
+    clock.advance(100);
+    // b refuses while a's lease may still be in use: its grant counts 61 s.
+    expect((await b.consume(id, 'free')).allowed).toBe(false);
+    clock.advance(100);
+    // a closes its lease (its request was admitted 2.2 s ago) and refuses: its request leaves the window in 57.8 s.
+    const refusal = await a.consume(id, 'free');
+    expect([refusal.allowed, refusal.resetSeconds]).toEqual([false, 58]);
+    clock.advance(refusal.resetSeconds * 1000);
+    expect((await b.consume(id, 'free')).allowed).toBe(true);
+  });
+
   it('a quiet account takes single tokens (nothing to give back); a busy one about one grant a second', async () => {
     const grants = new RateLimitGrantRepository(sources[0]);
     const take = jest.spyOn(grants, 'take');

@@ -48,8 +48,9 @@ function closing(lease: Lease): GiveBack {
  * one whose last request was admitted within WINDOW_MS (known once its replica closed the lease), or, while it may
  * still be in use, one granted within WINDOW_MS + LEASE_MS. So no 60-second window ever holds more than the limit,
  * and capacity comes back at most WINDOW_MS after the request that used it (RateLimit-Reset, Retry-After: 1–60).
- * A refusal is remembered until the oldest grant leaves the window (the Retry-After given), so a client
- * hammering while limited costs no database work, and one that waits Retry-After finds capacity.
+ * A refusal is remembered until a second before the oldest grant leaves the window (the Retry-After given), so a
+ * client hammering while limited costs no database work but in that last second, and one that waits Retry-After
+ * finds capacity, whichever replica told it.
  * A busy account's next lease is taken in the background before the current one runs out or expires (issue 19:
  * about one request in ten waited for a grant's round trip, most of the read path's p99); the current lease's
  * unused tokens go back once the next one is in, so the overlap only ever counts more tokens, never fewer.
@@ -58,7 +59,13 @@ function closing(lease: Lease): GiveBack {
 export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RateLimiterService.name);
   private readonly leases = new Map<string, Lease>();
-  private readonly refusedUntil = new Map<string, { untilMs: number; used: number }>();
+  /**
+   * Refusals remembered per account: `untilMs`, when capacity comes back as PostgreSQL said (the Retry-After);
+   * `recheckMs`, until when that answer is sure to hold. Another replica closing a lease that may still have been in
+   * use brings its grant's end up to LEASE_MS closer (61 s from its grant, then 60 s from its last request), and a
+   * client told that earlier time there must not be refused here from memory (review: it was).
+   */
+  private readonly refusedUntil = new Map<string, { untilMs: number; recheckMs: number; used: number }>();
   private readonly pending = new Map<string, Promise<void>>();
   /** Lease size to ask for next, per account, from how much the last lease was used (1 for an account seen seldom). */
   private readonly nextSize = new Map<string, { size: number; atMs: number }>();
@@ -107,7 +114,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
         };
       }
       const refused = this.refusedUntil.get(accountId);
-      if (refused && now < refused.untilMs) {
+      if (refused && now < refused.recheckMs) {
         return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntil(refused.untilMs, now) };
       }
       // One grant request per account and replica at a time; concurrent requests wait for it and retry.
@@ -165,8 +172,10 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
     } else if (!ahead) {
       // Capacity returns when the first counted grant leaves the window: at most WINDOW_MS after its last request
       // once its lease is closed (this replica's were, just now), WINDOW_MS + LEASE_MS after its grant while another
-      // replica may still be using it. At least a millisecond from now.
-      this.refusedUntil.set(accountId, { untilMs: Math.max(result.freeAtMs ?? now + LEASE_MS, now + 1), used: result.used });
+      // replica may still be using it. At least a millisecond from now. Asked again from LEASE_MS before it: a closing
+      // elsewhere may bring it that much closer, so a refusal costs PostgreSQL work only in that last second.
+      const untilMs = Math.max(result.freeAtMs ?? now + LEASE_MS, now + 1);
+      this.refusedUntil.set(accountId, { untilMs, recheckMs: Math.max(untilMs - LEASE_MS, now + 1), used: result.used });
     }
   }
 
@@ -219,7 +228,7 @@ export class RateLimiterService implements OnModuleInit, OnApplicationShutdown {
       }
     }
     for (const [accountId, refused] of this.refusedUntil) {
-      if (refused.untilMs <= now) {
+      if (refused.recheckMs <= now) {
         this.refusedUntil.delete(accountId);
       }
     }
