@@ -218,6 +218,40 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
     expect((await b.consume(id, 'free')).allowed).toBe(true);
   });
 
+  // A rolling update runs replicas of the previous release beside these: they call SlidingRateLimit's function (which
+  // ignores spent_by and counts every grant 61 s from its grant) on the same table, each request a grant of one token.
+  it.each<[Plan, number]>([
+    ['free', 21],
+    ['pro', 22],
+  ])('%s: replicas of the previous release and of this one together admit at most the plan in any 60 s (seed %i)', async (plan, seed) => {
+    const id = account();
+    const next = random(seed);
+    const limit = PLAN_REQUESTS_PER_MINUTE[plan];
+    const previousRelease = async (): Promise<boolean> => {
+      const [row] = await sources[1].query<Array<{ granted: number }>>('SELECT granted FROM rate_limit_take($1, $2, 1, $3, $4, NULL, 0)', [
+        id,
+        limit,
+        new Date(clock.nowMs()),
+        WINDOW_MS + 1_000,
+      ]);
+      return row.granted > 0;
+    };
+    const admitted: number[] = [];
+    for (let step = 0; step < 80; step += 1) {
+      clock.advance(Math.floor(next() * 8_000));
+      const burst = 1 + Math.floor(next() * (limit / 3));
+      const outcomes = await Promise.all(
+        Array.from({ length: burst }, (_, index) => (index % 3 === 2 ? previousRelease() : replicas[index % 2].consume(id, plan).then((decision) => decision.allowed))),
+      );
+      outcomes.filter(Boolean).forEach(() => admitted.push(clock.nowMs()));
+      if (step % 4 === 0) {
+        await sweepAll();
+      }
+    }
+    expect(busiestWindow(admitted)).toBeLessThanOrEqual(limit);
+    expect(busiestWindow(admitted)).toBeGreaterThan(limit * 0.8);
+  });
+
   it('a quiet account takes single tokens (nothing to give back); a busy one about one grant a second', async () => {
     const grants = new RateLimitGrantRepository(sources[0]);
     const take = jest.spyOn(grants, 'take');
