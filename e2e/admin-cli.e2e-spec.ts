@@ -81,8 +81,9 @@ describe('admin CLI: account erase', () => {
     return (await Promise.all([inputs, outputs, reports].map((bucket) => storage.listKeys(bucket, ObjectKeys.accountPrefix(accountId))))).flat();
   };
 
-  it("needs --confirm with the account's id; then its keys are refused (401) and its rows and objects are gone from every service", async () => {
-    const created = admin(['account', 'create', '--name', `erase-${randomUUID().slice(0, 8)}`, '--plan', 'pro', '--credits', '5', '--email', 'jane.doe@example.com', '--json']);
+  it("needs --confirm with the account's name; then its keys are refused (401) and its rows and objects are gone from every service", async () => {
+    const name = `erase-${randomUUID().slice(0, 8)}`;
+    const created = admin(['account', 'create', '--name', name, '--plan', 'pro', '--credits', '5', '--email', 'jane.doe@example.com', '--json']);
     expect(created.status).toBe(0);
     const accountId = String(created.output?.accountId);
     const liveKey = String(admin(['key', 'issue', '--account', accountId, '--mode', 'live', '--json']).output?.key);
@@ -115,12 +116,15 @@ describe('admin CLI: account erase', () => {
       expect((await objectsOf(accountId)).length).toBeGreaterThan(0);
 
       const unconfirmed = admin(['account', 'erase', '--account', accountId, '--json']);
-      expect({ status: unconfirmed.status, stderr: unconfirmed.stderr }).toEqual({ status: 2, stderr: expect.stringContaining(`--confirm ${accountId}`) as unknown });
-      const mistyped = admin(['account', 'erase', '--account', accountId, '--confirm', `${accountId}0`, '--json']);
-      expect(mistyped.status).toBe(2);
+      expect({ status: unconfirmed.status, stderr: unconfirmed.stderr }).toEqual({ status: 2, stderr: expect.stringContaining("give the account's name with --confirm") as unknown });
+      // Review: repeating the id confirmed a mistyped id as readily; the name is known apart from it.
+      for (const confirm of [accountId, `${name}x`]) {
+        const mistyped = admin(['account', 'erase', '--account', accountId, '--confirm', confirm, '--json']);
+        expect({ status: mistyped.status, stderr: mistyped.stderr }).toEqual({ status: 2, stderr: `admin: no account ${accountId} is named so (never created, already erased, or another account's id): nothing erased\n` });
+      }
       expect((await api(`/api/v3/orders/${order.orderId}`, { key: liveKey })).status).toBe(200);
 
-      const erased = admin(['account', 'erase', '--account', accountId, '--confirm', accountId, '--wait', '60', '--json']);
+      const erased = admin(['account', 'erase', '--account', accountId, '--confirm', name, '--wait', '60', '--json']);
       expect({ status: erased.status, stderr: erased.stderr }).toEqual({ status: 0, stderr: '' });
       expect(erased.output).toMatchObject({ accountId, keysDeleted: 2, asked: 'orders, uploads, watermark, reports, webhooks, retention', erased: 'confirmed by every service' });
 
@@ -133,8 +137,8 @@ describe('admin CLI: account erase', () => {
       expect(await count(orders, 'SELECT count(*)::int AS n FROM order_output WHERE order_id = $1', order.orderId)).toBe(0);
       expect(await objectsOf(accountId)).toEqual([]);
 
-      const again = admin(['account', 'erase', '--account', accountId, '--confirm', accountId, '--json']);
-      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 2, stderr: `admin: account ${accountId} does not exist (never created, or already erased)\n` });
+      const again = admin(['account', 'erase', '--account', accountId, '--confirm', name, '--json']);
+      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 2, stderr: `admin: no account ${accountId} is named so (never created, already erased, or another account's id): nothing erased\n` });
     } finally {
       await Promise.all(schemas.map((db) => db.destroy()));
     }

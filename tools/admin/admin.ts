@@ -33,7 +33,7 @@ const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, o
   npm run admin -- key list --account 1
   npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
-  npm run admin -- account erase --account 1 --confirm 1 [--wait 60]
+  npm run admin -- account erase --account 1 --confirm acme [--wait 60]
 Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 have started once so its schema exists. Events (account created, credits granted) go through the
 gateway's outbox, so the orders service receives them even if it is down right now. \`account create\`,
@@ -41,10 +41,11 @@ gateway's outbox, so the orders service receives them even if it is down right n
 has applied the credits (asked over NATS_URL), so that a client using the account at once is not refused for
 want of credits; they print \`creditsApplied: false\` (exit 0) when the time runs out, and the credits still arrive.
 
-\`account erase\` deletes the account for good (a data-subject or customer deletion request): --confirm must repeat
-the account id. Its keys are deleted and refused at once (401); the account row and owner e-mail go; every service
-then deletes the account's data in its own schema (orders and their issuances, upload slots, reports, webhooks,
-deliveries, the contact address, every object in storage). It waits up to --wait seconds (default 30; 0: do not
+\`account erase\` deletes the account for good (a data-subject or customer deletion request): --confirm must be
+the account's name (as given to \`account create\`), so a mistyped id erases nothing. Its keys are deleted and
+refused at once (401); the account row and owner e-mail go; every service then deletes the account's data in its
+own schema (orders and their issuances, upload slots, reports, webhooks, deliveries, the contact address, every
+object in storage). It waits up to --wait seconds (default 30; 0: do not
 wait) until each service has consumed the erasure, and prints the services it is still waiting for (exit 0; they
 erase when they consume it; \`parked list\` shows one that gave up).
 
@@ -213,13 +214,16 @@ async function run(accounts: AccountsRepository, command: string, values: Record
     }
     case 'account erase': {
       const accountId = accountIdOf(text('account'));
-      if (text('confirm') !== accountId) {
-        fail(`account erase deletes every order, issuance, webhook and file of account ${accountId}, for good: repeat its id with --confirm ${accountId}`);
+      // The account's name, not its id again: an id mistyped once is mistyped twice (and never printed here, so a
+      // refusal gives nothing to copy).
+      const name = text('confirm');
+      if (!name) {
+        fail(`account erase deletes every order, issuance, webhook and file of account ${accountId}, for good: give the account's name with --confirm`);
       }
       const waitSeconds = waitSecondsOf(text('wait'));
-      const erased = await accounts.eraseAccount(accountId);
+      const erased = await accounts.eraseAccount(accountId, name);
       if (!erased) {
-        fail(`account ${accountId} does not exist (never created, or already erased)`);
+        fail(`no account ${accountId} is named so (never created, already erased, or another account's id): nothing erased`);
       }
       return {
         accountId,

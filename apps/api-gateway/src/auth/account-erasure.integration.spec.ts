@@ -1,6 +1,7 @@
 // An account's erasure in the gateway's schema against real PostgreSQL (the gateway's migrations): its keys stop
 // authenticating, the account row (owner's e-mail) goes, and the outbox holds one revocation per key and the
-// erasure event for the services; another account is untouched and a second erasure finds nothing.
+// erasure event for the services; another account is untouched, an erasure confirmed with another name erases
+// nothing, and a second erasure finds nothing.
 import { ManualClock } from '@cp/clock';
 import { AccountErasureRequestedEvent, ApiKeyRevokedEvent, Events } from '@cp/contracts';
 import { openServiceDatabase } from '@cp/database';
@@ -44,7 +45,14 @@ describe('AccountsRepository.eraseAccount (real PostgreSQL)', () => {
     const kept = await accounts.issueKey(other.id, 'live');
     expect(await accounts.authenticate(live.key)).toMatchObject({ accountId: account.id });
 
-    const erased = await accounts.eraseAccount(account.id);
+    // Review: --confirm repeated the id, so an id mistyped once was mistyped twice (the refusal even printed the flag
+    // to copy). The account's name is what the operator knows independently: another one erases nothing.
+    expect(await accounts.eraseAccount(account.id, 'keep-me')).toBeNull();
+    expect(await accounts.eraseAccount(other.id, 'erase-me')).toBeNull();
+    expect(await accounts.authenticate(live.key)).toMatchObject({ accountId: account.id });
+    expect(await eventsOf(Events.accountErasureRequested.subject)).toEqual([]);
+
+    const erased = await accounts.eraseAccount(account.id, 'erase-me');
     expect(erased).toMatchObject({ accountId: account.id, keysDeleted: 2 });
     expect(await accounts.authenticate(live.key)).toBeNull();
     expect(await accounts.listKeys(account.id)).toEqual([]);
@@ -60,7 +68,7 @@ describe('AccountsRepository.eraseAccount (real PostgreSQL)', () => {
     expect(await accounts.findAccount(other.id)).toMatchObject({ ownerEmail: 'john.roe@example.com' });
 
     // Already erased: nothing found, nothing announced again.
-    expect(await accounts.eraseAccount(account.id)).toBeNull();
+    expect(await accounts.eraseAccount(account.id, 'erase-me')).toBeNull();
     expect(await eventsOf(Events.accountErasureRequested.subject)).toHaveLength(1);
   });
 });

@@ -117,12 +117,14 @@ export class AccountsRepository {
    * Erases the account from the gateway's schema and asks every service to do so in its own, in one transaction:
    * its keys deleted (each announced revoked, so every replica drops it from its cache at once and refuses it from
    * then on), the account row (name, owner's e-mail address) deleted, and `evt.gateway.account.erasure-requested`
-   * written to the outbox. Null when no such account exists (never created, or already erased).
+   * written to the outbox. `name` is the operator's confirmation: the account's name, which they know apart from its
+   * id, so a mistyped id erases nothing (a confirmation repeating the id repeated the typo). Null, and nothing erased,
+   * when no account has this id and this name (never created, already erased, or another account's id).
    */
-  async eraseAccount(accountId: string): Promise<ErasedAccount | null> {
+  async eraseAccount(accountId: string, name: string): Promise<ErasedAccount | null> {
     return this.dataSource.transaction(async (manager) => {
       const account = await manager.findOne(AccountEntity, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
-      if (!account) {
+      if (!account || account.name !== name) {
         return null;
       }
       const keys = await manager.find(ApiKeyEntity, { select: { id: true }, where: { accountId } });
