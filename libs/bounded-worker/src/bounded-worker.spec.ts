@@ -132,6 +132,18 @@ describe.each<WorkerIsolation>(['thread', 'process'])('BoundedWorker (%s)', (mod
     expect(next.value).not.toBe(first.value);
   });
 
+  it('a new deadline keeps the idle worker; a new heap limit or CPU share starts the next call on a new one', async () => {
+    worker = make(mode);
+    const first = (await worker.call({ op: 'pid' })).value;
+    worker.configure({ deadlineMs: 5000 });
+    expect((await worker.call({ op: 'pid' })).value).toBe(first);
+    worker.configure({ maxOldGenerationSizeMb: 48 });
+    const second = (await worker.call({ op: 'pid' })).value;
+    expect(second).not.toBe(first);
+    worker.configure({ cpuShare: 0.25 });
+    expect((await worker.call({ op: 'pid' })).value).not.toBe(second);
+  });
+
   it('an aborted call stops the worker and rejects with ABORTED', async () => {
     worker = make(mode, 60_000);
     const controller = new AbortController();

@@ -172,10 +172,15 @@ export class BoundedWorker<TRequest extends object, TReply extends WorkerReplyMe
     this.limits = { ...options.limits };
   }
 
-  /** New limits apply from the next worker started (the current one is stopped when idle). */
+  /**
+   * New limits apply from the next worker started (the current one is stopped when idle). A new deadline alone keeps
+   * the current worker: a deadline is each call's own, read when the call starts, and nothing of the process.
+   */
   configure(limits: Partial<WorkerLimits>): void {
+    const before = this.limits;
     this.limits = { ...this.limits, ...limits };
-    if (!this.running) void this.close();
+    const changed = (Object.keys(this.limits) as Array<keyof WorkerLimits>).filter((key) => this.limits[key] !== before[key]);
+    if (!this.running && changed.some((key) => key !== 'deadlineMs')) void this.close();
   }
 
   get currentLimits(): WorkerLimits {

@@ -175,20 +175,21 @@ describe('renderer limits', () => {
   });
 
   it('a call that reaches its deadline under its CPU budget (the renderer paused) is the renderer\'s failure (STARVED): thrown, to retry the job, not the file refused', async () => {
-    // a new renderer (configuring stops the idle one), paused (SIGSTOP) as soon as it runs: it then uses no CPU
-    await closePdfRenderer();
-    configurePdfResources({ render: { deadlineMs: 1500 } });
-    const paused = async <T>(work: () => Promise<T>): Promise<unknown> => {
-      const settled = errorOf(work());
+    // the renderer started by a first call, then paused (SIGSTOP) while idle, before the work it is given: it uses no
+    // CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
+    const paused = async (work: () => Promise<unknown>): Promise<unknown> => {
+      configurePdfResources({ render: { deadlineMs: DEFAULT_PDF_RESOURCE_LIMITS.render.deadlineMs } });
+      await work();
       await pauseChildRunning('/render-worker.mjs');
-      return settled;
+      configurePdfResources({ render: { deadlineMs: 1500 } });
+      return errorOf(work());
     };
+    await closePdfRenderer();
     const embedded = await paused(() => embedPdf(original, 1n, { key: KEY }));
     expect(embedded).toBeInstanceOf(WorkerFailure);
     expect((embedded as WorkerFailure).code).toBe(WorkerFailureCode.STARVED);
     expect(isRendererFailure(embedded)).toBe(true);
-    // extraction: a failure thrown, not `unsupported` (the paused renderer ended first: only the new one is paused)
-    await closePdfRenderer();
+    // extraction: a failure thrown, not `unsupported` (the paused renderer was replaced: the new one is paused)
     const extracted = await paused(() => extractPdf(original, Buffer.from(original), { key: KEY }));
     expect(extracted).toMatchObject({ code: WorkerFailureCode.STARVED });
     configurePdfResources(DEFAULT_PDF_RESOURCE_LIMITS);

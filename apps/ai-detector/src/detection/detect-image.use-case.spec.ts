@@ -1,7 +1,7 @@
 // The detection job handler against real PostgreSQL (schema aidetect's migrations) and a real S3 server.
 import { createHash } from 'node:crypto';
 import { encodeSdMark, syntheticPhoto, withContentCredentials } from '@cp/ai-detection/testing';
-import { closeC2paReader, configureC2paReader, DEFAULT_C2PA_READER_LIMITS, SD_MARK_MESSAGES } from '@cp/ai-detection';
+import { closeC2paReader, configureC2paReader, DEFAULT_C2PA_READER_LIMITS, readC2pa, SD_MARK_MESSAGES } from '@cp/ai-detection';
 import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
 import { ManualClock } from '@cp/clock';
 import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
@@ -141,16 +141,17 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
   it('fails the attempt, for a retry, when the C2PA reader waited for the machine until its deadline', async () => {
     const png = await withContentCredentials(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#864' } }).png().toBuffer(), 'trainedAlgorithmicMedia');
     await storage.put(storage.buckets.inputs, '7/41/inputs/4/image.png', png, 'image/png');
-    // a new reader, under a short deadline, paused as soon as it runs
+    // the reader started by a first read, then paused (SIGSTOP) while idle, before the attempt is given to it: it uses
+    // no CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
     await closeC2paReader();
+    expect((await readC2pa(png, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' });
+    await pauseChildRunning('/c2pa-worker.mjs');
     configureC2paReader({ deadlineMs: 3000 });
     try {
-      const attempt = useCase.execute(job('4', '7/41/inputs/4/image.png'), context).then(
+      const error = await useCase.execute(job('4', '7/41/inputs/4/image.png'), context).then(
         () => null,
-        (error: unknown) => error,
+        (caught: unknown) => caught,
       );
-      await pauseChildRunning('/c2pa-worker.mjs');
-      const error = await attempt;
       expect(error).toBeInstanceOf(WorkerFailure);
       expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
     } finally {

@@ -54,13 +54,15 @@ describe('PdfRenderer worker', () => {
   });
 
   it('a render that reaches its deadline under its CPU budget (the process paused) fails as the machine\'s (STARVED), not a ReportRenderError', async () => {
+    // the render process started by a first render, then paused (SIGSTOP) while idle, before the render it is given:
+    // it uses no CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
+    expect(pages(await renderPdf(definition(['warm'])))).toBe(1);
+    await pauseChildRunning('/pdf-render-worker.mjs');
     configurePdfRenderer({ deadlineMs: 1500 });
-    const rendering = renderPdf(definition(['waits'])).then(
+    const error = await renderPdf(definition(['waits'])).then(
       () => null,
       (caught: unknown) => caught,
     );
-    await pauseChildRunning('/pdf-render-worker.mjs');
-    const error = await rendering;
     expect(error).toBeInstanceOf(WorkerFailure);
     expect(error).toMatchObject({ code: WorkerFailureCode.STARVED });
     configurePdfRenderer(DEFAULT_PDF_RENDER_LIMITS);
