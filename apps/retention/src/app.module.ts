@@ -5,6 +5,8 @@ import { RETENTION_ENTITIES, RETENTION_SCHEMA } from './database/entities';
 import { RETENTION_MIGRATIONS } from './database/migrations';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
 import { EraseAccountObjectsUseCase } from './erasure/erase-account-objects.use-case';
+import { ErasedPrefixRepository } from './erasure/erased-prefix.repository';
+import { RecheckErasedPrefixesUseCase } from './erasure/recheck-erased-prefixes.use-case';
 import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
 import { FailedOrderReconciliationRepository } from './schedule/failed-order-reconciliation.repository';
 import { FailedOrdersClient, FailedOrdersPort } from './schedule/failed-orders.client';
@@ -58,6 +60,9 @@ export class AppModule {
         SweepExpiredOrdersUseCase,
         RetentionScheduler,
         // An operator's account erasure: every object of the account, and its schedules.
+        // Erased prefixes looked at again, for objects written late by the jobs in flight at the erasure.
+        ErasedPrefixRepository,
+        RecheckErasedPrefixesUseCase,
         EraseAccountObjectsUseCase,
         AccountErasureConsumer,
       ],

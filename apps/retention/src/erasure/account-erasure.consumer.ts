@@ -20,7 +20,7 @@ export class AccountErasureConsumer implements OnModuleInit {
       message: Events.accountErasureRequested,
       parkOnlyBecause: "the account's keys are already refused; its objects in storage wait for a replay (`admin parked replay`)",
       handle: async (event, context) => {
-        const erased = await this.erase.execute(event.accountId, (work) => context.transaction(work));
+        const erased = await this.erase.execute({ accountId: event.accountId }, (work) => context.transaction(work));
         this.logger.log({ accountId: event.accountId, erasureId: event.erasureId, ...erased }, 'account erased: objects and schedules deleted');
       },
     });

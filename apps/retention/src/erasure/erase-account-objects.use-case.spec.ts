@@ -1,8 +1,10 @@
 // An erased account's objects and schedules against real PostgreSQL and a real S3 server: every object under the
 // account's prefix goes (not another account's whose id shares its digits), then its schedules; a key storage does
-// not delete keeps the schedules for the redelivery; repeating it deletes nothing more.
+// not delete keeps the schedules for the redelivery; repeating it deletes nothing more. The erased prefix is looked at
+// again (objects written late by jobs in flight), at the first look and the last; one order's erasure spares its siblings.
+import { ManualClock } from '@cp/clock';
 import { ObjectKeys } from '@cp/contracts';
-import { asTransaction, openServiceDatabase } from '@cp/database';
+import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
@@ -16,6 +18,8 @@ import { RETENTION_MIGRATIONS } from '../database/migrations';
 import { OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects } from '../sweep/order-objects.service';
 import { AccountObjectsRemainError, EraseAccountObjectsUseCase, InTransaction } from './erase-account-objects.use-case';
+import { ErasedPrefixRepository } from './erased-prefix.repository';
+import { RecheckErasedPrefixesUseCase } from './recheck-erased-prefixes.use-case';
 
 /** Real storage whose bulk delete reports the keys in `failing` as not deleted (they stay), as S3 does per key. */
 class FlakyStorage extends ObjectStorage {
@@ -27,13 +31,18 @@ class FlakyStorage extends ObjectStorage {
   }
 }
 
-describe('EraseAccountObjectsUseCase (real PostgreSQL and S3)', () => {
+describe('EraseAccountObjectsUseCase and RecheckErasedPrefixesUseCase (real PostgreSQL and S3)', () => {
   const schema = uniqueName('it_retention_erasure');
   let s3: S3rver;
   let storage: FlakyStorage;
   let dataSource: DataSource;
   let erase: EraseAccountObjectsUseCase;
   const expiries = new OrderExpiryRepository();
+  const prefixes = new ErasedPrefixRepository();
+  const clock = new ManualClock(new Date('2026-12-01T00:00:00.000Z'));
+  const HOUR = 3600_000;
+  const retention = { sweepIntervalMs: 1000, batchSize: 10, deleteConcurrency: 2, recheckMs: HOUR, leaseMs: 60_000, failedOrderGraceMs: 3 * HOUR };
+  let recheck: RecheckErasedPrefixesUseCase;
 
   const inTransaction: InTransaction = (work) => dataSource.transaction((manager) => work(asTransaction(manager)));
   const keysOf = async (accountId: string): Promise<string[]> => {
@@ -49,7 +58,8 @@ describe('EraseAccountObjectsUseCase (real PostgreSQL and S3)', () => {
     storage = new FlakyStorage(testStorageConfig(`http://127.0.0.1:${port}`));
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...RETENTION_ENTITIES, ...MESSAGING_ENTITIES], migrations: RETENTION_MIGRATIONS, applicationName: 'it' });
-    erase = new EraseAccountObjectsUseCase(new OrderObjects(storage), expiries);
+    erase = new EraseAccountObjectsUseCase(new OrderObjects(storage), expiries, prefixes, clock, { retention });
+    recheck = new RecheckErasedPrefixesUseCase(new TransactionRepository(dataSource), { retention }, prefixes, new OrderObjects(storage), clock);
   });
 
   afterAll(async () => {
@@ -70,17 +80,71 @@ describe('EraseAccountObjectsUseCase (real PostgreSQL and S3)', () => {
     storage.failing.add(stuck);
 
     // Storage keeps one object: the schedules stay, the event is to be redelivered.
-    await expect(erase.execute('55', inTransaction)).rejects.toBeInstanceOf(AccountObjectsRemainError);
+    await expect(erase.execute({ accountId: '55' }, inTransaction)).rejects.toBeInstanceOf(AccountObjectsRemainError);
     expect(await keysOf('55')).toEqual([stuck]);
     expect(await schedulesOf('55')).toBe(2);
 
     storage.failing.clear();
-    expect(await erase.execute('55', inTransaction)).toEqual({ objects: 1, schedules: 2 });
+    expect(await erase.execute({ accountId: '55' }, inTransaction)).toEqual({ objects: 1, schedules: 2 });
     expect(await keysOf('55')).toEqual([]);
     expect(await schedulesOf('55')).toBe(0);
     expect(await keysOf('550')).toHaveLength(2);
     expect(await schedulesOf('550')).toBe(1);
 
-    expect(await erase.execute('55', inTransaction)).toEqual({ objects: 0, schedules: 0 });
+    expect(await erase.execute({ accountId: '55' }, inTransaction)).toEqual({ objects: 0, schedules: 0 });
+  });
+  const lookedAt = async (prefix: string): Promise<Array<{ recheck_at: Date; final_recheck_at: Date; objects_deleted: number }>> =>
+    dataSource.query('SELECT recheck_at, final_recheck_at, objects_deleted FROM erased_prefix WHERE prefix = $1', [prefix]);
+
+  it('deletes an object a job in flight wrote after the erasure, at the first look and at the last, then forgets the prefix', async () => {
+    await dataSource.query('DELETE FROM erased_prefix');
+    expect(await erase.execute({ accountId: '77' }, inTransaction)).toEqual({ objects: 0, schedules: 0 });
+    const [row] = await lookedAt('77/');
+    expect(row.recheck_at.getTime()).toBe(clock.now().getTime() + 3 * HOUR);
+    expect(row.final_recheck_at.getTime()).toBe(clock.now().getTime() + 3 * HOUR + 7 * 24 * HOUR);
+
+    // A render that was running stores its output after the erasure: not due yet, nothing deleted.
+    const late = ObjectKeys.output('77', '9', '1-1', 'Jane Doe.png');
+    await storage.put(storage.buckets.outputs, late, Buffer.from('late'));
+    await storage.put(storage.buckets.outputs, ObjectKeys.output('770', '9', '1-1', 'other.png'), Buffer.from('other'));
+    expect(await recheck.execute()).toBe(0);
+    expect(await keysOf('77')).toEqual([late]);
+
+    clock.advance(3 * HOUR);
+    expect(await recheck.execute()).toBe(1);
+    expect(await keysOf('77')).toEqual([]);
+    expect(await keysOf('770')).toHaveLength(1);
+    expect((await lookedAt('77/'))[0].objects_deleted).toBe(1);
+
+    // A job that waited in JOBS for a worker that was down writes days later: the last look deletes it too.
+    await storage.put(storage.buckets.reports, '77/9/reports/en-US.pdf', Buffer.from('pdf'));
+    clock.advance(7 * 24 * HOUR);
+    expect(await recheck.execute()).toBe(1);
+    expect(await keysOf('77')).toEqual([]);
+    expect(await lookedAt('77/')).toEqual([]);
+    expect(await recheck.execute()).toBe(0);
+  });
+
+  it('keeps a prefix storage would not empty for the look after the lease, and erases one order without its siblings', async () => {
+    await expiries.schedule(asTransaction(dataSource.manager), { orderId: '31', accountId: '88', expiresAt: new Date('2026-12-30T00:00:00.000Z'), mode: 'live' });
+    await expiries.schedule(asTransaction(dataSource.manager), { orderId: '32', accountId: '88', expiresAt: new Date('2026-12-30T00:00:00.000Z'), mode: 'live' });
+    await storage.put(storage.buckets.inputs, ObjectKeys.input('88', '31', '1', 'a.png'), Buffer.from('in'));
+    await storage.put(storage.buckets.inputs, ObjectKeys.input('88', '32', '1', 'b.png'), Buffer.from('in'));
+    expect(await erase.execute({ accountId: '88', orderId: '31' }, inTransaction)).toEqual({ objects: 1, schedules: 1 });
+    expect(await keysOf('88')).toEqual([ObjectKeys.input('88', '32', '1', 'b.png')]);
+    expect(await schedulesOf('88')).toBe(1);
+
+    const stuck = ObjectKeys.output('88', '31', '1-1', 'late.png');
+    await storage.put(storage.buckets.outputs, stuck, Buffer.from('late'));
+    storage.failing.add(stuck);
+    clock.advance(3 * HOUR);
+    expect(await recheck.execute()).toBe(1);
+    // Still leased: not claimed again before the lease runs out, then emptied.
+    expect(await recheck.execute()).toBe(0);
+    storage.failing.clear();
+    clock.advance(retention.leaseMs);
+    expect(await recheck.execute()).toBe(1);
+    expect(await keysOf('88')).toEqual([ObjectKeys.input('88', '32', '1', 'b.png')]);
+    expect((await lookedAt('88/31/'))[0].objects_deleted).toBe(1);
   });
 });

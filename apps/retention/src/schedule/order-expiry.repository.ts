@@ -43,6 +43,12 @@ export class OrderExpiryRepository extends TransactionalRepository {
     return affected;
   }
 
+  /** One order's schedule, whatever its phase (the order's erasure, once its objects are gone). */
+  async deleteOfOrder(tx: Transaction, accountId: string, orderId: string): Promise<number> {
+    const [, affected] = await this.db(tx).query<[unknown[], number]>('DELETE FROM order_expiry WHERE order_id = $1 AND account_id = $2', [orderId, accountId]);
+    return affected;
+  }
+
   /** The first event of an order schedules it; later ones (and redeliveries) change nothing. */
   async schedule(tx: Transaction, expiry: NewExpiry): Promise<void> {
     await this.db(tx).query(

@@ -30,7 +30,8 @@ export class OrderObjects {
     return this.purgePrefix(ObjectKeys.accountPrefix(accountId));
   }
 
-  private async purgePrefix(prefix: string): Promise<PurgeResult> {
+  /** Every object under `prefix` (an erased account's or order's, looked at again); as `purge`, idempotent. */
+  async purgePrefix(prefix: string): Promise<PurgeResult> {
     const { inputs, outputs, reports } = this.storage.buckets;
     let deleted = 0;
     const failed: string[] = [];
