@@ -6,20 +6,22 @@ import { SystemClock } from '@cp/clock';
 import { serviceDataSourceOptions } from '@cp/database';
 import {
   AccountErasureConsumers,
-  AccountErasureRequestedEvent,
   DomainException,
+  ErasureScope,
   ErrorCode,
   EventEnvelope,
   Events,
   KeyMode,
   ORDER_ID_PATTERN,
+  OrderErasureConsumers,
+  OrderErasureView,
   OrderTimelineView,
   Plan,
   PLANS,
   Rpcs,
   Streams,
 } from '@cp/contracts';
-import { AccountsRepository, ErasedAccount, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
+import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
 import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
@@ -34,6 +36,7 @@ const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, o
   npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
   npm run admin -- account erase --account 1 --confirm acme [--wait 60]
+  npm run admin -- order erase --order 4711 --confirm 4711 [--wait 60]
 Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 have started once so its schema exists. Events (account created, credits granted) go through the
 gateway's outbox, so the orders service receives them even if it is down right now. \`account create\`,
@@ -47,12 +50,21 @@ refused at once (401); the account row and owner e-mail go; every service then d
 own schema (orders and their issuances, upload slots, reports, webhooks, deliveries, the contact address, every
 object in storage). It waits up to --wait seconds (default 30; 0: do not
 wait) until each service has consumed the erasure, and prints the services it is still waiting for (exit 0; they
-erase when they consume it; \`parked list\` shows one that gave up).
+erase when they consume it; \`parked list\` shows one that gave up). Then it discards the parked messages that
+name the account (their payloads may hold recipients' names; not the erasure events: replay those) and prints
+how many (\`parkedDiscarded\`).
+
+\`order erase\` deletes one order for good (e.g. a request to remove its recipients' names): --confirm must repeat
+the order id. The orders service deletes its records (the owner gets 404 for it from then on) and announces the
+erasure; every other service then deletes its copies (issuances, upload slots, report, webhook deliveries, every
+object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
+Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only.
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]
   npm run admin -- parked replay --seq 12          (or --all --durable X: every message that consumer parked)
-  npm run admin -- parked discard --seq 12         (or --all --durable X)
+  npm run admin -- parked discard --seq 12         (or --all --durable X; or --account N [--order M]: every
+                                                   message naming that erased account or order)
 A replay republishes the original message to its original subject for the consumer that parked it, then
 removes it from PARKED; handlers are idempotent (inbox), so a replay of something already handled is harmless.
 
@@ -118,6 +130,7 @@ async function main(): Promise<void> {
         std: { type: 'string', default: '0.229,0.224,0.225' },
         wait: { type: 'string', default: '30' },
         confirm: { type: 'string' },
+        order: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -136,6 +149,11 @@ async function main(): Promise<void> {
   }
   if (resource === 'parked') {
     await runParked(action ?? '', values);
+    return;
+  }
+  if (resource === 'order' && action === 'erase') {
+    const output = await runOrderErase(values);
+    process.stdout.write(values.json ? `${JSON.stringify(output)}\n` : `${Object.entries(output).map(([k, v]) => `${k}: ${String(v)}`).join('\n')}\n`);
     return;
   }
   if (resource === 'order' && action === 'timeline') {
@@ -230,7 +248,8 @@ async function run(accounts: AccountsRepository, command: string, values: Record
         erasureId: erased.erasureId,
         keysDeleted: erased.keysDeleted,
         asked: Object.keys(AccountErasureConsumers).join(', '),
-        ...(await erasureOutcome(erased, waitSeconds)),
+        ...(await erasureOutcome({ ...erased, subject: Events.accountErasureRequested.subject, consumers: AccountErasureConsumers }, waitSeconds)),
+        parkedDiscarded: await discardParkedOf({ accountId }),
       };
     }
     case 'demo': {
@@ -286,14 +305,23 @@ async function grantOutcome(accountId: string, grantId: string | null, waitSecon
   }
 }
 
+/** An erasure to wait for: its event (subject, id, when written) and the consumers that must acknowledge it. */
+interface ErasureToConfirm {
+  erasureId: string;
+  requestedAt: string;
+  subject: string;
+  consumers: Record<string, string>;
+}
+
 /**
- * Waits until every service's erasure consumer (`AccountErasureConsumers`) has acknowledged the erasure: its event
- * is found in EVENTS once the gateway's outbox relayed it, and a consumer whose acknowledgement floor reached that
- * sequence has handled it (or parked it: `parked list`). A later erasure's event found instead bounds it from
- * above (the relay publishes in the order written). Nothing to wait for with `--wait 0`.
+ * Waits until every service's erasure consumer (`AccountErasureConsumers`, `OrderErasureConsumers`) has
+ * acknowledged the erasure: its event is found in EVENTS once the writer's outbox (the gateway's, or orders') relayed
+ * it, and a consumer whose acknowledgement floor reached that sequence has handled it (or parked it: `parked list`).
+ * A later erasure's event found instead bounds it from above (the relay publishes in the order written). Nothing to
+ * wait for with `--wait 0`.
  */
-async function erasureOutcome(erased: ErasedAccount, waitSeconds: number): Promise<Output> {
-  const services = Object.entries(AccountErasureConsumers);
+async function erasureOutcome(erased: ErasureToConfirm, waitSeconds: number): Promise<Output> {
+  const services = Object.entries(erased.consumers);
   if (waitSeconds === 0) {
     return {};
   }
@@ -304,8 +332,8 @@ async function erasureOutcome(erased: ErasedAccount, waitSeconds: number): Promi
     let waitingFor = services.map(([service]) => service);
     for (;;) {
       // Not relayed yet, or NATS unreachable for a moment: asked again until the deadline.
-      const last = await jsm.streams.getMessage(Streams.events.name, { last_by_subj: Events.accountErasureRequested.subject }).catch(() => null);
-      const envelope = last?.json<EventEnvelope<AccountErasureRequestedEvent>>();
+      const last = await jsm.streams.getMessage(Streams.events.name, { last_by_subj: erased.subject }).catch(() => null);
+      const envelope = last?.json<EventEnvelope<{ erasureId: string }>>();
       if (last && envelope && (envelope.data.erasureId === erased.erasureId || envelope.occurredAt > erased.requestedAt)) {
         const pending: string[] = [];
         for (const [service, durable] of services) {
@@ -349,9 +377,21 @@ function describeRow(row: object): string {
 }
 
 /** `parked list|replay|discard`: NATS only, no database. */
-async function runParked(action: string, values: { json?: boolean; seq?: string; durable?: string; all?: boolean }): Promise<void> {
+async function runParked(action: string, values: { json?: boolean; seq?: string; durable?: string; all?: boolean; account?: string; order?: string }): Promise<void> {
   if (!['list', 'replay', 'discard'].includes(action)) {
     fail(`unknown command "parked ${action}" (list, replay or discard)`);
+  }
+  if (values.order !== undefined && values.account === undefined) {
+    fail('--order needs --account (the account of the erased order)');
+  }
+  if (action === 'discard' && values.account !== undefined) {
+    const accountId = accountIdOf(values.account);
+    if (values.order !== undefined && !ORDER_ID_PATTERN.test(values.order)) {
+      fail('--order must be an order id (digits)');
+    }
+    const discarded = await discardParkedOf(values.order === undefined ? { accountId } : { accountId, orderId: values.order });
+    process.stdout.write(values.json === true ? `${JSON.stringify({ discarded })}\n` : `discarded: ${String(discarded)}\n`);
+    return;
   }
   if (action !== 'list' && values.all !== true && values.seq === undefined) {
     fail(`parked ${action} needs --seq N, or --all --durable X`);
@@ -392,6 +432,58 @@ function formatTimeline(timeline: OrderTimelineView): string {
     lines.push(`not answered (their steps are missing): ${timeline.unavailable.join(', ')}`);
   }
   return `order ${timeline.orderId}\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Discards the parked messages naming an erased account or order (`ParkedMessages.discardNaming`): their payloads
+ * may hold its recipients' names and file names, kept 30 days otherwise. NATS unreachable: reported, not fatal (the
+ * erasure is done; \`parked discard --account N\` does it later).
+ */
+async function discardParkedOf(scope: ErasureScope): Promise<number | string> {
+  try {
+    const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 'admin-cli' });
+    try {
+      return (await new ParkedMessages(nc.jetstream(), await nc.jetstreamManager()).discardNaming(scope)).length;
+    } finally {
+      await nc.drain();
+    }
+  } catch (error) {
+    process.stderr.write(`admin: parked messages not looked at (${error instanceof Error ? error.message : String(error)}); run \`parked discard --account ${scope.accountId}\` later\n`);
+    return 'not looked at';
+  }
+}
+
+/** `order erase --order N --confirm N`: through the orders service's RPC, then the same wait as `account erase`. */
+async function runOrderErase(values: { order?: string; confirm?: string; wait?: string }): Promise<Output> {
+  const orderId = required(values.order, 'order');
+  if (!ORDER_ID_PATTERN.test(orderId)) {
+    fail('--order must be an order id (digits)');
+  }
+  if (values.confirm !== orderId) {
+    fail(`order erase deletes order ${orderId} with its files, issuances, report and deliveries, for good: repeat its id with --confirm ${orderId}`);
+  }
+  const waitSeconds = waitSecondsOf(values.wait);
+  const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 20_000 });
+  let erased: OrderErasureView;
+  try {
+    erased = await rpc.request(Rpcs.ordersEraseOrder, { orderId });
+  } catch (error) {
+    if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
+      fail(`order ${orderId} does not exist (never created, or already erased)`);
+    }
+    throw error;
+  } finally {
+    await rpc.onApplicationShutdown();
+  }
+  return {
+    orderId,
+    accountId: erased.accountId,
+    erasureId: erased.erasureId,
+    statusWhenErased: erased.status,
+    asked: Object.keys(OrderErasureConsumers).join(', '),
+    ...(await erasureOutcome({ ...erased, subject: Events.orderErasureRequested.subject, consumers: OrderErasureConsumers }, waitSeconds)),
+    parkedDiscarded: await discardParkedOf({ accountId: erased.accountId, orderId }),
+  };
 }
 
 /** `order timeline <orderId>`: through the orders service's RPC, which asks every other service for its steps. */

@@ -1,6 +1,6 @@
 // The PARKED stream seen by an operator: list what consumers gave up on, replay a message to its original
 // subject (for the consumer that parked it), or discard it. Used by `npm run admin -- parked …`.
-import { PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
+import { ErasureScope, EventSubjects, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
 import { ParkedHeaders, REPLAY_FOR_HEADER } from '@cp/messaging';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, MsgHdrs, StoredMsg } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -106,6 +106,27 @@ export class ParkedMessages {
     return parked;
   }
 
+  /**
+   * Discards every parked message that names an erased account or order (`scope`): its payload's `accountId` (for
+   * an order: `orderId`) or an object key under its prefix (a package job names its entries by key). A job's payload
+   * can hold watermark texts (recipients' names) and file names, kept 30 days otherwise. The erasure events
+   * themselves are kept: one parked by a service is to be replayed (`parked replay`), not lost.
+   */
+  async discardNaming(scope: ErasureScope): Promise<ParkedMessage[]> {
+    const discarded: ParkedMessage[] = [];
+    for (const listed of await this.list()) {
+      if (listed.originalSubject === EventSubjects.accountErasureRequested || listed.originalSubject === EventSubjects.orderErasureRequested) {
+        continue;
+      }
+      const stored = await this.get(listed.seq).catch(() => null);
+      if (stored && namesScope(bodyOf(stored), scope)) {
+        await this.jsm.streams.deleteMessage(this.stream, listed.seq, false);
+        discarded.push(listed);
+      }
+    }
+    return discarded;
+  }
+
   private async get(seq: number): Promise<StoredMsg> {
     try {
       return await this.jsm.streams.getMessage(this.stream, { seq });
@@ -137,4 +158,34 @@ export class ParkedMessages {
       parkedAt: parkedAt.toISOString(),
     };
   }
+}
+
+function bodyOf(stored: StoredMsg): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(stored.data)) as unknown;
+  } catch {
+    // Not JSON (a message parked because it could not be decoded): it names nothing this can match.
+    return null;
+  }
+}
+
+/** Whether a decoded message names the account (or order) of `scope`, at any depth of its payload. */
+export function namesScope(value: unknown, scope: ErasureScope): boolean {
+  const prefix = scope.orderId === undefined ? `${scope.accountId}/` : `${scope.accountId}/${scope.orderId}/`;
+  const visit = (node: unknown, key: string | null): boolean => {
+    if (typeof node === 'string') {
+      if (scope.orderId === undefined ? key === 'accountId' && node === scope.accountId : key === 'orderId' && node === scope.orderId) {
+        return true;
+      }
+      return node.startsWith(prefix);
+    }
+    if (Array.isArray(node)) {
+      return node.some((item) => visit(item, null));
+    }
+    if (node !== null && typeof node === 'object') {
+      return Object.entries(node).some(([name, item]) => visit(item, name));
+    }
+    return false;
+  };
+  return visit(value, null);
 }

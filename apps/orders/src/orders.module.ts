@@ -4,6 +4,8 @@ import { DownloadsRpcController } from './downloads/downloads.controller';
 import { DownloadsService } from './downloads/downloads.service';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
 import { AccountErasureRepository } from './erasure/account-erasure.repository';
+import { EraseOrderUseCase } from './erasure/erase-order.use-case';
+import { OrderErasureRpcController } from './erasure/order-erasure.controller';
 import { EraseAccountOrdersUseCase } from './erasure/erase-account-orders.use-case';
 import { ExpireOrdersUseCase } from './expiry/expire-orders.use-case';
 import { ForgetTestOrderUrlsUseCase } from './expiry/forget-test-order-urls.use-case';
@@ -67,6 +69,7 @@ import { UploadsClient } from './orders/uploads.client';
     V2OrdersRpcController,
     ExpiryRpcController,
     OrderTimelineRpcController,
+    OrderErasureRpcController,
     OrderTimelineHttpController,
     ...ORDER_TYPE_FOLDERS.flatMap((folder) => folder.controllers),
   ],
@@ -120,6 +123,7 @@ import { UploadsClient } from './orders/uploads.client';
     AccountErasureRepository,
     EraseAccountOrdersUseCase,
     AccountErasureConsumer,
+    EraseOrderUseCase,
     // The deprecated v2 surface and its retirement.
     V2OrdersQueryService,
     RefreshUploadUrlsUseCase,

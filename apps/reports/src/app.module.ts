@@ -4,6 +4,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { REPORTS_ENTITIES, REPORTS_SCHEMA } from './database/entities';
 import { REPORTS_MIGRATIONS } from './database/migrations';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { OrderErasureConsumer } from './erasure/order-erasure.consumer';
 import { AccountErasureRepository } from './erasure/account-erasure.repository';
 import { EraseAccountReportsUseCase } from './erasure/erase-account-reports.use-case';
 import { REPORTS_SETTINGS, ReportsConfig } from './reports.config';
@@ -37,7 +38,7 @@ export class AppModule {
         ReportsModule,
       ],
       // An operator's account erasure.
-      providers: [AccountErasureRepository, EraseAccountReportsUseCase, AccountErasureConsumer],
+      providers: [AccountErasureRepository, EraseAccountReportsUseCase, AccountErasureConsumer, OrderErasureConsumer],
     };
   }
 }

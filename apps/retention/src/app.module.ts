@@ -4,6 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { RETENTION_ENTITIES, RETENTION_SCHEMA } from './database/entities';
 import { RETENTION_MIGRATIONS } from './database/migrations';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { OrderErasureConsumer } from './erasure/order-erasure.consumer';
 import { EraseAccountObjectsUseCase } from './erasure/erase-account-objects.use-case';
 import { ErasedPrefixRepository } from './erasure/erased-prefix.repository';
 import { RecheckErasedPrefixesUseCase } from './erasure/recheck-erased-prefixes.use-case';
@@ -65,6 +66,7 @@ export class AppModule {
         RecheckErasedPrefixesUseCase,
         EraseAccountObjectsUseCase,
         AccountErasureConsumer,
+        OrderErasureConsumer,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { ServiceKitModule } from '@cp/runtime';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { OrderErasureConsumer } from './erasure/order-erasure.consumer';
 import { AccountErasureRepository } from './erasure/account-erasure.repository';
 import { EraseAccountUploadsUseCase } from './erasure/erase-account-uploads.use-case';
 import { Rpcs } from '@cp/contracts';
@@ -66,6 +67,7 @@ export class AppModule {
         AccountErasureRepository,
         EraseAccountUploadsUseCase,
         AccountErasureConsumer,
+        OrderErasureConsumer,
       ],
     };
   }

@@ -9,6 +9,7 @@ import { OutputTargetUploader } from './anti-ai/output-target-uploader';
 import { WATERMARK_ENTITIES, WATERMARK_SCHEMA } from './database/entities';
 import { WATERMARK_MIGRATIONS } from './database/migrations';
 import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
+import { OrderErasureConsumer } from './erasure/order-erasure.consumer';
 import { AccountErasureRepository } from './erasure/account-erasure.repository';
 import { EraseAccountIssuancesUseCase } from './erasure/erase-account-issuances.use-case';
 import { EmbedJobConsumer } from './embed/embed-job.consumer';
@@ -60,6 +61,7 @@ export class AppModule {
         AccountErasureRepository,
         EraseAccountIssuancesUseCase,
         AccountErasureConsumer,
+        OrderErasureConsumer,
       ],
     };
   }

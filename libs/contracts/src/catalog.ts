@@ -9,6 +9,7 @@ import { defineEvent, defineJob, defineRpc } from './message-contracts';
 import { OrderCompletedEvent, OrderFailedEvent, OrderStatusChangedEvent, OrderType } from './order-events';
 import { BatchResults, OrderFailureCode } from './errors';
 import { GetOrderQuery, GetOrdersQuery, WatermarkOrderView } from './orders';
+import { EraseOrderCommand, OrderErasureRequestedEvent, OrderErasureView } from './order-erasure';
 import { OrderStepsView, OrderTimelineQuery, OrderTimelineView } from './order-timeline';
 import {
   GenerateReportJob,
@@ -97,6 +98,7 @@ export const Events = {
   antiAiOutputFailed: defineEvent(EventSubjects.antiAiOutputFailed, AntiAiOutputFailedEvent),
   testOrderRetentionEnded: defineEvent(EventSubjects.testOrderRetentionEnded, TestOrderRetentionEndedEvent),
   accountErasureRequested: defineEvent(EventSubjects.accountErasureRequested, AccountErasureRequestedEvent),
+  orderErasureRequested: defineEvent(EventSubjects.orderErasureRequested, OrderErasureRequestedEvent),
 } as const;
 
 const MINUTE_MS = 60_000;
@@ -165,6 +167,7 @@ export const Rpcs = {
   webhooksRetryFailed: defineRpc<WebhookRetryFailedView>()('webhooks.retry-failed', RetryFailedWebhookEventsCommand),
   // An order's timeline for operators (issue 33): each service answers its own steps; orders gathers them all.
   ordersOrderTimeline: defineRpc<OrderTimelineView>()('orders.order-timeline', OrderTimelineQuery, REPEATABLE),
+  ordersEraseOrder: defineRpc<OrderErasureView>()('orders.erase-order', EraseOrderCommand),
   ordersCreditGrant: defineRpc<CreditGrantView>()('orders.credit-grant', CreditGrantQuery, REPEATABLE),
   uploadsOrderSteps: defineRpc<OrderStepsView>()('uploads.order-steps', OrderTimelineQuery, REPEATABLE),
   watermarkOrderSteps: defineRpc<OrderStepsView>()('watermark.order-steps', OrderTimelineQuery, REPEATABLE),

@@ -28,3 +28,4 @@ export * from './retention';
 export * from './ai-detection';
 export * from './ai-detection-orders';
 export * from './durables';
+export * from './order-erasure';

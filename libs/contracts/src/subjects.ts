@@ -27,6 +27,7 @@ export const EventSubjects = {
   aiDetectionFailed: 'evt.aidetect.detection.failed',
   testOrderRetentionEnded: 'evt.retention.test-order.retention-ended',
   accountErasureRequested: 'evt.gateway.account.erasure-requested',
+  orderErasureRequested: 'evt.orders.order.erasure-requested',
 } as const;
 
 export const JobSubjects = {

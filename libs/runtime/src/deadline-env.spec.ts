@@ -1,4 +1,4 @@
-import { AccountErasureConsumers, DURABLES, deadlineVariableOf } from '@cp/contracts';
+import { AccountErasureConsumers, DURABLES, deadlineVariableOf, OrderErasureConsumers } from '@cp/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigValidationError, CoreEnv, validateEnv } from '@cp/config';
@@ -22,7 +22,7 @@ function refusal(env: NodeJS.ProcessEnv): ConfigValidationError {
 }
 
 /**
- * Every durable name a consumer of apps/ registers: `durable: '…'` of a definition, `durable: AccountErasureConsumers.…`,
+ * Every durable name a consumer of apps/ registers: `durable: '…'` of a definition, `durable: AccountErasureConsumers.…` (or `OrderErasureConsumers.…`),
  * or `onResult('…'` of an order type.
  */
 function durablesInCode(): string[] {
@@ -40,6 +40,9 @@ function durablesInCode(): string[] {
         // The erasure consumers name theirs from the list the admin CLI waits on.
         for (const match of source.matchAll(/durable: AccountErasureConsumers\.([a-z]+)/g)) {
           found.add(AccountErasureConsumers[match[1] as keyof typeof AccountErasureConsumers]);
+        }
+        for (const match of source.matchAll(/durable: OrderErasureConsumers\.([a-z]+)/g)) {
+          found.add(OrderErasureConsumers[match[1] as keyof typeof OrderErasureConsumers]);
         }
       }
     }

@@ -1,8 +1,9 @@
 // An erased account's rows of the orders schema against real PostgreSQL (orders' migrations), through the consumer's
 // handler: its orders with their files, outputs (watermark texts) and report states, its idempotency records and its
-// credits go; another account's stay; a redelivery deletes nothing more.
+// credits go; another account's stay; a redelivery deletes nothing more. One order's erasure (`orders.erase-order`):
+// its rows only, with the event announced in the same transaction; its credits stay charged; unknown: RESOURCE_NOT_FOUND.
 import { ManualClock } from '@cp/clock';
-import { AccountErasureRequestedEvent, EmbedJob, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
+import { AccountErasureRequestedEvent, DomainException, EmbedJob, ErrorCode, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
 import { asTransaction, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
@@ -17,6 +18,7 @@ import { OrderEntity } from '../orders/order.entity';
 import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { EraseAccountOrdersUseCase } from './erase-account-orders.use-case';
+import { EraseOrderUseCase } from './erase-order.use-case';
 
 describe("an erased account's order records are deleted (real PostgreSQL)", () => {
   const schema = uniqueName('it_orders_erasure');
@@ -131,5 +133,27 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
     // A redelivery deletes nothing more.
     await erase('601');
     expect(await rowsOf('602', keptOrder)).toEqual(everything);
+  });
+  it("erases one order (its rows, not its sibling's nor the account's credits) and announces it in the same transaction", async () => {
+    const erasedOrder = await seed('604', 'Jane Doe');
+    const sibling = await seed('604', 'John Doe');
+    await dataSource.getRepository(OrderEntity).update({ id: erasedOrder }, { status: 'inProgress' });
+    const clock = new ManualClock(now);
+    const eraseOrder = new EraseOrderUseCase(new TransactionRepository(dataSource), new AccountErasureRepository(new OutboxWriter(clock)), new OutboxWriter(clock));
+    const count = async (sql: string, param: string): Promise<number> => (await dataSource.query<Array<{ n: number }>>(sql, [param]))[0].n;
+
+    const view = await eraseOrder.execute({ orderId: erasedOrder });
+    expect(view).toMatchObject({ accountId: '604', orderId: erasedOrder, status: 'inProgress', requestedAt: now.toISOString() });
+    expect(await rowsOf('604', erasedOrder)).toEqual({ orders: 1, files: 0, outputs: 0, reports: 0, idempotency: 1, ledger: 2, balance: 1 });
+    expect(await rowsOf('604', sibling)).toMatchObject({ files: 1, outputs: 1, reports: 1 });
+    expect(await count('SELECT count(*)::int AS n FROM "order" WHERE id = $1', erasedOrder)).toBe(0);
+    const events = await dataSource.query<Array<{ subject: string; envelope: { data: unknown } }>>(`SELECT subject, envelope FROM outbox_event WHERE subject = $1`, [EventSubjects.orderErasureRequested]);
+    expect(events.map((event) => [event.subject, event.envelope.data])).toEqual([
+      [EventSubjects.orderErasureRequested, { erasureId: view.erasureId, accountId: '604', orderId: erasedOrder }],
+    ]);
+
+    // Already erased: not found, nothing more written.
+    await expect(eraseOrder.execute({ orderId: erasedOrder })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+    expect(await count('SELECT count(*)::int AS n FROM outbox_event WHERE subject = $1', EventSubjects.orderErasureRequested)).toBe(1);
   });
 });

@@ -20,6 +20,17 @@ export interface ErasedOrderRows {
   ledgerEntries: number;
 }
 
+/** What one order's erasure deleted from the orders schema, and whose order it was. */
+export interface ErasedOrder {
+  accountId: string;
+  /** Its status when erased: an unfinished one is not refunded (an operator's erasure is not a cancellation). */
+  status: string;
+  files: number;
+  outputs: number;
+  reports: number;
+  idempotencyRecords: number;
+}
+
 /**
  * Every row of one account in the orders schema, deleted in the caller's transaction: its orders with their files,
  * outputs (watermark texts) and report states, its idempotency records and its credit ledger and balance.
@@ -56,5 +67,33 @@ export class AccountErasureRepository extends TransactionalRepository {
     const ledgerEntries = await ofAccount(CreditLedgerEntryEntity);
     await ofAccount(CreditBalanceEntity);
     return { orders: erasedOrders, files, outputs, reports, idempotencyRecords, ledgerEntries };
+  }
+
+  /**
+   * One order's rows (the order, its files, outputs with their watermark texts, report states and the idempotency
+   * records naming it), deleted in the caller's transaction; null when no such order exists. The order is locked
+   * first, as for an account; the jobs of an unfinished order still held back in the outbox are released. Its
+   * credit ledger entries stay (ids and amounts only; the balance they sum to is the account's, unchanged).
+   */
+  async deleteOrder(tx: Transaction, orderId: string): Promise<ErasedOrder | null> {
+    const db = this.db(tx);
+    const orders = tableSql(db, OrderEntity);
+    const [locked] = await db.query<Array<{ account_id: string; status: string }>>(`SELECT account_id::text AS account_id, status FROM ${orders} WHERE id = $1 FOR UPDATE`, [orderId]);
+    if (!locked) {
+      return null;
+    }
+    if (locked.status === 'pending' || locked.status === 'inProgress') {
+      await this.outbox.releaseShares(tx, orderId);
+    }
+    const ofOrder = async (target: EntityTarget<ObjectLiteral>, column: string): Promise<number> => {
+      const [, affected] = await db.query<[unknown[], number]>(`DELETE FROM ${tableSql(db, target)} WHERE ${column} = $1`, [orderId]);
+      return affected;
+    };
+    const files = await ofOrder(OrderFileEntity, 'order_id');
+    const outputs = await ofOrder(OrderOutputEntity, 'order_id');
+    const reports = await ofOrder(OrderReportEntity, 'order_id');
+    const idempotencyRecords = await ofOrder(IdempotencyRecordEntity, 'order_id');
+    await ofOrder(OrderEntity, 'id');
+    return { accountId: locked.account_id, status: locked.status, files, outputs, reports, idempotencyRecords };
   }
 }

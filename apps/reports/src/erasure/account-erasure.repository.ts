@@ -1,3 +1,4 @@
+import { ErasureScope } from '@cp/contracts';
 import { Transaction, TransactionalRepository } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { ReportEntity } from '../reports/report.entity';
@@ -7,11 +8,11 @@ export interface ErasedReportRows {
   reports: number;
 }
 
-/** Every row of one account in the reports schema, deleted in the caller's transaction. */
+/** Every row of one account (or of one order of it, `scope.orderId`) in the reports schema, deleted in the caller's transaction. */
 @Injectable()
 export class AccountErasureRepository extends TransactionalRepository {
-  async deleteAccount(tx: Transaction, accountId: string): Promise<ErasedReportRows> {
-    const reports = await this.db(tx).delete(ReportEntity, { accountId });
+  async deleteAccount(tx: Transaction, scope: ErasureScope): Promise<ErasedReportRows> {
+    const reports = await this.db(tx).delete(ReportEntity, scope.orderId === undefined ? { accountId: scope.accountId } : { accountId: scope.accountId, orderId: scope.orderId });
     return { reports: reports.affected ?? 0 };
   }
 }

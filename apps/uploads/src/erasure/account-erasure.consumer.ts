@@ -21,7 +21,7 @@ export class AccountErasureConsumer implements OnModuleInit {
       parkOnlyBecause: "the account's keys are already refused; its upload slots wait for a replay (`admin parked replay`)",
       handle: async (event, context) => {
         await context.transaction(async (tx) => {
-          const erased = await this.erase.execute(tx, event.accountId);
+          const erased = await this.erase.execute(tx, { accountId: event.accountId });
           this.logger.log({ accountId: event.accountId, erasureId: event.erasureId, ...erased }, 'account erased: uploads rows deleted');
         });
       },

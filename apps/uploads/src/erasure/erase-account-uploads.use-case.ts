@@ -1,9 +1,11 @@
+import { ErasureScope } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { AccountErasureRepository, ErasedUploadRows } from './account-erasure.repository';
 
 /**
- * An erased account (`evt.gateway.account.erasure-requested`): its upload slots (file names in their keys, the
+ * An erased account (`evt.gateway.account.erasure-requested`), or one erased order of it
+ * (`evt.orders.order.erasure-requested`, only that order's rows): its upload slots (file names in their keys, the
  * `originalFileUrl`s it gave) are deleted. Its objects are the retention service's to delete. Repeating it deletes
  * nothing more.
  */
@@ -11,7 +13,7 @@ import { AccountErasureRepository, ErasedUploadRows } from './account-erasure.re
 export class EraseAccountUploadsUseCase {
   constructor(private readonly rows: AccountErasureRepository) {}
 
-  execute(tx: Transaction, accountId: string): Promise<ErasedUploadRows> {
-    return this.rows.deleteAccount(tx, accountId);
+  execute(tx: Transaction, scope: ErasureScope): Promise<ErasedUploadRows> {
+    return this.rows.deleteAccount(tx, scope);
   }
 }

@@ -1,7 +1,8 @@
 // An erased account's issuances against real PostgreSQL (the processor's migrations), through the consumer's
 // handler: every issuance of the account (recipient texts, input keys) goes, another account's stay, a redelivery
-// deletes nothing more.
-import { AccountErasureRequestedEvent, EventSubjects } from '@cp/contracts';
+// deletes nothing more. An erased order (`evt.orders.order.erasure-requested`, its own consumer): that order's
+// issuances only.
+import { AccountErasureRequestedEvent, EventSubjects, OrderErasureRequestedEvent } from '@cp/contracts';
 import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, registeredConsumer } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
@@ -12,6 +13,7 @@ import { IssuanceRepository } from '../issuance/issuance.repository';
 import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { EraseAccountIssuancesUseCase } from './erase-account-issuances.use-case';
+import { OrderErasureConsumer } from './order-erasure.consumer';
 
 describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
   const schema = uniqueName('it_issuance_erasure');
@@ -51,5 +53,25 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
     expect(await textsOf('92')).toEqual(['John Roe']);
     await erase();
     expect(await textsOf('92')).toEqual(['John Roe']);
+  });
+  it("deletes the erased order's issuances only, and again nothing more on a redelivery", async () => {
+    const orderDefinition = registeredConsumer<OrderErasureRequestedEvent>((messaging) =>
+      new OrderErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository())).onModuleInit(),
+    );
+    expect(orderDefinition.message?.subject).toBe(EventSubjects.orderErasureRequested);
+    const issuances = new IssuanceRepository(dataSource);
+    const issue = (orderId: string, text: string) =>
+      dataSource.transaction((tx) =>
+        issuances.findOrCreate(asTransaction(tx), { accountId: '93', orderId, outputFileId: `${orderId}-1`, watermarkText: text, algorithm: 'v3', inputKey: `93/${orderId}/inputs/1/${text}.png`, scrambled: true }),
+      );
+    await issue('930', 'Jane Doe');
+    await issue('931', 'John Doe');
+    const erase = (): Promise<void> =>
+      deliverDirectly(orderDefinition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000005', accountId: '93', orderId: '930' }, 'erasure-930');
+
+    await erase();
+    expect(await textsOf('93')).toEqual(['John Doe']);
+    await erase();
+    expect(await textsOf('93')).toEqual(['John Doe']);
   });
 });

@@ -1,9 +1,11 @@
+import { ErasureScope } from '@cp/contracts';
 import { Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { AccountErasureRepository, ErasedIssuanceRows } from './account-erasure.repository';
 
 /**
- * An erased account (`evt.gateway.account.erasure-requested`): its issuances (the registry of marks: recipient
+ * An erased account (`evt.gateway.account.erasure-requested`), or one erased order of it
+ * (`evt.orders.order.erasure-requested`, only that order's rows): its issuances (the registry of marks: recipient
  * texts, input keys with file names) are deleted. The account's leaks can no longer be traced, which is what its
  * erasure asks: nobody is left to trace them for (an extract searches only the caller's own issuances). Repeating it
  * deletes nothing more.
@@ -12,7 +14,7 @@ import { AccountErasureRepository, ErasedIssuanceRows } from './account-erasure.
 export class EraseAccountIssuancesUseCase {
   constructor(private readonly rows: AccountErasureRepository) {}
 
-  execute(tx: Transaction, accountId: string): Promise<ErasedIssuanceRows> {
-    return this.rows.deleteAccount(tx, accountId);
+  execute(tx: Transaction, scope: ErasureScope): Promise<ErasedIssuanceRows> {
+    return this.rows.deleteAccount(tx, scope);
   }
 }

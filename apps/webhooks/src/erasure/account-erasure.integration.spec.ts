@@ -1,7 +1,8 @@
 // An erased account's rows of the webhooks schema against real PostgreSQL (the webhooks service's migrations),
 // through the consumer's handler: its webhooks, every delivery (pending too) and the owner's e-mail address go;
-// another account's stay; a redelivery deletes nothing more.
-import { AccountErasureRequestedEvent, EventSubjects } from '@cp/contracts';
+// another account's stay; a redelivery deletes nothing more. An erased order: its deliveries only (the webhooks and
+// the contact address are the account's).
+import { AccountErasureRequestedEvent, EventSubjects, OrderErasureRequestedEvent } from '@cp/contracts';
 import { asTransaction, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
@@ -14,6 +15,7 @@ import { AccountContactsRepository } from '../notifications/account-contacts.rep
 import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { EraseAccountWebhooksUseCase } from './erase-account-webhooks.use-case';
+import { OrderErasureConsumer } from './order-erasure.consumer';
 
 describe("an erased account's webhooks rows are deleted (real PostgreSQL)", () => {
   const schema = uniqueName('it_webhooks_erasure');
@@ -83,5 +85,17 @@ describe("an erased account's webhooks rows are deleted (real PostgreSQL)", () =
 
     await erase('71');
     expect(await rowsOf('72')).toEqual({ webhooks: 1, deliveries: 1, contacts: 1 });
+  });
+  it("deletes an erased order's deliveries and keeps the account's webhook and contact address", async () => {
+    const orderDefinition = registeredConsumer<OrderErasureRequestedEvent>((messaging) => new OrderErasureConsumer(messaging, new EraseAccountWebhooksUseCase(new AccountErasureRepository())).onModuleInit());
+    expect(orderDefinition.message?.subject).toBe(EventSubjects.orderErasureRequested);
+    await seed('73', 'jane.poe@example.com');
+    const eraseOrder = (orderId: string): Promise<void> =>
+      deliverDirectly(orderDefinition, new TransactionRepository(db), { erasureId: '00000000-0000-4000-8000-000000000003', accountId: '73', orderId }, `erasure-${orderId}`);
+
+    await eraseOrder('999');
+    expect(await rowsOf('73')).toEqual({ webhooks: 1, deliveries: 1, contacts: 1 });
+    await eraseOrder('730');
+    expect(await rowsOf('73')).toEqual({ webhooks: 1, deliveries: 0, contacts: 1 });
   });
 });

@@ -1,0 +1,52 @@
+// An erasure's discard of parked messages against the real NATS JetStream (stream PARKED): the messages naming the
+// erased account (or order) go, by their sequence; another account's and a parked erasure event stay.
+import { EventSubjects, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
+import { ensureStreams, ParkedHeaders } from '@cp/messaging';
+import { testInfra, uniqueName } from '@cp/testing';
+import { connect, headers as natsHeaders, JetStreamManager, NatsConnection } from 'nats';
+import { ParkedMessages } from './parked-messages';
+
+describe('ParkedMessages.discardNaming (real NATS)', () => {
+  const durable = uniqueName('itpe');
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let parked: ParkedMessages;
+  // Account ids no other spec uses: PARKED is one stream for the whole NATS server.
+  const account = String(900_000 + Math.floor(Math.random() * 90_000));
+
+  async function park(subject: string, data: object): Promise<number> {
+    const headers = natsHeaders();
+    headers.set(ParkedHeaders.subject, subject);
+    headers.set(ParkedHeaders.durable, durable);
+    headers.set(ParkedHeaders.reason, 'a test message');
+    const ack = await nc.jetstream().publish(`${PARKED_SUBJECT_PREFIX}.${durable}`, new TextEncoder().encode(JSON.stringify({ eventId: 'e', subject, occurredAt: '', data })), { headers });
+    return ack.seq;
+  }
+
+  const left = async (): Promise<number[]> => (await parked.list(durable)).map((message) => message.seq);
+
+  beforeAll(async () => {
+    nc = await connect({ servers: testInfra.natsUrl });
+    jsm = await nc.jetstreamManager();
+    await ensureStreams(jsm, [Streams.parked]);
+    parked = new ParkedMessages(nc.jetstream(), jsm);
+  });
+
+  afterAll(async () => {
+    await jsm.streams.purge(Streams.parked.name, { filter: `${PARKED_SUBJECT_PREFIX}.${durable}` });
+    await nc.drain();
+  });
+
+  it("discards the order's then the account's parked jobs, never another account's nor an erasure event", async () => {
+    const orderJob = await park('job.watermark.embed', { accountId: account, orderId: '71', text: 'Jane Doe', input: { key: `${account}/71/inputs/1/Jane Doe.png` } });
+    const packageJob = await park('job.watermark.package', { orderId: '72', entries: [{ key: `${account}/72/outputs/1-1/John Doe.png` }] });
+    const other = await park('job.watermark.embed', { accountId: `${account}0`, orderId: '73', text: 'Jane Roe' });
+    const erasure = await park(EventSubjects.accountErasureRequested, { erasureId: '00000000-0000-4000-8000-000000000009', accountId: account });
+
+    expect((await parked.discardNaming({ accountId: account, orderId: '71' })).map((message) => message.seq)).toEqual([orderJob]);
+    expect(await left()).toEqual([packageJob, other, erasure]);
+    expect((await parked.discardNaming({ accountId: account })).map((message) => message.seq)).toEqual([packageJob]);
+    expect(await left()).toEqual([other, erasure]);
+    expect(await parked.discardNaming({ accountId: account })).toEqual([]);
+  });
+});

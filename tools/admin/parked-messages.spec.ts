@@ -1,0 +1,36 @@
+// Which parked messages an erasure discards: those whose payload names the erased account (or order) by id or by an
+// object key under its prefix, at any depth; not another account's whose id shares its digits.
+import { namesScope } from './parked-messages';
+
+describe('namesScope', () => {
+  const embedJob = (accountId: string, orderId: string) => ({
+    eventId: 'e1',
+    subject: 'job.watermark.embed',
+    data: { orderId, accountId, text: 'Jane Doe', input: { bucket: 'cp-inputs', key: `${accountId}/${orderId}/inputs/1/Jane Doe.png` } },
+  });
+
+  it("matches an account's job by its accountId and not an account whose id shares its digits", () => {
+    expect(namesScope(embedJob('55', '7'), { accountId: '55' })).toBe(true);
+    expect(namesScope(embedJob('550', '7'), { accountId: '55' })).toBe(false);
+    expect(namesScope(embedJob('5', '7'), { accountId: '55' })).toBe(false);
+  });
+
+  it('matches a payload naming only object keys (a package job) by the prefix, for the account and for the order', () => {
+    const packageJob = { data: { orderId: '9', entries: [{ key: '55/9/outputs/1-1/Jane Doe.png', name: 'Jane Doe.png' }] } };
+    expect(namesScope({ data: { entries: packageJob.data.entries } }, { accountId: '55' })).toBe(true);
+    expect(namesScope(packageJob, { accountId: '55', orderId: '9' })).toBe(true);
+    expect(namesScope(packageJob, { accountId: '55', orderId: '90' })).toBe(false);
+  });
+
+  it("matches an order's messages by its orderId only, not its siblings'", () => {
+    expect(namesScope(embedJob('55', '7'), { accountId: '55', orderId: '7' })).toBe(true);
+    expect(namesScope(embedJob('55', '8'), { accountId: '55', orderId: '7' })).toBe(false);
+    // An accountId alone does not name an order.
+    expect(namesScope({ data: { accountId: '55' } }, { accountId: '55', orderId: '7' })).toBe(false);
+  });
+
+  it('matches nothing in a body that is not JSON or names no id', () => {
+    expect(namesScope(null, { accountId: '55' })).toBe(false);
+    expect(namesScope({ data: { accountId: 55, note: 'account 55' } }, { accountId: '55' })).toBe(false);
+  });
+});
