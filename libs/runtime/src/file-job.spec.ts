@@ -4,7 +4,7 @@ import { inlineHandlerContext } from '@cp/messaging/testing';
 import { HEARTBEAT_JOB_ACK_WAIT_MS } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { Logger } from '@nestjs/common';
-import { FileJob, FileRejection, OversizeOutcome, StoredInput, workerJobConsumer, WORKER_JOB_BACKOFF_MS } from './file-job';
+import { ErasedOrderError, FileJob, FileRejection, OversizeOutcome, StoredInput, workerJobConsumer, WORKER_JOB_BACKOFF_MS } from './file-job';
 
 interface Job {
   orderId: string;
@@ -46,9 +46,11 @@ class TestJob extends FileJob<TestTypes> {
     return job.keys.map((key) => ({ bucket: 'in', key }));
   }
 
+  erased = false;
+
   protected begin(job: Job): Promise<string> {
     this.log.push('begin');
-    return Promise.resolve(`state of ${job.orderId}`);
+    return this.erased ? Promise.reject(new ErasedOrderError(job.orderId)) : Promise.resolve(`state of ${job.orderId}`);
   }
 
   protected oversize(job: Job, size: number): OversizeOutcome<TestTypes> {
@@ -126,6 +128,19 @@ describe('FileJob', () => {
     crashed.engine = () => Promise.reject(new Error('out of memory'));
     await expect(crashed.execute({ orderId: '9', keys: ['a'], whenOversize: 'reject' }, inlineHandlerContext())).rejects.toThrow('out of memory');
     expect(crashed.log).toEqual(['begin', 'run with state of 9']);
+  });
+
+  it("drops the job of an erased order (begin or a later step says so): nothing read, stored or recorded, and no retry", async () => {
+    const erased = setup({ a: 'one' });
+    erased.erased = true;
+    await erased.execute({ orderId: '9', keys: ['a'], whenOversize: 'reject' }, inlineHandlerContext());
+    expect(erased.reads).toEqual([]);
+    expect(erased.log).toEqual(['begin']);
+
+    const erasedWhileRunning = setup({ a: 'one' });
+    erasedWhileRunning.engine = () => Promise.reject(new ErasedOrderError('9'));
+    await erasedWhileRunning.execute({ orderId: '9', keys: ['a'], whenOversize: 'reject' }, inlineHandlerContext());
+    expect(erasedWhileRunning.log).toEqual(['begin', 'run with state of 9']);
   });
 });
 

@@ -24,6 +24,17 @@ export interface FileRejection<TCode extends string> {
   reason: string;
 }
 
+/**
+ * Thrown by a step (usually `begin`, when it would record something of the order) when an operator erased the
+ * job's order or account: the job is dropped (acknowledged, nothing stored, no outcome recorded), never retried nor
+ * parked. Its order no longer exists, so nobody waits for the outcome.
+ */
+export class ErasedOrderError extends Error {
+  constructor(readonly orderId: string) {
+    super(`order ${orderId} was erased`);
+  }
+}
+
 /** An input past the size limit: the file fails, or the job has a result of its own that needs no reading. */
 export type OversizeOutcome<T extends FileJobTypes> = { reject: FileRejection<T['code']> } | { result: T['result'] };
 
@@ -80,7 +91,16 @@ export abstract class FileJob<T extends FileJobTypes> {
   protected abstract recordFailed(tx: Transaction, job: T['job'], code: T['code'], state: T['state']): Promise<void>;
 
   async execute(job: T['job'], context: HandlerContext): Promise<void> {
-    const state = await this.begin(job);
+    let state: T['state'];
+    try {
+      state = await this.begin(job);
+    } catch (error) {
+      if (error instanceof ErasedOrderError) {
+        this.dropErased(job);
+        return;
+      }
+      throw error;
+    }
     let outcome: T['outcome'];
     try {
       const read = await this.readInputs(job);
@@ -93,12 +113,20 @@ export abstract class FileJob<T extends FileJobTypes> {
       const result = inputs === undefined ? (read as { result: T['result'] }).result : await inSpan(`engine ${this.constructor.name}`, { attributes: { 'cp.order.id': job.orderId, 'cp.input_count': inputs.length } }, () => this.run(inputs, job, state, context.signal));
       outcome = await this.writeOutput(job, result, state, 'inputs' in read ? read.inputs : []);
     } catch (error) {
+      if (error instanceof ErasedOrderError) {
+        this.dropErased(job);
+        return;
+      }
       const rejection = this.rejectionOf(error);
       if (!rejection) throw error;
       await this.fail(job, rejection, state, context);
       return;
     }
     await context.transaction((tx) => this.recordCompleted(tx, job, outcome, state));
+  }
+
+  private dropErased(job: T['job']): void {
+    this.logger.log({ orderId: job.orderId }, 'job of an erased order dropped: nothing stored');
   }
 
   private async readInputs(job: T['job']): Promise<OversizeOutcome<T> | { inputs: Buffer[] }> {

@@ -1,4 +1,5 @@
+import { ErasedScopeEntity } from '../issuance/erased-scope.entity';
 import { IssuanceEntity } from '../issuance/issuance.entity';
 
 export const WATERMARK_SCHEMA = 'watermark';
-export const WATERMARK_ENTITIES = [IssuanceEntity];
+export const WATERMARK_ENTITIES = [IssuanceEntity, ErasedScopeEntity];

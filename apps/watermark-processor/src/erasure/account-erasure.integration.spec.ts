@@ -1,11 +1,13 @@
 // An erased account's issuances against real PostgreSQL (the processor's migrations), through the consumer's
 // handler: every issuance of the account (recipient texts, input keys) goes, another account's stay, a redelivery
 // deletes nothing more. An erased order (`evt.orders.order.erasure-requested`, its own consumer): that order's
-// issuances only.
+// issuances only. A job in flight asking for an issuance of an erased account or order afterwards is refused
+// (ErasedOrderError: the job is dropped), so no recipient text comes back.
 import { AccountErasureRequestedEvent, EventSubjects, OrderErasureRequestedEvent } from '@cp/contracts';
 import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, registeredConsumer } from '@cp/messaging';
-import { testInfra, uniqueName } from '@cp/testing';
+import { ErasedOrderError } from '@cp/runtime';
+import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { WATERMARK_ENTITIES } from '../database/entities';
 import { WATERMARK_MIGRATIONS } from '../database/migrations';
@@ -73,5 +75,39 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
     expect(await textsOf('93')).toEqual(['John Doe']);
     await erase();
     expect(await textsOf('93')).toEqual(['John Doe']);
+
+    // A job of the erased order still running: refused; its sibling's retry still gets its issuance.
+    await expect(issue('930', 'Jane Doe')).rejects.toBeInstanceOf(ErasedOrderError);
+    await expect(issue('931', 'John Doe')).resolves.toMatchObject({ orderId: '931' });
+    expect(await textsOf('93')).toEqual(['John Doe']);
+  });
+
+  it('refuses every issuance of an erased account afterwards, and one being made waits for the erasure', async () => {
+    const issuances = new IssuanceRepository(dataSource);
+    const issuance = { accountId: '94', orderId: '940', outputFileId: '940-1', watermarkText: 'Jane Doe', algorithm: 'v3' as const };
+    const erase = (): Promise<void> =>
+      deliverDirectly(definition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000006', accountId: '94' }, 'erasure-94');
+
+    // An issuance being made (its transaction open) when the erasure comes: the erasure waits, then deletes it.
+    let release!: () => void;
+    let issued!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const made = new Promise<void>((resolve) => (issued = resolve));
+    const making = dataSource.transaction(async (tx) => {
+      await issuances.findOrCreate(asTransaction(tx), issuance);
+      issued();
+      await held;
+    });
+    await made;
+    const erasing = erase();
+    // The erasure waits for the issuance's transaction (on the advisory lock), not the other way round.
+    await waitUntil(async () => (await dataSource.query<Array<{ n: number }>>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))[0].n > 0);
+    release();
+    await making;
+    await erasing;
+    expect(await textsOf('94')).toEqual([]);
+
+    await expect(dataSource.transaction((tx) => issuances.findOrCreate(asTransaction(tx), { ...issuance, orderId: '941', outputFileId: '941-1' }))).rejects.toBeInstanceOf(ErasedOrderError);
+    expect(await textsOf('94')).toEqual([]);
   });
 });

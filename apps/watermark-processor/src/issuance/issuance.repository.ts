@@ -1,4 +1,5 @@
 import { Transaction, TransactionalRepository } from '@cp/database';
+import { ErasedOrderError } from '@cp/runtime';
 import { issuedPayload, isScrambledPayload, MAX_CANDIDATES, serialOfPayload } from '@cp/watermark';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -16,6 +17,16 @@ export interface OriginalRef {
   inputKey: string;
   inputSha256: string;
 }
+
+/**
+ * The advisory lock of an account's issuances against its erasure: taken shared by every issuance made, exclusive by
+ * an erasure, each until its transaction ends. So an erasure waits for the issuances being made and deletes them,
+ * and an issuance made after it sees its `erased_scope` row.
+ */
+export const ERASURE_LOCK_SQL = {
+  shared: "SELECT pg_advisory_xact_lock_shared(hashtext('cp-issuance-erasure'), hashtext($1::text))",
+  exclusive: "SELECT pg_advisory_xact_lock(hashtext('cp-issuance-erasure'), hashtext($1::text))",
+} as const;
 
 /** The issuance registry: which mark payload was issued to whom, with which text. */
 @Injectable()
@@ -48,11 +59,19 @@ export class IssuanceRepository extends TransactionalRepository {
       .getMany();
   }
 
-  /** The issuance of an output, created on its first attempt and reused by retries. */
+  /**
+   * The issuance of an output, created on its first attempt and reused by retries. Refused (`ErasedOrderError`: the
+   * job is dropped) for an erased account or order, under the erasure's lock (`ERASURE_LOCK_SQL`).
+   */
   async findOrCreate(
     tx: Transaction,
     issued: { accountId: string; orderId: string; outputFileId: string; watermarkText: string; algorithm: MarkAlgorithm; inputKey?: string; scrambled?: boolean },
   ): Promise<IssuanceEntity> {
+    await this.db(tx).query(ERASURE_LOCK_SQL.shared, [issued.accountId]);
+    const erased = await this.db(tx).query<unknown[]>('SELECT 1 FROM erased_scope WHERE account_id = $1 AND order_id IN (0, $2)', [issued.accountId, issued.orderId]);
+    if (erased.length > 0) {
+      throw new ErasedOrderError(issued.orderId);
+    }
     await this.db(tx).createQueryBuilder().insert().into(IssuanceEntity).values(issued).orIgnore().execute();
     return this.db(tx).findOneByOrFail(IssuanceEntity, { outputFileId: issued.outputFileId });
   }
