@@ -31,4 +31,14 @@ export abstract class TransactionalRepository {
   protected db(tx: Transaction): EntityManager {
     return managerOf(tx);
   }
+
+  /**
+   * A transaction-scoped advisory lock on (`space`, `key`), each hashed to an int4, held until `tx` ends: shared holders
+   * do not wait for each other, an exclusive one waits for them all and they for it. A check that must see what the
+   * holder it waited for wrote is a statement of its own after this one (read committed: a statement's snapshot is
+   * taken when it starts, before any wait inside it).
+   */
+  protected async advisoryLock(tx: Transaction, space: string, key: string, mode: 'shared' | 'exclusive'): Promise<void> {
+    await this.db(tx).query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1), hashtext($2))' : 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [space, key]);
+  }
 }

@@ -1,14 +1,14 @@
 import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { CreditLedgerRepository } from './credit-ledger.repository';
+import { OpenAccountLedgerUseCase } from './open-account-ledger.use-case';
 
-/** A new account starts with an empty balance, so its credits are known before the first grant. */
+/** A new account's ledger is opened (`OpenAccountLedgerUseCase`). */
 @Injectable()
 export class AccountCreatedConsumer implements OnModuleInit {
   constructor(
     private readonly messaging: MessagingRuntime,
-    private readonly ledger: CreditLedgerRepository,
+    private readonly openLedger: OpenAccountLedgerUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -18,7 +18,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
       message: Events.accountCreated,
       parkOnlyBecause: "no order is involved: the account's ledger opens when an operator replays the event (`admin parked replay`)",
       handle: async (event, context) => {
-        await context.transaction((manager) => this.ledger.openAccount(manager, event.accountId));
+        await context.transaction((tx) => this.openLedger.execute(tx, event.accountId));
       },
     });
   }

@@ -1,14 +1,14 @@
 import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { CreditLedgerRepository, grantReference } from './credit-ledger.repository';
+import { ApplyCreditGrantUseCase } from './apply-credit-grant.use-case';
 
-/** Credits granted by an operator (admin CLI → gateway outbox) land in the ledger once per grant. */
+/** Credits granted by an operator land in the ledger (`ApplyCreditGrantUseCase`). */
 @Injectable()
 export class CreditsGrantedConsumer implements OnModuleInit {
   constructor(
     private readonly messaging: MessagingRuntime,
-    private readonly ledger: CreditLedgerRepository,
+    private readonly applyGrant: ApplyCreditGrantUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -18,9 +18,7 @@ export class CreditsGrantedConsumer implements OnModuleInit {
       message: Events.creditsGranted,
       parkOnlyBecause: 'no order is involved: the grant is applied once an operator replays it (`admin parked replay`; the ledger reference keeps it once)',
       handle: async (event, context) => {
-        await context.transaction(async (manager) => {
-          await this.ledger.apply(manager, event.accountId, event.amount, grantReference(event.grantId), event.reason);
-        });
+        await context.transaction((tx) => this.applyGrant.execute(tx, event));
       },
     });
   }

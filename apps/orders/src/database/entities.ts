@@ -1,5 +1,6 @@
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
 import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
+import { ErasedAccountEntity } from '../erasure/erased-account.entity';
 import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
@@ -15,4 +16,5 @@ export const ORDERS_ENTITIES = [
   IdempotencyRecordEntity,
   CreditLedgerEntryEntity,
   CreditBalanceEntity,
+  ErasedAccountEntity,
 ];

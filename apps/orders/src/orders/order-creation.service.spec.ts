@@ -11,6 +11,7 @@ import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { embedOrderRules } from '../order-types/watermark-embed/embed-order.rules';
 import { OrdersConfig } from '../orders.config';
+import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { IdempotencyRepository } from './idempotency.repository';
 import { NewOrder, OrderCreationService } from './order-creation.service';
 import { OrdersRepository } from './orders.repository';
@@ -82,6 +83,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new TransactionRepository(dataSource),
       new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
       new IdempotencyRepository(),
+      new ErasedAccountsRepository(),
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
@@ -126,6 +128,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
         new TransactionRepository(concurrent),
         new OrdersRepository(concurrent, new OutboxWriter(clock), ledger),
         new IdempotencyRepository(),
+        new ErasedAccountsRepository(),
         new UploadsClient(rpc as unknown as RpcClient),
         clock,
       );
@@ -254,6 +257,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new TransactionRepository(dataSource),
       new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
       new IdempotencyRepository(),
+      new ErasedAccountsRepository(),
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
@@ -270,6 +274,10 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     await quota.execute({ ...embed('quota-live', ['l']), caller: { accountId, mode: 'live' } });
     clock.advance(3600_000);
     expect(await refusal('quota-4')).toBeNull();
+
+    // Review: a test order costs nothing, so a key the gateway authenticated just before its account's erasure made one.
+    await new ErasedAccountsRepository().markErased(asTransaction(dataSource.manager), tester);
+    expect(await refusal('quota-5')).toEqual([ErrorCode.AUTH_NOT_AUTHENTICATED, undefined]);
   });
 });
 async function waitFor(condition: () => boolean): Promise<void> {

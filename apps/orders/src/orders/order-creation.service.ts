@@ -5,6 +5,7 @@ import { annotateActiveSpan } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } from '../domain/order';
+import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { IdempotencyKeyTakenError, IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
@@ -79,6 +80,7 @@ export class OrderCreationService {
     private readonly transactions: TransactionRepository,
     private readonly orders: OrdersRepository,
     private readonly idempotency: IdempotencyRepository,
+    private readonly erased: ErasedAccountsRepository,
     private readonly uploads: UploadsClient,
     private readonly clock: Clock,
   ) {}
@@ -139,6 +141,11 @@ export class OrderCreationService {
     // Test orders cost nothing, so a day's quota bounds what they leave (rows, reports, webhook deliveries). Refused
     // here, inside the attempt, so that a replay of an order already made still finds it (the catch above).
     if (caller.mode === 'test') {
+      // A key the gateway authenticated just before its account's erasure: a test order costs nothing, so no
+      // missing balance refuses it as it refuses a live one; it would be a row of an erased account.
+      if (await this.erased.isErased(tx, caller.accountId)) {
+        throw new DomainException(ErrorCode.AUTH_NOT_AUTHENTICATED, 'the account was erased');
+      }
       const counted = await this.orders.countCreatedSince(tx, caller.accountId, 'test', new Date(now.getTime() - DAY_MS));
       if (counted.count >= this.config.testOrdersPerDay) {
         // Capacity comes back when the oldest counted order turns 24 hours old: `Retry-After`.

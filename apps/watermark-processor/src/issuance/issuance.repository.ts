@@ -19,14 +19,11 @@ export interface OriginalRef {
 }
 
 /**
- * The advisory lock of an account's issuances against its erasure: taken shared by every issuance made, exclusive by
- * an erasure, each until its transaction ends. So an erasure waits for the issuances being made and deletes them,
- * and an issuance made after it sees its `erased_scope` row.
+ * The advisory lock of an account's issuances against its erasure (`advisoryLock`): taken shared by every issuance
+ * made, exclusive by an erasure, each until its transaction ends. So an erasure waits for the issuances being made and
+ * deletes them, and an issuance made after it sees its `erased_scope` row.
  */
-export const ERASURE_LOCK_SQL = {
-  shared: "SELECT pg_advisory_xact_lock_shared(hashtext('cp-issuance-erasure'), hashtext($1::text))",
-  exclusive: "SELECT pg_advisory_xact_lock(hashtext('cp-issuance-erasure'), hashtext($1::text))",
-} as const;
+export const ISSUANCE_ERASURE_LOCK = 'cp-issuance-erasure';
 
 /** The issuance registry: which mark payload was issued to whom, with which text. */
 @Injectable()
@@ -61,13 +58,13 @@ export class IssuanceRepository extends TransactionalRepository {
 
   /**
    * The issuance of an output, created on its first attempt and reused by retries. Refused (`ErasedOrderError`: the
-   * job is dropped) for an erased account or order, under the erasure's lock (`ERASURE_LOCK_SQL`).
+   * job is dropped) for an erased account or order, under the erasure's lock (`ISSUANCE_ERASURE_LOCK`).
    */
   async findOrCreate(
     tx: Transaction,
     issued: { accountId: string; orderId: string; outputFileId: string; watermarkText: string; algorithm: MarkAlgorithm; inputKey?: string; scrambled?: boolean },
   ): Promise<IssuanceEntity> {
-    await this.db(tx).query(ERASURE_LOCK_SQL.shared, [issued.accountId]);
+    await this.advisoryLock(tx, ISSUANCE_ERASURE_LOCK, issued.accountId, 'shared');
     const erased = await this.db(tx).query<unknown[]>('SELECT 1 FROM erased_scope WHERE account_id = $1 AND order_id IN (0, $2)', [issued.accountId, issued.orderId]);
     if (erased.length > 0) {
       throw new ErasedOrderError(issued.orderId);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
+import { ErasureModule } from '../erasure/erasure.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { DeliverEventUseCase } from './deliver-event.use-case';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -16,7 +17,7 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookHttpSender } from './webhook-http-sender';
 
 @Module({
-  imports: [EndpointsModule, NotificationsModule],
+  imports: [EndpointsModule, NotificationsModule, ErasureModule],
   providers: [
     WebhookDeliveriesRepository,
     WebhookHttpSender,

@@ -6,6 +6,7 @@ import { KeyMode } from '@cp/contracts';
 import { EntityManager } from 'typeorm';
 import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
+import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { NewDelivery } from './webhook-delivery';
@@ -19,9 +20,12 @@ describe('enqueue an order event', () => {
     { id: 3, mode: 'live' },
   ];
   let inserted: NewDelivery[];
+  /** Erased scopes, as `accountId/orderId` ('0': the account). */
+  const erased = new Set<string>();
   const useCase = new EnqueueOrderEventUseCase(
     { listActiveForAccount: async () => active } as unknown as WebhookEndpointsRepository,
     { insertNew: async (_tx: unknown, deliveries: NewDelivery[]) => (inserted.push(...deliveries), deliveries.length) } as unknown as WebhookDeliveriesRepository,
+    { isErased: async (_tx: unknown, accountId: string, orderId: string) => erased.has(`${accountId}/0`) || erased.has(`${accountId}/${orderId}`) } as unknown as ErasedScopesRepository,
     new ManualClock(new Date('2026-11-01T00:00:00.000Z')),
   );
 
@@ -53,5 +57,15 @@ describe('enqueue an order event', () => {
     expect(await useCase.execute(tx, '42', 'source-2', event('test'))).toBe(3);
     expect(inserted.map((delivery) => delivery.webhookId)).toEqual([1, 2, 3]);
     expect(inserted.every((delivery) => delivery.data.testMode === true)).toBe(true);
+  });
+
+  it("an erased order's or account's event, handled after the erasure, stores no delivery", async () => {
+    erased.add('42/77');
+    expect(await useCase.execute(tx, '42', 'source-3', event('live'))).toBe(0);
+    erased.clear();
+    erased.add('42/0');
+    expect(await useCase.execute(tx, '42', 'source-4', event('live'))).toBe(0);
+    erased.clear();
+    expect(inserted).toEqual([]);
   });
 });

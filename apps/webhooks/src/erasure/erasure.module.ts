@@ -3,9 +3,11 @@ import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { OrderErasureConsumer } from './order-erasure.consumer';
 import { EraseAccountWebhooksUseCase } from './erase-account-webhooks.use-case';
+import { ErasedScopesRepository } from './erased-scopes.repository';
 
-/** An operator's account or order erasure, for the webhooks schema. */
+/** An operator's account or order erasure, for the webhooks schema; what was erased, for what could write it again. */
 @Module({
-  providers: [AccountErasureRepository, EraseAccountWebhooksUseCase, AccountErasureConsumer, OrderErasureConsumer],
+  providers: [AccountErasureRepository, ErasedScopesRepository, EraseAccountWebhooksUseCase, AccountErasureConsumer, OrderErasureConsumer],
+  exports: [ErasedScopesRepository],
 })
 export class ErasureModule {}

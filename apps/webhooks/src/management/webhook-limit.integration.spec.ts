@@ -13,6 +13,7 @@ import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repos
 import { WebhookOwner } from '../endpoints/webhook-mode';
 import { WebhookManagementService } from './webhook-management.service';
 import { openWebhooksTestDatabase, webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
+import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 
 describe('webhooks per account and key mode (real PostgreSQL)', () => {
   const schema = uniqueName('it_webhooks_limit');
@@ -45,6 +46,7 @@ describe('webhooks per account and key mode (real PostgreSQL)', () => {
     service = new WebhookManagementService(
       endpoints,
       {} as unknown as WebhookDeliveriesRepository,
+      new ErasedScopesRepository(),
       new SecretCipher(settings.secretEncryptionKey),
       {} as unknown as RetryEventUseCase,
       {} as unknown as RetryFailedRangeUseCase,

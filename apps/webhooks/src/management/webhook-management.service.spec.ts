@@ -15,6 +15,7 @@ import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { DeliveryScope, WebhookOwner } from '../endpoints/webhook-mode';
 import { WebhookManagementService } from './webhook-management.service';
 import { webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
+import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 
 /** The transaction the fake runner hands out: only compared by identity. */
 const TX = { fake: 'tx' } as unknown as Transaction;
@@ -81,6 +82,8 @@ class InMemoryEndpoints {
 }
 
 describe('WebhookManagementService', () => {
+  /** Accounts an operator erased (`ErasedScopesRepository`). */
+  const erasedAccounts = new Set<string>();
   const live: CallerContext = { accountId: '42', mode: 'live' };
   const test: CallerContext = { accountId: '42', mode: 'test' };
   const settings = webhooksTestSettings();
@@ -126,6 +129,7 @@ describe('WebhookManagementService', () => {
     service = new WebhookManagementService(
       endpoints as unknown as WebhookEndpointsRepository,
       deliveries as unknown as WebhookDeliveriesRepository,
+      { isErased: (_tx: unknown, accountId: string) => Promise.resolve(erasedAccounts.has(accountId)) } as unknown as ErasedScopesRepository,
       new SecretCipher(settings.secretEncryptionKey),
       retryEvent as unknown as RetryEventUseCase,
       retryFailedRange as unknown as RetryFailedRangeUseCase,
@@ -156,6 +160,16 @@ describe('WebhookManagementService', () => {
     expect((await service.list(test)).map((view) => view.id)).toEqual([testHook.id]);
     // The view does not change shape: no mode field the spec does not have.
     expect(Object.keys(await service.get(test, testHook.id)).sort()).toEqual(['id', 'isActive', 'name', 'updatedAt', 'url']);
+  });
+
+  it('no webhook for an erased account (a key authenticated just before the erasure): AUTH_NOT_AUTHENTICATED, nothing created', async () => {
+    erasedAccounts.add(live.accountId);
+    try {
+      await expect(service.create(live, 'late', 'https://hooks.example.com/late')).rejects.toMatchObject({ code: ErrorCode.AUTH_NOT_AUTHENTICATED });
+    } finally {
+      erasedAccounts.clear();
+    }
+    expect(await service.list(live)).toEqual([]);
   });
 
   it('a test key cannot read, redirect, delete, list the events of or retry a live webhook: RESOURCE_NOT_FOUND, as for an unknown id', async () => {

@@ -22,6 +22,7 @@ import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { deliveryScopeOf, WebhookOwner } from '../endpoints/webhook-mode';
 import { checkWebhookUrl } from '../endpoints/webhook-url-policy';
+import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
 function toView(endpoint: WebhookEndpointEntity): WebhookView {
@@ -61,6 +62,7 @@ export class WebhookManagementService {
   constructor(
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly erased: ErasedScopesRepository,
     private readonly cipher: SecretCipher,
     private readonly retryEvent: RetryEventUseCase,
     private readonly retryFailedRange: RetryFailedRangeUseCase,
@@ -80,6 +82,10 @@ export class WebhookManagementService {
     const secret = generateWebhookSecret();
     const owner = ownerOf(caller);
     const endpoint = await this.transactions.run(async (tx) => {
+      // A key the gateway authenticated just before its account's erasure: no webhook for an erased account.
+      if (await this.erased.isErased(tx, caller.accountId)) {
+        throw new DomainException(ErrorCode.AUTH_NOT_AUTHENTICATED, 'the account was erased');
+      }
       await this.endpoints.lockOwner(tx, owner);
       const count = await this.endpoints.countOwned(tx, owner);
       if (count >= this.settings.maxWebhooksPerMode) {

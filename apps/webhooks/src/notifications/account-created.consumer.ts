@@ -1,14 +1,14 @@
 import { Events, Streams } from '@cp/contracts';
 import { MessagingRuntime } from '@cp/messaging';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AccountContactsRepository } from './account-contacts.repository';
+import { RememberAccountContactUseCase } from './remember-account-contact.use-case';
 
-/** Keeps the owner's address, where failure e-mails go. */
+/** Keeps the owner's address, where failure e-mails go (`RememberAccountContactUseCase`). */
 @Injectable()
 export class AccountCreatedConsumer implements OnModuleInit {
   constructor(
     private readonly messaging: MessagingRuntime,
-    private readonly contacts: AccountContactsRepository,
+    private readonly rememberContact: RememberAccountContactUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -18,7 +18,7 @@ export class AccountCreatedConsumer implements OnModuleInit {
       message: Events.accountCreated,
       parkOnlyBecause: 'no order is involved: the contact address is remembered on replay',
       handle: async (event, context) => {
-        await context.transaction((manager) => this.contacts.remember(manager, event.accountId, event.ownerEmail ?? null));
+        await context.transaction((tx) => this.rememberContact.execute(tx, event.accountId, event.ownerEmail ?? null));
       },
     });
   }

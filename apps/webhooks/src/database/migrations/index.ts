@@ -6,6 +6,7 @@ import { DeliveryTraceparent1796200000003 } from './1796200000003-DeliveryTracep
 import { WebhookEndpointMode1796300000000 } from './1796300000000-WebhookEndpointMode';
 import { DeliveryEndedIndex1796310000000 } from './1796310000000-DeliveryEndedIndex';
 import { DeliveryOrderIndex1798000000000 } from './1798000000000-DeliveryOrderIndex';
+import { ErasedScope1798100000000 } from './1798100000000-ErasedScope';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310381187, Deliveries1795311109071, DeliveryLinks1795498210157, DeliveryTraceparent1796200000003, WebhookEndpointMode1796300000000, DeliveryEndedIndex1796310000000, DeliveryOrderIndex1798000000000];
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310381187, Deliveries1795311109071, DeliveryLinks1795498210157, DeliveryTraceparent1796200000003, WebhookEndpointMode1796300000000, DeliveryEndedIndex1796310000000, DeliveryOrderIndex1798000000000, ErasedScope1798100000000];
