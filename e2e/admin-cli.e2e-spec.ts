@@ -56,7 +56,7 @@ describe('admin CLI: accounts and credits usable as soon as printed', () => {
     const help = admin(['--help']);
     expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' });
     expect(help.stdout).toContain('account create --name');
-    expect(help.stdout).toContain('order erase --order 4711 --confirm 4711');
+    expect(help.stdout).toContain('order erase --account 1 --order 4711 --confirm 4711');
     const unknown = admin(['account', 'create', '--nmae', name]);
     expect({ status: unknown.status, stderr: unknown.stderr }).toEqual({ status: 2, stderr: expect.stringContaining('(admin --help lists the commands)') as unknown });
 
@@ -156,7 +156,7 @@ describe('admin CLI: order erase', () => {
     return (await Promise.all([inputs, outputs, reports].map((bucket) => storage.listKeys(bucket, prefix)))).flat();
   };
 
-  it("needs --confirm with the order's id; then the order answers 404 to its owner and its rows and objects are gone, its sibling's kept", async () => {
+  it("needs its account and --confirm with the order's id; then the order answers 404 to its owner and its rows and objects are gone, its sibling's kept", async () => {
     const created = admin(['account', 'create', '--name', `order-erase-${randomUUID().slice(0, 8)}`, '--plan', 'pro', '--credits', '5', '--json']);
     expect(created.status).toBe(0);
     const accountId = String(created.output?.accountId);
@@ -187,11 +187,18 @@ describe('admin CLI: order erase', () => {
         expect((await objectsUnder(ObjectKeys.orderPrefix(accountId, order.orderId))).length).toBeGreaterThan(0);
       }
 
-      const unconfirmed = admin(['order', 'erase', '--order', erasedOrder.orderId, '--json']);
+      const unconfirmed = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--json']);
       expect({ status: unconfirmed.status, stderr: unconfirmed.stderr }).toEqual({ status: 2, stderr: expect.stringContaining(`--confirm ${erasedOrder.orderId}`) as unknown });
+      // Another account's id (the order id mistyped into another account's order): nothing erased.
+      const otherAccount = String(Number(accountId) + 1000);
+      const elsewhere = admin(['order', 'erase', '--account', otherAccount, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--json']);
+      expect({ status: elsewhere.status, stderr: elsewhere.stderr }).toEqual({
+        status: 2,
+        stderr: `admin: account ${otherAccount} has no order ${erasedOrder.orderId} (never created, already erased, or another account's): nothing erased\n`,
+      });
       expect((await api(`/api/v3/orders/${erasedOrder.orderId}`, { key })).status).toBe(200);
 
-      const erased = admin(['order', 'erase', '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--wait', '60', '--json']);
+      const erased = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--wait', '60', '--json']);
       expect({ status: erased.status, stderr: erased.stderr }).toEqual({ status: 0, stderr: '' });
       expect(erased.output).toMatchObject({
         orderId: erasedOrder.orderId,
@@ -215,8 +222,11 @@ describe('admin CLI: order erase', () => {
       expect(await rows(sibling.orderId)).toMatchObject(present);
       expect((await objectsUnder(ObjectKeys.orderPrefix(accountId, sibling.orderId))).length).toBeGreaterThan(0);
 
-      const again = admin(['order', 'erase', '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--json']);
-      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 2, stderr: `admin: order ${erasedOrder.orderId} does not exist (never created, or already erased)\n` });
+      const again = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--json']);
+      expect({ status: again.status, stderr: again.stderr }).toEqual({
+        status: 2,
+        stderr: `admin: account ${accountId} has no order ${erasedOrder.orderId} (never created, already erased, or another account's): nothing erased\n`,
+      });
     } finally {
       await Promise.all(schemas.map((db) => db.destroy()));
     }

@@ -36,7 +36,7 @@ const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, o
   npm run admin -- credits add --account 1 --amount 500 [--reason "top-up"]
   npm run admin -- demo            (find or create the demo account; issue a live and a test key)
   npm run admin -- account erase --account 1 --confirm acme [--wait 60]
-  npm run admin -- order erase --order 4711 --confirm 4711 [--wait 60]
+  npm run admin -- order erase --account 1 --order 4711 --confirm 4711 [--wait 60]
 Add --json for machine-readable output. Uses DATABASE_URL (the gateway's database); the gateway must
 have started once so its schema exists. Events (account created, credits granted) go through the
 gateway's outbox, so the orders service receives them even if it is down right now. \`account create\`,
@@ -54,8 +54,8 @@ erase when they consume it; \`parked list\` shows one that gave up). Then it dis
 name the account (their payloads may hold recipients' names; not the erasure events: replay those) and prints
 how many (\`parkedDiscarded\`).
 
-\`order erase\` deletes one order for good (e.g. a request to remove its recipients' names): --confirm must repeat
-the order id. The orders service deletes its records (the owner gets 404 for it from then on) and announces the
+\`order erase\` deletes one order for good (e.g. a request to remove its recipients' names): --account names its
+owner (an order id mistyped into another account's erases nothing) and --confirm must repeat the order id. The orders service deletes its records (the owner gets 404 for it from then on) and announces the
 erasure; every other service then deletes its copies (issuances, upload slots, report, webhook deliveries, every
 object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
 Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only.
@@ -453,11 +453,12 @@ async function discardParkedOf(scope: ErasureScope): Promise<number | string> {
   }
 }
 
-/** `order erase --order N --confirm N`: through the orders service's RPC, then the same wait as `account erase`. */
-async function runOrderErase(values: { order?: string; confirm?: string; wait?: string }): Promise<Output> {
+/** `order erase --account A --order N --confirm N`: through the orders service's RPC, then the same wait as `account erase`. */
+async function runOrderErase(values: { account?: string; order?: string; confirm?: string; wait?: string }): Promise<Output> {
   const orderId = required(values.order, 'order');
-  if (!ORDER_ID_PATTERN.test(orderId)) {
-    fail('--order must be an order id (digits)');
+  const accountId = required(values.account, 'account');
+  if (!ORDER_ID_PATTERN.test(orderId) || !ORDER_ID_PATTERN.test(accountId)) {
+    fail('--order and --account must be ids (digits)');
   }
   if (values.confirm !== orderId) {
     fail(`order erase deletes order ${orderId} with its files, issuances, report and deliveries, for good: repeat its id with --confirm ${orderId}`);
@@ -466,10 +467,10 @@ async function runOrderErase(values: { order?: string; confirm?: string; wait?: 
   const rpc = new RpcClient({ natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'admin-cli', timeoutMs: 20_000 });
   let erased: OrderErasureView;
   try {
-    erased = await rpc.request(Rpcs.ordersEraseOrder, { orderId });
+    erased = await rpc.request(Rpcs.ordersEraseOrder, { orderId, accountId });
   } catch (error) {
     if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
-      fail(`order ${orderId} does not exist (never created, or already erased)`);
+      fail(`account ${accountId} has no order ${orderId} (never created, already erased, or another account's): nothing erased`);
     }
     throw error;
   } finally {

@@ -7,11 +7,15 @@ import { EventSubjects } from './subjects';
  * `orders.erase-order`, operators only (`admin order erase`): the orders service deletes one order's records (the
  * order, its files, outputs with their watermark texts, report states, idempotency records) and, in the same
  * transaction, announces `OrderErasureRequestedEvent` through its outbox. Not scoped to a caller: no public route
- * sends it. An unknown (or already erased) order: `RESOURCE_NOT_FOUND`.
+ * sends it. An unknown (or already erased) order, or one of another account: `RESOURCE_NOT_FOUND`.
  */
 export class EraseOrderCommand {
   @Matches(ORDER_ID_PATTERN)
   orderId!: string;
+
+  /** The account the operator means the order to be of: an order id mistyped (into another account's) erases nothing. */
+  @Matches(ORDER_ID_PATTERN)
+  accountId!: string;
 }
 
 export interface OrderErasureView {

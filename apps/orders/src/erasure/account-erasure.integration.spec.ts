@@ -178,7 +178,9 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
     const eraseOrder = new EraseOrderUseCase(new TransactionRepository(dataSource), new AccountErasureRepository(new OutboxWriter(clock)), new OutboxWriter(clock));
     const count = async (sql: string, param: string): Promise<number> => (await dataSource.query<Array<{ n: number }>>(sql, [param]))[0].n;
 
-    const view = await eraseOrder.execute({ orderId: erasedOrder });
+    // An order id of another account (a typo) erases nothing.
+    await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '605' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+    const view = await eraseOrder.execute({ orderId: erasedOrder, accountId: '604' });
     expect(view).toMatchObject({ accountId: '604', orderId: erasedOrder, status: 'inProgress', requestedAt: now.toISOString() });
     expect(await rowsOf('604', erasedOrder)).toEqual({ orders: 1, files: 0, outputs: 0, reports: 0, idempotency: 1, ledger: 2, balance: 1 });
     expect(await rowsOf('604', sibling)).toMatchObject({ files: 1, outputs: 1, reports: 1 });
@@ -189,7 +191,7 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
     ]);
 
     // Already erased: not found, nothing more written.
-    await expect(eraseOrder.execute({ orderId: erasedOrder })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+    await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '604' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
     expect(await count('SELECT count(*)::int AS n FROM outbox_event WHERE subject = $1', EventSubjects.orderErasureRequested)).toBe(1);
   });
 });

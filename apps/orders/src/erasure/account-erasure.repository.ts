@@ -71,14 +71,17 @@ export class AccountErasureRepository extends TransactionalRepository {
 
   /**
    * One order's rows (the order, its files, outputs with their watermark texts, report states and the idempotency
-   * records naming it), deleted in the caller's transaction; null when no such order exists. The order is locked
+   * records naming it), deleted in the caller's transaction; null when the account has no such order. The order is locked
    * first, as for an account; the jobs of an unfinished order still held back in the outbox are released. Its
    * credit ledger entries stay (ids and amounts only; the balance they sum to is the account's, unchanged).
    */
-  async deleteOrder(tx: Transaction, orderId: string): Promise<ErasedOrder | null> {
+  async deleteOrder(tx: Transaction, orderId: string, accountId: string): Promise<ErasedOrder | null> {
     const db = this.db(tx);
     const orders = tableSql(db, OrderEntity);
-    const [locked] = await db.query<Array<{ account_id: string; status: string }>>(`SELECT account_id::text AS account_id, status FROM ${orders} WHERE id = $1 FOR UPDATE`, [orderId]);
+    const [locked] = await db.query<Array<{ account_id: string; status: string }>>(`SELECT account_id::text AS account_id, status FROM ${orders} WHERE id = $1 AND account_id = $2 FOR UPDATE`, [
+      orderId,
+      accountId,
+    ]);
     if (!locked) {
       return null;
     }

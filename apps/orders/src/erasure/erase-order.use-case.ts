@@ -11,7 +11,7 @@ import { AccountErasureRepository } from './account-erasure.repository';
  * report, deliveries, objects) once this one has; the owner gets 404 for the order from then on, as for an unknown
  * one. Whatever its status: an unfinished order's held-back jobs are released and its credits are not given back (an
  * operator's erasure is not the client's cancellation; the charge stays in the ledger). An unknown or already
- * erased order: `RESOURCE_NOT_FOUND`, nothing written.
+ * erased order, or one of another account than the command names: `RESOURCE_NOT_FOUND`, nothing written.
  */
 @Injectable()
 export class EraseOrderUseCase {
@@ -25,7 +25,7 @@ export class EraseOrderUseCase {
 
   async execute(command: EraseOrderCommand): Promise<OrderErasureView> {
     const view = await this.transactions.run(async (tx) => {
-      const erased = await this.rows.deleteOrder(tx, command.orderId);
+      const erased = await this.rows.deleteOrder(tx, command.orderId, command.accountId);
       if (!erased) {
         return null;
       }
