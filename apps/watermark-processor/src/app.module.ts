@@ -1,3 +1,4 @@
+import { ErasedScopesRepository } from '@cp/database';
 import { ServiceKitModule } from '@cp/runtime';
 import { Rpcs } from '@cp/contracts';
 import { orderStepsController } from '@cp/messaging';
@@ -44,6 +45,7 @@ export class AppModule {
       providers: [
         { provide: PROCESSOR_CONFIG, useValue: config },
         IssuanceRepository,
+        ErasedScopesRepository,
         WatermarkEngine,
         EmbedOutputUseCase,
         EmbedJobConsumer,

@@ -6,3 +6,4 @@ export * from './write-batch';
 export * from './prepared-statements';
 export * from './id-blocks';
 export * from './database-unavailable';
+export * from './erasure';

@@ -1,7 +1,6 @@
 import { CreditsGrantedEvent } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { CreditLedgerRepository, grantReference } from './credit-ledger.repository';
 
 /**
@@ -12,7 +11,7 @@ import { CreditLedgerRepository, grantReference } from './credit-ledger.reposito
 export class ApplyCreditGrantUseCase {
   constructor(
     private readonly ledger: CreditLedgerRepository,
-    private readonly erased: ErasedAccountsRepository,
+    private readonly erased: ErasedScopesRepository,
   ) {}
 
   async execute(tx: Transaction, grant: CreditsGrantedEvent): Promise<void> {

@@ -1,5 +1,5 @@
+import { ErasedScopesRepository } from '@cp/database';
 import { Module } from '@nestjs/common';
-import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { AccountCreatedConsumer } from './account-created.consumer';
 import { ApplyCreditGrantUseCase } from './apply-credit-grant.use-case';
 import { CreditGrantStatusUseCase } from './credit-grant-status.use-case';
@@ -10,7 +10,7 @@ import { OpenAccountLedgerUseCase } from './open-account-ledger.use-case';
 
 @Module({
   controllers: [CreditGrantRpcController],
-  providers: [CreditLedgerRepository, ErasedAccountsRepository, CreditsGrantedConsumer, AccountCreatedConsumer, ApplyCreditGrantUseCase, OpenAccountLedgerUseCase, CreditGrantStatusUseCase],
-  exports: [CreditLedgerRepository, ErasedAccountsRepository],
+  providers: [CreditLedgerRepository, ErasedScopesRepository, CreditsGrantedConsumer, AccountCreatedConsumer, ApplyCreditGrantUseCase, OpenAccountLedgerUseCase, CreditGrantStatusUseCase],
+  exports: [CreditLedgerRepository, ErasedScopesRepository],
 })
 export class CreditsModule {}

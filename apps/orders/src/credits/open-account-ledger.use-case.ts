@@ -1,6 +1,5 @@
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { CreditLedgerRepository } from './credit-ledger.repository';
 
 /**
@@ -11,7 +10,7 @@ import { CreditLedgerRepository } from './credit-ledger.repository';
 export class OpenAccountLedgerUseCase {
   constructor(
     private readonly ledger: CreditLedgerRepository,
-    private readonly erased: ErasedAccountsRepository,
+    private readonly erased: ErasedScopesRepository,
   ) {}
 
   async execute(tx: Transaction, accountId: string): Promise<void> {

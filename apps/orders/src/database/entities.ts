@@ -1,6 +1,6 @@
+import { ErasedScopeEntity } from '@cp/database';
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
 import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
-import { ErasedAccountEntity } from '../erasure/erased-account.entity';
 import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
@@ -16,5 +16,5 @@ export const ORDERS_ENTITIES = [
   IdempotencyRecordEntity,
   CreditLedgerEntryEntity,
   CreditBalanceEntity,
-  ErasedAccountEntity,
+  ErasedScopeEntity,
 ];

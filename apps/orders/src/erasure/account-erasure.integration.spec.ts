@@ -4,7 +4,7 @@
 // its rows only, with the event announced in the same transaction; its credits stay charged; unknown: RESOURCE_NOT_FOUND.
 import { ManualClock } from '@cp/clock';
 import { AccountErasureRequestedEvent, DomainException, EmbedJob, ErrorCode, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
-import { asTransaction, TransactionRepository } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -21,7 +21,6 @@ import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { EraseAccountOrdersUseCase } from './erase-account-orders.use-case';
 import { EraseOrderUseCase } from './erase-order.use-case';
-import { ErasedAccountsRepository } from './erased-accounts.repository';
 
 describe("an erased account's order records are deleted (real PostgreSQL)", () => {
   const schema = uniqueName('it_orders_erasure');
@@ -33,7 +32,7 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
   beforeAll(async () => {
     dataSource = await openOrdersTestDatabase(schema, 'it-orders-erasure');
     definition = registeredConsumer<AccountErasureRequestedEvent>((messaging) =>
-      new AccountErasureConsumer(messaging, new EraseAccountOrdersUseCase(new AccountErasureRepository(new OutboxWriter(new ManualClock(now))), new ErasedAccountsRepository())).onModuleInit(),
+      new AccountErasureConsumer(messaging, new EraseAccountOrdersUseCase(new AccountErasureRepository(new OutboxWriter(new ManualClock(now))), new ErasedScopesRepository())).onModuleInit(),
     );
     expect(definition.message?.subject).toBe(EventSubjects.accountErasureRequested);
   });
@@ -140,7 +139,7 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
   // Review: the account's `account created` and `credits granted` events have consumers of their own, which may handle
   // them after the erasure (a backlog, a redelivery, a replay): they opened its ledger again (1 entry, balance 500).
   it("a grant or an opening of the ledger handled after the erasure writes nothing; one under way is waited for and then erased", async () => {
-    const erased = new ErasedAccountsRepository();
+    const erased = new ErasedScopesRepository();
     const grant = new ApplyCreditGrantUseCase(ledger, erased);
     const open = new OpenAccountLedgerUseCase(ledger, erased);
     const orderId = await seed('605', 'Jane Roe');

@@ -1,14 +1,13 @@
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { AccountErasureRepository, ErasedOrderRows } from './account-erasure.repository';
-import { ErasedAccountsRepository } from './erased-accounts.repository';
 
 /**
  * An erased account (`evt.gateway.account.erasure-requested`): its order records (order names, file names,
  * watermark texts, an extract's found text and colluders), their idempotency records and its credits are deleted.
  * Its keys are already refused by the gateway, so no view of them is asked for any more; a worker's result that
  * arrives for one of its orders afterwards finds no order, as for an unknown one. Repeating it deletes nothing more.
- * The erasure is recorded first (`erased_account`): an `account created` or `credits granted` event of the account
+ * The erasure is recorded first (`erased_scope`): an `account created` or `credits granted` event of the account
  * handled after it would otherwise open its ledger again (their consumers run apart from this one), and a test order
  * sent with a key the gateway authenticated just before the erasure would otherwise be created.
  */
@@ -16,11 +15,11 @@ import { ErasedAccountsRepository } from './erased-accounts.repository';
 export class EraseAccountOrdersUseCase {
   constructor(
     private readonly rows: AccountErasureRepository,
-    private readonly erased: ErasedAccountsRepository,
+    private readonly erased: ErasedScopesRepository,
   ) {}
 
   async execute(tx: Transaction, accountId: string): Promise<ErasedOrderRows> {
-    await this.erased.markErased(tx, accountId);
+    await this.erased.markErased(tx, { accountId });
     return this.rows.deleteAccount(tx, accountId);
   }
 }

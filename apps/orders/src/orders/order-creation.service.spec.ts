@@ -2,7 +2,7 @@
 // connection held while the uploads service answers (slow or dead).
 import { ManualClock } from '@cp/clock';
 import { DomainException, ErrorCode, RpcContract, Rpcs } from '@cp/contracts';
-import { openServiceDatabase, serviceDataSourceOptions, TransactionRepository, asTransaction } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, openServiceDatabase, serviceDataSourceOptions, TransactionRepository } from '@cp/database';
 import { MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter, RpcClient } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
@@ -11,7 +11,6 @@ import { ORDERS_ENTITIES } from '../database/entities';
 import { ORDERS_MIGRATIONS } from '../database/migrations';
 import { embedOrderRules } from '../order-types/watermark-embed/embed-order.rules';
 import { OrdersConfig } from '../orders.config';
-import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { IdempotencyRepository } from './idempotency.repository';
 import { NewOrder, OrderCreationService } from './order-creation.service';
 import { OrdersRepository } from './orders.repository';
@@ -83,7 +82,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new TransactionRepository(dataSource),
       new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
       new IdempotencyRepository(),
-      new ErasedAccountsRepository(),
+      new ErasedScopesRepository(),
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
@@ -128,7 +127,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
         new TransactionRepository(concurrent),
         new OrdersRepository(concurrent, new OutboxWriter(clock), ledger),
         new IdempotencyRepository(),
-        new ErasedAccountsRepository(),
+        new ErasedScopesRepository(),
         new UploadsClient(rpc as unknown as RpcClient),
         clock,
       );
@@ -257,7 +256,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
       new TransactionRepository(dataSource),
       new OrdersRepository(dataSource, new OutboxWriter(clock), ledger),
       new IdempotencyRepository(),
-      new ErasedAccountsRepository(),
+      new ErasedScopesRepository(),
       new UploadsClient(rpc as unknown as RpcClient),
       clock,
     );
@@ -276,7 +275,7 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(await refusal('quota-4')).toBeNull();
 
     // Review: a test order costs nothing, so a key the gateway authenticated just before its account's erasure made one.
-    await new ErasedAccountsRepository().markErased(asTransaction(dataSource.manager), tester);
+    await new ErasedScopesRepository().markErased(asTransaction(dataSource.manager), { accountId: tester });
     expect(await refusal('quota-5')).toEqual([ErrorCode.AUTH_NOT_AUTHENTICATED, undefined]);
   });
 });

@@ -1,11 +1,10 @@
 import { Clock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, isV2Retired, OrderType, OutboxMessage } from '@cp/contracts';
-import { Transaction, TransactionRepository } from '@cp/database';
+import { ErasedScopesRepository, Transaction, TransactionRepository } from '@cp/database';
 import { annotateActiveSpan } from '@cp/tracing';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ApiVersion, Order, OrderFileState, OrderOptions, OrderOutputState } from '../domain/order';
-import { ErasedAccountsRepository } from '../erasure/erased-accounts.repository';
 import { ORDERS_CONFIG, OrdersConfig } from '../orders.config';
 import { IdempotencyKeyTakenError, IdempotencyRepository, IdempotencyScope } from './idempotency.repository';
 import { OrderDraft, OrdersRepository } from './orders.repository';
@@ -80,7 +79,7 @@ export class OrderCreationService {
     private readonly transactions: TransactionRepository,
     private readonly orders: OrdersRepository,
     private readonly idempotency: IdempotencyRepository,
-    private readonly erased: ErasedAccountsRepository,
+    private readonly erased: ErasedScopesRepository,
     private readonly uploads: UploadsClient,
     private readonly clock: Clock,
   ) {}

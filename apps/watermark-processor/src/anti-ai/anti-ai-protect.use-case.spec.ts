@@ -4,7 +4,7 @@
 import { OptOutMetadataWriter, readContentCredentials } from '@cp/anti-ai';
 import { SystemClock } from '@cp/clock';
 import { AntiAiFailureCode, AntiAiJob, EventEnvelope, EventSubjects } from '@cp/contracts';
-import { openServiceDatabase, TransactionRepository } from '@cp/database';
+import { ErasedScopesRepository, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { exiftoolChildPids, loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
@@ -105,7 +105,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     return new AntiAiProtectUseCase(
       new TransactionRepository(dataSource),
       config,
-      new IssuanceRepository(dataSource),
+      new IssuanceRepository(dataSource, new ErasedScopesRepository()),
       protector,
       new OutputTargetUploader(uploaderConfig, clock),
       storage,
@@ -189,7 +189,7 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
   it('fails the attempt, for a retry, when the opt-out writer\'s ExifTool waited for the machine until its deadline', async () => {
     const own = new AntiAiProtector(config);
     const clock = new SystemClock();
-    const protect = new AntiAiProtectUseCase(new TransactionRepository(dataSource), config, new IssuanceRepository(dataSource), own, new OutputTargetUploader(config, clock), storage, new OutboxWriter(clock));
+    const protect = new AntiAiProtectUseCase(new TransactionRepository(dataSource), config, new IssuanceRepository(dataSource, new ErasedScopesRepository()), own, new OutputTargetUploader(config, clock), storage, new OutboxWriter(clock));
     try {
       const others = exiftoolChildPids();
       // Its ExifTool, started by a first file.

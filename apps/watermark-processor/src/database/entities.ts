@@ -1,4 +1,4 @@
-import { ErasedScopeEntity } from '../issuance/erased-scope.entity';
+import { ErasedScopeEntity } from '@cp/database';
 import { IssuanceEntity } from '../issuance/issuance.entity';
 
 export const WATERMARK_SCHEMA = 'watermark';

@@ -3,7 +3,7 @@
 import { WorkerFailure } from '@cp/bounded-worker';
 import { OrderFailureCode } from '@cp/contracts';
 import { encryptedPdfFixture } from '@cp/testing';
-import { closePdfRenderer, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
+import { closePdfRenderer, configurePdfResources, DEFAULT_PDF_RESOURCE_LIMITS, pdfResourceLimits } from '@cp/watermark-pdf';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import sharp from 'sharp';
@@ -65,8 +65,12 @@ describe('WatermarkEngine: PDF limits', () => {
   it('a file that keeps the renderer past its deadline is the file’s fault: WATERMARK_FILE_INVALID and unsupported, not a retry', async () => {
     // attack review: 3 KB of nested form XObjects kept pdf.js busy for minutes, and each retry held the processor again
     const slow = nestedFormsPdf(6, 10);
-    const limited = engine({ PDF_RENDER_DEADLINE_MS: '3000' });
-    // warm (the renderer process up, pdf.js loaded), so the deadline times the render only
+    const limited = engine({ PDF_RENDER_DEADLINE_MS: '10000' });
+    // A CPU budget of 5 % of the deadline (500 ms): the file runs past it however loaded the machine (at half, a
+    // renderer given less than half a core reached its deadline first, STARVED, as the machine's: that case has its
+    // own test in @cp/watermark-pdf).
+    configurePdfResources({ render: { cpuShare: 0.05 } });
+    // warm (the renderer process up, pdf.js loaded), so the budget counts the render only
     await limited.embed(original, 1n, 'pdf');
     const embedded = await errorOf(limited.embed(slow, 1n, 'pdf'));
     expect(embedded).toBeInstanceOf(InputRejected);

@@ -4,7 +4,7 @@
 // issuances only. A job in flight asking for an issuance of an erased account or order afterwards is refused
 // (ErasedOrderError: the job is dropped), so no recipient text comes back.
 import { AccountErasureRequestedEvent, EventSubjects, OrderErasureRequestedEvent } from '@cp/contracts';
-import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, MESSAGING_ENTITIES, registeredConsumer } from '@cp/messaging';
 import { ErasedOrderError } from '@cp/runtime';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
@@ -25,7 +25,7 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
   beforeAll(async () => {
     dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...WATERMARK_ENTITIES, ...MESSAGING_ENTITIES], migrations: WATERMARK_MIGRATIONS, applicationName: 'it-issuance-erasure' });
     definition = registeredConsumer<AccountErasureRequestedEvent>((messaging) =>
-      new AccountErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository())).onModuleInit(),
+      new AccountErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository(), new ErasedScopesRepository())).onModuleInit(),
     );
     expect(definition.message?.subject).toBe(EventSubjects.accountErasureRequested);
   });
@@ -39,7 +39,7 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
     (await dataSource.query<Array<{ watermark_text: string }>>('SELECT watermark_text FROM issuance WHERE account_id = $1 ORDER BY watermark_text', [accountId])).map((row) => row.watermark_text);
 
   it("deletes every issuance of the account, of every order, and no other account's", async () => {
-    const issuances = new IssuanceRepository(dataSource);
+    const issuances = new IssuanceRepository(dataSource, new ErasedScopesRepository());
     const issue = (accountId: string, orderId: string, text: string) =>
       dataSource.transaction((tx) =>
         issuances.findOrCreate(asTransaction(tx), { accountId, orderId, outputFileId: `${orderId}-1`, watermarkText: text, algorithm: 'v3', inputKey: `${accountId}/${orderId}/inputs/1/${text}.png`, scrambled: true }),
@@ -58,10 +58,10 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
   });
   it("deletes the erased order's issuances only, and again nothing more on a redelivery", async () => {
     const orderDefinition = registeredConsumer<OrderErasureRequestedEvent>((messaging) =>
-      new OrderErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository())).onModuleInit(),
+      new OrderErasureConsumer(messaging, new EraseAccountIssuancesUseCase(new AccountErasureRepository(), new ErasedScopesRepository())).onModuleInit(),
     );
     expect(orderDefinition.message?.subject).toBe(EventSubjects.orderErasureRequested);
-    const issuances = new IssuanceRepository(dataSource);
+    const issuances = new IssuanceRepository(dataSource, new ErasedScopesRepository());
     const issue = (orderId: string, text: string) =>
       dataSource.transaction((tx) =>
         issuances.findOrCreate(asTransaction(tx), { accountId: '93', orderId, outputFileId: `${orderId}-1`, watermarkText: text, algorithm: 'v3', inputKey: `93/${orderId}/inputs/1/${text}.png`, scrambled: true }),
@@ -83,7 +83,7 @@ describe("an erased account's issuances are deleted (real PostgreSQL)", () => {
   });
 
   it('refuses every issuance of an erased account afterwards, and one being made waits for the erasure', async () => {
-    const issuances = new IssuanceRepository(dataSource);
+    const issuances = new IssuanceRepository(dataSource, new ErasedScopesRepository());
     const issuance = { accountId: '94', orderId: '940', outputFileId: '940-1', watermarkText: 'Jane Doe', algorithm: 'v3' as const };
     const erase = (): Promise<void> =>
       deliverDirectly(definition, new TransactionRepository(dataSource), { erasureId: '00000000-0000-4000-8000-000000000006', accountId: '94' }, 'erasure-94');

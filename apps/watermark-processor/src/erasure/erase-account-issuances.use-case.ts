@@ -1,5 +1,5 @@
 import { ErasureScope } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { AccountErasureRepository, ErasedIssuanceRows } from './account-erasure.repository';
 
@@ -8,13 +8,18 @@ import { AccountErasureRepository, ErasedIssuanceRows } from './account-erasure.
  * (`evt.orders.order.erasure-requested`, only that order's rows): its issuances (the registry of marks: recipient
  * texts, input keys with file names) are deleted. The account's leaks can no longer be traced, which is what its
  * erasure asks: nobody is left to trace them for (an extract searches only the caller's own issuances). Repeating it
- * deletes nothing more.
+ * deletes nothing more. The erasure is recorded first (`ErasedScopesRepository`), under the account's lock: issuances
+ * being made are waited for (and deleted below), and a job in flight that comes later makes none.
  */
 @Injectable()
 export class EraseAccountIssuancesUseCase {
-  constructor(private readonly rows: AccountErasureRepository) {}
+  constructor(
+    private readonly rows: AccountErasureRepository,
+    private readonly erased: ErasedScopesRepository,
+  ) {}
 
-  execute(tx: Transaction, scope: ErasureScope): Promise<ErasedIssuanceRows> {
+  async execute(tx: Transaction, scope: ErasureScope): Promise<ErasedIssuanceRows> {
+    await this.erased.markErased(tx, scope);
     return this.rows.deleteAccount(tx, scope);
   }
 }

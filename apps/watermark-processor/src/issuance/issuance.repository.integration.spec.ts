@@ -1,6 +1,6 @@
 // The issuance registry against real PostgreSQL (the processor's own migrations): candidate tracing's lookup of the
 // recipients of one original (issue 36), and the payload scheme (scrambled since issue 36, the id before).
-import { asTransaction, openServiceDatabase } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, openServiceDatabase } from '@cp/database';
 import { MESSAGING_ENTITIES } from '@cp/messaging';
 import { testInfra, uniqueName } from '@cp/testing';
 import { issuedPayload } from '@cp/watermark';
@@ -35,7 +35,7 @@ describe('IssuanceRepository (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...WATERMARK_ENTITIES, ...MESSAGING_ENTITIES], migrations: WATERMARK_MIGRATIONS, applicationName: 'it-issuance' });
-    issuances = new IssuanceRepository(dataSource);
+    issuances = new IssuanceRepository(dataSource, new ErasedScopesRepository());
   });
 
   afterAll(async () => {

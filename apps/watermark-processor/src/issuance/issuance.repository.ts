@@ -1,4 +1,4 @@
-import { Transaction, TransactionalRepository } from '@cp/database';
+import { ErasedScopesRepository, Transaction, TransactionalRepository } from '@cp/database';
 import { ErasedOrderError } from '@cp/runtime';
 import { issuedPayload, isScrambledPayload, MAX_CANDIDATES, serialOfPayload } from '@cp/watermark';
 import { Inject, Injectable } from '@nestjs/common';
@@ -18,17 +18,14 @@ export interface OriginalRef {
   inputSha256: string;
 }
 
-/**
- * The advisory lock of an account's issuances against its erasure (`advisoryLock`): taken shared by every issuance
- * made, exclusive by an erasure, each until its transaction ends. So an erasure waits for the issuances being made and
- * deletes them, and an issuance made after it sees its `erased_scope` row.
- */
-export const ISSUANCE_ERASURE_LOCK = 'cp-issuance-erasure';
 
 /** The issuance registry: which mark payload was issued to whom, with which text. */
 @Injectable()
 export class IssuanceRepository extends TransactionalRepository {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly erased: ErasedScopesRepository,
+  ) {
     super();
   }
 
@@ -58,15 +55,13 @@ export class IssuanceRepository extends TransactionalRepository {
 
   /**
    * The issuance of an output, created on its first attempt and reused by retries. Refused (`ErasedOrderError`: the
-   * job is dropped) for an erased account or order, under the erasure's lock (`ISSUANCE_ERASURE_LOCK`).
+   * job is dropped) for an erased account or order, under the erasure's lock (`ErasedScopesRepository`): a job in flight at the erasure cannot put a recipient's text back in the registry.
    */
   async findOrCreate(
     tx: Transaction,
     issued: { accountId: string; orderId: string; outputFileId: string; watermarkText: string; algorithm: MarkAlgorithm; inputKey?: string; scrambled?: boolean },
   ): Promise<IssuanceEntity> {
-    await this.advisoryLock(tx, ISSUANCE_ERASURE_LOCK, issued.accountId, 'shared');
-    const erased = await this.db(tx).query<unknown[]>('SELECT 1 FROM erased_scope WHERE account_id = $1 AND order_id IN (0, $2)', [issued.accountId, issued.orderId]);
-    if (erased.length > 0) {
+    if (await this.erased.isErased(tx, issued.accountId, issued.orderId)) {
       throw new ErasedOrderError(issued.orderId);
     }
     await this.db(tx).createQueryBuilder().insert().into(IssuanceEntity).values(issued).orIgnore().execute();

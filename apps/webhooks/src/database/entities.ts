@@ -1,6 +1,6 @@
+import { ErasedScopeEntity } from '@cp/database';
 import { WebhookDeliveryEntity } from '../deliveries/webhook-delivery.entity';
 import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
-import { ErasedScopeEntity } from '../erasure/erased-scope.entity';
 import { AccountContactEntity } from '../notifications/account-contact.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';

@@ -1,12 +1,11 @@
 // Which endpoints an order event is enqueued for (finding M1): live webhooks get every event of the account,
 // test webhooks only test orders' events.
 import { ManualClock } from '@cp/clock';
-import { asTransaction } from '@cp/database';
+import { asTransaction, ErasedScopesRepository } from '@cp/database';
 import { KeyMode } from '@cp/contracts';
 import { EntityManager } from 'typeorm';
 import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { EnqueueOrderEventUseCase } from './enqueue-order-event.use-case';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { NewDelivery } from './webhook-delivery';

@@ -1,9 +1,8 @@
 import { Clock } from '@cp/clock';
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { webhookReceives } from '../endpoints/webhook-mode';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDelivery } from './webhook-delivery';
 import { isTestEvent, StoredEvent } from './webhook-payload';

@@ -3,7 +3,7 @@
 // another account's stay; a redelivery deletes nothing more. An erased order: its deliveries only (the webhooks and
 // the contact address are the account's).
 import { AccountErasureRequestedEvent, EventSubjects, OrderErasureRequestedEvent } from '@cp/contracts';
-import { asTransaction, TransactionRepository } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,6 @@ import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { EraseAccountWebhooksUseCase } from './erase-account-webhooks.use-case';
 import { OrderErasureConsumer } from './order-erasure.consumer';
-import { ErasedScopesRepository } from './erased-scopes.repository';
 import { RememberAccountContactUseCase } from '../notifications/remember-account-contact.use-case';
 
 describe("an erased account's webhooks rows are deleted (real PostgreSQL)", () => {

@@ -1,8 +1,7 @@
 import { ErasureScope } from '@cp/contracts';
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
 import { AccountErasureRepository, ErasedWebhookRows } from './account-erasure.repository';
-import { ErasedScopesRepository } from './erased-scopes.repository';
 
 /**
  * An erased order (`evt.orders.order.erasure-requested`): its deliveries. An erased account

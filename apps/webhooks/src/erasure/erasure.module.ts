@@ -1,9 +1,9 @@
+import { ErasedScopesRepository } from '@cp/database';
 import { Module } from '@nestjs/common';
 import { AccountErasureConsumer } from './account-erasure.consumer';
 import { AccountErasureRepository } from './account-erasure.repository';
 import { OrderErasureConsumer } from './order-erasure.consumer';
 import { EraseAccountWebhooksUseCase } from './erase-account-webhooks.use-case';
-import { ErasedScopesRepository } from './erased-scopes.repository';
 
 /** An operator's account or order erasure, for the webhooks schema; what was erased, for what could write it again. */
 @Module({

@@ -2,7 +2,7 @@
 // serialised by the owner's advisory lock, so the count each one reads is still true when it inserts.
 import { ManualClock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode } from '@cp/contracts';
-import { asTransaction, TransactionRepository } from '@cp/database';
+import { asTransaction, ErasedScopesRepository, TransactionRepository } from '@cp/database';
 import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
@@ -13,7 +13,6 @@ import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repos
 import { WebhookOwner } from '../endpoints/webhook-mode';
 import { WebhookManagementService } from './webhook-management.service';
 import { openWebhooksTestDatabase, webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 
 describe('webhooks per account and key mode (real PostgreSQL)', () => {
   const schema = uniqueName('it_webhooks_limit');

@@ -4,7 +4,7 @@
 // webhook-endpoints.repository.spec.ts, on real PostgreSQL).
 import { ManualClock } from '@cp/clock';
 import { CallerContext, DomainException, ErrorCode, WebhookDeliveryStatus, WebhookEventRetryView, WebhookRetryFailedView } from '@cp/contracts';
-import { Transaction, TransactionRepository } from '@cp/database';
+import { ErasedScopesRepository, Transaction, TransactionRepository } from '@cp/database';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
 import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
 import { WebhookDeliveriesRepository } from '../deliveries/webhook-deliveries.repository';
@@ -15,7 +15,6 @@ import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { DeliveryScope, WebhookOwner } from '../endpoints/webhook-mode';
 import { WebhookManagementService } from './webhook-management.service';
 import { webhooksTestSettings } from '../__fixtures__/webhooks-test-kit';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 
 /** The transaction the fake runner hands out: only compared by identity. */
 const TX = { fake: 'tx' } as unknown as Transaction;

@@ -11,7 +11,7 @@ import {
   WebhookRetryFailedView,
   WebhookView,
 } from '@cp/contracts';
-import { TransactionRepository } from '@cp/database';
+import { ErasedScopesRepository, TransactionRepository } from '@cp/database';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RetryEventUseCase } from '../deliveries/retry-event.use-case';
 import { RetryFailedRangeUseCase } from '../deliveries/retry-failed-range.use-case';
@@ -22,7 +22,6 @@ import { WebhookEndpointEntity } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { deliveryScopeOf, WebhookOwner } from '../endpoints/webhook-mode';
 import { checkWebhookUrl } from '../endpoints/webhook-url-policy';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
 function toView(endpoint: WebhookEndpointEntity): WebhookView {

@@ -1,6 +1,5 @@
-import { Transaction } from '@cp/database';
+import { ErasedScopesRepository, Transaction } from '@cp/database';
 import { Injectable } from '@nestjs/common';
-import { ErasedScopesRepository } from '../erasure/erased-scopes.repository';
 import { AccountContactsRepository } from './account-contacts.repository';
 
 /**

@@ -1,3 +1,4 @@
+import { ERASED_SCOPE_MIGRATIONS } from '@cp/database';
 import { MESSAGING_MIGRATIONS } from '@cp/messaging';
 import { Init1795310292846 } from './1795310292846-Init';
 import { EmbedOrders1795311403465 } from './1795311403465-EmbedOrders';
@@ -11,7 +12,6 @@ import { OrderTraceparent1796200000002 } from './1796200000002-OrderTraceparent'
 import { StartedOrdersIndex1797300000000 } from './1797300000000-StartedOrdersIndex';
 import { OrderExpiresIndex1797300000001 } from './1797300000001-OrderExpiresIndex';
 import { OrderFailedIndex1797500000000 } from './1797500000000-OrderFailedIndex';
-import { ErasedAccount1797600000000 } from './1797600000000-ErasedAccount';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959, OrderOptions1795479558202, OrderTypeResult1795480727223, StuckOrdersIndex1795645036530, ExtractResultInTypeResult1795720000000, OrderTraceparent1796200000002, StartedOrdersIndex1797300000000, OrderExpiresIndex1797300000001, OrderFailedIndex1797500000000, ErasedAccount1797600000000];
+export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959, OrderOptions1795479558202, OrderTypeResult1795480727223, StuckOrdersIndex1795645036530, ExtractResultInTypeResult1795720000000, OrderTraceparent1796200000002, StartedOrdersIndex1797300000000, OrderExpiresIndex1797300000001, OrderFailedIndex1797500000000, ...ERASED_SCOPE_MIGRATIONS];

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The accounts and orders an operator erased, for which no issuance is made any more (`erased_scope`). */
+/** The accounts and orders an operator erased (`ErasedScopeEntity`), in the schema of each service that lists it. */
 export class ErasedScope1797600000000 implements MigrationInterface {
   name = 'ErasedScope1797600000000';
 
