@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
 import { ReconcileFailedOrdersUseCase } from './reconcile-failed-orders.use-case';
-import { ReconciledPage, ReconcileSchedulesUseCase } from './reconcile-schedules.use-case';
+import { ReconcileSchedulesUseCase } from './reconcile-schedules.use-case';
+import { ReconciledPage } from './reconcile-with-orders.use-case';
 
 /**
  * Runs the reconciliations with orders every `RETENTION_RECONCILE_INTERVAL_MS`, the schedule's (expiries) then the
