@@ -40,4 +40,13 @@ describe('WebhookHttpSender against a hostile receiver', () => {
     const httpsOnly = new WebhookHttpSender({ ...settings, allowHttp: false, allowedTargetIps: ['127.0.0.1'] });
     expect(await httpsOnly.send({ url: peer.url('ok', 'hook'), body, headers: {} }, 1500)).toMatchObject({ success: false, kind: 'network_error', statusCode: null });
   });
+
+  it("a refused connection is said in a fixed sentence, never Node's message naming the address", async () => {
+    // a port nothing listens on: the peer's, once it is closed
+    const closed = await HostilePeer.start({ intervalMs: 200, readChunkBytes: 16 });
+    const url = closed.url('ok', 'hook');
+    await closed.close();
+    const outcome = await sender.send({ url, body, headers: {} }, 1500);
+    expect(outcome).toMatchObject({ success: false, statusCode: null, kind: 'network_error', error: 'the connection was refused' });
+  });
 });

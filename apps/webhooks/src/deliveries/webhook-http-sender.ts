@@ -1,4 +1,4 @@
-import { EgressClient, EgressError, EgressFailure } from '@cp/egress';
+import { EgressClient, EgressError, EgressFailure, publicNetworkFailure } from '@cp/egress';
 import { Inject, Injectable } from '@nestjs/common';
 import { WEBHOOKS_SETTINGS, WebhooksSettings } from '../webhooks.config';
 
@@ -35,7 +35,7 @@ function failureOutcome(error: EgressError, timeoutMs: number): Omit<SendOutcome
     case EgressFailure.BAD_URL:
       return { success: false, statusCode: null, error: `invalid URL: ${error.message}`, kind: 'network_error' };
     default:
-      return { success: false, statusCode: null, error: error.message || 'connection failed', kind: 'network_error' };
+      return { success: false, statusCode: null, error: publicNetworkFailure(error), kind: 'network_error' };
   }
 }
 
