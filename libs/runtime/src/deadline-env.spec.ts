@@ -1,8 +1,9 @@
 import { AccountErasureConsumers, DURABLES, deadlineVariableOf, OrderErasureConsumers } from '@cp/contracts';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigValidationError, CoreEnv, validateEnv } from '@cp/config';
 import { loadServiceConfig, nearestDeadlineVariables } from './deadline-env';
+import { sourceFiles } from '@cp/testing';
 
 const base = { PORT: '3000', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
 
@@ -27,27 +28,19 @@ function refusal(env: NodeJS.ProcessEnv): ConfigValidationError {
  */
 function durablesInCode(): string[] {
   const found = new Set<string>();
-  const walk = (directory: string): void => {
-    for (const entry of readdirSync(directory, { withFileTypes: true })) {
-      const file = path.join(directory, entry.name);
-      if (entry.isDirectory()) {
-        walk(file);
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
-        const source = readFileSync(file, 'utf8');
-        for (const match of source.matchAll(/(?:durable: |onResult\(\s*)'([a-z0-9-]+)'/g)) {
-          found.add(match[1]);
-        }
-        // The erasure consumers name theirs from the list the admin CLI waits on.
-        for (const match of source.matchAll(/durable: AccountErasureConsumers\.([a-z]+)/g)) {
-          found.add(AccountErasureConsumers[match[1] as keyof typeof AccountErasureConsumers]);
-        }
-        for (const match of source.matchAll(/durable: OrderErasureConsumers\.([a-z]+)/g)) {
-          found.add(OrderErasureConsumers[match[1] as keyof typeof OrderErasureConsumers]);
-        }
-      }
+  for (const file of sourceFiles(path.resolve(__dirname, '../../../apps'))) {
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/(?:durable: |onResult\(\s*)'([a-z0-9-]+)'/g)) {
+      found.add(match[1]);
     }
-  };
-  walk(path.resolve(__dirname, '../../../apps'));
+    // The erasure consumers name theirs from the lists the admin CLI waits on.
+    for (const match of source.matchAll(/durable: AccountErasureConsumers\.([a-z]+)/g)) {
+      found.add(AccountErasureConsumers[match[1] as keyof typeof AccountErasureConsumers]);
+    }
+    for (const match of source.matchAll(/durable: OrderErasureConsumers\.([a-z]+)/g)) {
+      found.add(OrderErasureConsumers[match[1] as keyof typeof OrderErasureConsumers]);
+    }
+  }
   return [...found].sort();
 }
 
