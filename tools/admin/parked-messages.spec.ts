@@ -29,6 +29,12 @@ describe('namesScope', () => {
     expect(namesScope({ data: { accountId: '55' } }, { accountId: '55', orderId: '7' })).toBe(false);
   });
 
+  it("does not take another account's text or file name that begins with the prefix for an object key", () => {
+    const text = { data: { accountId: '12', orderId: '40', text: '7/11 receipts', input: { bucket: 'cp-inputs', key: '12/40/inputs/1/7/11.png', fileName: '7/11.png' } } };
+    expect(namesScope(text, { accountId: '7' })).toBe(false);
+    expect(namesScope({ data: { keys: ['7/3/outputs/1-1/a.png'] } }, { accountId: '7' })).toBe(true);
+  });
+
   it('matches nothing in a body that is not JSON or names no id', () => {
     expect(namesScope(null, { accountId: '55' })).toBe(false);
     expect(namesScope({ data: { accountId: 55, note: 'account 55' } }, { accountId: '55' })).toBe(false);

@@ -177,10 +177,13 @@ export function namesScope(value: unknown, scope: ErasureScope): boolean {
       if (scope.orderId === undefined ? key === 'accountId' && node === scope.accountId : key === 'orderId' && node === scope.orderId) {
         return true;
       }
-      return node.startsWith(prefix);
+      // Only an object key (a field named `key`, `objectKey`, `keys`, …): a watermark text or a file name of
+      // another account's message may begin with the same digits and a slash ("7/11 receipts").
+      return key !== null && /keys?$/i.test(key) && node.startsWith(prefix);
     }
     if (Array.isArray(node)) {
-      return node.some((item) => visit(item, null));
+      // An array's items are named by the array's field (`keys: [...]`).
+      return node.some((item) => visit(item, key));
     }
     if (node !== null && typeof node === 'object') {
       return Object.entries(node).some(([name, item]) => visit(item, name));
