@@ -1,9 +1,6 @@
 import { FailedOrderCursor } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { CursorLease, LeasedCursorRepository } from './leased-cursor.repository';
-
-/** The reconciliation of failed orders claimed by one replica until `leasedUntil`. */
-export type FailedOrderLease = CursorLease<FailedOrderCursor>;
+import { LeasedCursorRepository } from './leased-cursor.repository';
 
 /** The cursor and lease of the reconciliation of failed orders (`ReconcileFailedOrdersUseCase`): by (`failedAt`, `orderId`). */
 @Injectable()

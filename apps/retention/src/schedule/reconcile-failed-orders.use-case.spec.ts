@@ -4,8 +4,9 @@
 import { ManualClock } from '@cp/clock';
 import { FailedOrderCursor, FailedOrdersPage, FailedOrdersQuery, FailedOrderView } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
+import { FakeLeasedCursor } from '../__fixtures__/fake-leased-cursor';
 import { ReconcileSettings, RetentionSettings } from '../retention.config';
-import { FailedOrderLease, FailedOrderReconciliationRepository } from './failed-order-reconciliation.repository';
+import { FailedOrderReconciliationRepository } from './failed-order-reconciliation.repository';
 import { FailedOrdersPort } from './failed-orders.client';
 import { NewExpiry, OrderExpiryRepository } from './order-expiry.repository';
 import { FAILED_ORDER_COMMIT_MARGIN_MS, ReconcileFailedOrdersUseCase } from './reconcile-failed-orders.use-case';
@@ -67,37 +68,6 @@ class FakeExpiries {
   }
 }
 
-/** The cursor's row: lease and forward-only cursor, as the statements keep them. */
-class FakeCursor {
-  cursor: FailedOrderCursor | null = null;
-  leasedUntil: Date | null = null;
-  reconciled = 0;
-
-  async claim(_tx: Transaction, now: Date, leasedUntil: Date): Promise<FailedOrderLease | null> {
-    if (this.leasedUntil && this.leasedUntil > now) {
-      return null;
-    }
-    this.leasedUntil = leasedUntil;
-    return { after: this.cursor, leasedUntil };
-  }
-
-  async advance(_tx: Transaction, lease: FailedOrderLease, to: FailedOrderCursor, reconciled: number): Promise<boolean> {
-    if (this.leasedUntil?.getTime() !== lease.leasedUntil.getTime() || (this.cursor && !after(to, this.cursor))) {
-      return false;
-    }
-    this.cursor = to;
-    this.leasedUntil = null;
-    this.reconciled += reconciled;
-    return true;
-  }
-
-  async release(_tx: Transaction, lease: FailedOrderLease): Promise<void> {
-    if (this.leasedUntil?.getTime() === lease.leasedUntil.getTime()) {
-      this.leasedUntil = null;
-    }
-  }
-}
-
 describe('ReconcileFailedOrdersUseCase', () => {
   const retention = { leaseMs: 600_000, failedOrderGraceMs: 24 * HOUR } as RetentionSettings;
   const reconcile: ReconcileSettings = { intervalMs: 1000, graceMs: 300_000, pageSize: 2, pauseMs: 0 };
@@ -107,7 +77,7 @@ describe('ReconcileFailedOrdersUseCase', () => {
   let clock: ManualClock;
   let orders: FakeOrders;
   let expiries: FakeExpiries;
-  let cursor: FakeCursor;
+  let cursor: FakeLeasedCursor<FailedOrderCursor>;
   let useCase: ReconcileFailedOrdersUseCase;
 
   const reconciledMetric = async (): Promise<number> => (await reconciliationMetrics.failedReconciled.get()).values[0]?.value ?? 0;
@@ -119,7 +89,7 @@ describe('ReconcileFailedOrdersUseCase', () => {
     clock = new ManualClock(new Date('2026-11-01T12:00:00.000Z'));
     orders = new FakeOrders();
     expiries = new FakeExpiries();
-    cursor = new FakeCursor();
+    cursor = new FakeLeasedCursor(after);
     useCase = build(reconcile);
   });
 

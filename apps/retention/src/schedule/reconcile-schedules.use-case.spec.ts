@@ -3,12 +3,13 @@
 import { ManualClock } from '@cp/clock';
 import { ExpiryScheduleCursor, ExpirySchedulesPage, ExpirySchedulesQuery, ExpiryScheduleView } from '@cp/contracts';
 import { Transaction, TransactionRepository } from '@cp/database';
+import { FakeLeasedCursor } from '../__fixtures__/fake-leased-cursor';
 import { ReconcileSettings, RetentionSettings } from '../retention.config';
 import { NewExpiry, OrderExpiryRepository } from './order-expiry.repository';
 import { OrderSchedulesPort } from './order-schedules.client';
 import { ReconcileSchedulesUseCase } from './reconcile-schedules.use-case';
 import { reconciliationMetrics } from './reconciliation.metrics';
-import { ReconciliationLease, ScheduleReconciliationRepository } from './schedule-reconciliation.repository';
+import { ScheduleReconciliationRepository } from './schedule-reconciliation.repository';
 
 const after = (a: ExpiryScheduleCursor, b: ExpiryScheduleCursor): boolean =>
   a.expiresAt > b.expiresAt || (a.expiresAt === b.expiresAt && BigInt(a.orderId) > BigInt(b.orderId));
@@ -54,37 +55,6 @@ class FakeExpiries {
   }
 }
 
-/** The cursor's row: lease and forward-only cursor, as the statements keep them. */
-class FakeCursor {
-  cursor: ExpiryScheduleCursor | null = null;
-  leasedUntil: Date | null = null;
-  reconciled = 0;
-
-  async claim(_tx: Transaction, now: Date, leasedUntil: Date): Promise<ReconciliationLease | null> {
-    if (this.leasedUntil && this.leasedUntil > now) {
-      return null;
-    }
-    this.leasedUntil = leasedUntil;
-    return { after: this.cursor, leasedUntil };
-  }
-
-  async advance(_tx: Transaction, lease: ReconciliationLease, to: ExpiryScheduleCursor, reconciled: number): Promise<boolean> {
-    if (this.leasedUntil?.getTime() !== lease.leasedUntil.getTime() || (this.cursor && !after(to, this.cursor))) {
-      return false;
-    }
-    this.cursor = to;
-    this.leasedUntil = null;
-    this.reconciled += reconciled;
-    return true;
-  }
-
-  async release(_tx: Transaction, lease: ReconciliationLease): Promise<void> {
-    if (this.leasedUntil?.getTime() === lease.leasedUntil.getTime()) {
-      this.leasedUntil = null;
-    }
-  }
-}
-
 describe('ReconcileSchedulesUseCase', () => {
   const retention = { leaseMs: 600_000 } as RetentionSettings;
   const reconcile: ReconcileSettings = { intervalMs: 1000, graceMs: 300_000, pageSize: 2, pauseMs: 0 };
@@ -94,7 +64,7 @@ describe('ReconcileSchedulesUseCase', () => {
   let clock: ManualClock;
   let orders: FakeOrders;
   let expiries: FakeExpiries;
-  let cursor: FakeCursor;
+  let cursor: FakeLeasedCursor<ExpiryScheduleCursor>;
   let useCase: ReconcileSchedulesUseCase;
 
   const reconciledMetric = async (): Promise<number> => (await reconciliationMetrics.reconciled.get()).values[0]?.value ?? 0;
@@ -114,7 +84,7 @@ describe('ReconcileSchedulesUseCase', () => {
     clock = new ManualClock(new Date('2026-11-01T12:00:00.000Z'));
     orders = new FakeOrders();
     expiries = new FakeExpiries();
-    cursor = new FakeCursor();
+    cursor = new FakeLeasedCursor(after);
     useCase = new ReconcileSchedulesUseCase(
       transactions,
       { retention, reconcile },

@@ -1,9 +1,6 @@
 import { ExpiryScheduleCursor } from '@cp/contracts';
 import { Injectable } from '@nestjs/common';
-import { CursorLease, LeasedCursorRepository } from './leased-cursor.repository';
-
-/** The reconciliation of the schedule claimed by one replica until `leasedUntil`. */
-export type ReconciliationLease = CursorLease<ExpiryScheduleCursor>;
+import { LeasedCursorRepository } from './leased-cursor.repository';
 
 /** The cursor and lease of the reconciliation of the schedule (`ReconcileSchedulesUseCase`): by (`expiresAt`, `orderId`). */
 @Injectable()
