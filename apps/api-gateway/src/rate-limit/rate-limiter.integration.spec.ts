@@ -66,6 +66,25 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
 
   const account = (): string => String(nextAccount++);
 
+  /** The first replica's grants, its round trips to PostgreSQL counted: `settled()` waits until none is under way. */
+  const countedGrants = (): { grants: RateLimitGrantRepository; settled: () => Promise<void> } => {
+    const grants = new RateLimitGrantRepository(sources[0]);
+    const take = grants.take.bind(grants);
+    let inFlight = 0;
+    jest.spyOn(grants, 'take').mockImplementation(async (...args) => {
+      inFlight += 1;
+      try {
+        return await take(...args);
+      } finally {
+        inFlight -= 1;
+      }
+    });
+    const settled = async (): Promise<void> => {
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    return { grants, settled };
+  };
+
   it('the committed migrations leave nothing for TypeORM to change (the spent_by column as the entity declares it)', async () => {
     const pending = await sources[0].driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((query) => query.query)).toEqual([]);
@@ -163,17 +182,7 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
   });
 
   it.each<[Plan]>([['free'], ['pro']])('%s: the whole plan at once on one replica, then Retry-After of at most 60 that holds: refused a moment before, admitted at it', async (plan) => {
-    const grants = new RateLimitGrantRepository(sources[0]);
-    const take = grants.take.bind(grants);
-    let inFlight = 0;
-    jest.spyOn(grants, 'take').mockImplementation(async (...args) => {
-      inFlight += 1;
-      try {
-        return await take(...args);
-      } finally {
-        inFlight -= 1;
-      }
-    });
+    const { grants, settled } = countedGrants();
     const replica = new RateLimiterService(grants, clock);
     const id = account();
     const limit = PLAN_REQUESTS_PER_MINUTE[plan];
@@ -186,7 +195,7 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
         refusal = decision;
       }
       // A prefetch goes on in real time while the clock stands still: let it land.
-      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      await settled();
     }
     expect([resets.length, Math.max(...resets), refusal?.resetSeconds]).toEqual([limit + 1, 60, 60]);
     clock.advance(59_999);
@@ -350,17 +359,7 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
   });
 
   it('a fast client of one replica is admitted its whole plan before the first refusal (leases replaced ahead give their rest back first)', async () => {
-    const grants = new RateLimitGrantRepository(sources[0]);
-    const take = grants.take.bind(grants);
-    let inFlight = 0;
-    jest.spyOn(grants, 'take').mockImplementation(async (...args) => {
-      inFlight += 1;
-      try {
-        return await take(...args);
-      } finally {
-        inFlight -= 1;
-      }
-    });
+    const { grants, settled } = countedGrants();
     const replica = new RateLimiterService(grants, clock);
     const id = account();
     // ~145 requests a second, the replica's sweep once a second, as in the outside review
@@ -371,7 +370,7 @@ describe('sliding-window rate limit shared by two replicas (real PostgreSQL)', (
       if (!decision.allowed) break;
       admitted += 1;
       // the prefetch of a busy lease goes on in real time while the clock stands still: let it land
-      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      await settled();
       clock.advance(7);
       sinceSweep += 7;
       if (sinceSweep >= 1_000) {
