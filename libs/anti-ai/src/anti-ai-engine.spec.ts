@@ -1,7 +1,7 @@
 // The protection engine against real readers: ExifTool and two independent ones for the metadata (exifr;
 // libvips' XMP extraction parsed as XML), and c2pa-rs's validating reader for the signed manifest.
 // Images are generated here (no corpus).
-import { deeplyNestedXmp, exiftoolChildPids, pngChunk, withPngChunk, withPngXmp } from '@cp/testing';
+import { deeplyNestedXmp, pauseExiftoolStartedBy, pngChunk, withPngChunk, withPngXmp } from '@cp/testing';
 import { ExiftoolMachineFailure, extractImage, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import exifr from 'exifr';
 import { XMLParser } from 'fast-xml-parser';
@@ -240,11 +240,7 @@ describe('AntiAiEngine', () => {
     const fields = { dataMining: 'DMI-PROHIBITED-AIMLTRAINING', otherConstraints: base.otherConstraints, rights: base.rights };
     try {
       const png = await picture('png');
-      const others = exiftoolChildPids();
-      await writer.write(png, 'png', fields);
-      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
-      // Paused, perl uses no CPU until the deadline (what a starved process looks like), then is ended.
-      process.kill(pid, 'SIGSTOP');
+      await pauseExiftoolStartedBy(() => writer.write(png, 'png', fields));
       const written = writer.write(png, 'png', fields);
       await expect(written).rejects.toBeInstanceOf(ExiftoolMachineFailure);
       await expect(written).rejects.not.toBeInstanceOf(AntiAiError);

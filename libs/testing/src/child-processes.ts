@@ -21,17 +21,29 @@ export function childPidsRunning(scriptPath: string): number[] {
 }
 
 /**
- * Waits for this process's child running `scriptPath` (a bounded worker being started by a call just made) and pauses
- * it (SIGSTOP: it then uses no CPU, however long its call waits); its id. Only a new worker: callers make sure none
- * runs yet (configuring a bounded worker stops its idle one).
+ * Waits for this process's child running `scriptPath` that is not one of `others` (a bounded worker being started by a
+ * call just made) and pauses it (SIGSTOP: it then uses no CPU, however long its call waits); its id. `others`: the
+ * children that ran before the call (childPidsRunning), since an earlier test file of this Jest worker can leave its
+ * own idle worker of the same script running (its own module instance, which the test's closing does not reach).
  */
-export async function pauseChildRunning(scriptPath: string): Promise<number> {
+export async function pauseChildRunning(scriptPath: string, others: readonly number[]): Promise<number> {
   for (;;) {
-    const [pid] = childPidsRunning(scriptPath);
+    const [pid] = childPidsRunning(scriptPath).filter((other) => !others.includes(other));
     if (pid !== undefined) {
       process.kill(pid, 'SIGSTOP');
       return pid;
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/**
+ * Runs `start`, a call that leaves a new idle child running `scriptPath` (a bounded worker's first call, ExifTool's
+ * first task), and pauses that child (pauseChildRunning, the children that ran before the call left alone); its id.
+ */
+export async function pauseChildStartedBy(scriptPath: string, start: () => Promise<unknown>): Promise<number> {
+  const others = childPidsRunning(scriptPath);
+  await start();
+  if (childPidsRunning(scriptPath).every((pid) => others.includes(pid))) throw new Error(`the call started no child running ${scriptPath}`);
+  return pauseChildRunning(scriptPath, others);
 }

@@ -1,4 +1,4 @@
-import { childPidsRunning } from './child-processes';
+import { childPidsRunning, pauseChildStartedBy } from './child-processes';
 import { withPngChunk } from './png-chunks';
 
 /**
@@ -16,8 +16,18 @@ export function withPngXmp(png: Buffer, xmp: Buffer): Buffer {
   return withPngChunk(png, 'iTXt', Buffer.concat([Buffer.from('XML:com.adobe.xmp\0\0\0\0\0', 'latin1'), xmp]));
 }
 
-/** Ids of this process's children running ExifTool (perl), from /proc: for a test that pauses one (SIGSTOP). */
+// ExifTool's script by its path, not any argument that names it (a worktree called exiftool).
+const EXIFTOOL_SCRIPT = '/bin/exiftool';
+
+/** Ids of this process's children running ExifTool (perl), from /proc. */
 export function exiftoolChildPids(): number[] {
-  // ExifTool's script by its path, not any argument that names it (a worktree called exiftool).
-  return childPidsRunning('/bin/exiftool');
+  return childPidsRunning(EXIFTOOL_SCRIPT);
+}
+
+/**
+ * Runs `start`, a task that starts a new ExifTool (perl), and pauses that perl (SIGSTOP: it then uses no CPU until its
+ * task's deadline, what a starved process looks like); its id. ExifTools started before are left alone.
+ */
+export function pauseExiftoolStartedBy(start: () => Promise<unknown>): Promise<number> {
+  return pauseChildStartedBy(EXIFTOOL_SCRIPT, start);
 }

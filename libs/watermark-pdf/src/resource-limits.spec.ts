@@ -1,5 +1,5 @@
 import { WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
-import { pauseChildRunning } from '@cp/testing';
+import { childPidsRunning, pauseChildRunning, pauseChildStartedBy } from '@cp/testing';
 import type { WatermarkKey } from '@cp/watermark';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -179,8 +179,7 @@ describe('renderer limits', () => {
     // CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
     const paused = async (work: () => Promise<unknown>): Promise<unknown> => {
       configurePdfResources({ render: { deadlineMs: DEFAULT_PDF_RESOURCE_LIMITS.render.deadlineMs } });
-      await work();
-      await pauseChildRunning('/render-worker.mjs');
+      await pauseChildStartedBy('/render-worker.mjs', work);
       configurePdfResources({ render: { deadlineMs: 1500 } });
       return errorOf(work());
     };
@@ -225,12 +224,13 @@ describe('renderer limits', () => {
     // a new renderer (closing stops the idle one), paused (SIGSTOP) as it starts its first call, resumed after 2.5 s of
     // its document budget of 4 s (2 s of CPU): the calls that follow run out the wall time, never the CPU
     await closePdfRenderer();
+    const others = childPidsRunning('/render-worker.mjs');
     const budget = new RenderBudget(4000, 0.5);
     const pages = (async () => {
       for (let calls = 0; calls < 10_000; calls += 1) await renderPages(original, [0], 40, 60_000_000, undefined, budget);
     })();
     const settled = errorOf(pages);
-    const pid = await pauseChildRunning('/render-worker.mjs');
+    const pid = await pauseChildRunning('/render-worker.mjs', others);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     process.kill(pid, 'SIGCONT');
     const spent = await settled;

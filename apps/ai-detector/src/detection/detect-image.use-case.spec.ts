@@ -8,7 +8,7 @@ import { AiDetectionCompletedEvent, AiDetectionJob } from '@cp/contracts';
 import { openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { exiftoolChildPids, pauseChildRunning, testInfra, testStorageConfig, uniqueName, withPngChunk } from '@cp/testing';
+import { exiftoolChildPids, pauseChildStartedBy, testInfra, testStorageConfig, uniqueName, withPngChunk } from '@cp/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,8 +32,11 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
   let provider: AiDetectorProvider;
   let useCase: DetectImageUseCase;
   let context: HandlerContext;
+  // ExifTools of earlier test files of this Jest worker, which run on (their own module instances)
+  let otherExiftools: number[];
 
   beforeAll(async () => {
+    otherExiftools = exiftoolChildPids();
     s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: mkdtempSync(path.join(tmpdir(), 's3-')), silent: true, vhostBuckets: false });
     const { port } = await s3.run();
     storage = new ObjectStorage(testStorageConfig(`http://127.0.0.1:${port}`));
@@ -123,7 +126,7 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     await storage.put(storage.buckets.inputs, '7/41/inputs/3/image.png', png, 'image/png');
     // The detector's ExifTool, started by a first detection (which reads the metadata).
     expect((await provider.detect(png)).evidence.map((e) => e.finding)).toContain('metadata.generatorParameters');
-    const [pid] = exiftoolChildPids();
+    const [pid] = exiftoolChildPids().filter((other) => !otherExiftools.includes(other));
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 'SIGSTOP');
 
@@ -144,8 +147,7 @@ describe('DetectImageUseCase (real PostgreSQL and S3)', () => {
     // the reader started by a first read, then paused (SIGSTOP) while idle, before the attempt is given to it: it uses
     // no CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
     await closeC2paReader();
-    expect((await readC2pa(png, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' });
-    await pauseChildRunning('/c2pa-worker.mjs');
+    await pauseChildStartedBy('/c2pa-worker.mjs', async () => expect((await readC2pa(png, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' }));
     configureC2paReader({ deadlineMs: 3000 });
     try {
       const error = await useCase.execute(job('4', '7/41/inputs/4/image.png'), context).then(

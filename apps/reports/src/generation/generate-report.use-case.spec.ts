@@ -4,7 +4,7 @@ import { WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-
 import { ManualClock } from '@cp/clock';
 import { GenerateReportJob, ReportContextView } from '@cp/contracts';
 import { ObjectStorage } from '@cp/storage';
-import { pauseChildRunning } from '@cp/testing';
+import { pauseChildStartedBy } from '@cp/testing';
 import { Logger } from '@nestjs/common';
 import { ReportState } from '../domain/report';
 import { closePdfRenderer, configurePdfRenderer, DEFAULT_PDF_RENDER_LIMITS, PdfRenderer } from '../rendering/pdf-renderer';
@@ -93,11 +93,12 @@ describe('GenerateReportUseCase with the render process', () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const { execute, failed, stored } = useCase();
     const job = { orderId: '42', locale: 'en-US', attempt: 1 } as GenerateReportJob;
-    // a first report starts the render process; it is paused (SIGSTOP) while idle, before the attempt is given to it:
-    // it then uses no CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
-    await execute(job);
+    // a first report starts a new render process (closing stops the idle one); it is paused (SIGSTOP) while idle, before
+    // the attempt is given to it: it then uses no CPU, however long it waits and however loaded the machine (a new
+    // deadline keeps the process)
+    await closePdfRenderer();
+    await pauseChildStartedBy('/pdf-render-worker.mjs', () => execute(job));
     expect(stored).toHaveLength(1);
-    await pauseChildRunning('/pdf-render-worker.mjs');
     configurePdfRenderer({ deadlineMs: 1500 });
     const error = await execute(job).then(
       () => null,

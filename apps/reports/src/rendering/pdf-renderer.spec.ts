@@ -1,7 +1,7 @@
 // The report renderer runs pdfmake in a child process under limits: a render that overruns them fails with its code
 // and leaves the service (this process) and the next render unaffected.
 import { BoundedWorker, WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
-import { pauseChildRunning } from '@cp/testing';
+import { pauseChildStartedBy } from '@cp/testing';
 import { ReportRenderError, ReportRenderFailureCode } from '../generation/generation-errors';
 import { closePdfRenderer, configurePdfRenderer, DEFAULT_PDF_RENDER_LIMITS, renderPdf } from './pdf-renderer';
 import { ReportDefinition } from './report-layouts';
@@ -54,10 +54,11 @@ describe('PdfRenderer worker', () => {
   });
 
   it('a render that reaches its deadline under its CPU budget (the process paused) fails as the machine\'s (STARVED), not a ReportRenderError', async () => {
-    // the render process started by a first render, then paused (SIGSTOP) while idle, before the render it is given:
-    // it uses no CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
-    expect(pages(await renderPdf(definition(['warm'])))).toBe(1);
-    await pauseChildRunning('/pdf-render-worker.mjs');
+    // a new render process (closing stops the idle one) started by a first render, then paused (SIGSTOP) while idle,
+    // before the render it is given: it uses no CPU, however long it waits and however loaded the machine (a new
+    // deadline keeps the process)
+    await closePdfRenderer();
+    await pauseChildStartedBy('/pdf-render-worker.mjs', async () => expect(pages(await renderPdf(definition(['warm'])))).toBe(1));
     configurePdfRenderer({ deadlineMs: 1500 });
     const error = await renderPdf(definition(['waits'])).then(
       () => null,

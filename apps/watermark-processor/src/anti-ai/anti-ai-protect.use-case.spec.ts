@@ -7,7 +7,7 @@ import { AntiAiFailureCode, AntiAiJob, EventEnvelope, EventSubjects } from '@cp/
 import { ErasedScopesRepository, openServiceDatabase, TransactionRepository } from '@cp/database';
 import { HandlerContext, MESSAGING_ENTITIES, OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
-import { exiftoolChildPids, loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
+import { pauseExiftoolStartedBy, loopbackTlsCertificate, testInfra, testStorageConfig, uniqueName } from '@cp/testing';
 import { Client } from 'minio';
 import { mkdtempSync } from 'node:fs';
 import { Agent } from 'node:https';
@@ -191,12 +191,9 @@ describe('AntiAiProtectUseCase (real PostgreSQL, S3 and an HTTPS S3 target)', ()
     const clock = new SystemClock();
     const protect = new AntiAiProtectUseCase(new TransactionRepository(dataSource), config, new IssuanceRepository(dataSource, new ErasedScopesRepository()), own, new OutputTargetUploader(config, clock), storage, new OutboxWriter(clock));
     try {
-      const others = exiftoolChildPids();
       // Its ExifTool, started by a first file.
-      await protect.execute(await job('png'), context);
-      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
-      expect(pid).toBeGreaterThan(0);
-      process.kill(pid, 'SIGSTOP');
+      const first = await job('png');
+      await pauseExiftoolStartedBy(() => protect.execute(first, context));
       const work = await job('png');
       await expect(protect.execute(work, context)).rejects.toMatchObject({ name: 'ExiftoolMachineFailure', reason: 'starved' });
       expect(await eventsOf(work.orderId)).toEqual([]);

@@ -1,6 +1,6 @@
 import { ContentCredentialsSigner, generateDevelopmentCredentials, loadSigningCredentials } from '@cp/anti-ai';
 import { WORKER_CPU_SHARE, WorkerFailure, WorkerFailureCode } from '@cp/bounded-worker';
-import { childPidsRunning, pauseChildRunning } from '@cp/testing';
+import { childPidsRunning, pauseChildStartedBy } from '@cp/testing';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -34,10 +34,10 @@ describe('C2PA reader process', () => {
 
   it('a read that reaches its deadline under its CPU budget (the reader paused) is the machine\'s: thrown on to retry the job, not "could not be read"', async () => {
     const signed = await withContentCredentials(await photo(), 'trainedAlgorithmicMedia');
-    // the reader started by a first read, then paused (SIGSTOP) while idle, before the read it is given: it uses no
-    // CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
-    expect((await readC2pa(signed, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' });
-    const pid = await pauseChildRunning('/c2pa-worker.mjs');
+    // a new reader (closing stops the idle one) started by a first read, then paused (SIGSTOP) while idle, before the
+    // read it is given: it uses no CPU, however long it waits and however loaded the machine (a new deadline keeps it)
+    await closeC2paReader();
+    const pid = await pauseChildStartedBy('/c2pa-worker.mjs', async () => expect((await readC2pa(signed, 'image/png')).evidence[0]).toMatchObject({ finding: 'c2pa.ai' }));
     configureC2paReader({ deadlineMs: 3000 });
     const error = await readC2pa(signed, 'image/png').then(
       () => null,

@@ -1,4 +1,4 @@
-import { deeplyNestedXmp, exiftoolChildPids, withPngChunk, withPngXmp } from '@cp/testing';
+import { deeplyNestedXmp, pauseExiftoolStartedBy, withPngChunk, withPngXmp } from '@cp/testing';
 import { ExiftoolMachineFailure, PNG_METADATA_MAX_BYTES } from '@cp/watermark';
 import { ExifTool } from 'exiftool-vendored';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -99,11 +99,7 @@ describe('declared metadata signal', () => {
     const png = withPngTextChunk(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer(), 'parameters', 'a lighthouse, Steps: 20');
     const reader = new MetadataReader({ taskTimeoutMillis: 2000 });
     try {
-      const others = exiftoolChildPids();
-      expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
-      const [pid] = exiftoolChildPids().filter((other) => !others.includes(other));
-      // Paused, perl uses no CPU until the deadline (what a starved process looks like), then is ended.
-      process.kill(pid, 'SIGSTOP');
+      await pauseExiftoolStartedBy(async () => expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']));
       const read = reader.read(png);
       await expect(read).rejects.toBeInstanceOf(ExiftoolMachineFailure);
       expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']);
