@@ -204,6 +204,7 @@ describe('admin CLI: order erase', () => {
         orderId: erasedOrder.orderId,
         accountId,
         statusWhenErased: 'complete',
+        repeated: false,
         asked: 'uploads, watermark, reports, webhooks, retention',
         erased: 'confirmed by every service',
         parkedDiscarded: 0,
@@ -222,11 +223,19 @@ describe('admin CLI: order erase', () => {
       expect(await rows(sibling.orderId)).toMatchObject(present);
       expect((await objectsUnder(ObjectKeys.orderPrefix(accountId, sibling.orderId))).length).toBeGreaterThan(0);
 
-      const again = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--json']);
-      expect({ status: again.status, stderr: again.stderr }).toEqual({
-        status: 2,
-        stderr: `admin: account ${accountId} has no order ${erasedOrder.orderId} (never created, already erased, or another account's): nothing erased\n`,
+      // Asked again (as after a lost answer): that erasure, already confirmed; nothing more erased.
+      const again = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--wait', '60', '--json']);
+      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(again.output).toEqual({
+        orderId: erasedOrder.orderId,
+        accountId,
+        erasureId: erased.output?.erasureId,
+        repeated: true,
+        asked: 'uploads, watermark, reports, webhooks, retention',
+        erased: 'confirmed by every service',
+        parkedDiscarded: 0,
       });
+      expect((await api(`/api/v3/orders/${sibling.orderId}`, { key })).status).toBe(200);
     } finally {
       await Promise.all(schemas.map((db) => db.destroy()));
     }

@@ -22,11 +22,11 @@ import {
   Streams,
 } from '@cp/contracts';
 import { AccountsRepository, GATEWAY_DATA_ENTITIES } from '@cp/gateway-data-access';
-import { MESSAGING_ENTITIES, natsServers, OutboxWriter, RpcClient } from '@cp/messaging';
+import { MESSAGING_ENTITIES, natsServers, OutboxWriter, ParkedMessage, ParkedMessages, RpcClient } from '@cp/messaging';
 import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import { ParkedMessage, ParkedMessages } from './parked-messages';
+
 
 const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, or node dist/tools/admin/admin.js in a pod).
   npm run admin -- account create --name acme --plan pro --credits 1000 [--email ops@acme.test]
@@ -58,7 +58,9 @@ how many (\`parkedDiscarded\`).
 owner (an order id mistyped into another account's erases nothing) and --confirm must repeat the order id. The orders service deletes its records (the owner gets 404 for it from then on) and announces the
 erasure; every other service then deletes its copies (issuances, upload slots, report, webhook deliveries, every
 object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
-Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only.
+Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only. Run again
+for an order it erased (its answer lost, say) within a day, it prints that erasure (\`repeated: true\`, exit 0)
+and waits for it the same way; later, or for an order never erased, exit 2.
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]
@@ -480,7 +482,8 @@ async function runOrderErase(values: { account?: string; order?: string; confirm
     orderId,
     accountId: erased.accountId,
     erasureId: erased.erasureId,
-    statusWhenErased: erased.status,
+    ...(erased.status === null ? {} : { statusWhenErased: erased.status }),
+    repeated: erased.repeated,
     asked: Object.keys(OrderErasureConsumers).join(', '),
     ...(await erasureOutcome({ ...erased, subject: Events.orderErasureRequested.subject, consumers: OrderErasureConsumers }, waitSeconds)),
     parkedDiscarded: await discardParkedOf({ accountId: erased.accountId, orderId }),

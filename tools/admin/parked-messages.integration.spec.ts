@@ -3,7 +3,7 @@
 // consumer that parked it (and only to that one), or discards it.
 import { defineEvent, PARKED_SUBJECT_PREFIX, StreamDefinition, Streams } from '@cp/contracts';
 import { serviceDataSourceOptions, asTransaction } from '@cp/database';
-import { EventConsumer, ensureStreams, MESSAGING_ENTITIES, OutboxWriter } from '@cp/messaging';
+import { EventConsumer, ensureStreams, MESSAGING_ENTITIES, OutboxWriter, ParkedMessage, ReplayResult } from '@cp/messaging';
 import { SystemClock } from '@cp/clock';
 import { testInfra, uniqueName, waitUntil } from '@cp/testing';
 import { IsString } from 'class-validator';
@@ -12,7 +12,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { ParkedMessage, ReplayResult } from './parked-messages';
 
 class NotePayload {
   @IsString()

@@ -7,6 +7,7 @@ import { AccountErasureConsumer } from './erasure/account-erasure.consumer';
 import { OrderErasureConsumer } from './erasure/order-erasure.consumer';
 import { EraseAccountObjectsUseCase } from './erasure/erase-account-objects.use-case';
 import { ErasedPrefixRepository } from './erasure/erased-prefix.repository';
+import { ParkedMessagesRepository } from './erasure/parked-messages.repository';
 import { RecheckErasedPrefixesUseCase } from './erasure/recheck-erased-prefixes.use-case';
 import { RETENTION_CONFIG, RetentionConfig } from './retention.config';
 import { FailedOrderReconciliationRepository } from './schedule/failed-order-reconciliation.repository';
@@ -63,6 +64,7 @@ export class AppModule {
         // An operator's account erasure: every object of the account, and its schedules.
         // Erased prefixes looked at again, for objects written late by the jobs in flight at the erasure.
         ErasedPrefixRepository,
+        ParkedMessagesRepository,
         RecheckErasedPrefixesUseCase,
         EraseAccountObjectsUseCase,
         AccountErasureConsumer,

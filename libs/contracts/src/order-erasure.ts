@@ -7,7 +7,9 @@ import { EventSubjects } from './subjects';
  * `orders.erase-order`, operators only (`admin order erase`): the orders service deletes one order's records (the
  * order, its files, outputs with their watermark texts, report states, idempotency records) and, in the same
  * transaction, announces `OrderErasureRequestedEvent` through its outbox. Not scoped to a caller: no public route
- * sends it. An unknown (or already erased) order, or one of another account: `RESOURCE_NOT_FOUND`.
+ * sends it. Asked again for an order it erased (a reply lost on the way), it answers that erasure again (`repeated`)
+ * while its outbox keeps the event (a day after it was relayed). An unknown order, one of another account, or one
+ * erased longer ago: `RESOURCE_NOT_FOUND`.
  */
 export class EraseOrderCommand {
   @Matches(ORDER_ID_PATTERN)
@@ -23,10 +25,15 @@ export interface OrderErasureView {
   erasureId: string;
   accountId: string;
   orderId: string;
-  /** The order's status when it was erased (an unfinished one is not refunded: an erasure is not a cancellation). */
-  status: string;
+  /**
+   * The order's status when it was erased (an unfinished one is not refunded: an erasure is not a cancellation); null
+   * in a repeated answer (the order is gone, and its status with it).
+   */
+  status: string | null;
   /** When the event was written (`EventEnvelope.occurredAt`). */
   requestedAt: string;
+  /** The order was erased by an earlier request: this answer is that erasure's, and nothing more was written. */
+  repeated: boolean;
 }
 
 /**

@@ -20,3 +20,4 @@ export * from './job-attempts.repository';
 export * from './order-steps.controller';
 export * from './rpc-server-transport';
 export * from './consumer-harness';
+export * from './parked-messages';

@@ -180,7 +180,7 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
     // An order id of another account (a typo) erases nothing.
     await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '605' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
     const view = await eraseOrder.execute({ orderId: erasedOrder, accountId: '604' });
-    expect(view).toMatchObject({ accountId: '604', orderId: erasedOrder, status: 'inProgress', requestedAt: now.toISOString() });
+    expect(view).toMatchObject({ accountId: '604', orderId: erasedOrder, status: 'inProgress', requestedAt: now.toISOString(), repeated: false });
     expect(await rowsOf('604', erasedOrder)).toEqual({ orders: 1, files: 0, outputs: 0, reports: 0, idempotency: 1, ledger: 2, balance: 1 });
     expect(await rowsOf('604', sibling)).toMatchObject({ files: 1, outputs: 1, reports: 1 });
     expect(await count('SELECT count(*)::int AS n FROM "order" WHERE id = $1', erasedOrder)).toBe(0);
@@ -189,8 +189,12 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
       [EventSubjects.orderErasureRequested, { erasureId: view.erasureId, accountId: '604', orderId: erasedOrder }],
     ]);
 
-    // Already erased: not found, nothing more written.
-    await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '604' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+    // Asked again (the first answer lost on the way), a minute later: that erasure's answer, nothing more written; for
+    // another account, still nothing.
+    clock.advance(60_000);
+    expect(await eraseOrder.execute({ orderId: erasedOrder, accountId: '604' })).toEqual({ ...view, status: null, repeated: true });
+    await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '605' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
     expect(await count('SELECT count(*)::int AS n FROM outbox_event WHERE subject = $1', EventSubjects.orderErasureRequested)).toBe(1);
+    expect(await rowsOf('604', sibling)).toMatchObject({ files: 1, outputs: 1, reports: 1 });
   });
 });

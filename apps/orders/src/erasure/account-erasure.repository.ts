@@ -1,5 +1,6 @@
+import { EventEnvelope, Events, OrderErasureRequestedEvent } from '@cp/contracts';
 import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
-import { OutboxWriter } from '@cp/messaging';
+import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { EntityTarget, ObjectLiteral } from 'typeorm';
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
@@ -98,5 +99,18 @@ export class AccountErasureRepository extends TransactionalRepository {
     const idempotencyRecords = await ofOrder(IdempotencyRecordEntity, 'order_id');
     await ofOrder(OrderEntity, 'id');
     return { accountId: locked.account_id, status: locked.status, files, outputs, reports, idempotencyRecords };
+  }
+
+  /**
+   * The erasure of this account's order announced through the outbox (its event, while the relay keeps published rows:
+   * a day); null when there is none, or no longer.
+   */
+  async findOrderErasure(tx: Transaction, orderId: string, accountId: string): Promise<EventEnvelope<OrderErasureRequestedEvent> | null> {
+    const db = this.db(tx);
+    const [row] = await db.query<Array<{ envelope: EventEnvelope<OrderErasureRequestedEvent> }>>(
+      `SELECT envelope FROM ${tableSql(db, OutboxEventEntity)} WHERE subject = $1 AND envelope->'data'->>'orderId' = $2 AND envelope->'data'->>'accountId' = $3 ORDER BY seq LIMIT 1`,
+      [Events.orderErasureRequested.subject, orderId, accountId],
+    );
+    return row?.envelope ?? null;
   }
 }

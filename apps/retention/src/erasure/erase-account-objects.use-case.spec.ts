@@ -2,12 +2,14 @@
 // account's prefix goes (not another account's whose id shares its digits), then its schedules; a key storage does
 // not delete keeps the schedules for the redelivery; repeating it deletes nothing more. The erased prefix is looked at
 // again (objects written late by jobs in flight), at the first look and the last; one order's erasure spares its siblings.
+// Each look discards the messages parked since the erasure that name it (real NATS JetStream, stream PARKED).
 import { ManualClock } from '@cp/clock';
-import { ObjectKeys } from '@cp/contracts';
+import { ObjectKeys, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
 import { asTransaction, openServiceDatabase, TransactionRepository } from '@cp/database';
-import { MESSAGING_ENTITIES } from '@cp/messaging';
+import { MESSAGING_ENTITIES, NatsConnectionService, ParkedHeaders, ParkedMessages } from '@cp/messaging';
 import { ObjectStorage } from '@cp/storage';
 import { testInfra, testStorageConfig, uniqueName } from '@cp/testing';
+import { headers as natsHeaders } from 'nats';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +21,8 @@ import { OrderExpiryRepository } from '../schedule/order-expiry.repository';
 import { OrderObjects } from '../sweep/order-objects.service';
 import { AccountObjectsRemainError, EraseAccountObjectsUseCase, InTransaction } from './erase-account-objects.use-case';
 import { ErasedPrefixRepository } from './erased-prefix.repository';
-import { RecheckErasedPrefixesUseCase } from './recheck-erased-prefixes.use-case';
+import { ParkedMessagesRepository } from './parked-messages.repository';
+import { RecheckErasedPrefixesUseCase, scopeOfPrefix } from './recheck-erased-prefixes.use-case';
 
 /** Real storage whose bulk delete reports the keys in `failing` as not deleted (they stay), as S3 does per key. */
 class FlakyStorage extends ObjectStorage {
@@ -43,6 +46,7 @@ describe('EraseAccountObjectsUseCase and RecheckErasedPrefixesUseCase (real Post
   const HOUR = 3600_000;
   const retention = { sweepIntervalMs: 1000, batchSize: 10, deleteConcurrency: 2, recheckMs: HOUR, leaseMs: 60_000, failedOrderGraceMs: 3 * HOUR };
   let recheck: RecheckErasedPrefixesUseCase;
+  const nats = new NatsConnectionService({ url: testInfra.natsUrl, name: 'it-retention-erasure', streams: [Streams.parked] });
 
   const inTransaction: InTransaction = (work) => dataSource.transaction((manager) => work(asTransaction(manager)));
   const keysOf = async (accountId: string): Promise<string[]> => {
@@ -59,10 +63,12 @@ describe('EraseAccountObjectsUseCase and RecheckErasedPrefixesUseCase (real Post
     await storage.ensureBuckets();
     dataSource = await openServiceDatabase({ url: testInfra.databaseUrl, schema, entities: [...RETENTION_ENTITIES, ...MESSAGING_ENTITIES], migrations: RETENTION_MIGRATIONS, applicationName: 'it' });
     erase = new EraseAccountObjectsUseCase(new OrderObjects(storage), expiries, prefixes, clock, { retention });
-    recheck = new RecheckErasedPrefixesUseCase(new TransactionRepository(dataSource), { retention }, prefixes, new OrderObjects(storage), clock);
+    await nats.connect();
+    recheck = new RecheckErasedPrefixesUseCase(new TransactionRepository(dataSource), { retention }, prefixes, new OrderObjects(storage), new ParkedMessagesRepository(nats), clock);
   });
 
   afterAll(async () => {
+    await nats.onApplicationShutdown();
     await dataSource.query(`DROP SCHEMA "${schema}" CASCADE`);
     await dataSource.destroy();
     await s3.close();
@@ -146,5 +152,41 @@ describe('EraseAccountObjectsUseCase and RecheckErasedPrefixesUseCase (real Post
     expect(await recheck.execute()).toBe(1);
     expect(await keysOf('88')).toEqual([ObjectKeys.input('88', '32', '1', 'b.png')]);
     expect((await lookedAt('88/31/'))[0].objects_deleted).toBe(1);
+  });
+
+  it('discards at its looks the messages parked after the erasure that name the erased account, not the others', async () => {
+    // Account ids no other spec uses: PARKED is one stream for the whole NATS server.
+    const account = String(800_000 + Math.floor(Math.random() * 90_000));
+    const durable = uniqueName('itre');
+    const park = async (data: object): Promise<number> => {
+      const headers = natsHeaders();
+      headers.set(ParkedHeaders.subject, 'job.watermark.embed');
+      headers.set(ParkedHeaders.durable, durable);
+      headers.set(ParkedHeaders.reason, 'a test message');
+      const body = new TextEncoder().encode(JSON.stringify({ eventId: 'e', subject: 'job.watermark.embed', occurredAt: '', data }));
+      return (await nats.js.publish(`${PARKED_SUBJECT_PREFIX}.${durable}`, body, { headers })).seq;
+    };
+    const left = async (): Promise<number[]> => (await new ParkedMessages(nats.js, nats.jsm).list(durable)).map((message) => message.seq);
+    try {
+      await dataSource.query('DELETE FROM erased_prefix');
+      expect(await erase.execute({ accountId: account }, inTransaction)).toEqual({ objects: 0, schedules: 0 });
+      // A job in flight at the erasure gives up afterwards: parked with its recipient's name.
+      const named = await park({ accountId: account, orderId: '5', text: 'Jane Doe' });
+      const other = await park({ accountId: `${account}0`, orderId: '6', text: 'Jane Roe' });
+      // Not due yet: both stay.
+      expect(await recheck.execute()).toBe(0);
+      expect(await left()).toEqual([named, other]);
+      clock.advance(3 * HOUR);
+      expect(await recheck.execute()).toBe(1);
+      expect(await left()).toEqual([other]);
+    } finally {
+      await nats.jsm.streams.purge(Streams.parked.name, { filter: `${PARKED_SUBJECT_PREFIX}.${durable}` });
+    }
+  });
+
+  it('reads the account, or the order of it, an erased prefix is of', () => {
+    expect(scopeOfPrefix('77/')).toEqual({ accountId: '77' });
+    expect(scopeOfPrefix('88/31/')).toEqual({ accountId: '88', orderId: '31' });
+    expect(() => scopeOfPrefix('88/31/inputs/')).toThrow('not an erased prefix');
   });
 });

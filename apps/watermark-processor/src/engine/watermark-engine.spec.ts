@@ -69,9 +69,9 @@ describe('WatermarkEngine: PDF limits', () => {
     // A CPU budget of 5 % of the deadline (500 ms): the file runs past it however loaded the machine (at half, a
     // renderer given less than half a core reached its deadline first, STARVED, as the machine's: that case has its
     // own test in @cp/watermark-pdf).
+    // The new share starts a new renderer, whose start (Node, pdf.js) the first call's budget counts too: no warm-up
+    // (a loaded CI machine spent 510 ms of CPU starting one and embedding an ordinary PDF), the file alone runs for minutes.
     configurePdfResources({ render: { cpuShare: 0.05 } });
-    // warm (the renderer process up, pdf.js loaded), so the budget counts the render only
-    await limited.embed(original, 1n, 'pdf');
     const embedded = await errorOf(limited.embed(slow, 1n, 'pdf'));
     expect(embedded).toBeInstanceOf(InputRejected);
     expect((embedded as InputRejected).code).toBe(OrderFailureCode.WATERMARK_FILE_INVALID);

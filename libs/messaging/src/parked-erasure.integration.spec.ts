@@ -1,7 +1,8 @@
 // An erasure's discard of parked messages against the real NATS JetStream (stream PARKED): the messages naming the
 // erased account (or order) go, by their sequence; another account's and a parked erasure event stay.
 import { EventSubjects, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
-import { ensureStreams, ParkedHeaders } from '@cp/messaging';
+import { ParkedHeaders } from './event-consumer';
+import { ensureStreams } from './jetstream-setup';
 import { testInfra, uniqueName } from '@cp/testing';
 import { connect, headers as natsHeaders, JetStreamManager, NatsConnection } from 'nats';
 import { ParkedMessages } from './parked-messages';

@@ -1,7 +1,8 @@
 // The PARKED stream seen by an operator: list what consumers gave up on, replay a message to its original
-// subject (for the consumer that parked it), or discard it. Used by `npm run admin -- parked …`.
+// subject (for the consumer that parked it), or discard it. Used by `npm run admin -- parked …`, and by the
+// retention service's later looks at an erased account or order (discardNaming).
 import { ErasureScope, EventSubjects, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
-import { ParkedHeaders, REPLAY_FOR_HEADER } from '@cp/messaging';
+import { ParkedHeaders, REPLAY_FOR_HEADER } from './event-consumer';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, MsgHdrs, StoredMsg } from 'nats';
 import { randomUUID } from 'node:crypto';
 
