@@ -103,7 +103,8 @@ export class AccountErasureRepository extends TransactionalRepository {
 
   /**
    * The erasure of this account's order announced through the outbox (its event, while the relay keeps published rows:
-   * a day); null when there is none, or no longer.
+   * a day); null when there is none, or no longer. No index serves it: it reads the day's outbox, which only an
+   * operator's erasure of an order the service does not have (rare, and never on a client's path) asks for.
    */
   async findOrderErasure(tx: Transaction, orderId: string, accountId: string): Promise<EventEnvelope<OrderErasureRequestedEvent> | null> {
     const db = this.db(tx);
