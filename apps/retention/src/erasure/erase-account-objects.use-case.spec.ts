@@ -184,6 +184,26 @@ describe('EraseAccountObjectsUseCase and RecheckErasedPrefixesUseCase (real Post
     }
   });
 
+  it('keeps a look whose parked messages could not be looked at (NATS not reached) for the look after the lease', async () => {
+    await dataSource.query('DELETE FROM erased_prefix');
+    expect(await erase.execute({ accountId: '66' }, inTransaction)).toEqual({ objects: 0, schedules: 0 });
+    const unreached = new RecheckErasedPrefixesUseCase(
+      new TransactionRepository(dataSource),
+      { retention },
+      prefixes,
+      new OrderObjects(storage),
+      new ParkedMessagesRepository(new NatsConnectionService({ url: 'nats://127.0.0.1:1', name: 'it-retention-unreached' })),
+      clock,
+    );
+    clock.advance(3 * HOUR);
+    expect(await unreached.execute()).toBe(1);
+    // Still its first look: leased, then claimed again and done once NATS answers.
+    expect((await lookedAt('66/'))[0].recheck_at.getTime()).toBe(clock.now().getTime());
+    clock.advance(retention.leaseMs);
+    expect(await recheck.execute()).toBe(1);
+    expect((await lookedAt('66/'))[0].recheck_at.getTime()).toBeGreaterThan(clock.now().getTime() + 6 * 24 * HOUR);
+  });
+
   it('reads the account, or the order of it, an erased prefix is of', () => {
     expect(scopeOfPrefix('77/')).toEqual({ accountId: '77' });
     expect(scopeOfPrefix('88/31/')).toEqual({ accountId: '88', orderId: '31' });

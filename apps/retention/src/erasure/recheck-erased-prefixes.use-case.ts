@@ -20,8 +20,8 @@ export function scopeOfPrefix(prefix: string): ErasureScope {
  * parked messages naming the erased account or order: a job in flight at the erasure that gave up after the operator's
  * own discard (`admin … erase`) would otherwise keep its recipients' names in PARKED for its 30 days. A prefix storage
  * would not empty, or whose parked messages could not be looked at, keeps its row and lease: claimed again once the
- * lease runs out. Run by the retention scheduler with the
- * sweep, at start too, so a look cut short by a crash or a restart is done again; repeating one deletes nothing more.
+ * lease runs out. Run by the retention scheduler with the sweep, at start too, so a look cut short by a crash or a
+ * restart is done again; repeating one deletes nothing more.
  */
 @Injectable()
 export class RecheckErasedPrefixesUseCase {
@@ -51,10 +51,7 @@ export class RecheckErasedPrefixesUseCase {
         // Ids only: the prefix is `{accountId}/` or `{accountId}/{orderId}/`.
         this.logger.warn({ prefix: claimed.prefix, deleted }, 'erased prefix: objects written after the erasure deleted');
       }
-      const parkedDiscarded = await this.parked.discardNaming(scopeOfPrefix(claimed.prefix)).catch((error: unknown) => {
-        this.logger.warn({ prefix: claimed.prefix, error: error instanceof Error ? error.message : String(error) }, 'erased prefix: parked messages not looked at; looked at again when the lease runs out');
-        return null;
-      });
+      const parkedDiscarded = await this.discardParked(claimed.prefix);
       if (parkedDiscarded === null) {
         continue;
       }
@@ -65,5 +62,15 @@ export class RecheckErasedPrefixesUseCase {
       await this.transactions.run((tx) => this.prefixes.looked(tx, claimed, deleted, last ? null : claimed.finalRecheckAt));
     }
     return due.length;
+  }
+
+  /** Discards the parked messages naming the prefix's account or order; how many, or null when that failed (logged). */
+  private async discardParked(prefix: string): Promise<number | null> {
+    try {
+      return await this.parked.discardNaming(scopeOfPrefix(prefix));
+    } catch (error) {
+      this.logger.warn({ prefix, error: error instanceof Error ? error.message : String(error) }, 'erased prefix: parked messages not looked at; looked at again when the lease runs out');
+      return null;
+    }
   }
 }
