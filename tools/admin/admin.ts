@@ -27,7 +27,6 @@ import { connect } from 'nats';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 
-
 const USAGE = `Operator CLI: accounts, API keys and credits (npm run admin --, or node dist/tools/admin/admin.js in a pod).
   npm run admin -- account create --name acme --plan pro --credits 1000 [--email ops@acme.test]
   npm run admin -- key issue --account 1 --mode live|test
