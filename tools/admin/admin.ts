@@ -444,7 +444,8 @@ async function discardParkedOf(scope: ErasureScope): Promise<number | string> {
   try {
     const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222'), name: 'admin-cli' });
     try {
-      return (await new ParkedMessages(nc.jetstream(), await nc.jetstreamManager()).discardNaming(scope)).length;
+      const [discarded] = await new ParkedMessages(nc.jetstream(), await nc.jetstreamManager()).discardNaming([scope]);
+      return discarded.length;
     } finally {
       await nc.drain();
     }

@@ -24,6 +24,7 @@ describe('ParkedMessages.discardNaming (real NATS)', () => {
     return ack.seq;
   }
 
+  const seqs = (lists: Array<Array<{ seq: number }>>): number[][] => lists.map((list) => list.map((message) => message.seq));
   const left = async (): Promise<number[]> => (await parked.list(durable)).map((message) => message.seq);
 
   beforeAll(async () => {
@@ -44,10 +45,27 @@ describe('ParkedMessages.discardNaming (real NATS)', () => {
     const other = await park('job.watermark.embed', { accountId: `${account}0`, orderId: '73', text: 'Jane Roe' });
     const erasure = await park(EventSubjects.accountErasureRequested, { erasureId: '00000000-0000-4000-8000-000000000009', accountId: account });
 
-    expect((await parked.discardNaming({ accountId: account, orderId: '71' })).map((message) => message.seq)).toEqual([orderJob]);
+    expect(seqs(await parked.discardNaming([{ accountId: account, orderId: '71' }]))).toEqual([[orderJob]]);
     expect(await left()).toEqual([packageJob, other, erasure]);
-    expect((await parked.discardNaming({ accountId: account })).map((message) => message.seq)).toEqual([packageJob]);
+    expect(seqs(await parked.discardNaming([{ accountId: account }]))).toEqual([[packageJob]]);
     expect(await left()).toEqual([other, erasure]);
-    expect(await parked.discardNaming({ accountId: account })).toEqual([]);
+    expect(seqs(await parked.discardNaming([{ accountId: account }]))).toEqual([[]]);
+    expect(await parked.discardNaming([])).toEqual([]);
+  });
+
+  it('reads PARKED once for several scopes: each lists what names it, a message naming two is in both, the rest stay', async () => {
+    const second = `${account}1`;
+    const third = `${account}2`;
+    const ofFirst = await park('job.watermark.embed', { accountId: account, orderId: '81', text: 'Jane Doe' });
+    const ofSecondOrder = await park('job.watermark.embed', { accountId: second, orderId: '82', text: 'John Doe' });
+    const ofBoth = await park('job.watermark.package', { orderId: '83', entries: [{ key: `${account}/83/outputs/1-1/a.png` }, { key: `${second}/84/outputs/1-1/b.png` }] });
+    const ofThird = await park('job.watermark.embed', { accountId: third, orderId: '85', text: 'Jane Roe' });
+    const before = await left();
+
+    const lists = seqs(await parked.discardNaming([{ accountId: account }, { accountId: second, orderId: '82' }, { accountId: second }]));
+
+    expect(lists).toEqual([[ofFirst, ofBoth], [ofSecondOrder], [ofSecondOrder, ofBoth]]);
+    expect(await left()).toEqual(before.filter((seq) => ![ofFirst, ofSecondOrder, ofBoth].includes(seq)));
+    expect(await left()).toContain(ofThird);
   });
 });

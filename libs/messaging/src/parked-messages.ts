@@ -3,7 +3,7 @@
 // retention service's later looks at an erased account or order (discardNaming).
 import { ErasureScope, EventSubjects, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
 import { ParkedHeaders, REPLAY_FOR_HEADER } from './event-consumer';
-import { AckPolicy, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, MsgHdrs, StoredMsg } from 'nats';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, JetStreamClient, JetStreamManager, JsMsg, MsgHdrs, StoredMsg } from 'nats';
 import { randomUUID } from 'node:crypto';
 
 export interface ParkedMessage {
@@ -44,13 +44,24 @@ export class ParkedMessages {
 
   /** Parked messages, oldest first; only one consumer's when `durable` is given. */
   async list(durable?: string): Promise<ParkedMessage[]> {
-    const filter = this.subjectOf(durable);
+    const found: ParkedMessage[] = [];
+    await this.scan(this.subjectOf(durable), (message) => {
+      found.push(this.describe(message.seq, message.subject, message.headers, new Date(Math.floor(message.info.timestampNanos / 1e6))));
+      return Promise.resolve();
+    });
+    return found;
+  }
+
+  /**
+   * Reads the parked messages of `filter` once, oldest first, through a short-lived reader that never acknowledges
+   * (reading changes nothing); `visit` may delete the message it is given.
+   */
+  private async scan(filter: string, visit: (message: JsMsg) => Promise<void>): Promise<void> {
     const info = await this.jsm.streams.info(this.stream, { subjects_filter: filter });
     const total = Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
     if (total === 0) {
-      return [];
+      return;
     }
-    // A short-lived reader that never acknowledges: listing changes nothing.
     const reader = await this.jsm.consumers.add(this.stream, {
       name: `admin-parked-list-${randomUUID()}`,
       filter_subject: filter,
@@ -60,22 +71,22 @@ export class ParkedMessages {
     });
     try {
       const consumer = await this.js.consumers.get(this.stream, reader.name);
-      const found: ParkedMessage[] = [];
-      while (found.length < total) {
-        const batch = await consumer.fetch({ max_messages: Math.min(256, total - found.length), expires: 5000 });
+      let seen = 0;
+      while (seen < total) {
+        const batch = await consumer.fetch({ max_messages: Math.min(256, total - seen), expires: 5000 });
         let received = 0;
         for await (const message of batch) {
           received += 1;
-          found.push(this.describe(message.seq, message.subject, message.headers, new Date(Math.floor(message.info.timestampNanos / 1e6))));
+          seen += 1;
+          await visit(message);
           if (message.info.pending === 0) {
-            return found;
+            return;
           }
         }
         if (received === 0) {
-          break;
+          return;
         }
       }
-      return found;
     } finally {
       await this.jsm.consumers.delete(this.stream, reader.name).catch(() => undefined);
     }
@@ -108,23 +119,34 @@ export class ParkedMessages {
   }
 
   /**
-   * Discards every parked message that names an erased account or order (`scope`): its payload's `accountId` (for
-   * an order: `orderId`) or an object key under its prefix (a package job names its entries by key). A job's payload
-   * can hold watermark texts (recipients' names) and file names, kept 30 days otherwise. The erasure events
-   * themselves are kept: one parked by a service is to be replayed (`parked replay`), not lost.
+   * Discards every parked message that names one of the erased accounts or orders (`scopes`): its payload's
+   * `accountId` (for an order: `orderId`) or an object key under its prefix (a package job names its entries by key).
+   * A job's payload can hold watermark texts (recipients' names) and file names, kept 30 days otherwise. The erasure
+   * events themselves are kept: one parked by a service is to be replayed (`parked replay`), not lost. PARKED is read
+   * once for all the scopes (retention's looks come in batches); the answer lists, for each scope in its order, the
+   * messages discarded that name it (a message naming two of them is in both lists).
    */
-  async discardNaming(scope: ErasureScope): Promise<ParkedMessage[]> {
-    const discarded: ParkedMessage[] = [];
-    for (const listed of await this.list()) {
-      if (listed.originalSubject === EventSubjects.accountErasureRequested || listed.originalSubject === EventSubjects.orderErasureRequested) {
-        continue;
-      }
-      const stored = await this.get(listed.seq).catch(() => null);
-      if (stored && namesScope(bodyOf(stored), scope)) {
-        await this.jsm.streams.deleteMessage(this.stream, listed.seq, false);
-        discarded.push(listed);
-      }
+  async discardNaming(scopes: readonly ErasureScope[]): Promise<ParkedMessage[][]> {
+    const discarded = scopes.map((): ParkedMessage[] => []);
+    if (scopes.length === 0) {
+      return discarded;
     }
+    await this.scan(`${PARKED_SUBJECT_PREFIX}.>`, async (message) => {
+      const parked = this.describe(message.seq, message.subject, message.headers, new Date(Math.floor(message.info.timestampNanos / 1e6)));
+      if (parked.originalSubject === EventSubjects.accountErasureRequested || parked.originalSubject === EventSubjects.orderErasureRequested) {
+        return;
+      }
+      const body = bodyOf(message.data);
+      const named = scopes.flatMap((scope, index) => (namesScope(body, scope) ? [index] : []));
+      if (named.length === 0) {
+        return;
+      }
+      // Gone already (an operator's discard beside this one): nothing left to erase, not a failure.
+      await this.jsm.streams.deleteMessage(this.stream, message.seq, false).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+      for (const index of named) discarded[index].push(parked);
+    });
     return discarded;
   }
 
@@ -161,9 +183,9 @@ export class ParkedMessages {
   }
 }
 
-function bodyOf(stored: StoredMsg): unknown {
+function bodyOf(data: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(stored.data)) as unknown;
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
   } catch {
     // Not JSON (a message parked because it could not be decoded): it names nothing this can match.
     return null;

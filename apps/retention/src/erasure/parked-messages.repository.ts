@@ -7,8 +7,11 @@ import { Injectable } from '@nestjs/common';
 export class ParkedMessagesRepository {
   constructor(private readonly nats: NatsConnectionService) {}
 
-  /** Discards the parked messages naming the scope (`ParkedMessages.discardNaming`: not the erasure events); how many. */
-  async discardNaming(scope: ErasureScope): Promise<number> {
-    return (await new ParkedMessages(this.nats.js, this.nats.jsm).discardNaming(scope)).length;
+  /**
+   * Discards the parked messages naming the scopes (`ParkedMessages.discardNaming`: not the erasure events), reading
+   * PARKED once for all of them; how many named each, in the scopes' order.
+   */
+  async discardNaming(scopes: readonly ErasureScope[]): Promise<number[]> {
+    return (await new ParkedMessages(this.nats.js, this.nats.jsm).discardNaming(scopes)).map((discarded) => discarded.length);
   }
 }

@@ -4,13 +4,13 @@ import { TransactionRepository } from '@cp/database';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RETENTION_CONFIG, RetentionConfig } from '../retention.config';
 import { OrderObjects } from '../sweep/order-objects.service';
-import { ErasedPrefixRepository } from './erased-prefix.repository';
+import { ErasedPrefixRepository, LeasedErasedPrefix } from './erased-prefix.repository';
 import { ParkedMessagesRepository } from './parked-messages.repository';
 
-/** The account, or the order of it, an erased prefix (`{accountId}/`, `{accountId}/{orderId}/`) is of. */
-export function scopeOfPrefix(prefix: string): ErasureScope {
+/** The account, or the order of it, an erased prefix (`{accountId}/`, `{accountId}/{orderId}/`) is of; null for another string. */
+export function scopeOfPrefix(prefix: string): ErasureScope | null {
   const [, accountId, orderId] = /^([0-9]+)\/(?:([0-9]+)\/)?$/.exec(prefix) ?? [];
-  if (accountId === undefined) throw new Error(`not an erased prefix: ${prefix}`);
+  if (accountId === undefined) return null;
   return orderId === undefined ? { accountId } : { accountId, orderId };
 }
 
@@ -41,6 +41,7 @@ export class RecheckErasedPrefixesUseCase {
     const { batchSize, leaseMs } = this.config.retention;
     const now = this.clock.now();
     const due = await this.transactions.run((tx) => this.prefixes.claimDue(tx, now, batchSize, new Date(now.getTime() + leaseMs)));
+    const emptied: Array<{ claimed: LeasedErasedPrefix; scope: ErasureScope; deleted: number }> = [];
     for (const claimed of due) {
       const { deleted, failed } = await this.objects.purgePrefix(claimed.prefix);
       if (failed.length > 0) {
@@ -51,12 +52,22 @@ export class RecheckErasedPrefixesUseCase {
         // Ids only: the prefix is `{accountId}/` or `{accountId}/{orderId}/`.
         this.logger.warn({ prefix: claimed.prefix, deleted }, 'erased prefix: objects written after the erasure deleted');
       }
-      const parkedDiscarded = await this.discardParked(claimed.prefix);
-      if (parkedDiscarded === null) {
+      const scope = scopeOfPrefix(claimed.prefix);
+      if (scope === null) {
+        // Not written by an erasure (a hand-made row): its parked messages cannot be matched; never forgotten unseen.
+        this.logger.warn({ prefix: claimed.prefix }, 'erased prefix: not an account or order prefix; its parked messages not looked at');
         continue;
       }
-      if (parkedDiscarded > 0) {
-        this.logger.warn({ prefix: claimed.prefix, parkedDiscarded }, 'erased prefix: messages parked after the erasure discarded');
+      emptied.push({ claimed, scope, deleted });
+    }
+    // One read of PARKED for the whole batch, not one per prefix.
+    const parkedDiscarded = await this.discardParked(emptied.map(({ scope }) => scope));
+    if (parkedDiscarded === null) {
+      return due.length;
+    }
+    for (const [index, { claimed, deleted }] of emptied.entries()) {
+      if (parkedDiscarded[index] > 0) {
+        this.logger.warn({ prefix: claimed.prefix, parkedDiscarded: parkedDiscarded[index] }, 'erased prefix: messages parked after the erasure discarded');
       }
       const last = claimed.recheckAt.getTime() >= claimed.finalRecheckAt.getTime();
       await this.transactions.run((tx) => this.prefixes.looked(tx, claimed, deleted, last ? null : claimed.finalRecheckAt));
@@ -64,12 +75,21 @@ export class RecheckErasedPrefixesUseCase {
     return due.length;
   }
 
-  /** Discards the parked messages naming the prefix's account or order; how many, or null when that failed (logged). */
-  private async discardParked(prefix: string): Promise<number | null> {
+  /**
+   * Discards the parked messages naming the erased accounts or orders; how many for each, or null when that failed
+   * (logged): every prefix of the batch then keeps its look for after the lease.
+   */
+  private async discardParked(scopes: ErasureScope[]): Promise<number[] | null> {
+    if (scopes.length === 0) {
+      return [];
+    }
     try {
-      return await this.parked.discardNaming(scopeOfPrefix(prefix));
+      return await this.parked.discardNaming(scopes);
     } catch (error) {
-      this.logger.warn({ prefix, error: error instanceof Error ? error.message : String(error) }, 'erased prefix: parked messages not looked at; looked at again when the lease runs out');
+      this.logger.warn(
+        { prefixes: scopes.length, error: error instanceof Error ? error.message : String(error) },
+        'erased prefixes: parked messages not looked at; looked at again when the lease runs out',
+      );
       return null;
     }
   }
