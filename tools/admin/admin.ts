@@ -58,8 +58,8 @@ owner (an order id mistyped into another account's erases nothing) and --confirm
 erasure; every other service then deletes its copies (issuances, upload slots, report, webhook deliveries, every
 object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
 Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only. Run again
-for an order it erased (its answer lost, say) within a day, it prints that erasure (\`repeated: true\`, exit 0)
-and waits for it the same way; later, or for an order never erased, exit 2.
+for an order it erased (its answer lost, say), it prints that erasure (\`repeated: true\`, exit 0) and waits
+for it the same way; for an order never erased, exit 2.
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]

@@ -1,6 +1,7 @@
 import { ErasedScopeEntity } from '@cp/database';
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
 import { CreditLedgerEntryEntity } from '../credits/credit-ledger-entry.entity';
+import { OrderErasureEntity } from '../erasure/order-erasure.entity';
 import { IdempotencyRecordEntity } from '../orders/idempotency-record.entity';
 import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
@@ -17,4 +18,5 @@ export const ORDERS_ENTITIES = [
   CreditLedgerEntryEntity,
   CreditBalanceEntity,
   ErasedScopeEntity,
+  OrderErasureEntity,
 ];

@@ -3,12 +3,13 @@
 // credits go; another account's stay; a redelivery deletes nothing more. One order's erasure (`orders.erase-order`):
 // its rows only, with the event announced in the same transaction; its credits stay charged; unknown: RESOURCE_NOT_FOUND.
 import { ManualClock } from '@cp/clock';
-import { AccountErasureRequestedEvent, DomainException, EmbedJob, ErrorCode, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
+import { AccountErasureRequestedEvent, DomainException, EmbedJob, ErrorCode, Events, EventSubjects, Jobs, sharedJob } from '@cp/contracts';
 import { asTransaction, ErasedScopesRepository, TransactionRepository } from '@cp/database';
 import { ConsumerDefinition, deliverDirectly, OutboxWriter, registeredConsumer } from '@cp/messaging';
 import { uniqueName } from '@cp/testing';
 import { DataSource } from 'typeorm';
 import { openOrdersTestDatabase } from '../__fixtures__/orders-test-database';
+import { OrderErasure1798100000000 } from '../database/migrations/1798100000000-OrderErasure';
 import { ApplyCreditGrantUseCase } from '../credits/apply-credit-grant.use-case';
 import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { OpenAccountLedgerUseCase } from '../credits/open-account-ledger.use-case';
@@ -196,5 +197,46 @@ describe("an erased account's order records are deleted (real PostgreSQL)", () =
     await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '605' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
     expect(await count('SELECT count(*)::int AS n FROM outbox_event WHERE subject = $1', EventSubjects.orderErasureRequested)).toBe(1);
     expect(await rowsOf('604', sibling)).toMatchObject({ files: 1, outputs: 1, reports: 1 });
+
+    // A month later, the relay's day of published events long gone from the outbox: still that erasure.
+    await dataSource.query(`DELETE FROM outbox_event WHERE subject = $1`, [EventSubjects.orderErasureRequested]);
+    clock.advance(30 * 24 * 3600_000);
+    expect(await eraseOrder.execute({ orderId: erasedOrder, accountId: '604' })).toEqual({ ...view, status: null, repeated: true });
+    await expect(eraseOrder.execute({ orderId: erasedOrder, accountId: '605' })).rejects.toEqual(new DomainException(ErrorCode.RESOURCE_NOT_FOUND));
+  });
+
+  it("the upgrade records the order erasures the outbox still holds, once per order, with their first erasure's id", async () => {
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.query(`SET search_path TO "${schema}"`);
+      await new OrderErasure1798100000000().down(runner);
+      const outbox = new OutboxWriter(new ManualClock(now));
+      const first = { erasureId: '00000000-0000-4000-8000-000000000011', accountId: '611', orderId: '9001' };
+      await dataSource.transaction(async (manager) => {
+        const tx = asTransaction(manager);
+        await outbox.add(tx, Events.orderErasureRequested, first, first.erasureId);
+        await outbox.add(tx, Events.orderErasureRequested, { ...first, erasureId: '00000000-0000-4000-8000-000000000012' });
+        await outbox.add(tx, Events.orderErasureRequested, { erasureId: '00000000-0000-4000-8000-000000000013', accountId: '612', orderId: '9002' });
+      });
+      await new OrderErasure1798100000000().up(runner);
+      const rows = await dataSource.query<Array<{ order_id: string; account_id: string; erasure_id: string; requested_at: Date }>>(
+        'SELECT order_id::text, account_id::text, erasure_id::text, requested_at FROM order_erasure WHERE order_id IN (9001, 9002) ORDER BY order_id',
+      );
+      expect(rows).toEqual([
+        { order_id: '9001', account_id: '611', erasure_id: first.erasureId, requested_at: now },
+        { order_id: '9002', account_id: '612', erasure_id: '00000000-0000-4000-8000-000000000013', requested_at: now },
+      ]);
+      const eraseOrder = new EraseOrderUseCase(new TransactionRepository(dataSource), new AccountErasureRepository(outbox), outbox);
+      expect(await eraseOrder.execute({ orderId: '9001', accountId: '611' })).toEqual({
+        erasureId: first.erasureId,
+        accountId: '611',
+        orderId: '9001',
+        status: null,
+        requestedAt: now.toISOString(),
+        repeated: true,
+      });
+    } finally {
+      await runner.release();
+    }
   });
 });

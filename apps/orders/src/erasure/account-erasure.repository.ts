@@ -1,6 +1,5 @@
-import { EventEnvelope, Events, OrderErasureRequestedEvent } from '@cp/contracts';
 import { tableSql, Transaction, TransactionalRepository } from '@cp/database';
-import { OutboxEventEntity, OutboxWriter } from '@cp/messaging';
+import { OutboxWriter } from '@cp/messaging';
 import { Injectable } from '@nestjs/common';
 import { EntityTarget, ObjectLiteral } from 'typeorm';
 import { CreditBalanceEntity } from '../credits/credit-balance.entity';
@@ -10,6 +9,7 @@ import { OrderFileEntity } from '../orders/order-file.entity';
 import { OrderOutputEntity } from '../orders/order-output.entity';
 import { OrderReportEntity } from '../orders/order-report.entity';
 import { OrderEntity } from '../orders/order.entity';
+import { OrderErasureEntity } from './order-erasure.entity';
 
 /** What an account's erasure deleted from the orders schema. */
 export interface ErasedOrderRows {
@@ -101,17 +101,24 @@ export class AccountErasureRepository extends TransactionalRepository {
     return { accountId: locked.account_id, status: locked.status, files, outputs, reports, idempotencyRecords };
   }
 
-  /**
-   * The erasure of this account's order announced through the outbox (its event, while the relay keeps published rows:
-   * a day); null when there is none, or no longer. No index serves it: it reads the day's outbox, which only an
-   * operator's erasure of an order the service does not have (rare, and never on a client's path) asks for.
-   */
-  async findOrderErasure(tx: Transaction, orderId: string, accountId: string): Promise<EventEnvelope<OrderErasureRequestedEvent> | null> {
+  /** Records the order's erasure (`OrderErasureEntity`), in the transaction that deletes its rows. */
+  async recordOrderErasure(tx: Transaction, erasure: { orderId: string; accountId: string; erasureId: string; requestedAt: string }): Promise<void> {
     const db = this.db(tx);
-    const [row] = await db.query<Array<{ envelope: EventEnvelope<OrderErasureRequestedEvent> }>>(
-      `SELECT envelope FROM ${tableSql(db, OutboxEventEntity)} WHERE subject = $1 AND envelope->'data'->>'orderId' = $2 AND envelope->'data'->>'accountId' = $3 ORDER BY seq LIMIT 1`,
-      [Events.orderErasureRequested.subject, orderId, accountId],
+    await db.query(`INSERT INTO ${tableSql(db, OrderErasureEntity)} (order_id, account_id, erasure_id, requested_at) VALUES ($1, $2, $3, $4)`, [
+      erasure.orderId,
+      erasure.accountId,
+      erasure.erasureId,
+      erasure.requestedAt,
+    ]);
+  }
+
+  /** The erasure of this account's order (`recordOrderErasure`); null when the account's order was never erased. */
+  async findOrderErasure(tx: Transaction, orderId: string, accountId: string): Promise<{ erasureId: string; requestedAt: string } | null> {
+    const db = this.db(tx);
+    const [row] = await db.query<Array<{ erasure_id: string; requested_at: Date }>>(
+      `SELECT erasure_id::text AS erasure_id, requested_at FROM ${tableSql(db, OrderErasureEntity)} WHERE order_id = $1 AND account_id = $2`,
+      [orderId, accountId],
     );
-    return row?.envelope ?? null;
+    return row ? { erasureId: row.erasure_id, requestedAt: row.requested_at.toISOString() } : null;
   }
 }

@@ -12,8 +12,8 @@ import { AccountErasureRepository } from './account-erasure.repository';
  * one. Whatever its status: an unfinished order's held-back jobs are released and its credits are not given back (an
  * operator's erasure is not the client's cancellation; the charge stays in the ledger). An order this use case erased
  * before (the operator asks again, its first answer lost on the way): that erasure's answer, `repeated`, nothing
- * written, so the operator can still wait for every service to confirm it. An unknown order, one of another account
- * than the command names, or one whose erasure event the outbox no longer keeps: `RESOURCE_NOT_FOUND`, nothing written.
+ * written, so the operator can still wait for every service to confirm it (the erasure is recorded for good, ids only).
+ * An unknown order, or one of another account than the command names: `RESOURCE_NOT_FOUND`, nothing written.
  */
 @Injectable()
 export class EraseOrderUseCase {
@@ -30,10 +30,11 @@ export class EraseOrderUseCase {
       const erased = await this.rows.deleteOrder(tx, command.orderId, command.accountId);
       if (!erased) {
         const earlier = await this.rows.findOrderErasure(tx, command.orderId, command.accountId);
-        return earlier && { erasureId: earlier.data.erasureId, accountId: command.accountId, orderId: command.orderId, status: null, requestedAt: earlier.occurredAt, repeated: true };
+        return earlier && { erasureId: earlier.erasureId, accountId: command.accountId, orderId: command.orderId, status: null, requestedAt: earlier.requestedAt, repeated: true };
       }
       const event: OrderErasureRequestedEvent = { erasureId: randomUUID(), accountId: erased.accountId, orderId: command.orderId };
       const envelope = await this.outbox.add(tx, Events.orderErasureRequested, event, event.erasureId);
+      await this.rows.recordOrderErasure(tx, { ...event, requestedAt: envelope.occurredAt });
       this.logger.log({ ...event, status: erased.status, files: erased.files, outputs: erased.outputs, reports: erased.reports }, 'order erased: orders rows deleted');
       return { erasureId: event.erasureId, accountId: erased.accountId, orderId: command.orderId, status: erased.status, requestedAt: envelope.occurredAt, repeated: false };
     });

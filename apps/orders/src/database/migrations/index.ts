@@ -12,6 +12,7 @@ import { OrderTraceparent1796200000002 } from './1796200000002-OrderTraceparent'
 import { StartedOrdersIndex1797300000000 } from './1797300000000-StartedOrdersIndex';
 import { OrderExpiresIndex1797300000001 } from './1797300000001-OrderExpiresIndex';
 import { OrderFailedIndex1797500000000 } from './1797500000000-OrderFailedIndex';
+import { OrderErasure1798100000000 } from './1798100000000-OrderErasure';
 
 /** Committed migrations, in order (the outbox and inbox tables first, shipped by @cp/messaging); run at start by the service. */
-export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959, OrderOptions1795479558202, OrderTypeResult1795480727223, StuckOrdersIndex1795645036530, ExtractResultInTypeResult1795720000000, OrderTraceparent1796200000002, StartedOrdersIndex1797300000000, OrderExpiresIndex1797300000001, OrderFailedIndex1797500000000, ...ERASED_SCOPE_MIGRATIONS];
+export const ORDERS_MIGRATIONS = [...MESSAGING_MIGRATIONS, Init1795310292846, EmbedOrders1795311403465, ExtractResultDetails1795312162119, OrderReports1795312401959, OrderOptions1795479558202, OrderTypeResult1795480727223, StuckOrdersIndex1795645036530, ExtractResultInTypeResult1795720000000, OrderTraceparent1796200000002, StartedOrdersIndex1797300000000, OrderExpiresIndex1797300000001, OrderFailedIndex1797500000000, ...ERASED_SCOPE_MIGRATIONS, OrderErasure1798100000000];
