@@ -132,7 +132,7 @@ describe('report document', () => {
     });
 
   it.each([
-    ['en-US', ['Recipients who contributed', 'leak: 김철수', 'leak: 田中', '5551', '5552', '11.8', '9.0', '1 in 3.2 × 10^27', '1 in 4.2 × 10^15', 'Candidates tested', '200', 'Splicing by region', '56%', 'score of at least 7.6', 'Several recipients contributed', 'No single identifier']],
+    ['en-US', ['Recipients who contributed', 'leak: 김철수', 'leak: 田中', '5551', '5552', '11.8', '9.0', '1 in 3.2 × 10^27', '1 in 4.1 × 10^15', 'Candidates tested', '200', 'Splicing by region', '56%', 'score of at least 7.6', 'Several recipients contributed', 'No single identifier']],
     ['ko-KR', ['유출에 참여한 수령인', 'leak: 김철수', 'leak: 田中', '5551', '11.8', '9.0', '3.2 × 10^27분의 1', '200명', '영역별 이어 붙이기', '56%', '점수 7.6 이상', '여러 수령인이 기여했습니다']],
     ['ja-JP', ['流出に関与した受取人', 'leak: 김철수', 'leak: 田中', '5552', '11.8', '9.0', '3.2 × 10^27 分の 1', '200 件', '領域ごとのつなぎ合わせ', '44%', 'スコア 7.6 以上', '複数の受取人が関与しています']],
   ] as const)('%s: lists every accused recipient with score, bound, candidates tested and mixing', async (locale, parts) => {
@@ -140,6 +140,27 @@ describe('report document', () => {
     for (const part of parts) expect(content).toContain(part);
     // no decoded identifier: the decoding rows (check bits 0 of 40) are not printed as if something was decoded
     expect(content).not.toMatch(/0 of 40|40개 중 0개|40 個中 0 個/);
+  });
+
+  // Outside review (legal filing): the bound of 104 code words, 104 · 2^-40, is 1 in 10,572,149,… and was printed
+  // "at most 1 in 11,000,000,000", a smaller chance than the design gives; a bound is rounded toward the larger chance
+  it.each([
+    ['en-US', '1 in 10,000,000,000', '11,000,000,000'],
+    ['ko-KR', '10,000,000,000분의 1', '11,000,000,000'],
+    ['ja-JP', '10,000,000,000 分の 1', '11,000,000,000'],
+  ] as const)('%s: rounds the chance of a false match and the colluder bounds toward the larger chance, never below the bound', async (locale, bound, overstated) => {
+    const evidence = { ...data(locale).evidence!, decodingAttempts: 104, chanceBound: 104 * 2 ** -40 };
+    const single = (await text(data(locale, { evidence }))).replace(/\s+/g, ' ');
+    expect(single).toContain(bound);
+    expect(single).not.toContain(overstated);
+    const traced = colluders(locale);
+    const c = traced.evidence!.colluders!;
+    const content = (await text({ ...traced, evidence: { ...traced.evidence!, colluders: { ...c, level: 104 * 2 ** -40 } } })).replace(/\s+/g, ' ');
+    expect(content).toContain(bound);
+    expect(content).not.toContain(overstated);
+    // 1 / 2.4e-16 is 4.17 × 10^15: "1 in 4.2 × 10^15" would claim a smaller chance than the bound
+    expect(content).toMatch(/4\.1 × 10\^15/);
+    expect(content).not.toMatch(/4\.2 × 10\^15/);
   });
 
   it('one recipient found only by tracing: its text, and no claim of several', async () => {

@@ -177,7 +177,8 @@ function confidenceText(confidence: number | null, status: DetectionStatus, m: R
 function evidenceRows(e: DetectionEvidenceView, method: string | null, m: ReportMessages, locale: ReportLocale): Array<[string, Content]> {
   const int = new Intl.NumberFormat(locale);
   const pct = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
-  const oneIn = new Intl.NumberFormat(locale, { maximumSignificantDigits: 2 }).format(e.chanceBound > 0 ? 1 / e.chanceBound : Number.MAX_SAFE_INTEGER);
+  // a bound: "1 in N" rounds N down (toward the larger chance), never to a smaller chance than the design gives
+  const oneIn = new Intl.NumberFormat(locale, { maximumSignificantDigits: 2, roundingMode: 'floor' }).format(e.chanceBound > 0 ? 1 / e.chanceBound : Number.MAX_SAFE_INTEGER);
   const rows: Array<[string, Content]> = [
     [m.evidence.checkBits, { text: m.evidence.checkBitsValue(e.checkBitsMatched, e.checkBits, e.payloadBits) }],
     [m.evidence.codedBits, { text: m.evidence.codedBitsValue(int.format(e.codedBitsAgreeing), int.format(e.codedBits), int.format(e.codedBits - e.codedBitsAgreeing)) }],
@@ -207,12 +208,12 @@ function evidenceRows(e: DetectionEvidenceView, method: string | null, m: Report
 function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: ReportLocale): Content[] {
   const int = new Intl.NumberFormat(locale);
   const z = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-  // beyond a trillion, "1 in 3.2 × 10^27" (the digits would not fit a table cell)
+  // beyond a trillion, "1 in 3.2 × 10^27" (the digits would not fit a table cell); rounded down, as a bound must be
   const oneIn = (p: number): string => {
     const n = p > 0 ? 1 / p : Number.MAX_VALUE;
-    if (n < 1e12) return new Intl.NumberFormat(locale, { maximumSignificantDigits: 2 }).format(n);
+    if (n < 1e12) return new Intl.NumberFormat(locale, { maximumSignificantDigits: 2, roundingMode: 'floor' }).format(n);
     const exp = Math.floor(Math.log10(n));
-    return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(n / 10 ** exp)} × 10^${exp}`;
+    return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1, roundingMode: 'floor' }).format(n / 10 ** exp)} × 10^${exp}`;
   };
   const pct = new Intl.NumberFormat(locale, { style: 'percent' });
   const header = [m.colluders.recipient, m.colluders.order, m.colluders.score, m.colluders.bound, m.colluders.regions].map((text): TableCell => ({ text, style: 'label' }));
