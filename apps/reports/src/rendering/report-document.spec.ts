@@ -163,6 +163,17 @@ describe('report document', () => {
     expect(content).not.toMatch(/4\.2 × 10\^15/);
   });
 
+  // Outside review (legal filing): a not-detected result carries no measured agreement (the engine sets 0 for every
+  // not_detected, no candidate decoded), and "Signal agreement 0%" stated a measurement that was never made
+  it.each(['en-US', 'ko-KR', 'ja-JP'] as const)('%s: prints no signal agreement for a not-detected result, only for what was measured', async (locale) => {
+    const m = REPORT_MESSAGES[locale];
+    const content = squeezed(await text(data(locale, { detectionStatus: 'not_detected', watermarkText: null, confidence: 0, evidence: null })));
+    expect(content).toContain(squeezed(`${m.result.confidence} ${m.result.confidenceNotApplicable}`));
+    expect(content).not.toContain(squeezed(`${m.result.confidence} 0%`));
+    const inconclusive = squeezed(await text(data(locale, { detectionStatus: 'inconclusive', watermarkText: null, confidence: 0.12 })));
+    expect(inconclusive).toContain(squeezed(`${m.result.confidence} 12%`));
+  });
+
   it('one recipient found only by tracing: its text, and no claim of several', async () => {
     const one = colluders('en-US');
     const c = one.evidence?.colluders;

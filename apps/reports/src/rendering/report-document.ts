@@ -167,7 +167,8 @@ function fileColumn(file: FileEvidence, heading: string, m: ReportMessages, loca
 }
 
 function confidenceText(confidence: number | null, status: DetectionStatus, m: ReportMessages, locale: ReportLocale): string {
-  if (confidence === null || status === 'unsupported' || status === 'error') {
+  // not_detected: no candidate was decoded, so no agreement was measured (the engine records 0 for every one of them)
+  if (confidence === null || status === 'not_detected' || status === 'unsupported' || status === 'error') {
     return m.result.confidenceNotApplicable;
   }
   return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(Math.min(1, Math.max(0, confidence)));
