@@ -174,6 +174,19 @@ describe('report document', () => {
     expect(inconclusive).toContain(squeezed(`${m.result.confidence} 12%`));
   });
 
+  // Outside review (legal filing): the report said what was found, never what the result cannot show
+  it.each(['en-US', 'ko-KR', 'ja-JP'] as const)('%s: states the limits of the method for detected, not detected and inconclusive results', async (locale) => {
+    const m = REPORT_MESSAGES[locale];
+    for (const detectionStatus of ['detected', 'not_detected', 'inconclusive'] as const) {
+      const limits = m.result.limitsValues[detectionStatus] ?? '';
+      expect(limits).not.toBe('');
+      const content = squeezed(await text(data(locale, { detectionStatus, watermarkText: detectionStatus === 'detected' ? 'leak: 홍길동' : null })));
+      expect(content).toContain(squeezed(`${m.result.limits} ${limits}`));
+    }
+    // unsupported and error already say the file was not checked
+    expect(squeezed(await text(data(locale, { detectionStatus: 'error', watermarkText: null, method: 'none', evidence: null })))).not.toContain(squeezed(m.result.limits));
+  });
+
   it('one recipient found only by tracing: its text, and no claim of several', async () => {
     const one = colluders('en-US');
     const c = one.evidence?.colluders;

@@ -348,6 +348,7 @@ export function buildReportDocument(data: ReportDocumentData): ReportDefinition 
   // a copy traced to several recipients may carry no decodable identifier: the decoding rows would describe nothing
   const decoded = data.evidence !== null && data.evidence.checkBitsMatched === data.evidence.checkBits;
   const notMatched = originalNotMatchedText(data.detectionStatus, data.method, m);
+  const limits = m.result.limitsValues[data.detectionStatus];
 
   const content = reportOpening(data, { title: m.title, subtitle: m.subtitle, orderType: m.order.orderTypeValue });
   content.push(
@@ -361,6 +362,7 @@ export function buildReportDocument(data: ReportDocumentData): ReportDefinition 
       ...(notMatched ? [[m.result.originalMatch, { text: notMatched, bold: true }] as [string, Content]] : []),
       ...(showEvidence && data.evidence && (decoded || !colluders) ? evidenceRows(data.evidence, data.method, m, locale) : []),
       ...(showEvidence && colluders && !decoded ? [[m.evidence.checkBits, { text: several ? m.colluders.notDecoded : m.colluders.notDecodedOne }] as [string, Content]] : []),
+      ...(limits ? [[m.result.limits, { text: limits }] as [string, Content]] : []),
     ]),
     ...(showEvidence && colluders ? colluderSection(colluders, m, locale) : []),
     {

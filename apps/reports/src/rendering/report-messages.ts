@@ -56,6 +56,12 @@ export interface ReportMessages {
     originalMatch: string;
     notMatchedMarkRead: string;
     notMatchedNoAlignment: string;
+    /**
+     * Outside review (legal filing): what the result does not show, for the statuses a reader could over-read
+     * (a detection read as proof of who leaked, a not-detected or inconclusive result read as a clean file).
+     */
+    limits: string;
+    limitsValues: Partial<Record<DetectionStatus, string>>;
   };
   /** What a detection rests on (issue 16): measured counts and the code's design bound, never a bare "confidence". */
   evidence: {
@@ -165,6 +171,14 @@ const en: ReportMessages = {
       'Not matched. The inspected file was not matched to the original file listed in this report: no alignment with it was used, and the watermark was read from the inspected file alone. This report does not show that the inspected file derives from that original file.',
     notMatchedNoAlignment:
       'Not matched. No alignment of the inspected file with the original file listed in this report was found, and the inspected file alone was searched for a watermark. This report does not show that the inspected file derives from that original file.',
+    limits: 'Limits of the method',
+    limitsValues: {
+      detected:
+        'A detected watermark identifies the copy it was issued in (the recipient its watermark text names); it does not by itself show who made or shared the inspected copy.',
+      not_detected:
+        'Not detected does not show that the inspected file was not made from a watermarked copy: after strong edits (a strong perspective distortion, or strong tone changes combined with downscaling and compression) a watermark may not be readable.',
+      inconclusive: 'Inconclusive is neither a detection nor a clean result: it names no recipient and does not show that the file carries no watermark.',
+    },
   },
   evidence: {
     checkBits: 'Check bits matched',
@@ -289,6 +303,13 @@ const ko: ReportMessages = {
       '대응되지 않음. 검사 대상 파일은 이 보고서에 기재된 원본 파일과 대응되지 않았습니다. 원본 파일과의 정렬은 사용되지 않았으며, 워터마크는 검사 대상 파일만으로 읽었습니다. 이 보고서는 검사 대상 파일이 해당 원본 파일에서 유래했음을 보여 주지 않습니다.',
     notMatchedNoAlignment:
       '대응되지 않음. 검사 대상 파일을 이 보고서에 기재된 원본 파일에 정렬할 수 있는 위치를 찾지 못했으며, 검사 대상 파일만으로 워터마크를 찾았습니다. 이 보고서는 검사 대상 파일이 해당 원본 파일에서 유래했음을 보여 주지 않습니다.',
+    limits: '방법의 한계',
+    limitsValues: {
+      detected: '검출된 워터마크는 그 워터마크가 발급된 사본(워터마크 텍스트가 가리키는 수령인)을 식별할 뿐, 검사 대상 사본을 누가 만들거나 공유했는지를 그 자체로 보여 주지는 않습니다.',
+      not_detected:
+        '검출되지 않음은 검사 대상 파일이 워터마크가 삽입된 사본에서 만들어지지 않았음을 보여 주지 않습니다. 강한 편집(강한 원근 왜곡, 또는 축소·압축과 결합된 강한 색조 변경) 후에는 워터마크를 읽지 못할 수 있습니다.',
+      inconclusive: '판정 불가는 검출도, 워터마크가 없다는 결과도 아닙니다. 수령인을 특정하지 않으며 파일에 워터마크가 없음을 보여 주지도 않습니다.',
+    },
   },
   evidence: {
     checkBits: '일치한 검사 비트',
@@ -411,6 +432,13 @@ const ja: ReportMessages = {
       '対応なし。検査対象ファイルは、このレポートに記載の元ファイルと対応付けられませんでした。元ファイルとの位置合わせは用いられず、電子透かしは検査対象ファイルのみから読み取りました。このレポートは、検査対象ファイルがその元ファイルから作られたことを示すものではありません。',
     notMatchedNoAlignment:
       '対応なし。検査対象ファイルをこのレポートに記載の元ファイルに位置合わせできる位置は見つからず、電子透かしは検査対象ファイルのみを対象に探しました。このレポートは、検査対象ファイルがその元ファイルから作られたことを示すものではありません。',
+    limits: '手法の限界',
+    limitsValues: {
+      detected: '検出された電子透かしは、それが発行されたコピー（電子透かしテキストが示す受取人）を特定するものであり、検査対象のコピーを誰が作成・共有したかをそれ自体で示すものではありません。',
+      not_detected:
+        '未検出は、検査対象ファイルが電子透かし入りのコピーから作られていないことを示すものではありません。強い編集（強い遠近の歪み、または縮小・圧縮を伴う強い色調の変更）の後では、電子透かしを読み取れないことがあります。',
+      inconclusive: '判定不能は検出でも、電子透かしがないという結果でもありません。受取人を特定せず、ファイルに電子透かしがないことも示しません。',
+    },
   },
   evidence: {
     checkBits: '一致した検査ビット',
