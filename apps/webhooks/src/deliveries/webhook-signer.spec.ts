@@ -24,6 +24,21 @@ describe('webhook signatures', () => {
     expect(standardWebhooksSignature(secret, id, timestamp, payload)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
+  // The worked example of docs/webhooks.md ("Check your implementation"), computed there with Python's hmac and
+  // base64 alone, so a receiver in any language can test itself against the service's own signer.
+  it('matches the worked example of the receiver guide (a non-ASCII body, both schemes)', () => {
+    const id = '0b6f4c1e-2d7a-4c59-9c1e-6a8d1f3b2e11';
+    const raw = `{"eventId":"${id}","eventType":"order.watermarkExtract.completed","data":{"watermarkInfo":{"text":"김민준"}}}`;
+    expect(Buffer.byteLength(raw, 'utf8')).toBe(143);
+    const headers = signatureHeaders(secret, id, new Date(1772360102 * 1000), raw);
+    expect(headers).toEqual({
+      'X-Service-Signature': 'e426b7f56842eb96abc7109caa733552ad28834b296f8804b77d58e4fd4eeaf6',
+      'webhook-id': id,
+      'webhook-timestamp': '1772360102',
+      'webhook-signature': 'v1,z7ZK+gThO5zBTX0uZpjQGBQeZr+mV0/3E6Qz+pfEJAk=',
+    });
+  });
+
   it('uses the base64 bytes after whsec_ as the Standard Webhooks key', () => {
     expect(standardWebhooksKey(secret)).toEqual(Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64'));
   });
