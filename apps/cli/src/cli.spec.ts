@@ -131,6 +131,27 @@ describe('cpx', () => {
       ]);
     });
 
+    // Outside review: a report that could not be written and a base URL that is no URL ended "UNEXPECTED" (exit 1)
+    it('report: a PDF that cannot be written is a local file error (exit 9) that names the file', async () => {
+      answer = { status: 200, body: { data: { orderId: '2', reportType: 'watermarkDetection', locale: 'en-US', status: 'completed', download: { url: `${baseUrl}/r.pdf`, expiresInSeconds: 300 }, failure: null } } };
+      const out = path.join(dir, 'notes.txt', 'r.pdf');
+      const { code, stderr } = await cpx(['report', '2', '--out', out]);
+      expect(code).toBe(ExitCode.FILE_ERROR);
+      expect(stderr).toContain(`error: FILE_ERROR: cannot write ${out}: ENOTDIR`);
+    });
+
+    it.each(['not-a-url', 'ftp://example.com', '127.0.0.1:3000'])('a base URL %j is a usage error (exit 2) that says what is expected', async (bad) => {
+      for (const [argv, env] of [
+        [['--base-url', bad, 'orders', 'get', '1'], { CP_API_KEY: 'sk_test_x' }],
+        [['orders', 'get', '1'], { CP_API_KEY: 'sk_test_x', CP_BASE_URL: bad }],
+      ] as const) {
+        const stderr = capture();
+        const code = await new Cli({ stdout: new PassThrough(), stderr: stderr.stream }, env).run([...argv]);
+        expect(code).toBe(ExitCode.USAGE);
+        expect(stderr.text()).toContain(`error: the API base URL ${JSON.stringify(bad)} is not an http:// or https:// URL (--base-url or CP_BASE_URL)`);
+      }
+    });
+
     it('a refusal the CLI sees no cause for gets no hint', async () => {
       answer = { status: 400, body: { code: 'VALIDATION_FAILED' } };
       const { code, stderr } = await cpx(['trace', '--original', path.join(dir, 'photo.jpg'), path.join(dir, 'leak.jpg')]);

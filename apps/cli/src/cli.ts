@@ -273,6 +273,10 @@ export class Cli {
     if (!apiKey) {
       throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, 'no API key: set CP_API_KEY or pass --api-key');
     }
+    // --base-url is not parsed by commander when it comes from CP_BASE_URL: both are checked here, before any request
+    if (!/^https?:\/\/[^/]/i.test(global.baseUrl) || !URL.canParse(global.baseUrl)) {
+      throw new CommanderError(ExitCode.USAGE, USAGE_ERROR, `the API base URL ${JSON.stringify(global.baseUrl)} is not an http:// or https:// URL (--base-url or CP_BASE_URL)`);
+    }
     return new ContentProtectionClient({ apiKey, baseUrl: global.baseUrl });
   }
 

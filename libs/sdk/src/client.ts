@@ -303,7 +303,9 @@ export class ContentProtectionClient {
     }
     const pdf = Buffer.concat(chunks);
     if (options.outFile) {
-      await writeFile(options.outFile, pdf);
+      await writeFile(options.outFile, pdf).catch((error: unknown) => {
+        throw new ContentProtectionError('FILE_ERROR', `cannot write ${options.outFile}: ${(error as Error).message}`, { cause: error });
+      });
     }
     return { report, pdf, ...(options.outFile ? { path: options.outFile } : {}) };
   }

@@ -72,6 +72,22 @@ describe('transport', () => {
     expect(stub.seen).toHaveLength(1);
   });
 
+  // Outside review (CLI): an unreachable API read "NETWORK_ERROR: POST /api/v3/orders/wtr-embed: fetch failed", which
+  // names neither the server tried nor why it could not be reached
+  it('an unreachable API: NETWORK_ERROR names the address tried and why, in words', async () => {
+    const closed = await serve([{ status: 200, body: {} }]);
+    closed.server.closeAllConnections();
+    await new Promise((resolve) => closed.server.close(resolve));
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: closed.url, retry: { maxRetries: 1, baseDelayMs: 10 } });
+    const failure = (await client.getOrder('7').catch((error: unknown) => error)) as ContentProtectionError;
+    expect(failure).toBeInstanceOf(ContentProtectionError);
+    expect(failure.code).toBe('NETWORK_ERROR');
+    expect(failure.message).toBe(`GET ${closed.url}/api/v3/orders/7: the connection was refused (ECONNREFUSED)`);
+    const unknownHost = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: 'http://no-such-host.invalid', retry: { maxRetries: 0 } });
+    const notFound = (await unknownHost.getOrder('7').catch((error: unknown) => error)) as ContentProtectionError;
+    expect(notFound.message).toBe('GET http://no-such-host.invalid/api/v3/orders/7: the host name could not be resolved (ENOTFOUND)');
+  });
+
   it('gives up after maxRetries and reports the last answer', async () => {
     const stub = await serve([{ status: 429, headers: { 'retry-after': '0' }, body: { code: 'RATE_LIMIT_EXCEEDED' } }]);
     server = stub.server;

@@ -28,6 +28,32 @@ export function retryAfterSeconds(headers: Headers, now: number = Date.now()): n
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** Why a request got no answer, in words, with the system's code (fetch itself only says "fetch failed"). */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ENOTFOUND: 'the host name could not be resolved',
+  EAI_AGAIN: 'the host name could not be resolved',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  ECONNRESET: 'the server closed the connection',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
+export function networkFailure(request: Request, error: unknown): ContentProtectionError {
+  const url = new URL(request.url);
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const reason = code
+    ? `${NETWORK_REASONS[code] ?? 'the API could not be reached'} (${code})`
+    : typeof cause?.message === 'string'
+      ? cause.message
+      : (error as Error).message;
+  // origin and path only: a query may carry a presigned signature
+  return new ContentProtectionError('NETWORK_ERROR', `${request.method} ${url.origin}${url.pathname}: ${reason}`, { cause: error });
+}
+
 function backoff(policy: RetryPolicy, retry: number): number {
   const exponential = policy.baseDelayMs * 2 ** retry;
   return Math.min(policy.maxDelayMs, exponential / 2 + Math.random() * (exponential / 2));
@@ -70,7 +96,7 @@ export function retryingFetch(policy: RetryPolicy, baseFetch: typeof fetch = fet
         response = await baseFetch(request.clone());
       } catch (error) {
         if (!canRepeat || retry >= policy.maxRetries) {
-          throw new ContentProtectionError('NETWORK_ERROR', `${request.method} ${new URL(request.url).pathname}: ${(error as Error).message}`, { cause: error });
+          throw networkFailure(request, error);
         }
         await sleep(backoff(policy, retry));
         continue;
