@@ -51,11 +51,28 @@ describe('cpx', () => {
     [['orders', 'get', '1'], 'no API key'],
     [['report', '1', '--locale', 'fr-FR'], 'Allowed choices are ko-KR, en-US, ja-JP'],
     [['nonsense'], "unknown command 'nonsense'"],
+    // outside review: these ended "UNEXPECTED: options.port should be >= 0 and < 65536" (exit 1)
+    [['webhooks', 'listen', '--secret', 'whsec_x', '--port', 'abc'], "option '-p, --port <port>' argument 'abc' is invalid. must be a port number, 0 to 65535"],
+    [['webhooks', 'listen', '--secret', 'whsec_x', '--port', '99999'], "argument '99999' is invalid. must be a port number, 0 to 65535"],
   ])('%j is a usage error (exit 2) that says why', async (argv, message) => {
     const stderr = capture();
     const code = await new Cli({ stdout: new PassThrough(), stderr: stderr.stream }, {}).run(argv);
     expect(code).toBe(ExitCode.USAGE);
     expect(stderr.text()).toContain(message);
+  });
+
+  it('webhooks listen on a port already taken: a usage error (exit 2) that names the address', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const stderr = capture();
+      const code = await new Cli({ stdout: new PassThrough(), stderr: stderr.stream }, {}).run(['webhooks', 'listen', '--secret', 'whsec_x', '--port', String(port)]);
+      expect(code).toBe(ExitCode.USAGE);
+      expect(stderr.text()).toBe(`error: cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE)\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('--help works on every command, exit 0', async () => {

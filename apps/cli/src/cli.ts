@@ -35,6 +35,13 @@ function seconds(value: string): number {
   return parsed;
 }
 
+function portNumber(value: string): string {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new InvalidArgumentError('must be a port number, 0 to 65535');
+  }
+  return value;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -204,7 +211,7 @@ export class Cli {
     webhooks
       .command('listen')
       .description('run a local receiver that verifies signatures and prints each event')
-      .option('-p, --port <port>', 'port to listen on (0: any free port)', '8787')
+      .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, '8787')
       .option('--host <host>', 'interface to bind', '127.0.0.1')
       .option('--secret <secret>', 'the webhook signing secret, whsec_… (default: env CP_WEBHOOK_SECRET)')
       .option('--register', 'register this receiver as a webhook of the account first (the secret comes from the API), and delete it on exit', false)
@@ -240,7 +247,13 @@ export class Cli {
       }
     }, this.listenLimits);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new CommanderError(ExitCode.USAGE, USAGE_ERROR, `cannot listen on ${options.host}:${options.port}: the address is already in use (EADDRINUSE)`)
+            : error,
+        ),
+      );
       server.listen(Number(options.port), options.host, resolve);
     });
     const url = `http://${options.host}:${(server.address() as AddressInfo).port}/`;
