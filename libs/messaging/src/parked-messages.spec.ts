@@ -35,6 +35,19 @@ describe('namesScope', () => {
     expect(namesScope({ data: { keys: ['7/3/outputs/1-1/a.png'] } }, { accountId: '7' })).toBe(true);
   });
 
+  it("matches a storage notification (parked by uploads-storage-events) by its record's key, which MinIO percent-encodes", () => {
+    // As MinIO sends it: `Key` is the bucket and the key, the record's key is encoded; the record has the uploader's IP.
+    const notification = (key: string) => ({
+      EventName: 's3:ObjectCreated:Put',
+      Key: `cp-inputs/${key}`,
+      Records: [{ eventName: 's3:ObjectCreated:Put', requestParameters: { sourceIPAddress: '203.0.113.7' }, s3: { bucket: { name: 'cp-inputs' }, object: { key: encodeURIComponent(key).replace(/%20/g, '+'), size: 3 } } }],
+    });
+    expect(namesScope(notification('55/9/inputs/1/Jane Doe.png'), { accountId: '55' })).toBe(true);
+    expect(namesScope(notification('55/9/inputs/1/Jane Doe.png'), { accountId: '55', orderId: '9' })).toBe(true);
+    expect(namesScope(notification('550/9/inputs/1/Jane Doe.png'), { accountId: '55' })).toBe(false);
+    expect(namesScope(notification('55/90/inputs/1/Jane Doe.png'), { accountId: '55', orderId: '9' })).toBe(false);
+  });
+
   it('matches nothing in a body that is not JSON or names no id', () => {
     expect(namesScope(null, { accountId: '55' })).toBe(false);
     expect(namesScope({ data: { accountId: 55, note: 'account 55' } }, { accountId: '55' })).toBe(false);

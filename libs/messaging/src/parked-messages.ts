@@ -201,8 +201,9 @@ export function namesScope(value: unknown, scope: ErasureScope): boolean {
         return true;
       }
       // Only an object key (a field named `key`, `objectKey`, `keys`, …): a watermark text or a file name of
-      // another account's message may begin with the same digits and a slash ("7/11 receipts").
-      return key !== null && /keys?$/i.test(key) && node.startsWith(prefix);
+      // another account's message may begin with the same digits and a slash ("7/11 receipts"). As written, or
+      // percent-encoded as MinIO writes it in a storage notification's record (`7%2F11%2F…`).
+      return key !== null && /keys?$/i.test(key) && (node.startsWith(prefix) || decodedKey(node).startsWith(prefix));
     }
     if (Array.isArray(node)) {
       // An array's items are named by the array's field (`keys: [...]`).
@@ -214,4 +215,13 @@ export function namesScope(value: unknown, scope: ErasureScope): boolean {
     return false;
   };
   return visit(value, null);
+}
+
+/** A key as MinIO writes it in an event record (`objectKeyOf` of @cp/storage), decoded; as it is when it is not encoded. */
+function decodedKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' '));
+  } catch {
+    return key;
+  }
 }
