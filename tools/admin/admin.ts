@@ -438,7 +438,7 @@ function formatTimeline(timeline: OrderTimelineView): string {
 /**
  * Discards the parked messages naming an erased account or order (`ParkedMessages.discardNaming`): their payloads
  * may hold its recipients' names and file names, kept 30 days otherwise. NATS unreachable: reported, not fatal (the
- * erasure is done; \`parked discard --account N\` does it later).
+ * erasure is done; \`parked discard --account N [--order M]\` does it later).
  */
 async function discardParkedOf(scope: ErasureScope): Promise<number | string> {
   try {
@@ -450,7 +450,7 @@ async function discardParkedOf(scope: ErasureScope): Promise<number | string> {
       await nc.drain();
     }
   } catch (error) {
-    process.stderr.write(`admin: parked messages not looked at (${error instanceof Error ? error.message : String(error)}); run \`parked discard --account ${scope.accountId}\` later\n`);
+    process.stderr.write(`admin: parked messages not looked at (${error instanceof Error ? error.message : String(error)}); run \`parked discard --account ${scope.accountId}${scope.orderId === undefined ? '' : ` --order ${scope.orderId}`}\` later\n`);
     return 'not looked at';
   }
 }

@@ -131,4 +131,14 @@ describe('admin parked list|replay|discard (real NATS and PostgreSQL)', () => {
   it('refuses an unknown sequence with a clear message', async () => {
     await expect(admin('replay', '--seq', '999999999')).rejects.toMatchObject({ stderr: expect.stringContaining('no parked message with sequence 999999999') as unknown });
   });
+
+  it("with NATS unreachable, an order's discard says to run it again for that order, not for its whole account", async () => {
+    const { stdout, stderr } = await run(process.execPath, ['-r', path.join(ROOT, 'tools/register.js'), path.join(__dirname, 'admin.ts'), 'parked', 'discard', '--account', '7', '--order', '11', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, NATS_URL: 'nats://127.0.0.1:1' },
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({ discarded: 'not looked at' });
+    expect(stderr).toContain('run `parked discard --account 7 --order 11` later');
+  });
 });
