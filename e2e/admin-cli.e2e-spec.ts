@@ -194,7 +194,7 @@ describe('admin CLI: order erase', () => {
       const elsewhere = admin(['order', 'erase', '--account', otherAccount, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--json']);
       expect({ status: elsewhere.status, stderr: elsewhere.stderr }).toEqual({
         status: 2,
-        stderr: `admin: account ${otherAccount} has no order ${erasedOrder.orderId} (never created, already erased, or another account's): nothing erased\n`,
+        stderr: `admin: account ${otherAccount} has no order ${erasedOrder.orderId} (never created, erased with its account, or another account's): nothing erased\n`,
       });
       expect((await api(`/api/v3/orders/${erasedOrder.orderId}`, { key })).status).toBe(200);
 

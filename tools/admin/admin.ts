@@ -59,7 +59,7 @@ erasure; every other service then deletes its copies (issuances, upload slots, r
 object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
 Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only. Run again
 for an order it erased (its answer lost, say), it prints that erasure (\`repeated: true\`, exit 0) and waits
-for it the same way; for an order never erased, exit 2.
+for it the same way while EVENTS holds its event (7 days); for an order never erased, exit 2.
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]
@@ -472,7 +472,7 @@ async function runOrderErase(values: { account?: string; order?: string; confirm
     erased = await rpc.request(Rpcs.ordersEraseOrder, { orderId, accountId });
   } catch (error) {
     if (error instanceof DomainException && error.code === ErrorCode.RESOURCE_NOT_FOUND) {
-      fail(`account ${accountId} has no order ${orderId} (never created, already erased, or another account's): nothing erased`);
+      fail(`account ${accountId} has no order ${orderId} (never created, erased with its account, or another account's): nothing erased`);
     }
     throw error;
   } finally {

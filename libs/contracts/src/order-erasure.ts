@@ -7,9 +7,9 @@ import { EventSubjects } from './subjects';
  * `orders.erase-order`, operators only (`admin order erase`): the orders service deletes one order's records (the
  * order, its files, outputs with their watermark texts, report states, idempotency records) and, in the same
  * transaction, announces `OrderErasureRequestedEvent` through its outbox. Not scoped to a caller: no public route
- * sends it. Asked again for an order it erased (a reply lost on the way), it answers that erasure again (`repeated`)
- * while its outbox keeps the event (a day after it was relayed). An unknown order, one of another account, or one
- * erased longer ago: `RESOURCE_NOT_FOUND`.
+ * sends it. Asked again for an order it erased (a reply lost on the way), it answers that erasure again (`repeated`),
+ * however long after (`orders.order_erasure`). An unknown order, one of another account, or one erased with its
+ * account: `RESOURCE_NOT_FOUND`.
  */
 export class EraseOrderCommand {
   @Matches(ORDER_ID_PATTERN)
