@@ -68,4 +68,20 @@ describe('ParkedMessages.discardNaming (real NATS)', () => {
     expect(await left()).toEqual(before.filter((seq) => ![ofFirst, ofSecondOrder, ofBoth].includes(seq)));
     expect(await left()).toContain(ofThird);
   });
+
+  it('reads past one fetch batch, and two discards side by side (two replicas, or an operator beside retention) each finish', async () => {
+    const many = `${account}3`;
+    const parkedSeqs: number[] = [];
+    for (let i = 0; i < 300; i += 1) {
+      parkedSeqs.push(await park('job.watermark.embed', { accountId: many, orderId: String(1000 + i), text: 'Jane Doe' }));
+    }
+    const kept = await park('job.watermark.embed', { accountId: `${many}0`, orderId: '999', text: 'John Doe' });
+    const notJson = (await nc.jetstream().publish(`${PARKED_SUBJECT_PREFIX}.${durable}`, new TextEncoder().encode(`{"accountId":"${many}"`))).seq;
+
+    const [first, second] = await Promise.all([parked.discardNaming([{ accountId: many }]), parked.discardNaming([{ accountId: many }])]);
+
+    expect([...new Set([...seqs(first)[0], ...seqs(second)[0]])].sort((a, b) => a - b)).toEqual(parkedSeqs);
+    expect(await left()).toEqual(expect.arrayContaining([kept, notJson]));
+    expect((await left()).filter((seq) => parkedSeqs.includes(seq))).toEqual([]);
+  });
 });
