@@ -48,6 +48,12 @@ describe('namesScope', () => {
     expect(namesScope(notification('55/90/inputs/1/Jane Doe.png'), { accountId: '55', orderId: '9' })).toBe(false);
   });
 
+  it('walks a body nested deeper than the stack (one such parked message would fail every discard for its 30 days)', () => {
+    const nested = (depth: number, leaf: unknown): unknown => JSON.parse(`${'{"a":['.repeat(depth)}${JSON.stringify(leaf)}${']}'.repeat(depth)}`);
+    expect(namesScope(nested(100_000, { accountId: '55' }), { accountId: '55' })).toBe(true);
+    expect(namesScope(nested(100_000, { accountId: '550' }), { accountId: '55' })).toBe(false);
+  });
+
   it('matches nothing in a body that is not JSON or names no id', () => {
     expect(namesScope(null, { accountId: '55' })).toBe(false);
     expect(namesScope({ data: { accountId: 55, note: 'account 55' } }, { accountId: '55' })).toBe(false);

@@ -192,10 +192,15 @@ function bodyOf(data: Uint8Array): unknown {
   }
 }
 
-/** Whether a decoded message names the account (or order) of `scope`, at any depth of its payload. */
+/**
+ * Whether a decoded message names the account (or order) of `scope`, at any depth of its payload (walked
+ * iteratively: a message nested deeper than the stack must not fail every discard while PARKED keeps it).
+ */
 export function namesScope(value: unknown, scope: ErasureScope): boolean {
   const prefix = scope.orderId === undefined ? `${scope.accountId}/` : `${scope.accountId}/${scope.orderId}/`;
-  const visit = (node: unknown, key: string | null): boolean => {
+  const pending: Array<{ node: unknown; key: string | null }> = [{ node: value, key: null }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, key } = next;
     if (typeof node === 'string') {
       if (scope.orderId === undefined ? key === 'accountId' && node === scope.accountId : key === 'orderId' && node === scope.orderId) {
         return true;
@@ -203,18 +208,17 @@ export function namesScope(value: unknown, scope: ErasureScope): boolean {
       // Only an object key (a field named `key`, `objectKey`, `keys`, …): a watermark text or a file name of
       // another account's message may begin with the same digits and a slash ("7/11 receipts"). As written, or
       // percent-encoded as MinIO writes it in a storage notification's record (`7%2F11%2F…`).
-      return key !== null && /keys?$/i.test(key) && (node.startsWith(prefix) || decodedKey(node).startsWith(prefix));
-    }
-    if (Array.isArray(node)) {
+      if (key !== null && /keys?$/i.test(key) && (node.startsWith(prefix) || decodedKey(node).startsWith(prefix))) {
+        return true;
+      }
+    } else if (Array.isArray(node)) {
       // An array's items are named by the array's field (`keys: [...]`).
-      return node.some((item) => visit(item, key));
+      for (const item of node as unknown[]) pending.push({ node: item, key });
+    } else if (node !== null && typeof node === 'object') {
+      for (const [name, item] of Object.entries(node)) pending.push({ node: item, key: name });
     }
-    if (node !== null && typeof node === 'object') {
-      return Object.entries(node).some(([name, item]) => visit(item, name));
-    }
-    return false;
-  };
-  return visit(value, null);
+  }
+  return false;
 }
 
 /** A key as MinIO writes it in an event record (`objectKeyOf` of @cp/storage), decoded; as it is when it is not encoded. */
