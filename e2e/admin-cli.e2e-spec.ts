@@ -236,6 +236,12 @@ describe('admin CLI: order erase', () => {
         parkedDiscarded: 0,
       });
       expect((await api(`/api/v3/orders/${sibling.orderId}`, { key })).status).toBe(200);
+
+      // Asked again longer ago than EVENTS keeps events (its record moved 8 days back): said at once, not waited for.
+      await orders.query(`UPDATE order_erasure SET requested_at = requested_at - interval '8 days' WHERE order_id = $1`, [erasedOrder.orderId]);
+      const late = admin(['order', 'erase', '--account', accountId, '--order', erasedOrder.orderId, '--confirm', erasedOrder.orderId, '--wait', '60', '--json']);
+      expect({ status: late.status, stderr: late.stderr }).toEqual({ status: 0, stderr: expect.stringContaining('its confirmations can no longer be read from NATS') as unknown });
+      expect(late.output).toMatchObject({ erasureId: erased.output?.erasureId, repeated: true, erased: 'requested earlier; no longer confirmable' });
     } finally {
       await Promise.all(schemas.map((db) => db.destroy()));
     }

@@ -59,7 +59,8 @@ erasure; every other service then deletes its copies (issuances, upload slots, r
 object of the order in storage). An unfinished order is stopped, not cancelled: its credits are not given back.
 Same waiting, output and exit codes as \`account erase\` (exit 2: no such order); uses NATS_URL only. Run again
 for an order it erased (its answer lost, say), it prints that erasure (\`repeated: true\`, exit 0) and waits
-for it the same way while EVENTS holds its event (7 days); for an order never erased, exit 2.
+for it the same way; one asked longer ago than EVENTS keeps events (7 days) is no longer confirmable (said so,
+exit 0, no wait); for an order never erased, exit 2.
 
 Parked messages (what consumers gave up on, stream PARKED; uses NATS_URL like the services):
   npm run admin -- parked list [--durable orders-output-completed]
@@ -310,6 +311,8 @@ async function grantOutcome(accountId: string, grantId: string | null, waitSecon
 interface ErasureToConfirm {
   erasureId: string;
   requestedAt: string;
+  /** An order erasure asked again (`OrderErasureView.repeated`). */
+  repeated?: boolean;
   subject: string;
   consumers: Record<string, string>;
 }
@@ -330,6 +333,15 @@ async function erasureOutcome(erased: ErasureToConfirm, waitSeconds: number): Pr
   const deadline = Date.now() + waitSeconds * 1000;
   try {
     const jsm = await nc.jetstreamManager();
+    // A repeated erasure older than EVENTS keeps events: its event, and every later one of its kind, may be gone, and
+    // then nothing is left to confirm it by; waiting would end listing every service as if none had erased.
+    const keptMs = (await jsm.streams.info(Streams.events.name)).config.max_age / 1e6;
+    if (erased.repeated === true && keptMs > 0 && Date.now() - Date.parse(erased.requestedAt) > keptMs) {
+      process.stderr.write(
+        `admin: erasure ${erased.erasureId} was asked ${erased.requestedAt}, longer ago than EVENTS keeps events (${Math.round(keptMs / 86_400_000)} days): its confirmations can no longer be read from NATS\n`,
+      );
+      return { erased: 'requested earlier; no longer confirmable' };
+    }
     let waitingFor = services.map(([service]) => service);
     for (;;) {
       // Not relayed yet, or NATS unreachable for a moment: asked again until the deadline.
