@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import createClient, { Client } from 'openapi-fetch';
 import { ContentProtectionError, ErrorCodeValue } from './errors';
+import { orderFailureHint } from './failure-hints';
 import type { components, paths } from './generated/openapi';
 import { openUrl, outputFileName, saveStream, unzipOutputs } from './results';
 import { FileSource, resolveSource, ResolvedSource, uploadTo } from './sources';
@@ -282,7 +283,7 @@ export class ContentProtectionClient {
   /** Requests the PDF report of an extract order in one locale, waits for it and downloads it. */
   async report(orderId: string, locale: ReportLocale, options: ReportOptions = {}): Promise<ReportResult> {
     const deadline = Date.now() + (options.timeoutMs ?? 600_000);
-    let { report } = await this.requestReport(orderId, locale);
+    let { report } = await this.requestReport(orderId, locale).catch((error: unknown) => this.explainReportRefusal(orderId, error));
     let interval = this.pollIntervalMs;
     while (report.status === 'queued' || report.status === 'processing') {
       options.onProgress?.({ stage: 'report', orderId, status: report.status });
@@ -328,7 +329,9 @@ export class ContentProtectionClient {
     const order = await this.waitForOrder(orderId, options);
     if (order.status !== 'complete') {
       // The order's public failure code, when it failed (an order that expired unfinished has none).
-      const reason = order.failure ? ` (${order.failure.errorCode})` : '';
+      // With its English hint: the API's own errorMessage is the contract's Korean guidance.
+      const hint = order.failure ? orderFailureHint(order.failure.errorCode) : undefined;
+      const reason = order.failure ? ` (${order.failure.errorCode}${hint ? `: ${hint}` : ''})` : '';
       throw new ContentProtectionError('ORDER_FAILED', `order ${orderId} ended ${order.status}${reason}`, { orderId });
     }
     return order;
@@ -356,6 +359,26 @@ export class ContentProtectionClient {
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The API answers a report it will not make with a bare 400 `VALIDATION_FAILED` (its error body carries only a
+   * code): the order says why, so the error does too. Any other error, or one the order does not explain, as it was.
+   */
+  private async explainReportRefusal(orderId: string, error: unknown): Promise<never> {
+    if (!(error instanceof ContentProtectionError) || error.code !== 'VALIDATION_FAILED') throw error;
+    const order = await this.getOrder(orderId).catch(() => null);
+    const why =
+      order === null
+        ? null
+        : order.status !== 'complete'
+          ? `order ${orderId} is ${order.status}: a report is made once the order is complete`
+          : order.result === null
+            ? `order ${orderId} has no detection result: reports are made for extract (trace) orders, not for embed orders`
+            : !order.result.reportSupported
+              ? `order ${orderId} inspected an image captured from a PDF: no report is made for it`
+              : null;
+    throw why === null ? error : new ContentProtectionError('VALIDATION_FAILED', `${error.message}: ${why}`, { orderId, status: 400 });
   }
 
   private unwrap<T>(result: ApiResult<T>): T {

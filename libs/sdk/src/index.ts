@@ -1,6 +1,8 @@
 export * from './client';
 export * from './errors';
 export { AI_VERDICT_TEXT, describeAiDetection } from './ai-verdict';
+export { ORDER_FAILURE_HINTS, orderFailureHint } from './failure-hints';
+export type { OrderFailureCode } from './failure-hints';
 export type { AiDetectionVerdict } from './ai-verdict';
 export { outputFileName } from './results';
 export type { FileSource } from './sources';

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { ContentProtectionClient } from './client';
 import { ContentProtectionError } from './errors';
+import { orderFailureHint } from './failure-hints';
 import { retryAfterSeconds, retryingFetch } from './transport';
 
 interface Seen {
@@ -130,13 +131,35 @@ describe('transport', () => {
     expect([response.status, baseFetch.mock.calls.length]).toEqual([429, 1]);
   });
 
-  it('an order that ends failed raises ORDER_FAILED with the order\'s public failure code', async () => {
+  it('an order that ends failed raises ORDER_FAILED with the order\'s public failure code and what it means in English', async () => {
     const failed = { ...ORDER, status: 'failed', files: [{ fileId: '1', uploadUrl: null }], failure: { errorCode: 'WATERMARK_SOURCE_URL_FAILED', errorMessage: '…' } };
     const stub = await serve([{ status: 200, body: { data: { ...ORDER, files: [{ fileId: '1', uploadUrl: null }], failure: null } } }, { status: 200, body: { data: failed } }]);
     server = stub.server;
     const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
     const failure = (await client.protect({ files: [{ url: 'https://images.example.com/a.jpg' }], recipients: ['alice'] }).catch((error: unknown) => error)) as ContentProtectionError;
-    expect([failure.code, failure.message]).toEqual(['ORDER_FAILED', 'order 7 ended failed (WATERMARK_SOURCE_URL_FAILED)']);
+    expect([failure.code, failure.message]).toEqual([
+      'ORDER_FAILED',
+      'order 7 ended failed (WATERMARK_SOURCE_URL_FAILED: the file could not be fetched from its URL; it must be a public HTTPS address that answers with the file)',
+    ]);
+  });
+
+  it.each([
+    [{ ...ORDER, status: 'complete' }, 'VALIDATION_FAILED (HTTP 400): order 7 has no detection result: reports are made for extract (trace) orders, not for embed orders'],
+    [{ ...ORDER, status: 'inProgress' }, 'VALIDATION_FAILED (HTTP 400): order 7 is inProgress: a report is made once the order is complete'],
+    [{ ...ORDER, status: 'complete', result: { reportSupported: false } }, 'VALIDATION_FAILED (HTTP 400): order 7 inspected an image captured from a PDF: no report is made for it'],
+    [{ ...ORDER, status: 'complete', result: { reportSupported: true } }, 'VALIDATION_FAILED (HTTP 400)'],
+  ])('a report the API refuses with a bare 400 says why, from the order (%#)', async (order, message) => {
+    const stub = await serve([{ status: 400, body: { code: 'VALIDATION_FAILED' } }, { status: 200, body: { data: order } }]);
+    server = stub.server;
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
+    const refused = (await client.report('7', 'en-US').catch((error: unknown) => error)) as ContentProtectionError;
+    expect([refused.code, refused.message, refused.details.status]).toEqual(['VALIDATION_FAILED', message, 400]);
+  });
+
+  it('has an English hint for every public failure code, and none for a code it does not know', () => {
+    expect(orderFailureHint('ORDER_TIMEOUT')).toBe('the files were not all uploaded within 12 hours of the order');
+    expect(orderFailureHint('SOMETHING_NEWER')).toBeUndefined();
+    expect(orderFailureHint('toString')).toBeUndefined();
   });
 
   it('reads Retry-After in both forms', () => {
