@@ -9,7 +9,10 @@ import { ErasureScope, PARKED_SUBJECT_PREFIX, Streams } from '@cp/contracts';
 import { ensureStreams, ParkedHeaders, ParkedMessages } from '@cp/messaging';
 import { connect, headers as natsHeaders, JetStreamClient, JetStreamManager } from 'nats';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { ROOT } from '../stack/stack';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '2000' }, prefixes: { type: 'string', default: '50' } } });
 const MESSAGES = Number(values.messages);
@@ -76,7 +79,8 @@ async function main(): Promise<void> {
     await nc.drain();
   }
   process.stdout.write(`| batch | before (per prefix) | after (one read) | discarded before / after |\n|---|---|---|---|\n${rows.join('\n')}\n`);
-  process.stdout.write(`${JSON.stringify({ messages: MESSAGES, prefixes: PREFIXES, rows })}\n`);
+  mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'bench-results', 'retention-parked.json'), JSON.stringify({ measuredAt: new Date().toISOString(), messages: MESSAGES, prefixes: PREFIXES, rows }, null, 2));
 }
 
 main().catch((error: unknown) => {
