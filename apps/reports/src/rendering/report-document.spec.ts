@@ -96,6 +96,8 @@ describe('report document', () => {
     expect(searched).toContain(squeezed(m.result.notMatchedNoAlignment));
     expect(searched).not.toContain(squeezed(m.result.notMatchedMarkRead));
     expect(searched).toContain(squeezed(m.files.notMatched));
+    // searched, not found: the Korean said "워터마크를 찾았습니다", which also reads "found the watermark"
+    expect(searched).not.toContain('워터마크를찾았습니다');
   });
 
   it('says nothing of a mismatch when the detection used an alignment with the original, or read nothing', async () => {
