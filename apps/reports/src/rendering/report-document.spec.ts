@@ -223,6 +223,8 @@ describe('report document', () => {
     const m = REPORT_MESSAGES[locale];
     const detected = squeezed(await text(data(locale, { watermarkText: null })));
     expect(detected).toContain(squeezed(m.result.watermarkTextWithheld));
+    // who may see the text: only the account that embedded the mark (the Japanese restricted only the case)
+    expect(detected).toContain({ 'en-US': 'onlytotheaccount', 'ko-KR': '계정에만', 'ja-JP': 'アカウントにのみ' }[locale]);
     expect(detected).not.toContain(squeezed(m.result.watermarkTextNone));
     for (const detectionStatus of ['not_detected', 'inconclusive', 'unsupported', 'error'] as const) {
       const evidence = detectionStatus === 'inconclusive' ? data(locale).evidence : null;

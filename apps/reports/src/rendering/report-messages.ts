@@ -410,7 +410,8 @@ const ja: ReportMessages = {
     detectionStatus: '検出ステータス',
     meaning: '意味',
     watermarkText: '電子透かしテキスト',
-    watermarkTextWithheld: '非開示：電子透かしを埋め込んだアカウントに対し、一致する発行記録がちょうど一件の場合にのみ表示されます。',
+    // "shown only to the account": "アカウントに対し…場合にのみ" restricted the case, not who may see the text
+    watermarkTextWithheld: '非開示：電子透かしを埋め込んだアカウントにのみ、一致する発行記録がちょうど 1 件の場合に表示されます。',
     watermarkTextNone: 'なし：検査対象ファイルから電子透かしは特定されなかったため、電子透かしテキストはありません。',
     confidence: '信号一致度',
     confidenceNotApplicable: '該当なし',
