@@ -146,6 +146,10 @@ describe('report document', () => {
     // the accused "contributed" to the copy, as in English; the Korean and Japanese said they took part in a leak
     // ("유출에 참여한", "流出に関与した"), a wrongdoing the method does not show
     expect(content).not.toMatch(/유출|流出/);
+    // who may not be named: any recipient with a small share of the copy (the Japanese said a tiny part, "ごく一部")
+    const bare = content.replace(/\s+/g, '');
+    expect(bare).toContain({ 'en-US': 'onlyasmallshareofthecopymaynotbenamed', 'ko-KR': '작은부분만기여한수령인은지목되지않을수있습니다', 'ja-JP': '小さな割合にしか関与していない受取人は、指摘されないことがあります' }[locale]);
+    expect(bare).not.toContain('ごく一部');
   });
 
   // Outside review (legal filing): the bound of 104 code words, 104 · 2^-40, is 1 in 10,572,149,… and was printed
