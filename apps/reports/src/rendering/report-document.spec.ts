@@ -71,6 +71,18 @@ describe('report document', () => {
     expect(content).not.toMatch(/Confidence|신뢰도|信頼度/);
   });
 
+  // "before error correction" is when the coded bits agreed, not how the code word was decoded (the Korean and
+  // Japanese put it before "decoded": a code word decoded before error correction)
+  it.each([
+    ['en-US', 'agreedwiththedecodedcodewordbeforeerrorcorrection'],
+    ['ko-KR', '오류정정전기준으로부호화비트330개중301개가복호된부호어와일치했으며'],
+    ['ja-JP', '誤り訂正の前の時点で、符号化ビット330個中301個が復号した符号語と一致し'],
+  ] as const)('%s: says the coded bits agreed before error correction with the decoded code word', async (locale, agreement) => {
+    const content = (await text(data(locale))).replace(/\s+/g, '');
+    expect(content).toContain(agreement);
+    expect(content).not.toMatch(/오류정정전에복호된|誤り訂正の前に復号した/);
+  });
+
   it('says when no geometric edit was found and when the mark was read blind', async () => {
     const evidence = { ...data('en-US').evidence, transform: { rotationDeg: 0, scale: 1, mirrored: false, originalAreaVisible: 1, perspective: false } } as ReportDocumentData['evidence'];
     expect(await text(data('en-US', { evidence }))).toContain('the geometry of the original');

@@ -317,7 +317,9 @@ const ko: ReportMessages = {
     checkBitsValue: (matched, total, payloadBits) =>
       `${total}개 중 ${matched}개: 복호된 ${payloadBits}비트 식별자에는 키로 생성한 ${total}비트 검사값(HMAC-SHA256)이 붙어 있으며, 검사 비트가 모두 일치했습니다.`,
     codedBits: '일치한 부호화 비트',
-    codedBitsValue: (agreeing, total, corrected) => `부호화 비트 ${total}개 중 ${agreeing}개가 오류 정정 전에 복호된 부호어와 일치했으며, 나머지 ${corrected}개는 오류 정정 부호가 정정했습니다.`,
+    // "before error correction" qualifies the agreement, as in English: placed before "복호된" it read as a code word
+    // decoded before error correction
+    codedBitsValue: (agreeing, total, corrected) => `오류 정정 전 기준으로 부호화 비트 ${total}개 중 ${agreeing}개가 복호된 부호어와 일치했으며, 나머지 ${corrected}개는 오류 정정 부호가 정정했습니다.`,
     margin: '오류 정정 여유',
     marginValue: (measured, threshold) => `연판정 일치도 ${measured} (판정 기준 ${threshold}).`,
     chance: '우연히 일치할 확률',
@@ -449,7 +451,9 @@ const ja: ReportMessages = {
     checkBitsValue: (matched, total, payloadBits) =>
       `${total} 個中 ${matched} 個：復号した ${payloadBits} ビットの識別子には鍵付きの ${total} ビット検査値（HMAC-SHA256）が付いており、検査ビットはすべて一致しました。`,
     codedBits: '一致した符号化ビット',
-    codedBitsValue: (agreeing, total, corrected) => `符号化ビット ${total} 個中 ${agreeing} 個が誤り訂正の前に復号した符号語と一致し、残りの ${corrected} 個は誤り訂正符号が訂正しました。`,
+    // "before error correction" qualifies the agreement, as in English: placed before "復号した" it read as a code word
+    // decoded before error correction
+    codedBitsValue: (agreeing, total, corrected) => `誤り訂正の前の時点で、符号化ビット ${total} 個中 ${agreeing} 個が復号した符号語と一致し、残りの ${corrected} 個は誤り訂正符号が訂正しました。`,
     margin: '誤り訂正の余裕',
     marginValue: (measured, threshold) => `軟判定一致度 ${measured}（判定基準 ${threshold}）。`,
     chance: '偶然一致する確率',
