@@ -219,6 +219,21 @@ describe('report document', () => {
     expect(content).not.toContain('Several recipients');
   });
 
+  // "No identifier was decoded on its own": the Korean said something was not decoded from the identifier alone
+  it.each([
+    ['en-US', 'Noidentifierwasdecodedonitsown', 'Onerecipientonly'],
+    ['ko-KR', '어떤식별자도단독으로복호되지않았습니다', '수령인한명뿐입니다'],
+    ['ja-JP', '識別子単独では復号されませんでした', '受取人は1件のみです'],
+  ] as const)('%s: one recipient found only by tracing: no identifier was decoded on its own', async (locale, notDecoded, single) => {
+    const one = colluders(locale);
+    const c = one.evidence?.colluders;
+    if (!one.evidence || !c) throw new Error('no colluders');
+    const content = (await text({ ...one, watermarkText: 'leak: 김철수', evidence: { ...one.evidence, colluders: { ...c, mixing: null, accused: c.accused.slice(0, 1) } } })).replace(/\s+/g, '');
+    expect(content).toContain(notDecoded);
+    expect(content).toContain(single);
+    expect(content).not.toContain('식별자만으로는');
+  });
+
   it('prints a file whose preview was omitted (unreadable, a bomb, past the memory limit) with a visible note in place of its picture, the report rendered in full', async () => {
     const content = await text(data('en-US'));
     // both files here have no preview: the note in place of each picture, the report rendered in full
