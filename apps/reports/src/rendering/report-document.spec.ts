@@ -185,6 +185,20 @@ describe('report document', () => {
     expect(content).not.toMatch(/4\.2 × 10\^15/);
   });
 
+  // "named only when ... a score of at least T" holds only if T is not printed above the engine's threshold:
+  // 7.66 was printed "7.7", a higher bar than the one applied
+  it.each([
+    ['en-US', 'scoreofatleast7.6', 'scoreofatleast7.7'],
+    ['ko-KR', '점수7.6이상', '점수7.7이상'],
+    ['ja-JP', 'スコア7.6以上', 'スコア7.7以上'],
+  ] as const)('%s: rounds the colluder score threshold down, never above the one applied', async (locale, floor, above) => {
+    const traced = colluders(locale);
+    const c = traced.evidence!.colluders!;
+    const content = (await text({ ...traced, evidence: { ...traced.evidence!, colluders: { ...c, threshold: 7.66 } } })).replace(/\s+/g, '');
+    expect(content).toContain(floor);
+    expect(content).not.toContain(above);
+  });
+
   // Outside review (legal filing): a not-detected result carries no measured agreement (the engine sets 0 for every
   // not_detected, no candidate decoded), and "Signal agreement 0%" stated a measurement that was never made
   it.each(['en-US', 'ko-KR', 'ja-JP'] as const)('%s: prints no signal agreement for a not-detected result, only for what was measured', async (locale) => {

@@ -209,6 +209,8 @@ function evidenceRows(e: DetectionEvidenceView, method: string | null, m: Report
 function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: ReportLocale): Content[] {
   const int = new Intl.NumberFormat(locale);
   const z = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  // "named only when ... a score of at least T": T rounded down, so the printed bar is never higher than the real one
+  const zFloor = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1, roundingMode: 'floor' });
   // beyond a trillion, "1 in 3.2 × 10^27" (the digits would not fit a table cell); rounded down, as a bound must be
   const oneIn = (p: number): string => {
     const n = p > 0 ? 1 / p : Number.MAX_VALUE;
@@ -241,7 +243,7 @@ function colluderSection(c: ColluderTraceView, m: ReportMessages, locale: Report
           layout: 'ruled' satisfies ReportTableLayout,
           margin: [0, 0, 0, 6],
         },
-        { text: m.colluders.method(oneIn(c.level), z.format(c.threshold)), style: 'muted' },
+        { text: m.colluders.method(oneIn(c.level), zFloor.format(c.threshold)), style: 'muted' },
       ],
     },
   ];
