@@ -98,9 +98,19 @@ describe('AI detection report document', () => {
     expect(content).toContain('Only file-level evidence');
     expect(content).toContain('c'.repeat(64));
     expect(content).toContain('d'.repeat(64));
-    expect(content).toContain(new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(0.9526));
+    expect(content).toContain(new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(0.952));
     // The heatmap of the first image is in the PDF; the second has none.
     expect(images).toBe(1);
+  });
+
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a probability just under a band boundary prints under it, beside its category', async (locale) => {
+    const base = await data(locale);
+    const image: AnalysedImage = { ...base.images[0], probability: 0.74996, category: 'uncertain_ai', verdict: 'cannot_be_determined' };
+    const { content } = await text({ ...base, probability: 0.74996, category: 'uncertain_ai', images: [image] });
+    const shown = (value: number): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value).replace(/\s+/g, ' ');
+    const label = AI_DETECTION_REPORT_MESSAGES[locale].result.probability;
+    expect(content).toContain(`${label} ${shown(0.749)}`);
+    expect(content).not.toContain(`${label} ${shown(0.75)}`);
   });
 
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: an order with no evidence is headed "cannot be determined", never a lean', async (locale) => {

@@ -27,7 +27,9 @@ function verdictText(analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' 
 
 const decided = (analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'>): boolean => aiDetectionVerdictOf(analysis) !== 'cannot_be_determined';
 
-const percent = (value: number, locale: ReportLocale): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value);
+// Cut, not rounded: the categories' bands include their lower bound (fusion.ts), so 74.96 % (possibly AI) must not
+// print as 75 %, the first value of "likely AI" shown beside it.
+const percent = (value: number, locale: ReportLocale): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1, roundingMode: 'trunc' }).format(value);
 
 function picture(png: Buffer | null, fallback: string): Content {
   return png
