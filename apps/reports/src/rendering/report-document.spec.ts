@@ -147,8 +147,8 @@ describe('report document', () => {
 
   it.each([
     ['en-US', ['Recipients who contributed', 'leak: 김철수', 'leak: 田中', '5551', '5552', '11.8', '9.0', '1 in 3.2 × 10^27', '1 in 4.1 × 10^15', 'Candidates tested', '200', 'Splicing by region', '56%', 'score of at least 7.6', 'a third on the joint least-squares estimate', 'Several recipients contributed', 'No single identifier']],
-    ['ko-KR', ['기여한 수령인 (후보 추적)', 'leak: 김철수', 'leak: 田中', '5551', '11.8', '9.0', '3.2 × 10^27분의 1', '200명', '영역별 이어 붙이기', '56%', '점수 7.6 이상', '세 번째 검정', '여러 수령인이 기여했습니다']],
-    ['ja-JP', ['関与した受取人（候補の追跡）', 'leak: 김철수', 'leak: 田中', '5552', '11.8', '9.0', '3.2 × 10^27 分の 1', '200 件', '領域ごとのつなぎ合わせ', '44%', 'スコア 7.6 以上', '結合最小二乗推定に対する 3 つ目の検定', '複数の受取人が関与しています']],
+    ['ko-KR', ['기여한 수령인 (후보 추적)', 'leak: 김철수', 'leak: 田中', '5551', '11.8', '9.0', '3.2 × 10^27분의 1', '200명', '영역별 이어 붙이기', '56%', '점수 7.6 이상', '세 번째 검정', '판정되었습니다', '여러 수령인이 기여했습니다']],
+    ['ja-JP', ['関与した受取人（候補の追跡）', 'leak: 김철수', 'leak: 田中', '5552', '11.8', '9.0', '3.2 × 10^27 分の 1', '200 件', '領域ごとのつなぎ合わせ', '44%', 'スコア 7.6 以上', '判定されました', '結合最小二乗推定に対する 3 つ目の検定', '複数の受取人が関与しています']],
     // every locale states the tests the engine makes (the third, on the joint estimate, was missing from ko-KR and ja-JP)
   ] as const)('%s: lists every accused recipient with score, bound, candidates tested and mixing', async (locale, parts) => {
     const content = (await text(colluders(locale))).replace(/\s+/g, ' ');

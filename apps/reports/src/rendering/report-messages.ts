@@ -345,7 +345,7 @@ const ko: ReportMessages = {
     // "contributed" to the copy, as in English: "유출에 참여한" (took part in the leak) asserted a wrongdoing the method
     // does not show (see the limits: a mark does not show who made or shared a copy)
     title: '기여한 수령인 (후보 추적)',
-    intro: (tested, accused) => `이 계정이 같은 원본을 발급한 모든 수령인(${tested}명)을 검사 대상 사본에 기여했을 가능성이 있는지 각각 검사했습니다. ${accused}명이 기여한 것으로 확인되었습니다.`,
+    intro: (tested, accused) => `이 계정이 같은 원본을 발급한 모든 수령인(${tested}명)을 검사 대상 사본에 기여했을 가능성이 있는지 각각 검사했습니다. ${accused}명이 기여한 것으로 판정되었습니다.`,
     candidatesTested: '검사한 후보',
     mixing: '발견된 혼합 방식',
     mixingValues: {
@@ -481,7 +481,7 @@ const ja: ReportMessages = {
     // "contributed" to the copy, as in English: "流出に関与した" (involved in the leak) asserted a wrongdoing the method
     // does not show (see the limits: a mark does not show who made or shared a copy)
     title: '関与した受取人（候補の追跡）',
-    intro: (tested, accused) => `このアカウントが同じ元ファイルを発行したすべての受取人（${tested} 件）について、検査対象のコピーに関与した可能性をそれぞれ検査しました。${accused} 件の関与が確認されました。`,
+    intro: (tested, accused) => `このアカウントが同じ元ファイルを発行したすべての受取人（${tested} 件）について、検査対象のコピーに関与した可能性をそれぞれ検査しました。${accused} 件が関与したと判定されました。`,
     candidatesTested: '検査した候補',
     mixing: '見つかった合成の種類',
     mixingValues: {
