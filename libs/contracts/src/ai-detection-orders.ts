@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { CallerScoped } from './accounts';
-import { AI_DETECTION_CATEGORIES, AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
+import { AI_DETECTION_CATEGORIES, AI_PROBABILITY_MEANING, AiDetectionCategory, AiDetectionEvidence, AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
 import { IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_ID_PATTERN, ORDER_STATUSES, OrderStatus } from './order-values';
 import { V2CreatedFileView } from './v2';
@@ -178,7 +178,7 @@ export class AiDetectionImageUrlsView {
 export class AiDetectionFileResultView implements AiDetectionAnalysis {
   @ApiProperty({ example: '101' })
   fileId!: string;
-  @ApiProperty({ minimum: 0, maximum: 1, example: 0.5 })
+  @ApiProperty({ minimum: 0, maximum: 1, description: AI_PROBABILITY_MEANING, example: 0.5 })
   probability!: number;
   @ApiProperty({ enum: [...AI_DETECTION_CATEGORIES], example: 'uncertain_ai' })
   category!: AiDetectionCategory;
@@ -201,7 +201,7 @@ export class AiDetectionFileResultView implements AiDetectionAnalysis {
 @ApiSchema({ name: 'AiDetectionResult' })
 export class AiDetectionResultView {
   /** The highest probability over the order's images, its category, and that image's verdict and noEvidence. */
-  @ApiProperty({ minimum: 0, maximum: 1, description: "the highest over the order's images", example: 0.5 })
+  @ApiProperty({ minimum: 0, maximum: 1, description: `the highest over the order's images; ${AI_PROBABILITY_MEANING}`, example: 0.5 })
   probability!: number;
   @ApiProperty({ enum: [...AI_DETECTION_CATEGORIES], description: 'spec 2.7 thresholds: < 0.25, < 0.5, < 0.75, ≥ 0.75', example: 'uncertain_ai' })
   category!: AiDetectionCategory;

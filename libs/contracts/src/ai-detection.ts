@@ -15,6 +15,13 @@ export type AiDetectionCategory = (typeof AI_DETECTION_CATEGORIES)[number];
 export const AI_DETECTION_VERDICTS = ['generated', 'edited_with_ai', 'captured', 'cannot_be_determined'] as const;
 export type AiDetectionVerdict = (typeof AI_DETECTION_VERDICTS)[number];
 
+/**
+ * What every `probability` of an AI detection means, said where a client reads it (v3 read, v2 detail): the weights
+ * it fuses are set by rule (docs/ai-detection.md), not fitted to measured error rates, so it is no measured chance.
+ */
+export const AI_PROBABILITY_MEANING =
+  'even odds plus the log-odds weights of the counted findings, clamped to 0.0025–0.9975 (docs/ai-detection.md); the weights are set by rule, not measured error rates (only a calibrated classifier\'s are), so this is not a measured chance that the image is AI-generated: read `verdict`. 0.5 with `noEvidence`: nothing was counted';
+
 /** The `verdict` property of the response views (v3 read, v2 detail), with what it means to the reader. */
 export function ApiVerdictProperty(description: string, required = true): PropertyDecorator {
   return ApiProperty({ enum: [...AI_DETECTION_VERDICTS], description, example: 'cannot_be_determined', required });

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CallerScoped, OrderScoped } from './accounts';
-import { AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
+import { AI_PROBABILITY_MEANING, AiDetectionVerdict, ApiAiDetectionOptionsProperty, ApiVerdictProperty } from './ai-detection';
 import { EmbedFileDto, IDEMPOTENCY_KEY_DESCRIPTION } from './embed-orders';
 import { ORDER_TYPES, OrderType } from './order-events';
 import { ORDER_STATUSES, OrderStatus } from './order-values';
@@ -250,7 +250,7 @@ export class V2OrderDetailView {
   })
   statusCode?: (typeof V2_STATUS_CODES)[number];
   /** aiDetection only, once processed: the highest probability over the order's images. */
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'aiDetection only, once processed', example: 0.5 })
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: `aiDetection only, once processed: the headline image's; ${AI_PROBABILITY_MEANING}`, example: 0.5 })
   aiProbability?: number;
   /** aiDetection only, once processed: the verdict of that image (`statusCode` keeps the spec's category). */
   @ApiVerdictProperty('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability', false)

@@ -200,6 +200,22 @@ describe('OpenAPI document', () => {
     expect(offending).toEqual([]);
   });
 
+  it('says what every AI-detection probability is: a fusion of weights set by rule, not a measured chance', () => {
+    // The weights of docs/ai-detection.md are chosen, not fitted to measured error rates, so a bare "probability"
+    // field read as "95% likely AI" claims a measurement nothing made; the reader needs its meaning at the field.
+    const schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Record<string, { properties?: Record<string, { description?: string }> }>;
+    const fields = [
+      ['AiDetectionFileResult', 'probability'],
+      ['AiDetectionResult', 'probability'],
+      ['V2OrderDetail', 'aiProbability'],
+    ] as const;
+    const unexplained = fields
+      .map(([schema, field]) => ({ at: `${schema}.${field}`, description: schemas[schema]?.properties?.[field]?.description ?? '' }))
+      .filter(({ description }) => !/set by rule/.test(description) || !/not a measured chance/.test(description))
+      .map(({ at }) => at);
+    expect(unexplained).toEqual([]);
+  });
+
   it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {
     const committed: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '../../../..', OPENAPI_DOCUMENT_PATH), 'utf8'));
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(app)))).toEqual(committed);

@@ -921,7 +921,10 @@ export interface components {
         AiDetectionFileResult: {
             /** @example 101 */
             fileId: string;
-            /** @example 0.5 */
+            /**
+             * @description even odds plus the log-odds weights of the counted findings, clamped to 0.0025–0.9975 (docs/ai-detection.md); the weights are set by rule, not measured error rates (only a calibrated classifier's are), so this is not a measured chance that the image is AI-generated: read `verdict`. 0.5 with `noEvidence`: nothing was counted
+             * @example 0.5
+             */
             probability: number;
             /**
              * @example uncertain_ai
@@ -948,7 +951,7 @@ export interface components {
         };
         AiDetectionResult: {
             /**
-             * @description the highest over the order's images
+             * @description the highest over the order's images; even odds plus the log-odds weights of the counted findings, clamped to 0.0025–0.9975 (docs/ai-detection.md); the weights are set by rule, not measured error rates (only a calibrated classifier's are), so this is not a measured chance that the image is AI-generated: read `verdict`. 0.5 with `noEvidence`: nothing was counted
              * @example 0.5
              */
             probability: number;
@@ -1327,7 +1330,7 @@ export interface components {
              */
             statusCode?: "detected" | "undetected" | "likely_real" | "uncertain_real" | "uncertain_ai" | "likely_ai";
             /**
-             * @description aiDetection only, once processed
+             * @description aiDetection only, once processed: the headline image's; even odds plus the log-odds weights of the counted findings, clamped to 0.0025–0.9975 (docs/ai-detection.md); the weights are set by rule, not measured error rates (only a calibrated classifier's are), so this is not a measured chance that the image is AI-generated: read `verdict`. 0.5 with `noEvidence`: nothing was counted
              * @example 0.5
              */
             aiProbability?: number;
