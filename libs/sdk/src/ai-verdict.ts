@@ -12,11 +12,14 @@ export const AI_VERDICT_TEXT: Record<AiDetectionVerdict, string> = {
 
 /**
  * One line for a person: the verdict first, then the probability and the spec category for compatibility.
- * A file with nothing to read says so plainly instead of the category's "uncertain_ai".
+ * A file with nothing to read says so plainly instead of the category's "uncertain_ai", and its 50% is named for
+ * what it is (the starting odds, nothing counted). The probability fuses weights set by rule, not fitted to measured
+ * error rates (docs/ai-detection.md), so the line says it is no measured chance: "95.3%" alone reads as one.
  */
 export function describeAiDetection(result: { verdict: AiDetectionVerdict; noEvidence: boolean; probability: number; category: string }): string {
-  const verdict = result.noEvidence
-    ? `${AI_VERDICT_TEXT.cannot_be_determined}: no provenance or generator evidence was found`
-    : AI_VERDICT_TEXT[result.verdict];
-  return `${verdict} (probability ${Math.round(result.probability * 1000) / 10}%, spec category ${result.category})`;
+  if (result.noEvidence) {
+    return `${AI_VERDICT_TEXT.cannot_be_determined}: no provenance or generator evidence was found (nothing counted: 50% is the starting even odds, not a measurement; spec category ${result.category})`;
+  }
+  const percent = Math.round(result.probability * 1000) / 10;
+  return `${AI_VERDICT_TEXT[result.verdict]} (probability ${percent}% from weights set by rule, not a measured chance; spec category ${result.category})`;
 }
