@@ -13,7 +13,13 @@ export const ANTI_AI_FILE_NAME_PATTERN = /^[^/\\\u0000-\u001f]+\.(jpg|jpeg|png|w
 export const ANTI_AI_DEFAULT_STRENGTH: AntiAiStrengthValue = 'medium';
 
 export class AntiAiOptionsDto {
-  @ApiPropertyOptional({ enum: ANTI_AI_STRENGTH_VALUES, default: ANTI_AI_DEFAULT_STRENGTH, description: 'low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)' })
+  // Each layer states a refusal (docs/anti-ai.md); the description says so where a client picks the strength.
+  @ApiPropertyOptional({
+    enum: ANTI_AI_STRENGTH_VALUES,
+    default: ANTI_AI_DEFAULT_STRENGTH,
+    description:
+      'low: opt-out metadata; medium: + signed Content Credentials; high: + an invisible mark that keeps the opt-out provable with our key after the metadata is stripped (re-encodes). Each layer is a machine-readable refusal that crawlers and dataset tools may ignore, and a re-save that drops metadata removes the first two: no strength makes an image unlearnable (docs/anti-ai.md)',
+  })
   @IsOptionalNotNull()
   @IsIn(ANTI_AI_STRENGTH_VALUES)
   strength?: AntiAiStrengthValue;

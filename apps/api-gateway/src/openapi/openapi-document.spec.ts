@@ -216,6 +216,15 @@ describe('OpenAPI document', () => {
     expect(unexplained).toEqual([]);
   });
 
+  it('says at the anti-AI strength that every layer is a request a crawler may ignore, not a barrier to training', () => {
+    // docs/anti-ai.md: opt-out metadata, Content Credentials and headers state a refusal; nothing makes an image
+    // unlearnable. A client choosing `high` from the schema alone read "opt-out watermark" as protection.
+    const schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Record<string, { properties?: Record<string, { description?: string }> }>;
+    const strength = schemas['AntiAiOptionsDto']?.properties?.['strength']?.description ?? '';
+    expect(strength).toMatch(/may ignore/);
+    expect(strength).toMatch(/no strength makes an image unlearnable/);
+  });
+
   it(`equals the committed ${OPENAPI_DOCUMENT_PATH} (run \`npm run sdk:generate\` when this fails)`, () => {
     const committed: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '../../../..', OPENAPI_DOCUMENT_PATH), 'utf8'));
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(app)))).toEqual(committed);

@@ -55,7 +55,7 @@ export class ResultsController {
     operationId: 'getResultFile',
     summary: 'A result file served with the AI training opt-out headers',
     description:
-      'The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`.',
+      'The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`. The opt-out headers travel with this download only: a copy published elsewhere carries the headers of the server that publishes it, and crawlers may ignore them (docs/anti-ai.md).',
     security: [],
   })
   @ApiParam({ name: 'bucket', schema: { type: 'string' }, example: 'cp-outputs' })

@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * A result file served with the AI training opt-out headers
-         * @description The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`.
+         * @description The `downloadUrl`, `files[].downloadUrl` and `archiveUrl` of anti-AI orders point here. No Authorization header: the presigned query in the URL authorizes the read and expires with it. An expired, altered or unknown link is 404 `RESOURCE_NOT_FOUND`. Downloads at once are capped: of one file (429 `RATE_LIMIT_EXCEEDED`) and in total (503 `WATERMARK_V2_UNAVAILABLE`), both with `Retry-After`. The opt-out headers travel with this download only: a copy published elsewhere carries the headers of the server that publishes it, and crawlers may ignore them (docs/anti-ai.md).
          */
         get: operations["getResultFile"];
         put?: never;
@@ -635,7 +635,7 @@ export interface components {
         };
         AntiAiOptionsDto: {
             /**
-             * @description low: opt-out metadata; medium: + signed Content Credentials; high: + opt-out watermark (re-encodes)
+             * @description low: opt-out metadata; medium: + signed Content Credentials; high: + an invisible mark that keeps the opt-out provable with our key after the metadata is stripped (re-encodes). Each layer is a machine-readable refusal that crawlers and dataset tools may ignore, and a re-save that drops metadata removes the first two: no strength makes an image unlearnable (docs/anti-ai.md)
              * @default medium
              * @enum {string}
              */
