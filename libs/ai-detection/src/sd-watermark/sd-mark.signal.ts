@@ -29,12 +29,16 @@ export function sdMarkSignal(image: RgbImage): SignalOutcome {
     hypotheses: result.hypotheses,
     falseAlarmLimit: SD_MARK_FALSE_ALARM,
   };
+  // The chance is the binomial tail for fair-coin bits (an unmarked image's content biases them), times the readings
+  // tried: a model figure, said as such; the measured false-alarm rate is the benchmark's (docs/ai-detection.md).
+  const chance = `chance of such a match on an unmarked image if its bits were fair coins ${result.correctedChanceProbability.toExponential(1)} (all ${result.hypotheses} readings counted)`;
   if (!result.detected) {
     return {
       evidence: [{
         signal: 'sdWatermark',
         finding: 'sdWatermark.notFound',
-        description: `No Stable Diffusion mark: best match ${best.matchingBits}/${best.totalBits} bits, as likely as chance. Most generators do not write this mark and a JPEG re-save or resize removes it, so its absence says nothing.`,
+        // A near miss (e.g. 40/48 bits) is not "as likely as chance": the reader gets the figure and the bar.
+        description: `No Stable Diffusion mark counted: best match ${best.matchingBits}/${best.totalBits} bits; ${chance}, counted only below ${SD_MARK_FALSE_ALARM.toExponential(0)}. Most generators do not write this mark and a JPEG re-save or resize removes it, so its absence says nothing.`,
         direction: 'neutral',
         weight: 0,
         details,
@@ -60,7 +64,7 @@ export function sdMarkSignal(image: RgbImage): SignalOutcome {
     evidence: [{
       signal: 'sdWatermark',
       finding: 'sdWatermark.detected',
-      description: `Stable Diffusion invisible mark found: ${best.label}, ${best.matchingBits}/${best.totalBits} bits match; chance of such a match on an unmarked image ${result.correctedChanceProbability.toExponential(1)} (all ${result.hypotheses} readings counted).`,
+      description: `Stable Diffusion invisible mark found: ${best.label}, ${best.matchingBits}/${best.totalBits} bits match; ${chance}.`,
       direction: 'ai',
       weight: EVIDENCE_WEIGHTS.sdWatermark,
       details,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { encodeSdMark, syntheticPhoto } from '../../testing';
+import { sdMarkSignal } from './sd-mark.signal';
 import { binomialTail, decodeSdMark, SD_MARK_MESSAGES, U_VARIANTS } from './sd-watermark';
 
 describe('Stable Diffusion invisible mark decoder', () => {
@@ -40,6 +41,29 @@ describe('Stable Diffusion invisible mark decoder', () => {
     expect(result.best?.message).toBe(id);
     expect(result.best!.matchingBits).toBeGreaterThanOrEqual(Math.ceil(message.bits.length * 0.85));
     expect(result.correctedChanceProbability).toBeLessThan(1e-6);
+  });
+});
+
+describe('Stable Diffusion mark finding: what its description says', () => {
+  const photo = syntheticPhoto(384, 256, 7);
+
+  // A mark read with 8 of 48 bits wrong is far from chance (about 1 in 38,000 by the binomial model) yet not
+  // counted (the bar is 1e-6): the finding said "as likely as chance", hiding a near miss from the reader.
+  it('calls a near miss a near miss, with its chance and the bar, never "as likely as chance"', () => {
+    const message = SD_MARK_MESSAGES.find((m) => m.id === 'sdxl-diffusers')!;
+    const damaged = message.bits.map((bit, i) => (i % 6 === 0 ? 1 - bit : bit));
+    const [finding] = sdMarkSignal(encodeSdMark(photo, damaged, U_VARIANTS[3])).evidence;
+    expect(finding.finding).toBe('sdWatermark.notFound');
+    expect(finding.details['matchingBits']).toBe(40);
+    expect(finding.description).not.toMatch(/as likely as chance/);
+    expect(finding.description).toMatch(/^No Stable Diffusion mark counted: best match 40\/48 bits; chance of such a match on an unmarked image if its bits were fair coins 2\.6e-5 \(all 16 readings counted\), counted only below 1e-6\./);
+  });
+
+  it('says the chance is a model figure (fair-coin bits), not a measured false-alarm rate', () => {
+    const message = SD_MARK_MESSAGES.find((m) => m.id === 'sd2')!;
+    const [finding] = sdMarkSignal(encodeSdMark(photo, message.bits, U_VARIANTS[0])).evidence;
+    expect(finding.finding).toBe('sdWatermark.detected');
+    expect(finding.description).toMatch(/if its bits were fair coins/);
   });
 });
 
