@@ -155,6 +155,18 @@ describe('Content Credentials signal', () => {
     expect(evidence.finding).toBe('c2pa.invalid');
     expect(evidence.weight).toBe(0);
     expect(evidence.description).toContain('assertion.dataHash.mismatch');
+    expect(evidence.description).toContain('altered after signing');
+  });
+
+  // A credential that expired (our own anti-AI manifests carry no time stamp: valid only while their certificate is),
+  // was revoked or uses an unsupported algorithm fails validation with the image untouched: saying "altered after
+  // signing" there accused the file of a change nobody measured.
+  it.each(['signingCredential.expired', 'signingCredential.revoked', 'algorithm.unsupported'])('says only what %s shows: the signature cannot be validated, not that the image was altered', (code) => {
+    const [evidence] = c2paEvidence(store('trainedAlgorithmicMedia', [{ code }], 'Invalid'));
+    expect(evidence).toMatchObject({ finding: 'c2pa.invalid', weight: 0 });
+    expect(evidence.description).toContain(code);
+    expect(evidence.description).not.toMatch(/was altered/);
+    expect(evidence.description).toMatch(/does not show that the image or the manifest was changed/);
   });
 });
 

@@ -137,10 +137,16 @@ export function c2paEvidence(store: ManifestStore): Evidence[] {
     ingredients: chain.length > 0 ? chain.length - 1 : 0,
   };
   if (store.validation_state === 'Invalid' || failures.length > 0) {
+    // Only a hash or signature mismatch (C2PA codes ending `.mismatch`) shows a change after signing; an expired,
+    // revoked or unsupported credential fails validation with every byte as signed.
+    const altered = failureCodes.some((code) => code?.endsWith('.mismatch') === true);
+    const meaning = altered
+      ? 'the image or the manifest was altered after signing'
+      : 'its signature cannot be validated (e.g. an expired, revoked or unsupported signing credential), which alone does not show that the image or the manifest was changed';
     const headline: Headline = {
       signal: 'c2pa',
       finding: 'c2pa.invalid',
-      description: `A Content Credentials manifest is present but fails validation (${failureCodes.join(', ') || 'invalid'}): the image or the manifest was altered after signing. Its claims are not counted.`,
+      description: `A Content Credentials manifest is present but fails validation (${failureCodes.join(', ') || 'invalid'}): ${meaning}. Its claims are not counted.`,
       direction: 'neutral',
       weight: 0,
       details: { ...details, failures: failureCodes.join(', ') },
