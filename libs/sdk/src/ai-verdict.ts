@@ -11,6 +11,13 @@ export const AI_VERDICT_TEXT: Record<AiDetectionVerdict, string> = {
 };
 
 /**
+ * Cut, not rounded, to one decimal, as the PDF report prints it: the spec's bands include their lower bound, so
+ * 74.96 % (uncertain_ai) must not read "75%", the first value of likely_ai. Intl cuts the decimal value, not the
+ * binary product of a multiplication (0.29 × 1000 is 289.99…).
+ */
+const PERCENT = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1, roundingMode: 'trunc' });
+
+/**
  * One line for a person: the verdict first, then the probability and the spec category for compatibility.
  * A file with nothing to read says so plainly instead of the category's "uncertain_ai", and its 50% is named for
  * what it is (the starting odds, nothing counted). The probability fuses weights set by rule, not fitted to measured
@@ -20,6 +27,5 @@ export function describeAiDetection(result: { verdict: AiDetectionVerdict; noEvi
   if (result.noEvidence) {
     return `${AI_VERDICT_TEXT.cannot_be_determined}: no provenance or generator evidence was found (nothing counted: 50% is the starting even odds, not a measurement; spec category ${result.category})`;
   }
-  const percent = Math.round(result.probability * 1000) / 10;
-  return `${AI_VERDICT_TEXT[result.verdict]} (probability ${percent}% from weights set by rule, not a measured chance; spec category ${result.category})`;
+  return `${AI_VERDICT_TEXT[result.verdict]} (probability ${PERCENT.format(result.probability)} from weights set by rule, not a measured chance; spec category ${result.category})`;
 }
