@@ -94,7 +94,7 @@ describe('cpx', () => {
       detection: { probability: 0.5, category: 'uncertain_ai', verdict: 'cannot_be_determined', noEvidence: true, options: { generateHeatmap: false, generateOverlay: false }, files: [file] },
     } as unknown as WatermarkOrder;
     const lines = orderLines(order).split('\n');
-    expect(lines[1]).toBe('detection\tCannot be determined: no provenance or generator evidence was found (nothing counted: 50% is the starting even odds, not a measurement; spec category uncertain_ai)');
+    expect(lines[1]).toBe('detection\tCannot be determined: no evidence could be counted (50% is the starting even odds, not a measurement; spec category uncertain_ai)');
     expect(lines[2]).toMatch(/^file 101\tcannot_be_determined\tCannot be determined/);
     expect(lines.join('\n')).not.toMatch(/leaning/i);
   });

@@ -24,12 +24,21 @@ describe('evidence fusion', () => {
   });
 
   it('stays at even odds and says "cannot be determined" when nothing was found', () => {
-    const fused = fuseEvidence([finding(0), finding(0)]);
+    const fused = fuseEvidence([{ ...finding(0, 'sdWatermark.notFound'), signal: 'sdWatermark' }]);
     expect(fused.probability).toBe(0.5);
     expect(fused.noEvidence).toBe(true);
     expect(fused.verdict).toBe('cannot_be_determined');
     expect(fused.statement).toBe('Cannot be determined: no provenance or generator evidence was found.');
     expect(fused.statement).not.toMatch(/leaning/i);
+  });
+
+  // A manifest that fails validation, one without a source type, or metadata left unread weigh 0: the result has
+  // no counted finding (noEvidence), but "no provenance or generator evidence was found" denied what the findings list.
+  it('says what was found and not counted instead of "no evidence was found"', () => {
+    const invalid: Evidence = { ...finding(0, 'c2pa.invalid'), signal: 'c2pa' };
+    const fused = fuseEvidence([invalid, finding(0, 'metadata.unreadable'), { ...finding(0, 'sdWatermark.notFound'), signal: 'sdWatermark' }]);
+    expect(fused).toMatchObject({ probability: 0.5, noEvidence: true, verdict: 'cannot_be_determined' });
+    expect(fused.statement).toBe('Cannot be determined: provenance or metadata was found, but none of it could be counted (c2pa.invalid, metadata.unreadable); see the findings.');
   });
 
   it('names a side only in a likely_* band', () => {

@@ -28,7 +28,7 @@ export interface FusedProbability {
   logOdds: number;
   category: DetectionCategory;
   verdict: DetectionVerdict;
-  /** true when no counted finding exists: the result says "cannot be determined: no evidence". */
+  /** true when no counted finding exists: the result says "cannot be determined" (and what was found, if anything). */
   noEvidence: boolean;
   statement: string;
 }
@@ -54,8 +54,16 @@ const STATEMENTS: Record<Exclude<DetectionVerdict, 'cannot_be_determined'>, stri
 
 export const NO_EVIDENCE_STATEMENT = 'Cannot be determined: no provenance or generator evidence was found.';
 
-function statementOf(verdict: DetectionVerdict, counted: readonly Evidence[]): string {
-  if (counted.length === 0) return NO_EVIDENCE_STATEMENT;
+/** Signals whose findings report something present in the file (a manifest, metadata), even at weight 0. */
+const PROVENANCE_SIGNALS: ReadonlySet<Evidence['signal']> = new Set(['c2pa', 'metadata']);
+
+function statementOf(verdict: DetectionVerdict, counted: readonly Evidence[], evidence: readonly Evidence[]): string {
+  if (counted.length === 0) {
+    // A manifest that fails validation or declares no source type, or metadata left unread, was found: saying
+    // "no evidence was found" would deny the findings listed beside the statement.
+    const found = [...new Set(evidence.filter((e) => PROVENANCE_SIGNALS.has(e.signal)).map((e) => e.finding))];
+    return found.length === 0 ? NO_EVIDENCE_STATEMENT : `Cannot be determined: provenance or metadata was found, but none of it could be counted (${found.join(', ')}); see the findings.`;
+  }
   const how = `${counted.length} finding(s) counted; the probability is the documented fusion of their weights, not the output of a trained detector.`;
   if (verdict === 'cannot_be_determined') {
     return `Cannot be determined: the evidence found is not strong enough to decide (unsigned claims alone never decide). ${how}`;
@@ -92,5 +100,5 @@ export function fuseEvidence(evidence: readonly Evidence[]): FusedProbability {
   const probability = Math.round((1 / (1 + Math.exp(-logOdds))) * 10_000) / 10_000;
   const category = categoryOf(probability);
   const verdict = verdictOf(category, counted);
-  return { probability, logOdds, category, verdict, noEvidence: counted.length === 0, statement: statementOf(verdict, counted) };
+  return { probability, logOdds, category, verdict, noEvidence: counted.length === 0, statement: statementOf(verdict, counted, evidence) };
 }

@@ -119,7 +119,7 @@ export interface AiDetectionAnalysis {
   /** Spec 2.7 category of the probability, kept for compatibility; `verdict` is what a person reads. */
   category: AiDetectionCategory;
   verdict: AiDetectionVerdict;
-  /** true: no signal found anything ("cannot be determined: no evidence"). */
+  /** true: no finding was counted (probability 0.5); `statement` says what was found and not counted, if anything. */
   noEvidence: boolean;
   statement: string;
   evidence: AiDetectionEvidence[];
@@ -184,7 +184,7 @@ export class AiDetectionFileResultView implements AiDetectionAnalysis {
   category!: AiDetectionCategory;
   @ApiVerdictProperty(VERDICT_MEANING)
   verdict!: AiDetectionVerdict;
-  @ApiProperty({ description: 'no signal found anything: "cannot be determined: no evidence"', example: true })
+  @ApiProperty({ description: 'no finding was counted (probability 0.5, verdict cannot_be_determined); findings of weight 0 may still be listed (e.g. a manifest that fails validation), and `statement` names them', example: true })
   noEvidence!: boolean;
   @ApiProperty({ example: 'Cannot be determined: no provenance or generator evidence was found.' })
   statement!: string;
@@ -207,7 +207,7 @@ export class AiDetectionResultView {
   category!: AiDetectionCategory;
   @ApiVerdictProperty(VERDICT_MEANING)
   verdict!: AiDetectionVerdict;
-  @ApiProperty({ description: 'no signal found anything in the headline image', example: true })
+  @ApiProperty({ description: 'no finding was counted in the headline image (its findings of weight 0 may still be listed)', example: true })
   noEvidence!: boolean;
   @ApiAiDetectionOptionsProperty()
   options!: { generateHeatmap: boolean; generateOverlay: boolean };

@@ -231,7 +231,7 @@ export class AiDetectionCompletedEvent {
   @IsOptional() @IsIn(AI_DETECTION_VERDICTS)
   verdict?: AiDetectionVerdict;
 
-  /** true: no signal found anything ("cannot be determined: no evidence"). */
+  /** true: no finding was counted (probability 0.5); findings of weight 0 may still be listed. */
   @IsBoolean()
   noEvidence!: boolean;
 

@@ -255,8 +255,8 @@ export class V2OrderDetailView {
   /** aiDetection only, once processed: the verdict of that image (`statusCode` keeps the spec's category). */
   @ApiVerdictProperty('aiDetection only, once processed: the verdict of the headline image; `statusCode` keeps the spec category of its probability', false)
   aiVerdict?: AiDetectionVerdict;
-  /** aiDetection only, once processed: true when no signal found anything in that image. */
-  @ApiPropertyOptional({ description: 'aiDetection only, once processed: no signal found anything in the headline image', example: true })
+  /** aiDetection only, once processed: true when no finding was counted in that image. */
+  @ApiPropertyOptional({ description: 'aiDetection only, once processed: no finding was counted in the headline image (its findings of weight 0 may still be listed)', example: true })
   aiNoEvidence?: boolean;
   /** aiDetection only: the options given at creation. */
   @ApiAiDetectionOptionsProperty('aiDetection only: the options given at creation')

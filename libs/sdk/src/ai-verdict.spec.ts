@@ -3,7 +3,7 @@ import { describeAiDetection } from './ai-verdict';
 describe('describeAiDetection', () => {
   it('says "cannot be determined" for a file with no evidence, never the category alone', () => {
     const line = describeAiDetection({ verdict: 'cannot_be_determined', noEvidence: true, probability: 0.5, category: 'uncertain_ai' });
-    expect(line).toBe('Cannot be determined: no provenance or generator evidence was found (nothing counted: 50% is the starting even odds, not a measurement; spec category uncertain_ai)');
+    expect(line).toBe('Cannot be determined: no evidence could be counted (50% is the starting even odds, not a measurement; spec category uncertain_ai)');
   });
 
   it('never prints the probability as a measured chance: its weights are set by rule (docs/ai-detection.md)', () => {

@@ -19,13 +19,14 @@ const PERCENT = new Intl.NumberFormat('en-US', { style: 'percent', maximumFracti
 
 /**
  * One line for a person: the verdict first, then the probability and the spec category for compatibility.
- * A file with nothing to read says so plainly instead of the category's "uncertain_ai", and its 50% is named for
- * what it is (the starting odds, nothing counted). The probability fuses weights set by rule, not fitted to measured
+ * A file with nothing counted says so plainly instead of the category's "uncertain_ai", and its 50% is named for
+ * what it is (the starting odds). The probability fuses weights set by rule, not fitted to measured
  * error rates (docs/ai-detection.md), so the line says it is no measured chance: "95.3%" alone reads as one.
  */
 export function describeAiDetection(result: { verdict: AiDetectionVerdict; noEvidence: boolean; probability: number; category: string }): string {
   if (result.noEvidence) {
-    return `${AI_VERDICT_TEXT.cannot_be_determined}: no provenance or generator evidence was found (nothing counted: 50% is the starting even odds, not a measurement; spec category ${result.category})`;
+    // `noEvidence` means nothing was counted: a manifest that fails validation may have been found (weight 0).
+    return `${AI_VERDICT_TEXT.cannot_be_determined}: no evidence could be counted (50% is the starting even odds, not a measurement; spec category ${result.category})`;
   }
   return `${AI_VERDICT_TEXT[result.verdict]} (probability ${PERCENT.format(result.probability)} from weights set by rule, not a measured chance; spec category ${result.category})`;
 }

@@ -216,6 +216,17 @@ describe('OpenAPI document', () => {
     expect(unexplained).toEqual([]);
   });
 
+  it('says `noEvidence` means nothing was counted, not that nothing was found', () => {
+    // A manifest that fails validation weighs 0: `noEvidence` is true although the evidence lists the manifest.
+    const schemas = (buildOpenApiDocument(app).components?.schemas ?? {}) as Record<string, { properties?: Record<string, { description?: string }> }>;
+    const descriptions = [
+      schemas['AiDetectionFileResult']?.properties?.['noEvidence']?.description,
+      schemas['AiDetectionResult']?.properties?.['noEvidence']?.description,
+      schemas['V2OrderDetail']?.properties?.['aiNoEvidence']?.description,
+    ];
+    expect(descriptions.filter((d) => !/no finding was counted/.test(d ?? '') || /found anything/.test(d ?? ''))).toEqual([]);
+  });
+
   it('says at the anti-AI strength that every layer is a request a crawler may ignore, not a barrier to training', () => {
     // docs/anti-ai.md: opt-out metadata, Content Credentials and headers state a refusal; nothing makes an image
     // unlearnable. A client choosing `high` from the schema alone read "opt-out watermark" as protection.

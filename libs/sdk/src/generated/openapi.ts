@@ -938,7 +938,7 @@ export interface components {
              */
             verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
             /**
-             * @description no signal found anything: "cannot be determined: no evidence"
+             * @description no finding was counted (probability 0.5, verdict cannot_be_determined); findings of weight 0 may still be listed (e.g. a manifest that fails validation), and `statement` names them
              * @example true
              */
             noEvidence: boolean;
@@ -968,7 +968,7 @@ export interface components {
              */
             verdict: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
             /**
-             * @description no signal found anything in the headline image
+             * @description no finding was counted in the headline image (its findings of weight 0 may still be listed)
              * @example true
              */
             noEvidence: boolean;
@@ -1341,7 +1341,7 @@ export interface components {
              */
             aiVerdict?: "generated" | "edited_with_ai" | "captured" | "cannot_be_determined";
             /**
-             * @description aiDetection only, once processed: no signal found anything in the headline image
+             * @description aiDetection only, once processed: no finding was counted in the headline image (its findings of weight 0 may still be listed)
              * @example true
              */
             aiNoEvidence?: boolean;
