@@ -123,6 +123,26 @@ describe('AI detection report document', () => {
     expect(content).not.toMatch(/leaning|AI 쪽\)|AI 寄り）/);
   });
 
+  // A manifest that fails validation weighs 0, so its image has no counted finding (noEvidence): the report headed it
+  // "no provenance or generator evidence was found", printed "No signal found anything in this image" and hid the
+  // finding, on the image where the file's own Content Credentials say it was altered after signing.
+  it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: an image whose manifest was found and not counted lists it, never "nothing found"', async (locale) => {
+    const a = AI_DETECTION_REPORT_MESSAGES[locale];
+    const base = await data(locale);
+    const image: AnalysedImage = {
+      ...base.images[1],
+      statement: 'Cannot be determined: provenance or metadata was found, but none of it could be counted (c2pa.invalid); see the findings.',
+      evidence: [{ signal: 'c2pa', finding: 'c2pa.invalid', description: 'A Content Credentials manifest is present but fails validation (assertion.dataHash.mismatch).', direction: 'neutral', weight: 0, details: {} }],
+    };
+    const shown = printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [image] });
+    expect(shown).toContain(a.image.findings['c2pa.invalid']);
+    expect(shown).toContain(a.result.verdicts.cannot_be_determined.label);
+    expect(shown).not.toContain(a.image.noEvidence);
+    expect(shown).not.toContain(a.result.noEvidenceVerdict);
+    // An image with nothing found still says so plainly.
+    expect(printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [base.images[1]] })).toContain(a.result.noEvidenceVerdict);
+  });
+
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a Content Credentials finding prints its provenance chain, trusted or not', async (locale) => {
     const m = AI_DETECTION_REPORT_MESSAGES[locale];
     const base = await data(locale);

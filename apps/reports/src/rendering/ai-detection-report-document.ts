@@ -19,10 +19,18 @@ export interface AiDetectionReportData extends ReportOrderFields {
   images: AnalysedImage[];
 }
 
-/** The verdict as a person reads it: a file with nothing to read says so plainly. */
-function verdictText(analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'>, a: AiDetectionReportMessages): { label: string; meaning: string } {
+/**
+ * Something was found in the file even though nothing was counted: a Content Credentials or metadata finding of
+ * weight 0 (a manifest that fails validation, is unreadable or declares no source type; metadata left unread), as
+ * the detector's statement says (libs/ai-detection/src/fusion.ts). `noEvidence` means nothing counted, not nothing found.
+ */
+const foundUncounted = (analysis: { evidence?: readonly AiDetectionEvidence[] }): boolean =>
+  (analysis.evidence ?? []).some((e) => e.signal === 'c2pa' || e.signal === 'metadata');
+
+/** The verdict as a person reads it: a file with nothing to read says so plainly (and only such a file). */
+function verdictText(analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'> & { evidence?: readonly AiDetectionEvidence[] }, a: AiDetectionReportMessages): { label: string; meaning: string } {
   const verdict = a.result.verdicts[aiDetectionVerdictOf(analysis)];
-  return analysis.noEvidence ? { label: a.result.noEvidenceVerdict, meaning: verdict.meaning } : verdict;
+  return analysis.noEvidence && !foundUncounted(analysis) ? { label: a.result.noEvidenceVerdict, meaning: verdict.meaning } : verdict;
 }
 
 const decided = (analysis: Pick<AiDetectionAnalysis, 'verdict' | 'category' | 'noEvidence'>): boolean => aiDetectionVerdictOf(analysis) !== 'cannot_be_determined';
@@ -165,7 +173,7 @@ function imageSection(image: AnalysedImage, position: number, total: number, a: 
       [a.image.statement, userText(image.statement, locale)],
     ]),
     { text: a.image.evidence, style: 'label', margin: [0, 2, 0, 3] },
-    image.evidence.length > 0 && !image.noEvidence ? evidenceTable(image.evidence, a, locale, budget) : { text: a.image.noEvidence, margin: [0, 0, 0, 6] },
+    image.evidence.length > 0 && (!image.noEvidence || foundUncounted(image)) ? evidenceTable(image.evidence, a, locale, budget) : { text: a.image.noEvidence, margin: [0, 0, 0, 6] },
     // A filed report says what it left out, and where the rest is.
     ...(budget.cut ? [{ text: a.image.omitted.note, style: 'muted', fontSize: 7.5, margin: [0, 0, 0, 6] } satisfies Content] : []),
   ];
