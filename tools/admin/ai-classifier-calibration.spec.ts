@@ -76,6 +76,14 @@ describe('admin ai-classifier calibrate', () => {
         const result = await detector.detect(bright);
         const classifier = result.evidence.find((e) => e.signal === 'classifier')!;
         expect(classifier).toMatchObject({ finding: 'classifier.calibrated', details: { calibrated: true, calibratedAt: '2026-11-26T00:00:00.000Z' } });
+        // The strict file bounds no score: a measured ratio of about 80 weighs 0.5, and the finding says why
+        // (it printed the ratio beside a weight of 0.5 without a word on the cap).
+        if (calibrationPath === 'strict.json') {
+          expect(classifier.weight).toBe(0.5);
+          expect(classifier.description).toMatch(/weighed at most ±0\.5, as an unsigned claim: the operator's false-positive bound of 1% holds for no score/);
+        } else {
+          expect(classifier.description).not.toMatch(/at most|capped/);
+        }
         verdicts.push(result.verdict);
       } finally {
         await detector.close();

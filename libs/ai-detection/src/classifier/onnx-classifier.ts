@@ -5,7 +5,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Evidence, SignalOutcome } from '../evidence';
 import { RgbImage } from '../sd-watermark/sd-watermark';
 import { UNCALIBRATED_CLASSIFIER_MAX } from '../weights';
-import { calibrationBand, ClassifierCalibration, parseCalibration } from './calibration';
+import { calibrationBand, CalibrationBand, ClassifierCalibration, MAX_CALIBRATED_WEIGHT, parseCalibration } from './calibration';
 
 /** An operator-supplied ONNX model scoring image patches; absent unless configured. */
 export interface ClassifierConfig {
@@ -128,7 +128,7 @@ export class OnnxClassifier {
     const band = calibrationBand(calibration, meanScore);
     const why = band.weight === 0
       ? 'the operator\'s labelled images score alike in this band, so the classifier abstains'
-      : `likelihood ratio ${band.likelihoodRatio} measured on ${band.real} real and ${band.generated} generated images in this band`;
+      : `likelihood ratio ${band.likelihoodRatio} measured on ${band.real} real and ${band.generated} generated images in this band${capOf(band, calibration)}`;
     return {
       signal: 'classifier',
       finding: band.weight === 0 ? 'classifier.abstained' : 'classifier.calibrated',
@@ -151,6 +151,22 @@ export class OnnxClassifier {
   async close(): Promise<void> {
     await this.session.release();
   }
+}
+
+/**
+ * Why a band weighs less than ln(its measured ratio), said in the finding: printed beside a weight of 0.5, a ratio of
+ * 80 would read as a weight the detector did not give (calibration.ts: `bandWeight`).
+ */
+function capOf(band: CalibrationBand, calibration: ClassifierCalibration): string {
+  const full = Math.log(band.likelihoodRatio);
+  // The weight is rounded to 3 decimals: anything within that of the full ratio is not a cap.
+  if (band.weight === 0 || Math.abs(band.weight) >= Math.abs(full) - 1e-3) return '';
+  if (Math.abs(band.weight) >= MAX_CALIBRATED_WEIGHT) return `; capped at ±${MAX_CALIBRATED_WEIGHT} (a few hundred images do not measure more)`;
+  const bound = `${Math.round(calibration.maxFalsePositiveRate * 10_000) / 100}%`;
+  const from = band.weight > 0 ? calibration.decisiveAiFrom : calibration.decisiveCaptureBelow;
+  const where = from === null ? 'holds for no score' : band.weight > 0 ? `holds only from score ${from}` : `holds only below score ${from}`;
+  const which = band.weight > 0 ? `the operator's false-positive bound of ${bound}` : `the operator's bound of ${bound} on generated images scored as captures`;
+  return `; weighed at most ±${UNCALIBRATED_CLASSIFIER_MAX}, as an unsigned claim: ${which} ${where}`;
 }
 
 function softmaxSecond(a: number, b: number): number {
