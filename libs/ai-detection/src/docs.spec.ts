@@ -54,6 +54,22 @@ describe('docs/ai-detection.md against the detector', () => {
   });
 });
 
+describe('the committed OpenAPI document against the detector', () => {
+  // Its example finding is what a client copies into tests and parsers: it named no finding the detector writes
+  // (`c2pa.ai_source_type`) with a weight no finding has (4; a trusted AI source type weighs 3).
+  it('shows an example finding the detector writes, with its weight', () => {
+    const document = JSON.parse(readFileSync(path.join(ROOT, 'libs/sdk/openapi.json'), 'utf8')) as {
+      components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> };
+    };
+    const example = document.components.schemas['AiDetectionEvidence'].properties;
+    expect({ finding: example['finding'].example, weight: example['weight'].example, direction: example['direction'].example }).toEqual({
+      finding: 'c2pa.ai',
+      weight: EVIDENCE_WEIGHTS.c2paAiSource,
+      direction: 'ai',
+    });
+  });
+});
+
 describe('README.md against docs/benchmarks.md (the last AI detection benchmark)', () => {
   it('quotes the confusion table of the last run', () => {
     const benchmarks = readFileSync(path.join(ROOT, 'docs/benchmarks.md'), 'utf8');

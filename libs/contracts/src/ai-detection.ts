@@ -157,11 +157,11 @@ export class AiDetectionEvidence {
   @IsIn(AI_DETECTION_SIGNALS)
   signal!: (typeof AI_DETECTION_SIGNALS)[number];
 
-  @ApiProperty({ example: 'c2pa.ai_source_type' })
+  @ApiProperty({ example: 'c2pa.ai' })
   @IsString()
   finding!: string;
 
-  @ApiProperty({ example: 'A valid Content Credentials manifest declares trainedAlgorithmicMedia.' })
+  @ApiProperty({ example: 'Content Credentials (signature valid, signer on the C2PA trust list) declare the source type "trainedAlgorithmicMedia", made by Example Generator 2.1.' })
   @IsString()
   description!: string;
 
@@ -170,7 +170,8 @@ export class AiDetectionEvidence {
   direction!: (typeof AI_DETECTION_DIRECTIONS)[number];
 
   /** Log-odds this finding added (0: reported, not counted). */
-  @ApiProperty({ description: 'log-odds this finding added (0: reported, not counted)', example: 4 })
+  // The example is a weight the detector gives (a trusted AI source type: docs/ai-detection.md), checked by a spec.
+  @ApiProperty({ description: 'log-odds this finding added (0: reported, not counted)', example: 3 })
   @IsNumber()
   weight!: number;
 

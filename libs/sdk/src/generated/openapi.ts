@@ -870,9 +870,9 @@ export interface components {
              * @enum {string}
              */
             signal: "c2pa" | "metadata" | "sdWatermark" | "classifier";
-            /** @example c2pa.ai_source_type */
+            /** @example c2pa.ai */
             finding: string;
-            /** @example A valid Content Credentials manifest declares trainedAlgorithmicMedia. */
+            /** @example Content Credentials (signature valid, signer on the C2PA trust list) declare the source type "trainedAlgorithmicMedia", made by Example Generator 2.1. */
             description: string;
             /**
              * @example ai
@@ -881,7 +881,7 @@ export interface components {
             direction: "ai" | "real" | "neutral";
             /**
              * @description log-odds this finding added (0: reported, not counted)
-             * @example 4
+             * @example 3
              */
             weight: number;
             /** @description facts behind the finding; `shortened: true` when it was cut to the size limit of an image's evidence, `omittedManifests`: manifests of the chain not listed in `provenance` */
