@@ -26,6 +26,14 @@ describe('declared metadata signal', () => {
     expect(metadataEvidence({ Software: 'Adobe Lightroom Classic 13.0', Make: 'Canon' })).toEqual([]);
   });
 
+  // The software tag is matched by a name inside it: "Imagenomic Portraiture" contains "imagen" and was described as
+  // "Software names an image generator", a claim the match does not back. The finding says what matched.
+  it('says which generator name a software tag contains, not that the software is a generator', () => {
+    const [finding] = metadataEvidence({ Software: 'Imagenomic Portraiture 3' });
+    expect(finding).toMatchObject({ finding: 'metadata.generatorSoftware', weight: UNSIGNED_CLAIM, details: { matched: 'imagen' } });
+    expect(finding.description).toBe('Software contains "imagen", the name of an image generator ("Imagenomic Portraiture 3"); a name inside another product\'s name matches too.');
+  });
+
   it('reads Stable Diffusion web UI parameters and an IPTC source type from a real PNG', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'metadata-spec-'));
     const writer = new ExifTool({ maxProcs: 1 });

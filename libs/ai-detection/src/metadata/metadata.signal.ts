@@ -67,10 +67,11 @@ export function metadataEvidence(tags: TagMap): Evidence[] {
       evidence.push({
         signal: 'metadata',
         finding: 'metadata.generatorSoftware',
-        description: `${name} names an image generator ("${value.slice(0, 100)}").`,
+        // A name found inside the value, not a product identified: "Imagenomic" contains "imagen". Said as such.
+        description: `${name} contains "${generator}", the name of an image generator ("${value.slice(0, 100)}"); a name inside another product's name matches too.`,
         direction: 'ai',
         weight: EVIDENCE_WEIGHTS.declaredAi,
-        details: { tag: name, value: value.slice(0, 200) },
+        details: { tag: name, value: value.slice(0, 200), matched: generator },
       });
       break;
     }
