@@ -103,14 +103,29 @@ describe('AI detection report document', () => {
     expect(images).toBe(1);
   });
 
+  // Claims audit: the weights are set by rule (weights.ts), not fitted to measured error rates, and the signals are
+  // not independent (one file writer's claims count once): the report says what its probability is.
+  it.each([
+    ['en-US', 'not a measured chance that the image is AI-generated', 'independent'],
+    ['ko-KR', '측정된 가능성이 아닙니다', '독립'],
+    ['ja-JP', '測定された確率ではありません', '独立'],
+  ] as const)('%s: says the probability is fused weights set by rule, not a measured chance', async (locale, said, unsaid) => {
+    const { content } = await text(await data(locale));
+    const bare = (value: string): string => value.replace(/\s+/g, '');
+    expect(bare(content)).toContain(bare(said));
+    expect(content).not.toContain(unsaid);
+  });
+
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a probability just under a band boundary prints under it, beside its category', async (locale) => {
     const base = await data(locale);
     const image: AnalysedImage = { ...base.images[0], probability: 0.74996, category: 'uncertain_ai', verdict: 'cannot_be_determined' };
     const { content } = await text({ ...base, probability: 0.74996, category: 'uncertain_ai', images: [image] });
     const shown = (value: number): string => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value).replace(/\s+/g, ' ');
-    const label = AI_DETECTION_REPORT_MESSAGES[locale].result.probability;
-    expect(content).toContain(`${label} ${shown(0.749)}`);
-    expect(content).not.toContain(`${label} ${shown(0.75)}`);
+    // the label wraps in its column: compared without white space
+    const bare = (value: string): string => value.replace(/\s+/g, '');
+    const label = bare(AI_DETECTION_REPORT_MESSAGES[locale].result.probability);
+    expect(bare(content)).toContain(`${label}${bare(shown(0.749))}`);
+    expect(bare(content)).not.toContain(`${label}${bare(shown(0.75))}`);
   });
 
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: an order with no evidence is headed "cannot be determined", never a lean', async (locale) => {
