@@ -9,6 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 // eslint-disable-next-line @nx/enforce-module-boundaries
+import { THUMBNAIL_BOX } from '../../apps/reports/src/generation/file-evidence.reader';
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { closePdfRenderer as closeReportRenderer, renderPdf } from '../../apps/reports/src/rendering/pdf-renderer';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { buildReportDocument, ReportDocumentData } from '../../apps/reports/src/rendering/report-document';
@@ -40,8 +42,8 @@ async function sampleFiles(): Promise<SampleFiles> {
 }
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-/** As the reports service makes them (`FileEvidenceReader`): at most 450 × 300, PNG. */
-const thumbnail = (bytes: Buffer): Promise<Buffer> => sharp(bytes).resize({ width: 450, height: 300, fit: 'inside' }).png().toBuffer();
+/** As the reports service makes them (`FileEvidenceReader`): within its thumbnail box, PNG. */
+const thumbnail = (bytes: Buffer): Promise<Buffer> => sharp(bytes).resize({ ...THUMBNAIL_BOX, fit: 'inside' }).png().toBuffer();
 
 async function sample(locale: ReportLocale, files: SampleFiles): Promise<ReportDocumentData> {
   return {

@@ -7,7 +7,7 @@ import sharp, { Metadata } from 'sharp';
 import { FileEvidence } from '../rendering/report-document';
 import { REPORTS_SETTINGS, ReportsSettings } from '../reports.config';
 
-const THUMBNAIL_BOX = { width: 450, height: 300 };
+export const THUMBNAIL_BOX = { width: 450, height: 300 };
 const THUMBNAIL_MAX_PIXELS = 100_000_000;
 /**
  * What a preview's decoder may hold at once, in bytes. A baseline JPEG or a plain PNG is decoded a few rows at a time
