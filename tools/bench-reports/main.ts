@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AnalysedImage, buildAiDetectionReportDocument } from '../../apps/reports/src/rendering/ai-detection-report-document';
+import { AiDetectionReportData, AnalysedImage, buildAiDetectionReportDocument } from '../../apps/reports/src/rendering/ai-detection-report-document';
 import { renderPdf } from '../../apps/reports/src/rendering/pdf-renderer';
 
 const OUT = 'bench-results';
@@ -125,7 +125,7 @@ async function measure(name: string, count: number): Promise<Measured> {
   const evidence = name === 'ordinary' ? ordinaryEvidence() : hostileEvidence(fill);
   const fileName = name === 'ordinary' ? (index: number) => `photo-${index}.jpg` : (index: number) => `${repeat(fill, 240)}-${index}.png`;
   // the fonts are loaded once per service: not counted
-  await renderPdf(buildAiDetectionReportDocument(data(images(1, ordinaryEvidence(), () => 'warm.png'))));
+  await renderPdf(await buildAiDetectionReportDocument(data(images(1, ordinaryEvidence(), () => 'warm.png'))));
   const monitor = monitorEventLoopDelay({ resolution: 10 });
   let longestGap = 0;
   let last = performance.now();
@@ -136,7 +136,7 @@ async function measure(name: string, count: number): Promise<Measured> {
   }, 5);
   monitor.enable();
   const started = performance.now();
-  const definition = buildAiDetectionReportDocument(data(images(count, evidence, fileName)));
+  const definition = await buildAiDetectionReportDocument(data(images(count, evidence, fileName)));
   const built = performance.now();
   const pdf = await renderPdf(definition);
   const rendered = performance.now();
@@ -157,7 +157,7 @@ async function measure(name: string, count: number): Promise<Measured> {
   };
 }
 
-function data(list: AnalysedImage[]): Parameters<typeof buildAiDetectionReportDocument>[0] {
+function data(list: AnalysedImage[]): AiDetectionReportData {
   return {
     locale: 'ja-JP',
     orderId: '5550001',

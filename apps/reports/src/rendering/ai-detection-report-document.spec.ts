@@ -52,7 +52,7 @@ async function data(locale: ReportLocale, overrides: Partial<AiDetectionReportDa
 }
 
 async function text(input: AiDetectionReportData): Promise<{ content: string; images: number }> {
-  const pdf = await renderPdf(buildAiDetectionReportDocument(input));
+  const pdf = await renderPdf(await buildAiDetectionReportDocument(input));
   const images = (pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length;
   return { content: (await pdfPageTexts(pdf)).join('\n').replace(/\s+/g, ' '), images };
 }
@@ -65,7 +65,7 @@ function printed(node: unknown): string[] {
   return Object.entries(node).flatMap(([key, value]) => (['text', 'stack', 'columns', 'table', 'body'].includes(key) ? printed(value) : []));
 }
 
-const printedText = (input: AiDetectionReportData): string => printed(buildAiDetectionReportDocument(input).document.content).join('');
+const printedText = async (input: AiDetectionReportData): Promise<string> => printed((await buildAiDetectionReportDocument(input)).document.content).join('');
 
 /**
  * More than a file can put in its evidence: findings beyond what the signals give, a long description, and a chain of
@@ -149,13 +149,13 @@ describe('AI detection report document', () => {
       statement: 'Cannot be determined: provenance or metadata was found, but none of it could be counted (c2pa.invalid); see the findings.',
       evidence: [{ signal: 'c2pa', finding: 'c2pa.invalid', description: 'A Content Credentials manifest is present but fails validation (assertion.dataHash.mismatch).', direction: 'neutral', weight: 0, details: {} }],
     };
-    const shown = printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [image] });
+    const shown = await printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [image] });
     expect(shown).toContain(a.image.findings['c2pa.invalid']);
     expect(shown).toContain(a.result.verdicts.cannot_be_determined.label);
     expect(shown).not.toContain(a.image.noEvidence);
     expect(shown).not.toContain(a.result.noEvidenceVerdict);
     // An image with nothing found still says so plainly.
-    expect(printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [base.images[1]] })).toContain(a.result.noEvidenceVerdict);
+    expect(await printedText({ ...base, probability: 0.5, category: 'uncertain_ai', images: [base.images[1]] })).toContain(a.result.noEvidenceVerdict);
   });
 
   it.each(['ko-KR', 'en-US', 'ja-JP'] as const)('%s: a Content Credentials finding prints its provenance chain, trusted or not', async (locale) => {
@@ -201,11 +201,11 @@ describe('AI detection report document', () => {
     const base = await data('en-US');
     const ordinary = Array.from({ length: 20 }, (_, index) => ({ ...base.images[0], input: { ...base.images[0].input, fileName: `${index}.png` } }));
     const hostile = ordinary.map(hostileImage);
-    const added = printedText({ ...base, images: hostile }).length - printedText({ ...base, images: ordinary }).length;
+    const added = (await printedText({ ...base, images: hostile })).length - (await printedText({ ...base, images: ordinary })).length;
     // the file's texts within the report's limit, and per image at most about 2,000 characters of labels, separators
     // and the markers that say what was left out
     expect(added).toBeLessThanOrEqual(FILE_TEXT_LIMITS.report + 20 * 2_000);
-    const rows = printedText({ ...base, images: hostile.slice(0, 1) }).match(/Declared metadata/g) ?? [];
+    const rows = (await printedText({ ...base, images: hostile.slice(0, 1) })).match(/Declared metadata/g) ?? [];
     expect(rows).toHaveLength(FILE_TEXT_LIMITS.findings - 1);
   });
 
@@ -213,7 +213,7 @@ describe('AI detection report document', () => {
     const m = AI_DETECTION_REPORT_MESSAGES[locale];
     const base = await data(locale);
     const image = hostileImage(base.images[0], 0);
-    const definition = printedText({ ...base, images: [image] });
+    const definition = await printedText({ ...base, images: [image] });
     // a marker with any count: the message of 987,654 with the number as a pattern
     const pattern = (marker: string) => new RegExp(marker.replace(/[()（）]/g, '\\$&').replace(/987.?654/, '\\d[\\d,.]*'));
     expect(definition).toMatch(pattern(m.image.omitted.characters(987_654)));
@@ -221,7 +221,7 @@ describe('AI detection report document', () => {
     expect(definition).toContain(m.image.omitted.findings(41 - FILE_TEXT_LIMITS.findings));
     // a Latin description: exactly its first characters, then how many more it has
     const latin = { ...image, evidence: [{ ...image.evidence[0], description: 'A'.repeat(1_000), provenance: [] }] };
-    const cut = printedText({ ...base, images: [latin] });
+    const cut = await printedText({ ...base, images: [latin] });
     expect(cut).toContain(`${'A'.repeat(FILE_TEXT_LIMITS.description)}${m.image.omitted.characters(1_000 - FILE_TEXT_LIMITS.description)}`);
     expect(cut).not.toContain('A'.repeat(FILE_TEXT_LIMITS.description + 1));
     const { content } = await text({ ...base, images: [image] });
@@ -234,7 +234,7 @@ describe('AI detection report document', () => {
     const step = { label: 'urn:c2pa:1', depth: 0, relationship: 'active', title: 'image.png', signer: 'Example Generator signer', issuer: 'Example CA', signedAt: '2026-11-20T09:00:00Z', signerTrusted: true, timeStampTrusted: true, claimGenerator: 'Example Generator 2.1', actions: ['c2pa.created', 'c2pa.color_adjustments', 'c2pa.cropped', 'c2pa.resized', 'c2pa.filtered', 'c2pa.drawing'], digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' };
     const description = `Content Credentials (signature valid, signer on the C2PA trust list) declare the source type "trainedAlgorithmicMedia", made by Example Generator 2.1. Provenance: ${'this file: Example Generator signer (trusted), by Example Generator 2.1; '.repeat(3)}`;
     const c2pa = { signal: 'c2pa' as const, finding: 'c2pa.ai', description, direction: 'ai' as const, weight: 3, details: {}, provenance: [step, { ...step, depth: 1, relationship: 'parentOf' }, { ...step, depth: 2, relationship: 'componentOf' }] };
-    const definition = printedText({ ...base, images: [{ ...base.images[0], evidence: [c2pa] }] });
+    const definition = await printedText({ ...base, images: [{ ...base.images[0], evidence: [c2pa] }] });
     expect(definition).toContain(description);
     expect(definition.match(/c2pa\.created, c2pa\.color_adjustments, c2pa\.cropped, c2pa\.resized, c2pa\.filtered, c2pa\.drawing/g)).toHaveLength(3);
     expect(definition).not.toContain(m.image.omitted.note);
