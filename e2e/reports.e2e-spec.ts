@@ -1,6 +1,6 @@
 // PDF watermark-detection reports over HTTP against all services (issue 8).
 import { EventSubjects, OrderStatusChangedEvent, ReportView, WatermarkOrderView } from '@cp/contracts';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { api, ApiResponse, createAccount, eventually, openSchema, setClockOffset, stack, TestAccount } from './support/e2e-stack';
 import { corpusFile, createEmbed, download, embedBody, getOrder, uploadFiles, waitForOrder } from './support/orders';
@@ -100,6 +100,8 @@ describe('PDF watermark-detection reports', () => {
       expect(file.status).toBe(200);
       expect(file.disposition).toBe(`attachment; filename="watermark-extract-${order.orderId}-report-${locale}.pdf"`);
       expect(file.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      // the hash the service keeps (the report says so) is the downloaded file's: a filed copy can be checked against it
+      expect(done.download?.sha256).toBe(createHash('sha256').update(file.body).digest('hex'));
 
       const text = await pdfText(file.body);
       expect(text.text).toContain(order.orderId);
@@ -109,7 +111,6 @@ describe('PDF watermark-detection reports', () => {
         expect(text.text).toMatch(script);
       }
       // The verification section carries the SHA-256 of both files as stored.
-      const { createHash } = await import('node:crypto');
       expect(text.text).toContain(createHash('sha256').update(original).digest('hex'));
       expect(text.text).toContain(createHash('sha256').update(marked).digest('hex'));
     });
@@ -161,7 +162,6 @@ describe('PDF watermark-detection reports', () => {
     const done = await waitForReport(owner.liveKey, order.orderId, 'en-US');
     expect(done.status).toBe('completed');
     const text = (await pdfText((await download(done.download?.url ?? '')).body)).text;
-    const { createHash } = await import('node:crypto');
     const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
     expect(text).toContain(sha256(marked));
     expect(text).not.toContain(sha256(other));

@@ -129,13 +129,20 @@ export class ReportView {
     type: 'object',
     nullable: true,
     selfRequired: true,
-    required: ['url', 'expiresInSeconds'],
+    required: ['url', 'expiresInSeconds', 'sha256'],
     properties: {
       url: { type: 'string', format: 'uri', example: 'http://127.0.0.1:9000/cp-reports/1/43/ko-KR.pdf?X-Amz-Expires=300&X-Amz-Signature=3f1a9c' },
       expiresInSeconds: { type: 'integer', example: 300 },
+      sha256: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'SHA-256 of the PDF the service stored, kept with the report record (the report says so): the downloaded file, or a copy filed later, can be checked against it',
+        example: '9f2c6d0b3e5a7184c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708192',
+      },
     },
   })
-  download!: { url: string; expiresInSeconds: number } | null;
+  download!: { url: string; expiresInSeconds: number; sha256: string } | null;
   /** Only when `failed`: `retryable` says whether POSTing again starts a new attempt. */
   @ApiProperty({
     type: 'object',

@@ -113,13 +113,13 @@ describe('report policy', () => {
     expect(codeOf(() => assertNotExpired(context(), null, true))).toBe(ErrorCode.ORDER_EXPIRED);
   });
 
-  it('shows download only when completed and failure only when failed', () => {
-    expect(toReportView(row({ status: 'completed' }), 'https://s3/x', 300)).toEqual({
+  it('shows download (with the stored PDF\'s hash) only when completed and failure only when failed', () => {
+    expect(toReportView(row({ status: 'completed', pdfSha256: 'ab'.repeat(32) }), 'https://s3/x', 300)).toEqual({
       orderId: '42',
       reportType: 'watermarkDetection',
       locale: 'en-US',
       status: 'completed',
-      download: { url: 'https://s3/x', expiresInSeconds: 300 },
+      download: { url: 'https://s3/x', expiresInSeconds: 300, sha256: 'ab'.repeat(32) },
       failure: null,
     });
     expect(toReportView(row({ status: 'processing' }), 'https://s3/x', 300)).toMatchObject({ download: null, failure: null });

@@ -57,7 +57,8 @@ export function toReportView(row: Readonly<ReportState>, downloadUrl: string | n
     reportType: row.reportType,
     locale: row.locale,
     status: row.status,
-    download: row.status === 'completed' && downloadUrl ? { url: downloadUrl, expiresInSeconds } : null,
+    // Every completed report has its PDF's hash (`Report.complete` records it with the object).
+    download: row.status === 'completed' && downloadUrl && row.pdfSha256 ? { url: downloadUrl, expiresInSeconds, sha256: row.pdfSha256 } : null,
     failure:
       row.status === 'failed'
         ? { code: row.failureCode ?? 'REPORT_GENERATION_FAILED', retryable: row.failureRetryable === true }

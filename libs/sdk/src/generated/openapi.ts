@@ -1047,6 +1047,11 @@ export interface components {
                 url: string;
                 /** @example 300 */
                 expiresInSeconds: number;
+                /**
+                 * @description SHA-256 of the PDF the service stored, kept with the report record (the report says so): the downloaded file, or a copy filed later, can be checked against it
+                 * @example 9f2c6d0b3e5a7184c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708192
+                 */
+                sha256: string;
             } | null;
             failure: {
                 /**
