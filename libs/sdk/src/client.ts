@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -303,6 +303,11 @@ export class ContentProtectionClient {
       chunks.push(chunk as Buffer);
     }
     const pdf = Buffer.concat(chunks);
+    // The service keeps the PDF's hash with the report (its verification section says so): what arrived is that PDF.
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    if (report.download.sha256 && sha256 !== report.download.sha256) {
+      throw new ContentProtectionError('TRANSFER_FAILED', `report ${locale} of order ${orderId}: the downloaded PDF's SHA-256 ${sha256} is not the one the service keeps (${report.download.sha256})`, { orderId });
+    }
     if (options.outFile) {
       await writeFile(options.outFile, pdf).catch((error: unknown) => {
         throw new ContentProtectionError('FILE_ERROR', `cannot write ${options.outFile}: ${(error as Error).message}`, { cause: error });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ContentProtectionClient } from './client';
@@ -154,6 +155,29 @@ describe('transport', () => {
     const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
     const refused = (await client.report('7', 'en-US').catch((error: unknown) => error)) as ContentProtectionError;
     expect([refused.code, refused.message, refused.details.status]).toEqual(['VALIDATION_FAILED', message, 400]);
+  });
+
+  it.each([
+    ['the one the service keeps is returned', true],
+    ['another is refused (TRANSFER_FAILED)', false],
+  ])('a downloaded report whose SHA-256 is %s', async (_, matches) => {
+    const answers: Array<{ status: number; body: unknown }> = [];
+    const stub = await serve(answers);
+    server = stub.server;
+    const pdf = Buffer.from(JSON.stringify('%PDF-1.7 the report'));
+    const sha256 = matches ? createHash('sha256').update(pdf).digest('hex') : 'f'.repeat(64);
+    const report = { orderId: '7', reportType: 'watermarkDetection', locale: 'en-US', status: 'completed', download: { url: `${stub.url}/report.pdf`, expiresInSeconds: 300, sha256 }, failure: null };
+    answers.push({ status: 200, body: { data: report } }, { status: 200, body: '%PDF-1.7 the report' });
+    const client = new ContentProtectionClient({ apiKey: 'sk_test_x', baseUrl: stub.url });
+    const outcome = await client.report('7', 'en-US').then(
+      (result) => result.pdf,
+      (error: unknown) => error,
+    );
+    if (matches) {
+      expect(outcome).toEqual(pdf);
+    } else {
+      expect((outcome as ContentProtectionError).code).toBe('TRANSFER_FAILED');
+    }
   });
 
   it('has an English hint for every public failure code, and none for a code it does not know', () => {
