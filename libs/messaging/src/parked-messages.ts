@@ -47,7 +47,6 @@ export class ParkedMessages {
     const found: ParkedMessage[] = [];
     await this.scan(this.subjectOf(durable), (message) => {
       found.push(this.describe(message.seq, message.subject, message.headers, new Date(Math.floor(message.info.timestampNanos / 1e6))));
-      return Promise.resolve();
     });
     return found;
   }
@@ -56,7 +55,7 @@ export class ParkedMessages {
    * Reads the parked messages of `filter` once, oldest first, through a short-lived reader that never acknowledges
    * (reading changes nothing); `visit` may delete the message it is given.
    */
-  private async scan(filter: string, visit: (message: JsMsg) => Promise<void>): Promise<void> {
+  private async scan(filter: string, visit: (message: JsMsg) => void | Promise<void>): Promise<void> {
     const info = await this.jsm.streams.info(this.stream, { subjects_filter: filter });
     const total = Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
     if (total === 0) {
