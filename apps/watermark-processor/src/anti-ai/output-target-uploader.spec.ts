@@ -12,7 +12,11 @@ describe('OutputTargetUploader against a hostile target', () => {
   let peer: HostilePeer;
   let uploader: OutputTargetUploader;
   let config: WatermarkProcessorConfig;
+  // Larger than the sockets' buffers, so that a target that does not read holds the upload.
   const result = Buffer.alloc(4 * 1024 * 1024, 9);
+  // The delivery behind a hostile one shows the uploader free again; its size does not matter. Small, as 4 MiB through
+  // TLS on a loaded machine (a CI run beside other work) once took longer than the 2.5 s deadline itself.
+  const next = Buffer.alloc(64 * 1024, 7);
 
   beforeAll(async () => {
     peer = await HostilePeer.start({ tls: true, intervalMs: 200, readChunkBytes: 512 });
@@ -49,7 +53,7 @@ describe('OutputTargetUploader against a hostile target', () => {
     const okBefore = peer.hits.get('ok') ?? 0;
     expect(await outcomeOf(uploader.put(target(peer.url(behaviour, 'result.jpg')), result, 'image/jpeg'))).toBe(expected);
     expect(peer.hits.get('ok') ?? 0).toBe(okBefore);
-    expect(await outcomeOf(uploader.put(target(peer.url('ok', 'result.jpg')), result, 'image/jpeg'))).toBe('delivered');
+    expect(await outcomeOf(uploader.put(target(peer.url('ok', 'result.jpg')), next, 'image/jpeg'))).toBe('delivered');
   });
 
   it('forbids private addresses that are not allow-listed, in their IPv4-mapped IPv6 form too', async () => {
