@@ -22,7 +22,10 @@ class ProbeQuery {
 }
 const probe = defineRpc<{ n: number }>()(`${prefix}.probe`, ProbeQuery);
 
-/** The gateway's pool: one connection, a 200 ms wait for it. */
+/**
+ * The gateway's pool: one connection, a 1 s wait for it. Not 200 ms: the wait bounds the pool's first connection too,
+ * which a loaded machine (a test run beside other work) once took longer than that to open.
+ */
 let gatewayPool: DataSource;
 /** A service's pool, connected through `proxy` to the database. */
 let servicePool: DataSource;
@@ -66,7 +69,7 @@ describe('database unavailable → 503 with Retry-After (real PostgreSQL, NATS a
   const sockets = new Set<Socket>();
 
   beforeAll(async () => {
-    gatewayPool = await new DataSource(serviceDataSourceOptions({ ...base, url: testInfra.databaseUrl, poolSize: 1, connectionTimeoutMs: 200 })).initialize();
+    gatewayPool = await new DataSource(serviceDataSourceOptions({ ...base, url: testInfra.databaseUrl, poolSize: 1, connectionTimeoutMs: 1000 })).initialize();
     holder = gatewayPool.createQueryRunner();
     await holder.connect();
     const database = new URL(testInfra.databaseUrl);
@@ -85,7 +88,7 @@ describe('database unavailable → 503 with Retry-After (real PostgreSQL, NATS a
     const proxied = new URL(testInfra.databaseUrl);
     proxied.hostname = '127.0.0.1';
     proxied.port = String((proxy.address() as AddressInfo).port);
-    servicePool = await new DataSource(serviceDataSourceOptions({ ...base, url: proxied.toString(), connectionTimeoutMs: 500 })).initialize();
+    servicePool = await new DataSource(serviceDataSourceOptions({ ...base, url: proxied.toString(), connectionTimeoutMs: 2000 })).initialize();
 
     service = (await Test.createTestingModule({ imports: [ServiceModule] }).compile()).createNestMicroservice({
       transport: Transport.NATS,
@@ -100,11 +103,12 @@ describe('database unavailable → 503 with Retry-After (real PostgreSQL, NATS a
   });
 
   afterAll(async () => {
-    await app.close();
-    await service.close();
-    await holder.release();
-    await gatewayPool.destroy();
-    await servicePool.destroy().catch(() => undefined);
+    // What the setup opened (all of it, unless it failed part way: its own error is then the one shown)
+    await app?.close();
+    await service?.close();
+    await holder?.release();
+    await gatewayPool?.destroy();
+    await servicePool?.destroy().catch(() => undefined);
   });
 
   it('the gateway whose pool cannot give a connection answers 503 WATERMARK_V2_UNAVAILABLE with Retry-After', async () => {
