@@ -145,18 +145,23 @@ describe('renderer limits', () => {
   it('an embed or extraction whose calls each stay under the deadline but together run past the document budget fails the file (RESOURCE_LIMIT / unsupported)', async () => {
     // warm: the worker process is up and pdf.js loaded
     await renderPdfPages(original, [0], 40);
-    // the budget shortens the one call it is left for: a page of minutes stops at the budget, not at the 60 s deadline
-    // (its CPU budget a fifth of that: the file's, whenever the machine gives the renderer a fifth of a core)
-    configurePdfResources({ render: { deadlineMs: 60_000, cpuShare: 0.2, documentBudgetMs: 1500 } });
+    // the budget shortens the one call it is left for: a page of minutes stops at the budget, not at the 60 s deadline.
+    // Its CPU budget (300 ms) a twenty-fifth of its 7.5 s: the file's whenever the machine gives the renderer 4 % of a
+    // core. Not 1.5 s at a fifth: a new renderer's start and check got under a fifth of a core with three busy
+    // processes on its core, and the extraction was STARVED (thrown) instead of unsupported.
+    configurePdfResources({ render: { deadlineMs: 60_000, cpuShare: 0.04, documentBudgetMs: 7500 } });
     const slow = nestedFormsPdf(6, 10);
     const embedded = await errorOf(embedPdf(slow, 1n, { key: KEY }));
+    // the message says which budget stopped it, should the code be another (a WorkerFailure's STARVED)
+    expect({ code: (embedded as PdfWatermarkError).code, message: (embedded as Error).message }).toMatchObject({ code: PdfWatermarkErrorCode.RESOURCE_LIMIT });
     expect(embedded).toBeInstanceOf(PdfWatermarkError);
-    expect((embedded as PdfWatermarkError).code).toBe(PdfWatermarkErrorCode.RESOURCE_LIMIT);
     await expect(extractPdf(slow, original, { key: KEY })).resolves.toMatchObject({ status: 'unsupported' });
     // spent across calls: the budget counts every call of one pass, a call that starts with nothing left is refused
-    // (warm again first: the deadlines above replaced the worker, and its start would count against the budget)
+    // (warm again first: the deadlines above replaced the worker, and its start would count against the budget).
+    // 1.2 s of CPU: the first 72-dpi render used 330 ms here, so several calls share it on a machine a few times slower;
+    // a twenty-fifth of 30 s, so that only a renderer given less than 4 % of a core runs out the time first (STARVED).
     await renderPdfPages(original, [0], 40);
-    const budget = new RenderBudget(3000);
+    const budget = new RenderBudget(30_000, 0.04);
     let calls = 0;
     const spent = await errorOf(
       (async () => {
@@ -166,7 +171,7 @@ describe('renderer limits', () => {
       })(),
     );
     expect(spent).toBeInstanceOf(WorkerFailure);
-    expect((spent as WorkerFailure).code).toBe(WorkerFailureCode.DEADLINE);
+    expect({ code: (spent as WorkerFailure).code, message: (spent as WorkerFailure).message }).toMatchObject({ code: WorkerFailureCode.DEADLINE });
     expect(isRendererFailure(spent)).toBe(false);
     expect(calls).toBeGreaterThan(1);
     // the defaults: a pass of an ordinary file is far within its budget, and every pass has a budget of its own
