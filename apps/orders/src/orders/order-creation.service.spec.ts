@@ -24,6 +24,7 @@ class FakeUploadsRpc {
   readonly requests: object[] = [];
   behaviour: 'answer' | 'hang' | 'fail' = 'answer';
   private release?: () => void;
+  private hung?: () => void;
 
   /** File ids the fake uploads service has a slot for (registered by a call that was answered). */
   readonly slots = new Set<string>();
@@ -44,9 +45,15 @@ class FakeUploadsRpc {
       return Promise.reject(new DomainException(ErrorCode.WATERMARK_V2_UNAVAILABLE, 'uploads.register-slots is unavailable'));
     }
     if (this.behaviour === 'hang') {
+      this.hung?.();
       return new Promise((resolve) => (this.release = () => resolve(answer)));
     }
     return Promise.resolve(answer);
+  }
+
+  /** Settles when the next call is made that the fake leaves unanswered ('hang'). */
+  nextHangingCall(): Promise<void> {
+    return new Promise((resolve) => (this.hung = resolve));
   }
 
   answerNow(): void {
@@ -189,8 +196,11 @@ describe('OrderCreationService (real PostgreSQL)', () => {
 
   it('a slow uploads service holds no lock and no connection while it answers', async () => {
     rpc.behaviour = 'hang';
+    // Waits for the call itself: `calls > 0` held from the earlier tests' calls, so the wait was a fixed 20 ms, and a
+    // loaded machine's call came 110-140 ms after the request (the locks below were then read before the call).
+    const hanging = rpc.nextHangingCall();
     const pending = creation.execute(embed('k-slow'));
-    await waitFor(() => rpc.calls > 0 && rpc.behaviour === 'hang');
+    expect(await Promise.race([hanging.then(() => 'call hanging'), pending.then(() => 'created without the call')])).toBe('call hanging');
     // The only pooled connection is free, and no advisory lock of this key (or any) is held by it.
     // Only this test's backends: other suites running at the same time hold advisory locks of their own.
     const locks = await dataSource.query<Array<{ n: number }>>(
@@ -279,9 +289,3 @@ describe('OrderCreationService (real PostgreSQL)', () => {
     expect(await refusal('quota-5')).toEqual([ErrorCode.AUTH_NOT_AUTHENTICATED, undefined]);
   });
 });
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 20));
-}
