@@ -67,12 +67,21 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     const hanging = new Promise<PubAck>((_resolve, reject) => {
       release = () => reject(new Error('broker gave up'));
     });
-    const stuckJs = { publish: () => hanging } as unknown as JetStreamClient;
+    let publishing: () => void = () => undefined;
+    const published = new Promise<void>((resolve) => (publishing = resolve));
+    const stuckJs = {
+      publish: () => {
+        publishing();
+        return hanging;
+      },
+    } as unknown as JetStreamClient;
     const stuck = new OutboxRelay(dataSource, () => stuckJs, { pollIntervalMs: 100, claimLeaseMs: 1500 });
     const stuckPass = stuck.relayBatch();
 
-    // While it waits: the row is claimed, and no session of this schema's pool sits idle in a transaction.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // While it waits: the row is claimed, and no session of this schema's pool sits idle in a transaction. Waited for
+    // by the publish itself, not a fixed 300 ms that a slow claim would miss and that used a fifth of the lease the
+    // second relay must find still running (1150-1190 ms of it was left then; now about 1450).
+    await published;
     const claimed = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId });
     expect(claimed.claimedUntil).not.toBeNull();
     const open = await dataSource.query<Array<{ n: number }>>(
@@ -86,9 +95,9 @@ describe('OutboxRelay (real PostgreSQL and NATS)', () => {
     expect(await healthy.relayBatch()).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1600));
     expect(await healthy.relayBatch()).toBe(1);
-    const published = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId });
-    expect(published.publishedAt).not.toBeNull();
-    expect(published.claimedUntil).toBeNull();
+    const relayed = await dataSource.getRepository(OutboxEventEntity).findOneByOrFail({ id: envelope.eventId });
+    expect(relayed.publishedAt).not.toBeNull();
+    expect(relayed.claimedUntil).toBeNull();
     const info = await jsm.streams.info(stream.name);
     expect(info.state.messages).toBe(1);
 
