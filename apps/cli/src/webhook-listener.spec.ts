@@ -41,8 +41,12 @@ describe('cpx webhooks listen: body cap and timeouts', () => {
     const stderr = new PassThrough();
     stdout.on('data', (chunk: Buffer) => (stdoutText += chunk.toString('utf8')));
     stderr.on('data', (chunk: Buffer) => (stderrText += chunk.toString('utf8')));
-    // The real body cap; timeouts short enough for a test (the defaults are checked below).
-    const limits = { ...LISTEN_LIMITS, headersTimeoutMs: 200, requestTimeoutMs: 400, checkIntervalMs: 50 };
+    // The real body cap; timeouts short enough for a test (the defaults are checked below), long enough for the other
+    // tests' requests on a loaded machine: the 1 MiB chunked body was answered 17-42 ms after its first byte here, and
+    // 50-137 ms with three busy processes on the test's core, when the request timeout was 400 ms (a 408 instead of
+    // the 413 past it). Node checks them before it reads what came, so a process stalled that long after a write
+    // would time out even a request sent whole.
+    const limits = { ...LISTEN_LIMITS, headersTimeoutMs: 1000, requestTimeoutMs: 2000, checkIntervalMs: 50 };
     run = new Cli({ stdout, stderr }, { CP_WEBHOOK_SECRET: SECRET }, limits).run(['--json', 'webhooks', 'listen', '--port', '0', '--once']);
     port = await new Promise<number>((resolve) => {
       const look = (): void => {
