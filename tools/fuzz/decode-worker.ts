@@ -1,8 +1,10 @@
 // Child process of the decoder fuzzer: runs one engine call per message through the public APIs of the
 // image and PDF engines and answers how it ended. A crash, hang or runaway allocation kills only this
 // process; the parent sees it and reports the input as a finding.
+import { processCpuMillis } from '@cp/bounded-worker';
 import { embedImage, extractImage, inspectImage, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, PdfWatermarkError } from '@cp/watermark-pdf';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface DecodeRequest {
   id: number;
@@ -16,6 +18,8 @@ export interface DecodeReply {
   outcome: 'result' | 'typed-error' | 'untyped-error';
   detail: string;
   ms: number;
+  /** CPU the call used, this process's and its children's (the PDF renderer, ExifTool); null without /proc. */
+  cpuMs: number | null;
   peakRssMb: number;
 }
 
@@ -37,8 +41,27 @@ async function run(request: DecodeRequest): Promise<string> {
   }
 }
 
+/**
+ * CPU used so far by this process (all its threads), by the children it has reaped (cutime + cstime of
+ * /proc/self/stat, in clock ticks of 10 ms) and by those still running, in ms: a child's CPU moves from the last
+ * to the second when it ends, so the sum only grows. Null without /proc.
+ */
+function cpuWithChildrenMs(): number | null {
+  const own = processCpuMillis(process.pid);
+  if (own === null) return null;
+  const stat = readFileSync('/proc/self/stat', 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  let total = own + (Number(fields[13]) + Number(fields[14])) * 10;
+  for (const task of readdirSync('/proc/self/task')) {
+    for (const child of readFileSync(`/proc/self/task/${task}/children`, 'latin1').split(/\s+/).filter(Boolean)) {
+      total += processCpuMillis(Number(child)) ?? 0;
+    }
+  }
+  return total;
+}
+
 process.on('message', (message: DecodeRequest) => {
-  const started = performance.now();
+  const started = { wall: performance.now(), cpu: cpuWithChildrenMs() };
   run(message).then(
     (detail) => reply(message.id, 'result', detail, started),
     (error: unknown) => {
@@ -48,8 +71,16 @@ process.on('message', (message: DecodeRequest) => {
   );
 });
 
-function reply(id: number, outcome: DecodeReply['outcome'], detail: string, started: number): void {
-  const answer: DecodeReply = { id, outcome, detail, ms: Math.round(performance.now() - started), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) };
+function reply(id: number, outcome: DecodeReply['outcome'], detail: string, started: { wall: number; cpu: number | null }): void {
+  const cpu = cpuWithChildrenMs();
+  const answer: DecodeReply = {
+    id,
+    outcome,
+    detail,
+    ms: Math.round(performance.now() - started.wall),
+    cpuMs: cpu === null || started.cpu === null ? null : Math.round(cpu - started.cpu),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
   process.send?.(answer);
 }
 
