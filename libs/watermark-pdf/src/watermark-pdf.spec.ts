@@ -51,7 +51,9 @@ async function embedError(pdf: Buffer): Promise<PdfWatermarkErrorCode | 'no erro
 }
 
 // The embed/extract pipeline runs once in plain Node (see testing/pipeline-cli.ts: the image engine is far slower
-// inside Jest's sandbox); the tests below assert on its results and on the marked file it wrote.
+// inside Jest's sandbox); the tests below assert on its results and on the marked file it wrote. About 27 s of CPU
+// (38 s alone on a busy machine, about 95 s while other tests ran): 10 minutes, so that only a hang ends it, not a
+// machine giving it less than a fifth of a core (as 2 minutes did).
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wm-pdf-spec-'));
   try {
@@ -66,7 +68,7 @@ beforeAll(async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   await closePdfRenderer();
