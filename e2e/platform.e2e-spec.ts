@@ -45,18 +45,19 @@ describe('platform foundation', () => {
       expect(response.body).toEqual({ code: 'AUTH_NOT_AUTHENTICATED' });
     });
 
-    it('a revoked key stops working within a second on every gateway replica (their key caches are told)', async () => {
+    it('a revoked key stops working on every gateway replica long before their key caches would drop it (they are told)', async () => {
       const account = await createAccount(gateway, 'free', 0);
       // Both replicas have the key in their caches.
       for (const replica of [0, 1]) {
         expect((await api('/api/v3/orders/1', { key: account.liveKey, replica })).status).toBe(404);
         expect((await api('/api/v3/orders/1', { key: account.liveKey, replica })).status).toBe(404);
       }
-      const revokedAt = Date.now();
       expect(await accountsRepository(gateway).revokeKey(account.liveKeyId, new Date())).toBe(true);
       const statuses = async () => Promise.all([0, 1].map(async (replica) => (await api('/api/v3/orders/1', { key: account.liveKey, replica })).status));
-      await eventually(statuses, (both) => both.every((status) => status === 401), 1000);
-      expect(Date.now() - revokedAt).toBeLessThan(1500);
+      // Refused on both within 10 s, while their caches would still answer from the key for 30 s (they cached it just
+      // above): the revocation event reached them, the cache did not time out. Not "within a second", as before: that
+      // is the event's speed on an idle machine, which a loaded CI machine's services need not keep to.
+      await eventually(statuses, (both) => both.every((status) => status === 401), 10_000);
       const response = await api('/api/v3/orders/1', { key: account.liveKey, replica: 1 });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ code: 'AUTH_NOT_AUTHENTICATED' });
