@@ -482,15 +482,17 @@ describe('webhooks', () => {
         await publishEmbedCompleted(slowAccount.accountId);
       }
       await eventually(async () => slow.received.length, (count) => count >= 1);
-      const firstSlowAt = slow.received[0].receivedAt;
-      const sentAt = Date.now();
       const eventId = await publishEmbedCompleted(fastAccount.accountId);
       const [request] = await eventually(async () => fast.forEvent(eventId), (found) => found.length === 1, 10_000);
-      expect(request.receivedAt - sentAt).toBeLessThan(3000);
-      // Deliveries to one endpoint are bounded (4 per endpoint by default), however many are due: until the
-      // first ones time out after 5 s, no fifth request arrives.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstSlowAt + 4000 - Date.now())));
-      expect(slow.received.filter((request) => request.receivedAt < firstSlowAt + 4000).length).toBe(4);
+      // Compared by order, not by the time since publishing (it was under 3 s, which a loaded machine running the whole
+      // stack need not keep): delivered while the stuck endpoint's requests still hung, so it did not wait for them.
+      const firstEnded = (): number => Math.min(...slow.received.map((hung) => hung.endedAt ?? Number.POSITIVE_INFINITY));
+      expect(request.receivedAt).toBeLessThan(firstEnded());
+      // Deliveries to one endpoint are bounded (4 per endpoint by default), however many are due: four hang together,
+      // and a fifth request comes only once one of them has ended (the sender's 5 s timeout).
+      await eventually(async () => slow.received.length, (count) => count >= 5, 30_000);
+      expect(slow.received.slice(0, 4).every((hung) => hung.receivedAt < firstEnded())).toBe(true);
+      expect(slow.received[4].receivedAt).toBeGreaterThanOrEqual(firstEnded());
       expect((await api(`/api/v2/orders/webhooks/${slowWebhook.id}`, { key: slowAccount.liveKey, method: 'DELETE' })).status).toBe(200);
     });
   });

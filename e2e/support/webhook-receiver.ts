@@ -10,6 +10,8 @@ export interface ReceivedRequest {
   rawBody: Buffer;
   /** Date.now() when the body was complete. */
   receivedAt: number;
+  /** Date.now() when a request left hanging ended: the sender gave up on it (its timeout), or the receiver stopped. */
+  endedAt?: number;
 }
 
 /** Status to answer with, or 'hang' to never answer. `attempt` counts from 1 per receiver. */
@@ -79,7 +81,10 @@ export class WebhookReceiver {
       const answer = this.behaviour(this.received.length, received);
       if (answer === 'hang') {
         this.hanging.add(response);
-        response.on('close', () => this.hanging.delete(response));
+        response.on('close', () => {
+          received.endedAt = Date.now();
+          this.hanging.delete(response);
+        });
         return;
       }
       response.writeHead(answer, { 'Content-Type': 'text/plain' }).end('ok');
