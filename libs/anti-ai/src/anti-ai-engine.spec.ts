@@ -236,7 +236,10 @@ describe('AntiAiEngine', () => {
 
   // Review: an ordinary file whose rewrite timed out on an overloaded machine was refused for good (WATERMARK_FILE_INVALID).
   it('does not refuse a file whose rewrite waited for the machine until its deadline: the job is retried', async () => {
-    const writer = new OptOutMetadataWriter({ taskTimeoutMillis: 2000 });
+    // 6 s, not 2: the first task of a new ExifTool (perl loading its modules) took 1.05-1.1 s of its timeout with the test's
+    // core shared with three busy processes, and went past 2 s with two jest workers on it too (the write after the
+    // paused one failed as the machine's); the paused task waits it out whatever its length.
+    const writer = new OptOutMetadataWriter({ taskTimeoutMillis: 6000 });
     const fields = { dataMining: 'DMI-PROHIBITED-AIMLTRAINING', otherConstraints: base.otherConstraints, rights: base.rights };
     try {
       const png = await picture('png');

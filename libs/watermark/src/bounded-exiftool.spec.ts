@@ -98,7 +98,8 @@ describe('boundedExiftool', () => {
   it('ends a task that its CPU reading puts over budget as the file\'s fault, and one that reaches its deadline under it as the machine\'s', async () => {
     let fakeCpu = 0;
     const exiftool = boundedExiftool({ maxMemoryMb: 300, taskTimeoutMillis: 60_000, cpuBudgetMillis: 1000, cpuMillis: () => fakeCpu });
-    const waiting = boundedExiftool({ maxMemoryMb: 300, taskTimeoutMillis: 1500, cpuBudgetMillis: 1000, cpuMillis: () => 0 });
+    // 6 s: the read after the failure is the first task of a new perl, which took up to about 1.1 s under load (see below)
+    const waiting = boundedExiftool({ maxMemoryMb: 300, taskTimeoutMillis: 6000, cpuBudgetMillis: 1000, cpuMillis: () => 0 });
     try {
       const pid = await paused(exiftool);
       const read = failureOf(exiftool.read(small));
@@ -165,7 +166,10 @@ describe('boundedExiftool', () => {
   }, 60_000);
 
   it('blames the machine for a task that waited (perl paused) until its deadline, and reads the next file', async () => {
-    const exiftool = boundedExiftool({ maxMemoryMb: 512, taskTimeoutMillis: 2000, cpuBudgetMillis: 1000 });
+    // 6 s, not 2: the read after the failure is the first task of a new perl (loading its modules), which took up to
+    // about 1.1 s of its timeout with the test's core shared with three busy processes, and went past 2 s with two jest
+    // workers on it too; the paused task waits it out whatever its length.
+    const exiftool = boundedExiftool({ maxMemoryMb: 512, taskTimeoutMillis: 6000, cpuBudgetMillis: 1000 });
     try {
       const pid = await paused(exiftool);
       const error = await failureOf(exiftool.read(small));

@@ -105,7 +105,10 @@ describe('declared metadata signal', () => {
   // Review: an ordinary file that timed out on an overloaded machine lost its metadata signal for good.
   it('fails the read (the job is retried) when ExifTool waited for the machine until its deadline, not the file', async () => {
     const png = withPngTextChunk(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).png().toBuffer(), 'parameters', 'a lighthouse, Steps: 20');
-    const reader = new MetadataReader({ taskTimeoutMillis: 2000 });
+    // 6 s, not 2: the first task of a new ExifTool (perl loading its modules) took 1.05-1.1 s of its timeout with the test's
+    // core shared with three busy processes, and went past 2 s with two jest workers on it too; the paused task waits
+    // it out whatever its length.
+    const reader = new MetadataReader({ taskTimeoutMillis: 6000 });
     try {
       await pauseExiftoolStartedBy(async () => expect((await reader.read(png)).evidence.map((e) => e.finding)).toEqual(['metadata.generatorParameters']));
       const read = reader.read(png);
