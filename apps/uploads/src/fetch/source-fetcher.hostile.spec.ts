@@ -21,7 +21,10 @@ describe('SourceFetcher against a hostile source (real S3)', () => {
     storage = new ObjectStorage(testStorageConfig(s3.endpoint));
     await storage.ensureBuckets();
     bucket = storage.buckets.inputs;
-    const config = { sourceFetch: { maxBytes: 2 * 1024 * 1024, deadlineMs: 3000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: peer.caFile } } as UploadsConfig;
+    // The deadline the trickling peers must reach, and that every other fetch must stay within (a TLS handshake, 2 MiB
+    // of an endless body, a store): those took up to 572 ms with the test pinned to a core shared with three busy
+    // processes (256 ms alone); 5 s rather than 3 keeps them far from it on a loaded machine.
+    const config = { sourceFetch: { maxBytes: 2 * 1024 * 1024, deadlineMs: 5000, allowPrivate: false, allowedIps: ['127.0.0.1'], extraCaFile: peer.caFile } } as UploadsConfig;
     fetcher = new SourceFetcher(config, storage);
   });
 
