@@ -84,11 +84,15 @@ describe('TestUploadsController (real HTTP server)', () => {
   let tokens = 0;
   const validToken = (): string => signUploadToken({ orderId: '12', fileId: '34', expiresAt: clock.nowMs() + 60_000 + (tokens += 1) }, SECRET);
 
-  /** Resolves once the server has closed the connection (at once when it already has). */
+  /**
+   * Resolves once the server has closed the connection (at once when it already has). A listener, not
+   * `once(socket, 'close')`, which rejects on an 'error' first: a server hanging up on a body still being sent resets
+   * the connection (ECONNRESET or EPIPE, then 'close'), which is the closing these tests wait for.
+   */
   async function closed(upload: ClientRequest): Promise<void> {
     const socket = upload.socket;
     if (socket && !socket.destroyed) {
-      await once(socket, 'close');
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     }
   }
 
@@ -217,9 +221,7 @@ describe('TestUploadsController (real HTTP server)', () => {
       expect(response.headers.connection).toBe('close');
       expect(await readJson(response)).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
       // The server hangs up although the body never ended (it does not drain it).
-      if (!upload.request.socket?.destroyed) {
-        await once(upload.request.socket as NonNullable<ClientRequest['socket']>, 'close');
-      }
+      await closed(upload.request);
       expect(upload.request.writableEnded).toBe(false);
     } finally {
       upload.stop();
