@@ -52,10 +52,16 @@ function cpuWithChildrenMs(): number | null {
   const stat = readFileSync('/proc/self/stat', 'latin1');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   let total = own + (Number(fields[13]) + Number(fields[14])) * 10;
-  for (const task of readdirSync('/proc/self/task')) {
-    for (const child of readFileSync(`/proc/self/task/${task}/children`, 'latin1').split(/\s+/).filter(Boolean)) {
-      total += processCpuMillis(Number(child)) ?? 0;
+  try {
+    for (const task of readdirSync('/proc/self/task')) {
+      for (const child of readFileSync(`/proc/self/task/${task}/children`, 'latin1').split(/\s+/).filter(Boolean)) {
+        total += processCpuMillis(Number(child)) ?? 0;
+      }
     }
+  } catch {
+    // A kernel without /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN), or a thread that ended meanwhile:
+    // not measured, and the wall time stands for it.
+    return null;
   }
   return total;
 }
