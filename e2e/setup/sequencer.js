@@ -1,5 +1,4 @@
-// Jest's own order (failed first, then the slowest first), except that the fault-injection suite runs last when
-// every e2e file runs on one stack (`npm test` gives it a stack of its own, beside the others: tools/stack/test.sh): it
+// Jest's own order (failed first, then the slowest first), except that the fault-injection suite runs last: it
 // kills and restarts the stack's processes, PostgreSQL and JetStream nodes, and what a fault leaves behind (a
 // consumer's state after a leader election, say) must not decide whether the functional suites pass. Its own
 // checks prove recovery; the functional suites prove the product on a stack that nobody has broken.
