@@ -1,10 +1,9 @@
 // Child process of the decoder fuzzer: runs one engine call per message through the public APIs of the
 // image and PDF engines and answers how it ended. A crash, hang or runaway allocation kills only this
 // process; the parent sees it and reports the input as a finding.
-import { processCpuMillis } from '@cp/bounded-worker';
+import { processTreeCpuMillis } from '@cp/bounded-worker';
 import { embedImage, extractImage, inspectImage, WatermarkError, WatermarkKey } from '@cp/watermark';
 import { closePdfRenderer, embedPdf, extractPdf, PdfWatermarkError } from '@cp/watermark-pdf';
-import { readdirSync, readFileSync } from 'node:fs';
 
 export interface DecodeRequest {
   id: number;
@@ -41,33 +40,8 @@ async function run(request: DecodeRequest): Promise<string> {
   }
 }
 
-/**
- * CPU used so far by this process (all its threads), by the children it has reaped (cutime + cstime of
- * /proc/self/stat, in clock ticks of 10 ms) and by those still running, in ms: a child's CPU moves from the last
- * to the second when it ends, so the sum only grows. Null without /proc.
- */
-function cpuWithChildrenMs(): number | null {
-  const own = processCpuMillis(process.pid);
-  if (own === null) return null;
-  const stat = readFileSync('/proc/self/stat', 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  let total = own + (Number(fields[13]) + Number(fields[14])) * 10;
-  try {
-    for (const task of readdirSync('/proc/self/task')) {
-      for (const child of readFileSync(`/proc/self/task/${task}/children`, 'latin1').split(/\s+/).filter(Boolean)) {
-        total += processCpuMillis(Number(child)) ?? 0;
-      }
-    }
-  } catch {
-    // A kernel without /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN), or a thread that ended meanwhile:
-    // not measured, and the wall time stands for it.
-    return null;
-  }
-  return total;
-}
-
 process.on('message', (message: DecodeRequest) => {
-  const started = { wall: performance.now(), cpu: cpuWithChildrenMs() };
+  const started = { wall: performance.now(), cpu: processTreeCpuMillis(process.pid) };
   run(message).then(
     (detail) => reply(message.id, 'result', detail, started),
     (error: unknown) => {
@@ -78,7 +52,7 @@ process.on('message', (message: DecodeRequest) => {
 });
 
 function reply(id: number, outcome: DecodeReply['outcome'], detail: string, started: { wall: number; cpu: number | null }): void {
-  const cpu = cpuWithChildrenMs();
+  const cpu = processTreeCpuMillis(process.pid);
   const answer: DecodeReply = {
     id,
     outcome,

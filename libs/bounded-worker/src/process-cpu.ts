@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on every usual Linux: 10 ms steps). */
 let clockTicks: number | undefined;
@@ -14,19 +14,51 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
+/** The fields of /proc/<pid>/stat after the command (field 2, in parentheses, may hold spaces); null when gone or not Linux. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** The sum of the given fields of /proc/<pid>/stat, as CPU time in ms; null when not readable. */
+function cpuFieldsMillis(pid: number, indexes: readonly number[]): number | null {
+  const fields = statFields(pid);
+  if (!fields) return null;
+  const ticks = indexes.reduce((sum, index) => sum + Number(fields[index]), 0);
+  return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
+}
+
 /**
  * CPU time (utime + stime, all its threads) a process has used, in ms, from /proc/<pid>/stat; null when gone or not
  * Linux. Shared by the bounded workers and the bounded ExifTool: both tell a busy file from a starved machine by it.
  */
 export function processCpuMillis(pid: number): number | null {
-  let stat: string;
+  // utime and stime: the 12th and 13th fields after the command
+  return cpuFieldsMillis(pid, [11, 12]);
+}
+
+/**
+ * CPU time of a process with its children's, in ms: its own, that of the children it has reaped (cutime + cstime)
+ * and that of those still running (from /proc/<pid>/task/<tid>/children). A child's CPU moves from the last to the
+ * second when it ends, so the sum only grows. Null when not Linux, or without the children lists
+ * (CONFIG_PROC_CHILDREN) or a thread ended meanwhile: not measured.
+ */
+export function processTreeCpuMillis(pid: number): number | null {
+  const own = cpuFieldsMillis(pid, [11, 12, 13, 14]);
+  if (own === null) return null;
+  let total = own;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(/\s+/).filter(Boolean)) {
+        total += processCpuMillis(Number(child)) ?? 0;
+      }
+    }
   } catch {
     return null;
   }
-  // The command (field 2) is in parentheses and may hold spaces: utime and stime are the 12th and 13th fields after it.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
+  return total;
 }
