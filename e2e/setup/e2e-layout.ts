@@ -55,15 +55,16 @@ export function e2eLayout(): StackLayout {
     ...(privatePostgres ? { privatePostgres } : {}),
     database: process.env.E2E_DATABASE ?? `cp_${name.replace(/[^a-z0-9_]/g, '_')}`,
     // The test run's three-node JetStream cluster when test-infra started one (streams at three copies, as in
-    // production; the chaos suite kills its nodes), else the single server.
-    natsUrl: process.env.TEST_NATS_CLUSTER_URL || (process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'),
+    // production; the chaos suite kills its nodes), else the single server. E2E_NATS_CLUSTER_URL names another
+    // cluster: npm test's fault-injection run takes test-infra's second one.
+    natsUrl: process.env.E2E_NATS_CLUSTER_URL || process.env.TEST_NATS_CLUSTER_URL || (process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'),
     s3Port: base + 900,
     ports,
     logLevel: 'info',
     clockOffsetFile: path.join(ROOT, 'tmp', name, 'clock-offset-ms'),
     // Webhooks: the test receivers listen on plain HTTP on loopback; failure e-mails land in files.
     extraEnv: {
-      NATS_STREAM_REPLICAS: process.env.TEST_NATS_CLUSTER_URL ? '3' : '1',
+      NATS_STREAM_REPLICAS: process.env.E2E_NATS_CLUSTER_URL || process.env.TEST_NATS_CLUSTER_URL ? '3' : '1',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
       MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', name, 'mail'),

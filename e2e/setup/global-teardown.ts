@@ -11,9 +11,15 @@ export default async function globalTeardown(): Promise<void> {
   }
   await StackProcesses.load(layout).stopAll();
   rmSync(StackProcesses.stateFile(layout));
-  // A private cluster stops with its stack (fast shutdown).
-  const pid = layout.privatePostgres ? privatePostgresPid(layout.privatePostgres.dataDir) : null;
-  if (pid) {
+  // A private cluster stops with its stack (fast shutdown). The teardown waits for it to be gone: npm test starts
+  // a second run (the fault-injection file's) right after, whose setup would take a server still shutting down
+  // for a running one.
+  const dataDir = layout.privatePostgres?.dataDir;
+  const pid = dataDir ? privatePostgresPid(dataDir) : null;
+  if (dataDir && pid) {
     process.kill(pid, 'SIGINT');
+    for (const until = Date.now() + 60_000; privatePostgresPid(dataDir) && Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 }
