@@ -41,6 +41,10 @@ function tracingEnv(base: number): Record<string, string> {
  */
 export function e2eLayout(): StackLayout {
   const name = process.env.E2E_NAME ?? 'e2e';
+  // The test run's three-node JetStream cluster when test-infra started one (streams at three copies, as in
+  // production; the chaos suite kills its nodes). E2E_NATS_CLUSTER_URL names another cluster: npm test's
+  // fault-injection run takes test-infra's second one.
+  const natsCluster = process.env.E2E_NATS_CLUSTER_URL || process.env.TEST_NATS_CLUSTER_URL;
   const base = Number(process.env.E2E_PORT_BASE ?? 4000);
   // The stack's own PostgreSQL cluster, so that the fault-injection suite may kill it (under the system temp
   // folder, which the postgres user can reach when the tests run as root). E2E_PRIVATE_PG=0: the machine's server.
@@ -54,17 +58,15 @@ export function e2eLayout(): StackLayout {
       : (process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
     ...(privatePostgres ? { privatePostgres } : {}),
     database: process.env.E2E_DATABASE ?? `cp_${name.replace(/[^a-z0-9_]/g, '_')}`,
-    // The test run's three-node JetStream cluster when test-infra started one (streams at three copies, as in
-    // production; the chaos suite kills its nodes), else the single server. E2E_NATS_CLUSTER_URL names another
-    // cluster: npm test's fault-injection run takes test-infra's second one.
-    natsUrl: process.env.E2E_NATS_CLUSTER_URL || process.env.TEST_NATS_CLUSTER_URL || (process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'),
+    // else the single server
+    natsUrl: natsCluster || (process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'),
     s3Port: base + 900,
     ports,
     logLevel: 'info',
     clockOffsetFile: path.join(ROOT, 'tmp', name, 'clock-offset-ms'),
     // Webhooks: the test receivers listen on plain HTTP on loopback; failure e-mails land in files.
     extraEnv: {
-      NATS_STREAM_REPLICAS: process.env.E2E_NATS_CLUSTER_URL || process.env.TEST_NATS_CLUSTER_URL ? '3' : '1',
+      NATS_STREAM_REPLICAS: natsCluster ? '3' : '1',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_TARGET_IPS: '127.0.0.1,::1',
       MAIL_OUTBOX_DIR: path.join(ROOT, 'tmp', name, 'mail'),

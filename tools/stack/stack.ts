@@ -237,6 +237,19 @@ export function privatePostgresPid(dataDir: string): number | null {
   }
 }
 
+/**
+ * Stops a private PostgreSQL cluster (fast shutdown) and waits until it is gone, so that a server started next on
+ * its port or data folder does not meet one still shutting down.
+ */
+export async function stopPrivatePostgres(dataDir: string): Promise<void> {
+  const pid = privatePostgresPid(dataDir);
+  if (!pid) {
+    return;
+  }
+  process.kill(pid, 'SIGINT');
+  await waitFor(() => Promise.resolve(privatePostgresPid(dataDir) === null), 60_000, 'the private PostgreSQL to stop');
+}
+
 /** A NATS server of the test run's own (fresh JetStream store), so tests never share streams with a dev stack. */
 export async function startPrivateNats(port: number, storeDir: string): Promise<number> {
   const binary = which('nats-server');
