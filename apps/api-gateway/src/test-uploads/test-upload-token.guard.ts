@@ -4,11 +4,13 @@ import { verifyUploadToken } from '@cp/storage';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+import { closeWithoutReading } from './test-upload-body.reader';
 
 /**
  * The test-upload sink is anonymous: its token (signature and expiry, from the path) is checked before a
  * single byte of the body is read. A refused request gets the same public code as an unknown slot, and its
- * connection is closed after the answer, so an unread (or endless) body is never drained.
+ * connection is closed after the answer (a lingering close, see `closeWithoutReading`), so an unread (or endless)
+ * body is never counted, and a client still writing it reads the 404 rather than a reset.
  */
 @Injectable()
 export class TestUploadTokenGuard implements CanActivate {
@@ -24,7 +26,7 @@ export class TestUploadTokenGuard implements CanActivate {
     if (verifyUploadToken(token, this.config.testUploadSecret, this.clock.nowMs())) {
       return true;
     }
-    http.getResponse<Response>().setHeader('Connection', 'close');
+    closeWithoutReading(http.getRequest<Request>(), http.getResponse<Response>());
     throw new DomainException(ErrorCode.RESOURCE_NOT_FOUND, 'invalid or expired test upload token');
   }
 }

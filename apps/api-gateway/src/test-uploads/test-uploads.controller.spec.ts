@@ -220,7 +220,8 @@ describe('TestUploadsController (real HTTP server)', () => {
       expect(response.statusCode).toBe(404);
       expect(response.headers.connection).toBe('close');
       expect(await readJson(response)).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
-      // The server hangs up although the body never ended (it does not drain it).
+      // The server hangs up although the body never ended: FIN after the answer, what still arrives is thrown away
+      // (a lingering close, so this client reads the 404 rather than a reset), and the body is never drained.
       await closed(upload.request);
       expect(upload.request.writableEnded).toBe(false);
     } finally {
