@@ -19,7 +19,7 @@ import {
   pdfResourceLimits,
   renderPdfPages,
 } from './index';
-import { RenderBudget, renderPages } from './render';
+import { pdfGeometry, RenderBudget, renderPages } from './render';
 import { deflatedZeros, heapHungryPdf, imagePdf, inflationBombPdf, jpxCodestream, nestedFormsPdf, onePagePdf } from '../testing';
 
 const KEY: WatermarkKey = { secret: 'spec-secret', version: 'v3' };
@@ -181,10 +181,12 @@ describe('renderer limits', () => {
 
   it('a call that reaches its deadline under its CPU budget (the renderer paused) is the renderer\'s failure (STARVED): thrown, to retry the job, not the file refused', async () => {
     // the renderer started by a first call, then paused (SIGSTOP) while idle, before the work it is given: it uses no
-    // CPU, however long it waits and however loaded the machine (a new deadline keeps the process)
+    // CPU, however long it waits and however loaded the machine (a new deadline keeps the process). The first call is
+    // the page geometry, which ends with the renderer's: after a whole extraction, whose decoding in this process took
+    // over the renderer's 5 s of idleness on a loaded machine, the renderer had already stopped when it was looked for
     const paused = async (work: () => Promise<unknown>): Promise<unknown> => {
       configurePdfResources({ render: { deadlineMs: DEFAULT_PDF_RESOURCE_LIMITS.render.deadlineMs } });
-      await pauseChildStartedBy('/render-worker.mjs', work);
+      await pauseChildStartedBy('/render-worker.mjs', () => pdfGeometry(original));
       configurePdfResources({ render: { deadlineMs: 1500 } });
       return errorOf(work());
     };
