@@ -205,7 +205,10 @@ describe("embed and extract: the checked parse in the renderer's process, not th
     // an accepted file is parsed here for the embed's changes (the spy sees this process's parses)
     await expect(embedPdf(numbersPage(1_000), 1n, { key })).resolves.toBeInstanceOf(Buffer);
     expect(parsed).toHaveBeenCalled();
-  });
+    // Two parses of two million objects in the renderer: about 10 s alone, and past Jest's 60 s in a fresh-clone CI run
+    // (three Jest workers, the fault-injection stack and other files' renderers on two cores). Each renderer call has
+    // its own deadline of 120 s (a call past it fails as STARVED, not as a timeout here); the test waits for them.
+  }, 240_000);
 
   it("holds the renderer's parse to the service's configured limits, and answers each refusal with the file's code", async () => {
     configurePdfResources({ parse: { maxObjects: 20_000 } });
